@@ -1,0 +1,14 @@
+/** One jest run over the workspace. Packages resolve to their sources, so tests need no build. */
+const moduleNameMapper = {
+  '^@hookyard/(core|store|bus|jq|tools)$': '<rootDir>/packages/$1/src/index.ts',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.jest.json' }] };
+
+module.exports = {
+  testEnvironment: 'node',
+  moduleNameMapper,
+  transform,
+  testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 30000,
+};

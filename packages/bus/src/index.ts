@@ -1,0 +1,1 @@
+export type { RunBus, Subscription } from './types';

@@ -1,0 +1,25 @@
+/**
+ * The dispatch channel. A message carries run ids only; the store is the
+ * truth. Delivery is at-least-once: a lost message is covered by the
+ * scheduler's sweep, a duplicate by the executor's compare-and-set claim.
+ */
+export interface RunBus {
+  /** Publishes run ids for executors. Rejects when the bus refused them. */
+  publish(runIds: readonly string[]): Promise<void>;
+  /**
+   * Delivers each id to `handler`, at most `concurrency` at a time across this
+   * subscription; a message is acknowledged once its handler settled (a handler
+   * that throws is logged by the caller and still acknowledged: the sweep
+   * re-dispatches whatever was not done).
+   */
+  subscribe(handler: (runId: string) => Promise<void>, options: { concurrency: number }): Promise<Subscription>;
+  /** `memory` or `jetstream`. */
+  readonly kind: string;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Subscription {
+  /** Stops taking new messages; resolves when handlers in flight settled. */
+  stop(): Promise<void>;
+}

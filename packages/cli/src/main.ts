@@ -1,0 +1,1 @@
+export function main(_argv: string[]): void {}

@@ -1,0 +1,125 @@
+/**
+ * Every failure in Hookyard has a kind. The kind decides the HTTP status (in
+ * `httpStatusOf`, the one place that maps it) and whether a retry can help.
+ */
+export const ERROR_KINDS = [
+  'bad_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unavailable',
+  'timeout',
+  'internal',
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** Kinds a later attempt may get past: the cause can pass (a store out of reach, a slow peer). */
+const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'timeout', 'internal']);
+
+const HTTP_STATUS: Record<ErrorKind, number> = {
+  bad_input: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  cancelled: 409,
+  unavailable: 503,
+  timeout: 504,
+  internal: 500,
+};
+
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && (ERROR_KINDS as readonly string[]).includes(value);
+}
+
+/** True when a retry of the same work can succeed where this attempt failed. */
+export function isRetryableKind(kind: ErrorKind): boolean {
+  return RETRYABLE.has(kind);
+}
+
+/** The HTTP status a management or door response uses for an error of this kind. */
+export function httpStatusOf(kind: ErrorKind): number {
+  return HTTP_STATUS[kind];
+}
+
+export interface ErrorInfo {
+  kind: ErrorKind;
+  message: string;
+}
+
+/** The one error class of Hookyard. `details` carries extra lines (e.g. one per validation miss). */
+export class HookyardError extends Error {
+  readonly kind: ErrorKind;
+  readonly details: readonly string[];
+
+  constructor(kind: ErrorKind, message: string, options: { cause?: unknown; details?: readonly string[] } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HookyardError';
+    this.kind = kind;
+    this.details = options.details ?? [];
+  }
+
+  get retryable(): boolean {
+    return isRetryableKind(this.kind);
+  }
+
+  toInfo(): ErrorInfo {
+    return { kind: this.kind, message: this.message };
+  }
+}
+
+export const badInput = (message: string, details?: readonly string[]) =>
+  new HookyardError('bad_input', message, { details });
+export const notFound = (message: string) => new HookyardError('not_found', message);
+export const conflict = (message: string) => new HookyardError('conflict', message);
+export const unavailable = (message: string, cause?: unknown) => new HookyardError('unavailable', message, { cause });
+export const timeoutError = (message: string) => new HookyardError('timeout', message);
+export const internal = (message: string, cause?: unknown) => new HookyardError('internal', message, { cause });
+export const unauthorized = (message: string) => new HookyardError('unauthorized', message);
+export const forbidden = (message: string) => new HookyardError('forbidden', message);
+export const cancelled = (message: string) => new HookyardError('cancelled', message);
+
+const NODE_NET_CODES: Record<string, ErrorKind> = {
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  EPIPE: 'unavailable',
+  ENOTFOUND: 'unavailable',
+  EAI_AGAIN: 'unavailable',
+  EHOSTUNREACH: 'unavailable',
+  ENETUNREACH: 'unavailable',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ABORT_ERR: 'cancelled',
+};
+
+/**
+ * Turns anything thrown into a HookyardError. Errors that are already ours keep
+ * their kind; network errors map by their code; everything else is `internal`.
+ */
+export function toHookyardError(err: unknown): HookyardError {
+  if (err instanceof HookyardError) return err;
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const kindFromCode = typeof code === 'string' ? NODE_NET_CODES[code] : undefined;
+    if (err.name === 'TimeoutError') return new HookyardError('timeout', err.message, { cause: err });
+    if (err.name === 'AbortError') return new HookyardError('cancelled', err.message, { cause: err });
+    const cause = (err as { cause?: unknown }).cause;
+    if (!kindFromCode && cause instanceof Error) {
+      const inner = toHookyardError(cause);
+      if (inner.kind !== 'internal') return new HookyardError(inner.kind, `${err.message}: ${inner.message}`, { cause: err });
+    }
+    return new HookyardError(kindFromCode ?? 'internal', err.message, { cause: err });
+  }
+  return new HookyardError('internal', typeof err === 'string' ? err : JSON.stringify(err) ?? String(err));
+}
+
+/** Quote at most `max` characters of a body for an error message ("quoting the body"). */
+export function quote(body: string, max = 200): string {
+  const s = body.length > max ? `${body.slice(0, max)}…(${body.length - max} more chars)` : body;
+  return JSON.stringify(s);
+}

@@ -1,0 +1,57 @@
+export {
+  ERROR_KINDS,
+  HookyardError,
+  badInput,
+  cancelled,
+  conflict,
+  forbidden,
+  httpStatusOf,
+  internal,
+  isErrorKind,
+  isRetryableKind,
+  notFound,
+  quote,
+  timeoutError,
+  toHookyardError,
+  unauthorized,
+  unavailable,
+} from './errors';
+export type { ErrorInfo, ErrorKind } from './errors';
+export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, isValidName, nameViolation } from './names';
+export { backoffMs } from './backoff';
+export { ManualClock, systemClock } from './clock';
+export type { Clock } from './clock';
+export { RUN_ID_PATTERN, newRunId } from './ids';
+export {
+  FINISHED_STATUSES,
+  HOOKS_RUN_FAILED_TOPIC,
+  JQ_FIELDS,
+  RESULT_MAX_BYTES,
+  RUN_STATUSES,
+  TOOL_EXTRA_IDEMPOTENCY_KEY,
+} from './types';
+export { REMOTE_PROTOCOLS } from './types';
+export type {
+  Acted,
+  Hook,
+  HookSubject,
+  JqField,
+  JqFieldName,
+  JqTemplate,
+  Lease,
+  RemoteProtocol,
+  RemoteToolRecord,
+  Run,
+  RunEvent,
+  RunStatus,
+  ToolRetryPolicy,
+  VerifierBinding,
+} from './types';
+export { ALLOW_ALL, allows, intersect, parseAllowlist } from './allowlist';
+export type { Allowlist } from './allowlist';
+export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, settingsDocs } from './settings';
+export type { ApiToken, Role, Settings } from './settings';
+export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
+export type { HookMetrics } from './metrics';
+export { createLogger, silentLogger } from './logger';
+export type { Logger } from './logger';

@@ -1,0 +1,67 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The compat prefix of every Hookyard metric; dashboards are built on it. */
+export const METRIC_PREFIX = 'tai42_hook_runs_';
+
+/**
+ * Every metric of every role, on one registry per process. Labels are bounded
+ * by what is registered: `topic` and `hook` name registered records only (the
+ * door counts events on topics without hooks under topic="_unrouted").
+ */
+export interface HookMetrics {
+  registry: Registry;
+  accepted: Counter<'topic' | 'hook'>;
+  started: Counter<'hook'>;
+  succeeded: Counter<'hook'>;
+  skipped: Counter<'hook'>;
+  failed: Counter<'hook' | 'kind'>;
+  retried: Counter<'hook' | 'kind'>;
+  leaseLapsed: Counter<never>;
+  dispatched: Counter<'source'>;
+  doorRequests: Counter<'code'>;
+  verificationFailures: Counter<'topic'>;
+  inFlight: Gauge<never>;
+  pending: Gauge<never>;
+  heldFailed: Gauge<never>;
+  duration: Histogram<'hook' | 'status'>;
+  acceptToStart: Histogram<never>;
+}
+
+export const UNROUTED_TOPIC = '_unrouted';
+
+export function createMetrics(options: { defaultMetrics?: boolean; role?: string } = {}): HookMetrics {
+  const registry = new Registry();
+  if (options.role) registry.setDefaultLabels({ role: options.role });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'hookyard_' });
+  const p = METRIC_PREFIX;
+  const registers = [registry];
+  return {
+    registry,
+    accepted: new Counter({ name: `${p}accepted_total`, help: 'Runs kept by the door, per topic and hook', labelNames: ['topic', 'hook'], registers }),
+    started: new Counter({ name: `${p}started_total`, help: 'Attempts started (lease claimed)', labelNames: ['hook'], registers }),
+    succeeded: new Counter({ name: `${p}succeeded_total`, help: 'Runs that ended succeeded', labelNames: ['hook'], registers }),
+    skipped: new Counter({ name: `${p}skipped_total`, help: 'Runs whose condition was false', labelNames: ['hook'], registers }),
+    failed: new Counter({ name: `${p}failed_total`, help: 'Runs held as failed, by error kind', labelNames: ['hook', 'kind'], registers }),
+    retried: new Counter({ name: `${p}retried_total`, help: 'Attempts that failed and were scheduled again', labelNames: ['hook', 'kind'], registers }),
+    leaseLapsed: new Counter({ name: `${p}lease_lapsed_total`, help: 'Running attempts whose lease lapsed (worker lost)', registers }),
+    dispatched: new Counter({ name: `${p}dispatched_total`, help: 'Run ids published for executors, by source (door, sweep)', labelNames: ['source'], registers }),
+    doorRequests: new Counter({ name: `${p}door_requests_total`, help: 'Public door answers by HTTP status', labelNames: ['code'], registers }),
+    verificationFailures: new Counter({ name: `${p}verification_failures_total`, help: 'Deliveries refused by a verifier', labelNames: ['topic'], registers }),
+    inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),
+    pending: new Gauge({ name: `${p}pending`, help: 'Runs waiting to run (pending or retry_wait), store-wide', registers }),
+    heldFailed: new Gauge({ name: `${p}held_failed`, help: 'Runs held as failed, store-wide', registers }),
+    duration: new Histogram({
+      name: `${p}duration_seconds`,
+      help: 'Duration of an attempt from claim to outcome',
+      labelNames: ['hook', 'status'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    acceptToStart: new Histogram({
+      name: `${p}accept_to_start_seconds`,
+      help: 'Time from the door keeping a run to its first claim',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers,
+    }),
+  };
+}

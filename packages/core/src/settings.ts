@@ -1,0 +1,174 @@
+import { hostname } from 'node:os';
+
+/**
+ * Settings are read once, at boot, from the environment into a typed object.
+ * Durations become `…Ms` numbers. A bad value throws a SettingsError naming
+ * the variable; the CLI prints that one line and exits non-zero.
+ */
+export class SettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'SettingsError';
+  }
+}
+
+export type Role = 'reader' | 'operator' | 'admin';
+export const ROLES: readonly Role[] = ['reader', 'operator', 'admin'];
+
+export interface ApiToken {
+  role: Role;
+  token: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+interface Spec<T> {
+  /** One-line doc with the default, listed by `hookyard settings`. */
+  doc: string;
+  parse(raw: string | undefined, name: string, env: Env): T;
+}
+
+function num(opts: { def: number; min?: number; max?: number; integer?: boolean; scale?: number }): (raw: string | undefined, name: string) => number {
+  return (raw, name) => {
+    if (raw === undefined || raw.trim() === '') return opts.def * (opts.scale ?? 1);
+    const v = Number(raw.trim());
+    if (!Number.isFinite(v)) throw new SettingsError(name, `expected a number, got ${JSON.stringify(raw)}`);
+    if (opts.integer && !Number.isInteger(v)) throw new SettingsError(name, `expected a whole number, got ${JSON.stringify(raw)}`);
+    if (opts.min !== undefined && v < opts.min) throw new SettingsError(name, `must be >= ${opts.min}, got ${v}`);
+    if (opts.max !== undefined && v > opts.max) throw new SettingsError(name, `must be <= ${opts.max}, got ${v}`);
+    return Math.round(v * (opts.scale ?? 1));
+  };
+}
+const seconds = (def: number, min = 0) => num({ def, min, scale: 1000 });
+const int = (def: number, min = 0, max?: number) => num({ def, min, max, integer: true });
+
+function str(def: string): (raw: string | undefined) => string {
+  return (raw) => (raw === undefined || raw.trim() === '' ? def : raw.trim());
+}
+
+function optUrl(schemes: string[]): (raw: string | undefined, name: string) => string | undefined {
+  return (raw, name) => {
+    if (raw === undefined || raw.trim() === '') return undefined;
+    // NATS accepts several comma-separated servers.
+    for (const part of raw.split(',')) {
+      let u: URL;
+      try {
+        u = new URL(part.trim());
+      } catch {
+        throw new SettingsError(name, `not a URL: ${JSON.stringify(part.trim())}`);
+      }
+      if (!schemes.includes(u.protocol.replace(/:$/, ''))) {
+        throw new SettingsError(name, `scheme must be one of ${schemes.join(', ')}, got ${JSON.stringify(u.protocol)}`);
+      }
+    }
+    return raw.trim();
+  };
+}
+
+function bool(def: boolean): (raw: string | undefined, name: string) => boolean {
+  return (raw, name) => {
+    if (raw === undefined || raw.trim() === '') return def;
+    const v = raw.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off'].includes(v)) return false;
+    throw new SettingsError(name, `expected true or false, got ${JSON.stringify(raw)}`);
+  };
+}
+
+function list(def: string[]): (raw: string | undefined) => string[] {
+  return (raw) => (raw === undefined || raw.trim() === '' ? def : raw.split(',').map((s) => s.trim()).filter(Boolean));
+}
+
+function tokens(raw: string | undefined, name: string): ApiToken[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((entry) => {
+    const e = entry.trim();
+    const i = e.indexOf(':');
+    const role = i > 0 ? e.slice(0, i) : 'admin';
+    const token = i > 0 ? e.slice(i + 1) : e;
+    if (!ROLES.includes(role as Role)) {
+      throw new SettingsError(name, `role must be one of ${ROLES.join(', ')} (entries are role:token), got ${JSON.stringify(role)}`);
+    }
+    if (token.length < 16) throw new SettingsError(name, `a ${role} token is shorter than 16 characters`);
+    return { role: role as Role, token };
+  });
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const SPEC = {
+  retryBaseMs: { doc: 'HOOKS_RUN_RETRY_BASE_SECONDS: first retry delay (default 2)', parse: seconds(2) },
+  retryCapMs: { doc: 'HOOKS_RUN_RETRY_CAP_SECONDS: longest retry delay (default 300)', parse: seconds(300) },
+  maxAttempts: { doc: 'HOOKS_RUN_MAX_ATTEMPTS: attempts in all before a run is held as failed (default 5)', parse: int(5, 1, 1000) },
+  leaseMs: { doc: 'HOOKS_RUN_LEASE_SECONDS: lease of a running attempt, renewed while it runs (default 30)', parse: seconds(30, 0.05) },
+  sweepMs: { doc: 'HOOKS_RUN_SWEEP_SECONDS: how often the scheduler sweeps due runs and lapsed leases (default 5)', parse: seconds(5, 0.01) },
+  shutdownGraceMs: { doc: 'HOOKS_RUN_SHUTDOWN_GRACE_SECONDS: time runs in flight get to finish on SIGTERM (default 20)', parse: seconds(20) },
+  maxWorkers: { doc: 'HOOKS_MAX_WORKERS: runs in flight per executor process (default 16)', parse: int(16, 1, 10000) },
+  redisUrl: {
+    doc: 'HOOKS_REDIS_URL (falls back to TAI_DEFAULT_REDIS_URL): Redis for hooks and runs (default: in-memory)',
+    parse: (raw: string | undefined, name: string, env: Env) =>
+      optUrl(['redis', 'rediss'])(raw ?? env.TAI_DEFAULT_REDIS_URL, raw === undefined && env.TAI_DEFAULT_REDIS_URL ? 'TAI_DEFAULT_REDIS_URL' : name),
+  },
+  natsUrl: { doc: 'HOOKS_NATS_URL: NATS with JetStream for dispatch (default: in-memory)', parse: optUrl(['nats', 'tls', 'ws', 'wss']) },
+  httpHost: { doc: 'HOOKS_HTTP_HOST: address the HTTP server binds (default 127.0.0.1)', parse: str('127.0.0.1') },
+  httpPort: { doc: 'HOOKS_HTTP_PORT: HTTP port; 0 picks a free one (default 8080)', parse: int(8080, 0, 65535) },
+  apiTokens: { doc: 'HOOKS_API_TOKENS: management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', parse: tokens },
+  keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key and NATS stream name (default hookyard)', parse: str('hookyard') },
+  partitions: { doc: 'HOOKS_RUN_PARTITIONS: run partitions (Redis Cluster hash tags) (default 4)', parse: int(4, 1, 1024) },
+  retentionMs: { doc: 'HOOKS_RUN_RETENTION_SECONDS: how long finished runs are kept; failed runs never expire (default 604800)', parse: seconds(604800, 1) },
+  dispatchGraceMs: { doc: 'HOOKS_RUN_DISPATCH_GRACE_SECONDS: a due run nobody claimed is dispatched again after this (default 15)', parse: seconds(15, 0.01) },
+  bodyMaxBytes: { doc: 'HOOKS_BODY_MAX_BYTES: largest body the public door reads (default 1048576)', parse: int(1048576, 1) },
+  queryMaxBytes: { doc: 'HOOKS_QUERY_MAX_BYTES: longest query string the public door accepts (default 8192)', parse: int(8192, 1) },
+  jqTimeoutMs: { doc: 'HOOKS_JQ_TIMEOUT_MS: time bound of one jq evaluation (default 1000)', parse: int(1000, 1) },
+  toolTimeoutMs: { doc: 'HOOKS_TOOL_TIMEOUT_SECONDS: default time bound of one tool call (default 60)', parse: seconds(60, 0.001) },
+  toolsAllow: { doc: 'HOOKS_TOOLS_ALLOW: tools this deployment allows, allowlist grammar (default *)', parse: list(['*']) },
+  localFsRoot: { doc: 'HOOKS_LOCAL_FS_ROOT: the only directory local_fs and local_shell may touch (default: local_fs off)', parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined) },
+  localShellEnabled: { doc: 'HOOKS_LOCAL_SHELL_ENABLED: turns local_shell on (default false)', parse: bool(false) },
+  localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
+  webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
+  doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic (default 200)', parse: num({ def: 200, min: 0 }) },
+  doorBurst: { doc: 'HOOKS_DOOR_BURST: public door burst per client and per topic (default 400)', parse: int(400, 1) },
+  apiRate: { doc: 'HOOKS_API_RATE: management requests per second per client (default 1000)', parse: num({ def: 1000, min: 0 }) },
+  trustedProxies: { doc: 'HOOKS_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (default none)', parse: list([]) },
+  logLevel: {
+    doc: 'HOOKS_LOG_LEVEL: fatal|error|warn|info|debug|trace|silent (default info)',
+    parse: (raw: string | undefined, name: string) => {
+      const v = raw?.trim() || 'info';
+      if (!LOG_LEVELS.includes(v)) throw new SettingsError(name, `must be one of ${LOG_LEVELS.join('|')}, got ${JSON.stringify(raw)}`);
+      return v;
+    },
+  },
+  instanceId: { doc: 'HOOKS_INSTANCE_ID: this process in lease owners and logs (default host-pid)', parse: str(`${hostname()}-${process.pid}`) },
+} satisfies Record<string, Spec<unknown>>;
+
+type SpecTable = typeof SPEC;
+export type Settings = { [K in keyof SpecTable]: ReturnType<SpecTable[K]['parse']> };
+
+/** Maps each settings field to its environment variable. */
+export const SETTINGS_ENV: { [K in keyof Settings]: string } = Object.fromEntries(
+  Object.entries(SPEC).map(([k, s]) => [k, s.doc.split(':')[0]!.split(' ')[0]!]),
+) as { [K in keyof Settings]: string };
+
+/** Every variable Hookyard reads, for deploy checks and `--help`. */
+export const SETTINGS_VARIABLES: readonly string[] = [...Object.values(SETTINGS_ENV), 'TAI_DEFAULT_REDIS_URL'];
+
+export function settingsDocs(): string[] {
+  return Object.values(SPEC).map((s) => s.doc);
+}
+
+/** Reads and validates every setting. Throws SettingsError naming the first bad variable. */
+export function loadSettings(env: Env = process.env, overrides: Partial<Settings> = {}): Settings {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(SPEC) as [keyof Settings, Spec<unknown>][]) {
+    const name = SETTINGS_ENV[key];
+    out[key] = key in overrides ? overrides[key] : spec.parse(env[name], name, env);
+  }
+  const s = out as Settings;
+  if (s.retryCapMs < s.retryBaseMs) {
+    throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);
+  }
+  return s;
+}

@@ -1,0 +1,151 @@
+import type { ErrorInfo } from './errors';
+
+/** A jq field: inline `{content}` or a stored template `{id, kwargs}`. */
+export type JqField = { content: string } | { id: string; kwargs?: Record<string, unknown> };
+
+export interface HookSubject {
+  scope: string;
+  kind: string;
+  key_expr: JqField;
+}
+
+/** A hook as registered: binds a topic to a tool. Field names are the wire names. */
+export interface Hook {
+  name: string;
+  topic: string;
+  tool: string;
+  tool_kwargs: Record<string, unknown>;
+  condition?: JqField;
+  start_expr?: JqField;
+  cancel_expr?: JqField;
+  resume_expr?: JqField;
+  extras_expr?: JqField;
+  subject?: HookSubject;
+  /** Tools this hook may reach (allowlist grammar); intersected with the deployment's. */
+  tools_allow?: string[];
+  description?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const JQ_FIELDS = ['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr'] as const;
+export type JqFieldName = (typeof JQ_FIELDS)[number];
+
+export const RUN_STATUSES = [
+  'pending',
+  'running',
+  'retry_wait',
+  'parked',
+  'succeeded',
+  'skipped',
+  'failed',
+  'discarded',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** States a run does not leave on its own. */
+export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'skipped', 'discarded']);
+
+export type Acted = '' | 'cancel' | 'resume' | 'take' | 'start';
+
+export interface Lease {
+  owner: string;
+  /** Epoch ms after which the lease has lapsed. */
+  until: number;
+  /** Fencing token: bumped by every claim; a write with an older token is refused. */
+  token: number;
+}
+
+/** One line of a run's history: what an attempt did and how it ended. */
+export interface RunEvent {
+  at: string;
+  attempt: number;
+  event: string;
+  detail?: string;
+}
+
+/** A kept run. Timestamps are ISO strings on the wire. */
+export interface Run {
+  id: string;
+  hook: string;
+  topic: string;
+  status: RunStatus;
+  payload: unknown;
+  attempts: number;
+  acted: Acted;
+  acted_ids: string[];
+  claim_intent: string;
+  error: ErrorInfo | null;
+  result: unknown;
+  /** The arguments the tool was started with (kept so a crash-resumable start replays the same input). */
+  input: Record<string, unknown> | null;
+  lease: Lease | null;
+  /** When the run is next eligible to be claimed (ISO), null once finished. */
+  due_at: string | null;
+  delivery_id: string | null;
+  /** Set when the tool declared it can be replayed after a crash (same idempotency key). */
+  resumable: boolean;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  history: RunEvent[];
+}
+
+/** Bound on the JSON size of a kept result; larger results are truncated with a marker. */
+export const RESULT_MAX_BYTES = 64 * 1024;
+
+/** The tool extra carrying the run's idempotency key (compat name). */
+export const TOOL_EXTRA_IDEMPOTENCY_KEY = 'tai42/idempotency_key';
+/** The platform event topic fired for every run held as failed (compat name). */
+export const HOOKS_RUN_FAILED_TOPIC = 'hooks_run_failed';
+
+/** Wire protocols of a registered HTTP tool service. `langserve` is an alias of `langserve-direct`. */
+export const REMOTE_PROTOCOLS = ['openai', 'openai-object', 'ollama', 'langserve-openai', 'langserve-direct'] as const;
+export type RemoteProtocol = (typeof REMOTE_PROTOCOLS)[number];
+
+/** A tool's own retry policy: applies after the tool has started (the platform adds none). */
+export interface ToolRetryPolicy {
+  max_attempts: number;
+  base_ms: number;
+  cap_ms: number;
+  /** Error kinds worth another call. */
+  kinds: string[];
+}
+
+/** A registered remote tool (HTTP service), as kept in the store. Secrets never appear here. */
+export interface RemoteToolRecord {
+  name: string;
+  /** `http` for the five wire protocols; `openapi`, `mcp`, `grpc` for discovered tools. */
+  kind: 'http' | 'openapi' | 'mcp' | 'grpc';
+  endpoint: string;
+  method: string;
+  timeout_ms: number;
+  headers: Record<string, string>;
+  body_properties: Record<string, unknown>;
+  protocol: RemoteProtocol;
+  description?: string;
+  retry?: ToolRetryPolicy;
+  crash_resumable?: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A topic's verifier binding. Secrets are referenced (`env:NAME` or `file:/path`), never stored. */
+export interface VerifierBinding {
+  topic: string;
+  kind: 'shared_secret' | 'hmac' | 'github' | 'stripe' | 'slack' | 'standard-webhooks';
+  /** Kind-specific settings (header names, algorithm, encoding, prefix, tolerance_seconds, …). */
+  settings: Record<string, unknown>;
+  /** One or more secret references; several during rotation. */
+  secrets: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** A stored jq template, referenced by a hook's jq field as `{id, kwargs}`; kwargs bind as `$name`. */
+export interface JqTemplate {
+  id: string;
+  content: string;
+  description?: string;
+}

@@ -1,0 +1,2 @@
+export type { JqEngine } from './types';
+export { isTruthyOutput } from './types';

@@ -1,0 +1,15 @@
+export type {
+  ActInput,
+  Claimed,
+  HookStore,
+  InterruptPolicy,
+  KeepEventInput,
+  KeptRun,
+  LapsedOutcome,
+  RunCounts,
+  RunFilter,
+  RunPage,
+  RunStore,
+  Stores,
+  ToolStore,
+} from './types';

@@ -1,0 +1,164 @@
+import type { Acted, ErrorInfo, Hook, JqTemplate, RemoteToolRecord, Run, RunStatus, VerifierBinding } from '@hookyard/core';
+
+/**
+ * The stores speak domain verbs; no Redis type crosses this boundary.
+ * Every run state change is atomic (one Lua script in Redis, one synchronous
+ * step in memory). `now` is passed in (epoch ms) so tests control time.
+ */
+
+/** Hooks, verifier bindings, stored jq templates and delivery claims. */
+export interface HookStore {
+  /** Registers or replaces a hook atomically (a changed topic moves it). */
+  putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }>;
+  getHook(name: string): Promise<Hook | null>;
+  removeHook(name: string): Promise<boolean>;
+  listHooks(): Promise<Hook[]>;
+  hooksOnTopic(topic: string): Promise<Hook[]>;
+
+  putVerifier(binding: VerifierBinding): Promise<{ created: boolean }>;
+  getVerifier(topic: string): Promise<VerifierBinding | null>;
+  removeVerifier(topic: string): Promise<boolean>;
+  listVerifiers(): Promise<VerifierBinding[]>;
+
+  putTemplate(template: JqTemplate): Promise<void>;
+  getTemplate(id: string): Promise<JqTemplate | null>;
+  removeTemplate(id: string): Promise<boolean>;
+  listTemplates(): Promise<JqTemplate[]>;
+
+  /** Claims a delivery id for `ttlMs` (SET NX). False when it was already claimed. */
+  claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean>;
+  /** Gives a claim back, so the sender's retry is accepted (after a refused keep). */
+  releaseDelivery(topic: string, deliveryId: string): Promise<void>;
+}
+
+/** Registered remote tools (HTTP services and discovered providers). */
+export interface ToolStore {
+  putTool(record: RemoteToolRecord): Promise<{ created: boolean }>;
+  getTool(name: string): Promise<RemoteToolRecord | null>;
+  removeTool(name: string): Promise<boolean>;
+  listTools(): Promise<RemoteToolRecord[]>;
+}
+
+export interface KeepEventInput {
+  topic: string;
+  payload: unknown;
+  deliveryId?: string | null;
+  now: number;
+  /**
+   * The first dispatch is the door's publish; the sweep dispatches again only
+   * if nobody claimed the run within this grace.
+   */
+  dispatchGraceMs: number;
+}
+
+export interface KeptRun {
+  id: string;
+  hook: string;
+}
+
+export interface Claimed {
+  run: Run;
+  /** Fencing token of this attempt: every later write of the attempt carries it. */
+  token: number;
+}
+
+export interface ActInput {
+  acted: Exclude<Acted, ''>;
+  actedIds?: string[];
+  /** For `start`: the tool's input, kept so a resumable start replays it. */
+  input?: Record<string, unknown>;
+  /** For `start`: the tool declares it can be replayed after a crash. */
+  resumable?: boolean;
+}
+
+export interface RunFilter {
+  status?: RunStatus;
+  hook?: string;
+  topic?: string;
+}
+
+export interface RunPage {
+  runs: Run[];
+  /** Opaque; pass back as `cursor` for the next (older) page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+/** What the lapsed-lease sweep did with one run. */
+export interface LapsedOutcome {
+  id: string;
+  hook: string;
+  /** `retry`: due again (dispatch it); `replay`: due again to replay its start; `failed`: held. */
+  outcome: 'retry' | 'replay' | 'failed';
+  error: ErrorInfo;
+  attempts: number;
+}
+
+/** Policy the store applies when an attempt is interrupted (lapsed lease or shutdown hand-back). */
+export interface InterruptPolicy {
+  maxAttempts: number;
+  /** Delay before an interrupted attempt that had not acted is due again. */
+  retryDelayMs: number;
+}
+
+export interface RunCounts {
+  pending: number;
+  running: number;
+  retry_wait: number;
+  failed: number;
+}
+
+export interface RunStore {
+  /**
+   * Keeps one run per hook registered on the topic, in one atomic write, reading
+   * the topic's hooks inside the same step. A topic with no hooks keeps nothing.
+   */
+  keepEvent(input: KeepEventInput): Promise<KeptRun[]>;
+
+  get(id: string): Promise<Run | null>;
+
+  /**
+   * Takes the lease with a compare-and-set: only a `pending`/`retry_wait` run due
+   * at `now`. Bumps `attempts` and the fencing token. Null when not claimable.
+   */
+  claim(id: string, owner: string, leaseMs: number, now: number): Promise<Claimed | null>;
+
+  /** The writes of one attempt. A stale token throws HookyardError `conflict`. */
+  renew(id: string, token: number, leaseMs: number, now: number): Promise<void>;
+  setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void>;
+  act(id: string, token: number, act: ActInput, now: number): Promise<void>;
+  /** Ends the run `succeeded` or `skipped`, with a bounded result. */
+  complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run>;
+  /** Holds the run as failed (it never expires on its own). */
+  fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run>;
+  /** Back to `retry_wait`, due at `dueAt`. */
+  scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run>;
+  /** Shutdown hand-back of an attempt in flight: the interrupt policy decides (as for a lapsed lease). */
+  release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome>;
+
+  /** Ids due for dispatch at `now`; their next dispatch moves to `now + graceMs`. */
+  sweepDue(now: number, limit: number, graceMs: number): Promise<string[]>;
+  /** Runs whose lease lapsed: the attempt counts, then the interrupt policy decides. */
+  sweepLapsed(now: number, limit: number, policy: InterruptPolicy): Promise<LapsedOutcome[]>;
+  /** Deletes finished runs older than `retentionMs`; failed runs are never expired. */
+  sweepExpired(now: number, retentionMs: number, limit: number): Promise<number>;
+
+  /** Newest first; filters combine with AND. */
+  list(filter: RunFilter, limit: number, cursor?: string | null): Promise<RunPage>;
+  /** A failed run runs again as a fresh run. `conflict` when its hook committed a resume or take. */
+  retry(id: string, now: number): Promise<Run>;
+  /** Marks a run discarded (kept for retention). `conflict` while it is running. */
+  discard(id: string, now: number): Promise<Run>;
+  counts(): Promise<RunCounts>;
+}
+
+/** The three stores behind one handle, with a lifecycle. */
+export interface Stores {
+  hooks: HookStore;
+  runs: RunStore;
+  tools: ToolStore;
+  /** `memory` or `redis`. */
+  kind: string;
+  /** Cheap liveness check for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,53 @@
+import { notFound, type Logger } from '@hookyard/core';
+import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from './types';
+
+/**
+ * Composes repos into one namespace: a call goes to the first repo that
+ * supports the name; listing is the de-duplicated union. A repo that fails
+ * while listing is skipped and reported, and does not break the others.
+ */
+export class MultiRepo implements ToolRepo {
+  constructor(
+    private readonly repos: readonly ToolRepo[],
+    private readonly logger?: Logger,
+  ) {}
+
+  private async owner(name: string): Promise<ToolRepo | undefined> {
+    for (const repo of this.repos) {
+      try {
+        if ((await repo.names()).includes(name)) return repo;
+      } catch (err) {
+        this.logger?.warn({ err, tool: name }, 'tool repo failed while listing; skipped');
+      }
+    }
+    return undefined;
+  }
+
+  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    const repo = await this.owner(name);
+    if (!repo) throw notFound(`tool '${name}' is not a registered tool`);
+    return repo.exec(name, args, ctx);
+  }
+
+  async names(): Promise<string[]> {
+    const seen = new Set<string>();
+    for (const repo of this.repos) {
+      try {
+        for (const n of await repo.names()) seen.add(n);
+      } catch (err) {
+        this.logger?.warn({ err }, 'tool repo failed while listing; skipped');
+      }
+    }
+    return [...seen].sort();
+  }
+
+  async schema(name: string): Promise<JsonSchema | undefined> {
+    const repo = await this.owner(name);
+    return repo ? repo.schema(name) : undefined;
+  }
+
+  async tools(providerName: string): Promise<ToolInfo[]> {
+    const repo = await this.owner(providerName);
+    return repo ? repo.tools(providerName) : [];
+  }
+}

@@ -1,0 +1,53 @@
+import type { Logger, ToolRetryPolicy } from '@hookyard/core';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool as a model or an operator sees it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (injected parameters already stripped). */
+  parameters: JsonSchema;
+  /** Which provider answers it (`local`, `http`, `openapi`, `mcp`, `grpc`). */
+  provider: string;
+  /** Retry policy the tool declares for failures after it started; none by default. */
+  retry?: ToolRetryPolicy;
+  /** The tool may be replayed after a crash with the same idempotency key. */
+  crashResumable?: boolean;
+}
+
+/** The OpenAI function shape of a tool. */
+export function openAiFunction(tool: ToolInfo): { type: 'function'; function: { name: string; description: string; parameters: JsonSchema } } {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+export interface ToolCallContext {
+  runId: string;
+  hook: string;
+  attempt: number;
+  /** Same for every attempt and replay of one run; sent as `Idempotency-Key` by remote tools. */
+  idempotencyKey: string;
+  /** Extras handed to the tool, including `tai42/idempotency_key`. */
+  extras: Record<string, unknown>;
+  /** Aborted when the call's time bound passes or the process shuts down. */
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/**
+ * One interface, several providers. A provider answers for a set of names.
+ * Errors thrown are HookyardErrors whose kind says whether a retry can help.
+ */
+export interface ToolRepo {
+  /** Runs a call. */
+  exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown>;
+  /** The names this repo answers for. */
+  names(): Promise<string[]>;
+  /** The JSON Schema of one tool's arguments; undefined when the repo does not know the name. */
+  schema(name: string): Promise<JsonSchema | undefined>;
+  /**
+   * The tools behind one provider name: one for a plain tool, several for a
+   * service that serves many operations. Empty when the repo does not know it.
+   */
+  tools(providerName: string): Promise<ToolInfo[]>;
+}

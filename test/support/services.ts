@@ -1,0 +1,47 @@
+import { createConnection } from 'node:net';
+import { randomBytes } from 'node:crypto';
+
+/** Redis and NATS for integration tests: REDIS_URL / NATS_URL, defaulting to loopback. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const sock = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(1000, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+/**
+ * Fails (never skips) when a service the suite needs is not there, saying what to start.
+ * Call from beforeAll.
+ */
+export async function requireRedis(): Promise<string> {
+  if (!(await reachable(REDIS_URL, 6379))) {
+    throw new Error(
+      `Redis is not reachable at ${REDIS_URL}. Start one (redis-server --port 6379) or set REDIS_URL; integration tests never skip.`,
+    );
+  }
+  return REDIS_URL;
+}
+
+export async function requireNats(): Promise<string> {
+  if (!(await reachable(NATS_URL, 4222))) {
+    throw new Error(
+      `NATS is not reachable at ${NATS_URL}. Start one with JetStream (nats-server -js) or set NATS_URL; integration tests never skip.`,
+    );
+  }
+  return NATS_URL;
+}
+
+/** A random prefix that isolates one test's keys, streams and subjects. */
+export function uniquePrefix(label = 't'): string {
+  return `${label}${randomBytes(4).toString('hex')}`;
+}
