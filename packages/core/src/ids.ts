@@ -21,5 +21,9 @@ export function newRunId(now = Date.now()): string {
   );
 }
 
-/** Run ids are exactly 22 lowercase base36/hex characters. */
-export const RUN_ID_PATTERN = /^[0-9a-z]{22}$/;
+/**
+ * Run ids are 22 lowercase base36/hex characters (`newRunId`), optionally followed
+ * by 4 more: the store appends the run's partition and its index within the event
+ * (2 base36 chars each) so a run's keys derive from its id.
+ */
+export const RUN_ID_PATTERN = /^[0-9a-z]{22}(?:[0-9a-z]{4})?$/;
