@@ -1,0 +1,72 @@
+import { HookyardError, quote, toHookyardError, type ErrorKind } from '@hookyard/core';
+
+/** A fetch-compatible function; injected so tests and deployments can supply their own. */
+export type FetchFn = typeof fetch;
+
+/** The error kind a non-2xx status means for the caller: can a retry help, and why not. */
+export function kindOfStatus(status: number): ErrorKind {
+  if (status === 504) return 'timeout';
+  if (status === 408 || status === 429 || status >= 500) return 'unavailable';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  return 'bad_input';
+}
+
+/** The error for a non-2xx reply: names the tool and the status, quotes the start of the body. */
+export function statusError(what: string, status: number, body: string): HookyardError {
+  return new HookyardError(kindOfStatus(status), `${what} answered HTTP ${status}: ${quote(body)}`);
+}
+
+/**
+ * Reads a reply body, refusing to hold more than `maxBytes` in memory: a tool
+ * that streams forever must not take the executor down with it.
+ */
+export async function readBounded(res: Response, maxBytes: number, what: string): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new HookyardError('bad_input', `${what} replied with more than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Runs `fn` with a signal that aborts at `timeoutMs` or when `outer` aborts,
+ * and turns what went wrong into the right kind: our own deadline is
+ * `timeout`, the caller's abort keeps its reason (timeout or shutdown).
+ */
+export async function withDeadline<T>(
+  what: string,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const timer = setTimeout(() => own.abort(), timeoutMs);
+  const signal = outer ? AbortSignal.any([outer, own.signal]) : own.signal;
+  try {
+    return await fn(signal);
+  } catch (err) {
+    if (err instanceof HookyardError) throw err;
+    if (own.signal.aborted) throw new HookyardError('timeout', `${what} did not answer within ${timeoutMs} ms`, { cause: err });
+    if (outer?.aborted) {
+      const reason: unknown = outer.reason;
+      const kind: ErrorKind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
+      throw new HookyardError(kind, `${what} was aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: err });
+    }
+    const e = toHookyardError(err);
+    throw new HookyardError(e.kind, `${what} could not be reached: ${e.message}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,114 @@
+import { notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import type { ToolStore } from '@hookyard/store';
+import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
+import { PROTOCOLS } from './protocols';
+import { fetchSchema, type RemoteFunction } from './schema';
+
+export interface RemoteRepoOptions {
+  toolStore: ToolStore;
+  logger: Logger;
+  /** Defaults to the global fetch. */
+  fetch?: FetchFn;
+  /** How long a fetched `/schema` is reused (default 30 s). */
+  schemaTtlMs?: number;
+  /** Largest reply body read from a tool (default 8 MiB). */
+  maxReplyBytes?: number;
+  /** Epoch ms; injected so cache tests control time (default Date.now). */
+  now?: () => number;
+}
+
+const DEFAULT_SCHEMA_TTL_MS = 30_000;
+const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The registered HTTP services (ToolStore records of kind `http`). Reads the
+ * store on every lookup so a registration is callable at once; only the
+ * service's `/schema` is cached.
+ */
+export class RemoteRepo implements ToolRepo {
+  private readonly fetchFn: FetchFn;
+  private readonly schemaTtlMs: number;
+  private readonly maxReplyBytes: number;
+  private readonly now: () => number;
+  private readonly schemaCache = new Map<string, { at: number; endpoint: string; fns: RemoteFunction[] | null }>();
+
+  constructor(private readonly options: RemoteRepoOptions) {
+    this.fetchFn = options.fetch ?? fetch;
+    this.schemaTtlMs = options.schemaTtlMs ?? DEFAULT_SCHEMA_TTL_MS;
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    this.now = options.now ?? Date.now;
+  }
+
+  private async record(name: string): Promise<RemoteToolRecord | null> {
+    const r = await this.options.toolStore.getTool(name);
+    return r && r.kind === 'http' ? r : null;
+  }
+
+  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    const record = await this.record(name);
+    if (!record) throw notFound(`tool '${name}' is not a registered HTTP tool`);
+    const protocol = PROTOCOLS[record.protocol];
+    // Stored properties first, the call's arguments win.
+    const merged = { ...record.body_properties, ...args };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...record.headers };
+    headers['Idempotency-Key'] = ctx.idempotencyKey;
+    const what = `tool '${name}'`;
+    const hasBody = record.method !== 'GET';
+    const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);
+    return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
+      const res = await this.fetchFn(url, {
+        method: record.method,
+        headers,
+        body: hasBody ? protocol.buildBody(name, merged) : undefined,
+        signal,
+        redirect: 'manual',
+      });
+      const body = await readBounded(res, this.maxReplyBytes, what);
+      if (res.status < 200 || res.status > 299) throw statusError(what, res.status, body);
+      return protocol.parseReply(name, body);
+    });
+  }
+
+  async names(): Promise<string[]> {
+    const all = await this.options.toolStore.listTools();
+    return all.filter((r) => r.kind === 'http').map((r) => r.name);
+  }
+
+  async schema(name: string): Promise<JsonSchema | undefined> {
+    const [info] = await this.tools(name);
+    return info?.parameters;
+  }
+
+  async tools(providerName: string): Promise<ToolInfo[]> {
+    const record = await this.record(providerName);
+    if (!record) return [];
+    const fns = await this.functions(record);
+    const fn = fns?.find((f) => f.name === record.name) ?? fns?.[0];
+    const info: ToolInfo = {
+      name: record.name,
+      description: record.description ?? fn?.description ?? '',
+      parameters: fn?.parameters ?? { type: 'object' },
+      provider: 'http',
+      crashResumable: record.crash_resumable ?? false,
+    };
+    if (record.retry) info.retry = record.retry;
+    return [info];
+  }
+
+  /** The service's `/schema` functions, cached; null when it has none. */
+  private async functions(record: RemoteToolRecord): Promise<RemoteFunction[] | null> {
+    const hit = this.schemaCache.get(record.name);
+    if (hit && hit.endpoint === record.endpoint && this.now() - hit.at < this.schemaTtlMs) return hit.fns;
+    const fns = await fetchSchema(this.fetchFn, record, this.options.logger);
+    this.schemaCache.set(record.name, { at: this.now(), endpoint: record.endpoint, fns });
+    return fns;
+  }
+}
+
+/** GET carries no body: the merged arguments become query parameters (non-strings as compact JSON). */
+function withQuery(endpoint: string, args: Record<string, unknown>): string {
+  const url = new URL(endpoint);
+  for (const [k, v] of Object.entries(args)) url.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  return url.toString();
+}
