@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import { createJetStreamBus, createMemoryBus, type RunBus } from '@hookyard/bus';
+import { createJqEngine, type JqEngine } from '@hookyard/jq';
+import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
+import { createToolRepo, type ToolRepo } from '@hookyard/tools';
+
+export type RoleName = 'ingress' | 'scheduler' | 'executor' | 'all';
+export const ROLE_NAMES: readonly RoleName[] = ['ingress', 'scheduler', 'executor', 'all'];
+
+/** Everything a role needs, built once from settings. */
+export interface Runtime {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  jq: JqEngine;
+  tools: ToolRepo;
+  metrics: HookMetrics;
+  logger: Logger;
+  /** The token the embedded default made up because none was configured. */
+  generatedToken: string | null;
+  close(): Promise<void>;
+}
+
+/** Why a split deployment cannot run on the in-memory store and bus; null when it can. */
+export function embeddedRefusal(role: RoleName, settings: Settings): string | null {
+  if (role === 'all') return null;
+  const missing = [!settings.redisUrl && 'HOOKS_REDIS_URL', !settings.natsUrl && 'HOOKS_NATS_URL'].filter(Boolean);
+  if (missing.length === 0) return null;
+  return (
+    `role '${role}' runs as one of several processes and needs a shared store and bus; set ${missing.join(' and ')}` +
+    ` (the in-memory form lives in one process only: use --role all for the embedded default)`
+  );
+}
+
+export async function buildRuntime(role: RoleName, settings: Settings, logger: Logger): Promise<Runtime> {
+  const refusal = embeddedRefusal(role, settings);
+  if (refusal) throw new Error(refusal);
+  let generatedToken: string | null = null;
+  if (settings.apiTokens.length === 0 && (role === 'all' || role === 'ingress')) {
+    if (settings.redisUrl || role !== 'all') {
+      throw new Error('HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)');
+    }
+    generatedToken = randomBytes(24).toString('base64url');
+    settings = { ...settings, apiTokens: [{ role: 'admin', token: generatedToken }] };
+  }
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const stores = settings.redisUrl
+      ? await createRedisStores({ url: settings.redisUrl, prefix: settings.keyPrefix, partitions: settings.partitions, logger })
+      : createMemoryStores();
+    closers.push(() => stores.close());
+    const bus = settings.natsUrl
+      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, logger })
+      : createMemoryBus();
+    closers.push(() => bus.close());
+    const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });
+    closers.push(() => jq.close());
+    const tools = createToolRepo({ settings, toolStore: stores.tools, logger });
+    const metrics = createMetrics({ role });
+    return {
+      settings,
+      stores,
+      bus,
+      jq,
+      tools,
+      metrics,
+      logger,
+      generatedToken,
+      async close() {
+        for (const c of closers.reverse()) await c().catch((err) => logger.warn({ err }, 'close failed'));
+      },
+    };
+  } catch (err) {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, loadSettings, type Logger } from '@hookyard/core';
+import { createIngressApp } from '@hookyard/ingress';
+import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
+import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
+import { createHealthServer } from './health-server';
+import { buildRuntime, type RoleName, type Runtime } from './runtime';
+
+export interface Served {
+  url: string;
+  runtime: Runtime;
+  /** Graceful stop: no new work, in-flight runs get the shutdown grace, then hand-back. */
+  stop(): Promise<void>;
+}
+
+/** Starts the role(s) of one process and its HTTP server. */
+export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Logger): Promise<Served> {
+  const settings = loadSettings(env);
+  const log = logger ?? createLogger({ level: settings.logLevel, role, instance: settings.instanceId });
+  const runtime = await buildRuntime(role, settings, log);
+  const s = runtime.settings;
+  let stopping = false;
+  let executor: ExecutorHandle | null = null;
+  let scheduler: SchedulerHandle | null = null;
+  const ready = async () => {
+    if (stopping) throw new Error('shutting down');
+    await runtime.stores.ping();
+    await runtime.bus.ping();
+  };
+
+  let server: Server;
+  try {
+    if (role === 'ingress' || role === 'all') {
+      const app = createIngressApp({ ...runtime, readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined) });
+      const { createServer } = await import('node:http');
+      server = createServer(app);
+    } else {
+      server = createHealthServer(runtime.metrics, ready);
+    }
+    if (role === 'executor' || role === 'all') executor = await startExecutor({ ...runtime });
+    if (role === 'scheduler' || role === 'all') scheduler = await startScheduler({ ...runtime });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(s.httpPort, s.httpHost, () => resolve());
+    });
+  } catch (err) {
+    await executor?.stop(0).catch(() => undefined);
+    await scheduler?.stop().catch(() => undefined);
+    await runtime.close();
+    throw err;
+  }
+  // Slow-loris guard for every role: a client must send its headers and body in time.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+  log.info(
+    { url, role, store: runtime.stores.kind, bus: runtime.bus.kind, maxWorkers: s.maxWorkers },
+    `hookyard ${role} listening on ${url}`,
+  );
+
+  let stopped: Promise<void> | null = null;
+  return {
+    url,
+    runtime,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        log.info({ graceMs: s.shutdownGraceMs }, 'shutting down: no new work; runs in flight get the grace');
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections?.();
+        await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop()]);
+        server.closeAllConnections?.();
+        await closed;
+        await runtime.close();
+        log.info('stopped');
+      })();
+      return stopped;
+    },
+  };
+}
