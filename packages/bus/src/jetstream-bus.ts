@@ -1,0 +1,140 @@
+import type { JsMsg } from 'nats';
+import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
+import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
+import { toBusError, withTimeout } from './nats-errors';
+import { startPullWorker, type PullWorker } from './pull-worker';
+import type { RunBus, Subscription } from './types';
+
+export interface JetStreamBusOptions {
+  /** NATS server URL(s), comma-separated. */
+  url: string;
+  /** Subject prefix; `hooks` gives subjects `hooks.runs.ready.>` and stream `HOOKS_RUNS`. */
+  prefix: string;
+  logger?: Logger;
+  /** How long a delivered message may go unacknowledged before redelivery (default 30 000). */
+  ackWaitMs?: number;
+  /** Messages delivered and not yet acknowledged, across all replicas (default 4096). */
+  maxAckPending?: number;
+  /** Bound on one publish, so a publish while the server is away rejects instead of hanging (default 2000). */
+  publishTimeoutMs?: number;
+}
+
+/** The durable pull consumer every executor replica shares. */
+export const RUN_CONSUMER = 'executor';
+/** Run ids per message: one event with many hooks is a handful of publishes, not one per run. */
+export const RUN_IDS_PER_MESSAGE = 100;
+/** A dispatch older than this is stale: the sweep will have re-dispatched the run. */
+const RUN_MESSAGE_MAX_AGE_MS = 24 * 3600 * 1000;
+/** After this many deliveries without an ack the message is dropped; the sweep covers the run. */
+const RUN_MAX_DELIVER = 10;
+
+export function runSubject(prefix: string): string {
+  return `${prefix}.runs.ready.ids`;
+}
+
+/**
+ * The dispatch channel on JetStream. Work-queue retention: the executors form
+ * one consumer group, so an acknowledged message has no further reader and
+ * leaves the stream at once, which keeps it small without a limits sweep.
+ */
+export async function createJetStreamBus(options: JetStreamBusOptions): Promise<RunBus> {
+  const logger = options.logger ?? silentLogger();
+  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 2000;
+  const stream = streamName(options.prefix, 'RUNS');
+  const subject = runSubject(options.prefix);
+  const conn = await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger);
+  const { nc } = conn;
+  try {
+    const jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, workQueueStreamConfig(stream, `${options.prefix}.runs.ready.>`, RUN_MESSAGE_MAX_AGE_MS));
+    await ensureConsumer(jsm, stream, pullConsumerConfig(RUN_CONSUMER, ackWaitMs, options.maxAckPending ?? 4096, RUN_MAX_DELIVER));
+  } catch (err) {
+    await nc.close().catch(() => undefined);
+    throw toBusError(err, `set up run stream ${JSON.stringify(stream)}`);
+  }
+  const js = nc.jetstream();
+  const workers = new Set<PullWorker>();
+  let closed = false;
+
+  const readIds = (msg: JsMsg): string[] => {
+    const ids: unknown = msg.json();
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+      throw badInput(`run message is not a JSON array of strings: ${msg.string().slice(0, 200)}`);
+    }
+    return ids as string[];
+  };
+
+  return {
+    kind: 'jetstream',
+    async publish(runIds) {
+      if (closed) throw unavailable(`run bus is closed; ${runIds.length} run id(s) not published`);
+      if (!conn.isConnected()) throw unavailable(`NATS is disconnected; ${runIds.length} run id(s) not published to ${JSON.stringify(subject)}`);
+      const chunks: string[][] = [];
+      for (let i = 0; i < runIds.length; i += RUN_IDS_PER_MESSAGE) chunks.push(runIds.slice(i, i + RUN_IDS_PER_MESSAGE));
+      try {
+        // Acks in flight together: the caller waits one round trip, not one per chunk.
+        await Promise.all(chunks.map((chunk) => js.publish(subject, JSON.stringify(chunk), { timeout: publishTimeoutMs })));
+      } catch (err) {
+        const doing = `publish ${runIds.length} run id(s) to ${JSON.stringify(subject)}`;
+        if (!conn.isConnected()) throw unavailable(`${doing}: NATS disconnected`, err);
+        throw toBusError(err, doing);
+      }
+    },
+    async subscribe(handler, opts): Promise<Subscription> {
+      if (closed) throw unavailable('run bus is closed; cannot subscribe');
+      if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
+        throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(opts.concurrency)}`);
+      }
+      let consumer;
+      try {
+        consumer = await js.consumers.get(stream, RUN_CONSUMER);
+      } catch (err) {
+        throw toBusError(err, `open consumer ${JSON.stringify(RUN_CONSUMER)} on ${JSON.stringify(stream)}`);
+      }
+      const worker = startPullWorker({
+        consumer,
+        concurrency: opts.concurrency,
+        heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
+        expiresMs: 5000,
+        logger,
+        prepare: (msg) => ({
+          tasks: readIds(msg).map((id) => () => handler(id)),
+          // Acked even when a handler threw: the sweep re-dispatches what was not done.
+          settle: (outcomes) => {
+            for (const o of outcomes) if (o.status === 'rejected') logger.debug({ err: o.reason }, 'run handler threw');
+            msg.ack();
+          },
+        }),
+      });
+      workers.add(worker);
+      return {
+        async stop() {
+          workers.delete(worker);
+          await worker.stop();
+        },
+      };
+    },
+    async ping() {
+      if (closed || nc.isClosed()) throw unavailable('run bus is closed');
+      try {
+        await withTimeout(nc.rtt(), 2000, 'ping NATS');
+      } catch (err) {
+        throw toBusError(err, 'ping NATS');
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Handlers still running are not waited for (stop() is the graceful path):
+      // their messages are redelivered after ack wait.
+      for (const w of workers) w.abort();
+      workers.clear();
+      try {
+        await withTimeout(nc.drain(), 5000, 'drain NATS connection');
+      } catch {
+        await nc.close().catch(() => undefined);
+      }
+    },
+  };
+}

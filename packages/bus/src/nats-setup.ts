@@ -1,0 +1,148 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  connect,
+  nanos,
+  type ConsumerConfig,
+  type JetStreamManager,
+  type NatsConnection,
+  type StreamConfig,
+} from 'nats';
+import { HookyardError, badInput, conflict, type Logger } from '@hookyard/core';
+import { isAlreadyExists, isNotFound, toBusError } from './nats-errors';
+
+/** Subject tokens separated by dots; no wildcards or spaces, so it is safe inside a subject. */
+const PREFIX_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** Checks a subject prefix ("hooks") and names its stream: `hooks` + `RUNS` -> `HOOKS_RUNS`. */
+export function streamName(prefix: string, suffix: string): string {
+  if (!PREFIX_PATTERN.test(prefix)) {
+    throw badInput(`NATS prefix ${JSON.stringify(prefix)} does not match ${PREFIX_PATTERN.source}`);
+  }
+  return `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_${suffix}`;
+}
+
+/** One subject token (a hook name, a status); rejects what would change the subject's shape. */
+export function subjectToken(value: string, field: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(value)) {
+    throw badInput(`${field} ${JSON.stringify(value)} cannot be a NATS subject token (expected [A-Za-z0-9_-]+)`);
+  }
+  return value;
+}
+
+/** A connection that keeps reconnecting forever and tells whether it is up right now. */
+export interface TrackedConnection {
+  nc: NatsConnection;
+  /** False between a disconnect and the next reconnect. */
+  isConnected(): boolean;
+}
+
+export async function connectNats(url: string, name: string, logger: Logger): Promise<TrackedConnection> {
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers: url.split(',').map((s) => s.trim()),
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      timeout: 5000,
+    });
+  } catch (err) {
+    throw toBusError(err, `connect to NATS at ${JSON.stringify(url)}`);
+  }
+  let connected = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') {
+        connected = false;
+        logger.warn({ nats: name, data: s.data }, 'NATS connection lost; reconnecting');
+      } else if (s.type === 'reconnect') {
+        connected = true;
+        logger.info({ nats: name, data: s.data }, 'NATS connection restored');
+      }
+    }
+  })().catch(() => undefined);
+  return { nc, isConnected: () => connected && !nc.isClosed() };
+}
+
+/**
+ * Creates the stream, or updates it when it exists, so every replica can run
+ * this at start. A stream of that name bound to other subjects is a conflict
+ * (two prefixes that differ only in case), never silently rebound.
+ */
+export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string; subjects: string[] }): Promise<void> {
+  const doing = `ensure JetStream stream ${JSON.stringify(cfg.name)}`;
+  try {
+    let existing;
+    try {
+      existing = await jsm.streams.info(cfg.name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (!existing) {
+      try {
+        await jsm.streams.add(cfg);
+        return;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        existing = await jsm.streams.info(cfg.name);
+      }
+    }
+    const have = [...(existing.config.subjects ?? [])].sort().join(',');
+    if (have !== [...cfg.subjects].sort().join(',')) {
+      throw conflict(`${doing}: it exists with subjects ${JSON.stringify(have)}, wanted ${JSON.stringify(cfg.subjects.join(','))}`);
+    }
+    // Retention and storage cannot change on a live stream; limits can.
+    const { retention: _r, storage: _s, name: _n, ...updatable } = cfg;
+    await jsm.streams.update(cfg.name, { ...existing.config, ...updatable });
+  } catch (err) {
+    throw err instanceof HookyardError ? err : toBusError(err, doing);
+  }
+}
+
+/** Creates the durable pull consumer, or brings an existing one to this config. */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  const doing = `ensure durable consumer ${JSON.stringify(cfg.durable_name)} on stream ${JSON.stringify(stream)}`;
+  try {
+    try {
+      await jsm.consumers.info(stream, cfg.durable_name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.consumers.add(stream, cfg);
+        return;
+      } catch (addErr) {
+        if (!isAlreadyExists(addErr)) throw addErr;
+      }
+    }
+    const { durable_name: _d, ack_policy: _a, deliver_policy: _p, ...updatable } = cfg;
+    await jsm.consumers.update(stream, cfg.durable_name, updatable);
+  } catch (err) {
+    throw toBusError(err, doing);
+  }
+}
+
+/** The consumer shape both the run bus and the ingest use: durable, pull, explicit acks. */
+export function pullConsumerConfig(durable: string, ackWaitMs: number, maxAckPending: number, maxDeliver: number): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(ackWaitMs),
+    max_ack_pending: maxAckPending,
+    max_deliver: maxDeliver,
+  };
+}
+
+/** A file-backed work-queue stream: a message leaves the stream once acknowledged. */
+export function workQueueStreamConfig(name: string, subject: string, maxAgeMs: number): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name,
+    subjects: [subject],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeMs),
+  };
+}

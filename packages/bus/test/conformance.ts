@@ -1,0 +1,148 @@
+import { HookyardError } from '@hookyard/core';
+import type { RunBus, Subscription } from '../src';
+import { gate, ids, sleep, waitFor } from './support';
+
+/** One isolated bus world (its own stream or queue), fresh for each test. */
+export interface BusWorld {
+  /** A replica on this world: a separate connection for JetStream, the same bus for memory. */
+  replica(): Promise<RunBus>;
+  dispose(): Promise<void>;
+}
+
+/** The behaviour every RunBus must show, run by memory.test.ts and jetstream.test.ts. */
+export function runBusConformance(name: string, openWorld: () => Promise<BusWorld>): void {
+  describe(`RunBus conformance: ${name}`, () => {
+    let world: BusWorld;
+    const subs: Subscription[] = [];
+    beforeEach(async () => {
+      world = await openWorld();
+    });
+    afterEach(async () => {
+      for (const s of subs.splice(0)) await s.stop();
+      await world.dispose();
+    });
+
+    it('delivers every published id, across several messages', async () => {
+      const bus = await world.replica();
+      const seen = new Set<string>();
+      subs.push(await bus.subscribe(async (id) => void seen.add(id), { concurrency: 8 }));
+      const sent = ids('a', 250);
+      await bus.publish(sent.slice(0, 230));
+      await bus.publish(sent.slice(230));
+      await bus.publish([]);
+      await waitFor('all 250 ids', () => seen.size >= sent.length);
+      expect([...seen].sort()).toEqual([...sent].sort());
+    });
+
+    it('never runs more handlers at once than the concurrency asked for', async () => {
+      const bus = await world.replica();
+      let inFlight = 0;
+      let max = 0;
+      let done = 0;
+      subs.push(
+        await bus.subscribe(
+          async () => {
+            inFlight += 1;
+            max = Math.max(max, inFlight);
+            await sleep(5);
+            inFlight -= 1;
+            done += 1;
+          },
+          { concurrency: 3 },
+        ),
+      );
+      await bus.publish(ids('c', 30));
+      await bus.publish(ids('d', 10));
+      await waitFor('40 handlers done', () => done >= 40);
+      expect(max).toBe(3);
+    });
+
+    it('shares the work between two replicas without losing an id', async () => {
+      const a = await world.replica();
+      const b = await world.replica();
+      const byA = new Set<string>();
+      const byB = new Set<string>();
+      const slow = (into: Set<string>) => async (id: string) => {
+        await sleep(2);
+        into.add(id);
+      };
+      subs.push(await a.subscribe(slow(byA), { concurrency: 2 }));
+      subs.push(await b.subscribe(slow(byB), { concurrency: 2 }));
+      const sent = ids('r', 200);
+      for (let i = 0; i < sent.length; i += 10) await a.publish(sent.slice(i, i + 10));
+      await waitFor('200 ids across both replicas', () => new Set([...byA, ...byB]).size >= sent.length);
+      expect(new Set([...byA, ...byB])).toEqual(new Set(sent));
+      expect(byA.size).toBeGreaterThan(0);
+      expect(byB.size).toBeGreaterThan(0);
+    });
+
+    it('keeps delivering when a handler throws', async () => {
+      const bus = await world.replica();
+      const ok = new Set<string>();
+      let thrown = 0;
+      subs.push(
+        await bus.subscribe(
+          async (id) => {
+            if (id.endsWith('-0') || id.endsWith('5')) {
+              thrown += 1;
+              throw new Error(`handler failed on ${id}`);
+            }
+            ok.add(id);
+          },
+          { concurrency: 2 },
+        ),
+      );
+      const sent = ids('t', 20);
+      await bus.publish(sent.slice(0, 10));
+      await bus.publish(sent.slice(10));
+      const expected = sent.filter((id) => !(id.endsWith('-0') || id.endsWith('5')));
+      await waitFor('the ids whose handler did not throw', () => ok.size >= expected.length);
+      expect([...ok].sort()).toEqual(expected.sort());
+      expect(thrown).toBeGreaterThanOrEqual(3);
+    });
+
+    it('stop() resolves only after the handlers in flight settled, and takes no new ids', async () => {
+      const bus = await world.replica();
+      const hold = gate();
+      const started: string[] = [];
+      const events: string[] = [];
+      const sub = await bus.subscribe(
+        async (id) => {
+          started.push(id);
+          await hold.wait;
+          events.push(`done ${id}`);
+        },
+        { concurrency: 1 },
+      );
+      await bus.publish(['s-1']);
+      await waitFor('the handler to start', () => started.length === 1);
+      const stopping = sub.stop().then(() => events.push('stopped'));
+      await sleep(50);
+      expect(events).toEqual([]);
+      hold.open();
+      await stopping;
+      expect(events).toEqual(['done s-1', 'stopped']);
+      await bus.publish(['s-2']);
+      await sleep(200);
+      expect(started).toEqual(['s-1']);
+    });
+
+    it('rejects a publish after close with an unavailable error', async () => {
+      const bus = await world.replica();
+      await bus.ping();
+      await bus.close();
+      const err = await bus.publish(['x-1']).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(HookyardError);
+      expect((err as HookyardError).kind).toBe('unavailable');
+      await expect(bus.ping()).rejects.toMatchObject({ kind: 'unavailable' });
+    });
+
+    it('refuses a concurrency that is not a positive integer', async () => {
+      const bus = await world.replica();
+      await expect(bus.subscribe(async () => undefined, { concurrency: 0 })).rejects.toMatchObject({ kind: 'bad_input' });
+    });
+  });
+}
