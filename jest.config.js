@@ -11,4 +11,5 @@ module.exports = {
   testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
