@@ -6,7 +6,7 @@ class SummaryReporter {
   onRunComplete(_contexts, results) {
     const failedSuites = results.numFailedTestSuites + results.numRuntimeErrorTestSuites;
     const failed = results.numFailedTests + (failedSuites > 0 && results.numFailedTests === 0 ? failedSuites : 0);
-    process.stderr.write(`\n${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests + results.numTodoTests} skipped\n`);
+    process.stdout.write(`\n${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests + results.numTodoTests} skipped\n`);
   }
 }
 module.exports = SummaryReporter;
