@@ -1,0 +1,145 @@
+import type { JsMsg } from 'nats';
+import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
+import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
+import { toBusError, withTimeout } from './nats-errors';
+import { startPullWorker, type PullWorker } from './pull-worker';
+
+/** One event delivered on `${prefix}.ingest.<topic>`. */
+export interface IngestMessage {
+  /** The subject after `${prefix}.ingest.` (may itself contain dots; the caller validates it). */
+  topic: string;
+  data: Uint8Array;
+  /** NATS headers, names lower-cased (as node's HTTP headers), first value of each. */
+  headers: Record<string, string>;
+  /** The `Nats-Msg-Id` header: the sender's delivery id, for the caller's dedupe. */
+  msgId: string | null;
+}
+
+/** What the caller did with an event: kept it, had seen it, or refused it for good. */
+export type IngestVerdict = 'accepted' | 'duplicate' | 'rejected';
+
+export type IngestHandler = (msg: IngestMessage) => Promise<IngestVerdict>;
+
+export interface NatsIngest {
+  /**
+   * Starts consuming. 'accepted' and 'duplicate' ack the message; 'rejected'
+   * terminates it (never redelivered); a throw (store down) naks it with a
+   * delay so it comes back later.
+   */
+  start(handler: IngestHandler, options?: { concurrency?: number }): Promise<void>;
+  /** Stops pulling and waits for handlers in flight. */
+  stop(): Promise<void>;
+  /** Stops (if started) and closes the connection. */
+  close(): Promise<void>;
+}
+
+export interface NatsIngestOptions {
+  url: string;
+  /** Subject prefix: `hooks` consumes `hooks.ingest.>` from stream `HOOKS_INGEST`. */
+  prefix: string;
+  logger?: Logger;
+  /** Ack wait of the `ingress` consumer (default 30 000). */
+  ackWaitMs?: number;
+  /** Delay before a message whose handler threw comes back (default 5000). */
+  retryDelayMs?: number;
+}
+
+/** The durable pull consumer every ingress replica shares. */
+export const INGEST_CONSUMER = 'ingress';
+/** Events are not yet kept anywhere else: keep them a week while the store is down. */
+const INGEST_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+export function ingestSubject(prefix: string, topic: string): string {
+  return `${prefix}.ingest.${topic}`;
+}
+
+/**
+ * The NATS door for platform teams. Work-queue retention: an event leaves the
+ * stream once the ingress kept (or refused) it. Unlimited deliveries: a throw
+ * means the store is down, and the event must wait for it, not be dropped.
+ */
+export async function createNatsIngest(options: NatsIngestOptions): Promise<NatsIngest> {
+  const logger = options.logger ?? silentLogger();
+  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  const retryDelayMs = options.retryDelayMs ?? 5000;
+  const stream = streamName(options.prefix, 'INGEST');
+  const subjectHead = `${options.prefix}.ingest.`;
+  const conn = await connectNats(options.url, `hookyard-ingest-${options.prefix}`, logger);
+  const { nc } = conn;
+  try {
+    const jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, { ...workQueueStreamConfig(stream, `${subjectHead}>`, INGEST_MAX_AGE_MS), duplicate_window: 2 * 60 * 1e9 });
+    await ensureConsumer(jsm, stream, pullConsumerConfig(INGEST_CONSUMER, ackWaitMs, 1024, -1));
+  } catch (err) {
+    await nc.close().catch(() => undefined);
+    throw toBusError(err, `set up ingest stream ${JSON.stringify(stream)}`);
+  }
+  let worker: PullWorker | null = null;
+  let closed = false;
+
+  const toMessage = (msg: JsMsg): IngestMessage => {
+    const headers: Record<string, string> = {};
+    for (const key of msg.headers?.keys() ?? []) headers[key.toLowerCase()] = msg.headers!.get(key);
+    return {
+      topic: msg.subject.slice(subjectHead.length),
+      data: msg.data,
+      headers,
+      msgId: msg.headers?.get('Nats-Msg-Id') || null,
+    };
+  };
+
+  const settle = (msg: JsMsg, outcome: PromiseSettledResult<unknown>) => {
+    if (outcome.status === 'rejected') {
+      logger.warn({ err: outcome.reason, subject: msg.subject, delivered: msg.info.redeliveryCount }, 'ingest handler failed; retrying later');
+      msg.nak(retryDelayMs);
+    } else if (outcome.value === 'rejected') {
+      msg.term();
+    } else if (outcome.value === 'accepted' || outcome.value === 'duplicate') {
+      msg.ack();
+    } else {
+      logger.error({ verdict: outcome.value, subject: msg.subject }, 'ingest handler returned an unknown verdict; retrying later');
+      msg.nak(retryDelayMs);
+    }
+  };
+
+  const stop = async () => {
+    const w = worker;
+    worker = null;
+    await w?.stop();
+  };
+
+  return {
+    async start(handler, opts = {}) {
+      if (closed) throw unavailable('NATS ingest is closed; cannot start');
+      if (worker) throw badInput('NATS ingest already started');
+      const concurrency = opts.concurrency ?? 16;
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw badInput(`ingest concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
+      }
+      let consumer;
+      try {
+        consumer = await nc.jetstream().consumers.get(stream, INGEST_CONSUMER);
+      } catch (err) {
+        throw toBusError(err, `open consumer ${JSON.stringify(INGEST_CONSUMER)} on ${JSON.stringify(stream)}`);
+      }
+      worker = startPullWorker({
+        consumer,
+        concurrency,
+        heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
+        expiresMs: 5000,
+        logger,
+        prepare: (msg) => ({
+          tasks: [() => handler(toMessage(msg))],
+          settle: ([outcome]) => settle(msg, outcome!),
+        }),
+      });
+    },
+    stop,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await stop();
+      await withTimeout(nc.drain(), 5000, 'drain NATS connection').catch(() => nc.close());
+    },
+  };
+}

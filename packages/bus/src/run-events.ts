@@ -1,0 +1,80 @@
+import { type ErrorKind, type Logger, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
+import { connectNats, subjectToken } from './nats-setup';
+import { toBusError, withTimeout } from './nats-errors';
+
+/** What the platform tells about a run that reached a state worth announcing. */
+export interface RunSummary {
+  run_id: string;
+  hook: string;
+  topic: string;
+  status: RunStatus;
+  attempts: number;
+  error_kind: ErrorKind | null;
+  error_message: string | null;
+  /** ISO timestamps, as on the Run. */
+  created_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+/** Announces run outcomes on core NATS (fire and forget; no stream keeps them). */
+export interface RunEventPublisher {
+  publish(summary: RunSummary): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RunEventPublisherOptions {
+  url: string;
+  /** Subject prefix: `hooks` publishes on `hooks.events.run.<status>.<hook>`. */
+  prefix: string;
+  logger?: Logger;
+}
+
+export function runEventSubject(prefix: string, summary: Pick<RunSummary, 'status' | 'hook'>): string {
+  return `${prefix}.events.run.${subjectToken(summary.status, 'run status')}.${subjectToken(summary.hook, 'hook name')}`;
+}
+
+export async function createRunEventPublisher(options: RunEventPublisherOptions): Promise<RunEventPublisher> {
+  const logger = options.logger ?? silentLogger();
+  runEventSubject(options.prefix, { status: 'failed', hook: 'x' });
+  const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger);
+  let closed = false;
+  return {
+    async publish(summary) {
+      const subject = runEventSubject(options.prefix, summary);
+      // Events are best effort, but a caller should know one was not sent rather than have it buffered unseen.
+      if (closed || !conn.isConnected()) throw unavailable(`NATS is not connected; run event for ${JSON.stringify(summary.run_id)} not published`);
+      try {
+        conn.nc.publish(subject, JSON.stringify(summary));
+      } catch (err) {
+        throw toBusError(err, `publish run event to ${JSON.stringify(subject)}`);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
+    },
+  };
+}
+
+/** A publisher that keeps what it was given, for tests and the embedded default. */
+export interface MemoryRunEventPublisher extends RunEventPublisher {
+  readonly published: readonly RunSummary[];
+}
+
+export function createMemoryRunEventPublisher(): MemoryRunEventPublisher {
+  const published: RunSummary[] = [];
+  let closed = false;
+  return {
+    published,
+    async publish(summary) {
+      if (closed) throw unavailable(`run event publisher is closed; run event for ${JSON.stringify(summary.run_id)} not published`);
+      runEventSubject('memory', summary);
+      published.push(summary);
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}

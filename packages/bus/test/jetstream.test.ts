@@ -1,0 +1,156 @@
+import { connect, type NatsConnection } from 'nats';
+import { HookyardError } from '@hookyard/core';
+import { requireNats, uniquePrefix } from '../../../test/support/services';
+import { createJetStreamBus, RUN_CONSUMER, type RunBus } from '../src';
+import { runBusConformance } from './conformance';
+import { gate, ids, sleep, waitFor } from './support';
+
+let url: string;
+let admin: NatsConnection;
+
+beforeAll(async () => {
+  url = await requireNats();
+  admin = await connect({ servers: url });
+});
+afterAll(async () => {
+  await admin?.close();
+});
+
+/** A stream per world; replicas are separate connections sharing its durable consumer. */
+async function openWorld(extra: { ackWaitMs?: number } = {}) {
+  const prefix = uniquePrefix('bus');
+  const buses: RunBus[] = [];
+  return {
+    prefix,
+    stream: `${prefix.toUpperCase()}_RUNS`,
+    async replica() {
+      const bus = await createJetStreamBus({ url, prefix, ...extra });
+      buses.push(bus);
+      return bus;
+    },
+    async dispose() {
+      for (const b of buses) await b.close();
+      const jsm = await admin.jetstreamManager();
+      await jsm.streams.delete(`${prefix.toUpperCase()}_RUNS`).catch(() => undefined);
+    },
+  };
+}
+
+runBusConformance('jetstream', () => openWorld());
+
+describe('JetStream bus', () => {
+  it('creates its stream and shared consumer idempotently, as file-backed work queue', async () => {
+    const world = await openWorld();
+    try {
+      const a = await world.replica();
+      await world.replica();
+      expect(a.kind).toBe('jetstream');
+      const jsm = await admin.jetstreamManager();
+      const info = await jsm.streams.info(world.stream);
+      expect(info.config.subjects).toEqual([`${world.prefix}.runs.ready.>`]);
+      expect(info.config.retention).toBe('workqueue');
+      expect(info.config.storage).toBe('file');
+      const consumer = await jsm.consumers.info(world.stream, RUN_CONSUMER);
+      expect(consumer.config.ack_policy).toBe('explicit');
+      expect(consumer.config.ack_wait).toBe(30_000 * 1e6);
+      expect(consumer.config.max_ack_pending).toBeGreaterThan(0);
+    } finally {
+      await world.dispose();
+    }
+  });
+
+  it('packs many ids into few messages and leaves none behind once handled', async () => {
+    const world = await openWorld({ ackWaitMs: 1000 });
+    try {
+      const bus = await world.replica();
+      await bus.publish(ids('m', 250));
+      const jsm = await admin.jetstreamManager();
+      expect((await jsm.streams.info(world.stream)).state.messages).toBe(3);
+      let failures = 0;
+      const seen = new Set<string>();
+      const sub = await bus.subscribe(
+        async (id) => {
+          seen.add(id);
+          if (id.endsWith('7')) {
+            failures += 1;
+            throw new Error('boom');
+          }
+        },
+        { concurrency: 16 },
+      );
+      await waitFor('250 ids', () => seen.size === 250);
+      // Acked even where a handler threw: the work queue empties and nothing comes back after ack wait.
+      await sleep(1500);
+      const info = await jsm.streams.info(world.stream);
+      expect(info.state.messages).toBe(0);
+      expect((await jsm.consumers.info(world.stream, RUN_CONSUMER)).num_ack_pending).toBe(0);
+      expect(failures).toBe(25);
+      await sub.stop();
+    } finally {
+      await world.dispose();
+    }
+  });
+
+  it('redelivers to another replica a message whose handler never finished before its replica died', async () => {
+    const world = await openWorld({ ackWaitMs: 1000 });
+    const stuck = gate();
+    try {
+      const doomed = await world.replica();
+      let startedOnDoomed = 0;
+      await doomed.subscribe(
+        async () => {
+          startedOnDoomed += 1;
+          await stuck.wait;
+        },
+        { concurrency: 1 },
+      );
+      await doomed.publish(['lost-1']);
+      await waitFor('the doomed replica to start the run', () => startedOnDoomed === 1);
+      await doomed.close(); // the replica "crashes": no ack, no heartbeat
+
+      const survivor = await world.replica();
+      const seen: string[] = [];
+      const sub = await survivor.subscribe(async (id) => void seen.push(id), { concurrency: 1 });
+      await waitFor('redelivery to the survivor', () => seen.includes('lost-1'), 20_000);
+      await sub.stop();
+    } finally {
+      stuck.open();
+      await world.dispose();
+    }
+  });
+
+  it('keeps a slow handler\'s message alive past ack wait: the other replica never gets it', async () => {
+    const world = await openWorld({ ackWaitMs: 1000 });
+    try {
+      const runs: string[] = [];
+      const slow = async (id: string) => {
+        runs.push(id);
+        await sleep(2500);
+      };
+      const a = await world.replica();
+      const b = await world.replica();
+      const subA = await a.subscribe(slow, { concurrency: 1 });
+      const subB = await b.subscribe(slow, { concurrency: 1 });
+      await a.publish(['slow-1']);
+      await waitFor('the slow handler to start', () => runs.length >= 1);
+      await subA.stop();
+      await subB.stop();
+      expect(runs).toEqual(['slow-1']);
+    } finally {
+      await world.dispose();
+    }
+  });
+
+  it('fails to start with unavailable when NATS is not there', async () => {
+    const err = await createJetStreamBus({ url: 'nats://127.0.0.1:1', prefix: uniquePrefix('bus') }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(HookyardError);
+    expect((err as HookyardError).kind).toBe('unavailable');
+  });
+
+  it('refuses a prefix that would change the subject shape', async () => {
+    await expect(createJetStreamBus({ url, prefix: 'bad prefix.*' })).rejects.toMatchObject({ kind: 'bad_input' });
+  });
+});
