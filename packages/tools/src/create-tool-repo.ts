@@ -2,6 +2,10 @@ import type { Logger, Settings } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
 import { echoTool } from './local/echo';
+import { jsExecutionTool } from './local/js-execution';
+import { localFsTool } from './local/local-fs';
+import { localShellTool } from './local/local-shell';
+import { webhookTool } from './local/webhook';
 import { LocalRepo, type LocalTool } from './local/local-repo';
 import { printTool } from './local/print';
 import { MultiRepo } from './multi-repo';
@@ -16,9 +20,28 @@ export interface CreateToolRepoOptions {
   fetch?: FetchFn;
 }
 
-/** The built-in tools this deployment's settings turn on. */
+/** Longest a js_execution snippet may run: it holds the event loop while it runs. */
+const JS_EXECUTION_MAX_MS = 2000;
+
+/**
+ * The built-in tools this deployment's settings turn on: echo, print, webhook
+ * and js_execution always; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
+ * HOOKS_LOCAL_SHELL_ENABLED (and a root to run in).
+ */
 export function localTools(options: CreateToolRepoOptions): LocalTool[] {
-  return [echoTool, printTool];
+  const { settings, logger } = options;
+  const tools: LocalTool[] = [echoTool, printTool];
+  if (settings.localFsRoot) tools.push(localFsTool(settings.localFsRoot));
+  if (settings.localShellEnabled) {
+    if (settings.localFsRoot) {
+      tools.push(localShellTool({ root: settings.localFsRoot, allow: settings.localShellAllow, timeoutMs: settings.toolTimeoutMs }));
+    } else {
+      logger.error('HOOKS_LOCAL_SHELL_ENABLED is set but HOOKS_LOCAL_FS_ROOT is not: local_shell stays off (it runs only inside the root)');
+    }
+  }
+  tools.push(webhookTool({ allowHosts: settings.webhookAllowHosts, timeoutMs: settings.toolTimeoutMs, fetch: options.fetch }));
+  tools.push(jsExecutionTool({ timeoutMs: Math.min(settings.toolTimeoutMs, JS_EXECUTION_MAX_MS), logger }));
+  return tools;
 }
 
 /**

@@ -1,0 +1,145 @@
+import { ERROR_KINDS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type ToolRetryPolicy } from '@hookyard/core';
+import { PROTOCOL_ALIASES } from './protocols';
+
+/** Names of the built-in tools; a registration may not take them (the local tool would shadow it). */
+export const BUILTIN_TOOL_NAMES: readonly string[] = ['echo', 'print', 'local_fs', 'local_shell', 'webhook', 'js_execution'];
+
+export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Defaults of the optional fields of a registration. */
+export const TOOL_RECORD_DEFAULTS = { method: 'POST', timeout_ms: 30_000 } as const;
+
+const FIELDS = new Set([
+  'name', 'kind', 'endpoint', 'method', 'timeout_ms', 'headers', 'body_properties', 'protocol',
+  'description', 'retry', 'crash_resumable',
+  // Server-managed: accepted so a listed record can be posted back, then overwritten.
+  'created_at', 'updated_at',
+]);
+const RETRY_FIELDS = new Set(['max_attempts', 'base_ms', 'cap_ms', 'kinds']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export type ToolRecordValidation = { ok: true; record: RemoteToolRecord } | { ok: false; errors: string[] };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+
+/**
+ * Validates a registration of an HTTP tool service on write. Every problem is
+ * one line naming the field; unknown fields are refused rather than ignored
+ * (a typo in `timeout_ms` must not silently fall back to the default).
+ */
+export function validateToolRecord(input: unknown, now: Date): ToolRecordValidation {
+  if (!isPlainObject(input)) return { ok: false, errors: [`a tool registration must be a JSON object, got ${show(input)}`] };
+  const errors: string[] = [];
+  for (const key of Object.keys(input)) if (!FIELDS.has(key)) errors.push(`unknown field '${key}'`);
+
+  const nameErr = nameViolation('name', input.name);
+  if (nameErr) errors.push(nameErr);
+  else if (BUILTIN_TOOL_NAMES.includes(input.name as string)) errors.push(`name '${String(input.name)}' is reserved for a built-in tool`);
+
+  if (input.kind !== undefined && input.kind !== 'http') errors.push(`kind must be "http", got ${show(input.kind)}`);
+
+  const endpointErr = endpointViolation(input.endpoint);
+  if (endpointErr) errors.push(endpointErr);
+
+  const method = input.method === undefined ? TOOL_RECORD_DEFAULTS.method : input.method;
+  if (typeof method !== 'string' || !(TOOL_METHODS as readonly string[]).includes(method)) {
+    errors.push(`method must be one of ${TOOL_METHODS.join(', ')}, got ${show(input.method)}`);
+  }
+
+  const timeout = input.timeout_ms === undefined ? TOOL_RECORD_DEFAULTS.timeout_ms : input.timeout_ms;
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) {
+    errors.push(`timeout_ms must be a whole number of milliseconds > 0, got ${show(input.timeout_ms)}`);
+  }
+
+  const headers = input.headers === undefined ? {} : input.headers;
+  if (!isPlainObject(headers)) errors.push(`headers must be an object of strings, got ${show(input.headers)}`);
+  else {
+    for (const [k, v] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(k)) errors.push(`headers: ${show(k)} is not a valid header name`);
+      if (typeof v !== 'string') errors.push(`headers.${k} must be a string, got ${show(v)}`);
+      else if (/[\r\n\0]/.test(v)) errors.push(`headers.${k} must not contain CR, LF or NUL`);
+    }
+  }
+
+  const bodyProps = input.body_properties === undefined ? {} : input.body_properties;
+  if (!isPlainObject(bodyProps)) errors.push(`body_properties must be an object, got ${show(input.body_properties)}`);
+
+  const protocol = typeof input.protocol === 'string' ? (PROTOCOL_ALIASES[input.protocol] ?? input.protocol) : undefined;
+  if (protocol === undefined || !(REMOTE_PROTOCOLS as readonly string[]).includes(protocol)) {
+    errors.push(`protocol must be one of ${[...REMOTE_PROTOCOLS, 'langserve'].join(', ')}, got ${show(input.protocol)}`);
+  }
+
+  if (input.description !== undefined && typeof input.description !== 'string') {
+    errors.push(`description must be a string, got ${show(input.description)}`);
+  }
+  if (input.crash_resumable !== undefined && typeof input.crash_resumable !== 'boolean') {
+    errors.push(`crash_resumable must be true or false, got ${show(input.crash_resumable)}`);
+  }
+  const retry = input.retry === undefined ? undefined : checkRetry(input.retry, errors);
+
+  if (errors.length > 0) return { ok: false, errors };
+  const stamp = now.toISOString();
+  const record: RemoteToolRecord = {
+    name: input.name as string,
+    kind: 'http',
+    endpoint: input.endpoint as string,
+    method: method as string,
+    timeout_ms: timeout as number,
+    headers: headers as Record<string, string>,
+    body_properties: bodyProps as Record<string, unknown>,
+    protocol: protocol as RemoteProtocol,
+    created_at: stamp,
+    updated_at: stamp,
+  };
+  if (input.description !== undefined) record.description = input.description as string;
+  if (retry) record.retry = retry;
+  if (input.crash_resumable !== undefined) record.crash_resumable = input.crash_resumable as boolean;
+  return { ok: true, record };
+}
+
+/** The error line for a bad endpoint; undefined when it is a usable http(s) URL. */
+function endpointViolation(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `endpoint must be an http(s) URL string, got ${show(value)}`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `endpoint is not a URL: ${show(value)}`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `endpoint scheme must be http or https, got ${show(url.protocol.replace(/:$/, ''))}`;
+  if (url.hostname === '') return `endpoint must name a host, got ${show(value)}`;
+  // Records are listed by the API; a secret belongs in a header, not in the URL.
+  if (url.username !== '' || url.password !== '') return 'endpoint must not carry credentials (user:password@); use headers';
+  return undefined;
+}
+
+function checkRetry(value: unknown, errors: string[]): ToolRetryPolicy | undefined {
+  if (!isPlainObject(value)) {
+    errors.push(`retry must be an object {max_attempts, base_ms, cap_ms, kinds}, got ${show(value)}`);
+    return undefined;
+  }
+  const before = errors.length;
+  for (const key of Object.keys(value)) if (!RETRY_FIELDS.has(key)) errors.push(`unknown field 'retry.${key}'`);
+  const { max_attempts, base_ms, cap_ms, kinds } = value;
+  if (typeof max_attempts !== 'number' || !Number.isInteger(max_attempts) || max_attempts < 1 || max_attempts > 100) {
+    errors.push(`retry.max_attempts must be a whole number from 1 to 100, got ${show(max_attempts)}`);
+  }
+  if (typeof base_ms !== 'number' || !Number.isInteger(base_ms) || base_ms < 0) {
+    errors.push(`retry.base_ms must be a whole number >= 0, got ${show(base_ms)}`);
+  }
+  if (typeof cap_ms !== 'number' || !Number.isInteger(cap_ms) || cap_ms < 0) {
+    errors.push(`retry.cap_ms must be a whole number >= 0, got ${show(cap_ms)}`);
+  } else if (typeof base_ms === 'number' && cap_ms < base_ms) {
+    errors.push(`retry.cap_ms must be >= retry.base_ms (${base_ms}), got ${cap_ms}`);
+  }
+  if (!Array.isArray(kinds) || kinds.length === 0) {
+    errors.push(`retry.kinds must be a non-empty list of error kinds (${ERROR_KINDS.join(', ')}), got ${show(kinds)}`);
+  } else {
+    for (const k of kinds) {
+      if (typeof k !== 'string' || !(ERROR_KINDS as readonly string[]).includes(k)) errors.push(`retry.kinds: ${show(k)} is not an error kind (${ERROR_KINDS.join(', ')})`);
+    }
+  }
+  if (errors.length > before) return undefined;
+  return { max_attempts: max_attempts as number, base_ms: base_ms as number, cap_ms: cap_ms as number, kinds: [...(kinds as string[])] };
+}
