@@ -1,1 +1,80 @@
-export {};
+import { systemClock } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { Stores } from '@hookyard/store';
+import type { RunEventSink } from './run-events';
+import { createRunReporter } from './run-reporter';
+import { sweep, type SweepReport } from './sweep';
+
+export type { RunEventSink, RunSummary } from './run-events';
+export type { SweepReport } from './sweep';
+
+export interface SchedulerDeps {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock?: Clock;
+  events?: RunEventSink;
+}
+
+export interface SchedulerHandle {
+  stop(): Promise<void>;
+  /** One full sweep now (tests). */
+  sweepOnce(): Promise<SweepReport>;
+}
+
+/**
+ * Sweeps every `settings.sweepMs`: re-dispatches due runs, takes over lapsed
+ * leases, expires finished runs, refreshes the gauges. Sweeps never overlap
+ * within a process; the next tick is timed from the end of the last sweep.
+ */
+export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHandle> {
+  const { settings, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const reporter = createRunReporter({
+    runs: deps.stores.runs,
+    bus: deps.bus,
+    metrics: deps.metrics,
+    logger,
+    clock,
+    dispatchGraceMs: settings.dispatchGraceMs,
+    events: deps.events,
+  });
+  const sweepDeps = { settings, stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, clock, reporter };
+
+  // Sweeps run one after another: a tick and a sweepOnce() never interleave.
+  let chain: Promise<unknown> = Promise.resolve();
+  function sweepNow(): Promise<SweepReport> {
+    const next = chain.then(() => sweep(sweepDeps));
+    chain = next.catch(() => undefined);
+    return next;
+  }
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void sweepNow()
+        .then((r) => {
+          if (r.dispatched + r.retried + r.replayed + r.failed + r.expired > 0) logger.debug({ ...r }, 'sweep');
+        })
+        .catch((err: unknown) => logger.error({ err: String(err) }, 'sweep failed; tried again next tick'))
+        .finally(schedule);
+    }, settings.sweepMs);
+  }
+  schedule();
+  logger.info({ instance: settings.instanceId, sweepMs: settings.sweepMs, store: deps.stores.kind }, 'scheduler started');
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await chain;
+      logger.info('scheduler stopped');
+    },
+    sweepOnce: sweepNow,
+  };
+}

@@ -1,0 +1,114 @@
+import { toHookyardError } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { LapsedOutcome, Stores } from '@hookyard/store';
+import type { RunReporter } from './run-reporter';
+
+/** Runs taken per store step; a full batch means "there may be more", so the step runs again. */
+export const SWEEP_BATCH = 200;
+/** Bound on rounds of one step in one sweep, so a flood cannot pin a sweep forever. */
+const MAX_ROUNDS = 50;
+
+/** What one sweep did. */
+export interface SweepReport {
+  /** Due runs published again (nobody claimed them within the dispatch grace). */
+  dispatched: number;
+  /** Lapsed leases due again (not acted) and published. */
+  retried: number;
+  /** Lapsed leases of crash-resumable starts, published to replay their start. */
+  replayed: number;
+  /** Lapsed leases held as failed. */
+  failed: number;
+  /** Finished runs deleted by retention. */
+  expired: number;
+  /** One line per step that threw; that step is tried again next tick. */
+  errors: string[];
+}
+
+export interface SweepDeps {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock: Clock;
+  reporter: RunReporter;
+}
+
+/**
+ * One full sweep: due runs, lapsed leases, retention, gauges. Each step is one
+ * atomic store call, so several schedulers may sweep at once; a step that
+ * throws is logged and does not stop the others.
+ */
+export async function sweep(deps: SweepDeps): Promise<SweepReport> {
+  const { settings, stores, bus, metrics, logger, clock } = deps;
+  const report: SweepReport = { dispatched: 0, retried: 0, replayed: 0, failed: 0, expired: 0, errors: [] };
+
+  async function step(name: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      const e = toHookyardError(err);
+      report.errors.push(`${name}: ${e.kind}: ${e.message}`);
+      logger.error({ step: name, kind: e.kind, err: e.message }, 'sweep step failed; tried again next tick');
+    }
+  }
+
+  async function publish(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await bus.publish(ids);
+    metrics.dispatched.inc({ source: 'sweep' }, ids.length);
+  }
+
+  await step('due', async () => {
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const ids = await stores.runs.sweepDue(clock.now(), SWEEP_BATCH, settings.dispatchGraceMs);
+      // Published after the store moved their next dispatch: a lost publish waits one grace, never forever.
+      await publish(ids);
+      report.dispatched += ids.length;
+      if (ids.length < SWEEP_BATCH) break;
+    }
+  });
+
+  await step('lapsed', async () => {
+    // Due again at once: the lapsed lease already kept the run waiting a whole lease.
+    const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const outcomes = await stores.runs.sweepLapsed(clock.now(), SWEEP_BATCH, policy);
+      metrics.leaseLapsed.inc(outcomes.length);
+      await takeOver(outcomes);
+      if (outcomes.length < SWEEP_BATCH) break;
+    }
+  });
+
+  async function takeOver(outcomes: LapsedOutcome[]): Promise<void> {
+    for (const o of outcomes) {
+      logger.warn({ run: o.id, hook: o.hook, attempt: o.attempts, outcome: o.outcome, err: o.error.message }, 'lease lapsed; run taken over');
+    }
+    const again = outcomes.filter((o) => o.outcome !== 'failed');
+    report.retried += again.filter((o) => o.outcome === 'retry').length;
+    report.replayed += again.filter((o) => o.outcome === 'replay').length;
+    for (const o of outcomes.filter((x) => x.outcome === 'failed')) {
+      report.failed += 1;
+      const run = await stores.runs.get(o.id);
+      if (run) await deps.reporter.finished(run);
+    }
+    await publish(again.map((o) => o.id));
+  }
+
+  await step('expired', async () => {
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const n = await stores.runs.sweepExpired(clock.now(), settings.retentionMs, SWEEP_BATCH);
+      report.expired += n;
+      if (n < SWEEP_BATCH) break;
+    }
+  });
+
+  await step('counts', async () => {
+    const c = await stores.runs.counts();
+    metrics.pending.set(c.pending + c.retry_wait);
+    metrics.heldFailed.set(c.failed);
+  });
+
+  return report;
+}
