@@ -1,1 +1,114 @@
-export {};
+import { systemClock, toHookyardError } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
+import type { RunBus, Subscription } from '@hookyard/bus';
+import type { JqEngine } from '@hookyard/jq';
+import type { Stores } from '@hookyard/store';
+import type { ToolRepo } from '@hookyard/tools';
+import type { RunEventSink } from './run-events';
+import { RunExecutor } from './run-executor';
+import { createRunReporter } from './run-reporter';
+
+export type { RunEventSink, RunSummary } from './run-events';
+
+export interface ExecutorDeps {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  jq: JqEngine;
+  tools: ToolRepo;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock?: Clock;
+  events?: RunEventSink;
+}
+
+export interface ExecutorHandle {
+  /** Stop taking work; give in-flight runs graceMs; hand back the rest. */
+  stop(graceMs: number): Promise<void>;
+  inFlight(): number;
+}
+
+function settledOrTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    void work.finally(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Starts taking run ids from the bus, up to `settings.maxWorkers` at once in
+ * this process. The handle's stop() drains: no new work, a grace period for
+ * the runs in flight, then the store's interrupt policy for the rest.
+ */
+export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle> {
+  const { settings, stores, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const reporter = createRunReporter({
+    runs: stores.runs,
+    bus: deps.bus,
+    metrics: deps.metrics,
+    logger,
+    clock,
+    dispatchGraceMs: settings.dispatchGraceMs,
+    events: deps.events,
+  });
+  const executor = new RunExecutor({ settings, stores, jq: deps.jq, tools: deps.tools, metrics: deps.metrics, logger, clock, reporter });
+  let stopping = false;
+  const handlers = new Set<Promise<void>>();
+
+  const subscription: Subscription = await deps.bus.subscribe(
+    async (runId) => {
+      // A message delivered while draining is left to the sweep: the run is still due.
+      if (stopping) return;
+      const p = executor.handle(runId).catch((err: unknown) => {
+        const e = toHookyardError(err);
+        logger.error({ run: runId, kind: e.kind, err: e.message }, 'run handler failed');
+      });
+      handlers.add(p);
+      try {
+        await p;
+      } finally {
+        handlers.delete(p);
+      }
+    },
+    { concurrency: settings.maxWorkers },
+  );
+  logger.info({ instance: settings.instanceId, workers: settings.maxWorkers, bus: deps.bus.kind, store: stores.kind }, 'executor started');
+
+  let stopped: Promise<void> | undefined;
+  async function drain(graceMs: number): Promise<void> {
+    stopping = true;
+    const unsubscribed = subscription.stop();
+    await settledOrTimeout(Promise.allSettled([...handlers]), graceMs);
+    const left = executor.attempts();
+    const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };
+    for (const a of left) {
+      a.interrupt('shutdown');
+      try {
+        const out = await stores.runs.release(a.run.id, a.token, 'shutdown', policy, clock.now());
+        logger.warn({ run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, outcome: out.outcome, err: out.error.message }, 'run handed back at shutdown');
+        if (out.outcome === 'failed') {
+          const run = await stores.runs.get(a.run.id);
+          if (run) await reporter.finished(run);
+        }
+      } catch (err) {
+        const e = toHookyardError(err);
+        // Already finished or taken over: nothing to hand back.
+        logger.warn({ run: a.run.id, kind: e.kind, err: e.message }, 'could not hand back a run at shutdown');
+      }
+    }
+    await unsubscribed;
+    logger.info({ handedBack: left.length }, 'executor stopped');
+  }
+
+  return {
+    stop(graceMs) {
+      stopped ??= drain(graceMs);
+      return stopped;
+    },
+    inFlight: () => executor.attempts().length,
+  };
+}

@@ -1,0 +1,158 @@
+import { allows, backoffMs, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import type { Clock, HookMetrics, HookyardError, Logger, Run, Settings } from '@hookyard/core';
+import type { JqEngine } from '@hookyard/jq';
+import type { Stores } from '@hookyard/store';
+import { describeAllowlist, resolveAllowlist, toolPolicy, type ToolRepo } from '@hookyard/tools';
+import { Attempt } from './attempt';
+import { HookEvaluator } from './hook-plan';
+import type { RunReporter } from './run-reporter';
+import { callTool } from './tool-call';
+
+type Outcome = { status: 'succeeded' | 'skipped'; result: unknown } | { error: HookyardError; acted: boolean };
+
+export interface RunExecutorDeps {
+  settings: Settings;
+  stores: Stores;
+  jq: JqEngine;
+  tools: ToolRepo;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock: Clock;
+  reporter: RunReporter;
+}
+
+/**
+ * Runs one attempt of one run per `handle` call: claim, condition, door
+ * contract, checks, act, tool, outcome. Attempts in flight are tracked so a
+ * shutdown can hand them back.
+ */
+export class RunExecutor {
+  private readonly inFlight = new Map<string, Attempt>();
+  private readonly evaluator: HookEvaluator;
+
+  constructor(private readonly deps: RunExecutorDeps) {
+    this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, jqTimeoutMs: deps.settings.jqTimeoutMs });
+  }
+
+  attempts(): Attempt[] {
+    return [...this.inFlight.values()];
+  }
+
+  async handle(runId: string): Promise<void> {
+    const { settings, stores, metrics, logger, clock } = this.deps;
+    const now = clock.now();
+    let claimed;
+    try {
+      claimed = await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
+    } catch (err) {
+      const e = toHookyardError(err);
+      logger.warn({ run: runId, kind: e.kind, err: e.message }, 'claim failed; the sweep dispatches the run again');
+      return;
+    }
+    // Not claimable: a duplicate delivery, not due yet, or finished.
+    if (!claimed) return;
+    const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger);
+    this.inFlight.set(runId, a);
+    metrics.started.inc({ hook: a.run.hook });
+    if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);
+    metrics.inFlight.inc();
+    a.keepLease(settings.leaseMs);
+    try {
+      // An interrupted attempt stops at once even if its tool ignores the signal.
+      await Promise.race([this.work(a, now), a.interrupted]);
+    } finally {
+      a.stopLease();
+      this.inFlight.delete(runId);
+      metrics.inFlight.dec();
+    }
+  }
+
+  private async work(a: Attempt, startedAt: number): Promise<void> {
+    const state = { acted: a.run.acted === 'start' };
+    let outcome: Outcome;
+    try {
+      outcome = await this.attempt(a, state);
+    } catch (err) {
+      outcome = { error: toHookyardError(err), acted: state.acted };
+    }
+    if (a.interruptReason) return;
+    try {
+      await this.record(a, startedAt, outcome);
+    } catch (err) {
+      const e = toHookyardError(err);
+      const where = { run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, err: e.message };
+      // Never overwrite: a refused write means a newer attempt owns the run.
+      if (a.superseded) this.deps.logger.warn(where, 'attempt superseded; its outcome is not written');
+      else this.deps.logger.error({ ...where, kind: e.kind }, 'could not record the outcome; the lease sweep takes the run over');
+    }
+  }
+
+  /** The hook's steps up to the tool's result. Throws the failure; `state.acted` says on which side of acting. */
+  private async attempt(a: Attempt, state: { acted: boolean }): Promise<Outcome> {
+    const { run } = a;
+    const hook = await this.deps.stores.hooks.getHook(run.hook);
+    if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
+    let kwargs: Record<string, unknown>;
+    let extras: Record<string, unknown>;
+    if (state.acted) {
+      // A replayed start: the kept input, the same extras; no condition or door contract.
+      kwargs = run.input ?? {};
+      extras = await this.evaluator.extras(hook, run);
+    } else {
+      const plan = await this.evaluator.plan(hook, run);
+      if (plan.skip) return { status: 'skipped', result: { condition: false } };
+      ({ kwargs, extras } = plan);
+    }
+    const allowlist = resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
+    if (!allows(allowlist, hook.tool)) {
+      throw unauthorized(`tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${describeAllowlist(allowlist)})`);
+    }
+    const policy = await toolPolicy(this.deps.tools, hook.tool);
+    if (!state.acted) {
+      // Recorded before the call: from here on the platform adds no attempts.
+      await a.write((token, now) => this.deps.stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
+      state.acted = true;
+    }
+    const { result } = await callTool(this.deps.tools, {
+      tool: hook.tool,
+      args: kwargs,
+      ctx: { runId: run.id, hook: hook.name, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
+      signal: a.signal,
+      timeoutMs: this.deps.settings.toolTimeoutMs,
+      retry: policy.retry,
+      logger: this.deps.logger,
+    });
+    return { status: 'succeeded', result };
+  }
+
+  /** Writes the outcome: finished, retried later, or held as failed. */
+  private async record(a: Attempt, startedAt: number, outcome: Outcome): Promise<void> {
+    const { settings, stores, logger, metrics, clock } = this.deps;
+    const { run } = a;
+    if ('status' in outcome) {
+      const done = await a.write((token, now) => stores.runs.complete(run.id, token, outcome.status, outcome.result, now));
+      this.observe(run, startedAt, outcome.status);
+      return this.deps.reporter.finished(done);
+    }
+    if (a.superseded) throw outcome.error;
+    const { error, acted } = outcome;
+    if (!acted && isRetryableKind(error.kind) && run.attempts < settings.maxAttempts) {
+      const dueAt = clock.now() + backoffMs(run.attempts, settings.retryBaseMs, settings.retryCapMs);
+      await a.write((token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
+      metrics.retried.inc({ hook: run.hook, kind: error.kind });
+      this.observe(run, startedAt, 'retry_wait');
+      logger.warn(
+        { run: run.id, hook: run.hook, attempt: run.attempts, kind: error.kind, err: error.message, due_at: new Date(dueAt).toISOString() },
+        'attempt failed before the hook acted; retry scheduled',
+      );
+      return;
+    }
+    const done = await a.write((token, now) => stores.runs.fail(run.id, token, error.toInfo(), now));
+    this.observe(run, startedAt, 'failed');
+    await this.deps.reporter.finished(done);
+  }
+
+  private observe(run: Run, startedAt: number, status: string): void {
+    this.deps.metrics.duration.observe({ hook: run.hook, status }, Math.max(0, this.deps.clock.now() - startedAt) / 1000);
+  }
+}

@@ -1,0 +1,84 @@
+import { HOOKS_RUN_FAILED_TOPIC, toHookyardError } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, Run } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { RunStore } from '@hookyard/store';
+import { summarize, type RunEventSink } from './run-events';
+
+/**
+ * Everything that happens once a run is finished, in one place: the failure
+ * report (ERROR log, metric, `hooks_run_failed` platform event) and the events
+ * sink. The executor and the scheduler (for the runs its lapse sweep fails)
+ * hold this same module; it belongs in a shared package once there is one
+ * for service glue.
+ */
+export interface RunReporterDeps {
+  runs: Pick<RunStore, 'keepEvent'>;
+  bus: Pick<RunBus, 'publish'>;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock: Clock;
+  dispatchGraceMs: number;
+  events?: RunEventSink;
+}
+
+export interface RunReporter {
+  /** Reports a run that just reached succeeded, skipped or failed. Never throws. */
+  finished(run: Run): Promise<void>;
+}
+
+export function createRunReporter(deps: RunReporterDeps): RunReporter {
+  const { metrics, logger } = deps;
+
+  async function firePlatformEvent(run: Run): Promise<void> {
+    // A failure on the platform topic itself is not reported again: no loops.
+    if (run.topic === HOOKS_RUN_FAILED_TOPIC) return;
+    const now = deps.clock.now();
+    const payload = {
+      run_id: run.id,
+      hook: run.hook,
+      topic: run.topic,
+      attempts: run.attempts,
+      error: run.error,
+      acted: run.acted,
+      failed_at: run.finished_at ?? new Date(now).toISOString(),
+    };
+    try {
+      const kept = await deps.runs.keepEvent({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: deps.dispatchGraceMs });
+      for (const k of kept) metrics.accepted.inc({ topic: HOOKS_RUN_FAILED_TOPIC, hook: k.hook });
+      if (kept.length > 0) {
+        await deps.bus.publish(kept.map((k) => k.id));
+        metrics.dispatched.inc({ source: 'event' }, kept.length);
+      }
+    } catch (err) {
+      // The cause (the failed run) is already logged; the event is best effort.
+      const e = toHookyardError(err);
+      logger.warn({ run: run.id, hook: run.hook, kind: e.kind, err: e.message }, `could not fire the ${HOOKS_RUN_FAILED_TOPIC} platform event`);
+    }
+  }
+
+  async function toSink(run: Run): Promise<void> {
+    if (!deps.events) return;
+    try {
+      await deps.events.publish(summarize(run));
+    } catch (err) {
+      logger.warn({ run: run.id, err: toHookyardError(err).message }, 'could not publish the run event');
+    }
+  }
+
+  return {
+    async finished(run) {
+      if (run.status === 'failed') {
+        const kind = run.error?.kind ?? 'internal';
+        const message = run.error?.message ?? '(no error recorded)';
+        logger.error({ run: run.id, hook: run.hook, topic: run.topic, attempt: run.attempts, kind, message }, 'hook run failed');
+        metrics.failed.inc({ hook: run.hook, kind });
+        await firePlatformEvent(run);
+      } else if (run.status === 'succeeded') {
+        metrics.succeeded.inc({ hook: run.hook });
+      } else if (run.status === 'skipped') {
+        metrics.skipped.inc({ hook: run.hook });
+      }
+      await toSink(run);
+    },
+  };
+}
