@@ -1,3 +1,5 @@
+export { createMemoryStores } from './memory/create';
+export { MAX_HOOKS_PER_EVENT } from './run-ids';
 export type {
   ActInput,
   Claimed,

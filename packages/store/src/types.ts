@@ -128,6 +128,11 @@ export interface RunStore {
   act(id: string, token: number, act: ActInput, now: number): Promise<void>;
   /** Ends the run `succeeded` or `skipped`, with a bounded result. */
   complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run>;
+  /**
+   * Adds a line to the run's history during an attempt (e.g. the condition's
+   * result), so an operator can explain the run. A stale token is `conflict`.
+   */
+  note(id: string, token: number, event: string, detail: string, now: number): Promise<void>;
   /** Holds the run as failed (it never expires on its own). */
   fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run>;
   /** Back to `retry_wait`, due at `dueAt`. */

@@ -1,0 +1,44 @@
+import type { Acted, ErrorInfo } from '@hookyard/core';
+import type { InterruptPolicy, LapsedOutcome } from './types';
+
+export interface InterruptedAttempt {
+  acted: Acted;
+  actedIds: string[];
+  resumable: boolean;
+  attempts: number;
+}
+
+export interface InterruptDecision {
+  outcome: LapsedOutcome['outcome'];
+  error: ErrorInfo;
+}
+
+/**
+ * What becomes of an attempt that was interrupted (lapsed lease or shutdown
+ * hand-back). The memory store calls this; redis/lua/interrupt.lua is the same
+ * table, row for row, and the conformance suite holds both to it.
+ *
+ * - nothing acted: retry after `retryDelayMs`, or fail once attempts are used up;
+ * - started a crash-resumable tool: replay the start now, or fail when used up;
+ * - started any other tool, or committed cancel/resume/take: held as failed.
+ */
+export function decideInterrupt(a: InterruptedAttempt, policy: InterruptPolicy, reason: string): InterruptDecision {
+  const spent = a.attempts >= policy.maxAttempts;
+  const used = `(${a.attempts} of ${policy.maxAttempts})`;
+  if (a.acted === '') {
+    return spent
+      ? { outcome: 'failed', error: { kind: 'unavailable', message: `${reason}; no attempts left ${used}` } }
+      : { outcome: 'retry', error: { kind: 'unavailable', message: reason } };
+  }
+  if (a.acted === 'start') {
+    if (!a.resumable) {
+      const message = `interrupted after its tool started; the tool does not declare crash-resume (${reason})`;
+      return { outcome: 'failed', error: { kind: 'internal', message } };
+    }
+    return spent
+      ? { outcome: 'failed', error: { kind: 'unavailable', message: `${reason}; no attempts left to replay its start ${used}` } }
+      : { outcome: 'replay', error: { kind: 'unavailable', message: `${reason}; replaying its start` } };
+  }
+  const message = `interrupted after it committed a ${a.acted} on ${JSON.stringify(a.actedIds)}; held for an operator (${reason})`;
+  return { outcome: 'failed', error: { kind: 'internal', message } };
+}

@@ -1,0 +1,106 @@
+import type { Clock, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
+import type { HookStore, ToolStore } from '../types';
+
+const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+/**
+ * Hooks, verifier bindings, templates and delivery claims in one process.
+ * Values are cloned on the way in and out so callers never share state with the store.
+ */
+export class MemoryHookStore implements HookStore {
+  private readonly hooks = new Map<string, Hook>();
+  private readonly verifiers = new Map<string, VerifierBinding>();
+  private readonly templates = new Map<string, JqTemplate>();
+  /** Delivery claim key -> epoch ms at which the claim lapses. */
+  private readonly deliveries = new Map<string, number>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Synchronous read for the run store's keep step (one atomic step with the run writes). */
+  hookNamesOnTopic(topic: string): string[] {
+    return [...this.hooks.values()].filter((h) => h.topic === topic).map((h) => h.name).sort();
+  }
+
+  async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
+    const previous = this.hooks.get(hook.name) ?? null;
+    this.hooks.set(hook.name, structuredClone(hook));
+    return { created: previous === null, previous };
+  }
+  async getHook(name: string): Promise<Hook | null> {
+    const hook = this.hooks.get(name);
+    return hook ? structuredClone(hook) : null;
+  }
+  async removeHook(name: string): Promise<boolean> {
+    return this.hooks.delete(name);
+  }
+  async listHooks(): Promise<Hook[]> {
+    return structuredClone([...this.hooks.values()].sort(byKey((h) => h.name)));
+  }
+  async hooksOnTopic(topic: string): Promise<Hook[]> {
+    return structuredClone([...this.hooks.values()].filter((h) => h.topic === topic).sort(byKey((h) => h.name)));
+  }
+
+  async putVerifier(binding: VerifierBinding): Promise<{ created: boolean }> {
+    const created = !this.verifiers.has(binding.topic);
+    this.verifiers.set(binding.topic, structuredClone(binding));
+    return { created };
+  }
+  async getVerifier(topic: string): Promise<VerifierBinding | null> {
+    const v = this.verifiers.get(topic);
+    return v ? structuredClone(v) : null;
+  }
+  async removeVerifier(topic: string): Promise<boolean> {
+    return this.verifiers.delete(topic);
+  }
+  async listVerifiers(): Promise<VerifierBinding[]> {
+    return structuredClone([...this.verifiers.values()].sort(byKey((v) => v.topic)));
+  }
+
+  async putTemplate(template: JqTemplate): Promise<void> {
+    this.templates.set(template.id, structuredClone(template));
+  }
+  async getTemplate(id: string): Promise<JqTemplate | null> {
+    const t = this.templates.get(id);
+    return t ? structuredClone(t) : null;
+  }
+  async removeTemplate(id: string): Promise<boolean> {
+    return this.templates.delete(id);
+  }
+  async listTemplates(): Promise<JqTemplate[]> {
+    return structuredClone([...this.templates.values()].sort(byKey((t) => t.id)));
+  }
+
+  async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {
+    const key = JSON.stringify([topic, deliveryId]);
+    const now = this.clock.now();
+    const until = this.deliveries.get(key);
+    if (until !== undefined && until > now) return false;
+    // Claims lapse by time; drop the lapsed ones now and then so the map stays bounded.
+    if (this.deliveries.size >= 10_000) for (const [k, u] of this.deliveries) if (u <= now) this.deliveries.delete(k);
+    this.deliveries.set(key, now + ttlMs);
+    return true;
+  }
+  async releaseDelivery(topic: string, deliveryId: string): Promise<void> {
+    this.deliveries.delete(JSON.stringify([topic, deliveryId]));
+  }
+}
+
+export class MemoryToolStore implements ToolStore {
+  private readonly tools = new Map<string, RemoteToolRecord>();
+
+  async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
+    const created = !this.tools.has(record.name);
+    this.tools.set(record.name, structuredClone(record));
+    return { created };
+  }
+  async getTool(name: string): Promise<RemoteToolRecord | null> {
+    const t = this.tools.get(name);
+    return t ? structuredClone(t) : null;
+  }
+  async removeTool(name: string): Promise<boolean> {
+    return this.tools.delete(name);
+  }
+  async listTools(): Promise<RemoteToolRecord[]> {
+    return structuredClone([...this.tools.values()].sort(byKey((t) => t.name)));
+  }
+}

@@ -1,0 +1,275 @@
+import { FINISHED_STATUSES, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
+import type { ErrorInfo, Run, RunStatus } from '@hookyard/core';
+import { decideInterrupt } from '../interrupt';
+import { MAX_HOOKS_PER_EVENT, runIdAt, runIdBase } from '../run-ids';
+import * as rules from '../run-rules';
+import type {
+  ActInput, Claimed, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+} from '../types';
+
+/** A kept run plus what the store tracks beside it. */
+interface Slot {
+  run: Run;
+  /** Fencing token of the latest claim (survives the attempt, unlike `run.lease`). */
+  token: number;
+  /** Next time the sweep dispatches it; null unless pending/retry_wait. */
+  dispatchAt: number | null;
+  dueMs: number | null;
+  finishedMs: number | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The run store in one process. Every method does its whole state change
+ * synchronously (no await inside), so each is atomic like its Lua twin.
+ */
+export class MemoryRunStore implements RunStore {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(private readonly hookNamesOnTopic: (topic: string) => string[]) {}
+
+  async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
+    const names = this.hookNamesOnTopic(input.topic);
+    if (names.length > MAX_HOOKS_PER_EVENT) {
+      throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
+    }
+    const base = runIdBase(input.now, 0);
+    const payload = structuredClone(input.payload ?? null);
+    return names.map((hook, i) => {
+      const id = runIdAt(base, i);
+      const at = iso(input.now);
+      const run: Run = {
+        id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
+        acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
+        delivery_id: input.deliveryId ?? null, resumable: false, created_at: at, updated_at: at, started_at: null,
+        finished_at: null, history: [],
+      };
+      const slot: Slot = { run, token: 0, dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
+      this.slots.set(id, slot);
+      this.log(slot, input.now, 'kept', `event on ${input.topic}`);
+      return { id, hook };
+    });
+  }
+
+  async get(id: string): Promise<Run | null> {
+    const slot = this.slots.get(id);
+    return slot ? structuredClone(slot.run) : null;
+  }
+
+  async claim(id: string, owner: string, leaseMs: number, now: number): Promise<Claimed | null> {
+    const slot = this.find(id);
+    const run = slot.run;
+    if ((run.status !== 'pending' && run.status !== 'retry_wait') || (slot.dueMs ?? Infinity) > now) return null;
+    slot.token += 1;
+    run.attempts += 1;
+    run.lease = { owner, until: now + leaseMs, token: slot.token };
+    run.started_at ??= iso(now);
+    slot.dispatchAt = null;
+    this.setStatus(slot, 'running', now);
+    this.log(slot, now, 'claimed', rules.claimDetail(owner, leaseMs));
+    return { run: structuredClone(run), token: slot.token };
+  }
+
+  async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {
+    const slot = this.attempt(id, token);
+    slot.run.lease = { owner: slot.run.lease?.owner ?? '', until: now + leaseMs, token };
+  }
+
+  async setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void> {
+    const slot = this.attempt(id, token);
+    slot.run.claim_intent = intent;
+    slot.run.updated_at = iso(now);
+    this.log(slot, now, 'claim_intent', intent);
+  }
+
+  async act(id: string, token: number, act: ActInput, now: number): Promise<void> {
+    const slot = this.attempt(id, token);
+    const run = slot.run;
+    run.acted = act.acted;
+    run.acted_ids = [...(act.actedIds ?? [])];
+    if (act.input !== undefined) run.input = structuredClone(act.input);
+    run.resumable = act.resumable ?? false;
+    run.claim_intent = '';
+    run.updated_at = iso(now);
+    this.log(slot, now, 'acted', rules.actDetail(act));
+  }
+
+  async note(id: string, token: number, event: string, detail: string, now: number): Promise<void> {
+    this.log(this.attempt(id, token), now, event, detail);
+  }
+
+  async complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run> {
+    const slot = this.attempt(id, token);
+    slot.run.result = rules.boundResult(result);
+    this.finish(slot, status, now);
+    this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
+    return structuredClone(slot.run);
+  }
+
+  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
+    const slot = this.attempt(id, token);
+    slot.run.error = { kind: error.kind, message: error.message };
+    this.finish(slot, 'failed', now);
+    this.log(slot, now, 'failed', rules.errorDetail(error));
+    return structuredClone(slot.run);
+  }
+
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
+    const slot = this.attempt(id, token);
+    slot.run.error = { kind: error.kind, message: error.message };
+    this.makeDue(slot, 'retry_wait', dueAt, now);
+    this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, dueAt));
+    return structuredClone(slot.run);
+  }
+
+  async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {
+    const slot = this.attempt(id, token);
+    const run = slot.run;
+    return this.interrupt(slot, policy, now, 'released', rules.releaseReason(run.lease?.owner ?? '', run.attempts, reason));
+  }
+
+  async sweepDue(now: number, limit: number, graceMs: number): Promise<string[]> {
+    const due = [...this.slots.values()]
+      .filter((s) => s.dispatchAt !== null && s.dispatchAt <= now)
+      .sort((a, b) => (a.dispatchAt ?? 0) - (b.dispatchAt ?? 0))
+      .slice(0, limit);
+    for (const s of due) s.dispatchAt = now + graceMs;
+    return due.map((s) => s.run.id);
+  }
+
+  async sweepLapsed(now: number, limit: number, policy: InterruptPolicy): Promise<LapsedOutcome[]> {
+    const lapsed = [...this.slots.values()]
+      .filter((s) => s.run.status === 'running' && s.run.lease !== null && s.run.lease.until < now)
+      .sort((a, b) => (a.run.lease?.until ?? 0) - (b.run.lease?.until ?? 0))
+      .slice(0, limit);
+    return lapsed.map((s) =>
+      this.interrupt(s, policy, now, 'lapsed', rules.lapseReason(s.run.lease?.owner ?? '', s.run.attempts)),
+    );
+  }
+
+  async sweepExpired(now: number, retentionMs: number, limit: number): Promise<number> {
+    const old = [...this.slots.values()]
+      .filter((s) => FINISHED_STATUSES.has(s.run.status) && s.finishedMs !== null && s.finishedMs < now - retentionMs)
+      .slice(0, limit);
+    for (const s of old) this.slots.delete(s.run.id);
+    return old.length;
+  }
+
+  async list(filter: RunFilter, limit: number, cursor?: string | null): Promise<RunPage> {
+    if (cursor !== undefined && cursor !== null && !/^[0-9a-z]{26}$/.test(cursor)) {
+      throw badInput(`cursor ${JSON.stringify(cursor)} is not a run list cursor`);
+    }
+    const matches = [...this.slots.values()]
+      .map((s) => s.run)
+      .filter((r) => (!cursor || r.id < cursor) && (!filter.status || r.status === filter.status))
+      .filter((r) => (!filter.hook || r.hook === filter.hook) && (!filter.topic || r.topic === filter.topic))
+      .sort((a, b) => (a.id < b.id ? 1 : -1));
+    const runs = matches.slice(0, Math.max(0, limit));
+    const last = runs[runs.length - 1];
+    return { runs: structuredClone(runs), nextCursor: matches.length > runs.length && last ? last.id : null };
+  }
+
+  async retry(id: string, now: number): Promise<Run> {
+    const slot = this.find(id);
+    const run = slot.run;
+    if (run.status !== 'failed') throw conflict(`run ${id} is ${run.status}; only a failed run can be retried`);
+    if (run.acted === 'resume' || run.acted === 'take') throw rules.committedRefusal(id, run.acted, run.acted_ids);
+    const lastError = run.error;
+    run.attempts = 0;
+    run.error = null;
+    run.result = null;
+    run.finished_at = null;
+    slot.finishedMs = null;
+    if (run.acted !== 'start') {
+      run.acted = '';
+      run.acted_ids = [];
+    }
+    this.makeDue(slot, 'pending', now, now);
+    this.log(slot, now, 'retried', rules.operatorRetryDetail(lastError));
+    return structuredClone(run);
+  }
+
+  async discard(id: string, now: number): Promise<Run> {
+    const slot = this.find(id);
+    const status = slot.run.status;
+    if (status === 'running' || status === 'discarded') {
+      throw conflict(`run ${id} is ${status}; ${status === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
+    }
+    this.finish(slot, 'discarded', now);
+    this.log(slot, now, 'discarded', `discarded by operator (was ${status})`);
+    return structuredClone(slot.run);
+  }
+
+  async counts(): Promise<RunCounts> {
+    const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, failed: 0 };
+    for (const { run } of this.slots.values()) {
+      if (run.status in counts) counts[run.status as keyof RunCounts] += 1;
+    }
+    return counts;
+  }
+
+  private find(id: string): Slot {
+    const slot = this.slots.get(id);
+    if (!slot) throw notFound(`run ${id} not found`);
+    return slot;
+  }
+
+  /** The run of a live attempt: running, with this attempt's token. */
+  private attempt(id: string, token: number): Slot {
+    const slot = this.find(id);
+    if (slot.run.status !== 'running' || slot.token !== token) {
+      throw rules.staleTokenError(id, token, slot.run.status, slot.token) as HookyardError;
+    }
+    return slot;
+  }
+
+  private interrupt(slot: Slot, policy: InterruptPolicy, now: number, event: string, reason: string): LapsedOutcome {
+    const run = slot.run;
+    this.log(slot, now, event, reason);
+    const { outcome, error } = decideInterrupt(
+      { acted: run.acted, actedIds: run.acted_ids, resumable: run.resumable, attempts: run.attempts }, policy, reason,
+    );
+    run.error = error;
+    if (outcome === 'failed') {
+      this.finish(slot, 'failed', now);
+      this.log(slot, now, 'failed', rules.errorDetail(error));
+    } else if (outcome === 'retry') {
+      this.makeDue(slot, 'retry_wait', now + policy.retryDelayMs, now);
+      this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, now + policy.retryDelayMs));
+    } else {
+      this.makeDue(slot, 'pending', now, now);
+      this.log(slot, now, 'replay', 'its start replays on the next attempt');
+    }
+    return { id: run.id, hook: run.hook, outcome, error, attempts: run.attempts };
+  }
+
+  private makeDue(slot: Slot, status: RunStatus, dueAt: number, now: number): void {
+    slot.run.lease = null;
+    slot.run.due_at = iso(dueAt);
+    slot.dueMs = dueAt;
+    slot.dispatchAt = dueAt;
+    this.setStatus(slot, status, now);
+  }
+
+  private finish(slot: Slot, status: RunStatus, now: number): void {
+    slot.run.lease = null;
+    slot.run.due_at = null;
+    slot.run.finished_at = iso(now);
+    slot.dueMs = null;
+    slot.dispatchAt = null;
+    slot.finishedMs = now;
+    this.setStatus(slot, status, now);
+  }
+
+  private setStatus(slot: Slot, status: RunStatus, now: number): void {
+    slot.run.status = status;
+    slot.run.updated_at = iso(now);
+  }
+
+  private log(slot: Slot, now: number, event: string, detail: string): void {
+    const history = slot.run.history;
+    history.push({ at: iso(now), attempt: slot.run.attempts, event, ...(detail ? { detail } : {}) });
+    if (history.length > rules.HISTORY_MAX) history.splice(0, history.length - rules.HISTORY_MAX);
+  }
+}

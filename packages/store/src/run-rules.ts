@@ -1,0 +1,66 @@
+import { RESULT_MAX_BYTES, conflict } from '@hookyard/core';
+import type { Acted, ErrorInfo } from '@hookyard/core';
+import type { ActInput } from './types';
+
+/**
+ * Rules both stores share, so memory and Redis say the same thing. The Lua
+ * scripts receive these strings as arguments instead of building their own.
+ */
+
+/** How many history lines a run keeps (the oldest are dropped). Mirrored in history.lua. */
+export const HISTORY_MAX = 50;
+
+/** A result as kept: its JSON bounded to RESULT_MAX_BYTES; a larger one becomes a marked preview. */
+export function boundResult(result: unknown): unknown {
+  const json = JSON.stringify(result ?? null) ?? 'null';
+  if (Buffer.byteLength(json) <= RESULT_MAX_BYTES) return JSON.parse(json) as unknown;
+  // The preview is escaped again inside the marker, so shrink until the marker fits.
+  let bytes = RESULT_MAX_BYTES - 256;
+  for (;;) {
+    const preview = Buffer.from(json).subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+    const marked = { truncated: true, preview, bytes: Buffer.byteLength(json) };
+    if (Buffer.byteLength(JSON.stringify(marked)) <= RESULT_MAX_BYTES) return marked;
+    bytes = Math.floor(bytes / 2);
+  }
+}
+
+export function errorDetail(error: ErrorInfo): string {
+  return `${error.kind}: ${error.message}`;
+}
+
+export function claimDetail(owner: string, leaseMs: number): string {
+  return `claimed by ${owner} (lease ${leaseMs} ms)`;
+}
+
+export function actDetail(act: ActInput): string {
+  if (act.acted === 'start') return `started its tool${act.resumable ? ' (crash-resumable)' : ''}`;
+  return `committed a ${act.acted} on ${JSON.stringify(act.actedIds ?? [])}`;
+}
+
+export function completeDetail(status: 'succeeded' | 'skipped', result: unknown): string {
+  if (status === 'skipped') return 'condition was false';
+  const bounded = result as { truncated?: unknown } | null;
+  return bounded && typeof bounded === 'object' && bounded.truncated === true ? 'result truncated' : 'result kept';
+}
+
+export function retryScheduledDetail(error: ErrorInfo, dueAt: number): string {
+  return `${errorDetail(error)}; due at ${new Date(dueAt).toISOString()}`;
+}
+
+export function operatorRetryDetail(lastError: ErrorInfo | null): string {
+  return `retried by operator${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
+}
+
+/** The refusal of `retry` for a run whose hook committed a resume or take. */
+export function committedRefusal(id: string, acted: Acted, actedIds: string[]): Error {
+  return conflict(`run ${id} committed a ${acted} on ${actedIds.join(', ')}; it cannot be retried, only discarded`);
+}
+
+export function staleTokenError(id: string, token: number, status: string, current: number): Error {
+  return conflict(`run ${id}: write with token ${token} refused (run is ${status}, current token ${current})`);
+}
+
+/* The interrupt policy's words; interrupt.lua builds the same strings. */
+export const lapseReason = (owner: string, attempt: number) => `lease of ${owner} lapsed during attempt ${attempt}`;
+export const releaseReason = (owner: string, attempt: number, reason: string) =>
+  `attempt ${attempt} was interrupted on ${owner}: ${reason}`;

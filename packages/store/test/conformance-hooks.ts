@@ -1,0 +1,103 @@
+import type { RemoteToolRecord } from '@hookyard/core';
+import { T0, hook, useStores } from './fixtures';
+import type { StoresFactory } from './fixtures';
+
+const tool = (name: string): RemoteToolRecord => ({
+  name, kind: 'http', endpoint: 'http://127.0.0.1:9/x', method: 'POST', timeout_ms: 1000, headers: {},
+  body_properties: { a: 1 }, protocol: 'openai', created_at: 'c', updated_at: 'u',
+});
+
+export function describeHookStoreConformance(name: string, factory: StoresFactory): void {
+  describe(`${name}: hook, verifier, template, tool stores`, () => {
+    const stores = useStores(factory);
+
+    it('putHook creates, then replaces and returns the previous record', async () => {
+      const { hooks } = stores();
+      expect(await hooks.putHook(hook('h1', 'orders'))).toEqual({ created: true, previous: null });
+      const second = await hooks.putHook(hook('h1', 'orders', { tool: 'print' }));
+      expect(second.created).toBe(false);
+      expect(second.previous?.tool).toBe('echo');
+      expect((await hooks.getHook('h1'))?.tool).toBe('print');
+      expect(await hooks.getHook('ghost')).toBeNull();
+    });
+
+    it('a replaced hook with a new topic moves: off the old topic, on the new one', async () => {
+      const { hooks, runs } = stores();
+      await hooks.putHook(hook('h1', 'old'));
+      await hooks.putHook(hook('h2', 'old'));
+      await hooks.putHook(hook('h1', 'new'));
+      expect((await hooks.hooksOnTopic('old')).map((h) => h.name)).toEqual(['h2']);
+      expect((await hooks.hooksOnTopic('new')).map((h) => h.name)).toEqual(['h1']);
+      const kept = await runs.keepEvent({ topic: 'old', payload: {}, now: T0, dispatchGraceMs: 0 });
+      expect(kept.map((k) => k.hook)).toEqual(['h2']);
+    });
+
+    it('hooksOnTopic is sorted by name; listHooks lists all; removeHook takes it off its topic', async () => {
+      const { hooks } = stores();
+      for (const n of ['zeta', 'alpha', 'mid']) await hooks.putHook(hook(n, 't1'));
+      await hooks.putHook(hook('other', 't2'));
+      expect((await hooks.hooksOnTopic('t1')).map((h) => h.name)).toEqual(['alpha', 'mid', 'zeta']);
+      expect((await hooks.listHooks()).map((h) => h.name)).toEqual(['alpha', 'mid', 'other', 'zeta']);
+      expect(await hooks.removeHook('mid')).toBe(true);
+      expect(await hooks.removeHook('mid')).toBe(false);
+      expect((await hooks.hooksOnTopic('t1')).map((h) => h.name)).toEqual(['alpha', 'zeta']);
+      expect(await hooks.hooksOnTopic('nobody')).toEqual([]);
+    });
+
+    it('keeps the whole hook record, nested fields included', async () => {
+      const { hooks } = stores();
+      const h = hook('full', 't', {
+        condition: { content: '.a == 1' }, start_expr: { id: 'tpl', kwargs: { x: [1, 2] } },
+        subject: { scope: 's', kind: 'k', key_expr: { content: '.id' } }, tools_allow: ['*', '!x'], tool_kwargs: {},
+      });
+      await hooks.putHook(h);
+      expect(await hooks.getHook('full')).toEqual(h);
+    });
+
+    it('verifier bindings: put (created flag), get, list, remove', async () => {
+      const { hooks } = stores();
+      const v = { topic: 'gh', kind: 'github' as const, settings: {}, secrets: ['env:S'], created_at: 'c', updated_at: 'u' };
+      expect(await hooks.putVerifier(v)).toEqual({ created: true });
+      expect(await hooks.putVerifier({ ...v, secrets: ['env:S', 'env:T'] })).toEqual({ created: false });
+      expect((await hooks.getVerifier('gh'))?.secrets).toEqual(['env:S', 'env:T']);
+      expect((await hooks.listVerifiers()).map((b) => b.topic)).toEqual(['gh']);
+      expect(await hooks.removeVerifier('gh')).toBe(true);
+      expect(await hooks.getVerifier('gh')).toBeNull();
+      expect(await hooks.removeVerifier('gh')).toBe(false);
+    });
+
+    it('templates: put, get, list, remove', async () => {
+      const { hooks } = stores();
+      await hooks.putTemplate({ id: 'b', content: '.b' });
+      await hooks.putTemplate({ id: 'a', content: '.a', description: 'd' });
+      expect(await hooks.getTemplate('a')).toEqual({ id: 'a', content: '.a', description: 'd' });
+      expect((await hooks.listTemplates()).map((t) => t.id)).toEqual(['a', 'b']);
+      expect(await hooks.removeTemplate('a')).toBe(true);
+      expect(await hooks.getTemplate('a')).toBeNull();
+    });
+
+    it('tools: put (created flag), get, list, remove', async () => {
+      const { tools } = stores();
+      expect(await tools.putTool(tool('svc'))).toEqual({ created: true });
+      expect(await tools.putTool({ ...tool('svc'), timeout_ms: 5 })).toEqual({ created: false });
+      await tools.putTool(tool('abc'));
+      expect((await tools.getTool('svc'))?.timeout_ms).toBe(5);
+      expect((await tools.listTools()).map((t) => t.name)).toEqual(['abc', 'svc']);
+      expect(await tools.removeTool('svc')).toBe(true);
+      expect(await tools.getTool('svc')).toBeNull();
+    });
+
+    it('claimDelivery refuses a second claim per topic until released', async () => {
+      const { hooks } = stores();
+      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(true);
+      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(false);
+      expect(await hooks.claimDelivery('other', 'd1', 60_000)).toBe(true);
+      await hooks.releaseDelivery('gh', 'd1');
+      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(true);
+    });
+
+    it('ping answers', async () => {
+      await expect(stores().ping()).resolves.toBeUndefined();
+    });
+  });
+}

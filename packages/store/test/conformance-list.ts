@@ -1,0 +1,92 @@
+import type { Run } from '@hookyard/core';
+import type { RunFilter, Stores } from '../src';
+import { T0, hook, rejection, useStores } from './fixtures';
+import type { StoresFactory } from './fixtures';
+
+async function pages(s: Stores, filter: RunFilter, limit: number): Promise<Run[][]> {
+  const out: Run[][] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 100; i += 1) {
+    const page = await s.runs.list(filter, limit, cursor);
+    out.push(page.runs);
+    cursor = page.nextCursor;
+    if (!cursor) return out;
+  }
+  throw new Error('list never ended');
+}
+
+/**
+ * 12 events over two topics (3 hooks on `orders`, 1 on `users`), some in the
+ * same millisecond; a few runs finished so status filters have something to do.
+ */
+async function fill(s: Stores): Promise<Run[]> {
+  for (const [n, t] of [['a', 'orders'], ['b', 'orders'], ['c', 'orders'], ['u', 'users']] as const) await s.hooks.putHook(hook(n, t));
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i += 1) {
+    const now = T0 + Math.floor(i / 2) * 10;
+    const kept = await s.runs.keepEvent({ topic: i % 3 === 0 ? 'users' : 'orders', payload: { i }, now, dispatchGraceMs: 0 });
+    ids.push(...kept.map((k) => k.id));
+  }
+  for (const id of ids.filter((_, i) => i % 4 === 0)) {
+    const c = await s.runs.claim(id, 'w', 1_000, T0 + 100);
+    await s.runs.complete(id, c!.token, 'succeeded', null, T0 + 101);
+  }
+  await s.runs.claim(ids[1]!, 'w', 1_000, T0 + 100);
+  const all = await Promise.all(ids.map((id) => s.runs.get(id)));
+  return all.map((r) => r!).sort((x, y) => (x.id < y.id ? 1 : -1));
+}
+
+export function describeRunListConformance(name: string, factory: StoresFactory): void {
+  describe(`${name}: run list`, () => {
+    const stores = useStores(factory);
+
+    it('pages newest first with no duplicates or gaps', async () => {
+      const s = stores();
+      const all = await fill(s);
+      expect(all).toHaveLength(4 * 1 + 8 * 3);
+      for (const limit of [1, 4, 7, 100]) {
+        const got = await pages(s, {}, limit);
+        expect(got.flat().map((r) => r.id)).toEqual(all.map((r) => r.id));
+        for (const page of got.slice(0, -1)) expect(page).toHaveLength(limit);
+      }
+      const ids = all.map((r) => r.id);
+      expect(all.map((r) => r.created_at)).toEqual([...all.map((r) => r.created_at)].sort().reverse());
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it('filters by status, hook and topic, combined with AND, across pages', async () => {
+      const s = stores();
+      const all = await fill(s);
+      const cases: RunFilter[] = [
+        { status: 'succeeded' }, { status: 'pending' }, { status: 'running' }, { hook: 'a' }, { topic: 'users' },
+        { status: 'pending', hook: 'b' }, { status: 'succeeded', topic: 'orders' }, { hook: 'u', topic: 'users' },
+        { hook: 'u', topic: 'orders' }, { status: 'pending', hook: 'c', topic: 'orders' }, { status: 'failed' },
+      ];
+      for (const filter of cases) {
+        const want = all.filter(
+          (r) => (!filter.status || r.status === filter.status) && (!filter.hook || r.hook === filter.hook) &&
+            (!filter.topic || r.topic === filter.topic),
+        );
+        const got = (await pages(s, filter, 3)).flat();
+        expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);
+      }
+      expect(all.filter((r) => r.status === 'running')).toHaveLength(1);
+    });
+
+    it('a hook moved to another topic: its old runs keep their topic for the filter', async () => {
+      const s = stores();
+      await s.hooks.putHook(hook('mover', 'before'));
+      const [old] = await s.runs.keepEvent({ topic: 'before', payload: {}, now: T0, dispatchGraceMs: 0 });
+      await s.hooks.putHook(hook('mover', 'after'));
+      const [fresh] = await s.runs.keepEvent({ topic: 'after', payload: {}, now: T0 + 1, dispatchGraceMs: 0 });
+      expect((await s.runs.list({ hook: 'mover', topic: 'before' }, 10)).runs.map((r) => r.id)).toEqual([old!.id]);
+      expect((await s.runs.list({ hook: 'mover' }, 10)).runs.map((r) => r.id)).toEqual([fresh!.id, old!.id]);
+    });
+
+    it('an empty result has no cursor; a garbage cursor is bad_input', async () => {
+      const s = stores();
+      expect(await s.runs.list({ hook: 'none' }, 10)).toEqual({ runs: [], nextCursor: null });
+      expect((await rejection(s.runs.list({}, 10, 'not a cursor'))).kind).toBe('bad_input');
+    });
+  });
+}

@@ -1,0 +1,298 @@
+import { RESULT_MAX_BYTES, RUN_ID_PATTERN } from '@hookyard/core';
+import type { Stores } from '../src';
+import { T0, hook, rejection, useStores } from './fixtures';
+import type { StoresFactory } from './fixtures';
+import { describeInterruptConformance } from './conformance-interrupt';
+
+/** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
+export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
+  for (const h of hooks) await s.hooks.putHook(hook(h, topic));
+  return (await s.runs.keepEvent({ topic, payload: { n: 1 }, deliveryId: 'd-1', now, dispatchGraceMs: graceMs })).map((k) => k.id);
+}
+
+export function describeRunStoreConformance(name: string, factory: StoresFactory): void {
+  describe(`${name}: run store`, () => {
+    const stores = useStores(factory);
+
+    describe('keepEvent', () => {
+      it('keeps nothing for a topic without hooks', async () => {
+        const s = stores();
+        await s.hooks.putHook(hook('elsewhere', 'other'));
+        expect(await s.runs.keepEvent({ topic: 'empty', payload: {}, now: T0, dispatchGraceMs: 0 })).toEqual([]);
+        expect((await s.runs.list({}, 10)).runs).toEqual([]);
+      });
+
+      it('keeps one pending run per hook on the topic, none for hooks on other topics', async () => {
+        const s = stores();
+        await s.hooks.putHook(hook('b-other', 'other'));
+        const ids = await keep(s, 'orders', ['h3', 'h1', 'h2']);
+        const kept = await Promise.all(ids.map((id) => s.runs.get(id)));
+        expect(kept.map((r) => r?.hook)).toEqual(['h1', 'h2', 'h3']);
+        expect(new Set(ids).size).toBe(3);
+        for (const id of ids) expect(id).toMatch(RUN_ID_PATTERN);
+        const run = kept[0]!;
+        expect(run).toMatchObject({
+          topic: 'orders', status: 'pending', attempts: 0, acted: '', acted_ids: [], claim_intent: '', error: null,
+          result: null, input: null, lease: null, resumable: false, delivery_id: 'd-1', payload: { n: 1 },
+          due_at: new Date(T0).toISOString(), created_at: new Date(T0).toISOString(), started_at: null, finished_at: null,
+        });
+        expect(run.history.map((h) => h.event)).toEqual(['kept']);
+        expect((await s.runs.list({ topic: 'other' }, 10)).runs).toEqual([]);
+        expect((await s.runs.counts()).pending).toBe(3);
+      });
+
+      it('dispatches again only after the grace, not before', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h'], T0, 5_000);
+        expect(await s.runs.sweepDue(T0 + 4_999, 10, 1_000)).toEqual([]);
+        expect(await s.runs.sweepDue(T0 + 5_000, 10, 1_000)).toEqual([id]);
+      });
+    });
+
+    describe('claim', () => {
+      it('is a compare-and-set: the second claim gets null', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const first = await s.runs.claim(id!, 'w1', 30_000, T0);
+        expect(first?.run).toMatchObject({ status: 'running', attempts: 1, lease: { owner: 'w1', until: T0 + 30_000 } });
+        expect(first?.run.lease?.token).toBe(first?.token);
+        expect(first?.run.started_at).toBe(new Date(T0).toISOString());
+        expect(first?.run.history.map((h) => h.event)).toEqual(['kept', 'claimed']);
+        expect(await s.runs.claim(id!, 'w2', 30_000, T0)).toBeNull();
+        expect((await s.runs.counts()).running).toBe(1);
+      });
+
+      it('refuses a run not yet due and a finished run; unknown ids are not_found', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        expect(await s.runs.claim(id!, 'w', 1_000, T0 - 1)).toBeNull();
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.complete(id!, c!.token, 'succeeded', { ok: true }, T0 + 1);
+        expect(await s.runs.claim(id!, 'w', 1_000, T0 + 2)).toBeNull();
+        expect((await rejection(s.runs.claim('0'.repeat(26), 'w', 1, T0))).kind).toBe('not_found');
+        expect(await s.runs.get('0'.repeat(26))).toBeNull();
+      });
+
+      it('scheduleRetry waits until due, keeps the error, then the next claim bumps attempts and token', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c1 = await s.runs.claim(id!, 'w', 1_000, T0);
+        const err = { kind: 'unavailable' as const, message: 'peer down' };
+        const waiting = await s.runs.scheduleRetry(id!, c1!.token, err, T0 + 10_000, T0 + 5);
+        expect(waiting).toMatchObject({ status: 'retry_wait', error: err, lease: null, due_at: new Date(T0 + 10_000).toISOString() });
+        expect((await s.runs.counts()).retry_wait).toBe(1);
+        expect(await s.runs.claim(id!, 'w', 1_000, T0 + 9_999)).toBeNull();
+        expect(await s.runs.sweepDue(T0 + 9_999, 10, 100)).toEqual([]);
+        expect(await s.runs.sweepDue(T0 + 10_000, 10, 100)).toEqual([id]);
+        const c2 = await s.runs.claim(id!, 'w2', 1_000, T0 + 10_000);
+        expect(c2?.run.attempts).toBe(2);
+        expect(c2!.token).toBeGreaterThan(c1!.token);
+        expect(c2?.run.error).toEqual(err);
+        expect(c2?.run.started_at).toBe(new Date(T0).toISOString());
+      });
+    });
+
+    describe('fencing', () => {
+      it('refuses every write with a stale token and changes nothing', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        const bad = c!.token + 1;
+        const before = await s.runs.get(id!);
+        const err = { kind: 'internal' as const, message: 'x' };
+        const policy = { maxAttempts: 3, retryDelayMs: 10 };
+        const writes: Array<[string, () => Promise<unknown>]> = [
+          ['renew', () => s.runs.renew(id!, bad, 5_000, T0 + 1)],
+          ['setClaimIntent', () => s.runs.setClaimIntent(id!, bad, 'resume:i1', T0 + 1)],
+          ['act', () => s.runs.act(id!, bad, { acted: 'start', input: { a: 1 }, resumable: true }, T0 + 1)],
+          ['note', () => s.runs.note(id!, bad, 'condition', 'true', T0 + 1)],
+          ['complete', () => s.runs.complete(id!, bad, 'succeeded', 1, T0 + 1)],
+          ['fail', () => s.runs.fail(id!, bad, err, T0 + 1)],
+          ['scheduleRetry', () => s.runs.scheduleRetry(id!, bad, err, T0 + 9, T0 + 1)],
+          ['release', () => s.runs.release(id!, bad, 'shutdown', policy, T0 + 1)],
+        ];
+        for (const [what, write] of writes) {
+          const e = await rejection(write());
+          expect([what, e.kind]).toEqual([what, 'conflict']);
+          expect(e.message).toContain(String(bad));
+        }
+        expect(await s.runs.get(id!)).toEqual(before);
+      });
+
+      it('after a lapse and a reclaim, the old attempt cannot complete', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const old = await s.runs.claim(id!, 'w-old', 1_000, T0);
+        const lapsed = await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 0 });
+        expect(lapsed.map((o) => [o.id, o.outcome])).toEqual([[id, 'retry']]);
+        const fresh = await s.runs.claim(id!, 'w-new', 1_000, T0 + 1_002);
+        expect(fresh).not.toBeNull();
+        const before = await s.runs.get(id!);
+        expect((await rejection(s.runs.complete(id!, old!.token, 'succeeded', 'late', T0 + 1_003))).kind).toBe('conflict');
+        expect(await s.runs.get(id!)).toEqual(before);
+        const done = await s.runs.complete(id!, fresh!.token, 'succeeded', 'mine', T0 + 1_004);
+        expect(done).toMatchObject({ status: 'succeeded', result: 'mine', attempts: 2 });
+      });
+
+      it('refuses writes once the attempt has ended, even with its own token', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.fail(id!, c!.token, { kind: 'bad_input', message: 'no' }, T0 + 1);
+        const e = await rejection(s.runs.renew(id!, c!.token, 1_000, T0 + 2));
+        expect(e.kind).toBe('conflict');
+        expect(e.message).toContain('failed');
+      });
+
+      it('renew extends the lease so the sweep leaves it alone', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.renew(id!, c!.token, 5_000, T0 + 900);
+        expect((await s.runs.get(id!))?.lease?.until).toBe(T0 + 5_900);
+        expect(await s.runs.sweepLapsed(T0 + 2_000, 10, { maxAttempts: 3, retryDelayMs: 0 })).toEqual([]);
+      });
+    });
+
+    describe('acting and finishing', () => {
+      it('act records what the hook did and clears the claim intent; note adds history', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.note(id!, c!.token, 'condition', 'matched', T0 + 1);
+        await s.runs.setClaimIntent(id!, c!.token, 'resume:i-9', T0 + 2);
+        expect((await s.runs.get(id!))?.claim_intent).toBe('resume:i-9');
+        await s.runs.act(id!, c!.token, { acted: 'resume', actedIds: ['i-9'] }, T0 + 3);
+        const run = await s.runs.get(id!);
+        expect(run).toMatchObject({ acted: 'resume', acted_ids: ['i-9'], claim_intent: '' });
+        expect(run?.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'condition', 'claim_intent', 'acted']);
+        expect(run?.history[2]).toEqual({ at: new Date(T0 + 1).toISOString(), attempt: 1, event: 'condition', detail: 'matched' });
+      });
+
+      it('complete keeps a small result as is and truncates a large one with a marker', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['a', 'b']);
+        const ca = await s.runs.claim(a!, 'w', 1_000, T0);
+        const small = { rows: [1, 2, { x: 'y' }], empty: {}, list: [] };
+        const done = await s.runs.complete(a!, ca!.token, 'succeeded', small, T0 + 7);
+        expect(done).toMatchObject({ status: 'succeeded', result: small, lease: null, finished_at: new Date(T0 + 7).toISOString() });
+        expect(await s.runs.get(a!)).toEqual(done);
+        const cb = await s.runs.claim(b!, 'w', 1_000, T0);
+        const big = { text: 'é'.repeat(RESULT_MAX_BYTES) };
+        const cut = await s.runs.complete(b!, cb!.token, 'succeeded', big, T0 + 8);
+        const result = cut.result as { truncated: boolean; preview: string };
+        expect(result.truncated).toBe(true);
+        expect(result.preview.startsWith('{"text":"éé')).toBe(true);
+        expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(RESULT_MAX_BYTES);
+        expect((await s.runs.counts()).running).toBe(0);
+      });
+
+      it('skipped ends the run; fail holds it as failed and counts it', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['a', 'b']);
+        const ca = await s.runs.claim(a!, 'w', 1_000, T0);
+        expect((await s.runs.complete(a!, ca!.token, 'skipped', null, T0 + 1)).status).toBe('skipped');
+        const cb = await s.runs.claim(b!, 'w', 1_000, T0);
+        const failed = await s.runs.fail(b!, cb!.token, { kind: 'bad_input', message: 'condition raised' }, T0 + 1);
+        expect(failed).toMatchObject({ status: 'failed', error: { kind: 'bad_input', message: 'condition raised' } });
+        expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 0, failed: 1 });
+      });
+
+      it('history keeps only the last 50 lines', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        for (let i = 0; i < 60; i += 1) await s.runs.note(id!, c!.token, 'step', `n${i}`, T0 + i);
+        const history = (await s.runs.get(id!))!.history;
+        expect(history).toHaveLength(50);
+        expect(history[49]?.detail).toBe('n59');
+        expect(history[0]?.detail).toBe('n10');
+      });
+    });
+
+    describe('sweeps', () => {
+      it('two concurrent sweepDue calls never hand out the same run in one window', async () => {
+        const s = stores();
+        const ids = await keep(s, 't', ['a', 'b', 'c', 'd', 'e', 'f']);
+        const [x, y] = await Promise.all([s.runs.sweepDue(T0, 4, 10_000), s.runs.sweepDue(T0, 4, 10_000)]);
+        expect([...x, ...y].sort()).toEqual([...ids].sort());
+        expect(await s.runs.sweepDue(T0 + 9_999, 10, 10_000)).toEqual([]);
+        expect((await s.runs.sweepDue(T0 + 10_000, 10, 10_000)).sort()).toEqual([...ids].sort());
+      });
+
+      it('a claimed run is not due; sweepExpired removes finished runs past retention, never failed ones', async () => {
+        const s = stores();
+        const [ok, skip, bad, gone, live] = await keep(s, 't', ['a', 'b', 'c', 'd', 'e']);
+        const claim = async (id: string) => (await s.runs.claim(id, 'w', 1_000, T0))!.token;
+        await s.runs.complete(ok!, await claim(ok!), 'succeeded', 1, T0);
+        await s.runs.complete(skip!, await claim(skip!), 'skipped', null, T0);
+        await s.runs.fail(bad!, await claim(bad!), { kind: 'internal', message: 'boom' }, T0);
+        await s.runs.discard(gone!, T0);
+        expect(await s.runs.sweepDue(T0, 10, 1_000)).toEqual([live]);
+        expect(await s.runs.sweepExpired(T0 + 1_000, 1_000, 100)).toBe(0);
+        expect(await s.runs.sweepExpired(T0 + 1_001, 1_000, 100)).toBe(3);
+        for (const id of [ok, skip, gone]) expect(await s.runs.get(id!)).toBeNull();
+        expect((await s.runs.get(bad!))?.status).toBe('failed');
+        expect((await s.runs.list({}, 10)).runs.map((r) => r.id).sort()).toEqual([bad, live].sort());
+        expect(await s.runs.sweepExpired(T0 + 10_000_000, 1_000, 100)).toBe(0);
+      });
+    });
+
+    describe('operator verbs', () => {
+      it('retry: only a failed run; refuses a committed resume or take, saying why', async () => {
+        const s = stores();
+        const [p, r, t] = await keep(s, 't', ['p', 'r', 't']);
+        const e = await rejection(s.runs.retry(p!, T0));
+        expect(e.kind).toBe('conflict');
+        expect(e.message).toContain('pending');
+        for (const [id, acted] of [[r!, 'resume'], [t!, 'take']] as const) {
+          const c = await s.runs.claim(id, 'w', 1_000, T0);
+          await s.runs.act(id, c!.token, { acted, actedIds: ['i-1', 'i-2'] }, T0);
+          await s.runs.fail(id, c!.token, { kind: 'internal', message: 'tool broke' }, T0);
+          const refusal = await rejection(s.runs.retry(id, T0 + 1));
+          expect(refusal.kind).toBe('conflict');
+          expect(refusal.message).toBe(`run ${id} committed a ${acted} on i-1, i-2; it cannot be retried, only discarded`);
+          expect((await s.runs.get(id))?.status).toBe('failed');
+        }
+        expect((await rejection(s.runs.retry('0'.repeat(26), T0))).kind).toBe('not_found');
+      });
+
+      it('retry: a failed run is pending again with attempts reset; a started run keeps its start', async () => {
+        const s = stores();
+        const [plain, started] = await keep(s, 't', ['a', 'b']);
+        const c1 = await s.runs.claim(plain!, 'w', 1_000, T0);
+        await s.runs.fail(plain!, c1!.token, { kind: 'bad_input', message: 'bad cond' }, T0);
+        const c2 = await s.runs.claim(started!, 'w', 1_000, T0);
+        await s.runs.act(started!, c2!.token, { acted: 'start', input: { q: 'x' }, resumable: false }, T0);
+        await s.runs.fail(started!, c2!.token, { kind: 'internal', message: 'tool broke' }, T0);
+        const again = await s.runs.retry(plain!, T0 + 50);
+        expect(again).toMatchObject({ status: 'pending', attempts: 0, acted: '', error: null, finished_at: null, due_at: new Date(T0 + 50).toISOString() });
+        expect(again.history.at(-1)).toMatchObject({ event: 'retried' });
+        expect(again.history.at(-1)?.detail).toContain('bad cond');
+        const replay = await s.runs.retry(started!, T0 + 50);
+        expect(replay).toMatchObject({ status: 'pending', attempts: 0, acted: 'start', input: { q: 'x' } });
+        expect(await s.runs.counts()).toEqual({ pending: 2, running: 0, retry_wait: 0, failed: 0 });
+        expect((await s.runs.sweepDue(T0 + 50, 10, 1_000)).sort()).toEqual([plain, started].sort());
+        expect((await s.runs.claim(started!, 'w', 1_000, T0 + 50))?.run.attempts).toBe(1);
+      });
+
+      it('discard: any status but running; discarded twice is a conflict; unknown is not_found', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['a', 'b']);
+        const d = await s.runs.discard(a!, T0 + 3);
+        expect(d).toMatchObject({ status: 'discarded', finished_at: new Date(T0 + 3).toISOString(), due_at: null });
+        expect(d.history.at(-1)?.event).toBe('discarded');
+        expect(await s.runs.sweepDue(T0 + 10, 10, 0)).toEqual([b]);
+        expect((await rejection(s.runs.discard(a!, T0))).kind).toBe('conflict');
+        await s.runs.claim(b!, 'w', 1_000, T0);
+        const e = await rejection(s.runs.discard(b!, T0));
+        expect(e.kind).toBe('conflict');
+        expect(e.message).toContain('running');
+        expect((await rejection(s.runs.discard('0'.repeat(26), T0))).kind).toBe('not_found');
+        expect(await s.runs.counts()).toEqual({ pending: 0, running: 1, retry_wait: 0, failed: 0 });
+      });
+    });
+
+    describeInterruptConformance(stores);
+  });
+}

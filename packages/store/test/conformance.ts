@@ -1,0 +1,9 @@
+/**
+ * One conformance suite for every store implementation (memory and Redis):
+ * `describeRunStoreConformance` for the run life cycle, `describeHookStoreConformance`
+ * for hooks, verifiers, templates, tools and delivery claims.
+ */
+export { describeRunStoreConformance } from './conformance-runs';
+export { describeRunListConformance } from './conformance-list';
+export { describeHookStoreConformance } from './conformance-hooks';
+export type { StoresFactory } from './fixtures';
