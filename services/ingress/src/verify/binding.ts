@@ -1,0 +1,109 @@
+import { nameViolation } from '@hookyard/core';
+import type { VerifierBinding } from '@hookyard/core';
+import { KIND_FIELDS, VERIFIER_KINDS, compileSettings } from './settings';
+import type { VerifierKind } from './settings';
+
+/** Rotation needs two; a few more cover staged roll-outs. More is a mistake. */
+export const MAX_SECRETS = 5;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const TOP_LEVEL = new Set(['kind', 'secret', 'secrets', 'settings', 'topic']);
+
+/** The one line for a secret reference that is wrong, or undefined when it is a good reference. */
+export function secretRefViolation(field: string, ref: unknown): string | undefined {
+  if (typeof ref !== 'string') return `${field} must be a string reference env:NAME or file:/path`;
+  if (ref.startsWith('env:')) {
+    return ENV_NAME.test(ref.slice(4)) ? undefined : `${field} must name an environment variable matching ${ENV_NAME.source} after env:`;
+  }
+  if (ref.startsWith('file:')) {
+    const path = ref.slice(5);
+    return path.startsWith('/') && !path.includes('\0') && path.length <= 4096 ? undefined : `${field} must be file: followed by an absolute path`;
+  }
+  // Never echo the value: it is most likely the secret itself.
+  return `${field} looks like a literal secret, which is never stored; put it in an environment variable or a mounted file and reference it as env:NAME or file:/path`;
+}
+
+/**
+ * Checks a PUT body for a topic's verifier and builds the binding to keep.
+ * One line per miss, each naming the field. Secrets must be references
+ * (`env:NAME`, `file:/path`), several while rotating. `created_at` and
+ * `updated_at` are both `now`; a route replacing a binding keeps the old `created_at`.
+ */
+export function validateVerifierBinding(
+  topic: string,
+  input: unknown,
+  now: Date,
+): { ok: true; binding: VerifierBinding } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  const topicMiss = nameViolation('topic', topic);
+  if (topicMiss) errors.push(topicMiss);
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, errors: [...errors, `the verifier must be a JSON object {kind, secrets, settings}, got ${JSON.stringify(input) ?? typeof input}`] };
+  }
+  const body = input as Record<string, unknown>;
+  const kind = body.kind;
+  const knownKind = typeof kind === 'string' && (VERIFIER_KINDS as readonly string[]).includes(kind);
+  if (!knownKind) errors.push(`kind must be one of ${VERIFIER_KINDS.join(', ')}, got ${JSON.stringify(kind) ?? 'nothing'}`);
+
+  for (const name of Object.keys(body)) {
+    if (TOP_LEVEL.has(name)) continue;
+    const isSetting = knownKind && name in KIND_FIELDS[kind as VerifierKind];
+    errors.push(isSetting ? `${name} belongs under settings (settings.${name})` : `unknown field ${JSON.stringify(name)}`);
+  }
+  if (body.topic !== undefined && body.topic !== topic) {
+    errors.push(`topic in the body (${JSON.stringify(body.topic)}) differs from the topic in the path (${JSON.stringify(topic)})`);
+  }
+
+  const secrets = collectSecrets(body, errors);
+  let settings: Record<string, unknown> = {};
+  if (knownKind) {
+    const compiled = compileSettings(kind as VerifierKind, body.settings);
+    errors.push(...compiled.errors);
+    settings = compiled.values;
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const at = now.toISOString();
+  return { ok: true, binding: { topic, kind: kind as VerifierKind, settings, secrets, created_at: at, updated_at: at } };
+}
+
+function collectSecrets(body: Record<string, unknown>, errors: string[]): string[] {
+  if (body.secret !== undefined && body.secrets !== undefined) {
+    errors.push('give either secret or secrets, not both');
+    return [];
+  }
+  if (body.secret !== undefined) {
+    const miss = secretRefViolation('secret', body.secret);
+    if (miss) errors.push(miss);
+    return miss ? [] : [body.secret as string];
+  }
+  if (body.secrets === undefined) {
+    errors.push('secrets is required: one or more references env:NAME or file:/path (several while rotating)');
+    return [];
+  }
+  if (!Array.isArray(body.secrets) || body.secrets.length === 0 || body.secrets.length > MAX_SECRETS) {
+    errors.push(`secrets must be a list of 1 to ${MAX_SECRETS} references env:NAME or file:/path`);
+    return [];
+  }
+  const list = body.secrets as unknown[];
+  list.forEach((ref, i) => {
+    const miss = secretRefViolation(`secrets[${i}]`, ref);
+    if (miss) errors.push(miss);
+    else if (list.indexOf(ref) !== i) errors.push(`secrets[${i}] repeats secrets[${list.indexOf(ref)}]`);
+  });
+  return list.filter((ref): ref is string => typeof ref === 'string');
+}
+
+/**
+ * What a GET of the binding shows. Bindings hold references only, but anything
+ * that is not a well-formed reference (a store edited by hand) is masked.
+ */
+export function redactBinding(binding: VerifierBinding): VerifierBinding {
+  return {
+    topic: binding.topic,
+    kind: binding.kind,
+    settings: { ...binding.settings },
+    secrets: binding.secrets.map((ref) => (secretRefViolation('secret', ref) === undefined ? ref : '<redacted: not a reference>')),
+    created_at: binding.created_at,
+    updated_at: binding.updated_at,
+  };
+}
