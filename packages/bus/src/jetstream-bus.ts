@@ -117,6 +117,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     },
     async ping() {
       if (closed || nc.isClosed()) throw unavailable('run bus is closed');
+      if (!conn.isConnected()) throw unavailable('NATS is disconnected; reconnecting');
       try {
         await withTimeout(nc.rtt(), 2000, 'ping NATS');
       } catch (err) {

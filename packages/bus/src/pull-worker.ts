@@ -47,6 +47,9 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   const queue: Array<{ held: Held; index: number; task: () => Promise<unknown> }> = [];
   const held = new Set<Held>();
   let inFlight = 0;
+  // Running mean of tasks per message, so a pull asks for about as many
+  // messages as there are free slots (a 100-id message fills 100 slots).
+  let tasksPerMessage = 1;
   let stopping = false;
   let aborted = false;
   let current: ConsumerMessages | null = null;
@@ -113,7 +116,15 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
       safely('term an unreadable message', () => msg.term());
       return;
     }
-    const h: Held = { msg, work, outcomes: new Array(work.tasks.length), remaining: work.tasks.length, abandoned: false, heartbeat: setInterval(() => safely('mark a message in progress', () => msg.working()), opts.heartbeatMs) };
+    tasksPerMessage = tasksPerMessage * 0.8 + Math.max(1, work.tasks.length) * 0.2;
+    const h: Held = {
+      msg,
+      work,
+      outcomes: new Array(work.tasks.length),
+      remaining: work.tasks.length,
+      abandoned: false,
+      heartbeat: setInterval(() => safely('mark a message in progress', () => msg.working()), opts.heartbeatMs),
+    };
     h.heartbeat.unref();
     held.add(h);
     if (work.tasks.length === 0) return finish(h);
@@ -126,7 +137,8 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
       if (!hasCapacity()) await new Promise<void>((resolve) => (wake = resolve));
       if (stopping) break;
       try {
-        current = await opts.consumer.fetch({ max_messages: opts.concurrency - inFlight, expires: opts.expiresMs });
+        const wanted = Math.max(1, Math.floor((opts.concurrency - inFlight) / tasksPerMessage));
+        current = await opts.consumer.fetch({ max_messages: wanted, expires: opts.expiresMs });
         if (stopping) current.stop();
         for await (const msg of current) accept(msg);
       } catch (err) {

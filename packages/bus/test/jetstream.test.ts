@@ -3,7 +3,7 @@ import { HookyardError } from '@hookyard/core';
 import { requireNats, uniquePrefix } from '../../../test/support/services';
 import { createJetStreamBus, RUN_CONSUMER, type RunBus } from '../src';
 import { runBusConformance } from './conformance';
-import { gate, ids, sleep, waitFor } from './support';
+import { gate, ids, sleep, startRelay, waitFor } from './support';
 
 let url: string;
 let admin: NatsConnection;
@@ -138,6 +138,46 @@ describe('JetStream bus', () => {
       expect(runs).toEqual(['slow-1']);
     } finally {
       await world.dispose();
+    }
+  });
+
+  it('rejects a publish while disconnected (unavailable) and works again after the reconnect', async () => {
+    const target = new URL(url);
+    const relay = await startRelay({ host: target.hostname, port: Number(target.port || 4222) });
+    const prefix = uniquePrefix('bus');
+    const bus = await createJetStreamBus({ url: relay.url, prefix });
+    try {
+      const seen: string[] = [];
+      const sub = await bus.subscribe(async (id) => void seen.push(id), { concurrency: 2 });
+      await relay.cut();
+      let err: unknown = null;
+      // Poll until the client noticed the loss; each try must settle, never hang.
+      for (let i = 0; i < 100 && err === null; i += 1) {
+        err = await bus.publish(['gone-1']).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        if (err === null) await sleep(50);
+      }
+      expect(err).toBeInstanceOf(HookyardError);
+      expect((err as HookyardError).kind).toBe('unavailable');
+      await expect(bus.ping()).rejects.toMatchObject({ kind: 'unavailable' });
+
+      await relay.resume();
+      let back = false;
+      for (let i = 0; i < 100 && !back; i += 1) {
+        back = await bus.ping().then(() => true, () => false);
+        if (!back) await sleep(100);
+      }
+      expect(back).toBe(true);
+      await bus.publish(['back-1']);
+      await waitFor('delivery after the reconnect', () => seen.includes('back-1'));
+      await sub.stop();
+    } finally {
+      await bus.close();
+      await relay.close();
+      const jsm = await admin.jetstreamManager();
+      await jsm.streams.delete(`${prefix.toUpperCase()}_RUNS`).catch(() => undefined);
     }
   });
 
