@@ -64,9 +64,21 @@ export async function withDeadline<T>(
       const kind: ErrorKind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
       throw new HookyardError(kind, `${what} was aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: err });
     }
-    const e = toHookyardError(err);
+    const e = transportError(err);
     throw new HookyardError(e.kind, `${what} could not be reached: ${e.message}`, { cause: err });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * fetch wraps the socket error (ECONNREFUSED, …) as its `cause`. The cause may
+ * come from another realm (so `instanceof Error` fails): read its code by shape.
+ */
+function transportError(err: unknown): HookyardError {
+  const e = toHookyardError(err);
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (e.kind !== 'internal' || typeof cause?.code !== 'string') return e;
+  const inner = toHookyardError(Object.assign(new Error(String(cause.message ?? cause.code)), { code: cause.code }));
+  return new HookyardError(inner.kind, `${e.message}: ${inner.message}`, { cause: err });
 }

@@ -67,12 +67,12 @@ export function webhookTool(options: WebhookOptions): LocalTool {
 
       const method = args.method === undefined ? 'POST' : args.method;
       if (typeof method !== 'string' || !METHODS.includes(method)) throw badInput(`webhook: method must be one of ${METHODS.join(', ')}, got ${JSON.stringify(args.method)}`);
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey };
+      const headers = new Headers({ 'Content-Type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey });
       if (args.headers !== undefined) {
         if (args.headers === null || typeof args.headers !== 'object' || Array.isArray(args.headers)) throw badInput(`webhook: headers must be an object of strings`);
         for (const [k, v] of Object.entries(args.headers)) {
           if (typeof v !== 'string') throw badInput(`webhook: headers.${k} must be a string, got ${JSON.stringify(v)}`);
-          headers[k] = v;
+          headers.set(k, v);
         }
       }
       let timeout = options.timeoutMs;

@@ -51,8 +51,10 @@ export class RemoteRepo implements ToolRepo {
     const protocol = PROTOCOLS[record.protocol];
     // Stored properties first, the call's arguments win.
     const merged = { ...record.body_properties, ...args };
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...record.headers };
-    headers['Idempotency-Key'] = ctx.idempotencyKey;
+    // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
+    const headers = new Headers({ 'Content-Type': 'application/json' });
+    for (const [k, v] of Object.entries(record.headers)) headers.set(k, v);
+    headers.set('Idempotency-Key', ctx.idempotencyKey);
     const what = `tool '${name}'`;
     const hasBody = record.method !== 'GET';
     const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);

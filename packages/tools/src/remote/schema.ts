@@ -29,7 +29,7 @@ export async function fetchSchema(fetchFn: FetchFn, record: RemoteToolRecord, lo
   const what = `schema of tool '${record.name}'`;
   try {
     return await withDeadline(what, Math.min(record.timeout_ms, SCHEMA_TIMEOUT_MS), undefined, async (signal) => {
-      const res = await fetchFn(url, { method: 'GET', headers: { ...record.headers, Accept: 'application/json' }, signal, redirect: 'manual' });
+      const res = await fetchFn(url, { method: 'GET', headers: new Headers({ ...record.headers }), signal, redirect: 'manual' });
       const body = await readBounded(res, SCHEMA_MAX_BYTES, what);
       if (res.status !== 200) return null;
       const fns = parseFunctions(body);
