@@ -16,11 +16,17 @@ import { isAlreadyExists, isNotFound, toBusError } from './nats-errors';
 /** Subject tokens separated by dots; no wildcards or spaces, so it is safe inside a subject. */
 const PREFIX_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** Checks a subject prefix ("hooks") and names its stream: `hooks` + `RUNS` -> `HOOKS_RUNS`. */
-export function streamName(prefix: string, suffix: string): string {
+/** Rejects a subject prefix with wildcards, spaces or empty tokens. */
+export function checkPrefix(prefix: string): string {
   if (!PREFIX_PATTERN.test(prefix)) {
     throw badInput(`NATS prefix ${JSON.stringify(prefix)} does not match ${PREFIX_PATTERN.source}`);
   }
+  return prefix;
+}
+
+/** Checks a subject prefix ("hooks") and names its stream: `hooks` + `RUNS` -> `HOOKS_RUNS`. */
+export function streamName(prefix: string, suffix: string): string {
+  checkPrefix(prefix);
   return `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_${suffix}`;
 }
 

@@ -1,5 +1,5 @@
 import { type ErrorKind, type Logger, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
-import { connectNats, subjectToken } from './nats-setup';
+import { checkPrefix, connectNats, subjectToken } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
 
 /** What the platform tells about a run that reached a state worth announcing. */
@@ -30,13 +30,16 @@ export interface RunEventPublisherOptions {
   logger?: Logger;
 }
 
+/** `<prefix>.events.run.<status>.<hook>`; a status or hook that is not one subject token is bad_input. */
 export function runEventSubject(prefix: string, summary: Pick<RunSummary, 'status' | 'hook'>): string {
   return `${prefix}.events.run.${subjectToken(summary.status, 'run status')}.${subjectToken(summary.hook, 'hook name')}`;
 }
 
+/** Connects to NATS (reconnecting forever); `publish` rejects `unavailable` while disconnected. */
 export async function createRunEventPublisher(options: RunEventPublisherOptions): Promise<RunEventPublisher> {
   const logger = options.logger ?? silentLogger();
-  runEventSubject(options.prefix, { status: 'failed', hook: 'x' });
+  // A bad prefix fails at boot rather than on the first event.
+  checkPrefix(options.prefix);
   const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger);
   let closed = false;
   return {
@@ -63,6 +66,7 @@ export interface MemoryRunEventPublisher extends RunEventPublisher {
   readonly published: readonly RunSummary[];
 }
 
+/** Records summaries in `published`; checks the subject tokens as the NATS one does. */
 export function createMemoryRunEventPublisher(): MemoryRunEventPublisher {
   const published: RunSummary[] = [];
   let closed = false;

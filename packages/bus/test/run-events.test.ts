@@ -50,6 +50,10 @@ describe('run event publisher (NATS)', () => {
     await expect(events.publish(summary())).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
+  it('refuses a prefix with wildcards at start', async () => {
+    await expect(createRunEventPublisher({ url, prefix: 'hooks.>' })).rejects.toMatchObject({ kind: 'bad_input' });
+  });
+
   it('refuses a hook name that would change the subject shape', async () => {
     const events = await createRunEventPublisher({ url, prefix: uniquePrefix('ev') });
     try {
