@@ -27,7 +27,8 @@ export interface RunExecutorDeps {
  * shutdown can hand them back.
  */
 export class RunExecutor {
-  private readonly inFlight = new Map<string, Attempt>();
+  // A set, not a map by run id: a stale attempt and its replacement may both be here for a moment.
+  private readonly inFlight = new Set<Attempt>();
   private readonly evaluator: HookEvaluator;
 
   constructor(private readonly deps: RunExecutorDeps) {
@@ -35,7 +36,7 @@ export class RunExecutor {
   }
 
   attempts(): Attempt[] {
-    return [...this.inFlight.values()];
+    return [...this.inFlight];
   }
 
   async handle(runId: string): Promise<void> {
@@ -52,7 +53,7 @@ export class RunExecutor {
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
     const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger);
-    this.inFlight.set(runId, a);
+    this.inFlight.add(a);
     metrics.started.inc({ hook: a.run.hook });
     if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);
     metrics.inFlight.inc();
@@ -62,7 +63,7 @@ export class RunExecutor {
       await Promise.race([this.work(a, now), a.interrupted]);
     } finally {
       a.stopLease();
-      this.inFlight.delete(runId);
+      this.inFlight.delete(a);
       metrics.inFlight.dec();
     }
   }

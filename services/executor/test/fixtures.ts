@@ -112,3 +112,12 @@ export function gate<T = void>(): { promise: Promise<T>; open(value: T): void } 
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+/** Waits (bounded: about 2.5 s) until `check` holds, while the executor works on its own promises. */
+export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i += 1) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('condition not reached');
+}

@@ -1,4 +1,4 @@
-import { HOOKS_RUN_FAILED_TOPIC, HookyardError, TOOL_EXTRA_IDEMPOTENCY_KEY, type ErrorKind } from '@hookyard/core';
+import { HOOKS_RUN_FAILED_TOPIC, HookyardError, TOOL_EXTRA_IDEMPOTENCY_KEY, type ErrorKind, type Hook } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { counter, harness, hook, tableJq, testTool } from './fixtures';
 
@@ -95,7 +95,7 @@ describe('executor: one attempt', () => {
     ['subject key renders empty', { subject: { scope: 's', kind: 'k', key_expr: { content: '$parked' } } }, 'bad_input'],
     ['tool outside the hook allowlist', { tools_allow: ['other'] }, 'unauthorized'],
     ['tool excluded by the hook allowlist', { tools_allow: ['*', '!t'] }, 'unauthorized'],
-  ] as const)('fails at once before acting when %s', async (_name, fields, kind) => {
+  ] as [string, Partial<Hook>, ErrorKind][])('fails at once before acting when %s', async (_name, fields, kind) => {
     const tool = testTool('t', async () => 'ran');
     const h = harness({ jq: jq(), tools: [tool] });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't', ...fields }));
