@@ -1,1 +1,93 @@
-export {};
+import express from 'express';
+import { systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { JqEngine } from '@hookyard/jq';
+import type { Stores } from '@hookyard/store';
+import type { ToolRepo } from '@hookyard/tools';
+import { createApiRouter } from './api/router';
+import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
+import { createDoorHandler } from './door/door-handler';
+import { createVerifierStep } from './door/verifier-step';
+import { SchemaChecker } from './hooks/schema-checker';
+import { healthRoutes } from './ops/health';
+import { createSecretResolver, type SecretResolver } from './verify';
+
+export interface IngressDeps {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  jq: JqEngine;
+  tools: ToolRepo;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock?: Clock;
+  /** Extra readiness check of co-hosted roles (embedded `all` mode). */
+  readiness?: () => Promise<void>;
+  /** Resolves verifier secret references (default: environment and mounted files). */
+  secrets?: SecretResolver;
+  /** How long the door waits for a slow client's body before a 408 (default 10000). */
+  doorReadTimeoutMs?: number;
+  /** How long the door reuses a topic's verifier binding (default 1000). */
+  verifierCacheMs?: number;
+}
+
+export const DOOR_PATH = '/universal_webhook/:topic';
+const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/**
+ * The ingress: the public door, the management API under /api, /metrics,
+ * /healthz and /readyz. The door is registered first and runs on node's own
+ * request/response with no middleware in front; everything else gets the
+ * security headers, its routes, a JSON 404 and the one error middleware.
+ */
+export function createIngressApp(deps: IngressDeps): express.Express {
+  const clock = deps.clock ?? systemClock;
+  const { settings, logger } = deps;
+  const verifier = createVerifierStep({
+    hooks: deps.stores.hooks,
+    secrets: deps.secrets ?? createSecretResolver(),
+    metrics: deps.metrics,
+    logger,
+    cacheMs: deps.verifierCacheMs,
+    now: () => clock.now(),
+  });
+  const door = createDoorHandler({
+    stores: deps.stores,
+    bus: deps.bus,
+    metrics: deps.metrics,
+    logger,
+    clock,
+    dispatchGraceMs: settings.dispatchGraceMs,
+    bodyMaxBytes: settings.bodyMaxBytes,
+    queryMaxBytes: settings.queryMaxBytes,
+    readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    verify: verifier.step,
+    allowsGet: verifier.allowsGet,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.all(DOOR_PATH, (req, res) => door(req, res, req.params.topic as string));
+
+  app.use(securityHeaders);
+  healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
+  app.use(
+    '/api',
+    createApiRouter({
+      settings,
+      stores: deps.stores,
+      bus: deps.bus,
+      jq: deps.jq,
+      tools: deps.tools,
+      metrics: deps.metrics,
+      logger,
+      clock,
+      schemas: new SchemaChecker(),
+      onVerifierChanged: (topic) => verifier.invalidate(topic),
+    }),
+  );
+  app.use(unknownRoute);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,21 @@
+import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { JqEngine } from '@hookyard/jq';
+import type { Stores } from '@hookyard/store';
+import type { ToolRepo } from '@hookyard/tools';
+import type { SchemaChecker } from '../hooks/schema-checker';
+
+/** What every management route reads; built once by createIngressApp. */
+export interface ApiContext {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  jq: JqEngine;
+  tools: ToolRepo;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock: Clock;
+  schemas: SchemaChecker;
+  /** Called after a verifier binding changed, so the door's cache does not serve the old one. */
+  onVerifierChanged(topic: string): void;
+}

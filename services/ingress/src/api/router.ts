@@ -1,0 +1,45 @@
+import express, { type Request, type Router } from 'express';
+import { SECURITY_HEADERS } from '../http/headers';
+import { authenticate, createTokenResolver } from './auth';
+import type { ApiContext } from './context';
+import { unknownRoute } from './errors';
+import { hookRoutes } from './hooks-routes';
+import { runRoutes } from './runs-routes';
+import { templateRoutes } from './templates-routes';
+import { toolRoutes } from './tools-routes';
+import { verifierRoutes } from './verifier-routes';
+
+/** The looser management limit (per client); 429 with Retry-After when over. */
+export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+
+/** Management request bodies are small records; anything bigger is a mistake. */
+export const API_BODY_LIMIT = '256kb';
+
+/**
+ * Everything under `/api`: limiter -> bearer token -> JSON body -> the routes
+ * (each states its role first) -> a JSON 404 for anything else.
+ */
+export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
+  const router = express.Router();
+  if (limit) {
+    router.use(async (req, res, next) => {
+      const verdict = await limit(req);
+      if (verdict.ok) return next();
+      // No error kind maps to 429, so the limiter answers here rather than through the error middleware.
+      res
+        .status(429)
+        .set(SECURITY_HEADERS)
+        .set('Retry-After', String(Math.max(1, Math.ceil(verdict.retryAfterSeconds))))
+        .json({ error: { kind: 'unavailable', message: 'too many management requests; retry later' } });
+    });
+  }
+  router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
+  router.use(express.json({ limit: API_BODY_LIMIT, strict: false }));
+  hookRoutes(router, ctx);
+  verifierRoutes(router, ctx);
+  runRoutes(router, ctx);
+  toolRoutes(router, ctx);
+  templateRoutes(router, ctx);
+  router.use(unknownRoute);
+  return router;
+}

@@ -1,0 +1,67 @@
+import type { Router } from 'express';
+import { badInput, conflict, isValidName, notFound } from '@hookyard/core';
+import { validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import { requireRole } from './auth';
+import type { ApiContext } from './context';
+
+/**
+ * The tool registry: every tool the deployment can call (with its JSON Schema
+ * and provider), and the admin-only registration of HTTP tool services.
+ */
+export function toolRoutes(router: Router, ctx: ApiContext): void {
+  router.get('/tools', requireRole('reader'), async (_req, res) => {
+    const [tools, registered] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools()]);
+    res.json({ tools: tools.map(toolToWire), registered });
+  });
+
+  router.get('/tools/:name', requireRole('reader'), async (req, res) => {
+    const name = req.params.name as string;
+    const info = (await ctx.tools.tools(name)).find((t) => t.name === name);
+    if (!info) throw notFound(`tool '${name}' is not a registered tool`);
+    const record = await ctx.stores.tools.getTool(name);
+    res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
+  });
+
+  router.post('/tools', requireRole('admin'), async (req, res) => {
+    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()));
+    if (!checked.ok) throw badInput('tool registration refused', checked.errors);
+    const record = checked.record;
+    const previous = await ctx.stores.tools.getTool(record.name);
+    if (previous) record.created_at = previous.created_at;
+    const { created } = await ctx.stores.tools.putTool(record);
+    ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created }, created ? 'tool registered' : 'tool replaced');
+    res.status(created ? 201 : 200).json({ created, tool: record });
+  });
+
+  router.delete('/tools/:name', requireRole('admin'), async (req, res) => {
+    const name = req.params.name as string;
+    if (!isValidName(name) || !(await ctx.stores.tools.getTool(name))) throw notFound(`tool '${name}' is not a registered tool service`);
+    // Removing a tool a hook still calls would turn every future run of that hook into a failure.
+    const users = (await ctx.stores.hooks.listHooks()).filter((h) => h.tool === name).map((h) => h.name);
+    if (users.length) throw conflict(`tool '${name}' is used by hook(s) ${users.join(', ')}; remove or re-point them first`);
+    await ctx.stores.tools.removeTool(name);
+    ctx.logger.info({ tool: name }, 'tool removed');
+    res.json({ removed: true, name });
+  });
+}
+
+/** Every tool name with its description; a provider that lists a name but cannot describe it is shown bare. */
+async function allTools(repo: ToolRepo): Promise<ToolInfo[]> {
+  const out: ToolInfo[] = [];
+  for (const name of await repo.names()) {
+    const info = (await repo.tools(name)).find((t) => t.name === name);
+    out.push(info ?? { name, description: '', parameters: (await repo.schema(name)) ?? {}, provider: 'unknown' });
+  }
+  return out;
+}
+
+function toolToWire(t: ToolInfo): Record<string, unknown> {
+  return {
+    name: t.name,
+    description: t.description,
+    provider: t.provider,
+    parameters: t.parameters,
+    ...(t.retry ? { retry: t.retry } : {}),
+    ...(t.crashResumable ? { crash_resumable: true } : {}),
+  };
+}

@@ -1,0 +1,127 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { UNROUTED_TOPIC, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import type { RunBus } from '@hookyard/bus';
+import type { KeptRun, Stores } from '@hookyard/store';
+import { parsePayload } from './payload';
+
+/** A delivery as the door read it: the raw bytes, before anything parsed them. */
+export interface Delivery {
+  topic: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  /** Raw query string without `?`. */
+  query: string;
+}
+
+/** What the door answers. `body` is the JSON text. */
+export interface DoorAnswer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The verification step of a topic (wired from the verifier module): not
+ * bound -> `{ok: true, deliveryId: null}`. A delivery id comes with how long
+ * its claim is kept.
+ */
+export type VerifyStep = (
+  delivery: Delivery,
+  now: number,
+) => Promise<{ ok: true; deliveryId: string | null; claimTtlMs: number } | { ok: false; answer: DoorAnswer }>;
+
+export interface AcceptDeps {
+  stores: Stores;
+  bus: RunBus;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock: Clock;
+  dispatchGraceMs: number;
+  bodyMaxBytes: number;
+  verify?: VerifyStep;
+}
+
+export const ANSWERS = {
+  acceptFailed: { status: 500, body: '{"error":"accept failed"}' },
+  verificationError: { status: 500, body: '{"error":"webhook verification error"}' },
+  duplicate: { status: 200, body: '{"status":"duplicate"}' },
+} satisfies Record<string, DoorAnswer>;
+
+/**
+ * The door's framework-neutral core, after the body was read within its caps:
+ * verify the raw bytes -> claim the delivery id -> parse -> keep the runs
+ * (one atomic write) -> answer. Publishing happens after the answer (see
+ * `publishKept`), so a slow or failing bus never delays or fails an accepted
+ * event: the scheduler's sweep dispatches whatever was not published.
+ */
+export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[] }> {
+  const now = deps.clock.now();
+  let deliveryId: string | null = null;
+  if (deps.verify) {
+    const verdict = await deps.verify(delivery, now);
+    if (!verdict.ok) return { answer: verdict.answer, kept: [] };
+    deliveryId = verdict.deliveryId;
+    if (deliveryId !== null) {
+      let first: boolean;
+      try {
+        first = await deps.stores.hooks.claimDelivery(delivery.topic, deliveryId, verdict.claimTtlMs);
+      } catch (err) {
+        deps.logger.error({ err, topic: delivery.topic, deliveryId }, 'delivery id could not be claimed; nothing kept');
+        return { answer: ANSWERS.verificationError, kept: [] };
+      }
+      if (!first) return { answer: ANSWERS.duplicate, kept: [] };
+    }
+  }
+
+  const parsed = await parsePayload({
+    contentType: delivery.headers['content-type'],
+    rawBody: delivery.rawBody,
+    query: delivery.query,
+    maxFieldBytes: deps.bodyMaxBytes,
+  });
+  if (!parsed.ok) {
+    // A refused body keeps nothing; give the claim back so a corrected resend is not "duplicate".
+    if (deliveryId !== null) await release(deps, delivery.topic, deliveryId);
+    return { answer: { status: parsed.status, body: JSON.stringify(parsed.body) }, kept: [] };
+  }
+
+  let kept: KeptRun[];
+  try {
+    kept = await deps.stores.runs.keepEvent({
+      topic: delivery.topic,
+      payload: parsed.payload,
+      deliveryId,
+      now,
+      dispatchGraceMs: deps.dispatchGraceMs,
+    });
+  } catch (err) {
+    deps.logger.error({ err, topic: delivery.topic, deliveryId }, 'door could not keep the event; nothing kept');
+    if (deliveryId === null) return { answer: ANSWERS.acceptFailed, kept: [] };
+    await release(deps, delivery.topic, deliveryId);
+    return { answer: ANSWERS.verificationError, kept: [] };
+  }
+
+  if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
+  for (const run of kept) deps.metrics.accepted.inc({ topic: delivery.topic, hook: run.hook });
+  return { answer: { status: 200, body: `{"status":"accepted","runs":${kept.length}}` }, kept };
+}
+
+async function release(deps: AcceptDeps, topic: string, deliveryId: string): Promise<void> {
+  try {
+    await deps.stores.hooks.releaseDelivery(topic, deliveryId);
+  } catch (err) {
+    // The sender's retry will be answered "duplicate" until the claim's TTL passes; say so loudly.
+    deps.logger.error({ err, topic, deliveryId }, 'could not release the delivery claim after a refused keep');
+  }
+}
+
+/** Publishes kept run ids without anyone waiting; a failure is only a warning (the sweep covers it). */
+export function publishKept(deps: Pick<AcceptDeps, 'bus' | 'metrics' | 'logger'>, topic: string, kept: readonly KeptRun[]): void {
+  if (kept.length === 0) return;
+  const ids = kept.map((k) => k.id);
+  deps.bus.publish(ids).then(
+    () => deps.metrics.dispatched.inc({ source: 'door' }, ids.length),
+    (err: unknown) => deps.logger.warn({ err, topic, runs: ids }, 'publish of kept runs failed; the sweep will dispatch them'),
+  );
+}

@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
+import { sendJson } from '../http/headers';
+import { acceptDelivery, publishKept, type AcceptDeps, type DoorAnswer } from './accept';
+import { readBody } from './read-body';
+
+/** The flood limiter's verdict for one delivery (wired from the limiter module). */
+export type LimitStep = (req: IncomingMessage, topic: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+
+export interface DoorOptions extends AcceptDeps {
+  queryMaxBytes: number;
+  /** How long a client may take to send its body before a 408 (default 10 s). */
+  readTimeoutMs: number;
+  limit?: LimitStep;
+  /** True when the topic's verifier lets a GET through (a verification handshake). */
+  allowsGet?: (topic: string) => Promise<boolean>;
+}
+
+const NOT_FOUND = '{"error":"not found"}';
+const METHOD_NOT_ALLOWED = '{"error":"method not allowed"}';
+const QUERY_TOO_LONG = '{"error":"query string too long"}';
+const TOO_MANY = '{"error":"too many requests"}';
+const BODY_TOO_LARGE = '{"error":"body too large"}';
+const TIMEOUT = '{"error":"request body not received in time"}';
+const INTERNAL = '{"error":"internal error"}';
+
+/**
+ * `POST /universal_webhook/{topic}` on node's own request/response: no body
+ * parser, no express helpers, one writeHead per answer. Order: topic -> method
+ * -> query cap -> flood limiter -> body cap and read timeout -> accept
+ * (verify, claim, parse, keep) -> answer -> publish.
+ */
+export function createDoorHandler(opts: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
+  const answer = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>, close = false) => {
+    opts.metrics.doorRequests.inc({ code: String(status) });
+    sendJson(res, status, body, extra, close);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse, topic: string): Promise<void> {
+    // A refusal before the body was read drops the connection when a body is on its way, so it is never read.
+    const pendingBody = hasBody(req);
+    if (topic.length > NAME_MAX_LENGTH || !NAME_PATTERN.test(topic)) return answer(res, 404, NOT_FOUND, undefined, pendingBody);
+    if (req.method !== 'POST' && !(req.method === 'GET' && opts.allowsGet && (await opts.allowsGet(topic)))) {
+      return answer(res, 405, METHOD_NOT_ALLOWED, { Allow: 'POST' }, pendingBody);
+    }
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const query = q < 0 ? '' : url.slice(q + 1);
+    if (Buffer.byteLength(query) > opts.queryMaxBytes) return answer(res, 414, QUERY_TOO_LONG, undefined, pendingBody);
+    if (opts.limit) {
+      const verdict = await opts.limit(req, topic);
+      if (!verdict.ok) return answer(res, 429, TOO_MANY, { 'Retry-After': String(Math.max(1, Math.ceil(verdict.retryAfterSeconds))) }, pendingBody);
+    }
+
+    const read = await readBody(req, opts.bodyMaxBytes, opts.readTimeoutMs);
+    if (!read.ok) {
+      if (read.status === 413) return answer(res, 413, BODY_TOO_LARGE, undefined, true);
+      if (read.status === 408) return answer(res, 408, TIMEOUT, undefined, true);
+      return; // the client went away: nothing to answer, nothing kept
+    }
+
+    const { answer: a, kept } = await acceptDelivery(opts, {
+      topic,
+      method: req.method ?? 'POST',
+      headers: req.headers,
+      rawBody: read.body,
+      query,
+    });
+    respond(res, a);
+    publishKept(opts, topic, kept);
+  }
+
+  const respond = (res: ServerResponse, a: DoorAnswer) => answer(res, a.status, a.body, a.headers);
+
+  return (req, res, topic) => {
+    handle(req, res, topic).catch((err: unknown) => {
+      opts.logger.error({ err, topic }, 'door failed unexpectedly');
+      answer(res, 500, INTERNAL, undefined, true);
+    });
+  };
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}

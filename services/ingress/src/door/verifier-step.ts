@@ -1,0 +1,80 @@
+import type { HookMetrics, Logger, VerifierBinding } from '@hookyard/core';
+import type { HookStore } from '@hookyard/store';
+import { UNAUTHORIZED_BODY, verifyDelivery, type SecretResolver } from '../verify';
+import { ANSWERS, type VerifyStep } from './accept';
+
+export interface VerifierStepDeps {
+  hooks: HookStore;
+  secrets: SecretResolver;
+  metrics: HookMetrics;
+  logger: Logger;
+  /**
+   * How long a topic's binding (or its absence) is reused before the store is
+   * asked again (default 1000 ms). This process drops its entry at once when
+   * the binding changes through its own API; other replicas within this time.
+   */
+  cacheMs?: number;
+  now?: () => number;
+}
+
+const UNAUTHORIZED = JSON.stringify(UNAUTHORIZED_BODY);
+/** Bounds the cache when deliveries spray many topic names; clearing costs only a store read each. */
+const CACHE_MAX = 10_000;
+
+/**
+ * The door's verification: look the topic's binding up (briefly cached, so the
+ * hot path does not pay a store round trip per delivery), verify the raw
+ * bytes, count and log refusals (the reason goes to the log, never to the
+ * sender). A binding that cannot be read or a secret that cannot be resolved
+ * is a 500 that keeps nothing.
+ */
+export function createVerifierStep(deps: VerifierStepDeps): {
+  step: VerifyStep;
+  allowsGet(topic: string): Promise<boolean>;
+  invalidate(topic: string): void;
+} {
+  const cacheMs = deps.cacheMs ?? 1000;
+  const now = deps.now ?? Date.now;
+  const cache = new Map<string, { binding: VerifierBinding | null; at: number }>();
+
+  async function lookup(topic: string): Promise<VerifierBinding | null> {
+    const hit = cache.get(topic);
+    if (hit && now() - hit.at < cacheMs) return hit.binding;
+    const binding = await deps.hooks.getVerifier(topic);
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(topic, { binding, at: now() });
+    return binding;
+  }
+
+  const step: VerifyStep = async (delivery, at) => {
+    const { topic } = delivery;
+    try {
+      const binding = await lookup(topic);
+      if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0 };
+      const result = await verifyDelivery(binding, { method: delivery.method, headers: delivery.headers, rawBody: delivery.rawBody, now: at }, deps.secrets);
+      if (result.ok) return result;
+      deps.metrics.verificationFailures.inc({ topic });
+      deps.logger.warn({ topic, kind: binding.kind, reason: result.reason, status: result.status }, 'delivery refused by the topic verifier');
+      const headers = result.status === 405 ? { Allow: 'POST' } : undefined;
+      return { ok: false, answer: { status: result.status, body: UNAUTHORIZED, ...(headers ? { headers } : {}) } };
+    } catch (err) {
+      deps.logger.error({ err, topic }, 'delivery could not be verified (binding or secret unreadable); nothing kept');
+      return { ok: false, answer: ANSWERS.verificationError };
+    }
+  };
+
+  return {
+    step,
+    async allowsGet(topic) {
+      try {
+        const binding = await lookup(topic);
+        return binding?.kind === 'shared_secret' && binding.settings.allow_get === true;
+      } catch {
+        return false;
+      }
+    },
+    invalidate(topic) {
+      cache.delete(topic);
+    },
+  };
+}
