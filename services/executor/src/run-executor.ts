@@ -35,8 +35,38 @@ export class RunExecutor {
     this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, jqTimeoutMs: deps.settings.jqTimeoutMs });
   }
 
+  private closed = false;
+
   attempts(): Attempt[] {
     return [...this.inFlight];
+  }
+
+  /** Takes no more work: a claim that lands after this is handed back at once. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /**
+   * Interrupts an attempt and gives its run back to the store, whose interrupt
+   * policy decides: not acted -> due again (the attempt counts); a started
+   * tool -> replayed if crash-resumable, else held as failed (and reported).
+   */
+  async handBack(a: Attempt, reason: string): Promise<void> {
+    const { stores, settings, logger, clock } = this.deps;
+    a.interrupt('shutdown');
+    try {
+      const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };
+      const out = await stores.runs.release(a.run.id, a.token, reason, policy, clock.now());
+      logger.warn({ run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, outcome: out.outcome, err: out.error.message }, 'run handed back');
+      if (out.outcome === 'failed') {
+        const run = await stores.runs.get(a.run.id);
+        if (run) await this.deps.reporter.finished(run);
+      }
+    } catch (err) {
+      const e = toHookyardError(err);
+      // Already finished, or taken over by another worker: nothing to hand back.
+      logger.warn({ run: a.run.id, kind: e.kind, err: e.message }, 'could not hand back a run');
+    }
   }
 
   async handle(runId: string): Promise<void> {
@@ -47,12 +77,16 @@ export class RunExecutor {
       claimed = await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
     } catch (err) {
       const e = toHookyardError(err);
-      logger.warn({ run: runId, kind: e.kind, err: e.message }, 'claim failed; the sweep dispatches the run again');
+      // not_found: the run was discarded or expired since it was published.
+      if (e.kind === 'not_found') logger.debug({ run: runId, err: e.message }, 'run to claim is gone');
+      else logger.warn({ run: runId, kind: e.kind, err: e.message }, 'claim failed; the sweep dispatches the run again');
       return;
     }
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
     const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger);
+    // A claim that raced a shutdown: give the run straight back rather than start work.
+    if (this.closed) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
     metrics.started.inc({ hook: a.run.hook });
     if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);

@@ -81,25 +81,11 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
   let stopped: Promise<void> | undefined;
   async function drain(graceMs: number): Promise<void> {
     stopping = true;
+    executor.close();
     const unsubscribed = subscription.stop();
     await settledOrTimeout(Promise.allSettled([...handlers]), graceMs);
     const left = executor.attempts();
-    const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };
-    for (const a of left) {
-      a.interrupt('shutdown');
-      try {
-        const out = await stores.runs.release(a.run.id, a.token, 'shutdown', policy, clock.now());
-        logger.warn({ run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, outcome: out.outcome, err: out.error.message }, 'run handed back at shutdown');
-        if (out.outcome === 'failed') {
-          const run = await stores.runs.get(a.run.id);
-          if (run) await reporter.finished(run);
-        }
-      } catch (err) {
-        const e = toHookyardError(err);
-        // Already finished or taken over: nothing to hand back.
-        logger.warn({ run: a.run.id, kind: e.kind, err: e.message }, 'could not hand back a run at shutdown');
-      }
-    }
+    for (const a of left) await executor.handBack(a, 'shutdown');
     await unsubscribed;
     logger.info({ handedBack: left.length }, 'executor stopped');
   }

@@ -65,4 +65,15 @@ describe('executor: start and stop', () => {
     await stopped;
     expect(await h.stores.runs.get(ids[0]!)).toMatchObject({ status: 'succeeded', result: 'finished' });
   });
+
+  it('hands a claim that lands after stop straight back, without starting work', async () => {
+    const tool = testTool('t', async () => 'ran');
+    const h = harness({ jq: tableJq({}), tools: [tool] });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    const [id] = await h.keep('gh', {});
+    h.executor.close();
+    await h.executor.handle(id!);
+    expect(tool.calls).toHaveLength(0);
+    expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'retry_wait', attempts: 1, acted: '' });
+  });
 });
