@@ -1,4 +1,6 @@
 export { createMemoryStores } from './memory/create';
+export { createRedisStores } from './redis/create';
+export type { RedisStoresOptions } from './redis/create';
 export { MAX_HOOKS_PER_EVENT } from './run-ids';
 export type {
   ActInput,

@@ -47,6 +47,11 @@ export function retryScheduledDetail(error: ErrorInfo, dueAt: number): string {
   return `${errorDetail(error)}; due at ${new Date(dueAt).toISOString()}`;
 }
 
+/** Interrupt retries are written by Lua, which cannot format dates: the delay instead of the time. */
+export function interruptRetryDetail(error: ErrorInfo, delayMs: number): string {
+  return `${errorDetail(error)}; due in ${delayMs} ms`;
+}
+
 export function operatorRetryDetail(lastError: ErrorInfo | null): string {
   return `retried by operator${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
 }

@@ -236,7 +236,7 @@ export class MemoryRunStore implements RunStore {
       this.log(slot, now, 'failed', rules.errorDetail(error));
     } else if (outcome === 'retry') {
       this.makeDue(slot, 'retry_wait', now + policy.retryDelayMs, now);
-      this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, now + policy.retryDelayMs));
+      this.log(slot, now, 'retry_scheduled', rules.interruptRetryDetail(error, policy.retryDelayMs));
     } else {
       this.makeDue(slot, 'pending', now, now);
       this.log(slot, now, 'replay', 'its start replays on the next attempt');

@@ -1,0 +1,13 @@
+-- discard: an operator drops a run that is not running; it enters retention.
+-- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
+-- ARGV: 1 partition hash tag, 2 run id, 3 now ms
+-- Returns {0, run fields...}; {-1} no such run; {-3, status} running or already discarded.
+--!include transitions
+local c = script_ctx()
+local now = tonumber(ARGV[3])
+local f = redis.call('HMGET', c.run, 'status', 'attempts')
+if not f[1] then return { -1 } end
+if f[1] == 'running' or f[1] == 'discarded' then return { -3, f[1] } end
+finish(c, 'discarded', now)
+append_history(c.run, now, f[2], 'discarded', 'discarded by operator (was ' .. f[1] .. ')')
+return { 0, redis.call('HGETALL', c.run) }

@@ -1,0 +1,49 @@
+-- Fragment: interrupt(c, now, max_attempts, retry_delay, event, reason)
+-- The one interrupt policy, for a lapsed lease (sweep_lapsed) and a shutdown
+-- hand-back (release). Same table as decideInterrupt in interrupt.ts:
+--   acted ''                    -> retry_wait at now + retry_delay, or failed (unavailable) when attempts are spent
+--   acted 'start', resumable    -> pending now (replay), or failed (unavailable) when attempts are spent
+--   acted 'start', not resumable-> failed (internal)
+--   acted cancel/resume/take    -> failed (internal)
+-- Returns {id, hook, outcome, kind, message, attempts}.
+--!include transitions
+local function interrupt(c, now, max_attempts, retry_delay, event, reason)
+  local f = redis.call('HMGET', c.run, 'hook', 'attempts', 'acted', 'acted_ids', 'resumable')
+  local hook, attempts, acted, acted_ids, resumable = f[1], tonumber(f[2]), f[3], f[4], f[5]
+  append_history(c.run, now, attempts, event, reason)
+  local spent = attempts >= max_attempts
+  local used = '(' .. attempts .. ' of ' .. max_attempts .. ')'
+  local outcome, kind, message
+  if acted == '' then
+    if spent then
+      outcome, kind, message = 'failed', 'unavailable', reason .. '; no attempts left ' .. used
+    else
+      outcome, kind, message = 'retry', 'unavailable', reason
+    end
+  elseif acted == 'start' then
+    if resumable ~= '1' then
+      outcome, kind = 'failed', 'internal'
+      message = 'interrupted after its tool started; the tool does not declare crash-resume (' .. reason .. ')'
+    elseif spent then
+      outcome, kind, message = 'failed', 'unavailable', reason .. '; no attempts left to replay its start ' .. used
+    else
+      outcome, kind, message = 'replay', 'unavailable', reason .. '; replaying its start'
+    end
+  else
+    outcome, kind = 'failed', 'internal'
+    message = 'interrupted after it committed a ' .. acted .. ' on ' .. acted_ids .. '; held for an operator (' .. reason .. ')'
+  end
+  clear_lease(c)
+  redis.call('HSET', c.run, 'error', cjson.encode({ kind = kind, message = message }))
+  if outcome == 'failed' then
+    finish(c, 'failed', now)
+    append_history(c.run, now, attempts, 'failed', kind .. ': ' .. message)
+  elseif outcome == 'retry' then
+    make_due(c, 'retry_wait', now + retry_delay, now)
+    append_history(c.run, now, attempts, 'retry_scheduled', kind .. ': ' .. message .. '; due in ' .. retry_delay .. ' ms')
+  else
+    make_due(c, 'pending', now, now)
+    append_history(c.run, now, attempts, 'replay', 'its start replays on the next attempt')
+  end
+  return { c.id, hook, outcome, kind, message, attempts }
+end

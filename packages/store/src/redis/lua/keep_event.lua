@@ -1,0 +1,31 @@
+-- keep_event: one pending run per hook registered on the topic, in one step.
+-- KEYS: 1 the topic's hook index ({prefix}:topic:<topic>; NOT in the partition's
+--         slot: on Redis Cluster this read crosses slots, see keys.ts),
+--       2 partition due zset
+-- ARGV: 1 partition hash tag, 2 id base (24 chars: time-sortable id + partition),
+--       3 topic, 4 payload (JSON), 5 delivery id ('' for none), 6 now ms,
+--       7 next dispatch ms, 8 max hooks per event, 9 history detail
+-- Returns {0, id1, hook1, id2, hook2, ...}; {-5, hook count} too many hooks.
+--!include transitions
+local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
+local names = redis.call('ZRANGE', KEYS[1], 0, -1)
+if #names > tonumber(ARGV[8]) then return { -5, #names } end
+local digits = '0123456789abcdefghijklmnopqrstuvwxyz'
+local history = cjson.encode({ { at = now, attempt = 0, event = 'kept', detail = ARGV[9] } })
+local out = { 0 }
+for i, hook in ipairs(names) do
+  -- The run's index within the event, 2 base36 chars (runIdAt in run-ids.ts).
+  local hi, lo = math.floor((i - 1) / 36), (i - 1) % 36
+  local id = base .. digits:sub(hi + 1, hi + 1) .. digits:sub(lo + 1, lo + 1)
+  redis.call('HSET', tag .. ':run:' .. id,
+    'id', id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', payload, 'attempts', 0,
+    'acted', '', 'acted_ids', '[]', 'claim_intent', '', 'error', '', 'result', '', 'input', '',
+    'owner', '', 'until', '', 'token', 0, 'due', now, 'delivery', delivery, 'resumable', '0',
+    'created', now, 'updated', now, 'started', '', 'finished', '', 'history', history)
+  ix_add_run(tag, id, hook, topic, 'pending')
+  redis.call('ZADD', KEYS[2], next_dispatch, id)
+  out[#out + 1] = id
+  out[#out + 1] = hook
+end
+return out

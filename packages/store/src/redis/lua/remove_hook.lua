@@ -1,0 +1,9 @@
+-- remove_hook: unregisters a hook and takes it off its topic index.
+-- KEYS: 1 hooks hash ({prefix}:hooks)
+-- ARGV: 1 hook key prefix ({prefix}), 2 name
+-- Returns {0, 1} removed; {0, 0} there was no such hook.
+local previous = redis.call('HGET', KEYS[1], ARGV[2])
+if not previous then return { 0, 0 } end
+redis.call('ZREM', ARGV[1] .. ':topic:' .. cjson.decode(previous).topic, ARGV[2])
+redis.call('HDEL', KEYS[1], ARGV[2])
+return { 0, 1 }

@@ -1,0 +1,197 @@
+import { badInput, notFound } from '@hookyard/core';
+import type { ErrorInfo, Run } from '@hookyard/core';
+import type Redis from 'ioredis';
+import { MAX_HOOKS_PER_EVENT, partitionOf, runIdBase } from '../run-ids';
+import * as rules from '../run-rules';
+import type {
+  ActInput, Claimed, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+} from '../types';
+import type { KeyLayout } from './keys';
+import { listRuns } from './list';
+import { checkReply, storeError } from './replies';
+import type { ReplyContext } from './replies';
+import { fieldsToRun, toFields } from './run-hash';
+import type { Scripts, ScriptName } from './scripts';
+
+const lapsedOutcome = (row: unknown): LapsedOutcome => {
+  const [id, hook, outcome, kind, message, attempts] = row as string[];
+  return {
+    id: String(id), hook: String(hook), outcome: outcome as LapsedOutcome['outcome'],
+    error: { kind: kind as ErrorInfo['kind'], message: String(message) }, attempts: Number(attempts),
+  };
+};
+
+/** The run store on Redis: every state change is one Lua script (see lua/). */
+export class RedisRunStore implements RunStore {
+  /** Where the next sweep starts, so no partition waits behind a busy one. */
+  private sweepStart = 0;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly scripts: Scripts,
+    private readonly keys: KeyLayout,
+    private readonly partitions: number,
+  ) {}
+
+  async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
+    const p = Math.floor(Math.random() * this.partitions);
+    const args = [
+      this.keys.tag(p), runIdBase(input.now, p), input.topic, JSON.stringify(input.payload ?? null) ?? 'null',
+      input.deliveryId ?? '', input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
+    ];
+    const reply = await this.exec({ op: 'keep_event', topic: input.topic }, 'keep_event', [this.keys.topic(input.topic), this.keys.due(p)], args);
+    const kept: KeptRun[] = [];
+    for (let i = 1; i + 1 < reply.length; i += 2) kept.push({ id: String(reply[i]), hook: String(reply[i + 1]) });
+    return kept;
+  }
+
+  async get(id: string): Promise<Run | null> {
+    const p = partitionOf(id, this.partitions);
+    if (p === null) return null;
+    try {
+      return fieldsToRun(toFields(await this.client.hgetall(this.keys.run(p, id))));
+    } catch (err) {
+      throw storeError('get', err);
+    }
+  }
+
+  async claim(id: string, owner: string, leaseMs: number, now: number): Promise<Claimed | null> {
+    const reply = await this.onRun('claim', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs)]);
+    if (Number(reply[0]) === 1) return null;
+    return { token: Number(reply[1]), run: this.runOf(reply[2]) };
+  }
+
+  async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {
+    await this.onRun('renew', id, token, [token, leaseMs, now]);
+  }
+
+  async setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void> {
+    await this.onRun('set_claim_intent', id, token, [token, intent, now]);
+  }
+
+  async act(id: string, token: number, act: ActInput, now: number): Promise<void> {
+    const input = act.input === undefined ? '' : JSON.stringify(act.input);
+    const args = [token, act.acted, JSON.stringify(act.actedIds ?? []), input, act.resumable ? 1 : 0, now, rules.actDetail(act)];
+    await this.onRun('act', id, token, args);
+  }
+
+  async note(id: string, token: number, event: string, detail: string, now: number): Promise<void> {
+    await this.onRun('note', id, token, [token, event, detail, now]);
+  }
+
+  async complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run> {
+    const bounded = rules.boundResult(result);
+    const args = [token, status, JSON.stringify(bounded), now, rules.completeDetail(status, bounded)];
+    return this.runOf((await this.onRun('complete', id, token, args))[1]);
+  }
+
+  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
+    const info = JSON.stringify({ kind: error.kind, message: error.message });
+    return this.runOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error)]))[1]);
+  }
+
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
+    const info = JSON.stringify({ kind: error.kind, message: error.message });
+    const args = [token, info, dueAt, now, rules.retryScheduledDetail(error, dueAt)];
+    return this.runOf((await this.onRun('schedule_retry', id, token, args))[1]);
+  }
+
+  async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {
+    const reply = await this.onRun('release', id, token, [token, reason, now, policy.maxAttempts, policy.retryDelayMs]);
+    return lapsedOutcome(reply[1]);
+  }
+
+  async sweepDue(now: number, limit: number, graceMs: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (const p of this.sweepOrder()) {
+      if (ids.length >= limit) break;
+      const reply = await this.exec({ op: 'sweep_due' }, 'sweep_due', [this.keys.due(p)], [now, limit - ids.length, graceMs]);
+      ids.push(...reply.slice(1).map(String));
+    }
+    return ids;
+  }
+
+  async sweepLapsed(now: number, limit: number, policy: InterruptPolicy): Promise<LapsedOutcome[]> {
+    const out: LapsedOutcome[] = [];
+    for (const p of this.sweepOrder()) {
+      if (out.length >= limit) break;
+      const keys = [this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
+      const args = [this.keys.tag(p), now, limit - out.length, policy.maxAttempts, policy.retryDelayMs];
+      const reply = await this.exec({ op: 'sweep_lapsed' }, 'sweep_lapsed', keys, args);
+      out.push(...reply.slice(1).map(lapsedOutcome));
+    }
+    return out;
+  }
+
+  async sweepExpired(now: number, retentionMs: number, limit: number): Promise<number> {
+    let deleted = 0;
+    for (const p of this.sweepOrder()) {
+      if (deleted >= limit) break;
+      const keys = [this.keys.done(p), this.keys.due(p), this.keys.lease(p)];
+      const reply = await this.exec({ op: 'sweep_expired' }, 'sweep_expired', keys, [this.keys.tag(p), now - retentionMs, limit - deleted]);
+      deleted += Number(reply[1]);
+    }
+    return deleted;
+  }
+
+  async list(filter: RunFilter, limit: number, cursor?: string | null): Promise<RunPage> {
+    if (cursor !== undefined && cursor !== null && !/^[0-9a-z]{26}$/.test(cursor)) {
+      throw badInput(`cursor ${JSON.stringify(cursor)} is not a run list cursor`);
+    }
+    try {
+      return await listRuns(this.client, this.keys, this.partitions, filter, limit, cursor ?? null);
+    } catch (err) {
+      throw storeError('list', err);
+    }
+  }
+
+  async retry(id: string, now: number): Promise<Run> {
+    return this.runOf((await this.onRun('retry', id, undefined, [now]))[1]);
+  }
+
+  async discard(id: string, now: number): Promise<Run> {
+    return this.runOf((await this.onRun('discard', id, undefined, [now]))[1]);
+  }
+
+  async counts(): Promise<RunCounts> {
+    const statuses = ['pending', 'running', 'retry_wait', 'failed'] as const;
+    const all = Array.from({ length: this.partitions }, (_, p) => statuses.map((s) => this.client.zcard(this.keys.index(p, `s:${s}`))));
+    try {
+      const cards = await Promise.all(all.flat());
+      const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, failed: 0 };
+      cards.forEach((n, i) => (counts[statuses[i % statuses.length]!] += n));
+      return counts;
+    } catch (err) {
+      throw storeError('counts', err);
+    }
+  }
+
+  /** Partitions in sweep order, starting one further on each call. */
+  private sweepOrder(): number[] {
+    const start = this.sweepStart++ % this.partitions;
+    return Array.from({ length: this.partitions }, (_, i) => (start + i) % this.partitions);
+  }
+
+  private runOf(reply: unknown): Run {
+    const run = fieldsToRun(toFields(reply));
+    if (!run) throw notFound('run vanished during the write');
+    return run;
+  }
+
+  /** A per-run script: KEYS run, due, lease, done; ARGV tag, id, ...args. */
+  private async onRun(name: ScriptName, id: string, token: number | undefined, args: Array<string | number>): Promise<unknown[]> {
+    const p = partitionOf(id, this.partitions);
+    if (p === null) throw notFound(`run ${id} not found`);
+    return this.exec({ op: name, id, token }, name, this.keys.runScriptKeys(p, id), [this.keys.tag(p), id, ...args]);
+  }
+
+  private async exec(ctx: ReplyContext, name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown[]> {
+    let reply: unknown[];
+    try {
+      reply = await this.scripts.run(name, keys, args);
+    } catch (err) {
+      throw storeError(name, err);
+    }
+    return checkReply(ctx, reply);
+  }
+}

@@ -1,0 +1,56 @@
+import { HookyardError, badInput, conflict, internal, notFound, unavailable } from '@hookyard/core';
+import type { Acted } from '@hookyard/core';
+import { MAX_HOOKS_PER_EVENT } from '../run-ids';
+import { committedRefusal, staleTokenError } from '../run-rules';
+
+/** What a script was doing, for the error it may become. */
+export interface ReplyContext {
+  op: string;
+  id?: string;
+  token?: number;
+  topic?: string;
+}
+
+/**
+ * The one place a script's negative code becomes an error. Codes:
+ * -1 no such run; -2 stale token / not running {status, token}; -3 wrong status
+ * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count}.
+ */
+export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
+  const code = Number(reply[0]);
+  if (code >= 0) return reply;
+  const id = ctx.id ?? '?';
+  const str = (i: number) => String(reply[i] ?? '');
+  switch (code) {
+    case -1:
+      throw notFound(`run ${id} not found`);
+    case -2:
+      throw staleTokenError(id, ctx.token ?? 0, str(1), Number(reply[2] ?? 0));
+    case -3:
+      if (ctx.op === 'retry') throw conflict(`run ${id} is ${str(1)}; only a failed run can be retried`);
+      throw conflict(`run ${id} is ${str(1)}; ${str(1) === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
+    case -4:
+      throw committedRefusal(id, str(1) as Acted, JSON.parse(str(2) || '[]') as string[]);
+    case -5:
+      throw badInput(`topic ${ctx.topic ?? '?'} has ${str(1)} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
+    default:
+      throw internal(`store script ${ctx.op} answered unknown code ${code}`);
+  }
+}
+
+const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS)/;
+
+/**
+ * Anything Redis or the client throws, as a HookyardError: an unreachable or
+ * busy Redis is `unavailable` (the caller may try again); a refused command is
+ * `internal` (a bug in the store, not a passing condition).
+ */
+export function storeError(op: string, err: unknown): HookyardError {
+  if (err instanceof HookyardError) return err;
+  const e = err as { name?: string; message?: string };
+  const message = e?.message ?? String(err);
+  if (e?.name === 'ReplyError' && !TRANSIENT_REPLY.test(message)) {
+    return internal(`redis refused ${op}: ${message}`, err);
+  }
+  return unavailable(`redis ${op} failed: ${message}`, err);
+}

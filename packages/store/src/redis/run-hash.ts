@@ -1,0 +1,59 @@
+import type { Acted, ErrorInfo, Run, RunEvent, RunStatus } from '@hookyard/core';
+
+/**
+ * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
+ * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
+ * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
+ * finished (epoch ms or ''), history (JSON, `at` in epoch ms).
+ */
+export type RunFields = Record<string, string>;
+
+/** HGETALL as a Lua script returns it (a flat array) or as the client does (an object). */
+export function toFields(reply: unknown): RunFields {
+  if (!Array.isArray(reply)) return (reply ?? {}) as RunFields;
+  const fields: RunFields = {};
+  for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+  return fields;
+}
+
+const iso = (ms: string | undefined): string | null => (ms ? new Date(Number(ms)).toISOString() : null);
+const json = <T>(raw: string | undefined, empty: T): T => (raw ? (JSON.parse(raw) as T) : empty);
+
+interface StoredEvent {
+  at: number;
+  attempt: number;
+  event: string;
+  detail?: string;
+}
+
+/** The Run a hash holds (null for an empty hash: no such run). */
+export function fieldsToRun(f: RunFields): Run | null {
+  if (!f.id) return null;
+  const running = f.status === 'running' && !!f.owner;
+  const history = json<StoredEvent[]>(f.history, []).map(
+    (h): RunEvent => ({ at: new Date(h.at).toISOString(), attempt: h.attempt, event: h.event, ...(h.detail ? { detail: h.detail } : {}) }),
+  );
+  return {
+    id: f.id,
+    hook: f.hook ?? '',
+    topic: f.topic ?? '',
+    status: f.status as RunStatus,
+    payload: json<unknown>(f.payload, null),
+    attempts: Number(f.attempts ?? 0),
+    acted: (f.acted ?? '') as Acted,
+    acted_ids: json<string[]>(f.acted_ids, []),
+    claim_intent: f.claim_intent ?? '',
+    error: json<ErrorInfo | null>(f.error, null),
+    result: json<unknown>(f.result, null),
+    input: json<Record<string, unknown> | null>(f.input, null),
+    lease: running ? { owner: f.owner ?? '', until: Number(f.until), token: Number(f.token) } : null,
+    due_at: iso(f.due),
+    delivery_id: f.delivery || null,
+    resumable: f.resumable === '1',
+    created_at: iso(f.created) ?? '',
+    updated_at: iso(f.updated) ?? '',
+    started_at: iso(f.started),
+    finished_at: iso(f.finished),
+    history,
+  };
+}

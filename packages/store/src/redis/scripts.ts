@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Redis from 'ioredis';
+
+/** One Lua script per atomic state change; fragments are included, never copied. */
+export const SCRIPT_NAMES = [
+  'keep_event', 'claim', 'renew', 'set_claim_intent', 'act', 'note', 'complete', 'fail', 'schedule_retry', 'release',
+  'retry', 'discard', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
+] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+const INCLUDE = /^--!include ([a-z_]+)\s*$/;
+
+/** The .lua files sit beside this file in src; from dist they are read from the shipped src. */
+function luaDir(): string {
+  const candidates = [join(__dirname, 'lua'), join(__dirname, '..', '..', 'src', 'redis', 'lua')];
+  const found = candidates.find((dir) => existsSync(join(dir, 'claim.lua')));
+  if (!found) throw new Error(`Lua scripts not found; looked in ${candidates.join(' and ')}`);
+  return found;
+}
+
+/**
+ * Reads script `name` with its `--!include fragment` lines replaced by the
+ * fragment (recursively, each fragment once per script).
+ */
+export function loadScript(name: string, dir = luaDir(), seen = new Set<string>()): string {
+  seen.add(name);
+  return readFileSync(join(dir, `${name}.lua`), 'utf8')
+    .split('\n')
+    .map((line) => {
+      const m = INCLUDE.exec(line);
+      if (!m) return line;
+      const fragment = m[1] ?? '';
+      return seen.has(fragment) ? `-- (${fragment} already included)` : loadScript(fragment, dir, seen);
+    })
+    .join('\n');
+}
+
+type Reply = unknown[];
+type ScriptFn = (numKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Reply>;
+
+/** Runs the store's scripts by name (EVALSHA, falling back to EVAL once per connection). */
+export class Scripts {
+  constructor(private readonly client: Redis) {
+    const dir = luaDir();
+    for (const name of SCRIPT_NAMES) client.defineCommand(`hy_${name}`, { lua: loadScript(name, dir) });
+  }
+
+  run(name: ScriptName, keys: string[], args: Array<string | number>): Promise<Reply> {
+    const fn = (this.client as unknown as Record<string, ScriptFn>)[`hy_${name}`];
+    if (!fn) throw new Error(`script ${name} is not defined`);
+    return fn.call(this.client, keys.length, ...keys, ...args);
+  }
+}
