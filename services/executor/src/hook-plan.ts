@@ -1,4 +1,4 @@
-import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput } from '@hookyard/core';
+import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, toHookyardError } from '@hookyard/core';
 import type { Hook, JqField, Run } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput } from '@hookyard/jq';
@@ -35,10 +35,10 @@ export class HookEvaluator {
     try {
       return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked: [] }, timeoutMs: this.deps.jqTimeoutMs });
     } catch (err) {
-      const e = err as { kind?: unknown; message?: unknown };
+      const e = toHookyardError(err);
       // A jq error over this payload raises again on every attempt: bad input, named by field.
-      if (e.kind === 'bad_input') throw badInput(`hook '${hook.name}' ${name}: ${String(e.message)}`);
-      throw err;
+      if (e.kind === 'bad_input') throw badInput(`hook '${hook.name}' ${name}: ${e.message}`);
+      throw e;
     }
   }
 

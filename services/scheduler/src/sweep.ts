@@ -88,12 +88,18 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
     const again = outcomes.filter((o) => o.outcome !== 'failed');
     report.retried += again.filter((o) => o.outcome === 'retry').length;
     report.replayed += again.filter((o) => o.outcome === 'replay').length;
+    // Published first: a failure report that cannot read its run must not hold these back.
+    await publish(again.map((o) => o.id));
     for (const o of outcomes.filter((x) => x.outcome === 'failed')) {
       report.failed += 1;
-      const run = await stores.runs.get(o.id);
-      if (run) await deps.reporter.finished(run);
+      try {
+        const run = await stores.runs.get(o.id);
+        if (run) await deps.reporter.finished(run);
+      } catch (err) {
+        const e = toHookyardError(err);
+        logger.error({ run: o.id, hook: o.hook, attempt: o.attempts, kind: o.error.kind, message: o.error.message, err: e.message }, 'hook run failed (lease lapsed); could not read it to report it');
+      }
     }
-    await publish(again.map((o) => o.id));
   }
 
   await step('expired', async () => {
