@@ -1,2 +1,7 @@
 export type { JqEngine } from './types';
 export { isTruthyOutput } from './types';
+export { createJqEngine, DEFAULT_JQ_TIMEOUT_MS } from './engine';
+export type { HookyardJqEngine, JqEngineOptions, JqEngineStats } from './engine';
+export { resolveJqField } from './template';
+export { compileJq } from './compile';
+export type { CompiledProgram } from './compile';

@@ -1,0 +1,49 @@
+import { Unsupported } from './ast';
+import { compileNode, isSignal } from './codegen';
+import { parseJq } from './parser';
+
+/** An expression compiled to JavaScript closures. */
+export interface CompiledProgram {
+  /**
+   * Every output over `input`, with `vars` in the slot order given at compile
+   * time. Throws a signal (see `isSignal`) when jq would raise an error or when
+   * the answer must come from jq-wasm.
+   */
+  run(input: unknown, vars: readonly unknown[]): unknown[];
+  /** True for the two expected throws of `run`: a jq error, or "ask jq-wasm". */
+  isSignal(err: unknown): boolean;
+}
+
+/**
+ * The compiled form of `expr` with `varNames` bound as `$name` (in that order),
+ * or null when the expression uses anything outside the compiled subset. Only
+ * call it for expressions jq itself compiles: it does not report syntax errors.
+ */
+export function compileJq(expr: string, varNames: readonly string[]): CompiledProgram | null {
+  let compiled;
+  let slots: number;
+  try {
+    const parsed = parseJq(expr, varNames);
+    slots = parsed.slots;
+    compiled = compileNode(parsed.node);
+  } catch (err) {
+    if (err instanceof Unsupported) return null;
+    throw err;
+  }
+  const { val, gen } = compiled;
+  const envFor = (vars: readonly unknown[]): unknown[] => {
+    const env = vars.slice();
+    env.length = slots;
+    return env;
+  };
+  return {
+    run: val
+      ? (input, vars) => [val(input, envFor(vars))]
+      : (input, vars) => {
+          const out: unknown[] = [];
+          gen(input, envFor(vars), (v) => out.push(v));
+          return out;
+        },
+    isSignal,
+  };
+}

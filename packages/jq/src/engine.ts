@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { HookyardError, badInput } from '@hookyard/core';
+import type { Logger } from '@hookyard/core';
+import { compileJq } from './compile';
+import type { CompiledProgram } from './compile';
+import { JqWorkerPool } from './pool';
+import type { JqEngine } from './types';
+
+/** Default time bound of one jq-wasm evaluation, in ms. */
+export const DEFAULT_JQ_TIMEOUT_MS = 1000;
+/** How many prepared expressions stay cached before the oldest is dropped. */
+const CACHE_LIMIT = 2000;
+
+export interface JqEngineOptions {
+  /** Time bound of one evaluation on jq-wasm, in ms (default 1000). */
+  timeoutMs?: number;
+  /** jq-wasm worker threads (default 1 or 2, leaving a core to the caller). */
+  workers?: number;
+  logger?: Logger;
+}
+
+/** How evaluations were answered, for tests and benchmarks. */
+export interface JqEngineStats {
+  /** Answered by the in-process compiler. */
+  compiled: number;
+  /** Answered by jq-wasm: expression outside the subset, a value the compiler will not guess about, or an error. */
+  fallback: number;
+}
+
+/** A JqEngine that also reports how evaluations were answered. */
+export interface HookyardJqEngine extends JqEngine {
+  stats(): JqEngineStats;
+}
+
+interface Prepared {
+  /** jq's compile error, when the expression does not compile. */
+  error?: HookyardError;
+  /** The in-process form; null when the expression is outside the compiled subset. */
+  program: CompiledProgram | null;
+}
+
+function cacheKey(expr: string, names: readonly string[]): string {
+  return `${names.join(',')}\u0000${expr}`;
+}
+
+function varPairs(names: readonly string[], vars: Record<string, unknown>): [string, string][] {
+  return names.map((n) => [n, JSON.stringify(vars[n]) ?? 'null']);
+}
+
+/** The global WebAssembly namespace; our lib settings carry no DOM types, so typed by hand. */
+const wasmApi = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
+
+function loadWasmModule(logger?: Logger): object | undefined {
+  try {
+    // Compiled once here and shared, so a replaced worker starts in milliseconds.
+    return new wasmApi.Module(readFileSync(require.resolve('jq-wasm/jq.wasm')));
+  } catch (err) {
+    logger?.warn({ err }, 'jq.wasm not precompiled; each worker loads its own');
+    return undefined;
+  }
+}
+
+/**
+ * jq with a compiled fast path: expressions in the common subset run in-process
+ * as JavaScript closures; everything else — and every evaluation the compiled
+ * path cannot answer with certainty, errors included — runs on jq-wasm in a
+ * pool of worker threads under a time bound. Compile results are cached.
+ */
+export async function createJqEngine(options: JqEngineOptions = {}): Promise<HookyardJqEngine> {
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_JQ_TIMEOUT_MS;
+  if (!(defaultTimeoutMs > 0)) throw badInput(`jq timeoutMs must be a positive number of ms; got ${defaultTimeoutMs}`);
+  const size = options.workers ?? Math.min(2, Math.max(1, availableParallelism() - 1));
+  if (!Number.isInteger(size) || size < 1) throw badInput(`jq workers must be a positive integer; got ${size}`);
+  const logger = options.logger;
+  const pool = new JqWorkerPool(size, loadWasmModule(logger), logger);
+  const ready = new Map<string, Prepared>();
+  const preparing = new Map<string, Promise<Prepared>>();
+  const stats: JqEngineStats = { compiled: 0, fallback: 0 };
+
+  async function prepareSlow(expr: string, names: readonly string[], key: string): Promise<Prepared> {
+    let prepared: Prepared;
+    try {
+      // jq-wasm decides what compiles, so syntax errors and their messages are jq's own.
+      await pool.run({ op: 'check', expr, vars: names.map((n) => [n, 'null']) }, defaultTimeoutMs);
+      prepared = { program: compileJq(expr, names) };
+    } catch (err) {
+      if (!(err instanceof HookyardError) || err.kind !== 'bad_input') throw err;
+      prepared = { error: err, program: null };
+    }
+    if (ready.size >= CACHE_LIMIT) ready.delete(ready.keys().next().value as string);
+    ready.set(key, prepared);
+    return prepared;
+  }
+
+  function prepare(expr: string, names: readonly string[]): Prepared | Promise<Prepared> {
+    if (typeof expr !== 'string') throw badInput(`a jq expression must be a string; got ${typeof expr}`);
+    const key = cacheKey(expr, names);
+    const hit = ready.get(key);
+    if (hit) return hit;
+    let pending = preparing.get(key);
+    if (!pending) {
+      pending = prepareSlow(expr, names, key).finally(() => preparing.delete(key));
+      preparing.set(key, pending);
+    }
+    return pending;
+  }
+
+  async function runOnWasm(expr: string, input: unknown, names: readonly string[], vars: Record<string, unknown>, timeoutMs: number) {
+    stats.fallback++;
+    const text = JSON.stringify(input) ?? 'null';
+    return pool.run({ op: 'run', expr, input: text, vars: varPairs(names, vars) }, timeoutMs);
+  }
+
+  return {
+    async check(expr, varNames = []) {
+      const prepared = await prepare(expr, [...varNames].sort());
+      if (prepared.error) throw prepared.error;
+    },
+
+    async run(expr, input, runOptions = {}) {
+      const vars = runOptions.vars ?? {};
+      const names = Object.keys(vars).sort();
+      const timeoutMs = runOptions.timeoutMs ?? defaultTimeoutMs;
+      const got = prepare(expr, names);
+      const prepared = got instanceof Promise ? await got : got;
+      if (prepared.error) throw prepared.error;
+      const program = prepared.program;
+      if (program) {
+        try {
+          const outputs = program.run(input, names.map((n) => vars[n]));
+          stats.compiled++;
+          return outputs;
+        } catch (err) {
+          // jq errors, values the compiler will not guess about, and (never expected)
+          // compiler bugs: jq-wasm answers, so outputs and messages are always jq's.
+          if (!program.isSignal(err)) logger?.warn({ err, expr }, 'compiled jq failed unexpectedly; answered by jq-wasm');
+        }
+      }
+      return runOnWasm(expr, input, names, vars, timeoutMs);
+    },
+
+    stats: () => ({ ...stats }),
+
+    async close() {
+      await pool.close();
+    },
+  };
+}

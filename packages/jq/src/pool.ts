@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { HookyardError, badInput, internal } from '@hookyard/core';
+import type { Logger } from '@hookyard/core';
+
+/** What a worker is asked to do (see `jq-worker.js`). */
+export interface WorkerJob {
+  op: 'run' | 'check';
+  expr: string;
+  /** JSON text of the input; unused by `check`. */
+  input?: string;
+  /** `[name, JSON text]` pairs bound with `--argjson`. */
+  vars: [string, string][];
+}
+
+interface Pending {
+  job: WorkerJob;
+  timeoutMs: number;
+  resolve: (outputs: unknown[]) => void;
+  reject: (err: HookyardError) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  current: (Pending & { id: number; timer: NodeJS.Timeout }) | null;
+}
+
+type Reply =
+  | { ready: true }
+  | { fatal: string }
+  | { id: number; ok: true; outputs: unknown[] }
+  | { id: number; ok: false; error: { jq: boolean; message: string } };
+
+/** The worker script ships as plain JS in `src`; from `dist` we reach back into `../src`. */
+export function workerScriptPath(): string {
+  const here = join(__dirname, 'jq-worker.js');
+  return existsSync(here) ? here : join(__dirname, '..', 'src', 'jq-worker.js');
+}
+
+/**
+ * A fixed number of jq-wasm worker threads and a FIFO queue. Each job gets its
+ * own time bound, started when a worker takes it; a worker that overruns is
+ * terminated and replaced, so the jobs queued behind it carry on.
+ */
+export class JqWorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Workers that died before becoming ready, in a row; past a few we stop respawning. */
+  private startFailures = 0;
+  private lastStartFailure = '';
+
+  constructor(
+    private readonly size: number,
+    /** A compiled `WebAssembly.Module` of jq.wasm, shared with every worker. */
+    private readonly wasmModule: object | undefined,
+    private readonly logger?: Logger,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  run(job: WorkerJob, timeoutMs: number): Promise<unknown[]> {
+    if (this.closed) return Promise.reject(internal('jq engine is closed'));
+    if (this.slots.length === 0) return Promise.reject(internal(`jq workers cannot start: ${this.lastStartFailure}`));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, timeoutMs, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(internal('jq engine closed before the evaluation ran'));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        if (slot.current) {
+          clearTimeout(slot.current.timer);
+          slot.current.reject(internal('jq engine closed during the evaluation'));
+          slot.current = null;
+        }
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(workerScriptPath(), { workerData: { wasmModule: this.wasmModule } });
+    const slot: Slot = { worker, ready: false, current: null };
+    worker.unref(); // an idle engine must not keep the process alive; referenced again while busy
+    worker.on('message', (msg: Reply) => this.onMessage(slot, msg));
+    worker.on('error', (err) => this.onCrash(slot, `jq worker crashed: ${err.message}`, err));
+    worker.on('exit', (code) => {
+      if (!this.closed && this.slots.includes(slot)) this.onCrash(slot, `jq worker exited with code ${code}`);
+    });
+    return slot;
+  }
+
+  private onMessage(slot: Slot, msg: Reply): void {
+    if ('ready' in msg) {
+      slot.ready = true;
+      this.startFailures = 0;
+      this.dispatch();
+      return;
+    }
+    if ('fatal' in msg) {
+      this.onCrash(slot, `jq worker failed to start: ${msg.fatal}`);
+      return;
+    }
+    const current = slot.current;
+    if (!current || current.id !== msg.id) return; // a reply for a job already timed out
+    clearTimeout(current.timer);
+    slot.current = null;
+    slot.worker.unref();
+    if (msg.ok) current.resolve(msg.outputs);
+    else if (msg.error.jq) current.reject(badInput(msg.error.message));
+    else current.reject(internal(`jq engine failed: ${msg.error.message}`));
+    this.dispatch();
+  }
+
+  /** Replace the slot's worker; the job it held (if any) fails with `internal`. */
+  private onCrash(slot: Slot, message: string, cause?: unknown): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.logger?.warn({ err: cause, message }, 'jq worker replaced');
+    const current = slot.current;
+    slot.current = null;
+    if (current) {
+      clearTimeout(current.timer);
+      current.reject(internal(message, cause));
+    }
+    this.slots.splice(index, 1);
+    void slot.worker.terminate();
+    if (!slot.ready) {
+      // A worker that cannot even start would crash-loop: after a few tries, fail what waits.
+      this.startFailures++;
+      this.lastStartFailure = message;
+      if (this.startFailures >= 3 * this.size) {
+        for (const p of this.queue.splice(0)) p.reject(internal(message, cause));
+        return;
+      }
+    }
+    if (!this.closed) {
+      const fresh = this.spawn();
+      this.slots.splice(index, 0, fresh);
+    }
+  }
+
+  private onTimeout(slot: Slot): void {
+    const current = slot.current;
+    if (!current) return;
+    slot.current = null;
+    current.reject(badInput(`jq expression exceeded its time bound of ${current.timeoutMs} ms`));
+    const index = this.slots.indexOf(slot);
+    this.slots.splice(index, 1);
+    void slot.worker.terminate();
+    if (!this.closed) this.slots.splice(index, 0, this.spawn());
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.current) continue;
+      const next = this.queue.shift() as Pending;
+      const id = this.nextId++;
+      const timer = setTimeout(() => this.onTimeout(slot), next.timeoutMs);
+      slot.current = { ...next, id, timer };
+      slot.worker.ref();
+      slot.worker.postMessage({ id, ...next.job });
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { badInput, quote } from '@hookyard/core';
+import type { JqField, JqTemplate } from '@hookyard/core';
+
+/**
+ * The expression and variables a jq field stands for: inline `{content}` as is,
+ * or a stored template `{id, kwargs}` whose kwargs bind as `$name`.
+ */
+export async function resolveJqField(
+  field: JqField,
+  getTemplate: (id: string) => Promise<JqTemplate | null>,
+): Promise<{ expr: string; vars: Record<string, unknown> }> {
+  const f = field as Partial<{ content: unknown; id: unknown; kwargs: unknown }> | null;
+  if (f && typeof f === 'object' && typeof f.content === 'string') return { expr: f.content, vars: {} };
+  if (f && typeof f === 'object' && typeof f.id === 'string') {
+    const kwargs = f.kwargs ?? {};
+    if (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs)) {
+      throw badInput(`template kwargs must be an object; got ${quote(JSON.stringify(kwargs) ?? String(kwargs))}`);
+    }
+    const template = await getTemplate(f.id);
+    if (!template) throw badInput(`stored id '${f.id}' is not a stored template`);
+    return { expr: template.content, vars: { ...(kwargs as Record<string, unknown>) } };
+  }
+  throw badInput(`a jq field is {"content": "<jq>"} or {"id": "<template>", "kwargs": {...}}; got ${quote(JSON.stringify(field) ?? String(field))}`);
+}
