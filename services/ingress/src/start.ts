@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
@@ -11,6 +12,7 @@ import { createVerifierStep } from './door/verifier-step';
 import { SchemaChecker } from './hooks/schema-checker';
 import { healthRoutes } from './ops/health';
 import { createSecretResolver, type SecretResolver } from './verify';
+import { createDoorLimiter, type DoorLimiter } from './limiter';
 
 export interface IngressDeps {
   settings: Settings;
@@ -29,6 +31,24 @@ export interface IngressDeps {
   doorReadTimeoutMs?: number;
   /** How long the door reuses a topic's verifier binding (default 1000). */
   verifierCacheMs?: number;
+  /**
+   * The flood limiter (door per client and per topic, API per client). Absent:
+   * a per-process limiter from settings; `null`: none. Build a shared one with
+   * `createIngressLimiter` (the caller closes it).
+   */
+  limiter?: DoorLimiter | null;
+}
+
+/** The flood limiter the settings describe: Redis-backed (shared by replicas) when HOOKS_REDIS_URL is set. */
+export function createIngressLimiter(settings: Settings, logger?: Logger): DoorLimiter {
+  return createDoorLimiter({
+    redis: settings.redisUrl ? { url: settings.redisUrl, prefix: settings.keyPrefix } : undefined,
+    rate: settings.doorRate,
+    burst: settings.doorBurst,
+    apiRate: settings.apiRate,
+    trustedProxies: settings.trustedProxies,
+    logger,
+  });
 }
 
 export const DOOR_PATH = '/universal_webhook/:topic';
@@ -51,6 +71,9 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     cacheMs: deps.verifierCacheMs,
     now: () => clock.now(),
   });
+  const limiter =
+    deps.limiter === undefined ? createDoorLimiter({ rate: settings.doorRate, burst: settings.doorBurst, apiRate: settings.apiRate, trustedProxies: settings.trustedProxies, logger }) : deps.limiter;
+  const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
   const door = createDoorHandler({
     stores: deps.stores,
     bus: deps.bus,
@@ -63,6 +86,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     verify: verifier.step,
     allowsGet: verifier.allowsGet,
+    limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
   });
 
   const app = express();
@@ -85,7 +109,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
       clock,
       schemas: new SchemaChecker(),
       onVerifierChanged: (topic) => verifier.invalidate(topic),
-    }),
+    }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),
   );
   app.use(unknownRoute);
   app.use(errorHandler(logger));

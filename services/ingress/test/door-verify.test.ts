@@ -1,0 +1,114 @@
+import { HookyardError } from '@hookyard/core';
+import { createMemoryStores, type Stores } from '@hookyard/store';
+import { createSecretResolver } from '../src/verify';
+import { hook, startHarness, type Harness } from './support/harness';
+
+const SECRET = 'door-shared-secret-value-42';
+const env = { DOOR_SECRET: SECRET } as NodeJS.ProcessEnv;
+
+async function bind(stores: Stores, topic: string, secrets = ['env:DOOR_SECRET'], settings: Record<string, unknown> = { delivery_id_header: 'x-delivery' }) {
+  await stores.hooks.putVerifier({ topic, kind: 'shared_secret', settings: { header: 'x-webhook-secret', ...settings }, secrets, created_at: 'x', updated_at: 'x' });
+}
+
+async function putHook(stores: Stores, name: string, topic: string) {
+  await stores.hooks.putHook({ ...(hook(name, topic) as any), created_at: 'x', updated_at: 'x' });
+}
+
+describe('door with a verifier binding', () => {
+  let h: Harness;
+  let inner: Stores;
+  let failKeep = false;
+  beforeAll(async () => {
+    inner = createMemoryStores();
+    const stores: Stores = {
+      ...inner,
+      runs: Object.assign(Object.create(inner.runs), {
+        keepEvent: (input: Parameters<Stores['runs']['keepEvent']>[0]) => {
+          if (failKeep) return Promise.reject(new HookyardError('unavailable', 'store out of reach'));
+          return inner.runs.keepEvent(input);
+        },
+      }),
+    };
+    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env }) } });
+    await bind(inner, 'signed');
+    await putHook(inner, 'h-s', 'signed');
+  });
+  afterAll(() => h.close());
+
+  const post = (headers: Record<string, string>, body = '{"a":1}') =>
+    h.call('/universal_webhook/signed', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+  it('refuses a bad secret with the constant 401 body and counts it, keeping nothing', async () => {
+    const r = await post({ 'x-webhook-secret': 'wrong' });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ error: 'webhook verification failed' });
+    expect(await h.metrics.registry.getSingleMetricAsString('tai42_hook_runs_verification_failures_total')).toContain('topic="signed"} 1');
+    expect((await inner.runs.list({ topic: 'signed' }, 10)).runs).toHaveLength(0);
+  });
+
+  it('verifies the raw bytes before parsing: a bad signature on a malformed body is 401, not 400', async () => {
+    const r = await post({ 'x-webhook-secret': 'wrong' }, '{not json');
+    expect(r.status).toBe(401);
+  });
+
+  it('accepts a good delivery and answers duplicate for the same delivery id, keeping nothing more', async () => {
+    const first = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-1' });
+    expect(first.body).toEqual({ status: 'accepted', runs: 1 });
+    const again = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-1' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ status: 'duplicate' });
+    expect((await inner.runs.list({ topic: 'signed' }, 10)).runs).toHaveLength(1);
+  });
+
+  it('releases the claim when keeping fails, so the sender retry is accepted', async () => {
+    failKeep = true;
+    const r = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-2' });
+    failKeep = false;
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: 'webhook verification error' });
+    const retry = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-2' });
+    expect(retry.body).toEqual({ status: 'accepted', runs: 1 });
+  });
+
+  it('a secret that cannot be resolved is 500 and keeps nothing', async () => {
+    await bind(inner, 'unset-secret', ['env:NOT_SET_ANYWHERE']);
+    await putHook(inner, 'h-u', 'unset-secret');
+    const r = await h.call('/universal_webhook/unset-secret', { method: 'POST', json: { a: 1 }, headers: { 'x-webhook-secret': SECRET } });
+    expect(r.status).toBe(500);
+    expect(r.text).not.toContain(SECRET);
+    expect((await inner.runs.list({ topic: 'unset-secret' }, 10)).runs).toHaveLength(0);
+  });
+
+  it('a shared_secret binding with allow_get lets a GET through', async () => {
+    await bind(inner, 'get-ok', ['env:DOOR_SECRET'], { allow_get: true });
+    const r = await h.call('/universal_webhook/get-ok?challenge=1', { headers: { 'x-webhook-secret': SECRET } });
+    expect(r.body).toEqual({ status: 'accepted', runs: 0 });
+  });
+});
+
+describe('door flood limiter', () => {
+  it('answers 429 with Retry-After past the burst', async () => {
+    const h = await startHarness({ settings: { doorRate: 0.001, doorBurst: 1 } });
+    try {
+      const first = await h.call('/universal_webhook/t1', { method: 'POST', json: {} });
+      expect(first.status).toBe(200);
+      const second = await h.call('/universal_webhook/t1', { method: 'POST', json: {} });
+      expect(second.status).toBe(429);
+      expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(second.body).toEqual({ error: 'too many requests' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('limits the API per client with its own (looser) rate', async () => {
+    const h = await startHarness({ settings: { apiRate: 0.001 } });
+    try {
+      let last = 0;
+      for (let i = 0; i < 5 && last !== 429; i++) last = (await h.call('/api/hooks', { role: 'reader' })).status;
+      expect(last).toBe(429);
+    } finally {
+      await h.close();
+    }
+  });
+});
