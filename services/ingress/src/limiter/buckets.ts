@@ -1,0 +1,145 @@
+import Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { TOKEN_BUCKET_LUA, bucketOptions } from './token-bucket';
+import type { BucketName } from './token-bucket';
+
+/**
+ * The buckets behind the door limiter. This file has no runtime import of
+ * @hookyard packages so the cross-process test can load its JS build alone.
+ */
+export type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+export interface BucketSetOptions {
+  redis?: { url: string; prefix: string };
+  rate: number;
+  burst: number;
+  apiRate: number;
+  /** Told when the store fails (fail open) and when it answers again. */
+  onStore?: (event: 'down' | 'up', err?: unknown) => void;
+}
+
+export interface BucketSet {
+  checkDoor(clientIp: string, topic: string): Promise<Verdict>;
+  checkApi(clientIp: string): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+const OK: Verdict = { ok: true };
+
+type Take = (key: string) => Promise<number>; // 0 = passed, else ms to wait
+
+export function createBucketSet(options: BucketSetOptions): BucketSet {
+  const prefix = options.redis?.prefix ?? 'hookyard';
+  // Reported once per change, not per request or per reconnect attempt.
+  let storeDown = false;
+  const markDown = (err: unknown) => {
+    if (storeDown) return;
+    storeDown = true;
+    options.onStore?.('down', err);
+  };
+  const markUp = () => {
+    if (!storeDown) return;
+    storeDown = false;
+    options.onStore?.('up');
+  };
+  const client = options.redis ? connect(options.redis.url, markDown) : undefined;
+  // Checks made while the first connection is still being set up wait for it (at most
+  // connectTimeout) instead of counting in-process; after that, a check never waits on a dead link.
+  let firstConnect: Promise<void> | undefined = client ? untilFirstConnect(client) : undefined;
+  void firstConnect?.then(() => {
+    firstConnect = undefined;
+  });
+
+  function bucket(name: BucketName, rate: number, burst: number): Take | undefined {
+    if (rate === 0) return undefined; // 0 = unlimited
+    const o = bucketOptions(name, rate, burst, prefix);
+    const memory = new RateLimiterMemory({ keyPrefix: o.keyPrefix, points: o.points, duration: o.memoryDuration });
+    const takeMemory: Take = (key) => memory.consume(key, 1).then(() => 0, (res: unknown) => waitOf(res));
+    if (!client) return takeMemory;
+    const redis = new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: o.keyPrefix,
+      points: o.points,
+      duration: o.duration,
+      customIncrTtlLuaScript: TOKEN_BUCKET_LUA,
+      // Fail fast to the fallback instead of queueing behind a dead connection.
+      rejectIfRedisNotReady: true,
+    });
+    return async (key) => {
+      try {
+        if (firstConnect) await firstConnect;
+        await redis.consume(key, 1, { customDuration: o.customDuration });
+        markUp();
+        return 0;
+      } catch (res) {
+        if (res instanceof RateLimiterRes) {
+          markUp();
+          return waitOf(res);
+        }
+        // Redis is unreachable: fail open to a per-process bucket rather than refuse every sender.
+        markDown(res);
+        return takeMemory(key);
+      }
+    };
+  }
+
+  const byClient = bucket('door-client', options.rate, options.burst);
+  const byTopic = bucket('door-topic', options.rate, options.burst);
+  // The management API has no burst setting: one second's worth.
+  const api = bucket('api', options.apiRate, Math.max(1, Math.ceil(options.apiRate)));
+
+  return {
+    async checkDoor(clientIp, topic) {
+      // Both checks leave together (ioredis pipelines them): one round trip's wait.
+      const [a, b] = await Promise.all([byClient ? byClient(clientIp) : 0, byTopic ? byTopic(topic) : 0]);
+      return verdict(Math.max(a, b));
+    },
+    async checkApi(clientIp) {
+      return verdict(api ? await api(clientIp) : 0);
+    },
+    async close() {
+      if (!client) return;
+      // quit() is polite but needs a live link; a dead one is just dropped (and stops reconnecting).
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}
+
+function waitOf(res: unknown): number {
+  if (res instanceof RateLimiterRes) return Math.max(1, res.msBeforeNext);
+  throw res;
+}
+
+function verdict(waitMs: number): Verdict {
+  return waitMs === 0 ? OK : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+}
+
+const CONNECT_TIMEOUT_MS = 2000;
+
+function untilFirstConnect(client: Redis): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('ready', done);
+    client.once('error', done);
+  });
+}
+
+function connect(url: string, onError: (err: unknown) => void): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    // A hung Redis must not hold the door: past this the check fails open.
+    commandTimeout: 500,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  // Without a listener ioredis prints every reconnect failure; the limiter reports through onStore instead.
+  client.on('error', onError);
+  return client;
+}

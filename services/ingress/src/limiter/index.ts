@@ -1,0 +1,81 @@
+/**
+ * The flood limiter of the public door and the management API.
+ *
+ * How the door calls it (one limiter per process, made at boot from settings):
+ *
+ *   const limiter = createDoorLimiter({ redis: { url, prefix }, rate: s.doorRate, burst: s.doorBurst,
+ *                                       apiRate: s.apiRate, trustedProxies: s.trustedProxies, logger });
+ *   const ip = limiter.clientAddress(req.socket.remoteAddress ?? '', req.get('x-forwarded-for'));
+ *   const v = await limiter.checkDoor(ip, topic);      // before reading the body
+ *   if (!v.ok) -> res.set('Retry-After', String(v.retryAfterSeconds)).status(429).json({ error: 'too many requests' })
+ *   // management routes: limiter.checkApi(ip), same answer
+ *   await limiter.close() on shutdown.
+ *
+ * Leave express's own `trust proxy` off: the address comes from here. Without
+ * `redis` the buckets live in this process (the embedded default). With Redis
+ * down the checks fail open to per-process buckets and say so once in the log.
+ */
+import { badInput } from '@hookyard/core';
+import type { Logger } from '@hookyard/core';
+import { clientAddressFrom, parseTrustedProxies } from './address';
+import { createBucketSet } from './buckets';
+import type { Verdict } from './buckets';
+
+export { normalizeIp } from './address';
+export { bucketOptions, TOKEN_BUCKET_LUA } from './token-bucket';
+export type { BucketName } from './token-bucket';
+export type { Verdict } from './buckets';
+
+export interface DoorLimiterOptions {
+  /** Shared buckets across replicas; absent = per-process buckets. */
+  redis?: { url: string; prefix: string };
+  /** Door requests per second, per client and per topic (HOOKS_DOOR_RATE; 0 = unlimited). */
+  rate: number;
+  /** Door burst, per client and per topic (HOOKS_DOOR_BURST). */
+  burst: number;
+  /** Management requests per second per client (HOOKS_API_RATE; 0 = unlimited). */
+  apiRate: number;
+  /** Addresses and CIDR ranges whose X-Forwarded-For is believed (HOOKS_TRUSTED_PROXIES). */
+  trustedProxies: string[];
+  logger?: Logger;
+}
+
+export interface DoorLimiter {
+  /** Both the client's bucket and the topic's bucket must have a token. */
+  checkDoor(clientIp: string, topic: string): Promise<Verdict>;
+  checkApi(clientIp: string): Promise<Verdict>;
+  clientAddress(remoteAddress: string, xForwardedFor: string | undefined): string;
+  close(): Promise<void>;
+}
+
+export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
+  const errors: string[] = [];
+  const rateOk = (v: number) => Number.isFinite(v) && v >= 0;
+  if (!rateOk(options.rate)) errors.push(`rate (HOOKS_DOOR_RATE) must be a number >= 0, got ${options.rate}`);
+  if (!Number.isInteger(options.burst) || options.burst < 1) errors.push(`burst (HOOKS_DOOR_BURST) must be a whole number >= 1, got ${options.burst}`);
+  if (!rateOk(options.apiRate)) errors.push(`apiRate (HOOKS_API_RATE) must be a number >= 0, got ${options.apiRate}`);
+  const proxies = parseTrustedProxies(options.trustedProxies);
+  errors.push(...proxies.errors);
+  if (errors.length > 0) throw badInput(`flood limiter settings refused: ${errors.join('; ')}`, errors);
+
+  const logger = options.logger;
+  const buckets = createBucketSet({
+    redis: options.redis,
+    rate: options.rate,
+    burst: options.burst,
+    apiRate: options.apiRate,
+    onStore(event, err) {
+      if (event === 'down') {
+        logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'flood limiter: Redis unreachable, limiting per process until it answers (failing open)');
+      } else {
+        logger?.info('flood limiter: Redis answers again, buckets shared across replicas');
+      }
+    },
+  });
+  return {
+    checkDoor: buckets.checkDoor,
+    checkApi: buckets.checkApi,
+    clientAddress: (remote, xff) => clientAddressFrom(proxies.table, remote, xff),
+    close: buckets.close,
+  };
+}
