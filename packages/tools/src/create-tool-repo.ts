@@ -20,8 +20,8 @@ export interface CreateToolRepoOptions {
   fetch?: FetchFn;
 }
 
-/** Longest a js_execution snippet may run: it holds the event loop while it runs. */
-const JS_EXECUTION_MAX_MS = 2000;
+/** Longest a js_execution snippet may run: snippets take turns in one sandbox thread. */
+const JS_EXECUTION_MAX_MS = 5000;
 
 /**
  * The built-in tools this deployment's settings turn on: echo, print, webhook

@@ -1,0 +1,61 @@
+import { jsExecutionTool } from '../src/local/js-execution';
+import { testContext } from './support/context';
+
+const ctx = testContext();
+const tool = jsExecutionTool({ timeoutMs: 300, memoryBytes: 16 * 1024 * 1024, hardKillGraceMs: 500 });
+afterAll(() => tool.close());
+const run = (args: Record<string, unknown>) => tool.run(args, ctx);
+
+describe('js_execution', () => {
+  it('returns the value of the last expression, with the payload as input', async () => {
+    await expect(run({ code: 'input.a + input.b', input: { a: 2, b: 3 } })).resolves.toEqual({ ok: true, value: 5 });
+    await expect(run({ code: '({ n: input.items.length, up: input.name.toUpperCase() })', items: [1, 2], name: 'x' })).resolves.toEqual({
+      ok: true,
+      value: { n: 2, up: 'X' },
+    });
+    await expect(run({ code: 'undefined' })).resolves.toEqual({ ok: true, value: null });
+  });
+
+  it('script errors come back in the result', async () => {
+    await expect(run({ code: 'throw new TypeError("bad thing")' })).resolves.toEqual({ ok: false, error: 'TypeError: bad thing' });
+    await expect(run({ code: 'this is not js' })).resolves.toMatchObject({ ok: false, error: expect.stringContaining('SyntaxError') });
+    await expect(run({ code: 'const o = {}; o.self = o; o' })).resolves.toMatchObject({ ok: false, error: expect.stringContaining('not JSON') });
+  });
+
+  it('has no Node or host APIs', async () => {
+    await expect(run({ code: 'typeof require + "," + typeof process + "," + typeof fetch' })).resolves.toEqual({ ok: true, value: 'undefined,undefined,undefined' });
+  });
+
+  it('interrupts an infinite loop at the limit, then runs the next snippet', async () => {
+    await expect(run({ code: 'while (true) {}' })).resolves.toEqual({ ok: false, error: 'interrupted: the snippet ran past 300 ms' });
+    await expect(run({ code: 'for (;;) { try { while (true) {} } catch (e) {} }' })).resolves.toMatchObject({ ok: false, error: expect.stringContaining('interrupted') });
+    await expect(run({ code: '1 + 1' })).resolves.toEqual({ ok: true, value: 2 });
+  });
+
+  it('stops a memory bomb, then runs the next snippet', async () => {
+    const bomb = await run({ code: 'let s = "x"; while (true) s = s + s;' });
+    expect(bomb).toEqual({ ok: false, error: 'InternalError: out of memory' });
+    await expect(run({ code: '"x".repeat(1e9)' })).resolves.toMatchObject({ ok: false });
+    await expect(run({ code: 'function f() { return f(); } f()' })).resolves.toMatchObject({ ok: false });
+    await expect(run({ code: 'input.v * 2', input: { v: 21 } })).resolves.toEqual({ ok: true, value: 42 });
+  });
+
+  it('stops a snippet stuck inside a builtin by terminating its thread, then runs the next snippet', async () => {
+    // fill() on a holey array runs in C for seconds, out of the interrupt handler's reach.
+    const stuck = await run({ code: 'const a = []; while (true) a.push(new Array(100000).fill("x"));' });
+    expect(stuck).toMatchObject({ ok: false, error: expect.stringMatching(/out of memory|interrupted/) });
+    await expect(run({ code: '[input.k]', input: { k: 'after' } })).resolves.toEqual({ ok: true, value: ['after'] });
+  });
+
+  it('an aborted call is cancelled and the sandbox stays usable', async () => {
+    const ac = new AbortController();
+    const pending = tool.run({ code: 'while (true) {}' }, { ...ctx, signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
+    await expect(run({ code: '3' })).resolves.toEqual({ ok: true, value: 3 });
+  });
+
+  it('code must be a string', async () => {
+    await expect(run({ code: 42 })).rejects.toMatchObject({ kind: 'bad_input' });
+  });
+});
