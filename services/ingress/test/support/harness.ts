@@ -41,6 +41,8 @@ export function recordingBus(inner: RunBus = createMemoryBus()): RecordingBus {
 
 export interface Harness {
   url: string;
+  /** The express app served (tests read its router stack). */
+  app: ReturnType<typeof createIngressApp>;
   stores: Stores;
   bus: RecordingBus;
   metrics: HookMetrics;
@@ -90,6 +92,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     stores,
     bus,
     metrics,

@@ -1,0 +1,123 @@
+import { createSecretResolver } from '../src/verify';
+import { TOKENS, hook, startHarness, type Harness } from './support/harness';
+
+const VERIFIER_SECRET = 'inventory-verifier-secret-9f8e7d';
+
+type Role = 'reader' | 'operator' | 'admin';
+interface RouteEntry {
+  method: string;
+  path: string;
+}
+
+/** Reads every route mounted under /api from express 5's router stack. */
+function apiRoutes(app: any): RouteEntry[] {
+  const out: RouteEntry[] = [];
+  for (const layer of app.router.stack) {
+    if (layer.rawPath !== '/api' || !layer.handle?.stack) continue;
+    for (const inner of layer.handle.stack) {
+      if (!inner.route) continue;
+      for (const method of Object.keys(inner.route.methods)) out.push({ method: method.toUpperCase(), path: `/api${inner.route.path}` });
+    }
+  }
+  return out;
+}
+
+/** The role each route must demand: reads are reader; verifier and tool-registry writes admin; other writes operator. */
+function expectedRole(r: RouteEntry): Role {
+  if (r.method === 'GET') return 'reader';
+  if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier')) return 'admin';
+  return 'operator';
+}
+
+function concrete(path: string): string {
+  return path
+    .replace(':name', 'inv-hook')
+    .replace(':topic', 'inv-topic')
+    .replace(':id', '0000000000000000000000')
+    .replace('*id', 'jq/inv');
+}
+
+describe('route inventory: every /api route is guarded', () => {
+  let h: Harness;
+  let routes: RouteEntry[];
+  const bodies: string[] = [];
+  beforeAll(async () => {
+    h = await startHarness({
+      deps: { secrets: createSecretResolver({ env: { INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }), verifierCacheMs: 0 },
+    });
+    routes = apiRoutes(h.app);
+    await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: 'x', updated_at: 'x' });
+    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:INV_SECRET'], created_at: 'x', updated_at: 'x' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const record = (r: { text: string }) => bodies.push(r.text);
+
+  it('finds the documented routes in the stack', () => {
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    for (const must of [
+      'GET /api/hooks',
+      'POST /api/hooks',
+      'DELETE /api/hooks/:name',
+      'PUT /api/hooks/topics/:topic/verifier',
+      'DELETE /api/hooks/topics/:topic/verifier',
+      'GET /api/hook-runs',
+      'POST /api/hook-runs/:id/retry',
+      'DELETE /api/hook-runs/:id',
+      'POST /api/tools',
+      'PUT /api/jq-templates/*id',
+    ]) {
+      expect(keys).toContain(must);
+    }
+    expect(routes.length).toBeGreaterThanOrEqual(19);
+  });
+
+  it('answers 401 without a token and with a wrong one, on every route', async () => {
+    for (const r of routes) {
+      const none = await h.call(concrete(r.path), { method: r.method, json: r.method === 'GET' ? undefined : {} });
+      record(none);
+      expect([r.method, r.path, none.status]).toEqual([r.method, r.path, 401]);
+      expect(none.body.error.kind).toBe('unauthorized');
+      const wrong = await h.call(concrete(r.path), { method: r.method, headers: { authorization: `Bearer ${TOKENS.admin}x` } });
+      record(wrong);
+      expect([r.method, r.path, wrong.status]).toEqual([r.method, r.path, 401]);
+    }
+  });
+
+  it('answers 403 to a role too weak for the route (reader on writes, operator on admin routes)', async () => {
+    let checked = 0;
+    for (const r of routes) {
+      const need = expectedRole(r);
+      const weaker: Role[] = need === 'admin' ? ['reader', 'operator'] : need === 'operator' ? ['reader'] : [];
+      for (const role of weaker) {
+        const res = await h.call(concrete(r.path), { method: r.method, role, json: {} });
+        record(res);
+        expect([r.method, r.path, role, res.status]).toEqual([r.method, r.path, role, 403]);
+        expect(res.body.error.kind).toBe('forbidden');
+        checked++;
+      }
+      const enough = await h.call(concrete(r.path), { method: r.method, role: need, json: r.method === 'GET' ? undefined : {} });
+      record(enough);
+      expect([r.method, r.path, need, [401, 403].includes(enough.status)]).toEqual([r.method, r.path, need, false]);
+    }
+    expect(checked).toBeGreaterThanOrEqual(14);
+  });
+
+  it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
+    // The previous test's admin DELETE removed the binding; bind it again.
+    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:INV_SECRET'], created_at: 'x', updated_at: 'x' });
+    for (const path of ['/api/hooks', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
+      record(await h.call(path, { role: 'admin' }));
+    }
+    const door = await h.call('/universal_webhook/inv-topic', { method: 'POST', json: {}, headers: { 'x-webhook-secret': 'nope' } });
+    expect(door.status).toBe(401);
+    record(door);
+    expect(bodies.length).toBeGreaterThan(40);
+    for (const body of bodies) {
+      for (const secret of [...Object.values(TOKENS), VERIFIER_SECRET]) expect(body.includes(secret)).toBe(false);
+    }
+    expect(bodies.some((b) => b.includes('env:INV_SECRET'))).toBe(true);
+  });
+});
