@@ -101,6 +101,11 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
 
     beforeAll(async () => {
       server = createServer((req, res) => {
+        if (req.method !== 'POST') {
+          // The tool layer asks GET /schema first; "no schema" is a valid answer.
+          res.writeHead(404).end();
+          return;
+        }
         const key = String(req.headers['idempotency-key'] ?? '');
         calls.push(key);
         inFlight.add(key);

@@ -57,7 +57,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   log.info(
-    { url, role, store: runtime.stores.kind, bus: runtime.bus.kind, maxWorkers: s.maxWorkers },
+    { url, store: runtime.stores.kind, bus: runtime.bus.kind, maxWorkers: s.maxWorkers },
     `hookyard ${role} listening on ${url}`,
   );
 
