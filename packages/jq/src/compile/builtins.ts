@@ -90,6 +90,7 @@ function toEntries(v: unknown): unknown {
 
 function has(v: unknown, k: unknown): unknown {
   if (isObject(v) && typeof k === 'string') return Object.prototype.hasOwnProperty.call(v, k);
+  if (v === null && (typeof k === 'string' || typeof k === 'number')) return false;
   if (Array.isArray(v) && typeof k === 'number') {
     if (!Number.isInteger(k)) return fallback('has with a fractional index');
     return k >= 0 && k < v.length;
