@@ -1,9 +1,8 @@
 import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, toHookyardError } from '@hookyard/core';
 import type { Hook, JqField, Run } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
-import { isTruthyOutput } from '@hookyard/jq';
+import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
 import type { HookStore } from '@hookyard/store';
-import { resolveField } from './jq-field';
 
 /** The extra carrying the rendered subject of a hook that declares one. */
 export const TOOL_EXTRA_SUBJECT = 'tai42/subject';
@@ -31,7 +30,7 @@ export class HookEvaluator {
   constructor(private readonly deps: PlanDeps) {}
 
   private async run(field: JqField, name: string, hook: Hook, payload: unknown): Promise<unknown[]> {
-    const { expr, vars } = await resolveField(field, (id) => this.deps.hooks.getTemplate(id));
+    const { expr, vars } = await resolveJqField(field, (id) => this.deps.hooks.getTemplate(id));
     try {
       return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked: [] }, timeoutMs: this.deps.jqTimeoutMs });
     } catch (err) {
