@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
-import { createJetStreamBus, createMemoryBus, type RunBus } from '@hookyard/bus';
+import { createJetStreamBus, createMemoryBus, createRunEventPublisher, type RunBus, type RunEventPublisher } from '@hookyard/bus';
 import { createJqEngine, type JqEngine } from '@hookyard/jq';
 import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
 import { createToolRepo, type ToolRepo } from '@hookyard/tools';
@@ -17,6 +17,11 @@ export interface Runtime {
   tools: ToolRepo;
   metrics: HookMetrics;
   logger: Logger;
+  /**
+   * Where executors and schedulers announce finished runs
+   * (`<prefix>.events.run.<status>.<hook>`); only with NATS configured.
+   */
+  events?: RunEventPublisher;
   /** The token the embedded default made up because none was configured. */
   generatedToken: string | null;
   close(): Promise<void>;
@@ -56,6 +61,12 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     closers.push(() => bus.close());
     const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });
     closers.push(() => jq.close());
+    let events: RunEventPublisher | undefined;
+    if (settings.natsUrl && role !== 'ingress') {
+      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+      closers.push(() => publisher.close());
+      events = publisher;
+    }
     const tools = createToolRepo({ settings, toolStore: stores.tools, logger });
     const metrics = createMetrics({ role });
     return {
@@ -66,6 +77,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       tools,
       metrics,
       logger,
+      ...(events ? { events } : {}),
       generatedToken,
       async close() {
         for (const c of closers.reverse()) await c().catch((err) => logger.warn({ err }, 'close failed'));

@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, loadSettings, type Logger } from '@hookyard/core';
+import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
 import { createIngressApp } from '@hookyard/ingress';
+// Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
+import { createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
 import { createHealthServer } from './health-server';
@@ -23,6 +26,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let stopping = false;
   let executor: ExecutorHandle | null = null;
   let scheduler: SchedulerHandle | null = null;
+  let natsIngest: NatsIngest | null = null;
   const ready = async () => {
     if (stopping) throw new Error('shutting down');
     await runtime.stores.ping();
@@ -38,6 +42,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     } else {
       server = createHealthServer(runtime.metrics, ready);
     }
+    if ((role === 'ingress' || role === 'all') && s.natsUrl) natsIngest = await startNatsIngest(runtime);
     if (role === 'executor' || role === 'all') executor = await startExecutor({ ...runtime });
     if (role === 'scheduler' || role === 'all') scheduler = await startScheduler({ ...runtime });
     await new Promise<void>((resolve, reject) => {
@@ -45,6 +50,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
       server.listen(s.httpPort, s.httpHost, () => resolve());
     });
   } catch (err) {
+    await natsIngest?.close().catch(() => undefined);
     await executor?.stop(0).catch(() => undefined);
     await scheduler?.stop().catch(() => undefined);
     await runtime.close();
@@ -71,7 +77,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         log.info({ graceMs: s.shutdownGraceMs }, 'shutting down: no new work; runs in flight get the grace');
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections?.();
-        await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop()]);
+        await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop(), natsIngest?.close()]);
         server.closeAllConnections?.();
         await closed;
         await runtime.close();
@@ -80,4 +86,30 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
       return stopped;
     },
   };
+}
+
+/**
+ * The NATS door (`<prefix>.ingest.<topic>`): every ingress replica pulls from
+ * the one durable consumer, and keeps events as the HTTP door does.
+ */
+async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
+  const s = runtime.settings;
+  const ingest = await createNatsIngest({ url: s.natsUrl!, prefix: s.natsPrefix, logger: runtime.logger });
+  try {
+    const handler = createNatsIngestHandler({
+      stores: runtime.stores,
+      bus: runtime.bus,
+      metrics: runtime.metrics,
+      logger: runtime.logger,
+      dispatchGraceMs: s.dispatchGraceMs,
+      bodyMaxBytes: s.bodyMaxBytes,
+      dedupeTtlMs: s.natsDedupeMs,
+    });
+    await ingest.start(handler, { concurrency: s.maxWorkers });
+  } catch (err) {
+    await ingest.close().catch(() => undefined);
+    throw err;
+  }
+  runtime.logger.info({ subjects: `${s.natsPrefix}.ingest.>` }, 'NATS ingest started');
+  return ingest;
 }

@@ -55,3 +55,13 @@ export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';
 export { createLogger, silentLogger } from './logger';
 export type { Logger } from './logger';
+export {
+  INGEST_EVENT_SCHEMA,
+  INGEST_HEADERS_SCHEMA,
+  INGEST_TOPIC_SCHEMA,
+  MESSAGE_SCHEMAS,
+  RUN_FAILED_EVENT_SCHEMA,
+  RUN_SUMMARY_SCHEMA,
+  validateMessage,
+} from './schemas';
+export type { MessageCheck, MessageKind } from './schemas';

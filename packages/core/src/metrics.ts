@@ -20,6 +20,8 @@ export interface HookMetrics {
   dispatched: Counter<'source'>;
   doorRequests: Counter<'code'>;
   verificationFailures: Counter<'topic'>;
+  /** Messages the NATS door settled, by verdict: accepted, duplicate, rejected (malformed; never redelivered), failed (redelivered later). */
+  ingestMessages: Counter<'verdict'>;
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
@@ -47,6 +49,7 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
     dispatched: new Counter({ name: `${p}dispatched_total`, help: 'Run ids published for executors, by source (door, sweep)', labelNames: ['source'], registers }),
     doorRequests: new Counter({ name: `${p}door_requests_total`, help: 'Public door answers by HTTP status', labelNames: ['code'], registers }),
     verificationFailures: new Counter({ name: `${p}verification_failures_total`, help: 'Deliveries refused by a verifier', labelNames: ['topic'], registers }),
+    ingestMessages: new Counter({ name: `${p}ingest_messages_total`, help: 'NATS ingest messages by verdict (accepted, duplicate, rejected, failed)', labelNames: ['verdict'], registers }),
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),
     pending: new Gauge({ name: `${p}pending`, help: 'Runs waiting to run (pending or retry_wait), store-wide', registers }),
     heldFailed: new Gauge({ name: `${p}held_failed`, help: 'Runs held as failed, store-wide', registers }),

@@ -1,0 +1,119 @@
+import { UNROUTED_TOPIC, nameViolation, systemClock, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
+import type { KeptRun, Stores } from '@hookyard/store';
+import { parsePayload } from '../door/payload';
+
+export interface NatsIngestHandlerDeps {
+  stores: Pick<Stores, 'hooks' | 'runs'>;
+  bus: Pick<RunBus, 'publish'>;
+  metrics: HookMetrics;
+  logger: Logger;
+  clock?: Clock;
+  dispatchGraceMs: number;
+  /** Largest body kept, as the HTTP door's HOOKS_BODY_MAX_BYTES. */
+  bodyMaxBytes: number;
+  /** How long a `Nats-Msg-Id` stays claimed per topic (HOOKS_NATS_DEDUPE_SECONDS, default 24 h). */
+  dedupeTtlMs?: number;
+  /** The Content-Type assumed when a message carries none (default application/json). */
+  defaultContentType?: string;
+}
+
+/** Longest `Nats-Msg-Id` taken as a delivery id; longer is malformed. */
+export const MSG_ID_MAX_LENGTH = 256;
+const DEFAULT_DEDUPE_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * Keeps an event that arrived on `<prefix>.ingest.<topic>` the way the HTTP
+ * door keeps a body: the same payload parser, the topic checked against the
+ * name pattern (never sanitized), `Nats-Msg-Id` claimed as the delivery id,
+ * one atomic keep, then the run ids published.
+ *
+ * Verdicts: 'accepted' (kept, possibly 0 runs), 'duplicate' (the id was
+ * already claimed: nothing kept), 'rejected' (malformed: terminated, never
+ * redelivered; logged at WARN with the reason and counted in
+ * `tai42_hook_runs_ingest_messages_total{verdict="rejected"}`). A store that
+ * fails makes it throw, after giving the claim back, so the message is
+ * redelivered later and the retry is not taken for a duplicate.
+ *
+ * Verifier bindings are not applied here: who may publish on the ingest
+ * subjects is decided by NATS permissions, not by HTTP signature schemes.
+ */
+export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHandler {
+  const clock = deps.clock ?? systemClock;
+  const ttlMs = deps.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
+  const { metrics, logger } = deps;
+
+  const verdict = (v: IngestVerdict | 'failed') => metrics.ingestMessages.inc({ verdict: v });
+  const reject = (msg: IngestMessage, reason: string): IngestVerdict => {
+    verdict('rejected');
+    logger.warn({ topic: msg.topic, msgId: msg.msgId, bytes: msg.data.length, reason }, 'NATS ingest message rejected; not kept, not redelivered');
+    return 'rejected';
+  };
+
+  async function handle(msg: IngestMessage): Promise<IngestVerdict> {
+    const { topic, msgId } = msg;
+    // A dotted subject tail is several tokens: not a topic either.
+    const bad = nameViolation('topic', topic);
+    if (bad) return reject(msg, bad);
+    if (msgId !== null && msgId.length > MSG_ID_MAX_LENGTH) return reject(msg, `Nats-Msg-Id is longer than ${MSG_ID_MAX_LENGTH} characters`);
+    if (msg.data.length > deps.bodyMaxBytes) return reject(msg, `body is larger than ${deps.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)`);
+
+    const parsed = await parsePayload({
+      contentType: msg.headers['content-type'] ?? deps.defaultContentType ?? 'application/json',
+      rawBody: Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength),
+      query: '',
+      maxFieldBytes: deps.bodyMaxBytes,
+    });
+    if (!parsed.ok) return reject(msg, parsed.body.error);
+
+    // Parsed before claimed: a refused body never holds a claim that would make its corrected resend a duplicate.
+    if (msgId !== null && !(await deps.stores.hooks.claimDelivery(topic, msgId, ttlMs))) {
+      verdict('duplicate');
+      logger.debug({ topic, msgId }, 'NATS ingest message already kept; acknowledged as duplicate');
+      return 'duplicate';
+    }
+
+    const now = clock.now();
+    let kept: KeptRun[];
+    try {
+      kept = await deps.stores.runs.keepEvent({ topic, payload: parsed.payload, deliveryId: msgId, now, dispatchGraceMs: deps.dispatchGraceMs });
+    } catch (err) {
+      if (msgId !== null) await release(topic, msgId);
+      throw err;
+    }
+
+    verdict('accepted');
+    if (kept.length === 0) metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
+    for (const run of kept) metrics.accepted.inc({ topic, hook: run.hook });
+    if (kept.length > 0) {
+      const ids = kept.map((k) => k.id);
+      try {
+        await deps.bus.publish(ids);
+        metrics.dispatched.inc({ source: 'nats' }, ids.length);
+      } catch (err) {
+        // Kept is kept: the sweep dispatches what was not published.
+        logger.warn({ err, topic, runs: ids }, 'publish of runs kept from NATS failed; the sweep will dispatch them');
+      }
+    }
+    return 'accepted';
+  }
+
+  async function release(topic: string, msgId: string): Promise<void> {
+    try {
+      await deps.stores.hooks.releaseDelivery(topic, msgId);
+    } catch (err) {
+      // The redelivery will be taken for a duplicate until the claim expires: say so loudly.
+      logger.error({ err, topic, msgId }, 'could not release the Nats-Msg-Id claim after a refused keep; the redelivery will be dropped as a duplicate');
+    }
+  }
+
+  return async (msg) => {
+    try {
+      return await handle(msg);
+    } catch (err) {
+      verdict('failed');
+      logger.error({ err, topic: msg.topic, msgId: msg.msgId }, 'NATS ingest could not keep the event; it will be redelivered');
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The NATS door's handler over the in-memory store and bus: the same payload
+ * rules as the HTTP door, Hookyard's own Nats-Msg-Id dedupe (independent of
+ * JetStream's 2-minute window), rejections recorded, and a refused keep that
+ * gives its claim back and throws so the message comes back.
+ */
+import { ManualClock, createMetrics, silentLogger, type Hook, type Logger } from '@hookyard/core';
+import { createMemoryBus, type IngestMessage } from '@hookyard/bus';
+import { createMemoryStores } from '@hookyard/store';
+import { createNatsIngestHandler } from '../../services/ingress/src/nats';
+
+const NOW = Date.parse('2025-01-01T00:00:00Z');
+
+function hook(name: string, topic: string): Hook {
+  return { name, topic, tool: 'echo', tool_kwargs: {}, created_at: new Date(NOW).toISOString(), updated_at: new Date(NOW).toISOString() };
+}
+
+function message(topic: string, body: string | Uint8Array, headers: Record<string, string> = {}, msgId: string | null = null): IngestMessage {
+  return {
+    topic,
+    data: typeof body === 'string' ? new TextEncoder().encode(body) : body,
+    headers,
+    msgId,
+  };
+}
+
+function recordingLogger(): Logger & { warnings: Record<string, unknown>[] } {
+  const base = silentLogger();
+  const warnings: Record<string, unknown>[] = [];
+  return Object.assign(Object.create(base) as Logger, {
+    warnings,
+    warn: (obj: unknown) => {
+      warnings.push(obj as Record<string, unknown>);
+    },
+  });
+}
+
+async function setup(opts: { clock?: ManualClock } = {}) {
+  const clock = opts.clock ?? new ManualClock(NOW);
+  const stores = createMemoryStores({ clock });
+  const bus = createMemoryBus();
+  const published: string[] = [];
+  await bus.subscribe(async (id) => void published.push(id), { concurrency: 4 });
+  const metrics = createMetrics({ defaultMetrics: false });
+  const logger = recordingLogger();
+  await stores.hooks.putHook(hook('h1', 'orders'));
+  await stores.hooks.putHook(hook('h2', 'orders'));
+  const handler = createNatsIngestHandler({ stores, bus, metrics, logger, clock, dispatchGraceMs: 15_000, bodyMaxBytes: 1024, dedupeTtlMs: 3_600_000 });
+  const runsOf = async (hookName: string) => (await stores.runs.list({ hook: hookName }, 500, null)).runs;
+  const verdicts = async () => {
+    const m = await metrics.registry.getSingleMetricAsString('tai42_hook_runs_ingest_messages_total');
+    return m;
+  };
+  return { stores, bus, published, metrics, logger, handler, runsOf, verdicts, clock };
+}
+
+describe('createNatsIngestHandler', () => {
+  it('keeps a JSON object as the payload of one run per hook and publishes the run ids', async () => {
+    const t = await setup();
+    expect(await t.handler(message('orders', '{"n":1}', { 'content-type': 'application/json' }, 'm-1'))).toBe('accepted');
+    const [r1, r2] = [await t.runsOf('h1'), await t.runsOf('h2')];
+    expect(r1).toHaveLength(1);
+    expect(r2).toHaveLength(1);
+    expect(r1[0]!.payload).toEqual({ n: 1 });
+    expect(r1[0]!.delivery_id).toBe('m-1');
+    await new Promise((r) => setImmediate(r));
+    expect(t.published.sort()).toEqual([r1[0]!.id, r2[0]!.id].sort());
+  });
+
+  it('reads a message without Content-Type as JSON, and other types by the HTTP door rules', async () => {
+    const t = await setup();
+    await t.handler(message('orders', '{"a":true}'));
+    await t.handler(message('orders', '[1,2]', { 'content-type': 'application/json' }));
+    await t.handler(message('orders', 'hello', { 'content-type': 'text/plain' }));
+    await t.handler(message('orders', new Uint8Array([0, 255, 1]), { 'content-type': 'application/octet-stream' }));
+    await t.handler(message('orders', 'a=1&b=2', { 'content-type': 'application/x-www-form-urlencoded' }));
+    const payloads = (await t.runsOf('h1')).map((r) => r.payload);
+    expect(payloads).toEqual(
+      expect.arrayContaining([{ a: true }, { body: [1, 2] }, { raw_body: 'hello' }, { raw_body_base64: Buffer.from([0, 255, 1]).toString('base64') }, { a: '1', b: '2' }]),
+    );
+    expect(payloads).toHaveLength(5);
+  });
+
+  it('dedupes on Nats-Msg-Id by its own claim, whatever JetStream let through', async () => {
+    const clock = new ManualClock(NOW);
+    const t = await setup({ clock });
+    expect(await t.handler(message('orders', '{"n":1}', {}, 'dup'))).toBe('accepted');
+    // Ten minutes later: far past JetStream's 2-minute duplicate window, well inside Hookyard's claim (1 h here).
+    clock.advance(10 * 60_000);
+    expect(await t.handler(message('orders', '{"n":1}', {}, 'dup'))).toBe('duplicate');
+    // Past the claim's TTL the id is a new delivery again.
+    clock.advance(3_600_000);
+    expect(await t.handler(message('orders', '{"n":1}', {}, 'dup'))).toBe('accepted');
+    // The same id on another topic is another delivery.
+    await t.stores.hooks.putHook(hook('h3', 'refunds'));
+    expect(await t.handler(message('refunds', '{"n":1}', {}, 'dup'))).toBe('accepted');
+    // Without an id every message is a new event.
+    expect(await t.handler(message('orders', '{"n":1}'))).toBe('accepted');
+    expect(await t.runsOf('h1')).toHaveLength(3);
+    expect(await t.verdicts()).toMatch(/verdict="duplicate"} 1/);
+  });
+
+  it.each([
+    ['a bad topic', message('Orders', '{}'), /topic "Orders" must match/],
+    ['a dotted subject tail', message('orders.eu', '{}'), /must match/],
+    ['invalid JSON declared as JSON', message('orders', '{nope', { 'content-type': 'application/json' }), /not valid JSON/],
+    ['invalid JSON with no Content-Type', message('orders', 'plain words'), /not valid JSON/],
+    ['a multipart file', message('orders', '--x\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n', { 'content-type': 'multipart/form-data; boundary=x' }), /file/],
+    ['a body over the cap', message('orders', JSON.stringify({ s: 'x'.repeat(2000) })), /larger than 1024 bytes/],
+    ['an overlong Nats-Msg-Id', message('orders', '{}', {}, 'i'.repeat(300)), /Nats-Msg-Id/],
+  ])('rejects %s, keeps nothing and records it (WARN + counter)', async (_what, msg, reason) => {
+    const t = await setup();
+    expect(await t.handler(msg)).toBe('rejected');
+    expect(await t.runsOf('h1')).toHaveLength(0);
+    expect(t.logger.warnings).toHaveLength(1);
+    expect(String(t.logger.warnings[0]!.reason)).toMatch(reason);
+    expect(await t.verdicts()).toMatch(/verdict="rejected"} 1/);
+  });
+
+  it('does not claim the id of a rejected body, so a corrected resend is kept', async () => {
+    const t = await setup();
+    expect(await t.handler(message('orders', '{bad', {}, 'fix-me'))).toBe('rejected');
+    expect(await t.handler(message('orders', '{"ok":1}', {}, 'fix-me'))).toBe('accepted');
+  });
+
+  it('releases the claim and throws when the store refuses the keep, so the redelivery is kept', async () => {
+    const t = await setup();
+    const keep = t.stores.runs.keepEvent.bind(t.stores.runs);
+    let fail = true;
+    t.stores.runs.keepEvent = async (input) => {
+      if (fail) throw new Error('store down');
+      return keep(input);
+    };
+    await expect(t.handler(message('orders', '{"n":7}', {}, 'retry-me'))).rejects.toThrow('store down');
+    expect(await t.runsOf('h1')).toHaveLength(0);
+    fail = false;
+    expect(await t.handler(message('orders', '{"n":7}', {}, 'retry-me'))).toBe('accepted');
+    expect(await t.runsOf('h1')).toHaveLength(1);
+    expect(await t.verdicts()).toMatch(/verdict="failed"} 1/);
+  });
+
+  it('accepts an event on a topic with no hooks, keeping nothing', async () => {
+    const t = await setup();
+    expect(await t.handler(message('nobody-listens', '{}', {}, 'x'))).toBe('accepted');
+    expect(await t.stores.runs.list({}, 10, null)).toMatchObject({ runs: [] });
+  });
+});
