@@ -33,6 +33,9 @@ export interface HookyardJqEngine extends JqEngine {
   stats(): JqEngineStats;
 }
 
+const NO_VARS: Record<string, unknown> = Object.freeze({});
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 interface Prepared {
   /** jq's compile error, when the expression does not compile. */
   error?: HookyardError;
@@ -41,7 +44,8 @@ interface Prepared {
 }
 
 function cacheKey(expr: string, names: readonly string[]): string {
-  return `${names.join(',')}\u0000${expr}`;
+  // Without vars the caller's own string is the key: its hash is cached, the hot path stays cheap.
+  return names.length === 0 ? expr : `${names.join(',')}\u0000${expr}`;
 }
 
 function varPairs(names: readonly string[], vars: Record<string, unknown>): [string, string][] {
@@ -119,8 +123,8 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
     },
 
     async run(expr, input, runOptions = {}) {
-      const vars = runOptions.vars ?? {};
-      const names = Object.keys(vars).sort();
+      const vars = runOptions.vars ?? NO_VARS;
+      const names = vars === NO_VARS ? NO_NAMES : Object.keys(vars).sort();
       const timeoutMs = runOptions.timeoutMs ?? defaultTimeoutMs;
       const got = prepare(expr, names);
       const prepared = got instanceof Promise ? await got : got;
@@ -128,7 +132,8 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
       const program = prepared.program;
       if (program) {
         try {
-          const outputs = program.run(input, names.map((n) => vars[n]));
+          // jq-wasm receives vars as JSON, where undefined becomes null: so does the compiled path.
+          const outputs = program.run(input, names.length === 0 ? NO_NAMES : names.map((n) => vars[n] ?? null));
           stats.compiled++;
           return outputs;
         } catch (err) {

@@ -61,9 +61,20 @@ function valueCall(name: string, args: Compiled[]): Compiled {
   }
 }
 
+const iterateGen: Gen = (i, _e, emit) => {
+  for (const v of iterValues(i)) emit(v);
+};
+
 function anyAll(isAny: boolean, source: Gen, cond: Compiled): Compiled {
   // def any(g; c): isempty(first(g | c or empty)) | not;  def all(g; c): isempty(first(g | c and empty));
   const condVal = cond.val;
+  if (source === iterateGen && condVal) {
+    // The common shape, `any(.name == "x")`: a plain loop, no callbacks.
+    return fromVal((i, e) => {
+      for (const x of iterValues(i)) if (truthy(condVal(x, e)) === isAny) return isAny;
+      return !isAny;
+    });
+  }
   return fromVal((i, e) => {
     const hit = produces(source, i, e, (x) => {
       if (condVal) return truthy(condVal(x, e)) === isAny;
@@ -72,10 +83,6 @@ function anyAll(isAny: boolean, source: Gen, cond: Compiled): Compiled {
     return isAny ? hit : !hit;
   });
 }
-
-const iterateGen: Gen = (i, _e, emit) => {
-  for (const v of iterValues(i)) emit(v);
-};
 
 function filterCall(name: string, args: Node[]): Compiled | null {
   const key = `${name}/${args.length}`;
