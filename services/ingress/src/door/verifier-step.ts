@@ -48,9 +48,16 @@ export function createVerifierStep(deps: VerifierStepDeps): {
 
   const step: VerifyStep = async (delivery, at) => {
     const { topic } = delivery;
+    let binding: VerifierBinding | null;
     try {
-      const binding = await lookup(topic);
-      if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0 };
+      binding = await lookup(topic);
+    } catch (err) {
+      // The store is out of reach: the same refusal as a failed keep, since nothing can be kept either.
+      deps.logger.error({ err, topic }, 'verifier binding could not be read; nothing kept');
+      return { ok: false, answer: ANSWERS.acceptFailed };
+    }
+    if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0 };
+    try {
       const result = await verifyDelivery(binding, { method: delivery.method, headers: delivery.headers, rawBody: delivery.rawBody, now: at }, deps.secrets);
       if (result.ok) return result;
       deps.metrics.verificationFailures.inc({ topic });
@@ -58,7 +65,7 @@ export function createVerifierStep(deps: VerifierStepDeps): {
       const headers = result.status === 405 ? { Allow: 'POST' } : undefined;
       return { ok: false, answer: { status: result.status, body: UNAUTHORIZED, ...(headers ? { headers } : {}) } };
     } catch (err) {
-      deps.logger.error({ err, topic }, 'delivery could not be verified (binding or secret unreadable); nothing kept');
+      deps.logger.error({ err, topic }, 'delivery could not be verified (secret unreadable or binding broken); nothing kept');
       return { ok: false, answer: ANSWERS.verificationError };
     }
   };

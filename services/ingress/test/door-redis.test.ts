@@ -1,0 +1,77 @@
+import Redis from 'ioredis';
+import { createRedisStores, type Stores } from '@hookyard/store';
+import { createSecretResolver } from '../src/verify';
+import { requireRedis, uniquePrefix } from '../../../test/support/services';
+import { startHarness, type Harness } from './support/harness';
+
+const SECRET = 'redis-door-secret-value';
+
+describe('door and API on the real Redis store', () => {
+  let url: string;
+  let prefix: string;
+  let stores: Stores;
+  let h: Harness;
+  beforeAll(async () => {
+    url = await requireRedis();
+    prefix = uniquePrefix('ingress');
+    stores = await createRedisStores({ url, prefix, partitions: 2 });
+    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env: { RD_SECRET: SECRET } as NodeJS.ProcessEnv }), limiter: null } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await stores.close();
+    const redis = new Redis(url);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+  });
+
+  it('registers hooks through the API and keeps one run per hook, listed by the API', async () => {
+    for (const name of ['rh-1', 'rh-2']) {
+      const r = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name, topic: 'redis-t', tool: 'echo' } });
+      expect(r.status).toBe(201);
+    }
+    const door = await h.call('/universal_webhook/redis-t?via=q', { method: 'POST', json: { n: 1 } });
+    expect(door.body).toEqual({ status: 'accepted', runs: 2 });
+    const list = await h.call('/api/hook-runs?topic=redis-t', { role: 'reader' });
+    expect(list.body.runs.map((r: any) => r.hook).sort()).toEqual(['rh-1', 'rh-2']);
+    expect(list.body.runs[0].payload).toEqual({ via: 'q', n: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.bus.published.flat().sort()).toEqual(list.body.runs.map((r: any) => r.id).sort());
+  });
+
+  it('claims delivery ids in Redis: the second delivery is a duplicate', async () => {
+    const put = await h.call('/api/hooks/topics/redis-signed/verifier', {
+      method: 'PUT',
+      role: 'admin',
+      json: { kind: 'shared_secret', secrets: ['env:RD_SECRET'], settings: { delivery_id_header: 'x-delivery' } },
+    });
+    expect(put.status).toBe(201);
+    const headers = { 'x-webhook-secret': SECRET, 'x-delivery': 'rd-1' };
+    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'accepted', runs: 0 });
+    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'duplicate' });
+  });
+});
+
+describe('door on a Redis store that is out of reach', () => {
+  it('answers 500 accept failed and keeps nothing', async () => {
+    const stores = await createRedisStores({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), partitions: 1, commandTimeoutMs: 500 });
+    const h = await startHarness({ stores, deps: { limiter: null } });
+    try {
+      const r = await h.call('/universal_webhook/anything', { method: 'POST', json: { a: 1 } });
+      expect(r.status).toBe(500);
+      expect(r.body).toEqual({ error: 'accept failed' });
+      expect(h.bus.published).toHaveLength(0);
+      const ready = await h.call('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.reason).toMatch(/^store \(redis\) not ready/);
+    } finally {
+      await h.close();
+      await stores.close();
+    }
+  });
+});
