@@ -1,0 +1,85 @@
+'use strict';
+/** Hookyard under test: role processes on one prefix, and the few management calls the bench needs. */
+const { randomBytes } = require('node:crypto');
+const { startRole, startAll } = require('./procs');
+const { REDIS_URL, NATS_URL } = require('./infra');
+const { fetchMetric } = require('./common');
+
+const TOKEN = randomBytes(24).toString('hex');
+
+function hookyardEnv(prefix, extra = {}) {
+  return {
+    HOOKS_REDIS_URL: REDIS_URL,
+    HOOKS_NATS_URL: NATS_URL,
+    HOOKS_KEY_PREFIX: prefix,
+    HOOKS_NATS_PREFIX: prefix,
+    HOOKS_API_TOKENS: `admin:${TOKEN}`,
+    HOOKS_DOOR_RATE: '0',
+    HOOKS_API_RATE: '0',
+    HOOKS_LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+/**
+ * Starts the named roles (e.g. ['ingress', 'scheduler', 'executor']) as separate processes.
+ * Returns {procs, byRole, env}; `label` tells processes of two stacks apart in reports.
+ */
+async function startStack(prefix, roles, extra = {}, label = 'hookyard') {
+  const env = hookyardEnv(prefix, extra);
+  // The ingress first: it creates the streams the others bind to.
+  const byRole = {};
+  const procs = [];
+  const [first, ...rest] = roles;
+  const p0 = startRole(`${label}-${first}`, first, env);
+  procs.push(p0);
+  byRole[first] = p0;
+  await startAll([p0]);
+  const others = rest.map((r) => {
+    const p = startRole(`${label}-${r}`, r, env);
+    byRole[r] = p;
+    return p;
+  });
+  procs.push(...others);
+  await startAll(others);
+  return { procs, byRole, env, prefix };
+}
+
+async function api(base, method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+const CONDITION = '.action == "opened"';
+
+function registerHook(base, name, topic, extra = {}) {
+  return api(base, 'POST', '/api/hooks', { name, topic, tool: 'echo', condition: { content: CONDITION }, ...extra });
+}
+
+/** Every run of a hook (paged by cursor). */
+async function runsOf(base, hook) {
+  const out = [];
+  let cursor = null;
+  do {
+    const q = new URLSearchParams({ hook, limit: '500' });
+    if (cursor) q.set('cursor', cursor);
+    const page = await api(base, 'GET', `/api/hook-runs?${q}`);
+    out.push(...page.runs);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return out;
+}
+
+/** Sum of `tai42_hook_runs_<name>` over the given processes' /metrics. */
+async function metricOver(procs, name) {
+  const vals = await Promise.all(procs.map((p) => fetchMetric(p.url, `tai42_hook_runs_${name}`)));
+  return vals.reduce((a, b) => a + b, 0);
+}
+
+module.exports = { TOKEN, CONDITION, hookyardEnv, startStack, api, registerHook, runsOf, metricOver };

@@ -1,0 +1,99 @@
+'use strict';
+/** Redis and NATS around a bench run: versions, and deleting what one prefix left behind. */
+const os = require('node:os');
+const { deps, log } = require('./common');
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+
+function redisClient() {
+  const Redis = deps.Redis();
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+}
+
+/** UNLINKs every key that contains `prefix` (or matches `pattern`) by SCAN, in batches. Returns how many. */
+async function deleteRedisKeys(prefix, pattern = `*${prefix}*`) {
+  const r = redisClient();
+  let n = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+      cursor = next;
+      if (keys.length) {
+        n += keys.length;
+        await r.unlink(...keys);
+      }
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
+  }
+  return n;
+}
+
+/** Deletes every JetStream stream whose name starts with the prefix (upper-cased, as the bus names them). */
+async function deleteStreams(prefix) {
+  const { connect } = deps.nats();
+  const nc = await connect({ servers: NATS_URL, timeout: 5000 });
+  const deleted = [];
+  try {
+    const jsm = await nc.jetstreamManager();
+    const want = prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase();
+    for await (const si of jsm.streams.list()) {
+      const name = si.config.name;
+      if (name.toUpperCase().startsWith(`${want}_`)) {
+        await jsm.streams.delete(name);
+        deleted.push(name);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+  return deleted;
+}
+
+/** Deletes Redis keys and JetStream streams of each prefix; logs, never throws. */
+async function cleanup(prefixes) {
+  for (const p of prefixes) {
+    try {
+      const keys = await deleteRedisKeys(p);
+      const streams = await deleteStreams(p);
+      log(`cleaned ${p}: ${keys} Redis keys, streams [${streams.join(', ')}]`);
+    } catch (err) {
+      log(`cleanup of ${p} failed: ${err.message}`);
+    }
+  }
+}
+
+async function machine() {
+  const cpus = os.cpus();
+  const out = {
+    cpu: cpus[0] ? cpus[0].model : 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    redis: null,
+    nats: null,
+  };
+  try {
+    const r = redisClient();
+    const info = await r.info('server');
+    out.redis = (/redis_version:(\S+)/.exec(info) || [])[1] || null;
+    r.disconnect();
+  } catch (err) {
+    throw new Error(`Redis is not reachable at ${REDIS_URL} (${err.message}); start redis-server or set REDIS_URL`);
+  }
+  try {
+    const { connect } = deps.nats();
+    const nc = await connect({ servers: NATS_URL, timeout: 3000 });
+    out.nats = nc.info ? nc.info.version : null;
+    out.jetstream = nc.info ? Boolean(nc.info.jetstream) : null;
+    await nc.close();
+  } catch (err) {
+    throw new Error(`NATS is not reachable at ${NATS_URL} (${err.message}); start nats-server -js or set NATS_URL`);
+  }
+  return out;
+}
+
+module.exports = { REDIS_URL, NATS_URL, redisClient, deleteRedisKeys, deleteStreams, cleanup, machine };

@@ -1,0 +1,197 @@
+'use strict';
+/** Renders results.json as the Markdown of RESULTS.md. */
+const { existsSync, readFileSync } = require('node:fs');
+const path = require('node:path');
+const { BENCH_DIR } = require('./common');
+
+const num = (v) => (v == null ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en') : v.toLocaleString('en', { maximumFractionDigits: 2 })) : String(v));
+/** "min / **median** / max" of a summary. */
+const mmm = (s) => (!s || s.median == null ? '–' : `${num(s.min)} / **${num(s.median)}** / ${num(s.max)}`);
+const yes = (m) => (m ? 'met' : '**missed**');
+
+function table(head, rows) {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function errorBlock(name, s) {
+  return `### ${name}\n\nThe section failed:\n\n\`\`\`\n${s.error}\n\`\`\`\n`;
+}
+
+function door(s) {
+  return [
+    '## 1. Door: events accepted per second',
+    '',
+    s.method,
+    '',
+    table(
+      ['system', 'events/s', 'p50 ms', 'p99 ms'],
+      [
+        ['Hookyard ingress (keep + publish)', mmm(s.hookyard.perSecond), mmm(s.hookyard.p50Ms), mmm(s.hookyard.p99Ms)],
+        ['ceiling (node:http + one EVAL)', mmm(s.ceiling.perSecond), mmm(s.ceiling.p50Ms), mmm(s.ceiling.p99Ms)],
+      ],
+    ),
+    '',
+    `Ratio door/ceiling (medians): **${num(s.ratio.value)}** (per pair ${mmm(s.ratio.pairs)}); target >= 0.5: ${yes(s.ratio.met)}.`,
+  ].join('\n');
+}
+
+function e2e(s) {
+  return [
+    '## 2. End to end: runs completed per second',
+    '',
+    s.method,
+    '',
+    table(
+      ['system', 'runs/s (max)', 'events accepted/s', `p50 accept-to-start ms @ ${num(s.hookyard.halfRate.offeredPerSecond)}/s`, 'p99 ms', 'max ms'],
+      [
+        ['Hookyard (ingress + scheduler + executor)', mmm(s.hookyard.runsPerSecond), mmm(s.hookyard.acceptedPerSecond), mmm(s.hookyard.halfRate.p50Ms), mmm(s.hookyard.halfRate.p99Ms), mmm(s.hookyard.halfRate.maxMs)],
+        ['express + BullMQ', mmm(s.bullmq.runsPerSecond), mmm(s.bullmq.acceptedPerSecond), mmm(s.bullmq.halfRate.p50Ms), mmm(s.bullmq.halfRate.p99Ms), mmm(s.bullmq.halfRate.maxMs)],
+      ],
+    ),
+    '',
+    `Ratio Hookyard/BullMQ runs/s (medians): **${num(s.ratio.value)}x** (per pair ${mmm(s.ratio.pairs)}); target >= 1.0x: ${yes(s.ratio.met)}.`,
+    `p99 accept-to-start at half rate: **${num(s.p99HalfRate.valueMs)} ms**; target < 25 ms: ${yes(s.p99HalfRate.met)}. BullMQ p99 / Hookyard p99 at the same rate: ${num(s.p99RatioBullmqOverHookyard)}.`,
+  ].join('\n');
+}
+
+function conditions(s) {
+  if (s.raw || !s.engine) return ['## 3. Conditions', '', '```json', JSON.stringify(s, null, 2), '```'].join('\n');
+  return [
+    '## 3. Conditions: evaluations per second',
+    '',
+    `Condition \`${s.condition}\` over a ${num(s.payloadBytes)} B GitHub-style payload (${s.source}). Engine stats: ${JSON.stringify(s.engine.stats)}.`,
+    '',
+    table(
+      ['evaluator', 'evaluations/s'],
+      [
+        ['Hookyard jq engine, one at a time', mmm(s.engine.sequential)],
+        ['Hookyard jq engine, 16 in flight', mmm(s.engine.concurrent16)],
+        ['jq-wasm, one call per evaluation', mmm(s.jqWasm.perCall)],
+      ],
+    ),
+    '',
+    `Ratio engine/jq-wasm: **${num(s.ratio.value)}x** one at a time, ${num(s.ratio.concurrent16)}x with 16 in flight.`,
+  ].join('\n');
+}
+
+function growth(s) {
+  const out = ['## 4. Growth', ''];
+  if (s.hooks) {
+    const h = s.hooks;
+    out.push(
+      `### Door with hooks on other topics (${num(h.otherHooks[0])} vs ${num(h.otherHooks[1])}; filled through the store API in ${num(h.fillMs[h.otherHooks[1]])} ms)`,
+      '',
+      table(
+        ['hooks on other topics', 'events/s', 'p50 ms', 'p99 ms'],
+        [
+          [num(h.otherHooks[0]), mmm(h.few.perSecond), mmm(h.few.p50Ms), mmm(h.few.p99Ms)],
+          [num(h.otherHooks[1]), mmm(h.many.perSecond), mmm(h.many.p50Ms), mmm(h.many.p99Ms)],
+        ],
+      ),
+      '',
+      `Ratio many/few: **${num(h.ratioManyOverFew)}**.`,
+      '',
+    );
+  }
+  if (s.fanOut) {
+    out.push(
+      '### Runs per second with several hooks on one topic',
+      '',
+      table(
+        ['hooks on the topic', 'runs/s', 'ms per run', 'events/s'],
+        Object.values(s.fanOut).map((r) => [num(r.hooksOnTopic), mmm(r.runsPerSecond), mmm(r.msPerRun), mmm(r.eventsPerSecond)]),
+      ),
+      '',
+    );
+  }
+  if (s.list) {
+    out.push(
+      `### One list page (GET /api/hook-runs, 50 runs) with many runs kept`,
+      '',
+      `${s.list.method}; fill took ${num(s.list.fillMs)} ms; Redis used_memory at the largest size ${num(Math.round(s.list.redisUsedMemoryBytes / 2 ** 20))} MiB.`,
+      '',
+      table(
+        ['runs kept', 'query', 'p50 ms', 'p99 ms'],
+        s.list.steps.flatMap((row) =>
+          Object.entries(row)
+            .filter(([k]) => k !== 'runs')
+            .map(([q, v]) => [num(row.runs), `\`${q}\``, mmm(v.p50Ms), mmm(v.p99Ms)]),
+        ),
+      ),
+      '',
+    );
+  }
+  if (s.payloads) {
+    out.push(
+      '### Door with large bodies (HOOKS_BODY_MAX_BYTES = 2 MiB)',
+      '',
+      table(
+        ['body', 'Hookyard events/s', 'Hookyard MiB/s', 'Hookyard p99 ms', 'ceiling events/s', 'ratio'],
+        Object.entries(s.payloads).map(([k, v]) => [k, mmm(v.hookyard.perSecond), num(v.hookyardMBPerSecond), mmm(v.hookyard.p99Ms), mmm(v.ceiling.perSecond), num(v.ratio)]),
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
+function memory(s) {
+  return [
+    '## 5. Memory',
+    '',
+    'Peak RSS (VmHWM) of every process, over all sections of this run:',
+    '',
+    table(['process', 'peak RSS MiB'], Object.entries(s.peakRssMiB).map(([k, v]) => [k, num(v)])),
+    '',
+    `Soak: ${s.method}. Sent ${num(s.soak.sent)} events (${num(s.soak.failures)} failed), ${num(s.soak.runsFinished)} runs finished.`,
+    '',
+    table(
+      ['role', 'first window median MiB', 'last window median MiB', 'drift MiB', 'drift %'],
+      Object.entries(s.soak.drift).map(([k, v]) => [k, num(v.firstWindowMedianMiB), num(v.lastWindowMedianMiB), num(v.driftMiB), num(v.driftPercent)]),
+    ),
+  ].join('\n');
+}
+
+const RENDER = { door, e2e, conditions, growth, memory };
+
+function renderMarkdown(r) {
+  const m = r.machine;
+  const parts = [
+    '# Hookyard benchmark results',
+    '',
+    `Generated by \`pnpm bench\` (\`node test/bench/run.js\`) on ${r.date} in ${num(r.seconds)} s, mode **${r.mode}**. Every figure is min / **median** / max over ${r.options.runs} run(s); comparisons alternate the two systems in the same run.`,
+    '',
+    table(
+      ['machine', ''],
+      [
+        ['CPU', `${m.cpu}, ${m.cores} cores`],
+        ['memory', `${m.memoryGiB} GiB`],
+        ['OS', m.os],
+        ['Node.js', m.node],
+        ['Redis server', m.redis],
+        ['NATS server', `${m.nats} (JetStream ${m.jetstream ? 'on' : 'off'})`],
+      ],
+    ),
+    '',
+    'The load generator (autocannon) runs in its own process on the same machine, so it competes with the system under test for the same cores; Redis and NATS run there too.',
+    '',
+  ];
+  const summaryRows = [];
+  const s = r.sections;
+  if (s.door && !s.door.error) summaryRows.push(['door / ceiling events/s', num(s.door.ratio.value), '>= 0.5', yes(s.door.ratio.met)]);
+  if (s.e2e && !s.e2e.error) {
+    summaryRows.push(['Hookyard / BullMQ runs/s', `${num(s.e2e.ratio.value)}x`, '>= 1.0x', yes(s.e2e.ratio.met)]);
+    summaryRows.push([`p99 accept-to-start at ${num(s.e2e.hookyard.halfRate.offeredPerSecond)}/s`, `${num(s.e2e.p99HalfRate.valueMs)} ms`, '< 25 ms', yes(s.e2e.p99HalfRate.met)]);
+  }
+  if (s.conditions && !s.conditions.error && s.conditions.ratio) summaryRows.push(['jq engine / jq-wasm per call', `${num(s.conditions.ratio.value)}x`, '–', '–']);
+  if (s.growth && !s.growth.error && s.growth.hooks) summaryRows.push([`door with ${num(s.growth.hooks.otherHooks[1])} / ${num(s.growth.hooks.otherHooks[0])} other hooks`, num(s.growth.hooks.ratioManyOverFew), '–', '–']);
+  if (summaryRows.length) parts.push('## Summary', '', table(['comparison', 'ratio / figure', 'target', ''], summaryRows), '');
+  for (const [name, sec] of Object.entries(s)) {
+    parts.push(sec.error ? errorBlock(name, sec) : RENDER[name](sec), '');
+  }
+  const analysis = path.join(BENCH_DIR, 'ANALYSIS.md');
+  if (existsSync(analysis)) parts.push('## What limits it', '', readFileSync(analysis, 'utf8').trim(), '');
+  return parts.join('\n');
+}
+
+module.exports = { renderMarkdown };

@@ -1,0 +1,39 @@
+'use strict';
+/** Conditions: evaluations/s of a realistic condition, Hookyard's engine vs one jq-wasm call per evaluation. */
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const { BENCH_DIR, log, ratio } = require('../lib/common');
+
+function runChild(cfg) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(BENCH_DIR, 'conditions-child.js'), JSON.stringify(cfg)], {
+      env: { PATH: process.env.PATH ?? '', ...(process.env.BENCH_OWN_CONDITIONS ? { BENCH_OWN_CONDITIONS: '1' } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`conditions child exited ${code}: ${err.slice(-2000)}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()));
+      } catch {
+        reject(new Error(`conditions child printed no JSON: ${out.slice(-500)}`));
+      }
+    });
+  });
+}
+
+async function conditions(ctx) {
+  const res = await runChild({ seconds: ctx.smoke ? 0.5 : 2, runs: ctx.runs });
+  if (res.raw) return { source: res.source, ...res.raw };
+  const r = ratio(res.engine.sequential.median, res.jqWasm.perCall.median);
+  const r16 = ratio(res.engine.concurrent16.median, res.jqWasm.perCall.median);
+  log(`conditions: engine ${res.engine.sequential.median}/s (16 in flight ${res.engine.concurrent16.median}/s), jq-wasm per call ${res.jqWasm.perCall.median}/s`);
+  return { ...res, ratio: { value: r, concurrent16: r16 } };
+}
+
+module.exports = { conditions };

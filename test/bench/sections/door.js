@@ -1,0 +1,78 @@
+'use strict';
+/**
+ * Door: events accepted per second and latency of POST /universal_webhook/{topic}
+ * (one hook on the topic: durable keep + publish), 50 connections, 1 KB JSON,
+ * against the ceiling (bare node:http + one Redis EVAL). Runs alternate.
+ */
+const path = require('node:path');
+const { BENCH_DIR, log, summary, ratio } = require('../lib/common');
+const { startScript, startAll } = require('../lib/procs');
+const { runLoad } = require('../lib/load');
+const { REDIS_URL } = require('../lib/infra');
+const { startStack, registerHook } = require('../lib/hookyard');
+
+const CEILING = path.join(BENCH_DIR, 'ceiling.js');
+
+async function startCeiling(prefix, name = 'ceiling') {
+  const p = startScript(name, CEILING, [], { BENCH_REDIS_URL: REDIS_URL, BENCH_PREFIX: prefix });
+  await startAll([p]);
+  return p;
+}
+
+/** Alternates door loads on two URLs; returns per-run figures of each and the per-pair ratios. */
+async function alternate(ctx, label, a, b, cfg) {
+  const runsA = [];
+  const runsB = [];
+  if (!ctx.smoke) {
+    await runLoad({ ...cfg, url: a.url, duration: 1 });
+    await runLoad({ ...cfg, url: b.url, duration: 1 });
+  }
+  for (let i = 0; i < ctx.runs; i++) {
+    // ABBA order so a drift of the machine does not favour one side.
+    const order = i % 2 === 0 ? [a, b] : [b, a];
+    for (const side of order) {
+      const r = await runLoad({ ...cfg, url: side.url });
+      (side === a ? runsA : runsB).push(r);
+      log(`${label} ${side.name} run ${i + 1}/${ctx.runs}: ${Math.round(r.perSecond)}/s p50 ${r.latencyMs.p50} ms p99 ${r.latencyMs.p99} ms${r.warning ? ` (${r.warning})` : ''}`);
+    }
+  }
+  return { a: describe(runsA), b: describe(runsB), pairRatios: runsA.map((r, i) => ratio(r.perSecond, runsB[i].perSecond)) };
+}
+
+function describe(runs) {
+  return {
+    perSecond: summary(runs.map((r) => Math.round(r.perSecond))),
+    p50Ms: summary(runs.map((r) => r.latencyMs.p50)),
+    p99Ms: summary(runs.map((r) => r.latencyMs.p99)),
+    requests: runs.map((r) => r.requests),
+    failures: runs.map((r) => r.non2xx + r.errors),
+  };
+}
+
+async function door(ctx) {
+  const prefix = ctx.newPrefix('door');
+  const stack = await startStack(prefix, ['ingress']);
+  ctx.track(stack.procs);
+  const ceiling = await startCeiling(prefix);
+  ctx.track([ceiling]);
+  const ingress = stack.byRole.ingress;
+  await registerHook(ingress.url, 'b1', 'bench');
+  const cfg = { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 5 };
+  const res = await alternate(
+    ctx,
+    'door',
+    { name: 'hookyard', url: `${ingress.url}/universal_webhook/bench` },
+    { name: 'ceiling', url: `${ceiling.url}/universal_webhook/bench` },
+    cfg,
+  );
+  await ctx.stop([...stack.procs, ceiling]);
+  const r = ratio(res.a.perSecond.median, res.b.perSecond.median);
+  return {
+    method: `autocannon in its own process, ${cfg.connections} connections, ${cfg.bodyBytes} B JSON, ${cfg.duration} s per run, ${ctx.runs} runs alternating (ABBA)`,
+    hookyard: res.a,
+    ceiling: res.b,
+    ratio: { value: r, pairs: summary(res.pairRatios), target: 0.5, met: r != null && r >= 0.5 },
+  };
+}
+
+module.exports = { door, alternate, describe, startCeiling };

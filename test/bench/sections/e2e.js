@@ -1,0 +1,169 @@
+'use strict';
+/**
+ * End to end: runs completed per second (ingress, scheduler, executor as
+ * separate processes; condition + echo tool) and accept-to-start latency at
+ * half that rate, against express + BullMQ (route adds a job, a worker with
+ * concurrency 50 runs the same echo) on the same Redis. Runs alternate.
+ */
+const path = require('node:path');
+const { BENCH_DIR, log, sleep, summary, ratio, percentile } = require('../lib/common');
+const { startScript, startAll } = require('../lib/procs');
+const { runLoad } = require('../lib/load');
+const { REDIS_URL } = require('../lib/infra');
+const { startStack, registerHook, runsOf, metricOver } = require('../lib/hookyard');
+
+const BULL = path.join(BENCH_DIR, 'bullmq-app.js');
+
+async function startBull(prefix) {
+  const env = { BENCH_REDIS_URL: REDIS_URL, BENCH_PREFIX: prefix, BENCH_CONCURRENCY: '50' };
+  const app = startScript('bullmq-app', BULL, ['app'], env);
+  const worker = startScript('bullmq-worker', BULL, ['worker'], env);
+  await startAll([app, worker]);
+  return { app, worker, procs: [app, worker] };
+}
+
+async function bullStats(worker, samples = false) {
+  const res = await fetch(`${worker.url}/stats${samples ? '?samples=1' : ''}`);
+  return res.json();
+}
+
+/**
+ * Sends `load` while polling `count()` every 50 ms; returns the load result and
+ * the time the count first reached base + (events answered 2xx) * perEvent.
+ */
+async function loadUntilDone(load, count, perEvent, timeoutMs) {
+  const base = await count();
+  let target = null;
+  let doneAt = null;
+  let stop = false;
+  const poller = (async () => {
+    const deadline = Date.now() + timeoutMs;
+    while (!stop && Date.now() < deadline) {
+      const c = (await count()) - base;
+      if (target !== null && c >= target) {
+        doneAt = Date.now();
+        return c;
+      }
+      await sleep(50);
+    }
+    return (await count()) - base;
+  })();
+  const res = await runLoad(load);
+  target = res.ok * perEvent;
+  const finished = await poller;
+  stop = true;
+  if (doneAt === null) throw new Error(`only ${finished} of ${target} runs finished within ${timeoutMs} ms`);
+  return { load: res, doneAt, finished };
+}
+
+function hookyardSide(stack) {
+  const executors = stack.procs.filter((p) => p.name.includes('executor'));
+  return {
+    name: 'hookyard',
+    url: (topic) => `${stack.byRole.ingress.url}/universal_webhook/${topic}`,
+    count: () => metricOver(executors, 'succeeded_total'),
+  };
+}
+
+function bullSide(bull) {
+  return {
+    name: 'bullmq',
+    url: (topic) => `${bull.app.url}/universal_webhook/${topic}`,
+    count: async () => (await bullStats(bull.worker)).completed,
+  };
+}
+
+async function throughputRun(ctx, side, n) {
+  const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.count, 1, ctx.smoke ? 60_000 : 180_000);
+  const seconds = (r.doneAt - r.load.start) / 1000;
+  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds };
+  log(`e2e ${side.name}: ${out.events} events, runs/s ${out.runsPerSecond} (accepted ${out.acceptedPerSecond}/s)${r.load.warning ? ` (${r.load.warning})` : ''}`);
+  return out;
+}
+
+/** Constant-rate load on a fresh topic; accept-to-start of every run/job it made, in ms. */
+async function latencyRun(ctx, side, i, rate, stack, bull) {
+  const seconds = ctx.smoke ? 2 : 5;
+  let topic = 'bench';
+  if (side.name === 'hookyard') {
+    topic = `lat${i}`;
+    await registerHook(stack.byRole.ingress.url, `lat${i}`, topic);
+  } else {
+    await fetch(`${bull.worker.url}/reset`, { method: 'POST' });
+  }
+  const r = await loadUntilDone({ url: side.url(topic), bodyBytes: 1024, connections: 20, duration: seconds, overallRate: rate }, side.count, 1, 120_000);
+  let samples;
+  if (side.name === 'hookyard') {
+    const runs = await runsOf(stack.byRole.ingress.url, `lat${i}`);
+    samples = runs.filter((x) => x.started_at).map((x) => Date.parse(x.started_at) - Date.parse(x.created_at));
+  } else {
+    samples = (await bullStats(bull.worker, true)).samples;
+  }
+  const out = {
+    offeredPerSecond: rate,
+    sentPerSecond: Math.round(r.load.perSecond),
+    samples: samples.length,
+    p50Ms: percentile(samples, 50),
+    p99Ms: percentile(samples, 99),
+    maxMs: percentile(samples, 100),
+  };
+  log(`e2e latency ${side.name} at ${rate}/s: p50 ${out.p50Ms} ms p99 ${out.p99Ms} ms (${out.samples} runs)`);
+  return out;
+}
+
+async function e2e(ctx) {
+  const prefix = ctx.newPrefix('e2e');
+  const stack = await startStack(prefix, ['ingress', 'scheduler', 'executor'], { HOOKS_MAX_WORKERS: '50' });
+  ctx.track(stack.procs);
+  const bull = await startBull(prefix);
+  ctx.track(bull.procs);
+  await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
+  const sides = [hookyardSide(stack), bullSide(bull)];
+  const n = ctx.smoke ? 200 : 5000;
+
+  if (!ctx.smoke) for (const s of sides) await throughputRun(ctx, s, 500); // warm-up
+  const tput = { hookyard: [], bullmq: [] };
+  for (let i = 0; i < ctx.runs; i++) {
+    for (const s of i % 2 === 0 ? sides : [...sides].reverse()) tput[s.name].push(await throughputRun(ctx, s, n));
+  }
+  const hyRate = summary(tput.hookyard.map((r) => r.runsPerSecond));
+  const bqRate = summary(tput.bullmq.map((r) => r.runsPerSecond));
+  // Both systems get the same offered rate: half of Hookyard's measured max.
+  const half = Math.max(10, Math.round(hyRate.median / 2));
+  const lat = { hookyard: [], bullmq: [] };
+  for (let i = 0; i < ctx.runs; i++) {
+    for (const s of i % 2 === 0 ? sides : [...sides].reverse()) lat[s.name].push(await latencyRun(ctx, s, i, half, stack, bull));
+  }
+  await ctx.stop([...stack.procs, ...bull.procs]);
+  const pack = (t, l) => ({
+    runsPerSecond: hyOr(t, 'runsPerSecond'),
+    acceptedPerSecond: hyOr(t, 'acceptedPerSecond'),
+    halfRate: { offeredPerSecond: half, p50Ms: hyOr(l, 'p50Ms'), p99Ms: hyOr(l, 'p99Ms'), maxMs: hyOr(l, 'maxMs'), samples: l.map((x) => x.samples) },
+  });
+  const r = ratio(hyRate.median, bqRate.median);
+  const hy = pack(tput.hookyard, lat.hookyard);
+  const bq = pack(tput.bullmq, lat.bullmq);
+  return {
+    method:
+      `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms); ` +
+      `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 2 : 5} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
+      `${ctx.runs} runs alternating. Hookyard: HOOKS_MAX_WORKERS=50, one executor; BullMQ worker concurrency 50.`,
+    events: n,
+    hookyard: hy,
+    bullmq: bq,
+    ratio: {
+      value: r,
+      pairs: summary(tput.hookyard.map((x, i) => ratio(x.runsPerSecond, tput.bullmq[i].runsPerSecond))),
+      target: 1.0,
+      met: r != null && r >= 1.0,
+    },
+    p99HalfRate: { valueMs: hy.halfRate.p99Ms.median, targetMs: 25, met: hy.halfRate.p99Ms.median != null && hy.halfRate.p99Ms.median < 25 },
+    p99RatioBullmqOverHookyard: ratio(bq.halfRate.p99Ms.median, hy.halfRate.p99Ms.median),
+  };
+}
+
+function hyOr(list, key) {
+  return summary(list.map((x) => x[key]));
+}
+
+module.exports = { e2e, startBull, loadUntilDone, hookyardSide };

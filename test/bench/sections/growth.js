@@ -1,0 +1,211 @@
+'use strict';
+/**
+ * Growth: how figures move with what is kept.
+ *  - door throughput with few vs many hooks registered on OTHER topics (two ingresses, alternating);
+ *  - runs/s with 1, 10 and 100 hooks on one topic (per-run cost);
+ *  - p99 of one GET /api/hook-runs?limit=50 page with many runs kept;
+ *  - door throughput with 1 KB, 64 KB and 1 MB bodies (against the ceiling).
+ */
+const path = require('node:path');
+const { ROOT, log, summary, ratio, percentile } = require('../lib/common');
+const { runLoad } = require('../lib/load');
+const { REDIS_URL, redisClient } = require('../lib/infra');
+const { startStack, registerHook, TOKEN, metricOver } = require('../lib/hookyard');
+const { alternate, startCeiling } = require('./door');
+const { loadUntilDone } = require('./e2e');
+
+function storeDist() {
+  return require(path.join(ROOT, 'packages', 'store', 'dist'));
+}
+
+/** Registers `n` hooks on other topics through the store API, `width` writes in flight. */
+async function fillHooks(prefix, n, width = 256) {
+  const { createRedisStores } = storeDist();
+  const stores = await createRedisStores({ url: REDIS_URL, prefix, partitions: 4 });
+  const t0 = Date.now();
+  try {
+    const now = new Date().toISOString();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        while (next < n) {
+          const i = next++;
+          await stores.hooks.putHook({
+            name: `other-${i}`,
+            topic: `other-${i % 1000}`,
+            tool: 'echo',
+            tool_kwargs: {},
+            condition: { content: '.action == "opened"' },
+            created_at: now,
+            updated_at: now,
+          });
+        }
+      }),
+    );
+  } finally {
+    await stores.close();
+  }
+  return Date.now() - t0;
+}
+
+async function hooksGrowth(ctx) {
+  const many = ctx.smoke ? 1000 : 100_000;
+  const pa = ctx.newPrefix('gfew');
+  const pb = ctx.newPrefix('gmany');
+  const fewMs = await fillHooks(pa, 10);
+  const manyMs = await fillHooks(pb, many);
+  log(`growth: registered 10 and ${many} hooks on other topics through the store API (${manyMs} ms for ${many})`);
+  const a = await startStack(pa, ['ingress'], {}, 'hooks10');
+  ctx.track(a.procs);
+  const b = await startStack(pb, ['ingress'], {}, `hooks${many}`);
+  ctx.track(b.procs);
+  await registerHook(a.byRole.ingress.url, 'b1', 'bench');
+  await registerHook(b.byRole.ingress.url, 'b1', 'bench');
+  const res = await alternate(
+    ctx,
+    'growth/hooks',
+    { name: 'hooks10', url: `${a.byRole.ingress.url}/universal_webhook/bench` },
+    { name: `hooks${many}`, url: `${b.byRole.ingress.url}/universal_webhook/bench` },
+    { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 3 },
+  );
+  await ctx.stop([...a.procs, ...b.procs]);
+  await ctx.clean([pa, pb]);
+  return {
+    otherHooks: [10, many],
+    fillMs: { 10: fewMs, [many]: manyMs },
+    few: res.a,
+    many: res.b,
+    ratioManyOverFew: ratio(res.b.perSecond.median, res.a.perSecond.median),
+  };
+}
+
+async function fanOut(ctx) {
+  const prefix = ctx.newPrefix('gfan');
+  const stack = await startStack(prefix, ['ingress', 'scheduler', 'executor'], { HOOKS_MAX_WORKERS: '50' });
+  ctx.track(stack.procs);
+  const ingress = stack.byRole.ingress.url;
+  const counts = [1, 10, 100];
+  for (const c of counts) for (let h = 0; h < c; h++) await registerHook(ingress, `f${c}-${h}`, `fan${c}`);
+  const totalRuns = ctx.smoke ? 100 : 3000;
+  const executors = stack.procs.filter((p) => p.name.includes('executor'));
+  const count = () => metricOver(executors, 'succeeded_total');
+  const per = Object.fromEntries(counts.map((c) => [c, []]));
+  for (let i = 0; i < ctx.runs; i++) {
+    for (const c of i % 2 === 0 ? counts : [...counts].reverse()) {
+      const events = Math.max(1, Math.round(totalRuns / c));
+      const r = await loadUntilDone(
+        { url: `${ingress}/universal_webhook/fan${c}`, bodyBytes: 1024, connections: Math.min(50, events), amount: events },
+        count,
+        c,
+        180_000,
+      );
+      const seconds = (r.doneAt - r.load.start) / 1000;
+      const rps = r.finished / seconds;
+      per[c].push({ runsPerSecond: Math.round(rps), msPerRun: Math.round((1000 / rps) * 1000) / 1000, eventsPerSecond: Math.round(r.load.ok / seconds) });
+      log(`growth/fan-out ${c} hooks: ${Math.round(rps)} runs/s (${r.finished} runs)`);
+    }
+  }
+  await ctx.stop(stack.procs);
+  await ctx.clean([prefix]);
+  return Object.fromEntries(
+    counts.map((c) => [
+      `${c}`,
+      {
+        hooksOnTopic: c,
+        runsPerSecond: summary(per[c].map((x) => x.runsPerSecond)),
+        msPerRun: summary(per[c].map((x) => x.msPerRun)),
+        eventsPerSecond: summary(per[c].map((x) => x.eventsPerSecond)),
+      },
+    ]),
+  );
+}
+
+/** One sequential client reading first pages for `seconds`; p50/p99 in ms. */
+async function pageLatency(base, query, seconds) {
+  const times = [];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const t = performance.now();
+    const res = await fetch(`${base}/api/hook-runs?${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const body = await res.json();
+    times.push(performance.now() - t);
+    if (res.status !== 200 || !Array.isArray(body.runs) || body.runs.length === 0) throw new Error(`list page answered ${res.status} with ${JSON.stringify(body).slice(0, 200)}`);
+  }
+  return { requests: times.length, p50Ms: +percentile(times, 50).toFixed(2), p99Ms: +percentile(times, 99).toFixed(2) };
+}
+
+async function listGrowth(ctx) {
+  const { fillRuns } = require(path.join(ROOT, 'packages', 'store', 'test', 'list-perf.js'));
+  const prefix = ctx.newPrefix('glist');
+  const steps = ctx.smoke ? [1000] : ctx.listSteps;
+  const stack = await startStack(prefix, ['ingress'], {}, 'list');
+  ctx.track(stack.procs);
+  const base = stack.byRole.ingress.url;
+  const out = [];
+  let have = 0;
+  let fillMs = 0;
+  const now = Date.now();
+  for (const n of steps) {
+    // Fill the difference, older than what is there (ids sort by creation).
+    fillMs += await fillRuns({ url: REDIS_URL, prefix, partitions: 4, n: n - have, now: now - have });
+    have = n;
+    log(`growth/list: ${n} runs kept (fill ${fillMs} ms so far)`);
+    const queries = { 'limit=50': 'limit=50', 'status=failed&limit=50': 'status=failed&limit=50', 'hook=h3&limit=50': 'hook=h3&limit=50' };
+    const row = { runs: n };
+    for (const [label, q] of Object.entries(queries)) {
+      const runs = [];
+      for (let i = 0; i < ctx.runs; i++) runs.push(await pageLatency(base, q, ctx.smoke ? 0.5 : 2));
+      row[label] = { p50Ms: summary(runs.map((r) => r.p50Ms)), p99Ms: summary(runs.map((r) => r.p99Ms)), requests: runs.map((r) => r.requests) };
+      log(`growth/list ${n} runs ${label}: p99 ${row[label].p99Ms.median} ms`);
+    }
+    out.push(row);
+  }
+  const r = redisClient();
+  const usedMemory = (/used_memory:(\d+)/.exec(await r.info('memory')) || [])[1];
+  r.disconnect();
+  await ctx.stop(stack.procs);
+  await ctx.clean([prefix]);
+  return { method: 'runs written by fillRuns (packages/store/test/list-perf.js), one sequential client reading first pages through the ingress', fillMs, redisUsedMemoryBytes: Number(usedMemory), steps: out };
+}
+
+async function payloadGrowth(ctx) {
+  const prefix = ctx.newPrefix('gbody');
+  const stack = await startStack(prefix, ['ingress'], { HOOKS_BODY_MAX_BYTES: String(2 * 1024 * 1024) }, 'body');
+  ctx.track(stack.procs);
+  const ceiling = await startCeiling(prefix, 'body-ceiling');
+  ctx.track([ceiling]);
+  await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
+  const out = {};
+  for (const [label, bytes] of [['1KB', 1024], ['64KB', 64 * 1024], ['1MB', 1024 * 1024]]) {
+    const res = await alternate(
+      ctx,
+      `growth/body ${label}`,
+      { name: 'hookyard', url: `${stack.byRole.ingress.url}/universal_webhook/bench` },
+      { name: 'ceiling', url: `${ceiling.url}/universal_webhook/bench` },
+      { bodyBytes: bytes, connections: bytes > 100_000 ? 10 : 50, duration: ctx.smoke ? 1 : 2 },
+    );
+    out[label] = {
+      bytes,
+      hookyard: res.a,
+      ceiling: res.b,
+      hookyardMBPerSecond: Math.round(((res.a.perSecond.median * bytes) / 2 ** 20) * 10) / 10,
+      ratio: ratio(res.a.perSecond.median, res.b.perSecond.median),
+    };
+    // Drop the kept runs (large payloads) before the next size; the hook record stays.
+    await ctx.cleanRuns(prefix);
+  }
+  await ctx.stop([...stack.procs, ceiling]);
+  await ctx.clean([prefix]);
+  return out;
+}
+
+async function growth(ctx) {
+  return {
+    hooks: await hooksGrowth(ctx),
+    fanOut: await fanOut(ctx),
+    list: await listGrowth(ctx),
+    payloads: await payloadGrowth(ctx),
+  };
+}
+
+module.exports = { growth };
