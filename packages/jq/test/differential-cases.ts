@@ -68,6 +68,14 @@ export const HAND_EXPRS: string[] = [
   '. as $x | [$x] | length', '.a as $v | .b as $w | [$w, $v]', 'error', 'error(.a)', '[1,2] - [2]', '{} + .', '[] + .',
   'map(tostring)', '.b | tostring', '.c | tostring', '.a | tostring', '[.[] | numbers]', 'isempty(.[])', 'first(.[])',
   '[limit(2; .[])]', '@base64', '.[1:]', 'reduce .[] as $x (0; . + 1)', 'paths', 'input', '$__loc__',
+  '{"b":1} + {"a":2}', '{(.name // "1"): 1}', '"\\u00e9" < "z"', '"😀" > "\\uffff"', '[.[] | tostring] | sort',
+  'contains([[1]])', '{"a":{"b":1,"c":2}} | contains({"a":{"b":1}})', '[.[]?] | sort', '[.[]?] | min, max',
+  '[.[]? as $x | $x * 2]', '[.[]? | select(. > 1)] | length', 'if .a then .b end', '.a // empty', '[.a, .b] | max',
+  '.name | ascii_downcase | test("^acme")', '.a | test("a"; "g")', '. as $d | keys | map($d[.])', 'keys | map(tostring)',
+  '.c | not', '(.a | length) > 2', '.a | length', 'to_entries | map(.key)', '[.[]? | type] | join(",")',
+  '.a | first(.[]?)', 'isempty(empty)', 'all(.[]?; . != null)', 'any(.[]?; type == "string")', '{a: 1} | .a += 1',
+  '"\\(.c) \\(.b) \\(.a)"', '[.a, .b, .c] | tojson', '.b * .a', '.c - .b', '.a % .b', '(.a | tostring) + "!"',
+  '.[] |= 1', 'to_entries[0].value', 'map(has("name"))?', 'try (.[] | tonumber)', '[.[]? | . == 1.0]', '-(.b)', '.b | -.',
 ];
 
 /** The payload the benchmark condition is written for, plus variants that make each clause fail. */
