@@ -5,7 +5,7 @@ import type { Stores } from '@hookyard/store';
 import { describeAllowlist, resolveAllowlist, toolPolicy, type ToolRepo } from '@hookyard/tools';
 import { Attempt } from './attempt';
 import { HookEvaluator } from './hook-plan';
-import type { RunReporter } from './run-reporter';
+import type { RunReporter } from '@hookyard/bus';
 import { callTool } from './tool-call';
 
 type Outcome = { status: 'succeeded' | 'skipped'; result: unknown } | { error: HookyardError; acted: boolean };

@@ -4,11 +4,11 @@ import type { RunBus, Subscription } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
-import type { RunEventSink } from './run-events';
+import type { RunEventSink } from '@hookyard/bus';
 import { RunExecutor } from './run-executor';
-import { createRunReporter } from './run-reporter';
+import { createRunReporter } from '@hookyard/bus';
 
-export type { RunEventSink, RunSummary } from './run-events';
+export type { RunEventSink, RunSummary } from '@hookyard/bus';
 
 export interface ExecutorDeps {
   settings: Settings;

@@ -4,9 +4,9 @@ import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { LocalRepo, type LocalTool, type ToolCallContext, type ToolInfo } from '@hookyard/tools';
-import type { RunSummary } from '../src/run-events';
+import type { RunSummary } from '@hookyard/bus';
 import { RunExecutor } from '../src/run-executor';
-import { createRunReporter } from '../src/run-reporter';
+import { createRunReporter } from '@hookyard/bus';
 
 /**
  * A jq engine answering a fixed table of expressions, so each test says

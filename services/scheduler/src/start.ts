@@ -2,11 +2,11 @@ import { systemClock } from '@hookyard/core';
 import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import type { Stores } from '@hookyard/store';
-import type { RunEventSink } from './run-events';
-import { createRunReporter } from './run-reporter';
+import type { RunEventSink } from '@hookyard/bus';
+import { createRunReporter } from '@hookyard/bus';
 import { sweep, type SweepReport } from './sweep';
 
-export type { RunEventSink, RunSummary } from './run-events';
+export type { RunEventSink, RunSummary } from '@hookyard/bus';
 export type { SweepReport } from './sweep';
 
 export interface SchedulerDeps {

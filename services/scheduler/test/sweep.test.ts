@@ -2,7 +2,7 @@ import { HOOKS_RUN_FAILED_TOPIC, HookyardError, ManualClock, createLogger, creat
 import type { Hook, Settings } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import { createMemoryStores, type Stores } from '@hookyard/store';
-import type { RunSummary } from '../src/run-events';
+import type { RunSummary } from '@hookyard/bus';
 import { SWEEP_BATCH } from '../src/sweep';
 import { startScheduler, type SchedulerHandle } from '../src/start';
 

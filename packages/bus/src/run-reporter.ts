@@ -1,18 +1,27 @@
 import { HOOKS_RUN_FAILED_TOPIC, toHookyardError } from '@hookyard/core';
 import type { Clock, HookMetrics, Logger, Run } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
-import type { RunStore } from '@hookyard/store';
-import { summarize, type RunEventSink } from './run-events';
+import type { RunBus } from './types';
+import type { RunSummary } from './run-events';
 
 /**
  * Everything that happens once a run is finished, in one place: the failure
  * report (ERROR log, metric, `hooks_run_failed` platform event) and the events
  * sink. The executor and the scheduler (for the runs its lapse sweep fails)
- * hold this same module; it belongs in a shared package once there is one
- * for service glue.
+ * share it.
  */
+
+/** Where finished runs are announced (optional; a failure there is logged, never fatal). */
+export interface RunEventSink {
+  publish(summary: RunSummary): Promise<void>;
+}
+
+/** The one store verb the reporter needs (structural, so the bus package does not depend on the store). */
+export interface PlatformEventKeeper {
+  keepEvent(input: { topic: string; payload: unknown; now: number; dispatchGraceMs: number }): Promise<{ id: string; hook: string }[]>;
+}
+
 export interface RunReporterDeps {
-  runs: Pick<RunStore, 'keepEvent'>;
+  runs: PlatformEventKeeper;
   bus: Pick<RunBus, 'publish'>;
   metrics: HookMetrics;
   logger: Logger;
@@ -59,7 +68,7 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
   async function toSink(run: Run): Promise<void> {
     if (!deps.events) return;
     try {
-      await deps.events.publish(summarize(run));
+      await deps.events.publish(summarizeRun(run));
     } catch (err) {
       logger.warn({ run: run.id, err: toHookyardError(err).message }, 'could not publish the run event');
     }
@@ -80,5 +89,23 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
       }
       await toSink(run);
     },
+  };
+}
+
+/** The summary of a finished run, as published on `<prefix>.events.run.<status>.<hook>`. */
+export function summarizeRun(run: Run): RunSummary {
+  const from = Date.parse(run.started_at ?? run.created_at);
+  const to = run.finished_at === null ? NaN : Date.parse(run.finished_at);
+  return {
+    run_id: run.id,
+    hook: run.hook,
+    topic: run.topic,
+    status: run.status,
+    attempts: run.attempts,
+    error_kind: run.error?.kind ?? null,
+    error_message: run.error?.message ?? null,
+    created_at: run.created_at,
+    finished_at: run.finished_at,
+    duration_ms: Number.isFinite(from) && Number.isFinite(to) ? Math.max(0, to - from) : null,
   };
 }
