@@ -1,0 +1,173 @@
+/**
+ * The NATS door across processes: ingress, scheduler and executor on Redis and
+ * JetStream. 1,000 events published on `<prefix>.ingest.<topic>`, repeats of
+ * 100 of them inside JetStream's duplicate window (JetStream drops them) and
+ * again after that window was shrunk and had passed (JetStream lets them
+ * through; Hookyard's own Nats-Msg-Id claim drops them). Each distinct event
+ * is kept once, every run ends, and a summary of each run arrives on
+ * `<prefix>.events.run.*`. Malformed messages are terminated as rejected,
+ * recorded, and not redelivered.
+ */
+import { randomBytes } from 'node:crypto';
+import { connect, headers as natsHeaders, nanos, type NatsConnection, type Subscription } from 'nats';
+import { validateMessage } from '@hookyard/core';
+import { requireNats, requireRedis, uniquePrefix, NATS_URL, REDIS_URL } from '../support/services';
+import { eventually, requireBuiltCli, sleep, startRole, type RoleProcess } from '../support/processes';
+import { Api, metricValue, pool } from '../e2e/api';
+
+jest.setTimeout(180_000);
+
+const EVENTS = 1000;
+const REPEATS = 100;
+const TERMINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded']);
+
+interface Summary {
+  run_id: string;
+  hook: string;
+  status: string;
+}
+
+describe('NATS ingest across processes (Redis + JetStream)', () => {
+  const token = randomBytes(24).toString('hex');
+  const prefix = uniquePrefix('nats');
+  const ingestStream = `${prefix.toUpperCase()}_INGEST`;
+  const procs: RoleProcess[] = [];
+  let ingress: RoleProcess;
+  let api: Api;
+  let nc: NatsConnection;
+  let events: Subscription;
+  const summaries = new Map<string, Summary[]>();
+  const badSummaries: string[] = [];
+
+  beforeAll(async () => {
+    await requireRedis();
+    await requireNats();
+    requireBuiltCli();
+    const env = {
+      HOOKS_REDIS_URL: REDIS_URL,
+      HOOKS_NATS_URL: NATS_URL,
+      HOOKS_KEY_PREFIX: prefix,
+      HOOKS_NATS_PREFIX: prefix,
+      HOOKS_API_TOKENS: `admin:${token}`,
+      HOOKS_RUN_SWEEP_SECONDS: '0.5',
+      HOOKS_RUN_DISPATCH_GRACE_SECONDS: '5',
+      HOOKS_MAX_WORKERS: '32',
+    };
+    ingress = startRole('ingress', 'ingress', env);
+    procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor', 'executor', env));
+    await Promise.all(procs.map((p) => p.waitListening()));
+    api = new Api(ingress.url, token);
+    nc = await connect({ servers: NATS_URL, name: `${prefix}-test` });
+    // Subscribed before anything is published: core NATS keeps nothing for a late subscriber.
+    events = nc.subscribe(`${prefix}.events.run.>`, {
+      callback: (err, msg) => {
+        if (err) return;
+        const s = msg.json<Summary>();
+        const check = validateMessage('run_summary', s);
+        if (!check.ok || msg.subject !== `${prefix}.events.run.${s.status}.${s.hook}`) badSummaries.push(`${msg.subject} ${JSON.stringify(check)}`);
+        summaries.set(s.run_id, [...(summaries.get(s.run_id) ?? []), s]);
+      },
+    });
+    await nc.flush();
+  });
+
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.wait()));
+    if (nc) {
+      events?.unsubscribe();
+      const jsm = await nc.jetstreamManager();
+      for (const s of [ingestStream, `${prefix.toUpperCase()}_RUNS`]) await jsm.streams.delete(s).catch(() => undefined);
+      await nc.close();
+    }
+    const { default: Redis } = await import('ioredis');
+    const r = new Redis(REDIS_URL);
+    const keys = await r.keys(`*${prefix}*`);
+    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
+    await r.quit();
+  });
+
+  it('keeps each distinct event once, ends every run, announces every run, rejects malformed messages', async () => {
+    await api.ok('POST', '/api/hooks', { name: 'nats-echo', topic: 'orders', tool: 'echo', start_expr: { content: '{n: .n}' } });
+    const js = nc.jetstream();
+    const subject = `${prefix}.ingest.orders`;
+    const send = async (i: number) => {
+      const h = natsHeaders();
+      h.set('Content-Type', 'application/json');
+      return js.publish(subject, JSON.stringify({ n: i }), { msgID: `order-${i}`, headers: h });
+    };
+
+    let jsDuplicates = 0;
+    await pool(EVENTS, 20, async (i) => {
+      expect((await send(i)).duplicate).toBe(false);
+    });
+    // Repeats inside the window: JetStream itself refuses them.
+    await pool(REPEATS, 20, async (i) => {
+      if ((await send(i)).duplicate) jsDuplicates++;
+    });
+    expect(jsDuplicates).toBe(REPEATS);
+
+    // Shrink the stream's duplicate window and let it pass: JetStream now takes the repeats, Hookyard must drop them.
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(ingestStream);
+    await jsm.streams.update(ingestStream, { ...info.config, duplicate_window: nanos(200) });
+    await sleep(500);
+    await pool(REPEATS, 20, async (i) => {
+      expect((await send(i)).duplicate).toBe(false);
+    });
+
+    // Malformed: a topic that is not a name, and JSON that does not parse.
+    const json = natsHeaders();
+    json.set('Content-Type', 'application/json');
+    await js.publish(`${prefix}.ingest.Not_A_Topic`, JSON.stringify({ n: -1 }));
+    await js.publish(subject, '{"n": oops', { headers: json });
+
+    const runs = await eventually(
+      async () => {
+        const all = await api.allRuns('nats-echo');
+        return all.length >= EVENTS && all.every((r) => TERMINAL.has(r.status)) ? all : undefined;
+      },
+      120_000,
+      `${EVENTS} runs to end`,
+    );
+    expect(runs).toHaveLength(EVENTS);
+    expect(runs.filter((r) => r.status === 'succeeded')).toHaveLength(EVENTS);
+    expect(new Set(runs.map((r) => (r.result as { n: number }).n)).size).toBe(EVENTS);
+
+    // Every repeat that reached the ingress was settled as a duplicate by the claim; both malformed ones as rejected.
+    await eventually(
+      async () => ((await metricValue(ingress.url, 'tai42_hook_runs_ingest_messages_total')) >= EVENTS + REPEATS + 2 ? true : undefined),
+      30_000,
+      'every ingest message settled',
+    );
+    const verdicts = await verdictCounts(ingress.url);
+    expect(verdicts).toEqual({ accepted: EVENTS, duplicate: REPEATS, rejected: 2 });
+    const warned = ingress.logs().filter((l) => l.msg === 'NATS ingest message rejected; not kept, not redelivered');
+    expect(warned.map((l) => l.topic).sort()).toEqual(['Not_A_Topic', 'orders']);
+    expect(warned.every((l) => l.level === 40 || l.level === 'warn')).toBe(true);
+
+    // Nothing waits for redelivery: the rejected messages were terminated, not left to come back.
+    const consumer = await jsm.consumers.info(ingestStream, 'ingress');
+    expect({ ackPending: consumer.num_ack_pending, redelivered: consumer.num_redelivered, pending: consumer.num_pending }).toEqual({
+      ackPending: 0,
+      redelivered: 0,
+      pending: 0,
+    });
+
+    // One summary per run, on the subject of its status and hook.
+    await eventually(async () => (runs.every((r) => summaries.has(r.id)) ? true : undefined), 30_000, 'a run summary for every run');
+    expect(badSummaries).toEqual([]);
+    for (const r of runs) expect(summaries.get(r.id)!.map((s) => `${s.status}/${s.hook}`)).toEqual(['succeeded/nats-echo']);
+    expect(summaries.size).toBe(EVENTS);
+  });
+});
+
+async function verdictCounts(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^tai42_hook_runs_ingest_messages_total\{([^}]*)\} (\S+)$/gm)) {
+    const verdict = /verdict="([^"]+)"/.exec(m[1]!)?.[1];
+    if (verdict) out[verdict] = (out[verdict] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
