@@ -18,7 +18,7 @@ async function deleteRedisKeys(prefix, pattern = `*${prefix}*`) {
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+      const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 20000);
       cursor = next;
       if (keys.length) {
         n += keys.length;

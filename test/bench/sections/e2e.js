@@ -83,7 +83,7 @@ async function throughputRun(ctx, side, n) {
 
 /** Constant-rate load on a fresh topic; accept-to-start of every run/job it made, in ms. */
 async function latencyRun(ctx, side, i, rate, stack, bull) {
-  const seconds = ctx.smoke ? 2 : 5;
+  const seconds = ctx.smoke ? 1 : 5;
   let topic = 'bench';
   if (side.name === 'hookyard') {
     topic = `lat${i}`;
@@ -119,7 +119,7 @@ async function e2e(ctx) {
   ctx.track(bull.procs);
   await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
   const sides = [hookyardSide(stack), bullSide(bull)];
-  const n = ctx.smoke ? 200 : 5000;
+  const n = ctx.smoke ? 100 : 5000;
 
   if (!ctx.smoke) for (const s of sides) await throughputRun(ctx, s, 500); // warm-up
   const tput = { hookyard: [], bullmq: [] };
@@ -146,7 +146,7 @@ async function e2e(ctx) {
   return {
     method:
       `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms); ` +
-      `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 2 : 5} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
+      `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 1 : 5} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
       `${ctx.runs} runs alternating. Hookyard: HOOKS_MAX_WORKERS=50, one executor; BullMQ worker concurrency 50.`,
     events: n,
     hookyard: hy,

@@ -1,0 +1,59 @@
+/**
+ * The benchmark suite still works: `node test/bench/run.js --smoke` runs every
+ * section once, briefly, against the real Redis and JetStream, exits 0 and
+ * writes results.json with each section present. No speed is asserted.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireNats, requireRedis } from '../support/services';
+import { requireBuiltCli } from '../support/processes';
+
+jest.setTimeout(170_000);
+
+const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory'];
+
+describe('benchmark suite (smoke)', () => {
+  let out: string;
+
+  beforeAll(async () => {
+    await requireRedis();
+    await requireNats();
+    requireBuiltCli();
+    out = mkdtempSync(join(tmpdir(), 'hookyard-bench-'));
+  });
+
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs every section and writes results.json', async () => {
+    const child = spawn(process.execPath, [join(__dirname, 'run.js'), '--smoke', '--out', out], {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.on('data', (c: Buffer) => (log += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), 150_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    if (code !== 0) throw new Error(`bench smoke exited ${code}:\n${log.slice(-6000)}`);
+
+    const file = join(out, 'results.json');
+    expect(existsSync(file)).toBe(true);
+    const results = JSON.parse(readFileSync(file, 'utf8')) as { mode: string; machine: Record<string, unknown>; sections: Record<string, Record<string, unknown>> };
+    expect(results.mode).toBe('smoke');
+    expect(results.machine).toEqual(expect.objectContaining({ cores: expect.any(Number), node: expect.any(String), redis: expect.any(String), nats: expect.any(String) }));
+    for (const name of SECTIONS) {
+      expect(results.sections[name]).toBeDefined();
+      expect(results.sections[name]).not.toHaveProperty('error');
+    }
+    expect(results.sections.door).toEqual(expect.objectContaining({ hookyard: expect.any(Object), ceiling: expect.any(Object), ratio: expect.any(Object) }));
+    expect(results.sections.e2e).toEqual(expect.objectContaining({ hookyard: expect.any(Object), bullmq: expect.any(Object), ratio: expect.any(Object) }));
+    expect(results.sections.growth).toEqual(
+      expect.objectContaining({ hooks: expect.any(Object), fanOut: expect.any(Object), list: expect.any(Object), payloads: expect.any(Object) }),
+    );
+    expect(results.sections.memory).toEqual(expect.objectContaining({ soak: expect.any(Object), peakRssMiB: expect.any(Object) }));
+    expect(existsSync(join(out, 'RESULTS.md'))).toBe(true);
+  });
+});
