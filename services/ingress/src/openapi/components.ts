@@ -1,0 +1,192 @@
+import { ERROR_KINDS, JQ_FIELDS, NAME_MAX_LENGTH, NAME_PATTERN_SOURCE, REMOTE_PROTOCOLS, RUN_STATUSES } from '@hookyard/core';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+const isoTime: Schema = { type: 'string', format: 'date-time' };
+const name: Schema = { type: 'string', pattern: NAME_PATTERN_SOURCE, maxLength: NAME_MAX_LENGTH };
+
+/** components.schemas of the management API: the wire shapes the routes answer with. */
+export const SCHEMAS: Record<string, Schema> = {
+  Name: { ...name, description: 'Hook, topic and tool names: never sanitized; a violation is a 400 naming the field and the pattern' },
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['kind', 'message'],
+        properties: {
+          kind: { type: 'string', enum: [...ERROR_KINDS] },
+          message: { type: 'string' },
+          details: { type: 'array', items: { type: 'string' }, description: 'One line per miss (e.g. every refused field of a registration)' },
+        },
+      },
+    },
+  },
+  JqField: {
+    description: 'A jq expression: inline, or a stored template with its $kwargs',
+    oneOf: [
+      { type: 'object', required: ['content'], properties: { content: { type: 'string' } }, additionalProperties: false },
+      { type: 'object', required: ['id'], properties: { id: { type: 'string' }, kwargs: { type: 'object', additionalProperties: true } }, additionalProperties: false },
+    ],
+  },
+  HookInput: {
+    type: 'object',
+    required: ['name', 'topic', 'tool'],
+    additionalProperties: false,
+    properties: {
+      name: ref('Name'),
+      topic: ref('Name'),
+      tool: { type: 'string', description: 'A registered tool (GET /api/tools)' },
+      tool_kwargs: { type: 'object', additionalProperties: true, description: "Static arguments, validated against the tool's JSON Schema" },
+      ...Object.fromEntries(JQ_FIELDS.map((f) => [f, ref('JqField')])),
+      subject: {
+        type: 'object',
+        required: ['scope', 'kind', 'key_expr'],
+        additionalProperties: false,
+        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key_expr: ref('JqField') },
+      },
+      tools_allow: { type: 'array', items: { type: 'string' }, description: 'Allowlist (`*`, names, `!name`), intersected with HOOKS_TOOLS_ALLOW' },
+      description: { type: 'string' },
+      created_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
+      updated_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
+    },
+  },
+  Hook: {
+    allOf: [ref('HookInput'), { type: 'object', required: ['tool_kwargs', 'created_at', 'updated_at'] }],
+  },
+  Run: {
+    type: 'object',
+    description: 'A kept run: every field, payload included',
+    required: ['id', 'hook', 'topic', 'status', 'payload', 'attempts', 'acted', 'error', 'created_at', 'updated_at'],
+    properties: {
+      id: { type: 'string' },
+      hook: ref('Name'),
+      topic: ref('Name'),
+      status: { type: 'string', enum: [...RUN_STATUSES] },
+      payload: { description: 'The event as kept' },
+      attempts: { type: 'integer', minimum: 0 },
+      acted: { type: 'string', enum: ['', 'cancel', 'resume', 'take', 'start'] },
+      acted_ids: { type: 'array', items: { type: 'string' } },
+      claim_intent: { type: 'string' },
+      error: nullable({ type: 'object', required: ['kind', 'message'], properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } } }),
+      result: { description: 'The tool result (bounded; truncated with a marker past 64 KiB)', nullable: true },
+      input: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool was started with' }),
+      lease: nullable({ type: 'object', properties: { owner: { type: 'string' }, until: isoTime, token: { type: 'integer' } } }),
+      due_at: nullable(isoTime),
+      delivery_id: nullable({ type: 'string' }),
+      resumable: { type: 'boolean' },
+      created_at: isoTime,
+      updated_at: isoTime,
+      started_at: nullable(isoTime),
+      finished_at: nullable(isoTime),
+      history: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['at', 'attempt', 'event'],
+          properties: { at: isoTime, attempt: { type: 'integer' }, event: { type: 'string' }, detail: { type: 'string' } },
+        },
+      },
+    },
+  },
+  RunPage: {
+    type: 'object',
+    required: ['runs', 'next_cursor'],
+    properties: { runs: { type: 'array', items: ref('Run') }, next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }) },
+  },
+  Tool: {
+    type: 'object',
+    required: ['name', 'description', 'provider', 'parameters'],
+    properties: {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      provider: { type: 'string', description: 'local, http, openapi, mcp, grpc, …' },
+      parameters: { type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments' },
+      retry: ref('ToolRetryPolicy'),
+      crash_resumable: { type: 'boolean' },
+      record: ref('ToolRecord'),
+    },
+  },
+  ToolRetryPolicy: {
+    type: 'object',
+    required: ['max_attempts', 'base_ms', 'cap_ms', 'kinds'],
+    properties: { max_attempts: { type: 'integer' }, base_ms: { type: 'integer' }, cap_ms: { type: 'integer' }, kinds: { type: 'array', items: { type: 'string' } } },
+  },
+  ToolRecordInput: {
+    type: 'object',
+    description: 'A remote HTTP tool service; unknown fields are refused',
+    required: ['name', 'endpoint', 'protocol'],
+    properties: {
+      name: ref('Name'),
+      kind: { type: 'string', enum: ['http'] },
+      endpoint: { type: 'string', format: 'uri', description: 'http(s) URL' },
+      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+      timeout_ms: { type: 'integer', minimum: 1, default: 30000 },
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      body_properties: { type: 'object', additionalProperties: true, description: 'Merged first into every request body; call arguments win' },
+      protocol: { type: 'string', enum: [...REMOTE_PROTOCOLS, 'langserve'] },
+      description: { type: 'string' },
+      retry: ref('ToolRetryPolicy'),
+      crash_resumable: { type: 'boolean' },
+    },
+  },
+  ToolRecord: {
+    allOf: [ref('ToolRecordInput'), { type: 'object', required: ['kind', 'method', 'timeout_ms', 'headers', 'body_properties', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } }],
+  },
+  VerifierInput: {
+    type: 'object',
+    required: ['kind'],
+    properties: {
+      kind: { type: 'string', enum: ['shared_secret', 'hmac', 'github', 'stripe', 'slack', 'standard-webhooks'] },
+      secret: { type: 'string', description: 'One secret reference: env:NAME or file:/path (never a literal secret)' },
+      secrets: { type: 'array', items: { type: 'string' }, description: 'Several references, during rotation' },
+      settings: { type: 'object', additionalProperties: true, description: 'Kind-specific: header names, algorithm, encoding, prefix, tolerance_seconds, …' },
+      topic: { ...name, description: 'Optional; must equal the path topic' },
+    },
+  },
+  Verifier: {
+    type: 'object',
+    required: ['topic', 'kind', 'settings', 'secrets', 'created_at', 'updated_at'],
+    properties: {
+      topic: ref('Name'),
+      kind: { type: 'string' },
+      settings: { type: 'object', additionalProperties: true },
+      secrets: { type: 'array', items: { type: 'string' }, description: 'References only' },
+      created_at: isoTime,
+      updated_at: isoTime,
+    },
+  },
+  JqTemplate: {
+    type: 'object',
+    required: ['id', 'content'],
+    properties: { id: { type: 'string' }, content: { type: 'string' }, description: { type: 'string' } },
+  },
+  JqTemplateInput: {
+    type: 'object',
+    required: ['content'],
+    additionalProperties: false,
+    properties: { id: { type: 'string', description: 'Optional; must equal the path id' }, content: { type: 'string', description: 'jq; compiled on write' }, description: { type: 'string' } },
+  },
+  Removed: {
+    type: 'object',
+    required: ['removed'],
+    properties: { removed: { type: 'boolean', enum: [true] }, name: { type: 'string' }, topic: { type: 'string' }, id: { type: 'string' } },
+  },
+  DoorAccepted: {
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', enum: ['accepted', 'duplicate'] }, runs: { type: 'integer', minimum: 0, description: 'Runs kept (one per hook on the topic); absent on duplicate' } },
+  },
+  DoorRejected: {
+    type: 'object',
+    required: ['status', 'error'],
+    properties: { status: { type: 'string', enum: ['rejected'] }, error: { type: 'string' } },
+  },
+  DoorError: {
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'string' } },
+  },
+};

@@ -1,0 +1,242 @@
+import { RUN_STATUSES } from '@hookyard/core';
+import { SCHEMAS } from './components';
+
+type Obj = Record<string, unknown>;
+const ref = (name: string): Obj => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Obj): Obj => ({ 'application/json': { schema } });
+const answer = (description: string, schema: Obj): Obj => ({ description, content: json(schema) });
+const fail = (...codes: number[]): Obj => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+const pathParam = (name: string, description: string, schema: Obj = ref('Name')): Obj => ({ name, in: 'path', required: true, description, schema });
+const body = (schema: Obj): Obj => ({ required: true, content: json(schema) });
+
+/** Every management route answers these besides its own. */
+const API_FAILS = [401, 403, 429];
+
+function op(role: 'reader' | 'operator' | 'admin', summary: string, responses: Obj, extra: Obj = {}): Obj {
+  return { summary, description: `Needs the ${role} role.`, 'x-hookyard-role': role, ...extra, responses: { ...responses, ...fail(...API_FAILS), ...fail(500) } };
+}
+
+const open = { security: [] };
+const doorError = (description: string): Obj => answer(description, ref('DoorError'));
+
+const PATHS: Obj = {
+  '/universal_webhook/{topic}': {
+    parameters: [pathParam('topic', 'The topic; one that does not match the name pattern is 404')],
+    post: {
+      ...open,
+      tags: ['door'],
+      operationId: 'deliverEvent',
+      summary: 'Deliver an event on a topic',
+      description:
+        'The public door. The raw body is verified (when the topic has a verifier binding) before it is parsed. Any content type: a JSON object ' +
+        '(query parameters merged in, the body wins a clash), other JSON under `body`, urlencoded and multipart forms as fields (a file part is refused), ' +
+        'text under `raw_body`, other bytes under `raw_body_base64`. One run per hook on the topic is kept in one atomic write before the answer; ' +
+        'a topic with no hooks is accepted with `runs: 0`.',
+      requestBody: { required: false, content: { '*/*': { schema: {} } } },
+      responses: {
+        '200': answer('Kept (`accepted`, with the number of runs), or a delivery id already seen (`duplicate`, nothing kept)', ref('DoorAccepted')),
+        '400': answer('The body does not parse as its declared type, nests too deep, or carries a file', ref('DoorRejected')),
+        '401': doorError('Verification failed (constant message)'),
+        '404': doorError('The topic does not match ^[a-z0-9][a-z0-9_-]*$'),
+        '405': doorError('Not POST (GET only for a verifier handshake)'),
+        '408': doorError('The body was not received in time'),
+        '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES'),
+        '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES'),
+        '429': { description: 'Flood limiter (per client and per topic)', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('DoorError')) },
+        '500': doorError('`accept failed`: the store refused; nothing was kept'),
+      },
+    },
+    get: {
+      ...open,
+      tags: ['door'],
+      operationId: 'verifierHandshake',
+      summary: "A verifier's GET handshake",
+      description: 'Answered only when the topic has a verifier binding whose kind uses a GET handshake; 405 otherwise.',
+      responses: { '200': { description: 'Handshake answered' }, '405': doorError('No GET handshake on this topic') },
+    },
+  },
+  '/healthz': { get: { ...open, tags: ['ops'], operationId: 'healthz', summary: 'The process answers', responses: { '200': answer('Alive', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }) } } },
+  '/readyz': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'readyz',
+      summary: 'Store, bus and co-hosted roles are reachable',
+      responses: {
+        '200': answer('Ready', { type: 'object', properties: { status: { type: 'string', enum: ['ready'] } } }),
+        '503': answer('Not ready, with the reason', { type: 'object', properties: { status: { type: 'string', enum: ['unready'] }, reason: { type: 'string' } } }),
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (prefix tai42_hook_runs_)',
+      responses: { '200': { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  },
+  '/openapi.json': {
+    get: { ...open, tags: ['ops'], operationId: 'openapi', summary: 'This document', responses: { '200': answer('OpenAPI 3.0 document', { type: 'object' }) } },
+  },
+  '/api/hooks': {
+    get: op('reader', 'List hooks', { '200': answer('Hooks', { type: 'object', required: ['hooks'], properties: { hooks: { type: 'array', items: ref('Hook') } } }), ...fail(400) }, {
+      tags: ['hooks'],
+      operationId: 'listHooks',
+      parameters: [{ name: 'topic', in: 'query', required: false, description: 'Only the hooks on this topic', schema: ref('Name') }],
+    }),
+    post: op(
+      'operator',
+      'Register or replace a hook',
+      {
+        '200': answer('Replaced (moved to the new topic if it changed)', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, hook: ref('Hook') } }),
+        '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, hook: ref('Hook') } }),
+        ...fail(400),
+      },
+      {
+        tags: ['hooks'],
+        operationId: 'putHook',
+        description:
+          'Needs the operator role. Checks everything the hook names and answers 400 with one line per miss in `details`: an unknown tool, ' +
+          "tool_kwargs against the tool's JSON Schema, references inside tool_kwargs, every jq field compiled, the allowlists.",
+        requestBody: body(ref('HookInput')),
+      },
+    ),
+  },
+  '/api/hooks/{name}': {
+    parameters: [pathParam('name', 'Hook name')],
+    get: op('reader', 'One hook', { '200': answer('The hook', ref('Hook')), ...fail(404) }, { tags: ['hooks'], operationId: 'getHook' }),
+    delete: op('operator', 'Remove a hook (its kept runs stay)', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['hooks'], operationId: 'removeHook' }),
+  },
+  '/api/hooks/topics/{topic}/verifier': {
+    parameters: [pathParam('topic', 'Topic')],
+    get: op('reader', "A topic's verifier binding (secret references only)", { '200': answer('The binding', ref('Verifier')), ...fail(404) }, { tags: ['verifiers'], operationId: 'getVerifier' }),
+    put: op(
+      'admin',
+      'Bind or replace the verifier of a topic',
+      {
+        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, verifier: ref('Verifier') } }),
+        '201': answer('Bound', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, verifier: ref('Verifier') } }),
+        ...fail(400),
+      },
+      { tags: ['verifiers'], operationId: 'putVerifier', requestBody: body(ref('VerifierInput')) },
+    ),
+    delete: op('admin', 'Remove the binding (the topic becomes open)', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['verifiers'], operationId: 'removeVerifier' }),
+  },
+  '/api/hook-runs': {
+    get: op('reader', 'List runs, newest first, with filters and a cursor', { '200': answer('A page of runs', ref('RunPage')), ...fail(400) }, {
+      tags: ['runs'],
+      operationId: 'listRuns',
+      parameters: [
+        { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+        { name: 'hook', in: 'query', schema: ref('Name') },
+        { name: 'topic', in: 'query', schema: ref('Name') },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
+      ],
+    }),
+  },
+  '/api/hook-runs/{id}': {
+    parameters: [pathParam('id', 'Run id', { type: 'string' })],
+    get: op('reader', 'One run: status, attempts, error, acted, input, result, history', { '200': answer('The run', ref('Run')), ...fail(404) }, { tags: ['runs'], operationId: 'getRun' }),
+    delete: op('operator', 'Discard a run', { '200': answer('The run, discarded', ref('Run')), ...fail(404, 409) }, { tags: ['runs'], operationId: 'discardRun' }),
+  },
+  '/api/hook-runs/{id}/retry': {
+    parameters: [pathParam('id', 'Run id', { type: 'string' })],
+    post: op('operator', 'Run a failed run again', { '200': answer('The run, pending again and published', ref('Run')), ...fail(404, 409) }, {
+      tags: ['runs'],
+      operationId: 'retryRun',
+      description: 'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why.',
+    }),
+  },
+  '/api/tools': {
+    get: op(
+      'reader',
+      'Every tool the deployment can call, and the registered HTTP tool services',
+      { '200': answer('Tools', { type: 'object', required: ['tools', 'registered'], properties: { tools: { type: 'array', items: ref('Tool') }, registered: { type: 'array', items: ref('ToolRecord') } } }) },
+      { tags: ['tools'], operationId: 'listTools' },
+    ),
+    post: op(
+      'admin',
+      'Register or replace an HTTP tool service',
+      {
+        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord') } }),
+        '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord') } }),
+        ...fail(400),
+      },
+      { tags: ['tools'], operationId: 'putTool', requestBody: body(ref('ToolRecordInput')) },
+    ),
+  },
+  '/api/tools/{name}': {
+    parameters: [pathParam('name', 'Tool name', { type: 'string' })],
+    get: op('reader', 'One tool with its JSON Schema (and its record when registered)', { '200': answer('The tool', ref('Tool')), ...fail(404) }, { tags: ['tools'], operationId: 'getTool' }),
+    delete: op('admin', 'Remove a registered tool service; refused while a hook calls it', { '200': answer('Removed', ref('Removed')), ...fail(404, 409) }, { tags: ['tools'], operationId: 'removeTool' }),
+  },
+  '/api/jq-templates': {
+    get: op('reader', 'Stored jq templates', { '200': answer('Templates', { type: 'object', required: ['templates'], properties: { templates: { type: 'array', items: ref('JqTemplate') } } }) }, {
+      tags: ['templates'],
+      operationId: 'listTemplates',
+    }),
+  },
+  '/api/jq-templates/{id}': {
+    parameters: [pathParam('id', 'Template id; it may contain `/` (e.g. `jq/missing`), given literally or URL-encoded as %2F', { type: 'string', pattern: '^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$', maxLength: 200 })],
+    get: op('reader', 'One template', { '200': answer('The template', ref('JqTemplate')), ...fail(404) }, { tags: ['templates'], operationId: 'getTemplate' }),
+    put: op(
+      'operator',
+      'Store or replace a template (compiled on write)',
+      {
+        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, template: ref('JqTemplate') } }),
+        '201': answer('Stored', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, template: ref('JqTemplate') } }),
+        ...fail(400),
+      },
+      { tags: ['templates'], operationId: 'putTemplate', requestBody: body(ref('JqTemplateInput')) },
+    ),
+    delete: op('operator', 'Remove a template; refused while a hook uses it', { '200': answer('Removed', ref('Removed')), ...fail(404, 409) }, { tags: ['templates'], operationId: 'removeTemplate' }),
+  },
+};
+
+const errorResponse = (description: string): Obj => answer(description, ref('Error'));
+
+/**
+ * The OpenAPI 3.0 description of the ingress: the public door, the management
+ * API under /api (bearer tokens with a role), and the ops routes. Served at
+ * GET /openapi.json; docs/openapi.json is this object rendered (a test keeps
+ * both equal, and both equal to the routes the app registers).
+ */
+export const OPENAPI_DOCUMENT: Obj = {
+  openapi: '3.0.3',
+  info: {
+    title: 'Hookyard ingress',
+    version: '0.1.0',
+    description:
+      'The public door `POST /universal_webhook/{topic}` and the management API. Management routes need `Authorization: Bearer <token>` ' +
+      '(HOOKS_API_TOKENS, `role:token`); roles rank reader < operator < admin. Errors of the management API are ' +
+      '`{"error": {"kind", "message", "details"?}}`; the door answers small fixed bodies.',
+  },
+  servers: [{ url: 'http://127.0.0.1:8080', description: 'The embedded default (pnpm start)' }],
+  security: [{ bearerAuth: [] }],
+  tags: [
+    { name: 'door', description: 'Where events come in' },
+    { name: 'hooks' },
+    { name: 'verifiers' },
+    { name: 'runs' },
+    { name: 'tools' },
+    { name: 'templates' },
+    { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
+  ],
+  paths: PATHS,
+  components: {
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' } },
+    schemas: SCHEMAS,
+    responses: {
+      E400: errorResponse('bad_input: one line per miss in details'),
+      E401: errorResponse('unauthorized: missing or unknown bearer token'),
+      E403: errorResponse("forbidden: the token's role is too low"),
+      E404: errorResponse('not_found'),
+      E409: errorResponse('conflict: the state forbids it (the message says why)'),
+      E429: { description: 'Too many management requests', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('Error')) },
+      E500: errorResponse('internal (the body says nothing about the cause; it is logged)'),
+    },
+  },
+};
