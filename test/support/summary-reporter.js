@@ -4,8 +4,8 @@
  */
 class SummaryReporter {
   onRunComplete(_contexts, results) {
-    const failedSuites = results.numFailedTestSuites + results.numRuntimeErrorTestSuites;
-    const failed = results.numFailedTests + (failedSuites > 0 && results.numFailedTests === 0 ? failedSuites : 0);
+    // A suite that fails to run has no failed tests of its own: count it once.
+    const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
     process.stdout.write(`\n${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests + results.numTodoTests} skipped\n`);
   }
 }
