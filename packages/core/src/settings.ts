@@ -118,7 +118,7 @@ const SPEC = {
   apiTokens: { doc: 'HOOKS_API_TOKENS: management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', parse: tokens },
   natsPrefix: { doc: 'HOOKS_NATS_PREFIX: root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names (default hooks)', parse: str('hooks') },
   natsDedupeMs: { doc: 'HOOKS_NATS_DEDUPE_SECONDS: how long the NATS door remembers a Nats-Msg-Id per topic, past JetStream\'s 2-minute window (default 86400)', parse: seconds(86400, 1) },
-  keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key and NATS stream name (default hookyard)', parse: str('hookyard') },
+  keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key (default hookyard)', parse: str('hookyard') },
   partitions: { doc: 'HOOKS_RUN_PARTITIONS: run partitions (Redis Cluster hash tags) (default 4)', parse: int(4, 1, 1024) },
   retentionMs: { doc: 'HOOKS_RUN_RETENTION_SECONDS: how long finished runs are kept; failed runs never expire (default 604800)', parse: seconds(604800, 1) },
   dispatchGraceMs: { doc: 'HOOKS_RUN_DISPATCH_GRACE_SECONDS: a due run nobody claimed is dispatched again after this (default 15)', parse: seconds(15, 0.01) },
