@@ -71,7 +71,22 @@ async function main() {
   let out;
   if (existsSync(shared) && !process.env.BENCH_OWN_CONDITIONS) {
     const { benchConditions } = require(shared);
-    out = { source: 'packages/jq/test/bench-conditions.js', raw: await benchConditions(cfg) };
+    const runs = [];
+    for (let i = 0; i < cfg.runs; i++) runs.push(await benchConditions({ scale: cfg.scale }));
+    const last = runs[runs.length - 1];
+    out = {
+      source: 'packages/jq/test/bench-conditions.js (benchConditions)',
+      condition: last.condition,
+      payloadBytes: last.payloadBytes,
+      engine: {
+        sequential: summary(runs.map((r) => r.engineCompiled.perSecond)),
+        bareCompiled: summary(runs.map((r) => r.bareCompiled.perSecond)),
+        workerFallback: summary(runs.map((r) => r.engineWorkerFallback.perSecond)),
+        stats: last.stats,
+      },
+      jqWasm: { perCall: summary(runs.map((r) => r.jqWasmInProcess.perSecond)) },
+      iterations: { engine: last.engineCompiled.iterations, jqWasm: last.jqWasmInProcess.iterations },
+    };
   } else {
     out = await ownBench(cfg);
   }

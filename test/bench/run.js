@@ -5,7 +5,7 @@
  * measures each comparison in the same run, alternating the two systems.
  *
  *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory]
- *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N]
+ *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
  *
  * Writes <out>/results.json and <out>/RESULTS.md (out defaults to test/bench/out);
  * a full run of every section also rewrites test/bench/RESULTS.md.
@@ -29,7 +29,7 @@ const SECTIONS = {
 };
 
 function parseArgs(argv) {
-  const a = { smoke: false, only: null, out: path.join(BENCH_DIR, 'out'), soakSeconds: null, soakRate: null, runs: null, listRuns: null };
+  const a = { smoke: false, only: null, out: path.join(BENCH_DIR, 'out'), soakSeconds: null, soakRate: null, runs: null, listRuns: null, listFillSeconds: null };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -43,6 +43,7 @@ function parseArgs(argv) {
     else if (k === '--soak-rate') a.soakRate = Number(val());
     else if (k === '--runs') a.runs = Number(val());
     else if (k === '--list-runs') a.listRuns = Number(val());
+    else if (k === '--list-fill-seconds') a.listFillSeconds = Number(val());
     else if (k === '--help' || k === '-h') {
       process.stdout.write(require('node:fs').readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
       process.exit(0);
@@ -62,6 +63,7 @@ function makeContext(args) {
     soakSeconds: args.soakSeconds ?? (args.smoke ? 3 : 300),
     soakRate: args.soakRate ?? (args.smoke ? 50 : 200),
     listSteps: [...new Set([Math.min(10_000, listRuns), listRuns])],
+    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 45),
     peaks: {},
     newPrefix(label) {
       const p = `bench${runId}${label}`;
@@ -98,7 +100,7 @@ async function main() {
     date: new Date().toISOString(),
     mode: args.smoke ? 'smoke' : 'full',
     machine: await machine(),
-    options: { runs: ctx.runs, soakSeconds: ctx.soakSeconds, soakRate: ctx.soakRate, listSteps: ctx.listSteps, only: args.only },
+    options: { runs: ctx.runs, soakSeconds: ctx.soakSeconds, soakRate: ctx.soakRate, listSteps: ctx.listSteps, listFillSeconds: ctx.listFillSeconds, only: args.only },
     sections: {},
   };
   log(`mode ${results.mode}, sections ${names.join(', ')}; ${results.machine.cpu} x${results.machine.cores}, node ${results.machine.node}, redis ${results.machine.redis}, nats ${results.machine.nats}`);

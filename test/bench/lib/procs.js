@@ -155,9 +155,11 @@ async function startAll(procs) {
 
 async function stopAll(procs) {
   const peaks = {};
+  // A profiled process writes its profile on a clean exit: give it time.
+  const grace = process.env.BENCH_PROFILE_ROLE ? 15_000 : 3000;
   await Promise.all(
     procs.map(async (p) => {
-      peaks[p.name] = await p.stop();
+      peaks[p.name] = await p.stop(grace);
     }),
   );
   return peaks;

@@ -28,12 +28,11 @@ function runChild(cfg) {
 }
 
 async function conditions(ctx) {
-  const res = await runChild({ seconds: ctx.smoke ? 0.5 : 2, runs: ctx.runs });
-  if (res.raw) return { source: res.source, ...res.raw };
+  const res = await runChild({ seconds: ctx.smoke ? 0.5 : 2, runs: ctx.runs, scale: ctx.smoke ? 0.02 : 1 });
   const r = ratio(res.engine.sequential.median, res.jqWasm.perCall.median);
-  const r16 = ratio(res.engine.concurrent16.median, res.jqWasm.perCall.median);
-  log(`conditions: engine ${res.engine.sequential.median}/s (16 in flight ${res.engine.concurrent16.median}/s), jq-wasm per call ${res.jqWasm.perCall.median}/s`);
-  return { ...res, ratio: { value: r, concurrent16: r16 } };
+  const extra = res.engine.workerFallback ? ratio(res.engine.workerFallback.median, res.jqWasm.perCall.median) : ratio(res.engine.concurrent16.median, res.jqWasm.perCall.median);
+  log(`conditions: engine ${res.engine.sequential.median}/s, jq-wasm per call ${res.jqWasm.perCall.median}/s (${r}x)`);
+  return { ...res, ratio: { value: r, other: extra } };
 }
 
 module.exports = { conditions };

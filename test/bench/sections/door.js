@@ -57,7 +57,7 @@ async function door(ctx) {
   ctx.track([ceiling]);
   const ingress = stack.byRole.ingress;
   await registerHook(ingress.url, 'b1', 'bench');
-  const cfg = { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 5 };
+  const cfg = { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 4 };
   const res = await alternate(
     ctx,
     'door',
