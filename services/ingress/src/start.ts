@@ -8,6 +8,7 @@ import type { ToolRepo } from '@hookyard/tools';
 import { createApiRouter } from './api/router';
 import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
 import { createDoorHandler } from './door/door-handler';
+import { mountDoorFirst } from './door/mount';
 import { createVerifierStep } from './door/verifier-step';
 import { SchemaChecker } from './hooks/schema-checker';
 import { healthRoutes } from './ops/health';
@@ -51,7 +52,6 @@ export function createIngressLimiter(settings: Settings, logger?: Logger): DoorL
   });
 }
 
-export const DOOR_PATH = '/universal_webhook/:topic';
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
 /**
@@ -92,7 +92,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.all(DOOR_PATH, (req, res) => door(req, res, req.params.topic as string));
+  mountDoorFirst(app, door);
 
   app.use(securityHeaders);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });

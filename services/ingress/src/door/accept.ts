@@ -40,6 +40,8 @@ export interface AcceptDeps {
   dispatchGraceMs: number;
   bodyMaxBytes: number;
   verify?: VerifyStep;
+  /** Counts one kept run (default: metrics.accepted with its labels); see createAcceptedCounter. */
+  countAccepted?: (topic: string, hook: string) => void;
 }
 
 export const ANSWERS = {
@@ -103,8 +105,25 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   }
 
   if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
-  for (const run of kept) deps.metrics.accepted.inc({ topic: delivery.topic, hook: run.hook });
+  else for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
   return { answer: { status: 200, body: `{"status":"accepted","runs":${kept.length}}` }, kept };
+}
+
+/**
+ * Counts a kept run under accepted{topic,hook}, keeping the label children
+ * (bounded by registered hooks) so the hot path does not hash labels per run.
+ */
+export function createAcceptedCounter(metrics: HookMetrics): (topic: string, hook: string) => void {
+  const byKey = new Map<string, { inc(): void }>();
+  return (topic, hook) => {
+    const key = `${topic}\u0000${hook}`;
+    let child = byKey.get(key);
+    if (!child) {
+      if (byKey.size >= 10_000) byKey.clear();
+      byKey.set(key, (child = metrics.accepted.labels(topic, hook)));
+    }
+    child.inc();
+  };
 }
 
 async function release(deps: AcceptDeps, topic: string, deliveryId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
 import { sendJson } from '../http/headers';
-import { acceptDelivery, publishKept, type AcceptDeps, type DoorAnswer } from './accept';
+import { acceptDelivery, createAcceptedCounter, publishKept, type AcceptDeps, type DoorAnswer } from './accept';
 import { readBody } from './read-body';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
@@ -30,9 +30,14 @@ const INTERNAL = '{"error":"internal error"}';
  * -> query cap -> flood limiter -> body cap and read timeout -> accept
  * (verify, claim, parse, keep) -> answer -> publish.
  */
-export function createDoorHandler(opts: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
+export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
+  const opts: DoorOptions = { ...options, countAccepted: options.countAccepted ?? createAcceptedCounter(options.metrics) };
+  // Label children are looked up once per status code, not hashed per request.
+  const byCode = new Map<number, { inc(): void }>();
   const answer = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>, close = false) => {
-    opts.metrics.doorRequests.inc({ code: String(status) });
+    let counter = byCode.get(status);
+    if (!counter) byCode.set(status, (counter = opts.metrics.doorRequests.labels(String(status))));
+    counter.inc();
     sendJson(res, status, body, extra, close);
   };
 

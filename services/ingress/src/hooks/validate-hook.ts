@@ -1,5 +1,5 @@
-import { JQ_FIELDS, allows, intersect, nameViolation, parseAllowlist, type Hook, type HookSubject, type JqField } from '@hookyard/core';
-import type { ToolRepo } from '@hookyard/tools';
+import { JQ_FIELDS, allows, nameViolation, type Hook, type HookSubject, type JqField } from '@hookyard/core';
+import { resolveAllowlist, type ToolRepo } from '@hookyard/tools';
 import { checkJqField, type JqFieldDeps } from './jq-fields';
 import type { SchemaChecker } from './schema-checker';
 
@@ -51,7 +51,7 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
 
   const toolsAllow = checkToolsAllow(h.tools_allow, errors);
   if (tool && toolsAllow !== null) {
-    const effective = intersect(parseAllowlist(toolsAllow ?? ['*']), parseAllowlist(deps.toolsAllow));
+    const effective = resolveAllowlist(toolsAllow, [...deps.toolsAllow]);
     if (!allows(effective, tool)) errors.push(`hook tool '${tool}' is not allowed by the tool allowlist`);
   }
 
