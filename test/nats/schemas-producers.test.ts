@@ -1,11 +1,10 @@
 /**
  * The messages Hookyard actually sends fit the schemas it documents: the run
- * summary the executor and scheduler announce, and the hooks_run_failed
+ * summary the executor and scheduler announce (summarizeRun of @hookyard/bus), and the hooks_run_failed
  * platform event payload.
  */
 import { ManualClock, createMetrics, silentLogger, validateMessage, type Run } from '@hookyard/core';
-import { summarize } from '../../services/executor/src/run-events';
-import { createRunReporter } from '../../services/executor/src/run-reporter';
+import { createRunReporter, summarizeRun } from '@hookyard/bus';
 
 function run(over: Partial<Run>): Run {
   return {
@@ -40,7 +39,7 @@ describe('produced messages fit the documented schemas', () => {
     ['skipped, never started', run({ status: 'skipped', started_at: null, acted: '' })],
     ['failed', run({ status: 'failed', attempts: 5, error: { kind: 'unavailable', message: 'down' } })],
   ])('run summary of a %s run', (_what, r) => {
-    expect(validateMessage('run_summary', summarize(r))).toEqual({ ok: true });
+    expect(validateMessage('run_summary', summarizeRun(r))).toEqual({ ok: true });
   });
 
   it('hooks_run_failed payload', async () => {
