@@ -12,6 +12,7 @@ import { mountDoorFirst } from './door/mount';
 import { createVerifierStep } from './door/verifier-step';
 import { SchemaChecker } from './hooks/schema-checker';
 import { healthRoutes } from './ops/health';
+import { openapiRouter } from './openapi';
 import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
 
@@ -96,6 +97,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
 
   app.use(securityHeaders);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
+  app.use(openapiRouter());
   app.use(
     '/api',
     createApiRouter({
