@@ -54,7 +54,7 @@ export const ANSWERS = {
  * The door's framework-neutral core, after the body was read within its caps:
  * verify the raw bytes -> claim the delivery id -> parse -> keep the runs
  * (one atomic write) -> answer. Publishing happens after the answer (see
- * `publishKept`), so a slow or failing bus never delays or fails an accepted
+ * `createPublishBatcher`), so a slow or failing bus never delays or fails an accepted
  * event: the scheduler's sweep dispatches whatever was not published.
  */
 export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[] }> {
@@ -133,14 +133,4 @@ async function release(deps: AcceptDeps, topic: string, deliveryId: string): Pro
     // The sender's retry will be answered "duplicate" until the claim's TTL passes; say so loudly.
     deps.logger.error({ err, topic, deliveryId }, 'could not release the delivery claim after a refused keep');
   }
-}
-
-/** Publishes kept run ids without anyone waiting; a failure is only a warning (the sweep covers it). */
-export function publishKept(deps: Pick<AcceptDeps, 'bus' | 'metrics' | 'logger'>, topic: string, kept: readonly KeptRun[]): void {
-  if (kept.length === 0) return;
-  const ids = kept.map((k) => k.id);
-  deps.bus.publish(ids).then(
-    () => deps.metrics.dispatched.inc({ source: 'door' }, ids.length),
-    (err: unknown) => deps.logger.warn({ err, topic, runs: ids }, 'publish of kept runs failed; the sweep will dispatch them'),
-  );
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
 import { sendJson } from '../http/headers';
-import { acceptDelivery, createAcceptedCounter, publishKept, type AcceptDeps, type DoorAnswer } from './accept';
+import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer } from './accept';
+import { createPublishBatcher } from './publish-batch';
 import { readBody } from './read-body';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
@@ -32,6 +33,7 @@ const INTERNAL = '{"error":"internal error"}';
  */
 export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
   const opts: DoorOptions = { ...options, countAccepted: options.countAccepted ?? createAcceptedCounter(options.metrics) };
+  const publish = createPublishBatcher(opts);
   // Label children are looked up once per status code, not hashed per request.
   const byCode = new Map<number, { inc(): void }>();
   const answer = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>, close = false) => {
@@ -72,7 +74,7 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       query,
     });
     respond(res, a);
-    publishKept(opts, topic, kept);
+    if (kept.length) publish(kept.map((k) => k.id));
   }
 
   const respond = (res: ServerResponse, a: DoorAnswer) => answer(res, a.status, a.body, a.headers);
