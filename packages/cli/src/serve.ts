@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, loadSettings, type Logger } from '@hookyard/core';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
-import { createIngressApp } from '@hookyard/ingress';
+import { createIngressApp, createIngressLimiter } from '@hookyard/ingress';
 // Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
 import { createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
@@ -27,6 +27,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let executor: ExecutorHandle | null = null;
   let scheduler: SchedulerHandle | null = null;
   let natsIngest: NatsIngest | null = null;
+  // One flood limiter per ingress process, Redis-backed when Redis is set, so replicas share it.
+  const limiter = role === 'ingress' || role === 'all' ? createIngressLimiter(s, log) : null;
   const ready = async () => {
     if (stopping) throw new Error('shutting down');
     await runtime.stores.ping();
@@ -36,7 +38,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let server: Server;
   try {
     if (role === 'ingress' || role === 'all') {
-      const app = createIngressApp({ ...runtime, readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined) });
+      const app = createIngressApp({ ...runtime, limiter, readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined) });
       const { createServer } = await import('node:http');
       server = createServer(app);
     } else {
@@ -51,6 +53,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     });
   } catch (err) {
     await natsIngest?.close().catch(() => undefined);
+    await limiter?.close().catch(() => undefined);
     await executor?.stop(0).catch(() => undefined);
     await scheduler?.stop().catch(() => undefined);
     await runtime.close();
@@ -80,6 +83,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop(), natsIngest?.close()]);
         server.closeAllConnections?.();
         await closed;
+        await limiter?.close().catch((err: unknown) => log.warn({ err }, 'limiter close failed'));
         await runtime.close();
         log.info('stopped');
       })();
