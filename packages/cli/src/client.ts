@@ -1,4 +1,6 @@
-/** A failure the CLI reports in one line, with an exit code. */
+import { readFileSync } from 'node:fs';
+
+/** A failure the CLI reports in one line (plus one indented line per detail), with an exit code. */
 export class CliError extends Error {
   constructor(
     message: string,
@@ -6,58 +8,132 @@ export class CliError extends Error {
     readonly details: readonly string[] = [],
   ) {
     super(message);
+    this.name = 'CliError';
   }
 }
 
-/** Exit codes: 0 ok, 1 the server refused or failed, 2 bad usage, 3 the server could not be reached. */
+/** Exit codes: 0 ok, 1 the server refused or failed, 2 bad usage (or configuration), 3 the server could not be reached. */
 export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
+
+/** Default management API base URL (the embedded default's address). */
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+/** How long one management request may take before the CLI gives up (exit 3). */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface ClientOptions {
   url: string;
   token: string | undefined;
 }
 
-/** A thin client of the management API. Errors quote the server's kind and message. */
+/** The error body every management route answers with: `{"error": {kind, message, details?}}`. */
+interface WireError {
+  kind?: unknown;
+  message?: unknown;
+  details?: unknown;
+}
+
+/** A management API path (under `api/`) with its query, segments URL-encoded. */
+export function apiPath(segments: readonly string[], query?: URLSearchParams): string {
+  const path = ['api', ...segments.map(encodeURIComponent)].join('/');
+  const q = query?.toString();
+  return q ? `${path}?${q}` : path;
+}
+
+/** A thin client of the management API. Errors quote the server's status, kind, message and details. */
 export class ApiClient {
-  constructor(private readonly opts: ClientOptions) {}
+  private readonly base: URL;
+
+  constructor(private readonly opts: ClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
+    } catch {
+      throw new CliError(`--url ${JSON.stringify(opts.url)} is not a URL (e.g. ${DEFAULT_URL})`, EXIT.usage);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new CliError(`--url ${JSON.stringify(opts.url)} must be an http:// or https:// URL`, EXIT.usage);
+    }
+    this.base = base;
+  }
+
+  get<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path);
+  }
+
+  post<T>(path: string, body?: unknown): Promise<T> {
+    return this.call<T>('POST', path, body);
+  }
+
+  put<T>(path: string, body: unknown): Promise<T> {
+    return this.call<T>('PUT', path, body);
+  }
+
+  delete<T>(path: string): Promise<T> {
+    return this.call<T>('DELETE', path);
+  }
 
   async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    if (!this.opts.token) {
+    const token = this.opts.token?.trim();
+    if (!token) {
       throw new CliError('no API token: pass --token or set HOOKYARD_TOKEN (the embedded default prints one at start)', EXIT.usage);
     }
+    const url = new URL(path, this.base).toString();
     let res: Response;
-    const url = new URL(path, this.opts.url.endsWith('/') ? this.opts.url : `${this.opts.url}/`).toString();
+    let text: string;
     try {
       res = await fetch(url, {
         method,
         headers: {
-          authorization: `Bearer ${this.opts.token}`,
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
+      text = await res.text();
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new CliError(`cannot reach ${this.opts.url} (${cause}); is 'hookyard serve' running? (--url or HOOKYARD_URL)`, EXIT.unreachable);
+      throw new CliError(
+        `cannot reach ${this.opts.url} (${describeFetchFailure(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`,
+        EXIT.unreachable,
+      );
     }
-    const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
-      if (!res.ok) throw new CliError(`${res.status} ${res.statusText}: ${text.slice(0, 200)}`, EXIT.refused);
-      throw new CliError(`the server answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`, EXIT.refused);
+      const snippet = oneLine(text).slice(0, 200);
+      if (!res.ok) throw new CliError(`${res.status} ${res.statusText || 'error'}: ${snippet}`, EXIT.refused);
+      throw new CliError(`the server answered ${res.status} with a body that is not JSON (is --url a Hookyard server?): ${snippet}`, EXIT.refused);
     }
-    if (!res.ok) {
-      const e = (parsed as { error?: { kind?: string; message?: string; details?: string[] } | string })?.error;
-      if (e && typeof e === 'object') {
-        throw new CliError(`${res.status} ${e.kind ?? 'error'}: ${e.message ?? text}`, EXIT.refused, e.details ?? []);
-      }
-      throw new CliError(`${res.status}: ${typeof e === 'string' ? e : text.slice(0, 200)}`, EXIT.refused);
-    }
+    if (!res.ok) throw fromWire(res.status, res.statusText, parsed, text);
     return parsed as T;
   }
+}
+
+/** Turns a non-2xx answer into the one-line `<status> <kind>: <message>` error with its details. */
+function fromWire(status: number, statusText: string, parsed: unknown, text: string): CliError {
+  const e = (parsed as { error?: WireError | string } | undefined)?.error;
+  if (e && typeof e === 'object') {
+    const kind = typeof e.kind === 'string' ? e.kind : 'error';
+    const message = typeof e.message === 'string' ? e.message : oneLine(text).slice(0, 200);
+    const details = Array.isArray(e.details) ? e.details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))) : [];
+    return new CliError(`${status} ${kind}: ${message}`, EXIT.refused, details);
+  }
+  // Answers outside the management API (door, health) carry `{"error": "<text>"}`.
+  return new CliError(`${status} ${statusText || 'error'}: ${typeof e === 'string' ? e : oneLine(text).slice(0, 200)}`, EXIT.refused);
+}
+
+function describeFetchFailure(err: unknown): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError') return `no answer in ${REQUEST_TIMEOUT_MS / 1000} s`;
+  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+}
+
+/** Collapses a multi-line text into one line. */
+export function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /** Parses a JSON argument, naming the option on failure. */
@@ -67,4 +143,20 @@ export function parseJsonOption(option: string, raw: string): unknown {
   } catch (err) {
     throw new CliError(`${option} is not valid JSON: ${(err as Error).message}`, EXIT.usage);
   }
+}
+
+/** A JSON record from `--params JSON` or `--file PATH` (`-` reads stdin); exactly one of the two. */
+export function readRecord(what: string, opts: { params?: string; file?: string }): unknown {
+  if (opts.params !== undefined && opts.file !== undefined) throw new CliError('give either --params or --file, not both', EXIT.usage);
+  if (opts.file !== undefined) {
+    let raw: string;
+    try {
+      raw = readFileSync(opts.file === '-' ? 0 : opts.file, 'utf8');
+    } catch (err) {
+      throw new CliError(`cannot read --file ${opts.file}: ${(err as Error).message}`, EXIT.usage);
+    }
+    return parseJsonOption(`--file ${opts.file}`, raw);
+  }
+  if (opts.params !== undefined) return parseJsonOption('--params', opts.params);
+  throw new CliError(`the ${what} is required: --params JSON or --file PATH (- for stdin)`, EXIT.usage);
 }

@@ -2,6 +2,10 @@ import type { ApiClient } from './client';
 
 /** What a command needs from the global options. */
 export interface CliContext {
+  /** A client for `--url`/`HOOKYARD_URL` and `--token`/`HOOKYARD_TOKEN` (flags win). */
   client(): ApiClient;
+  /** True with `--json`. */
   json(): boolean;
+  /** Prints `value` as JSON with `--json`, otherwise runs `human`. */
+  emit(value: unknown, human: () => void): void;
 }

@@ -1,104 +1,95 @@
-import { Command, CommanderError, Option } from 'commander';
-import { SettingsError, settingsDocs } from '@hookyard/core';
-import { ApiClient, CliError, EXIT } from './client';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { SettingsError } from '@hookyard/core';
+import { ApiClient, CliError, DEFAULT_URL, EXIT, oneLine } from './client';
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
+import { serveCommand } from './commands/serve';
+import { settingsCommand } from './commands/settings';
+import { templatesCommand } from './commands/templates';
 import { toolsCommand } from './commands/tools';
 import type { CliContext } from './context';
-import { ROLE_NAMES, type RoleName } from './runtime';
 import { printJson } from './output';
 
-const VERSION = '0.1.0';
+/** The version in packages/cli/package.json (dist/main.js sits one level below it). */
+function cliVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+interface GlobalOptions {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
 
 /** Builds the `hookyard` command tree. Exported for tests. */
 export function buildProgram(): Command {
   const program = new Command('hookyard')
     .description('Hookyard: durable webhook-to-tool dispatch')
-    .version(VERSION)
-    .option('--url <url>', 'management API base URL (env HOOKYARD_URL)', process.env.HOOKYARD_URL ?? 'http://127.0.0.1:8080')
+    .version(cliVersion(), '-V, --version', 'print the version')
+    .option('--url <url>', `management API base URL (env HOOKYARD_URL, default ${DEFAULT_URL})`)
     .option('--token <token>', 'management API token (env HOOKYARD_TOKEN)')
-    .option('--json', 'machine-readable JSON output')
-    .showHelpAfterError('(run with --help for usage)')
+    .option('--json', 'machine output: the server\'s answer as JSON on stdout, nothing else')
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str) });
+    // Commander's own errors (unknown command or option, missing argument) in our one-line form.
+    .configureOutput({ outputError: (str, write) => write(`hookyard: ${oneLine(str.replace(/^error: /, ''))} (see --help)\n`) })
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 the server refused or failed, 2 bad usage or configuration, 3 the server could not be reached.' +
+        "\nFlags win over HOOKYARD_URL and HOOKYARD_TOKEN. Run 'hookyard <command> --help' for a command's options.",
+    );
 
+  const opts = () => program.opts<GlobalOptions>();
   const ctx: CliContext = {
     client: () => {
-      const o = program.opts<{ url: string; token?: string }>();
-      return new ApiClient({ url: o.url, token: o.token ?? process.env.HOOKYARD_TOKEN });
+      const o = opts();
+      return new ApiClient({ url: o.url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL, token: o.token ?? process.env.HOOKYARD_TOKEN });
     },
-    json: () => Boolean(program.opts<{ json?: boolean }>().json),
+    json: () => Boolean(opts().json),
+    emit: (value, human) => (opts().json ? printJson(value) : human()),
   };
 
-  program
-    .command('serve')
-    .description('run Hookyard: one role, or all of them in one process (the embedded default when no Redis/NATS is set)')
-    .addOption(new Option('--role <role>', 'which role this process plays').choices([...ROLE_NAMES]).default('all'))
-    .action(async (opts: { role: RoleName }) => {
-      const { serve } = await import('./serve');
-      const served = await serve(opts.role, process.env);
-      const token = served.runtime.generatedToken;
-      if (token) {
-        process.stderr.write(
-          `\nHookyard embedded default (in-memory store and bus; runs are lost when this process stops)\n` +
-            `  listening on ${served.url}\n  admin token: ${token}\n` +
-            `  export HOOKYARD_TOKEN=${token}\n\n`,
-        );
-      }
-      let signals = 0;
-      const onSignal = (sig: string) => {
-        signals += 1;
-        if (signals > 1) {
-          process.stderr.write(`second ${sig}: exiting now\n`);
-          process.exit(1);
-        }
-        served.stop().then(
-          () => process.exit(0),
-          (err: unknown) => {
-            process.stderr.write(`hookyard: shutdown failed: ${(err as Error).message}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', () => onSignal('SIGTERM'));
-      process.on('SIGINT', () => onSignal('SIGINT'));
-    });
-
-  program
-    .command('settings')
-    .description('list every setting (environment variable) with its default')
-    .action(() => {
-      if (ctx.json()) return printJson(settingsDocs());
-      for (const line of settingsDocs()) process.stdout.write(`${line}\n`);
-    });
-
+  serveCommand(program);
+  settingsCommand(program, ctx);
   hooksCommand(program, ctx);
   runsCommand(program, ctx);
   toolsCommand(program, ctx);
+  templatesCommand(program, ctx);
   return program;
 }
 
-/** Runs the CLI; exits the process with 0, 1 (refused), 2 (usage) or 3 (unreachable). */
+/** Runs the CLI; exits with 0, 1 (refused), 2 (usage or configuration) or 3 (unreachable). */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // Help and version are not errors.
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
-      process.exit(EXIT.usage);
-    }
-    if (err instanceof CliError) {
-      process.stderr.write(`hookyard: ${err.message}\n`);
-      for (const d of err.details) process.stderr.write(`  - ${d}\n`);
-      process.exit(err.exitCode);
-    }
-    if (err instanceof SettingsError) {
-      process.stderr.write(`hookyard: bad setting ${err.message}\n`);
-      process.exit(EXIT.usage);
-    }
-    process.stderr.write(`hookyard: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(EXIT.refused);
+    // Exit at once: a failed `serve` may leave handles behind; stderr to a pipe or file is written synchronously.
+    process.exit(exitCodeOf(err));
   }
+}
+
+/** Reports an error on stderr (one line, then one indented line per detail) and returns its exit code. */
+function exitCodeOf(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help, --version and `help` exit 0; a group without its subcommand printed its help to stderr: usage.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`hookyard: ${oneLine(err.message)}\n`);
+    for (const d of err.details) process.stderr.write(`  - ${oneLine(d)}\n`);
+    return err.exitCode;
+  }
+  if (err instanceof SettingsError) {
+    process.stderr.write(`hookyard: bad setting ${oneLine(err.message)}\n`);
+    return EXIT.usage;
+  }
+  process.stderr.write(`hookyard: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
+  return EXIT.refused;
 }

@@ -1,46 +1,55 @@
 import type { Command } from 'commander';
-import { parseJsonOption, CliError, EXIT } from '../client';
-import { printJson, printRecord, printTable } from '../output';
+import { apiPath, readRecord } from '../client';
+import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
+type ToolWire = Record<string, unknown> & { name: string; provider: string };
+type ToolRecord = Record<string, unknown> & { name: string; endpoint: string };
+
+/**
+ * `hookyard tools ...` over `GET/POST /api/tools` and `GET/DELETE /api/tools/{name}`.
+ * Answers: list `{tools, registered}`, show the tool (with its `record` when it is a
+ * registered service), register `{created, tool}`, remove `{removed, name}`.
+ */
 export function toolsCommand(program: Command, ctx: CliContext): void {
-  const tools = program.command('tools').description('list tools; register and remove HTTP tool services');
+  const tools = program.command('tools').description('list and show tools; register and remove HTTP tool services');
 
   tools
     .command('list')
     .description('every tool hooks can call, with its provider')
     .action(async () => {
-      const res = await ctx.client().call<{ tools: Record<string, unknown>[] }>('GET', 'api/tools');
-      if (ctx.json()) return printJson(res);
-      printTable(res.tools, ['name', 'provider', 'description']);
+      const res = await ctx.client().get<{ tools: ToolWire[]; registered: ToolRecord[] }>(apiPath(['tools']));
+      ctx.emit(res, () => printTable(res.tools, ['name', 'provider', 'description']));
     });
 
   tools
     .command('show <name>')
-    .description('one tool with its JSON Schema')
+    .description('one tool with its JSON Schema (and its record when it is a registered HTTP service)')
     .action(async (name: string) => {
-      const res = await ctx.client().call<Record<string, unknown>>('GET', `api/tools/${encodeURIComponent(name)}`);
-      if (ctx.json()) return printJson(res);
-      printRecord((res.tool as Record<string, unknown>) ?? res);
+      const tool = await ctx.client().get<ToolWire>(apiPath(['tools', name]));
+      ctx.emit(tool, () => printRecord(tool));
     });
 
   tools
     .command('register')
-    .description('register (or replace) an HTTP tool service (admin)')
+    .description('register an HTTP tool service, or replace the one of that name (admin)')
     .option('--params <json>', 'the record: {"name","endpoint","method","timeout_ms","headers","body_properties","protocol"}')
-    .action(async (opts: { params?: string }) => {
-      if (!opts.params) throw new CliError('the tool record is required: --params JSON', EXIT.usage);
-      const res = await ctx.client().call<Record<string, unknown>>('POST', 'api/tools', parseJsonOption('--params', opts.params));
-      if (ctx.json()) return printJson(res);
-      process.stdout.write(`registered tool service ${String((res.tool as { name?: string })?.name ?? '')}\n`);
+    .option('--file <path>', 'read the record from a JSON file (- for stdin)')
+    .addHelpText(
+      'after',
+      `\nExample:\n  hookyard tools register --params '{"name":"summarize","endpoint":"http://127.0.0.1:9000/summarize","protocol":"openai"}'`,
+    )
+    .action(async (opts: { params?: string; file?: string }) => {
+      const body = readRecord('tool record', opts);
+      const res = await ctx.client().post<{ created: boolean; tool: ToolRecord }>(apiPath(['tools']), body);
+      ctx.emit(res, () => say(`${res.created ? 'registered' : 'replaced'} tool service ${res.tool.name} (${res.tool.endpoint})`));
     });
 
   tools
     .command('remove <name>')
-    .description('remove a registered HTTP tool service (admin)')
+    .description('remove a registered HTTP tool service (admin); refused while a hook calls it')
     .action(async (name: string) => {
-      const res = await ctx.client().call('DELETE', `api/tools/${encodeURIComponent(name)}`);
-      if (ctx.json()) return printJson(res);
-      process.stdout.write(`removed tool service ${name}\n`);
+      const res = await ctx.client().delete<{ removed: boolean; name: string }>(apiPath(['tools', name]));
+      ctx.emit(res, () => say(`removed tool service ${res.name}`));
     });
 }
