@@ -26,7 +26,9 @@ async function main() {
     ...(cfg.overallRate ? { overallRate: cfg.overallRate } : {}),
   };
   const startedAt = Date.now();
+  const cpu0 = process.cpuUsage();
   const r = await autocannon(opts);
+  const cpu = process.cpuUsage(cpu0);
   const ok = r['2xx'];
   process.stdout.write(
     JSON.stringify({
@@ -42,6 +44,7 @@ async function main() {
       perSecond: ok / r.duration,
       latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, mean: r.latency.average },
       bytesPerSecond: r.throughput.average,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     }) + '\n',
   );
 }

@@ -63,7 +63,7 @@ function makeContext(args) {
     soakSeconds: args.soakSeconds ?? (args.smoke ? 3 : 300),
     soakRate: args.soakRate ?? (args.smoke ? 50 : 200),
     listSteps: [...new Set([Math.min(10_000, listRuns), listRuns])],
-    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 45),
+    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 30),
     peaks: {},
     newPrefix(label) {
       const p = `bench${runId}${label}`;

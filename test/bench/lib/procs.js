@@ -116,21 +116,23 @@ class Proc {
   }
 }
 
-function startNode(name, args, env, extraNodeOptions) {
+function startNode(name, args, env, nodeFlags = []) {
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
-  if (extraNodeOptions) childEnv.NODE_OPTIONS = extraNodeOptions;
-  const child = spawn(process.execPath, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(name, child);
 }
 
-/** Per-role NODE_OPTIONS (e.g. --cpu-prof) from BENCH_PROFILE_ROLE / BENCH_PROFILE_DIR. */
+/**
+ * Node flags of one child: `--cpu-prof` when BENCH_PROFILE_ROLE names it (Node 20
+ * refuses --cpu-prof in NODE_OPTIONS, so it goes on the command line).
+ */
 function profileOptions(name) {
   const want = (process.env.BENCH_PROFILE_ROLE || '').split(',').filter(Boolean);
-  if (!want.some((w) => name === w || name.startsWith(`${w}`))) return undefined;
+  if (!want.some((w) => name === w || name.startsWith(`${w}`))) return [];
   const dir = process.env.BENCH_PROFILE_DIR;
   if (!dir) throw new Error('BENCH_PROFILE_ROLE needs BENCH_PROFILE_DIR');
   log(`profiling ${name} into ${dir}`);
-  return `--cpu-prof --cpu-prof-dir=${dir}`;
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 /** One `hookyard serve --role <role>` process. */

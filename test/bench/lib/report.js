@@ -32,6 +32,28 @@ function door(s) {
     ),
     '',
     `Ratio door/ceiling (medians): **${num(s.ratio.value)}** (per pair ${mmm(s.ratio.pairs)}); target >= 0.5: ${yes(s.ratio.met)}.`,
+    '',
+    cpuBlock('request', [['Hookyard', s.hookyard], ['ceiling', s.ceiling]], 'cpuMsPerRequest'),
+  ].join('\n');
+}
+
+/** CPU ms per request (or run) by process, medians over the runs, from /proc. */
+function cpuBlock(unit, rows, field) {
+  const have = rows.filter(([, r]) => r && r[field]);
+  if (!have.length) return '';
+  const keys = [...new Set(have.flatMap(([, r]) => Object.keys(r[field])))];
+  return [
+    `CPU ms per ${unit} by process (from /proc; \`other\` is everything else the machine ran meanwhile, e.g. other users' jobs), and how busy both cores were:`,
+    '',
+    table(
+      ['system', ...keys, 'sum', 'machine busy %'],
+      have.map(([name, r]) => [
+        name,
+        ...keys.map((k) => num(r[field][k])),
+        num(Math.round(keys.filter((k) => k !== 'other').reduce((a, k) => a + (r[field][k] || 0), 0) * 1000) / 1000) + ' (w/o other)',
+        mmm(r.machineBusyPercent),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -51,6 +73,8 @@ function e2e(s) {
     '',
     `Ratio Hookyard/BullMQ runs/s (medians): **${num(s.ratio.value)}x** (per pair ${mmm(s.ratio.pairs)}); target >= 1.0x: ${yes(s.ratio.met)}.`,
     `p99 accept-to-start at half rate: **${num(s.p99HalfRate.valueMs)} ms**; target < 25 ms: ${yes(s.p99HalfRate.met)}. BullMQ p99 / Hookyard p99 at the same rate: ${num(s.p99RatioBullmqOverHookyard)}.`,
+    '',
+    cpuBlock('run', [['Hookyard', s.hookyard], ['express + BullMQ', s.bullmq]], 'cpuMsPerRun'),
   ].join('\n');
 }
 

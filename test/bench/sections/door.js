@@ -8,6 +8,7 @@ const path = require('node:path');
 const { BENCH_DIR, log, summary, ratio } = require('../lib/common');
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
+const { measureCpu } = require('../lib/cpu');
 const { REDIS_URL } = require('../lib/infra');
 const { startStack, registerHook } = require('../lib/hookyard');
 
@@ -20,10 +21,10 @@ async function startCeiling(prefix, name = 'ceiling') {
 }
 
 /** Alternates door loads on two URLs; returns per-run figures of each and the per-pair ratios. */
-async function alternate(ctx, label, a, b, cfg) {
+async function alternate(ctx, label, a, b, { warmup, ...cfg }) {
   const runsA = [];
   const runsB = [];
-  if (!ctx.smoke) {
+  if (!ctx.smoke && warmup !== false) {
     await runLoad({ ...cfg, url: a.url, duration: 1 });
     await runLoad({ ...cfg, url: b.url, duration: 1 });
   }
@@ -31,7 +32,9 @@ async function alternate(ctx, label, a, b, cfg) {
     // ABBA order so a drift of the machine does not favour one side.
     const order = i % 2 === 0 ? [a, b] : [b, a];
     for (const side of order) {
+      const cpu = measureCpu(side.pid ? { server: side.pid } : {});
       const r = await runLoad({ ...cfg, url: side.url });
+      r.cpu = cpu.end(r.requests, r.cpuMs);
       (side === a ? runsA : runsB).push(r);
       log(`${label} ${side.name} run ${i + 1}/${ctx.runs}: ${Math.round(r.perSecond)}/s p50 ${r.latencyMs.p50} ms p99 ${r.latencyMs.p99} ms${r.warning ? ` (${r.warning})` : ''}`);
     }
@@ -46,7 +49,15 @@ function describe(runs) {
     p99Ms: summary(runs.map((r) => r.latencyMs.p99)),
     requests: runs.map((r) => r.requests),
     failures: runs.map((r) => r.non2xx + r.errors),
+    cpuMsPerRequest: cpuTable(runs),
+    machineBusyPercent: summary(runs.map((r) => r.cpu && r.cpu.machineBusyPercent)),
   };
+}
+
+/** Median CPU ms per request of each process over the runs. */
+function cpuTable(runs) {
+  const keys = [...new Set(runs.flatMap((r) => (r.cpu ? Object.keys(r.cpu.msPerRequest) : [])))];
+  return Object.fromEntries(keys.map((k) => [k, summary(runs.map((r) => r.cpu && r.cpu.msPerRequest[k])).median]));
 }
 
 async function door(ctx) {
@@ -61,8 +72,8 @@ async function door(ctx) {
   const res = await alternate(
     ctx,
     'door',
-    { name: 'hookyard', url: `${ingress.url}/universal_webhook/bench` },
-    { name: 'ceiling', url: `${ceiling.url}/universal_webhook/bench` },
+    { name: 'hookyard', url: `${ingress.url}/universal_webhook/bench`, pid: ingress.pid },
+    { name: 'ceiling', url: `${ceiling.url}/universal_webhook/bench`, pid: ceiling.pid },
     cfg,
   );
   await ctx.stop([...stack.procs, ceiling]);

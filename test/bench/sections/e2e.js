@@ -9,6 +9,7 @@ const path = require('node:path');
 const { BENCH_DIR, log, sleep, summary, ratio, percentile } = require('../lib/common');
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
+const { measureCpu } = require('../lib/cpu');
 const { REDIS_URL } = require('../lib/infra');
 const { startStack, registerHook, runsOf, metricOver } = require('../lib/hookyard');
 
@@ -60,6 +61,7 @@ function hookyardSide(stack) {
   const executors = stack.procs.filter((p) => p.name.includes('executor'));
   return {
     name: 'hookyard',
+    pids: Object.fromEntries(Object.entries(stack.byRole).map(([role, p]) => [role, p.pid])),
     url: (topic) => `${stack.byRole.ingress.url}/universal_webhook/${topic}`,
     count: () => metricOver(executors, 'succeeded_total'),
   };
@@ -68,22 +70,25 @@ function hookyardSide(stack) {
 function bullSide(bull) {
   return {
     name: 'bullmq',
+    pids: { app: bull.app.pid, worker: bull.worker.pid },
     url: (topic) => `${bull.app.url}/universal_webhook/${topic}`,
     count: async () => (await bullStats(bull.worker)).completed,
   };
 }
 
 async function throughputRun(ctx, side, n) {
+  const cpu = measureCpu(side.pids);
   const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.count, 1, ctx.smoke ? 60_000 : 180_000);
   const seconds = (r.doneAt - r.load.start) / 1000;
-  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds };
+  const c = cpu.end(r.finished, r.load.cpuMs);
+  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds, cpuMsPerRun: c.msPerRequest, machineBusyPercent: c.machineBusyPercent };
   log(`e2e ${side.name}: ${out.events} events, runs/s ${out.runsPerSecond} (accepted ${out.acceptedPerSecond}/s)${r.load.warning ? ` (${r.load.warning})` : ''}`);
   return out;
 }
 
 /** Constant-rate load on a fresh topic; accept-to-start of every run/job it made, in ms. */
 async function latencyRun(ctx, side, i, rate, stack, bull) {
-  const seconds = ctx.smoke ? 1 : 5;
+  const seconds = ctx.smoke ? 1 : 4;
   let topic = 'bench';
   if (side.name === 'hookyard') {
     topic = `lat${i}`;
@@ -121,7 +126,7 @@ async function e2e(ctx) {
   const sides = [hookyardSide(stack), bullSide(bull)];
   const n = ctx.smoke ? 100 : 5000;
 
-  if (!ctx.smoke) for (const s of sides) await throughputRun(ctx, s, 500); // warm-up
+  if (!ctx.smoke) for (const s of sides) await throughputRun(ctx, s, 300); // warm-up
   const tput = { hookyard: [], bullmq: [] };
   for (let i = 0; i < ctx.runs; i++) {
     for (const s of i % 2 === 0 ? sides : [...sides].reverse()) tput[s.name].push(await throughputRun(ctx, s, n));
@@ -137,6 +142,8 @@ async function e2e(ctx) {
   await ctx.stop([...stack.procs, ...bull.procs]);
   const pack = (t, l) => ({
     runsPerSecond: hyOr(t, 'runsPerSecond'),
+    cpuMsPerRun: medians(t.map((x) => x.cpuMsPerRun)),
+    machineBusyPercent: hyOr(t, 'machineBusyPercent'),
     acceptedPerSecond: hyOr(t, 'acceptedPerSecond'),
     halfRate: { offeredPerSecond: half, p50Ms: hyOr(l, 'p50Ms'), p99Ms: hyOr(l, 'p99Ms'), maxMs: hyOr(l, 'maxMs'), samples: l.map((x) => x.samples) },
   });
@@ -146,7 +153,7 @@ async function e2e(ctx) {
   return {
     method:
       `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms); ` +
-      `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 1 : 5} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
+      `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 1 : 4} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
       `${ctx.runs} runs alternating. Hookyard: HOOKS_MAX_WORKERS=50, one executor; BullMQ worker concurrency 50.`,
     events: n,
     hookyard: hy,
@@ -160,6 +167,12 @@ async function e2e(ctx) {
     p99HalfRate: { valueMs: hy.halfRate.p99Ms.median, targetMs: 25, met: hy.halfRate.p99Ms.median != null && hy.halfRate.p99Ms.median < 25 },
     p99RatioBullmqOverHookyard: ratio(bq.halfRate.p99Ms.median, hy.halfRate.p99Ms.median),
   };
+}
+
+/** Per key, the median over the runs. */
+function medians(list) {
+  const keys = [...new Set(list.flatMap((x) => Object.keys(x || {})))];
+  return Object.fromEntries(keys.map((k) => [k, summary(list.map((x) => x && x[k])).median]));
 }
 
 function hyOr(list, key) {
