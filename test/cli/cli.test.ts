@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { buildProgram } from '../../packages/cli/src/main';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 import { closedPort, inBatches, lines, parseStdout, runCli, type CliResult } from './support';
@@ -90,8 +89,9 @@ afterAll(async () => {
 
 describe('help, version and usage errors', () => {
   /** Every command path of the program, e.g. ['hooks', 'verifier', 'set']. */
-  function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
-    return cmd.commands.flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
+  type Cmd = ReturnType<typeof buildProgram>;
+  function commandPaths(cmd: Cmd, prefix: string[] = []): string[][] {
+    return cmd.commands.flatMap((c: Cmd): string[][] => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
   }
 
   it('--help on the program and on every command: exit 0, usage on stdout', async () => {
