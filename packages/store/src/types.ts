@@ -42,6 +42,12 @@ export interface ToolStore {
 export interface KeepEventInput {
   topic: string;
   payload: unknown;
+  /**
+   * The payload already serialised, when the caller holds it (the door's JSON
+   * object body): a store that keeps JSON text keeps this instead of
+   * stringifying `payload` again. It must parse to a value equal to `payload`.
+   */
+  payloadJson?: string;
   deliveryId?: string | null;
   now: number;
   /**

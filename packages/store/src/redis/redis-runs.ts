@@ -36,7 +36,7 @@ export class RedisRunStore implements RunStore {
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
     const p = Math.floor(Math.random() * this.partitions);
     const args = [
-      this.keys.tag(p), runIdBase(input.now, p), input.topic, JSON.stringify(input.payload ?? null) ?? 'null',
+      this.keys.tag(p), runIdBase(input.now, p), input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
       input.deliveryId ?? '', input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
     ];
     const reply = await this.exec({ op: 'keep_event', topic: input.topic }, 'keep_event', [this.keys.topic(input.topic), this.keys.due(p)], args);

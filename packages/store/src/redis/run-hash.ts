@@ -4,7 +4,9 @@ import type { Acted, ErrorInfo, Run, RunEvent, RunStatus } from '@hookyard/core'
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
  * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
- * finished (epoch ms or ''), history (JSON, `at` in epoch ms).
+ * finished (epoch ms or ''), history (JSON, `at` in epoch ms). A field a run has
+ * not needed yet may be absent (keep_event writes only what a fresh run needs):
+ * absent reads as its empty value.
  */
 export type RunFields = Record<string, string>;
 

@@ -18,11 +18,15 @@ for i, hook in ipairs(names) do
   -- The run's index within the event, 2 base36 chars (runIdAt in run-ids.ts).
   local hi, lo = math.floor((i - 1) / 36), (i - 1) % 36
   local id = base .. digits:sub(hi + 1, hi + 1) .. digits:sub(lo + 1, lo + 1)
-  redis.call('HSET', tag .. ':run:' .. id,
+  local key = tag .. ':run:' .. id
+  -- Only the fields a fresh run needs (run-hash.ts reads an absent field as its
+  -- empty value; claim_intent, error, result, input, owner, until, token,
+  -- resumable, finished and an empty delivery are written when they get one).
+  -- acted, acted_ids and started stay: scripts compare them with their empty value.
+  redis.call('HSET', key,
     'id', id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', payload, 'attempts', 0,
-    'acted', '', 'acted_ids', '[]', 'claim_intent', '', 'error', '', 'result', '', 'input', '',
-    'owner', '', 'until', '', 'token', 0, 'due', now, 'delivery', delivery, 'resumable', '0',
-    'created', now, 'updated', now, 'started', '', 'finished', '', 'history', history)
+    'acted', '', 'acted_ids', '[]', 'due', now, 'created', now, 'updated', now, 'started', '', 'history', history)
+  if delivery ~= '' then redis.call('HSET', key, 'delivery', delivery) end
   ix_add_run(tag, id, hook, topic, 'pending')
   redis.call('ZADD', KEYS[2], next_dispatch, id)
   out[#out + 1] = id
