@@ -81,6 +81,7 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     rawBody: delivery.rawBody,
     query: delivery.query,
     maxFieldBytes: deps.bodyMaxBytes,
+    keepJsonText: true,
   });
   if (!parsed.ok) {
     // A refused body keeps nothing; give the claim back so a corrected resend is not "duplicate".
@@ -93,6 +94,7 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     kept = await deps.stores.runs.keepEvent({
       topic: delivery.topic,
       payload: parsed.payload,
+      ...(parsed.json === undefined ? {} : { payloadJson: parsed.json }),
       deliveryId,
       now,
       dispatchGraceMs: deps.dispatchGraceMs,

@@ -11,11 +11,20 @@ export interface PayloadInput {
   query: string;
   /** Cap on one multipart field (the body is already capped; this bounds busboy). */
   maxFieldBytes?: number;
+  /** Also return the body's JSON text as `json` when it is exactly the payload (see ParseResult). */
+  keepJsonText?: boolean;
 }
 
 export type Payload = Record<string, unknown>;
 
-export type ParseResult = { ok: true; payload: Payload } | { ok: false; status: 400; body: { status: 'rejected'; error: string } };
+/**
+ * `json` is set when the payload is exactly the body's JSON text (a JSON object
+ * body and no query parameters to merge): the store keeps those bytes instead
+ * of serialising the parsed object again. It parses to a value equal to `payload`.
+ */
+export type ParseResult =
+  | { ok: true; payload: Payload; json?: string }
+  | { ok: false; status: 400; body: { status: 'rejected'; error: string } };
 
 /**
  * Turns a delivery's raw bytes into the payload a run keeps. Any content type
@@ -56,7 +65,11 @@ export async function parsePayload(input: PayloadInput): Promise<ParseResult> {
     } catch (err) {
       return rejected(`body is not valid JSON: ${(err as Error).message}`);
     }
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return accepted(query, value as Payload);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      // Validated (UTF-8, depth, JSON.parse) and an object: the text itself is the payload's JSON.
+      if (input.keepJsonText && isEmpty(query)) return { ok: true, payload: value as Payload, json: text };
+      return accepted(query, value as Payload);
+    }
     return accepted(query, { body: value });
   }
 
