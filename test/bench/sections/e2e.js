@@ -6,7 +6,7 @@
  * concurrency 50 runs the same echo) on the same Redis. Runs alternate.
  */
 const path = require('node:path');
-const { BENCH_DIR, log, sleep, summary, ratio, percentile } = require('../lib/common');
+const { BENCH_DIR, ROOT, log, sleep, summary, ratio, percentile } = require('../lib/common');
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
 const { measureCpu } = require('../lib/cpu');
@@ -29,56 +29,81 @@ async function bullStats(worker, samples = false) {
 }
 
 /**
- * Sends `load` while polling `count()` every 50 ms; returns the load result and
- * the time the count first reached base + (events answered 2xx) * perEvent.
+ * Sends `load` while polling `probe` every 50 ms; returns the load result and the
+ * time the probe first said all (events answered 2xx) x perEvent runs had finished.
+ * A probe is {snapshot(), isDone(base, target), finished(base)}; it must cost the
+ * system under test next to nothing (no /metrics scrape in the loop).
  */
-async function loadUntilDone(load, count, perEvent, timeoutMs) {
-  const base = await count();
+async function loadUntilDone(load, probe, perEvent, timeoutMs) {
+  const base = await probe.snapshot();
   let target = null;
   let doneAt = null;
-  let stop = false;
   const poller = (async () => {
     const deadline = Date.now() + timeoutMs;
-    while (!stop && Date.now() < deadline) {
-      const c = (await count()) - base;
-      if (target !== null && c >= target) {
+    while (Date.now() < deadline) {
+      if (target !== null && (await probe.isDone(base, target))) {
         doneAt = Date.now();
-        return c;
+        return;
       }
       await sleep(50);
     }
-    return (await count()) - base;
   })();
   const res = await runLoad(load);
   target = res.ok * perEvent;
-  const finished = await poller;
-  stop = true;
+  await poller;
+  const finished = await probe.finished(base);
   if (doneAt === null) throw new Error(`only ${finished} of ${target} runs finished within ${timeoutMs} ms`);
+  if (finished < target) throw new Error(`${finished} of ${target} runs succeeded (the rest ended otherwise)`);
   return { load: res, doneAt, finished };
 }
 
-function hookyardSide(stack) {
+/**
+ * Hookyard's probe: runs still to do (pending + running + retry_wait) read from
+ * Redis through the store API (16 ZCARDs), and the executors' succeeded counter
+ * read once before and once after.
+ */
+async function hookyardProbe(stack) {
+  const { createRedisStores } = require(path.join(ROOT, 'packages', 'store', 'dist'));
+  const stores = await createRedisStores({ url: REDIS_URL, prefix: stack.prefix, partitions: 4 });
   const executors = stack.procs.filter((p) => p.name.includes('executor'));
+  return {
+    snapshot: () => metricOver(executors, 'succeeded_total'),
+    async isDone() {
+      const c = await stores.runs.counts();
+      return c.pending + c.running + c.retry_wait === 0;
+    },
+    finished: async (base) => (await metricOver(executors, 'succeeded_total')) - base,
+    close: () => stores.close(),
+  };
+}
+
+async function hookyardSide(stack) {
   return {
     name: 'hookyard',
     pids: Object.fromEntries(Object.entries(stack.byRole).map(([role, p]) => [role, p.pid])),
     url: (topic) => `${stack.byRole.ingress.url}/universal_webhook/${topic}`,
-    count: () => metricOver(executors, 'succeeded_total'),
+    probe: await hookyardProbe(stack),
   };
 }
 
 function bullSide(bull) {
+  const completed = async () => (await bullStats(bull.worker)).completed;
   return {
     name: 'bullmq',
     pids: { app: bull.app.pid, worker: bull.worker.pid },
     url: (topic) => `${bull.app.url}/universal_webhook/${topic}`,
-    count: async () => (await bullStats(bull.worker)).completed,
+    probe: {
+      snapshot: completed,
+      isDone: async (base, target) => (await completed()) - base >= target,
+      finished: async (base) => (await completed()) - base,
+      close: async () => undefined,
+    },
   };
 }
 
 async function throughputRun(ctx, side, n) {
   const cpu = measureCpu(side.pids);
-  const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.count, 1, ctx.smoke ? 60_000 : 180_000);
+  const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.probe, 1, ctx.smoke ? 60_000 : 180_000);
   const seconds = (r.doneAt - r.load.start) / 1000;
   const c = cpu.end(r.finished, r.load.cpuMs);
   const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds, cpuMsPerRun: c.msPerRequest, machineBusyPercent: c.machineBusyPercent };
@@ -96,7 +121,7 @@ async function latencyRun(ctx, side, i, rate, stack, bull) {
   } else {
     await fetch(`${bull.worker.url}/reset`, { method: 'POST' });
   }
-  const r = await loadUntilDone({ url: side.url(topic), bodyBytes: 1024, connections: 20, duration: seconds, overallRate: rate }, side.count, 1, 120_000);
+  const r = await loadUntilDone({ url: side.url(topic), bodyBytes: 1024, connections: 20, duration: seconds, overallRate: rate }, side.probe, 1, 120_000);
   let samples;
   if (side.name === 'hookyard') {
     const runs = await runsOf(stack.byRole.ingress.url, `lat${i}`);
@@ -123,7 +148,7 @@ async function e2e(ctx) {
   const bull = await startBull(prefix);
   ctx.track(bull.procs);
   await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
-  const sides = [hookyardSide(stack), bullSide(bull)];
+  const sides = [await hookyardSide(stack), bullSide(bull)];
   const n = ctx.smoke ? 100 : 5000;
 
   if (!ctx.smoke) for (const s of sides) await throughputRun(ctx, s, 300); // warm-up
@@ -139,6 +164,7 @@ async function e2e(ctx) {
   for (let i = 0; i < ctx.runs; i++) {
     for (const s of i % 2 === 0 ? sides : [...sides].reverse()) lat[s.name].push(await latencyRun(ctx, s, i, half, stack, bull));
   }
+  for (const side of sides) await side.probe.close();
   await ctx.stop([...stack.procs, ...bull.procs]);
   const pack = (t, l) => ({
     runsPerSecond: hyOr(t, 'runsPerSecond'),
@@ -152,7 +178,7 @@ async function e2e(ctx) {
   const bq = pack(tput.bullmq, lat.bullmq);
   return {
     method:
-      `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms); ` +
+      `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms: Hookyard through the store's run counts in Redis, BullMQ through the worker's completed counter); ` +
       `then constant rate ${half}/s (half of Hookyard's median max) for ${ctx.smoke ? 1 : 4} s on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
       `${ctx.runs} runs alternating. Hookyard: HOOKS_MAX_WORKERS=50, one executor; BullMQ worker concurrency 50.`,
     events: n,
@@ -179,4 +205,4 @@ function hyOr(list, key) {
   return summary(list.map((x) => x[key]));
 }
 
-module.exports = { e2e, startBull, loadUntilDone, hookyardSide };
+module.exports = { e2e, startBull, loadUntilDone, hookyardProbe };

@@ -10,9 +10,9 @@ const path = require('node:path');
 const { ROOT, log, summary, ratio, percentile } = require('../lib/common');
 const { runLoad } = require('../lib/load');
 const { REDIS_URL, redisClient } = require('../lib/infra');
-const { startStack, registerHook, TOKEN, metricOver } = require('../lib/hookyard');
+const { startStack, registerHook, TOKEN } = require('../lib/hookyard');
 const { alternate, startCeiling } = require('./door');
-const { loadUntilDone } = require('./e2e');
+const { loadUntilDone, hookyardProbe } = require('./e2e');
 
 function storeDist() {
   return require(path.join(ROOT, 'packages', 'store', 'dist'));
@@ -87,19 +87,18 @@ async function fanOut(ctx) {
   const counts = [1, 10, 100];
   for (const c of counts) for (let h = 0; h < c; h++) await registerHook(ingress, `f${c}-${h}`, `fan${c}`);
   const totalRuns = ctx.smoke ? 100 : 2000;
-  const executors = stack.procs.filter((p) => p.name.includes('executor'));
-  const count = () => metricOver(executors, 'succeeded_total');
+  const probe = await hookyardProbe(stack);
   const per = Object.fromEntries(counts.map((c) => [c, []]));
   if (!ctx.smoke) {
     // Warm-up, so the first configuration measured is not the cold one.
-    await loadUntilDone({ url: `${ingress}/universal_webhook/fan10`, bodyBytes: 1024, connections: 20, amount: 30 }, count, 10, 60_000);
+    await loadUntilDone({ url: `${ingress}/universal_webhook/fan10`, bodyBytes: 1024, connections: 20, amount: 30 }, probe, 10, 60_000);
   }
   for (let i = 0; i < ctx.runs; i++) {
     for (const c of i % 2 === 0 ? counts : [...counts].reverse()) {
       const events = Math.max(1, Math.round(totalRuns / c));
       const r = await loadUntilDone(
         { url: `${ingress}/universal_webhook/fan${c}`, bodyBytes: 1024, connections: Math.min(50, events), amount: events },
-        count,
+        probe,
         c,
         180_000,
       );
@@ -109,6 +108,7 @@ async function fanOut(ctx) {
       log(`growth/fan-out ${c} hooks: ${Math.round(rps)} runs/s (${r.finished} runs)`);
     }
   }
+  await probe.close();
   await ctx.stop(stack.procs);
   await ctx.clean([prefix]);
   return Object.fromEntries(
