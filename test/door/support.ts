@@ -121,9 +121,9 @@ export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: 
       const out: Array<{ id: string; topic: string; payload: unknown }> = [];
       let cursor: string | null = null;
       for (let page = 0; page < 10_000; page++) {
-        const r: { runs: any[]; next_cursor: string | null } = await inner.runs.list({}, 500, cursor);
-        out.push(...r.runs);
-        cursor = r.next_cursor;
+        const r = await inner.runs.list({}, 500, cursor);
+        out.push(...(r.runs as unknown as Array<{ id: string; topic: string; payload: unknown }>));
+        cursor = r.nextCursor;
         if (!cursor) break;
       }
       return out;
