@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createMetrics, createLogger, loadSettings, type Settings } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
@@ -23,7 +25,7 @@ export interface KeepCall {
 export interface DoorApp {
   url: string;
   port: number;
-  /** The memory stores underneath (not wrapped): read runs and hooks here. */
+  /** The stores underneath (not wrapped; memory unless given): read runs and hooks here. */
   inner: Stores;
   /** Every keepEvent call the door made, in order. */
   keeps: KeepCall[];
@@ -41,9 +43,9 @@ export interface DoorApp {
   close(): Promise<void>;
 }
 
-export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: Partial<IngressDeps> } = {}): Promise<DoorApp> {
+export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: Partial<IngressDeps>; stores?: Stores } = {}): Promise<DoorApp> {
   const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: ADMIN_TOKEN }], ...opts.settings });
-  const inner = createMemoryStores();
+  const inner = opts.stores ?? createMemoryStores();
   const keeps: KeepCall[] = [];
   let failing = 0;
   const runs = Object.assign(Object.create(inner.runs), {
@@ -231,3 +233,25 @@ export function securityHeadersOf(headers: IncomingHttpHeaders | Record<string, 
 }
 
 export const SECURITY = { nosniff: 'nosniff', cache: 'no-store' };
+
+interface MiniRedis {
+  scan(cursor: string, ...args: Array<string | number>): Promise<[string, string[]]>;
+  del(...keys: string[]): Promise<number>;
+  quit(): Promise<unknown>;
+}
+
+/** Deletes every Redis key of a test prefix (ioredis taken from the store package, which owns that dependency). */
+export async function deleteKeys(url: string, prefix: string): Promise<void> {
+  const Redis = createRequire(join(__dirname, '..', '..', 'packages', 'store', 'package.json'))('ioredis') as new (url: string) => MiniRedis;
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+}
