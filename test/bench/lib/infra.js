@@ -97,3 +97,36 @@ async function machine() {
 }
 
 module.exports = { REDIS_URL, NATS_URL, redisClient, deleteRedisKeys, deleteStreams, cleanup, machine };
+
+/** Redis INFO commandstats as {command: {calls, usec}}. */
+async function commandStats(client) {
+  const text = await client.info('commandstats');
+  const out = {};
+  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+  return out;
+}
+
+/**
+ * Redis commands per unit of work between start() and end(n): calls and server
+ * µs of each command (the server is shared, so other clients' commands count too).
+ */
+async function measureRedis() {
+  const client = redisClient();
+  const before = await commandStats(client);
+  return {
+    async end(n) {
+      const after = await commandStats(client);
+      client.disconnect();
+      const rows = [];
+      for (const [cmd, a] of Object.entries(after)) {
+        const b = before[cmd] || { calls: 0, usec: 0 };
+        const calls = a.calls - b.calls;
+        if (calls > 0) rows.push([cmd, { callsPer: Math.round((calls / n) * 100) / 100, usecPer: Math.round(((a.usec - b.usec) / n) * 10) / 10 }]);
+      }
+      rows.sort((x, y) => y[1].usecPer - x[1].usecPer);
+      return Object.fromEntries(rows.filter(([cmd]) => cmd !== 'info').slice(0, 8));
+    },
+  };
+}
+
+module.exports.measureRedis = measureRedis;

@@ -34,6 +34,19 @@ function door(s) {
     `Ratio door/ceiling (medians): **${num(s.ratio.value)}** (per pair ${mmm(s.ratio.pairs)}); target >= 0.5: ${yes(s.ratio.met)}.`,
     '',
     cpuBlock('request', [['Hookyard', s.hookyard], ['ceiling', s.ceiling]], 'cpuMsPerRequest'),
+    '',
+    redisBlock('request', [['Hookyard', s.hookyard.redisPerRequest], ['ceiling', s.ceiling.redisPerRequest]]),
+  ].join('\n');
+}
+
+/** Redis commands per request/run (INFO commandstats delta of the last run; the server is shared). */
+function redisBlock(unit, rows) {
+  const have = rows.filter(([, r]) => r && Object.keys(r).length);
+  if (!have.length) return '';
+  return [
+    `Redis commands per ${unit} (INFO commandstats over the last run; calls and server µs):`,
+    '',
+    table(['system', 'commands'], have.map(([name, r]) => [name, Object.entries(r).map(([cmd, v]) => `${cmd} ${v.callsPer} (${v.usecPer} µs)`).join(', ')])),
   ].join('\n');
 }
 
@@ -75,6 +88,8 @@ function e2e(s) {
     `p99 accept-to-start at half rate: **${num(s.p99HalfRate.valueMs)} ms**; target < 25 ms: ${yes(s.p99HalfRate.met)}. BullMQ p99 / Hookyard p99 at the same rate: ${num(s.p99RatioBullmqOverHookyard)}.`,
     '',
     cpuBlock('run', [['Hookyard', s.hookyard], ['express + BullMQ', s.bullmq]], 'cpuMsPerRun'),
+    '',
+    redisBlock('run', [['Hookyard', s.hookyard.redisPerRun], ['express + BullMQ', s.bullmq.redisPerRun]]),
   ].join('\n');
 }
 

@@ -9,7 +9,7 @@ const { BENCH_DIR, log, summary, ratio } = require('../lib/common');
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
 const { measureCpu } = require('../lib/cpu');
-const { REDIS_URL } = require('../lib/infra');
+const { REDIS_URL, measureRedis } = require('../lib/infra');
 const { startStack, registerHook } = require('../lib/hookyard');
 
 const CEILING = path.join(BENCH_DIR, 'ceiling.js');
@@ -33,8 +33,10 @@ async function alternate(ctx, label, a, b, { warmup, ...cfg }) {
     const order = i % 2 === 0 ? [a, b] : [b, a];
     for (const side of order) {
       const cpu = measureCpu(side.pid ? { server: side.pid } : {});
+      const redis = await measureRedis();
       const r = await runLoad({ ...cfg, url: side.url });
       r.cpu = cpu.end(r.requests, r.cpuMs);
+      r.redisPerRequest = await redis.end(r.requests);
       (side === a ? runsA : runsB).push(r);
       log(`${label} ${side.name} run ${i + 1}/${ctx.runs}: ${Math.round(r.perSecond)}/s p50 ${r.latencyMs.p50} ms p99 ${r.latencyMs.p99} ms${r.warning ? ` (${r.warning})` : ''}`);
     }
@@ -50,6 +52,7 @@ function describe(runs) {
     requests: runs.map((r) => r.requests),
     failures: runs.map((r) => r.non2xx + r.errors),
     cpuMsPerRequest: cpuTable(runs),
+    redisPerRequest: runs.length ? runs[runs.length - 1].redisPerRequest : null,
     machineBusyPercent: summary(runs.map((r) => r.cpu && r.cpu.machineBusyPercent)),
   };
 }

@@ -10,7 +10,7 @@ const { BENCH_DIR, ROOT, log, sleep, summary, ratio, percentile } = require('../
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
 const { measureCpu } = require('../lib/cpu');
-const { REDIS_URL } = require('../lib/infra');
+const { REDIS_URL, measureRedis } = require('../lib/infra');
 const { startStack, registerHook, runsOf, metricOver } = require('../lib/hookyard');
 
 const BULL = path.join(BENCH_DIR, 'bullmq-app.js');
@@ -103,10 +103,12 @@ function bullSide(bull) {
 
 async function throughputRun(ctx, side, n) {
   const cpu = measureCpu(side.pids);
+  const redis = await measureRedis();
   const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.probe, 1, ctx.smoke ? 60_000 : 180_000);
   const seconds = (r.doneAt - r.load.start) / 1000;
   const c = cpu.end(r.finished, r.load.cpuMs);
-  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds, cpuMsPerRun: c.msPerRequest, machineBusyPercent: c.machineBusyPercent };
+  const redisPerRun = await redis.end(r.finished);
+  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds, cpuMsPerRun: c.msPerRequest, machineBusyPercent: c.machineBusyPercent, redisPerRun };
   log(`e2e ${side.name}: ${out.events} events, runs/s ${out.runsPerSecond} (accepted ${out.acceptedPerSecond}/s)${r.load.warning ? ` (${r.load.warning})` : ''}`);
   return out;
 }
@@ -169,6 +171,7 @@ async function e2e(ctx) {
   const pack = (t, l) => ({
     runsPerSecond: hyOr(t, 'runsPerSecond'),
     cpuMsPerRun: medians(t.map((x) => x.cpuMsPerRun)),
+    redisPerRun: t.length ? t[t.length - 1].redisPerRun : null,
     machineBusyPercent: hyOr(t, 'machineBusyPercent'),
     acceptedPerSecond: hyOr(t, 'acceptedPerSecond'),
     halfRate: { offeredPerSecond: half, p50Ms: hyOr(l, 'p50Ms'), p99Ms: hyOr(l, 'p99Ms'), maxMs: hyOr(l, 'maxMs'), samples: l.map((x) => x.samples) },
