@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
+import { requireNats, requireRedis, uniquePrefix } from '../support/services';
+import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { deleteKeys } from './support';
+
+/**
+ * The door's flood limiter holds across replicas: two `hookyard serve --role
+ * ingress` processes on one Redis share the buckets, so a client alternating
+ * between them gets about one burst through in all, not one burst per process.
+ */
+describe('door flood limiter across two ingress processes', () => {
+  const RATE = 1;
+  const BURST = 10;
+  const REQUESTS = 30;
+  const TOPIC = 'limited';
+  let redisUrl: string;
+  let natsUrl: string;
+  let prefix: string;
+  const token = `admin-${randomBytes(16).toString('hex')}`;
+  const procs: RoleProcess[] = [];
+
+  beforeAll(async () => {
+    requireBuiltCli();
+    redisUrl = await requireRedis();
+    natsUrl = await requireNats();
+    prefix = uniquePrefix('doorlim');
+    const env = {
+      HOOKS_REDIS_URL: redisUrl,
+      HOOKS_NATS_URL: natsUrl,
+      HOOKS_KEY_PREFIX: prefix,
+      HOOKS_NATS_PREFIX: prefix,
+      HOOKS_DOOR_RATE: String(RATE),
+      HOOKS_DOOR_BURST: String(BURST),
+      HOOKS_API_TOKENS: `admin:${token}`,
+      HOOKS_LOG_LEVEL: 'info',
+    };
+    procs.push(startRole('ingress-a', 'ingress', env), startRole('ingress-b', 'ingress', env));
+    await Promise.all(procs.map((p) => p.waitListening()));
+    const put = await fetch(`${procs[0]!.url}/api/hooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'limited-hook', topic: TOPIC, tool: 'echo', tool_kwargs: {} }),
+    });
+    expect(put.status).toBe(201);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(procs.map((p) => p.wait())), new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+    clearTimeout(timer);
+    for (const p of procs) p.kill('SIGKILL');
+    if (prefix) {
+      await deleteKeys(redisUrl, prefix);
+      const nc = await connect({ servers: natsUrl });
+      try {
+        const jsm = await nc.jetstreamManager();
+        for await (const s of jsm.streams.list()) {
+          if (s.config.name.toLowerCase().startsWith(prefix.toLowerCase())) await jsm.streams.delete(s.config.name).catch(() => undefined);
+        }
+      } finally {
+        await nc.close();
+      }
+    }
+  }, 30_000);
+
+  it(`${REQUESTS} quick requests alternating between the processes: about one burst accepted in all, the rest 429 with Retry-After`, async () => {
+    const answers: Array<{ proc: number; status: number; retryAfter: string | null; nosniff: string | null; body: string }> = [];
+    const started = Date.now();
+    for (let i = 0; i < REQUESTS; i++) {
+      const proc = i % 2;
+      const res = await fetch(`${procs[proc]!.url}/universal_webhook/${TOPIC}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: i }) });
+      answers.push({ proc, status: res.status, retryAfter: res.headers.get('retry-after'), nosniff: res.headers.get('x-content-type-options'), body: await res.text() });
+    }
+    const elapsedSeconds = (Date.now() - started) / 1000;
+
+    const accepted = answers.filter((a) => a.status === 200);
+    const limited = answers.filter((a) => a.status === 429);
+    // Nothing but accepted or limited.
+    expect(accepted.length + limited.length).toBe(REQUESTS);
+    for (const a of accepted) expect(JSON.parse(a.body)).toEqual({ status: 'accepted', runs: 1 });
+    for (const a of limited) {
+      expect(JSON.parse(a.body)).toEqual({ error: 'too many requests' });
+      expect(a.retryAfter).toMatch(/^[1-9]\d*$/);
+      expect(a.nosniff).toBe('nosniff');
+    }
+    // One burst in all (plus whatever refilled at RATE while the requests went out), not one per process:
+    // two separate per-process limiters would have let 2 x BURST = 20 through.
+    // eslint-disable-next-line no-console
+    console.log(`limiter across processes: ${accepted.length} accepted, ${limited.length} limited in ${elapsedSeconds.toFixed(2)} s`);
+    expect(accepted.length).toBeGreaterThanOrEqual(BURST - 1);
+    expect(accepted.length).toBeLessThanOrEqual(BURST + 1 + Math.floor(elapsedSeconds * RATE));
+    expect(accepted.length).toBeLessThan(2 * BURST);
+    // Both processes answered both ways: each saw the other's takes.
+    expect(new Set(accepted.map((a) => a.proc))).toEqual(new Set([0, 1]));
+    expect(new Set(limited.map((a) => a.proc))).toEqual(new Set([0, 1]));
+
+    // A refused delivery keeps nothing: the store holds exactly the accepted ones.
+    const runs = await fetch(`${procs[1]!.url}/api/hook-runs?topic=${TOPIC}&limit=500`, { headers: { authorization: `Bearer ${token}` } });
+    expect(runs.status).toBe(200);
+    const listed = ((await runs.json()) as { runs: Array<{ payload: { n: number } }> }).runs.map((r) => r.payload.n).sort((a, b) => a - b);
+    expect(listed).toEqual(answers.map((a, n) => (a.status === 200 ? n : -1)).filter((n) => n >= 0));
+  }, 60_000);
+});
