@@ -30,7 +30,7 @@ export {
   RUN_STATUSES,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
 } from './types';
-export { REMOTE_PROTOCOLS } from './types';
+export { MCP_TRANSPORTS, REMOTE_PROTOCOLS } from './types';
 export type {
   Acted,
   Hook,
@@ -38,6 +38,7 @@ export type {
   JqField,
   JqFieldName,
   JqTemplate,
+  McpTransportKind,
   Lease,
   RemoteProtocol,
   RemoteToolRecord,

@@ -130,6 +130,7 @@ const SPEC = {
   localFsRoot: { doc: 'HOOKS_LOCAL_FS_ROOT: the only directory local_fs and local_shell may touch (default: local_fs off)', parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined) },
   localShellEnabled: { doc: 'HOOKS_LOCAL_SHELL_ENABLED: turns local_shell on (default false)', parse: bool(false) },
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
+  mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },
   webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
   doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic (default 200)', parse: num({ def: 200, min: 0 }) },
   doorBurst: { doc: 'HOOKS_DOOR_BURST: public door burst per client and per topic (default 400)', parse: int(400, 1) },

@@ -113,17 +113,35 @@ export interface ToolRetryPolicy {
   kinds: string[];
 }
 
+/** Transports of a registered MCP server. */
+export const MCP_TRANSPORTS = ['stdio', 'sse', 'streamable-http'] as const;
+export type McpTransportKind = (typeof MCP_TRANSPORTS)[number];
+
 /** A registered remote tool (HTTP service), as kept in the store. Secrets never appear here. */
 export interface RemoteToolRecord {
   name: string;
   /** `http` for the five wire protocols; `openapi`, `mcp`, `grpc` for discovered tools. */
   kind: 'http' | 'openapi' | 'mcp' | 'grpc';
+  /** The service URL; empty for an MCP server spawned over stdio. */
   endpoint: string;
-  method: string;
+  /** kind `http` only (always set there). */
+  method?: string;
   timeout_ms: number;
   headers: Record<string, string>;
-  body_properties: Record<string, unknown>;
-  protocol: RemoteProtocol;
+  /** kind `http` only (always set there). */
+  body_properties?: Record<string, unknown>;
+  /** kind `http` only (always set there). */
+  protocol?: RemoteProtocol;
+  /** openapi, mcp: argument values the runtime applies to every call; hidden from the schemas the model sees. */
+  injected?: Record<string, unknown>;
+  /** openapi, mcp: which operations/tools to expose (allowlist grammar over their names after `<provider>__`); default all. */
+  operations?: string[];
+  /** mcp: how the server is reached. */
+  transport?: McpTransportKind;
+  /** mcp stdio: the command to spawn (must be listed in HOOKS_MCP_STDIO_ALLOW). */
+  command?: string;
+  /** mcp stdio: the command's arguments. */
+  args?: string[];
   description?: string;
   retry?: ToolRetryPolicy;
   crash_resumable?: boolean;

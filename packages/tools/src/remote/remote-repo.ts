@@ -1,4 +1,4 @@
-import { notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { internal, notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
@@ -48,6 +48,9 @@ export class RemoteRepo implements ToolRepo {
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const record = await this.record(name);
     if (!record) throw notFound(`tool '${name}' is not a registered HTTP tool`);
+    // The validator always sets these on kind http; a record written around it is refused, not guessed at.
+    const method = record.method;
+    if (!record.protocol || !method) throw internal(`tool '${name}' is stored without a protocol or method; register it again`);
     const protocol = PROTOCOLS[record.protocol];
     // Stored properties first, the call's arguments win.
     const merged = { ...record.body_properties, ...args };
@@ -56,11 +59,11 @@ export class RemoteRepo implements ToolRepo {
     for (const [k, v] of Object.entries(record.headers)) headers.set(k, v);
     headers.set('Idempotency-Key', ctx.idempotencyKey);
     const what = `tool '${name}'`;
-    const hasBody = record.method !== 'GET';
+    const hasBody = method !== 'GET';
     const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
       const res = await this.fetchFn(url, {
-        method: record.method,
+        method,
         headers,
         body: hasBody ? protocol.buildBody(name, merged) : undefined,
         signal,
