@@ -6,6 +6,7 @@
  *
  *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
+ *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
  *
  * Writes <out>/results.json and <out>/RESULTS.md (out defaults to test/bench/out);
  * a full run of every section also rewrites test/bench/RESULTS.md.
@@ -44,6 +45,7 @@ function parseArgs(argv) {
     else if (k === '--runs') a.runs = Number(val());
     else if (k === '--list-runs') a.listRuns = Number(val());
     else if (k === '--list-fill-seconds') a.listFillSeconds = Number(val());
+    else if (k === '--render') a.render = path.resolve(val());
     else if (k === '--help' || k === '-h') {
       process.stdout.write(require('node:fs').readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
       process.exit(0);
@@ -63,7 +65,7 @@ function makeContext(args) {
     soakSeconds: args.soakSeconds ?? (args.smoke ? 3 : 300),
     soakRate: args.soakRate ?? (args.smoke ? 50 : 200),
     listSteps: [...new Set([Math.min(10_000, listRuns), listRuns])],
-    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 30),
+    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 25),
     peaks: {},
     newPrefix(label) {
       const p = `bench${runId}${label}`;
@@ -91,8 +93,20 @@ function makeContext(args) {
   return ctx;
 }
 
+/** RESULTS.md from a results.json already written; the committed file only for a full run of every section. */
+function render(file) {
+  const results = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+  const md = renderMarkdown(results);
+  writeFileSync(path.join(path.dirname(file), 'RESULTS.md'), md);
+  const complete = results.mode === 'full' && !results.options.only && Object.values(results.sections).every((s) => !s.error);
+  if (complete) writeFileSync(path.join(BENCH_DIR, 'RESULTS.md'), md);
+  log(`rendered ${path.join(path.dirname(file), 'RESULTS.md')}${complete ? ' and test/bench/RESULTS.md' : ''}`);
+  return 0;
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.render) return render(args.render);
   const ctx = makeContext(args);
   const names = args.only || Object.keys(SECTIONS);
   const t0 = Date.now();

@@ -66,7 +66,7 @@ async function hooksGrowth(ctx) {
     'growth/hooks',
     { name: 'hooks10', url: `${a.byRole.ingress.url}/universal_webhook/bench`, pid: a.byRole.ingress.pid },
     { name: `hooks${many}`, url: `${b.byRole.ingress.url}/universal_webhook/bench`, pid: b.byRole.ingress.pid },
-    { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 3 },
+    { bodyBytes: 1024, connections: 50, duration: ctx.smoke ? 1 : 2.5 },
   );
   await ctx.stop([...a.procs, ...b.procs]);
   await ctx.clean([pa, pb]);
