@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HookyardError, badInput, internal } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
+import { tidyJqMessage } from './message';
 
 /** What a worker is asked to do (see `jq-worker.js`). */
 export interface WorkerJob {
@@ -115,7 +116,7 @@ export class JqWorkerPool {
     slot.current = null;
     slot.worker.unref();
     if (msg.ok) current.resolve(msg.outputs);
-    else if (msg.error.jq) current.reject(badInput(msg.error.message));
+    else if (msg.error.jq) current.reject(badInput(tidyJqMessage(msg.error.message)));
     else current.reject(internal(`jq engine failed: ${msg.error.message}`));
     this.dispatch();
   }

@@ -1,3 +1,4 @@
+import { tidyJqMessage } from '../src/message';
 import { loadJq } from 'jq-wasm';
 import { compileJq, createJqEngine } from '@hookyard/jq';
 import type { HookyardJqEngine } from '@hookyard/jq';
@@ -57,7 +58,7 @@ describe('compiled jq agrees with jq 1.8 (jq-wasm)', () => {
       try {
         return { ok: true, outputs: jq.json(JSON.stringify(c.input), c.expr) };
       } catch (err) {
-        return { ok: false, message: String((err as { stderr?: string }).stderr ?? err).trim() };
+        return { ok: false, message: tidyJqMessage(String((err as { stderr?: string }).stderr ?? err)) };
       }
     };
     const cases = allCases();

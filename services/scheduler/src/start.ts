@@ -66,7 +66,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     }, settings.sweepMs);
   }
   schedule();
-  logger.info({ instance: settings.instanceId, sweepMs: settings.sweepMs, store: deps.stores.kind }, 'scheduler started');
+  logger.info({ sweepMs: settings.sweepMs, store: deps.stores.kind }, 'scheduler started');
 
   return {
     async stop() {
