@@ -1,0 +1,255 @@
+import { HookyardError, badInput, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import * as grpc from '@grpc/grpc-js';
+import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
+import { grpcConfigOf, type GrpcRecordConfig } from './fields';
+import { decodeResponse } from './from-proto';
+import { messageSchema } from './json-schema';
+import { unaryMethods, type GrpcMethod } from './methods';
+import { parseProtoText } from './proto-text';
+import { reflect } from './reflection';
+import { grpcStatusError } from './status';
+import { encodeRequest } from './to-proto';
+
+export interface GrpcRepoOptions {
+  /** The registered tool records; only those of kind `grpc` are read. Called on every lookup. */
+  records: () => Promise<RemoteToolRecord[]>;
+  logger: Logger;
+  /** How long a record's discovered methods are reused before asking the server again (default 60 s). */
+  discoveryTtlMs?: number;
+  /** How long a failed first discovery is remembered before trying again (default 5 s). */
+  failureTtlMs?: number;
+  /** Epoch ms; injected so cache tests control time (default Date.now). */
+  now?: () => number;
+}
+
+export type GrpcRepo = ToolRepo & { close(): Promise<void> };
+
+const DEFAULT_DISCOVERY_TTL_MS = 60_000;
+const DEFAULT_FAILURE_TTL_MS = 5_000;
+/** Discovery is a lookup, not the call: it never waits longer than this, whatever the record's timeout. */
+const DISCOVERY_TIMEOUT_MS = 10_000;
+
+interface Discovery {
+  methods: GrpcMethod[];
+}
+interface CacheEntry {
+  key: string;
+  at: number;
+  good?: Discovery;
+  error?: HookyardError;
+  pending?: Promise<Discovery>;
+}
+
+/**
+ * The registered gRPC services (records of kind `grpc`): one tool per unary
+ * method, found through server reflection or the record's `.proto` text.
+ * Discovery is cached per record and refreshed after a TTL; when a refresh
+ * fails the last good answer is kept. One channel per record, reused by
+ * every call and closed by `close()`.
+ */
+export function createGrpcRepo(options: GrpcRepoOptions): GrpcRepo {
+  return new GrpcToolRepo(options);
+}
+
+class GrpcToolRepo implements ToolRepo {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly channels = new Map<string, { key: string; client: grpc.Client }>();
+  private readonly ttlMs: number;
+  private readonly failureTtlMs: number;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(private readonly options: GrpcRepoOptions) {
+    this.ttlMs = options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
+    this.failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    const records = await this.records();
+    // The longest record name wins: `a__b__get` belongs to `a__b` before `a`.
+    const record = records.filter((r) => name.startsWith(`${r.name}__`)).sort((a, b) => b.name.length - a.name.length)[0];
+    if (!record) throw notFound(`tool '${name}' is not a registered gRPC tool`);
+    const config = this.config(record);
+    const method = (await this.discovery(record, config)).methods.find((m) => m.tool === name);
+    if (!method) throw notFound(`tool '${name}' is not a unary method of gRPC service '${record.name}'`);
+    if (ctx.signal.aborted) throw abortError(`tool '${name}'`, ctx.signal);
+    const request = encodeRequest(method.request, args);
+    const metadata = metadataOf(config);
+    metadata.set('idempotency-key', ctx.idempotencyKey);
+    const raw = await this.call(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
+    try {
+      return decodeResponse(method.response, raw);
+    } catch (err) {
+      throw badInput(`tool '${name}' replied with bytes that are not a ${method.response.fullName.slice(1)}: ${quote(raw.toString('base64'))}`, [String(err)]);
+    }
+  }
+
+  async names(): Promise<string[]> {
+    const all = await Promise.all((await this.records()).map(async (r) => (await this.methodsOrNone(r)).map((m) => m.tool)));
+    return all.flat();
+  }
+
+  async schema(name: string): Promise<JsonSchema | undefined> {
+    const [info] = (await this.tools(name)).filter((t) => t.name === name);
+    return info?.parameters;
+  }
+
+  /** A record name lists all its tools; a tool name lists that one. */
+  async tools(providerName: string): Promise<ToolInfo[]> {
+    const out: ToolInfo[] = [];
+    for (const record of await this.records()) {
+      if (providerName !== record.name && !providerName.startsWith(`${record.name}__`)) continue;
+      for (const m of await this.methodsOrNone(record)) {
+        if (providerName === record.name || providerName === m.tool) out.push(infoOf(record, m));
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const { client } of this.channels.values()) client.close();
+    this.channels.clear();
+    this.cache.clear();
+  }
+
+  private async records(): Promise<RemoteToolRecord[]> {
+    const records = (await this.options.records()).filter((r) => r.kind === 'grpc');
+    // A record that was removed leaves no channel open behind it.
+    const live = new Set(records.map((r) => r.name));
+    for (const [name, ch] of this.channels) {
+      if (!live.has(name)) {
+        ch.client.close();
+        this.channels.delete(name);
+      }
+    }
+    for (const name of this.cache.keys()) if (!live.has(name)) this.cache.delete(name);
+    return records;
+  }
+
+  private config(record: RemoteToolRecord): GrpcRecordConfig {
+    const config = grpcConfigOf(record);
+    if (typeof config === 'string') throw badInput(`gRPC tool '${record.name}': ${config}`);
+    return config;
+  }
+
+  /** For listings: a record that cannot be discovered lists nothing (logged) and does not hide the others. */
+  private async methodsOrNone(record: RemoteToolRecord): Promise<GrpcMethod[]> {
+    try {
+      return (await this.discovery(record, this.config(record))).methods;
+    } catch (err) {
+      this.options.logger.warn({ err, tool: record.name }, 'gRPC service could not be discovered; its tools are not listed');
+      return [];
+    }
+  }
+
+  private discovery(record: RemoteToolRecord, config: GrpcRecordConfig): Promise<Discovery> {
+    const key = JSON.stringify([config.address, config.tls, config.proto ?? null, config.services ?? null, config.metadata]);
+    let entry = this.cache.get(record.name);
+    if (!entry || entry.key !== key) {
+      entry = { key, at: 0 };
+      this.cache.set(record.name, entry);
+    }
+    const age = this.now() - entry.at;
+    if (entry.good && age < this.ttlMs) return Promise.resolve(entry.good);
+    if (!entry.good && entry.error && age < this.failureTtlMs) return Promise.reject(entry.error);
+    const e = entry;
+    e.pending ??= this.discover(config)
+      .then(
+        (found) => {
+          Object.assign(e, { good: found, error: undefined, at: this.now() });
+          return found;
+        },
+        (err: unknown) => {
+          e.at = this.now();
+          if (e.good) {
+            this.options.logger.warn({ err, tool: record.name }, 'gRPC discovery failed; keeping the last good method list');
+            return e.good;
+          }
+          e.error = toHookyardError(err);
+          throw e.error;
+        },
+      )
+      .finally(() => {
+        e.pending = undefined;
+      });
+    return e.pending;
+  }
+
+  private async discover(config: GrpcRecordConfig): Promise<Discovery> {
+    let found: { root: import('protobufjs').Root; services: string[] };
+    if (config.proto !== undefined) {
+      const parsed = parseProtoText(config.proto);
+      if (!parsed.ok) throw badInput(`gRPC tool '${config.name}': proto does not parse: ${parsed.errors.join('; ')}`);
+      found = parsed;
+    } else {
+      found = await reflect(this.channel(config), `gRPC tool '${config.name}'`, metadataOf(config), Math.min(config.timeoutMs, DISCOVERY_TIMEOUT_MS));
+    }
+    let services = found.services;
+    if (config.services) {
+      const missing = config.services.filter((s) => !found.services.includes(s));
+      if (missing.length > 0) this.options.logger.warn({ tool: config.name, missing }, 'gRPC services in the allowlist are not offered by the server');
+      services = services.filter((s) => config.services?.includes(s));
+    }
+    return { methods: unaryMethods(config.name, found.root, services, this.options.logger) };
+  }
+
+  /** The record's channel, made on first use and replaced when the endpoint changes. */
+  private channel(config: GrpcRecordConfig): grpc.Client {
+    if (this.closed) throw internal('gRPC tool repo is closed');
+    const key = `${config.tls ? 'tls' : 'plain'}:${config.address}`;
+    const have = this.channels.get(config.name);
+    if (have?.key === key) return have.client;
+    have?.client.close();
+    const client = new grpc.Client(config.address, config.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
+    this.channels.set(config.name, { key, client });
+    return client;
+  }
+
+  private call(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
+    const client = this.channel(config);
+    return new Promise<Buffer>((resolve, reject) => {
+      const call = client.makeUnaryRequest<Buffer, Buffer>(
+        path,
+        (b) => b,
+        (b) => b,
+        request,
+        metadata,
+        { deadline: Date.now() + config.timeoutMs },
+        (err, value) => {
+          signal.removeEventListener('abort', onAbort);
+          if (err) reject(signal.aborted ? abortError(what, signal, err) : grpcStatusError(what, err));
+          else resolve(value ?? Buffer.alloc(0));
+        },
+      );
+      const onAbort = () => call.cancel();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+function metadataOf(config: GrpcRecordConfig): grpc.Metadata {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(config.metadata)) md.set(k, v);
+  return md;
+}
+
+/** The caller's abort keeps its reason, as for HTTP tools: a time bound is `timeout`, a shutdown `cancelled`. */
+function abortError(what: string, signal: AbortSignal, cause?: unknown): HookyardError {
+  const reason: unknown = signal.reason;
+  const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
+  return new HookyardError(kind, `${what} was aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause });
+}
+
+function infoOf(record: RemoteToolRecord, m: GrpcMethod): ToolInfo {
+  const info: ToolInfo = {
+    name: m.tool,
+    description: m.comment ? `${m.fullName}: ${m.comment}` : m.fullName,
+    parameters: messageSchema(m.request),
+    provider: 'grpc',
+    crashResumable: record.crash_resumable ?? false,
+  };
+  if (record.retry) info.retry = record.retry;
+  return info;
+}
