@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, loadSettings, type Logger } from '@hookyard/core';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
-import { createIngressApp, createIngressLimiter } from '@hookyard/ingress';
+import { answerClientError, createIngressApp, createIngressLimiter } from '@hookyard/ingress';
 // Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
 import { createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
@@ -60,6 +60,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     throw err;
   }
   // Slow-loris guard for every role: a client must send its headers and body in time.
+  server.on('clientError', answerClientError);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   const addr = server.address() as AddressInfo;

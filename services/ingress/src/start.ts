@@ -16,6 +16,8 @@ import { openapiRouter } from './openapi';
 import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
 
+export { answerClientError } from './client-error';
+
 export interface IngressDeps {
   settings: Settings;
   stores: Stores;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import busboy from 'busboy';
 import { collectPairs, type Fields } from './fields';
 
@@ -7,9 +8,12 @@ export type MultipartResult = { ok: true; fields: Fields } | { ok: false; reason
  * Reads the text fields of a multipart/form-data body already held in memory.
  * A part carrying a file (a `filename` in its Content-Disposition) refuses the
  * whole form: a kept run carries text fields only. A form busboy cannot read is
- * refused quoting busboy's complaint.
+ * refused quoting busboy's complaint. Fields must be UTF-8: busboy would
+ * replace bad bytes with U+FFFD (or drop a value in a charset it cannot
+ * decode), so both are refused rather than kept altered.
  */
 export function parseMultipart(contentType: string, rawBody: Buffer, maxBytes: number): Promise<MultipartResult> {
+  if (!isUtf8(rawBody)) return Promise.resolve({ ok: false, reason: 'multipart body is not valid UTF-8', file: false });
   return new Promise((resolve) => {
     let settled = false;
     const done = (result: MultipartResult) => {
@@ -29,7 +33,11 @@ export function parseMultipart(contentType: string, rawBody: Buffer, maxBytes: n
       return;
     }
     const pairs: [string, string][] = [];
-    parser.on('field', (name, value) => pairs.push([name, value]));
+    parser.on('field', (name, value: string | undefined) => {
+      if (typeof value !== 'string') {
+        done({ ok: false, reason: `multipart part '${name}' is in a charset that cannot be decoded; send UTF-8`, file: false });
+      } else pairs.push([name, value]);
+    });
     parser.on('file', (name, stream, info) => {
       stream.resume();
       done({ ok: false, reason: `multipart part '${name}' carries a file (${JSON.stringify(info.filename)}); only text fields are accepted`, file: true });
