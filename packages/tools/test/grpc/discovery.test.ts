@@ -24,7 +24,7 @@ function repo(records: RemoteToolRecord[], logger = silentLogger()): GrpcRepo {
 
 describe('discovery through server reflection', () => {
   test('lists one tool per unary method; streaming methods are skipped and logged', async () => {
-    const logged: unknown[] = [];
+    const logged: [unknown, string | undefined][] = [];
     const logger = silentLogger();
     logger.info = ((obj: unknown, msg?: string) => void logged.push([obj, msg])) as typeof logger.info;
     const r = repo([grpcRecord('shop', server.endpoint)], logger);
@@ -93,5 +93,18 @@ describe('discovery from a registered .proto (no reflection)', () => {
     const out = await r.exec('texted__create_item', { item: { name: 'lamp', color: 'GREEN', bigCount: '9007199254740993' } }, testContext());
     expect(out).toMatchObject({ id: 'item-lamp', item: { name: 'lamp', color: 'GREEN', bigCount: '9007199254740993' } });
     await expect(r.exec('reflecting__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('UNIMPLEMENTED') });
+  });
+});
+
+describe('tool names', () => {
+  test('method names map to the tool-name pattern', () => {
+    const { snakeName } = jest.requireActual<typeof import('../../src/grpc/methods')>('../../src/grpc/methods');
+    expect(['GetUser', 'HTTPStatus', 'getV2', 'list', 'Do_It', 'ABC'].map(snakeName)).toEqual(['get_user', 'http_status', 'get_v2', 'list', 'do_it', 'abc']);
+  });
+
+  test('two services with the same method name both get the service-qualified name', async () => {
+    const proto = 'syntax = "proto3"; package p.v1; message M {} service A { rpc Get(M) returns (M); rpc Only(M) returns (M); } service B { rpc Get(M) returns (M); }';
+    const r = repo([grpcRecord('dup', 'grpc://127.0.0.1:1', { proto })]);
+    expect((await r.names()).sort()).toEqual(['dup__only', 'dup__p_v1_a_get', 'dup__p_v1_b_get']);
   });
 });

@@ -1,0 +1,180 @@
+import { silentLogger, type RemoteToolRecord } from '@hookyard/core';
+import { status } from '@grpc/grpc-js';
+import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
+import { kindOfGrpcStatus } from '../../src/grpc/status';
+import { testContext } from '../support/context';
+import { grpcRecord } from './records';
+import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, type TestServer } from './server';
+
+let server: TestServer;
+const repos: GrpcRepo[] = [];
+
+beforeAll(async () => {
+  server = await startCatalogServer();
+});
+afterAll(async () => {
+  await Promise.all(repos.map((r) => r.close()));
+  await server.close();
+});
+
+function repo(records: RemoteToolRecord[]): GrpcRepo {
+  const r = createGrpcRepo({ records: async () => records, logger: silentLogger() });
+  repos.push(r);
+  return r;
+}
+
+describe('a call', () => {
+  test('round-trips an enum, repeated fields, 64-bit ints, a map, bytes, a timestamp and a oneof (proto3 JSON)', async () => {
+    const r = repo([grpcRecord('shop', server.endpoint, { metadata: { 'x-tenant': 'acme' } })]);
+    const out = await r.exec(
+      'shop__create_item',
+      {
+        item: {
+          name: 'lamp',
+          color: 'RED',
+          tags: ['a', 'b'],
+          bigCount: '9223372036854775807',
+          address: { street: 'Main', postal_code: '0150' },
+          scores: { x: 1, y: -2 },
+          bigUnsigned: '18446744073709551615',
+          blob: Buffer.from('hi!').toString('base64'),
+          seenAt: '2024-01-02T03:04:05.250Z',
+          code: 7,
+          history: [{ street: 'Old' }],
+          weight: 0.1,
+        },
+        dry_run: true,
+      },
+      testContext(),
+    );
+    expect(out).toEqual({
+      id: 'item-lamp',
+      // The record's metadata and the run's idempotency key reach the server.
+      seenMetadata: 'x-tenant=acme;idempotency-key=idem-123',
+      // An unset message field is null in the reply.
+      previous: null,
+      item: {
+        name: 'lamp',
+        color: 'RED',
+        tags: ['a', 'b'],
+        bigCount: '9223372036854775807',
+        address: { street: 'Main', postalCode: '0150' },
+        scores: { x: 1, y: -2 },
+        bigUnsigned: '18446744073709551615',
+        blob: 'aGkh',
+        seenAt: '2024-01-02T03:04:05.250Z',
+        code: 7,
+        history: [{ street: 'Old', postalCode: '' }],
+        weight: 0.1,
+      },
+    });
+  });
+
+  test('defaults are included: an empty item comes back with every scalar at its zero value', async () => {
+    const r = repo([grpcRecord('shop', server.endpoint)]);
+    const out = (await r.exec('shop__create_item', { item: {} }, testContext())) as { item: Record<string, unknown> };
+    expect(out.item).toEqual({
+      name: '',
+      color: 'COLOR_UNSPECIFIED',
+      tags: [],
+      bigCount: '0',
+      address: null,
+      scores: {},
+      bigUnsigned: '0',
+      blob: '',
+      seenAt: null,
+      history: [],
+      weight: 0,
+    });
+  });
+
+  test('arguments that do not fit the request are bad_input naming the path, before anything is sent', async () => {
+    const r = repo([grpcRecord('shop', server.endpoint)]);
+    const bad = async (args: Record<string, unknown>) => r.exec('shop__create_item', args, testContext()).then(() => 'resolved', (e: unknown) => e);
+    await expect(bad({ item: { colour: 'RED' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("unknown field \"colour\"") });
+    await expect(bad({ item: { color: 'BLUE' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.color' must be one of COLOR_UNSPECIFIED, RED, GREEN") });
+    await expect(bad({ item: { bigCount: '9223372036854775808' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.bigCount'") });
+    await expect(bad({ item: { tags: 'a' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.tags' must be an array") });
+    await expect(bad({ item: { note: 'x', code: 1 } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining('oneof "pick"') });
+  });
+
+  test('a name the repo does not serve is not_found', async () => {
+    const r = repo([grpcRecord('shop', server.endpoint)]);
+    await expect(r.exec('shop__nope', {}, testContext())).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(r.exec('elsewhere__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('failures', () => {
+  const table: [keyof typeof status, string][] = [
+    ['UNAVAILABLE', 'unavailable'],
+    ['DEADLINE_EXCEEDED', 'timeout'],
+    ['INVALID_ARGUMENT', 'bad_input'],
+    ['FAILED_PRECONDITION', 'bad_input'],
+    ['OUT_OF_RANGE', 'bad_input'],
+    ['NOT_FOUND', 'not_found'],
+    ['ALREADY_EXISTS', 'conflict'],
+    ['ABORTED', 'conflict'],
+    ['PERMISSION_DENIED', 'unauthorized'],
+    ['UNAUTHENTICATED', 'unauthorized'],
+    ['CANCELLED', 'cancelled'],
+    ['UNKNOWN', 'internal'],
+    ['INTERNAL', 'internal'],
+    ['UNIMPLEMENTED', 'internal'],
+    ['RESOURCE_EXHAUSTED', 'internal'],
+    ['DATA_LOSS', 'internal'],
+  ];
+
+  test.each(table)('a handler failing with %s is %s, the details quoted', async (name, kind) => {
+    const r = repo([grpcRecord('shop', server.endpoint)]);
+    const err = await r.exec('shop__fail', { code: status[name], message: `boom ${name}` }, testContext()).then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ kind, message: expect.stringContaining(`gRPC status ${name} (${status[name]}): "boom ${name}"`) });
+    expect(kindOfGrpcStatus(status[name])).toBe(kind);
+  });
+
+  test('a deadline from timeout_ms is a timeout', async () => {
+    const r = repo([grpcRecord('shop', server.endpoint, {}, { timeout_ms: 200 })]);
+    await expect(r.exec('shop__hang', {}, testContext())).rejects.toMatchObject({ kind: 'timeout', message: expect.stringContaining('DEADLINE_EXCEEDED') });
+  });
+
+  test("the caller's abort cancels the call and keeps its reason", async () => {
+    const r = repo([grpcRecord('shop', server.endpoint)]);
+    const ac = new AbortController();
+    const pending = r.exec('shop__hang', {}, testContext({ signal: ac.signal }));
+    // Abort once the server holds the call: the only way to end it is our cancel.
+    await new Promise((res) => setImmediate(res));
+    ac.abort(new Error('shutting down'));
+    await expect(pending).rejects.toMatchObject({ kind: 'cancelled', message: expect.stringContaining('shutting down') });
+  });
+
+  test('an unreachable server is unavailable, through reflection and through a call', async () => {
+    const dead = await deadEndpoint();
+    const r = repo([grpcRecord('gone', dead), grpcRecord('gonetext', dead, { proto: CATALOG_PROTO_TEXT })]);
+    expect(await r.names()).toEqual(['gonetext__create_item', 'gonetext__fail', 'gonetext__hang', 'gonetext__check']);
+    await expect(r.exec('gone__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(r.exec('gonetext__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringContaining('UNAVAILABLE') });
+  });
+});
+
+describe('discovery cache', () => {
+  test('refreshes after the TTL and keeps the last good list when the server is gone', async () => {
+    const own = await startCatalogServer();
+    let now = 1_000;
+    const records = [grpcRecord('shop', own.endpoint)];
+    const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), discoveryTtlMs: 100, now: () => now });
+    repos.push(r);
+    expect(await r.names()).toContain('shop__create_item');
+    await own.close();
+    now += 1_000;
+    expect(await r.names()).toContain('shop__create_item');
+    // The call itself still fails honestly.
+    await expect(r.exec('shop__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
+  test('close() closes the channels; a closed repo refuses new discovery', async () => {
+    const r = createGrpcRepo({ records: async () => [grpcRecord('shop', server.endpoint)], logger: silentLogger() });
+    expect(await r.names()).toContain('shop__check');
+    await r.close();
+    await expect(r.exec('shop__check', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('closed') });
+  });
+});
