@@ -42,7 +42,8 @@ export class AllowlistRepo implements ToolRepo {
     return allows(this.list, name) ? this.inner.schema(name) : undefined;
   }
 
+  /** A provider's tools filtered one by one: a list may allow some operations of a service and not others. */
   async tools(providerName: string): Promise<ToolInfo[]> {
-    return allows(this.list, providerName) ? this.inner.tools(providerName) : [];
+    return (await this.inner.tools(providerName)).filter((t) => allows(this.list, t.name));
   }
 }

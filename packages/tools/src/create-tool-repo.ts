@@ -8,15 +8,18 @@ import { localShellTool } from './local/local-shell';
 import { webhookTool } from './local/webhook';
 import { LocalRepo, type LocalTool } from './local/local-repo';
 import { printTool } from './local/print';
+import { McpProvider } from './mcp/mcp-provider';
 import { MultiRepo } from './multi-repo';
+import { OpenApiProvider } from './openapi/openapi-provider';
+import { ProviderRepo } from './provider/provider-repo';
 import { RemoteRepo } from './remote/remote-repo';
-import type { ToolRepo } from './types';
+import type { ClosableToolRepo } from './types';
 
 export interface CreateToolRepoOptions {
   settings: Settings;
   toolStore: ToolStore;
   logger: Logger;
-  /** Used by the remote repo and the webhook tool; defaults to the global fetch. */
+  /** Used by the remote and OpenAPI repos and the webhook tool; defaults to the global fetch. */
   fetch?: FetchFn;
 }
 
@@ -46,11 +49,23 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
 
 /**
  * The deployment's composed repo: the local tools first (so a registration can
- * never shadow a built-in), then the registered HTTP services. Allowlists are
- * applied per run by the caller (`AllowlistRepo` with `resolveAllowlist`).
+ * never shadow a built-in), then the registered HTTP services, then the
+ * discovered ones (OpenAPI operations and MCP tools, named
+ * `<registration>__<operation>`). Allowlists are applied per run by the caller
+ * (`AllowlistRepo` with `resolveAllowlist`). `close()` ends MCP connections
+ * and the servers it spawned: call it on shutdown.
  */
-export function createToolRepo(options: CreateToolRepoOptions): ToolRepo {
+export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo {
+  const { settings, toolStore, logger } = options;
   const local = new LocalRepo(localTools(options));
-  const remote = new RemoteRepo({ toolStore: options.toolStore, logger: options.logger, fetch: options.fetch });
-  return new MultiRepo([local, remote], options.logger);
+  const remote = new RemoteRepo({ toolStore, logger, fetch: options.fetch });
+  const discovered = new ProviderRepo({
+    toolStore,
+    logger,
+    providers: [
+      new OpenApiProvider({ logger, fetch: options.fetch }),
+      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow }),
+    ],
+  });
+  return new MultiRepo([local, remote, discovered], logger);
 }

@@ -46,8 +46,22 @@ export class MultiRepo implements ToolRepo {
     return repo ? repo.schema(name) : undefined;
   }
 
+  /**
+   * The first repo that knows the name answers. A provider name (an OpenAPI
+   * or MCP registration) is not itself a tool name, so every repo is asked in
+   * turn rather than only the one listing the name.
+   */
   async tools(providerName: string): Promise<ToolInfo[]> {
-    const repo = await this.owner(providerName);
-    return repo ? repo.tools(providerName) : [];
+    for (const repo of this.repos) {
+      const found = await repo.tools(providerName);
+      if (found.length > 0) return found;
+    }
+    return [];
+  }
+
+  /** Closes every composed repo that holds something; one failing does not keep the others open. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.repos.map((r) => r.close?.()));
+    for (const r of results) if (r.status === 'rejected') this.logger?.warn({ err: r.reason }, 'tool repo failed to close');
   }
 }

@@ -50,4 +50,9 @@ export interface ToolRepo {
    * service that serves many operations. Empty when the repo does not know it.
    */
   tools(providerName: string): Promise<ToolInfo[]>;
+  /** Releases connections and child processes the repo holds; absent when it holds none. */
+  close?(): Promise<void>;
 }
+
+/** A repo that holds connections or child processes: close it on shutdown. */
+export type ClosableToolRepo = ToolRepo & { close(): Promise<void> };

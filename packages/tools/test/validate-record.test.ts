@@ -61,7 +61,7 @@ describe('validateToolRecord', () => {
     [{ ...GOOD, body_properties: 'x' }, 'body_properties must be an object, got "x"'],
     [{ ...GOOD, protocol: 'grpc' }, 'protocol must be one of openai, openai-object, ollama, langserve-openai, langserve-direct, langserve, got "grpc"'],
     [{ name: 'x', endpoint: 'http://h/' }, 'protocol must be one of openai, openai-object, ollama, langserve-openai, langserve-direct, langserve, got undefined'],
-    [{ ...GOOD, kind: 'mcp' }, 'kind must be "http", got "mcp"'],
+    [{ ...GOOD, kind: 'soap' }, 'kind must be one of http, openapi, mcp, grpc, got "soap"'],
     [{ ...GOOD, timeout: 5 }, "unknown field 'timeout'"],
     [{ ...GOOD, crash_resumable: 'yes' }, 'crash_resumable must be true or false, got "yes"'],
     [{ ...GOOD, description: 3 }, 'description must be a string, got 3'],

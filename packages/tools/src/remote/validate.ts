@@ -1,4 +1,5 @@
-import { ERROR_KINDS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type ToolRetryPolicy } from '@hookyard/core';
+import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type ToolRetryPolicy } from '@hookyard/core';
+import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
 import { PROTOCOL_ALIASES } from './protocols';
 
 /** Names of the built-in tools; a registration may not take them (the local tool would shadow it). */
@@ -9,46 +10,73 @@ export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** Defaults of the optional fields of a registration. */
 export const TOOL_RECORD_DEFAULTS = { method: 'POST', timeout_ms: 30_000 } as const;
 
-const FIELDS = new Set([
-  'name', 'kind', 'endpoint', 'method', 'timeout_ms', 'headers', 'body_properties', 'protocol',
-  'description', 'retry', 'crash_resumable',
+const KINDS = ['http', 'openapi', 'mcp', 'grpc'] as const;
+type ToolKind = (typeof KINDS)[number];
+
+const COMMON_FIELDS = [
+  'name', 'kind', 'endpoint', 'timeout_ms', 'headers', 'description', 'retry', 'crash_resumable',
   // Server-managed: accepted so a listed record can be posted back, then overwritten.
   'created_at', 'updated_at',
-]);
+];
+/** The fields each kind accepts besides the common ones. */
+const KIND_FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
+  http: ['method', 'body_properties', 'protocol'],
+  openapi: ['injected', 'operations'],
+  mcp: ['transport', 'command', 'args', 'injected', 'operations'],
+  grpc: ['proto', 'services', 'metadata'],
+};
 const RETRY_FIELDS = new Set(['max_attempts', 'base_ms', 'cap_ms', 'kinds']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export type ToolRecordValidation = { ok: true; record: RemoteToolRecord } | { ok: false; errors: string[] };
 
+export interface ToolRecordValidationOptions {
+  /** HOOKS_MCP_STDIO_ALLOW: when given, an MCP stdio command outside it is refused on write (it is refused at spawn time anyway). */
+  mcpStdioAllow?: readonly string[];
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const show = (v: unknown) => JSON.stringify(v) ?? String(v);
 
 /**
- * Validates a registration of an HTTP tool service on write. Every problem is
- * one line naming the field; unknown fields are refused rather than ignored
- * (a typo in `timeout_ms` must not silently fall back to the default).
+ * Validates a registration of a remote tool service on write: kind `http`
+ * (the default; five wire protocols), `openapi` (operations discovered from
+ * `{endpoint}/openapi.json`), `mcp` (an MCP server over stdio, SSE or
+ * streamable HTTP) or `grpc`. Every problem is one line naming the field;
+ * unknown fields are refused rather than ignored (a typo in `timeout_ms` must
+ * not silently fall back to the default), and so are fields of another kind.
  */
-export function validateToolRecord(input: unknown, now: Date): ToolRecordValidation {
+export function validateToolRecord(input: unknown, now: Date, options: ToolRecordValidationOptions = {}): ToolRecordValidation {
   if (!isPlainObject(input)) return { ok: false, errors: [`a tool registration must be a JSON object, got ${show(input)}`] };
   const errors: string[] = [];
-  for (const key of Object.keys(input)) if (!FIELDS.has(key)) errors.push(`unknown field '${key}'`);
+  const kind = input.kind === undefined ? 'http' : input.kind;
+  const known = typeof kind === 'string' && (KINDS as readonly string[]).includes(kind) ? (kind as ToolKind) : undefined;
+  if (!known) errors.push(`kind must be one of ${KINDS.join(', ')}, got ${show(input.kind)}`);
+  for (const key of Object.keys(input)) {
+    if (COMMON_FIELDS.includes(key) || (known && KIND_FIELDS[known].includes(key))) continue;
+    const owners = KINDS.filter((k) => KIND_FIELDS[k].includes(key));
+    if (known && owners.length > 0) errors.push(`field '${key}' applies only to kind ${owners.join(', ')}, not ${known}`);
+    else if (owners.length === 0) errors.push(`unknown field '${key}'`);
+  }
 
   const nameErr = nameViolation('name', input.name);
   if (nameErr) errors.push(nameErr);
   else if (BUILTIN_TOOL_NAMES.includes(input.name as string)) errors.push(`name '${String(input.name)}' is reserved for a built-in tool`);
+  else if (known === 'openapi' || known === 'mcp') {
+    const sepErr = providerNameViolation(input.name as string);
+    if (sepErr) errors.push(sepErr);
+  }
 
-  if (input.kind !== undefined && input.kind !== 'http') errors.push(`kind must be "http", got ${show(input.kind)}`);
-
-  const endpointErr = endpointViolation(input.endpoint);
-  if (endpointErr) errors.push(endpointErr);
-
-  const method = input.method === undefined ? TOOL_RECORD_DEFAULTS.method : input.method;
-  if (typeof method !== 'string' || !(TOOL_METHODS as readonly string[]).includes(method)) {
-    errors.push(`method must be one of ${TOOL_METHODS.join(', ')}, got ${show(input.method)}`);
+  // gRPC checks its own endpoint and timeout (grpc:// URLs); an MCP endpoint depends on a known transport.
+  const stdio = known === 'mcp' && input.transport === 'stdio';
+  const mcpUnknownTransport = known === 'mcp' && !(MCP_TRANSPORTS as readonly unknown[]).includes(input.transport);
+  if (known !== 'grpc' && !stdio && !mcpUnknownTransport) {
+    const endpointErr = endpointViolation(input.endpoint);
+    if (endpointErr) errors.push(endpointErr);
   }
 
   const timeout = input.timeout_ms === undefined ? TOOL_RECORD_DEFAULTS.timeout_ms : input.timeout_ms;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) {
+  if (known !== 'grpc' && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0)) {
     errors.push(`timeout_ms must be a whole number of milliseconds > 0, got ${show(input.timeout_ms)}`);
   }
 
@@ -62,14 +90,6 @@ export function validateToolRecord(input: unknown, now: Date): ToolRecordValidat
     }
   }
 
-  const bodyProps = input.body_properties === undefined ? {} : input.body_properties;
-  if (!isPlainObject(bodyProps)) errors.push(`body_properties must be an object, got ${show(input.body_properties)}`);
-
-  const protocol = typeof input.protocol === 'string' ? (PROTOCOL_ALIASES[input.protocol] ?? input.protocol) : undefined;
-  if (protocol === undefined || !(REMOTE_PROTOCOLS as readonly string[]).includes(protocol)) {
-    errors.push(`protocol must be one of ${[...REMOTE_PROTOCOLS, 'langserve'].join(', ')}, got ${show(input.protocol)}`);
-  }
-
   if (input.description !== undefined && typeof input.description !== 'string') {
     errors.push(`description must be a string, got ${show(input.description)}`);
   }
@@ -78,24 +98,56 @@ export function validateToolRecord(input: unknown, now: Date): ToolRecordValidat
   }
   const retry = input.retry === undefined ? undefined : checkRetry(input.retry, errors);
 
-  if (errors.length > 0) return { ok: false, errors };
   const stamp = now.toISOString();
   const record: RemoteToolRecord = {
     name: input.name as string,
-    kind: 'http',
-    endpoint: input.endpoint as string,
-    method: method as string,
+    kind: known ?? 'http',
+    endpoint: stdio ? '' : (input.endpoint as string),
     timeout_ms: timeout as number,
     headers: headers as Record<string, string>,
-    body_properties: bodyProps as Record<string, unknown>,
-    protocol: protocol as RemoteProtocol,
     created_at: stamp,
     updated_at: stamp,
   };
+  if (known === 'http') httpFields(input, record, errors);
+  if (known === 'openapi' || known === 'mcp') {
+    const injected = checkInjected(input.injected, errors);
+    const operations = checkOperations(input.operations, errors);
+    if (injected) record.injected = injected;
+    if (operations) record.operations = operations;
+  }
+  if (known === 'mcp') {
+    const fields = checkMcpFields(input, options.mcpStdioAllow, errors);
+    if (fields) Object.assign(record, fields);
+  }
+  if (known === 'grpc') grpcFields(input, record, errors);
+
+  if (errors.length > 0) return { ok: false, errors };
   if (input.description !== undefined) record.description = input.description as string;
   if (retry) record.retry = retry;
   if (input.crash_resumable !== undefined) record.crash_resumable = input.crash_resumable as boolean;
   return { ok: true, record };
+}
+
+/** Kind http: method, body properties and the wire protocol. */
+function httpFields(input: Record<string, unknown>, record: RemoteToolRecord, errors: string[]): void {
+  const method = input.method === undefined ? TOOL_RECORD_DEFAULTS.method : input.method;
+  if (typeof method !== 'string' || !(TOOL_METHODS as readonly string[]).includes(method)) {
+    errors.push(`method must be one of ${TOOL_METHODS.join(', ')}, got ${show(input.method)}`);
+  }
+  const bodyProps = input.body_properties === undefined ? {} : input.body_properties;
+  if (!isPlainObject(bodyProps)) errors.push(`body_properties must be an object, got ${show(input.body_properties)}`);
+  const protocol = typeof input.protocol === 'string' ? (PROTOCOL_ALIASES[input.protocol] ?? input.protocol) : undefined;
+  if (protocol === undefined || !(REMOTE_PROTOCOLS as readonly string[]).includes(protocol)) {
+    errors.push(`protocol must be one of ${[...REMOTE_PROTOCOLS, 'langserve'].join(', ')}, got ${show(input.protocol)}`);
+  }
+  record.method = method as string;
+  record.body_properties = bodyProps as Record<string, unknown>;
+  record.protocol = protocol as RemoteProtocol;
+}
+
+/** Kind grpc: not available in this build yet. */
+function grpcFields(_input: Record<string, unknown>, _record: RemoteToolRecord, errors: string[]): void {
+  errors.push('kind "grpc" is not available in this build');
 }
 
 /** The error line for a bad endpoint; undefined when it is a usable http(s) URL. */

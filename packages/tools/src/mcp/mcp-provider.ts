@@ -1,0 +1,171 @@
+import { HookyardError, notFound, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { DiscoveredTool, ToolProvider } from '../provider/types';
+import type { JsonSchema, ToolCallContext } from '../types';
+import { mcpError, toolCallResult } from './result';
+import { transportFor } from './transport';
+
+export interface McpProviderOptions {
+  logger: Logger;
+  /** Commands a stdio record may spawn (HOOKS_MCP_STDIO_ALLOW); default none. */
+  stdioAllow?: readonly string[];
+  /** How long a server's tool list is used before it is listed again (default 60 s). */
+  listTtlMs?: number;
+  /** After a failed connection or listing, how long before the next try (default 5 s). */
+  retryAfterMs?: number;
+  /** Epoch ms; injected so cache tests control time (default Date.now). */
+  now?: () => number;
+}
+
+const DEFAULT_LIST_TTL_MS = 60_000;
+const DEFAULT_RETRY_AFTER_MS = 5_000;
+/** Connecting and listing are discovery, not a call: they never wait longer than this. */
+const DISCOVERY_TIMEOUT_MS = 10_000;
+const CLIENT_INFO = { name: 'hookyard', version: '0.1.0' };
+
+interface Server {
+  /** What the connection was made for; a re-registration starts over. */
+  fingerprint: string;
+  client?: Client;
+  connecting?: Promise<Client>;
+  tools?: DiscoveredTool[];
+  listedAt: number;
+  listing?: Promise<void>;
+  failedAt?: number;
+  error?: HookyardError;
+}
+
+/**
+ * MCP servers through the official SDK client, over stdio, SSE or streamable
+ * HTTP. One connection per record, opened on first use and kept; a server
+ * that goes away is reconnected on the next use. The tool list is cached for
+ * `listTtlMs`; a failed listing keeps the last good list.
+ */
+export class McpProvider implements ToolProvider {
+  readonly kind = 'mcp' as const;
+  private readonly servers = new Map<string, Server>();
+  private readonly listTtlMs: number;
+  private readonly retryAfterMs: number;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(private readonly options: McpProviderOptions) {
+    this.listTtlMs = options.listTtlMs ?? DEFAULT_LIST_TTL_MS;
+    this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  async discover(record: RemoteToolRecord): Promise<DiscoveredTool[]> {
+    const server = this.server(record);
+    const now = this.now();
+    const fresh = server.tools && now - server.listedAt < this.listTtlMs;
+    const resting = server.failedAt !== undefined && now - server.failedAt < this.retryAfterMs;
+    if (!fresh && !resting) {
+      server.listing ??= this.list(record, server).finally(() => {
+        server.listing = undefined;
+      });
+      await server.listing;
+    }
+    if (server.tools) return server.tools;
+    throw server.error ?? unavailable(`MCP tool '${record.name}' has not listed its tools`);
+  }
+
+  async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    const what = `MCP tool '${key}' of '${record.name}'`;
+    const server = this.server(record);
+    if (!server.tools?.some((t) => t.key === key)) throw notFound(`${what} is not listed by the server`);
+    const client = await this.client(record, server);
+    let result: unknown;
+    try {
+      result = await client.callTool({ name: key, arguments: args }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });
+    } catch (err) {
+      const e = mcpError(what, err, ctx.signal);
+      if (e.kind === 'unavailable') this.drop(record.name, server);
+      throw e;
+    }
+    return toolCallResult(what, result);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const servers = [...this.servers.entries()];
+    this.servers.clear();
+    await Promise.allSettled(servers.map(async ([, s]) => (s.client ?? (await s.connecting?.catch(() => undefined)))?.close()));
+  }
+
+  /** The cache entry of a record; a changed registration closes the old connection. */
+  private server(record: RemoteToolRecord): Server {
+    const fingerprint = JSON.stringify([record.transport, record.endpoint, record.command, record.args, record.headers, record.updated_at]);
+    const known = this.servers.get(record.name);
+    if (known && known.fingerprint === fingerprint) return known;
+    if (known) this.drop(record.name, known);
+    const fresh: Server = { fingerprint, listedAt: 0 };
+    this.servers.set(record.name, fresh);
+    return fresh;
+  }
+
+  private async list(record: RemoteToolRecord, server: Server): Promise<void> {
+    const what = `MCP tool '${record.name}'`;
+    try {
+      const client = await this.client(record, server);
+      const tools: DiscoveredTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: Math.min(record.timeout_ms, DISCOVERY_TIMEOUT_MS) });
+        for (const t of page.tools) {
+          tools.push({ key: t.name, description: t.description ?? t.title ?? '', parameters: t.inputSchema as JsonSchema });
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+      server.tools = tools;
+      server.listedAt = this.now();
+      server.failedAt = undefined;
+      server.error = undefined;
+    } catch (err) {
+      const e = mcpError(`${what}: listing tools`, err);
+      // A server that cannot be listed cannot be used right now; a later try may get past it.
+      server.error = e.kind === 'unauthorized' || e.kind === 'internal' ? e : new HookyardError('unavailable', e.message, { cause: err });
+      server.failedAt = this.now();
+      this.drop(record.name, server, false);
+      this.options.logger.warn(
+        { err: server.error, tool: record.name, kept: server.tools !== undefined },
+        server.tools ? 'MCP tool listing failed; the last good list stays in use' : 'MCP server could not be listed',
+      );
+    }
+  }
+
+  /** The record's connected client, connecting once when there is none. */
+  private async client(record: RemoteToolRecord, server: Server): Promise<Client> {
+    if (server.client) return server.client;
+    server.connecting ??= this.connect(record, server).finally(() => {
+      server.connecting = undefined;
+    });
+    return server.connecting;
+  }
+
+  private async connect(record: RemoteToolRecord, server: Server): Promise<Client> {
+    if (this.closed) throw unavailable(`MCP tool '${record.name}': the tool layer is shutting down`);
+    const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    // A server that goes away (a child that exits, a dropped session) is reconnected on next use.
+    client.onclose = () => {
+      if (server.client === client) server.client = undefined;
+    };
+    try {
+      await client.connect(transport, { timeout: Math.min(record.timeout_ms, DISCOVERY_TIMEOUT_MS) });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw mcpError(`MCP tool '${record.name}': connecting`, err);
+    }
+    server.client = client;
+    return client;
+  }
+
+  /** Closes a server's connection; with `forget`, also its cache entry. */
+  private drop(name: string, server: Server, forget = true): void {
+    const client = server.client;
+    server.client = undefined;
+    if (forget && this.servers.get(name) === server) this.servers.delete(name);
+    client?.close().catch((err: unknown) => this.options.logger.debug({ err, tool: name }, 'MCP client close failed'));
+  }
+}

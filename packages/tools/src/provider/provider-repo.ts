@@ -1,0 +1,117 @@
+import { notFound, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import type { ToolStore } from '@hookyard/store';
+import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
+import { applyInjected, declaredNames, stripInjected } from './injected';
+import { nameSlug, providerOf, providerToolName } from './naming';
+import type { DiscoveredTool, ToolProvider } from './types';
+
+export interface ProviderRepoOptions {
+  toolStore: ToolStore;
+  logger: Logger;
+  /** One provider per record kind it serves. */
+  providers: readonly ToolProvider[];
+}
+
+interface Entry {
+  info: ToolInfo;
+  tool: DiscoveredTool;
+}
+
+/**
+ * The registered services whose tools are discovered (kinds `openapi`, `mcp`):
+ * one Hookyard tool per operation, named `<record>__<operation>`. Reads the
+ * store on every lookup, like RemoteRepo, so a registration is callable at
+ * once in every process; discovery itself is cached by each provider.
+ */
+export class ProviderRepo implements ToolRepo {
+  private readonly byKind = new Map<string, ToolProvider>();
+  /** Name clashes already reported, so a listing every call does not repeat the warning. */
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: ProviderRepoOptions) {
+    for (const p of options.providers) this.byKind.set(p.kind, p);
+  }
+
+  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    const provider = providerOf(name);
+    const record = provider === undefined ? null : await this.record(provider);
+    if (!record) throw notFound(`tool '${name}' is not a registered tool`);
+    const entry = (await this.entries(record)).find((e) => e.info.name === name);
+    if (!entry) throw notFound(`tool '${name}' is not an operation of ${record.kind} tool '${record.name}'`);
+    const final = applyInjected(args, record.injected, declaredNames(entry.tool.parameters));
+    return this.byKind.get(record.kind)!.call(record, entry.tool.key, final, ctx);
+  }
+
+  async names(): Promise<string[]> {
+    const records = (await this.options.toolStore.listTools()).filter((r) => this.byKind.has(r.kind));
+    const settled = await Promise.allSettled(records.map((r) => this.entries(r)));
+    const out: string[] = [];
+    settled.forEach((s, i) => {
+      // The provider logged why; one unreachable service must not hide the others.
+      if (s.status === 'fulfilled') out.push(...s.value.map((e) => e.info.name));
+      else this.options.logger.debug({ err: s.reason, tool: records[i]!.name }, 'discovered tool service skipped while listing');
+    });
+    return out.sort();
+  }
+
+  async schema(name: string): Promise<JsonSchema | undefined> {
+    return (await this.tools(name)).find((t) => t.name === name)?.parameters;
+  }
+
+  /** A record name lists all of its operations; an operation's tool name lists that one. */
+  async tools(providerName: string): Promise<ToolInfo[]> {
+    const record = await this.record(providerName);
+    if (record) return (await this.entries(record)).map((e) => e.info);
+    const provider = providerOf(providerName);
+    const owner = provider === undefined ? null : await this.record(provider);
+    if (!owner) return [];
+    return (await this.entries(owner)).filter((e) => e.info.name === providerName).map((e) => e.info);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.byKind.values()].map((p) => p.close()));
+  }
+
+  private async record(name: string): Promise<RemoteToolRecord | null> {
+    const r = await this.options.toolStore.getTool(name);
+    return r && this.byKind.has(r.kind) ? r : null;
+  }
+
+  private async entries(record: RemoteToolRecord): Promise<Entry[]> {
+    const discovered = await this.byKind.get(record.kind)!.discover(record);
+    const filter = parseAllowlist(record.operations ?? ['*']);
+    const injected = Object.keys(record.injected ?? {});
+    const out: Entry[] = [];
+    const seen = new Set<string>();
+    for (const tool of discovered) {
+      if (!exposed(filter, tool.key)) continue;
+      const name = providerToolName(record.name, tool.key);
+      if (seen.has(name)) {
+        const clash = `${record.name}/${tool.key}`;
+        if (!this.warned.has(clash)) {
+          this.warned.add(clash);
+          this.options.logger.warn({ tool: record.name, operation: tool.key, name }, 'two operations map to one tool name; the later one is not exposed');
+        }
+        continue;
+      }
+      seen.add(name);
+      const info: ToolInfo = {
+        name,
+        description: tool.description,
+        parameters: stripInjected(tool.parameters, injected),
+        provider: record.kind,
+        crashResumable: record.crash_resumable ?? false,
+      };
+      if (record.retry) info.retry = record.retry;
+      out.push({ info, tool });
+    }
+    return out;
+  }
+}
+
+/** The `operations` filter matches an operation by its own name or by its tool-name part. */
+function exposed(filter: Allowlist, key: string): boolean {
+  const slug = nameSlug(key);
+  if (filter.excluded.has(key) || filter.excluded.has(slug)) return false;
+  return filter.all || filter.names.has(key) || filter.names.has(slug);
+}

@@ -1,0 +1,26 @@
+import type { RemoteToolRecord } from '@hookyard/core';
+import type { JsonSchema, ToolCallContext } from '../types';
+
+/** One tool a registered service offers, as its provider discovered it. */
+export interface DiscoveredTool {
+  /** The service's own name for it (operationId, MCP tool name): what `call` takes back. */
+  key: string;
+  description: string;
+  /** The full JSON Schema of its arguments, injected names included. */
+  parameters: JsonSchema;
+}
+
+/**
+ * One kind of discovered service (openapi, mcp): finds the tools a record
+ * offers and calls one. Naming, the `operations` filter and injected
+ * parameters are the ProviderRepo's, the same for every kind.
+ */
+export interface ToolProvider {
+  readonly kind: RemoteToolRecord['kind'];
+  /** The record's tools, cached by the provider; an `unavailable` error when the service cannot be asked. */
+  discover(record: RemoteToolRecord): Promise<DiscoveredTool[]>;
+  /** Calls the tool `key` with the final arguments (injected values applied). */
+  call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown>;
+  /** Drops connections and child processes. */
+  close(): Promise<void>;
+}
