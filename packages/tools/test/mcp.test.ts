@@ -87,7 +87,7 @@ describe('MCP over stdio', () => {
   it('an isError result is a bad_input error quoting the content', async () => {
     const err = await rejection(repo.exec('fx__fail', {}, testContext()));
     expect(err.kind).toBe('bad_input');
-    expect(err.message).toContain("MCP tool 'fail' of 'fx'");
+    expect(err.message).toContain("tool 'fx__fail' (MCP tool \"fail\")");
     expect(err.message).toContain('"the fixture failed on purpose"');
   });
 

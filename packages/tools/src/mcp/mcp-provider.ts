@@ -1,5 +1,6 @@
 import { HookyardError, notFound, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { providerToolName } from '../provider/naming';
 import type { DiscoveredTool, ToolProvider } from '../provider/types';
 import type { JsonSchema, ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
@@ -71,7 +72,7 @@ export class McpProvider implements ToolProvider {
   }
 
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
-    const what = `MCP tool '${key}' of '${record.name}'`;
+    const what = `tool '${providerToolName(record.name, key)}' (MCP tool ${JSON.stringify(key)})`;
     const server = this.server(record);
     if (!server.tools?.some((t) => t.key === key)) throw notFound(`${what} is not listed by the server`);
     const client = await this.client(record, server);

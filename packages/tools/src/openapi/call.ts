@@ -16,8 +16,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
  * repeats the key), header parameters into headers, the rest into the JSON
  * body. An argument the operation has no place for is refused, not dropped.
  */
-export function buildRequest(base: string, op: OpenApiOperation, args: Record<string, unknown>, baseHeaders: Record<string, string>): OpenApiRequest {
-  const what = `operation '${op.key}'`;
+export function buildRequest(what: string, base: string, op: OpenApiOperation, args: Record<string, unknown>, baseHeaders: Record<string, string>): OpenApiRequest {
   const plan: CallPlan = op.plan;
   const placed = new Set<string>([...plan.path, ...plan.query, ...plan.header]);
 

@@ -1,5 +1,6 @@
 import { HookyardError, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import { providerToolName } from '../provider/naming';
 import type { ToolProvider } from '../provider/types';
 import type { ToolCallContext } from '../types';
 import { buildRequest, parseReply } from './call';
@@ -74,10 +75,10 @@ export class OpenApiProvider implements ToolProvider {
     const service = await this.service(record);
     const op = service.operations.find((o) => o.key === key);
     if (!op) throw notFound(`OpenAPI tool '${record.name}' has no operation '${key}'`);
-    const what = `operation '${op.key}' (${op.method} ${op.path}) of OpenAPI tool '${record.name}'`;
+    const what = `operation '${providerToolName(record.name, op.key)}' (${op.method} ${op.path})`;
     const base = new URL(record.endpoint);
     base.pathname = `${base.pathname.replace(/\/+$/, '')}${service.basePath}`;
-    const req = buildRequest(base.toString(), op, args, record.headers);
+    const req = buildRequest(what, base.toString(), op, args, record.headers);
     req.headers.set('Idempotency-Key', ctx.idempotencyKey);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
       const res = await this.fetchFn(req.url, { method: op.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
