@@ -17,10 +17,51 @@ export function collectPairs(pairs: Iterable<readonly [string, string]>): Fields
   return Object.fromEntries(byName) as Fields;
 }
 
-/** Parses a raw query string (without the `?`). Empty -> empty object. */
-export function parseQuery(query: string): Fields {
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes one `application/x-www-form-urlencoded` name or value; undefined when its bytes are not UTF-8. */
+function decodeComponent(raw: string): string | undefined {
+  const plus = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+  if (!plus.includes('%')) return plus;
+  // Percent-decode to bytes first (a stray % stays as it is, as URLSearchParams does), then decode strictly.
+  const bytes: number[] = [];
+  for (let i = 0; i < plus.length; i++) {
+    const c = plus.charCodeAt(i);
+    if (c === 0x25 && i + 2 < plus.length && /^[0-9a-fA-F]{2}$/.test(plus.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(plus.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      // Whole code points, so a character outside the BMP keeps both halves.
+      const cp = plus.codePointAt(i)!;
+      const ch = String.fromCodePoint(cp);
+      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
+      i += ch.length - 1;
+    }
+  }
+  try {
+    return STRICT_UTF8.decode(Uint8Array.from(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a query string or urlencoded form (without the `?`). Empty -> empty
+ * object; undefined when a percent-encoded name or value is not UTF-8 (kept
+ * altered with U+FFFD would misreport what was sent).
+ */
+export function parseQuery(query: string): Fields | undefined {
   if (query === '') return {};
-  return collectPairs(new URLSearchParams(query));
+  const pairs: [string, string][] = [];
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decodeComponent(eq < 0 ? part : part.slice(0, eq));
+    const value = decodeComponent(eq < 0 ? '' : part.slice(eq + 1));
+    if (name === undefined || value === undefined) return undefined;
+    pairs.push([name, value]);
+  }
+  return collectPairs(pairs);
 }
 
 export function isEmpty(fields: Fields): boolean {

@@ -50,6 +50,7 @@ export type ParseResult =
  */
 export async function parsePayload(input: PayloadInput): Promise<ParseResult> {
   const query = parseQuery(input.query);
+  if (query === undefined) return rejected('query string is not valid UTF-8 once percent-decoded');
   const { rawBody } = input;
   if (rawBody.length === 0) return accepted(query, {});
   const { mediaType, charset } = splitContentType(input.contentType);
@@ -76,7 +77,9 @@ export async function parsePayload(input: PayloadInput): Promise<ParseResult> {
   if (mediaType === 'application/x-www-form-urlencoded') {
     const text = utf8(rawBody);
     if (text === undefined) return rejected('body is not valid UTF-8');
-    return accepted(query, parseQuery(text));
+    const form = parseQuery(text);
+    if (form === undefined) return rejected('form is not valid UTF-8 once percent-decoded');
+    return accepted(query, form);
   }
 
   if (mediaType === 'multipart/form-data') {
