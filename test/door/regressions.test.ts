@@ -7,7 +7,7 @@ import { SECURITY, rawRequest, startDoorApp, type DoorApp } from './support';
  * behaviour it now has.
  */
 
-describe('fixed: node-level refusals of a served ingress carry no security headers', () => {
+describe('node-level refusals of a served ingress carry the security headers', () => {
   let proc: RoleProcess;
   let port: number;
   beforeAll(async () => {
@@ -35,7 +35,7 @@ describe('fixed: node-level refusals of a served ingress carry no security heade
   });
 });
 
-describe('fixed: multipart text fields are not held to UTF-8 like every other form', () => {
+describe('multipart text fields are held to UTF-8 like every other form', () => {
   let app: DoorApp;
   beforeAll(async () => {
     app = await startDoorApp({ deps: { limiter: null } });
