@@ -142,6 +142,12 @@ export interface RemoteToolRecord {
   command?: string;
   /** mcp stdio: the command's arguments. */
   args?: string[];
+  /** grpc: the text of a .proto file used instead of server reflection. */
+  proto?: string;
+  /** grpc: fully-qualified service names to expose; default all. */
+  services?: string[];
+  /** grpc: text metadata sent with every call. */
+  metadata?: Record<string, string>;
   description?: string;
   retry?: ToolRetryPolicy;
   crash_resumable?: boolean;

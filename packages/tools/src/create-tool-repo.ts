@@ -1,6 +1,7 @@
 import type { Logger, Settings } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
+import { createGrpcRepo } from './grpc';
 import { echoTool } from './local/echo';
 import { jsExecutionTool } from './local/js-execution';
 import { localFsTool } from './local/local-fs';
@@ -50,10 +51,10 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
 /**
  * The deployment's composed repo: the local tools first (so a registration can
  * never shadow a built-in), then the registered HTTP services, then the
- * discovered ones (OpenAPI operations and MCP tools, named
+ * discovered ones (OpenAPI operations, MCP tools and gRPC unary methods, named
  * `<registration>__<operation>`). Allowlists are applied per run by the caller
- * (`AllowlistRepo` with `resolveAllowlist`). `close()` ends MCP connections
- * and the servers it spawned: call it on shutdown.
+ * (`AllowlistRepo` with `resolveAllowlist`). `close()` ends MCP connections,
+ * the servers it spawned and gRPC channels: call it on shutdown.
  */
 export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo {
   const { settings, toolStore, logger } = options;
@@ -67,5 +68,6 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
       new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow }),
     ],
   });
-  return new MultiRepo([local, remote, discovered], logger);
+  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger });
+  return new MultiRepo([local, remote, discovered, grpc], logger);
 }

@@ -37,3 +37,5 @@ export { parseOpenApi } from './openapi/operations';
 export type { OpenApiOperation, OpenApiService } from './openapi/operations';
 export { McpProvider } from './mcp/mcp-provider';
 export type { McpProviderOptions } from './mcp/mcp-provider';
+export { createGrpcRepo, validateGrpcFields } from './grpc';
+export type { GrpcRepo, GrpcRepoOptions } from './grpc';

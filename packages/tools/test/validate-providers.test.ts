@@ -86,3 +86,27 @@ describe('validateToolRecord: kind mcp', () => {
     expect(errors[0]).toContain(line);
   });
 });
+
+describe('validateToolRecord: kind grpc', () => {
+  const GRPC = { name: 'lamp', kind: 'grpc', endpoint: 'grpc://127.0.0.1:50051' };
+
+  it('accepts a registration and keeps services and metadata; no http-only fields are stored', () => {
+    const r = validateToolRecord({ ...GRPC, services: ['pkg.Lamp'], metadata: { 'x-team': 'a' }, timeout_ms: 2000 }, NOW);
+    expect(r).toEqual({
+      ok: true,
+      record: { name: 'lamp', kind: 'grpc', endpoint: 'grpc://127.0.0.1:50051', timeout_ms: 2000, headers: {}, services: ['pkg.Lamp'], metadata: { 'x-team': 'a' }, ...STAMPS },
+    });
+  });
+
+  it.each([
+    [{ ...GRPC, endpoint: '127.0.0.1:50051' }, 'endpoint must be grpc://host:port'],
+    [{ ...GRPC, headers: { A: 'b' } }, 'headers do not apply to kind grpc; use metadata'],
+    [{ ...GRPC, services: [] }, 'services must be a non-empty list'],
+    [{ ...GRPC, injected: { a: 1 } }, "field 'injected' applies only to kind openapi, mcp, not grpc"],
+    [{ ...GRPC, name: 'a__b' }, "name must not contain '__'"],
+  ])('refuses %j', (input, line) => {
+    const errors = errorsOf(input);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(line);
+  });
+});

@@ -1,4 +1,5 @@
 import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type ToolRetryPolicy } from '@hookyard/core';
+import { validateGrpcFields } from '../grpc';
 import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
 import { PROTOCOL_ALIASES } from './protocols';
 
@@ -62,7 +63,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
   const nameErr = nameViolation('name', input.name);
   if (nameErr) errors.push(nameErr);
   else if (BUILTIN_TOOL_NAMES.includes(input.name as string)) errors.push(`name '${String(input.name)}' is reserved for a built-in tool`);
-  else if (known === 'openapi' || known === 'mcp') {
+  else if (known === 'openapi' || known === 'mcp' || known === 'grpc') {
     const sepErr = providerNameViolation(input.name as string);
     if (sepErr) errors.push(sepErr);
   }
@@ -145,9 +146,13 @@ function httpFields(input: Record<string, unknown>, record: RemoteToolRecord, er
   record.protocol = protocol as RemoteProtocol;
 }
 
-/** Kind grpc: not available in this build yet. */
-function grpcFields(_input: Record<string, unknown>, _record: RemoteToolRecord, errors: string[]): void {
-  errors.push('kind "grpc" is not available in this build');
+/** Kind grpc: endpoint, timeout, proto, services and metadata are checked by the gRPC provider's own rules. */
+function grpcFields(input: Record<string, unknown>, record: RemoteToolRecord, errors: string[]): void {
+  if (input.headers !== undefined) errors.push('headers do not apply to kind grpc; use metadata');
+  errors.push(...validateGrpcFields(input));
+  if (typeof input.proto === 'string') record.proto = input.proto;
+  if (Array.isArray(input.services)) record.services = [...(input.services as string[])];
+  if (isPlainObject(input.metadata)) record.metadata = { ...(input.metadata as Record<string, string>) };
 }
 
 /** The error line for a bad endpoint; undefined when it is a usable http(s) URL. */
