@@ -68,6 +68,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       events = publisher;
     }
     const tools = createToolRepo({ settings, toolStore: stores.tools, logger });
+    closers.push(() => tools.close());
     const metrics = createMetrics({ role });
     return {
       settings,

@@ -12,7 +12,7 @@ type ToolRecord = Record<string, unknown> & { name: string; endpoint: string };
  * registered service), register `{created, tool}`, remove `{removed, name}`.
  */
 export function toolsCommand(program: Command, ctx: CliContext): void {
-  const tools = program.command('tools').description('list and show tools; register and remove HTTP tool services');
+  const tools = program.command('tools').description('list and show tools; register and remove tool services (HTTP, OpenAPI, MCP, gRPC)');
 
   tools
     .command('list')
@@ -24,7 +24,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
 
   tools
     .command('show <name>')
-    .description('one tool with its JSON Schema (and its record when it is a registered HTTP service)')
+    .description('one tool with its JSON Schema, or a registered service with the tools it provides')
     .action(async (name: string) => {
       const tool = await ctx.client().get<ToolWire>(apiPath(['tools', name]));
       ctx.emit(tool, () => printRecord(tool));
@@ -32,8 +32,8 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
 
   tools
     .command('register')
-    .description('register an HTTP tool service, or replace the one of that name (admin)')
-    .option('--params <json>', 'the record: {"name","endpoint","method","timeout_ms","headers","body_properties","protocol"}')
+    .description('register a tool service (kind http, openapi, mcp or grpc), or replace the one of that name (admin)')
+    .option('--params <json>', 'the record, e.g. {"name":"weather","endpoint":"http://127.0.0.1:9000/w","protocol":"openai"} or {"name":"pets","kind":"openapi","endpoint":"http://127.0.0.1:9001"}')
     .option('--file <path>', 'read the record from a JSON file (- for stdin)')
     .addHelpText(
       'after',
@@ -47,7 +47,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
 
   tools
     .command('remove <name>')
-    .description('remove a registered HTTP tool service (admin); refused while a hook calls it')
+    .description('remove a registered tool service (admin); refused while a hook calls it or one of its tools')
     .action(async (name: string) => {
       const res = await ctx.client().delete<{ removed: boolean; name: string }>(apiPath(['tools', name]));
       ctx.emit(res, () => say(`removed tool service ${res.name}`));

@@ -1,12 +1,13 @@
 import type { Router } from 'express';
 import { badInput, conflict, isValidName, notFound } from '@hookyard/core';
-import { validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import { TOOL_SEPARATOR, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
 /**
  * The tool registry: every tool the deployment can call (with its JSON Schema
- * and provider), and the admin-only registration of HTTP tool services.
+ * and provider), and the admin-only registration of tool services (HTTP on
+ * five wire protocols, OpenAPI, MCP, gRPC).
  */
 export function toolRoutes(router: Router, ctx: ApiContext): void {
   router.get('/tools', requireRole('reader'), async (_req, res) => {
@@ -16,14 +17,17 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
 
   router.get('/tools/:name', requireRole('reader'), async (req, res) => {
     const name = req.params.name as string;
-    const info = (await ctx.tools.tools(name)).find((t) => t.name === name);
-    if (!info) throw notFound(`tool '${name}' is not a registered tool`);
+    const infos = await ctx.tools.tools(name);
+    const info = infos.find((t) => t.name === name);
     const record = await ctx.stores.tools.getTool(name);
-    res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
+    if (info) return void res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
+    // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides.
+    if (record) return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire) });
+    throw notFound(`tool '${name}' is not a registered tool`);
   });
 
   router.post('/tools', requireRole('admin'), async (req, res) => {
-    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()));
+    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), { mcpStdioAllow: ctx.settings.mcpStdioAllow });
     if (!checked.ok) throw badInput('tool registration refused', checked.errors);
     const record = checked.record;
     const previous = await ctx.stores.tools.getTool(record.name);
@@ -37,7 +41,10 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     const name = req.params.name as string;
     if (!isValidName(name) || !(await ctx.stores.tools.getTool(name))) throw notFound(`tool '${name}' is not a registered tool service`);
     // Removing a tool a hook still calls would turn every future run of that hook into a failure.
-    const users = (await ctx.stores.hooks.listHooks()).filter((h) => h.tool === name).map((h) => h.name);
+    // A provider registration serves tools named `<name>__<operation>`.
+    const users = (await ctx.stores.hooks.listHooks())
+      .filter((h) => h.tool === name || h.tool.startsWith(`${name}${TOOL_SEPARATOR}`))
+      .map((h) => h.name);
     if (users.length) throw conflict(`tool '${name}' is used by hook(s) ${users.join(', ')}; remove or re-point them first`);
     await ctx.stores.tools.removeTool(name);
     ctx.logger.info({ tool: name }, 'tool removed');
