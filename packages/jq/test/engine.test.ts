@@ -87,6 +87,28 @@ describe('jq engine', () => {
     expect(engine.stats().fallback - mid.fallback).toBe(1);
   });
 
+  it('never runs a backtracking-prone regex in-process: nested quantifiers and long subjects go to the time-bounded workers', async () => {
+    const evil = 'a'.repeat(40) + '1';
+    const before = engine.stats();
+    const runaway = engine.run('.x | test("^(a+)+$")', { x: evil }).then(
+      (out) => ({ out }),
+      (err: Error) => ({ err: err.message }),
+    );
+    // The main thread stays free: an ordinary condition answers meanwhile.
+    expect(await engine.run('.n > 1', { n: 2 })).toEqual([true]);
+    const settled = await runaway;
+    if ('err' in settled) expect(settled.err).toMatch(/time bound/);
+    else expect(settled.out).toEqual([false]);
+    // One unbounded quantifier on a short subject stays compiled; on a long one it is handed over.
+    const mid = engine.stats();
+    expect(mid.fallback - before.fallback).toBe(1);
+    expect(await engine.run('.x | test("^a+b")', { x: 'aab' })).toEqual([true]);
+    expect(engine.stats().compiled - mid.compiled).toBeGreaterThanOrEqual(1);
+    const long = engine.stats();
+    expect(await engine.run('.x | test("a*b")', { x: 'a'.repeat(5000) })).toEqual([false]);
+    expect(engine.stats().fallback - long.fallback).toBe(1);
+  });
+
   it('gives jq-wasm the evaluations the compiled path will not guess about', async () => {
     // jq 1.8 prints parsed numbers in decimal form: 1e-05 computed, 0.00001 parsed.
     expect(await engine.run('.a | tostring', { a: 0.00001 })).toEqual(['0.00001']);

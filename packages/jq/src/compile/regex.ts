@@ -13,6 +13,56 @@ interface Translated {
   re: RegExp;
   /** Class escapes and `i` differ on non-ASCII text (Oniguruma's are Unicode-aware). */
   asciiSubjectOnly: boolean;
+  /**
+   * Longest subject the in-process regex may see. The compiled path has no
+   * time bound, so a backtracking blow-up must be impossible within it: longer
+   * subjects go to jq-wasm, whose workers are time-bounded.
+   */
+  maxSubject: number;
+}
+
+/**
+ * How long a subject the compiled path may match, from the pattern's shape.
+ * A quantified group that itself holds a quantifier or an alternation
+ * (`(a+)+`, `(a|aa)*`) backtracks exponentially: never compiled. Otherwise the
+ * worst case grows as n^(k+1) for k unbounded quantifiers (`*`, `+`, `{n,}`,
+ * `{n,m}` with m > 16), so k = 0..2 get shrinking bounds and more go to jq-wasm.
+ */
+function subjectBound(src: string): number {
+  let unbounded = 0;
+  const groups: { risky: boolean }[] = [{ risky: false }];
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // Skip a class: its quantifier characters are literals.
+      for (i++; i < src.length && src[i] !== ']'; i++) if (src[i] === '\\') i++;
+      continue;
+    }
+    if (c === '(') {
+      groups.push({ risky: false });
+      if (src[i + 1] === '?') i += 2; // (?: (?= (?! : the ? is not a quantifier
+    } else if (c === '|') groups[groups.length - 1]!.risky = true;
+    else if (c === ')') {
+      if (groups.length === 1) return 0; // unbalanced: leave it to jq
+      const inner = groups.pop();
+      const next = src[i + 1];
+      const quantified = next === '*' || next === '+' || next === '?' || next === '{';
+      if (inner?.risky && quantified) return 0;
+      if (inner?.risky || quantified) groups[groups.length - 1]!.risky = true;
+    } else if (c === '*' || c === '+' || c === '?' || c === '{') {
+      groups[groups.length - 1]!.risky = true;
+      if (c === '*' || c === '+') unbounded++;
+      if (c === '{') {
+        const m = /^\{([0-9]+)(,([0-9]*))?\}/.exec(src.slice(i));
+        if (m && m[2] !== undefined && (m[3] === '' || Number(m[3]) > 16)) unbounded++;
+      }
+    }
+  }
+  return unbounded <= 1 ? 4096 : unbounded === 2 ? 256 : 0;
 }
 
 const CACHE_LIMIT = 500;
@@ -57,6 +107,8 @@ function translateClass(src: string, start: number, out: string[]): number {
 
 function translate(src: string, flags: string): Translated | null {
   if (!/^(?:g?i?g?)$/.test(flags)) return null;
+  const maxSubject = subjectBound(src);
+  if (maxSubject === 0) return null;
   const ignoreCase = flags.includes('i');
   let asciiSubjectOnly = ignoreCase;
   const out: string[] = [];
@@ -116,7 +168,7 @@ function translate(src: string, flags: string): Translated | null {
         return null;
       }
     }
-    return { re: new RegExp(out.join(''), ignoreCase ? 'iu' : 'u'), asciiSubjectOnly };
+    return { re: new RegExp(out.join(''), ignoreCase ? 'iu' : 'u'), asciiSubjectOnly, maxSubject };
   } catch {
     return null; // a pattern JS rejects (or the class walker refused): jq-wasm decides
   }
@@ -132,6 +184,7 @@ export function testRegex(subject: string, pattern: string, flags: string | null
     cache.set(key, t);
   }
   if (t === null) return fallback(`regex ${pattern} outside the compiled subset`);
+  if (subject.length > t.maxSubject) return fallback('subject too long for the unbounded in-process regex');
   if (t.asciiSubjectOnly && !/^[\x00-\x7f]*$/.test(subject)) return fallback('non-ASCII subject for an ASCII-only regex');
   t.re.lastIndex = 0;
   return t.re.test(subject);
