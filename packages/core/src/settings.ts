@@ -127,7 +127,7 @@ const SPEC = {
   jqTimeoutMs: { doc: 'HOOKS_JQ_TIMEOUT_MS: time bound of one jq evaluation (default 1000)', parse: int(1000, 1) },
   toolTimeoutMs: { doc: 'HOOKS_TOOL_TIMEOUT_SECONDS: default time bound of one tool call (default 60)', parse: seconds(60, 0.001) },
   toolsAllow: { doc: 'HOOKS_TOOLS_ALLOW: tools this deployment allows, allowlist grammar (default *)', parse: list(['*']) },
-  localFsRoot: { doc: 'HOOKS_LOCAL_FS_ROOT: the only directory local_fs and local_shell may touch (default: local_fs off)', parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined) },
+  localFsRoot: { doc: 'HOOKS_LOCAL_FS_ROOT: the root local_fs is confined to and local_shell runs in; local_shell arguments are not path-checked (default: local_fs off)', parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined) },
   localShellEnabled: { doc: 'HOOKS_LOCAL_SHELL_ENABLED: turns local_shell on (default false)', parse: bool(false) },
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
   mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },

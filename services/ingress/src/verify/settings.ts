@@ -111,11 +111,27 @@ function checkField(field: string, spec: FieldSpec, value: unknown): string | un
   }
 }
 
-/** How long the door remembers a delivery id: the signed-timestamp window twice over, or a day. */
+/**
+ * How long senders keep retrying one delivery with a fresh signature and
+ * timestamp: Stripe up to three days, Standard Webhooks senders (Svix) about
+ * 28 hours, Slack a few minutes. The delivery id must be remembered that long,
+ * or a retry after our lost 200 would be kept twice.
+ */
+const SENDER_RETRY_HORIZON_MS: Partial<Record<VerifierKind, number>> = {
+  stripe: 3 * 24 * 3600 * 1000,
+  'standard-webhooks': 2 * 24 * 3600 * 1000,
+  slack: 3600 * 1000,
+};
+
+/**
+ * How long the door remembers a delivery id: the sender's retry horizon (at
+ * least twice the signed-timestamp window), or a day for kinds without a
+ * timestamp; `replay_window_seconds` overrides it.
+ */
 export function replayWindowMs(kind: VerifierKind, values: Record<string, unknown>): number {
   const override = values.replay_window_seconds;
   if (typeof override === 'number') return override * 1000;
   const timed = kind === 'stripe' || kind === 'slack' || kind === 'standard-webhooks' || (kind === 'hmac' && values.timestamp_header !== undefined);
   const tol = typeof values.tolerance_seconds === 'number' ? values.tolerance_seconds : DEFAULT_TOLERANCE_SECONDS;
-  return timed ? 2 * tol * 1000 : UNTIMED_REPLAY_WINDOW_MS;
+  return timed ? Math.max(2 * tol * 1000, SENDER_RETRY_HORIZON_MS[kind] ?? 0) : UNTIMED_REPLAY_WINDOW_MS;
 }

@@ -49,7 +49,7 @@ describe('stripe', () => {
   it('accepts the stripe library header with either secret; the event id is the delivery id', async () => {
     for (const secret of [ENV.STRIPE_OLD, ENV.STRIPE_NEW]) {
       const result = await verifyDelivery(binding, post({ 'stripe-signature': sig(secret) }, body), secrets);
-      expect(result).toEqual({ ok: true, deliveryId: 'evt_123', claimTtlMs: 600_000 });
+      expect(result).toEqual({ ok: true, deliveryId: 'evt_123', claimTtlMs: 3 * 24 * 3600 * 1000 });
     }
   });
 
@@ -97,7 +97,7 @@ describe('slack', () => {
     const retry = await verifyDelivery(binding, post(headers(ENV.OLD_SECRET, NOW_S, '1'), body), secrets);
     const upper = { ...headers(ENV.OLD_SECRET), 'x-slack-signature': headers(ENV.OLD_SECRET)['x-slack-signature'].toUpperCase().replace('V0=', 'v0=') };
     const respelled = await verifyDelivery(binding, post(upper, body), secrets);
-    expect(first).toMatchObject({ ok: true, claimTtlMs: 600_000 });
+    expect(first).toMatchObject({ ok: true, claimTtlMs: 3600 * 1000 });
     expect(first.ok && retry.ok && respelled.ok).toBe(true);
     if (first.ok && retry.ok && respelled.ok) {
       expect(retry.deliveryId).toBe(first.deliveryId);
@@ -126,7 +126,7 @@ describe('standard-webhooks', () => {
 
   it('accepts the standardwebhooks library signature with either secret; webhook-id is the delivery id', async () => {
     for (const secret of [ENV.SW_OLD, ENV.SW_NEW]) {
-      expect(await verifyDelivery(binding, post(headers(secret), body), secrets)).toEqual({ ok: true, deliveryId: 'msg_2Lh9', claimTtlMs: 240_000 });
+      expect(await verifyDelivery(binding, post(headers(secret), body), secrets)).toEqual({ ok: true, deliveryId: 'msg_2Lh9', claimTtlMs: 2 * 24 * 3600 * 1000 });
     }
   });
 
