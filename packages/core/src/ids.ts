@@ -1,7 +1,24 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
-let lastMs = 0;
+let lastMs = -1;
+let lastPrefix = '';
 let seq = 0;
+
+/** Random bytes drawn in one call per 4 KiB and handed out 4 at a time (each byte used once). */
+const POOL_BYTES = 4096;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
+/** 8 lowercase hex characters from 4 fresh random bytes. */
+function randomHex8(): string {
+  if (poolAt + 4 > POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const s = pool.toString('hex', poolAt, poolAt + 4);
+  poolAt += 4;
+  return s;
+}
 
 /**
  * A run id that sorts by creation time: 10 chars of base36 milliseconds, 4 of a
@@ -12,13 +29,10 @@ export function newRunId(now = Date.now()): string {
   if (now === lastMs) seq += 1;
   else {
     lastMs = now;
+    lastPrefix = now.toString(36).padStart(10, '0');
     seq = 0;
   }
-  return (
-    now.toString(36).padStart(10, '0') +
-    (seq % 36 ** 4).toString(36).padStart(4, '0') +
-    randomBytes(5).toString('hex').slice(0, 8)
-  );
+  return lastPrefix + (seq % 36 ** 4).toString(36).padStart(4, '0') + randomHex8();
 }
 
 /**
