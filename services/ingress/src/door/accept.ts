@@ -91,14 +91,22 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
 
   let kept: KeptRun[];
   try {
-    kept = await deps.stores.runs.keepEvent({
-      topic: delivery.topic,
-      payload: parsed.payload,
-      ...(parsed.json === undefined ? {} : { payloadJson: parsed.json }),
-      deliveryId,
-      now,
-      dispatchGraceMs: deps.dispatchGraceMs,
-    });
+    const json = parsed.json;
+    kept = await deps.stores.runs.keepEvent(
+      json === undefined
+        ? { topic: delivery.topic, payload: parsed.payload, deliveryId, now, dispatchGraceMs: deps.dispatchGraceMs }
+        : {
+            topic: delivery.topic,
+            // Read only by a store that does not keep the JSON text (the text parses to the same value).
+            get payload() {
+              return parsed.payload;
+            },
+            payloadJson: json,
+            deliveryId,
+            now,
+            dispatchGraceMs: deps.dispatchGraceMs,
+          },
+    );
   } catch (err) {
     deps.logger.error({ err, topic: delivery.topic, deliveryId }, 'door could not keep the event; nothing kept');
     if (deliveryId === null) return { answer: ANSWERS.acceptFailed, kept: [] };

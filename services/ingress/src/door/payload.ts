@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { exceedsJsonDepth, JSON_MAX_DEPTH } from './json-depth';
+import { exceedsJsonDepth, isJsonObjectText, JSON_MAX_DEPTH } from './json-depth';
 import { isEmpty, parseQuery, type Fields } from './fields';
 import { parseMultipart } from './multipart';
 
@@ -59,6 +59,10 @@ export async function parsePayload(input: PayloadInput): Promise<ParseResult> {
     if (charset !== undefined && !UTF8_NAMES.has(charset)) return rejected(`JSON must be UTF-8, got charset ${JSON.stringify(charset)}`);
     const text = utf8(rawBody);
     if (text === undefined) return rejected('body is not valid UTF-8');
+    // The common case, a JSON object kept as its text: one validating scan
+    // (exactly what JSON.parse accepts, within the depth cap) instead of
+    // building an object nobody reads; it is parsed only if someone asks.
+    if (input.keepJsonText && isEmpty(query) && isJsonObjectText(text)) return keptText(text);
     if (exceedsJsonDepth(text)) return rejected(`JSON nests deeper than ${JSON_MAX_DEPTH} levels`);
     let value: unknown;
     try {
@@ -118,6 +122,21 @@ function utf8(bytes: Buffer): string | undefined {
   if (!isUtf8(bytes)) return undefined;
   const text = bytes.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * The result for validated JSON object text: `payload` is parsed on first
+ * access (and kept), never when the caller keeps only `json`.
+ */
+function keptText(json: string): ParseResult {
+  let value: Payload | undefined;
+  return {
+    ok: true,
+    json,
+    get payload(): Payload {
+      return (value ??= JSON.parse(json) as Payload);
+    },
+  };
 }
 
 function accepted(query: Fields, body: Payload): ParseResult {
