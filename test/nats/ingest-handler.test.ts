@@ -108,6 +108,7 @@ describe('createNatsIngestHandler', () => {
     ['a multipart file', message('orders', '--x\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n', { 'content-type': 'multipart/form-data; boundary=x' }), /file/],
     ['a body over the cap', message('orders', JSON.stringify({ s: 'x'.repeat(2000) })), /larger than 1024 bytes/],
     ['an overlong Nats-Msg-Id', message('orders', '{}', {}, 'i'.repeat(300)), /Nats-Msg-Id/],
+    ['a forged platform event', message('hooks_run_failed', '{"run_id":"x"}'), /reserved for platform events/],
   ])('rejects %s, keeps nothing and records it (WARN + counter)', async (_what, msg, reason) => {
     const t = await setup();
     expect(await t.handler(msg)).toBe('rejected');

@@ -1,4 +1,4 @@
-import { UNROUTED_TOPIC, nameViolation, systemClock, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { type Clock, type HookMetrics, HOOKS_RUN_FAILED_TOPIC, type Logger, nameViolation, systemClock, UNROUTED_TOPIC } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
@@ -55,6 +55,8 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     // A dotted subject tail is several tokens: not a topic either.
     const bad = nameViolation('topic', topic);
     if (bad) return reject(msg, bad);
+    // Only the platform fires its own events: a forged one would page whoever routes them.
+    if (topic === HOOKS_RUN_FAILED_TOPIC) return reject(msg, `topic ${HOOKS_RUN_FAILED_TOPIC} is reserved for platform events`);
     if (msgId !== null && msgId.length > MSG_ID_MAX_LENGTH) return reject(msg, `Nats-Msg-Id is longer than ${MSG_ID_MAX_LENGTH} characters`);
     if (msg.data.length > deps.bodyMaxBytes) return reject(msg, `body is larger than ${deps.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)`);
 
