@@ -48,6 +48,8 @@ export type {
   ToolRetryPolicy,
   VerifierBinding,
 } from './types';
+export { SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefViolation } from './secrets';
+export type { SecretRef, SecretResolver, SecretResolverOptions, StringOrSecret } from './secrets';
 export { ALLOW_ALL, allows, intersect, parseAllowlist } from './allowlist';
 export type { Allowlist } from './allowlist';
 export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, settingsDocs } from './settings';

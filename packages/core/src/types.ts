@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors';
+import type { StringOrSecret } from './secrets';
 
 /** A jq field: inline `{content}` or a stored template `{id, kwargs}`. */
 export type JqField = { content: string } | { id: string; kwargs?: Record<string, unknown> };
@@ -117,7 +118,12 @@ export interface ToolRetryPolicy {
 export const MCP_TRANSPORTS = ['stdio', 'sse', 'streamable-http'] as const;
 export type McpTransportKind = (typeof MCP_TRANSPORTS)[number];
 
-/** A registered remote tool (HTTP service), as kept in the store. Secrets never appear here. */
+/**
+ * A registered remote tool (HTTP service), as kept in the store. Secrets never
+ * appear here: a header, injected or metadata value is a literal (never for a
+ * credential-looking name) or a reference `{"secret": "env:NAME"}` resolved at
+ * call time.
+ */
 export interface RemoteToolRecord {
   name: string;
   /** `http` for the five wire protocols; `openapi`, `mcp`, `grpc` for discovered tools. */
@@ -127,12 +133,13 @@ export interface RemoteToolRecord {
   /** kind `http` only (always set there). */
   method?: string;
   timeout_ms: number;
-  headers: Record<string, string>;
+  /** Header values: literal strings or secret references. */
+  headers: Record<string, StringOrSecret>;
   /** kind `http` only (always set there). */
   body_properties?: Record<string, unknown>;
   /** kind `http` only (always set there). */
   protocol?: RemoteProtocol;
-  /** openapi, mcp: argument values the runtime applies to every call; hidden from the schemas the model sees. */
+  /** openapi, mcp: argument values (or secret references) the runtime applies to every call; hidden from the schemas the model sees. */
   injected?: Record<string, unknown>;
   /** openapi, mcp: which operations/tools to expose (allowlist grammar over their names after `<provider>__`); default all. */
   operations?: string[];
@@ -146,8 +153,8 @@ export interface RemoteToolRecord {
   proto?: string;
   /** grpc: fully-qualified service names to expose; default all. */
   services?: string[];
-  /** grpc: text metadata sent with every call. */
-  metadata?: Record<string, string>;
+  /** grpc: text metadata (literal strings or secret references) sent with every call. */
+  metadata?: Record<string, StringOrSecret>;
   description?: string;
   retry?: ToolRetryPolicy;
   crash_resumable?: boolean;

@@ -1,0 +1,114 @@
+import { readFile as fsReadFile } from 'node:fs/promises';
+import { HookyardError, internal } from './errors';
+
+/**
+ * Secrets are referenced, never stored or echoed. A reference names where the
+ * secret lives: `env:NAME` (an environment variable of the process that uses
+ * it) or `file:/path` (a mounted file). It is resolved when the secret is
+ * used, so a rotated variable or file is picked up without re-registering.
+ *
+ * Verifier bindings keep references as bare strings. Records whose values may
+ * be either a plain value or a secret (tool headers, injected arguments, gRPC
+ * metadata) hold a reference as the object `{"secret": "env:NAME"}`.
+ */
+export interface SecretRef {
+  /** `env:NAME` or `file:/absolute/path`. */
+  secret: string;
+}
+
+/** A value that is either a literal string or a reference to a secret. */
+export type StringOrSecret = string | SecretRef;
+
+/** Names an `env:` reference may use. */
+export const SECRET_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The shape `{"secret": <string>}` and nothing else (the reference itself is checked by `secretRefViolation`). */
+export function isSecretRef(value: unknown): value is SecretRef {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'secret' && typeof (value as { secret: unknown }).secret === 'string';
+}
+
+/** The one line for a secret reference (`env:NAME`, `file:/path`) that is wrong, or undefined when it is a good reference. */
+export function secretRefViolation(field: string, ref: unknown): string | undefined {
+  if (typeof ref !== 'string') return `${field} must be a string reference env:NAME or file:/path`;
+  if (ref.startsWith('env:')) {
+    return SECRET_ENV_NAME.test(ref.slice(4)) ? undefined : `${field} must name an environment variable matching ${SECRET_ENV_NAME.source} after env:`;
+  }
+  if (ref.startsWith('file:')) {
+    const path = ref.slice(5);
+    return path.startsWith('/') && !path.includes('\0') && path.length <= 4096 ? undefined : `${field} must be file: followed by an absolute path`;
+  }
+  // Never echo the value: it is most likely the secret itself.
+  return `${field} looks like a literal secret, which is never stored; put it in an environment variable or a mounted file and reference it as env:NAME or file:/path`;
+}
+
+/** Turns a secret reference (`env:NAME`, `file:/path`) into the secret. */
+export interface SecretResolver {
+  /** The secret's bytes. Throws HookyardError `internal`, quoting the reference (never a value), when it cannot be read. */
+  resolve(ref: string): Promise<Buffer>;
+}
+
+export interface SecretResolverOptions {
+  /** Where `env:` references are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** How `file:` references are read (default fs.readFile). */
+  readFile?: (path: string) => Promise<Buffer>;
+  /** How long a file's content is reused before it is read again (default 5000 ms; 0 = every time). */
+  fileCacheMs?: number;
+  /** Clock for the file cache (default Date.now). */
+  now?: () => number;
+}
+
+/**
+ * Secrets are read when they are used, not at boot, so a rotated mounted file
+ * is picked up within `fileCacheMs` without a restart. A variable that is not
+ * set, or is empty, and a file that cannot be read, or is empty, are
+ * `internal` errors that quote the reference.
+ */
+export function createSecretResolver(options: SecretResolverOptions = {}): SecretResolver {
+  const env = options.env ?? process.env;
+  const readFile = options.readFile ?? ((path: string) => fsReadFile(path));
+  const cacheMs = options.fileCacheMs ?? 5000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { value: Buffer; at: number }>();
+
+  async function fromFile(ref: string, path: string): Promise<Buffer> {
+    const hit = cache.get(path);
+    if (hit && cacheMs > 0 && now() - hit.at < cacheMs) return hit.value;
+    let raw: Buffer;
+    try {
+      raw = await readFile(path);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      throw internal(`secret reference ${ref} cannot be read${typeof code === 'string' ? ` (${code})` : ''}`, err);
+    }
+    // Files written with `echo` or by editors end in a newline that is not part of the secret.
+    const value = trimTrailingNewlines(raw);
+    if (value.length === 0) throw internal(`secret reference ${ref} is empty`);
+    if (cacheMs > 0) cache.set(path, { value, at: now() });
+    return value;
+  }
+
+  return {
+    async resolve(ref: string): Promise<Buffer> {
+      if (secretRefViolation('secret', ref) !== undefined) {
+        throw new HookyardError('internal', 'a stored secret reference is not one (env:NAME or file:/path); register it again');
+      }
+      if (ref.startsWith('env:')) {
+        const value = env[ref.slice(4)];
+        if (value === undefined) throw internal(`secret reference ${ref} is not set`);
+        // An empty secret is a mistake (an empty signing key would let anyone sign).
+        if (value === '') throw internal(`secret reference ${ref} is empty`);
+        return Buffer.from(value, 'utf8');
+      }
+      return fromFile(ref, ref.slice(5));
+    },
+  };
+}
+
+function trimTrailingNewlines(buf: Buffer): Buffer {
+  let end = buf.length;
+  while (end > 0 && (buf[end - 1] === 0x0a || buf[end - 1] === 0x0d)) end -= 1;
+  return buf.subarray(0, end);
+}
