@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMetrics, loadSettings, silentLogger, type Run } from '@hookyard/core';
+import { createMetrics, createSecretResolver, loadSettings, silentLogger, type Run } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
@@ -69,7 +69,8 @@ beforeAll(async () => {
     stores,
     bus,
     jq,
-    tools: createToolRepo({ settings, toolStore: stores.tools, logger }),
+    // The records reference their credential; the executor resolves it per call from its environment.
+    tools: createToolRepo({ settings, toolStore: stores.tools, logger, secrets: createSecretResolver({ env: { P_TOOLS_API_KEY: 'k-1' } }) }),
     metrics: createMetrics({ defaultMetrics: false }),
     logger,
   });
@@ -85,7 +86,7 @@ afterAll(async () => {
 
 /** Registers a tool (through the write validation) and a hook on its own topic; sends one event; waits for the run to end. */
 async function runThrough(name: string, registration: Record<string, unknown>, kwargs: Record<string, unknown>): Promise<Run> {
-  const v = validateToolRecord({ name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': 'k-1' }, ...registration }, new Date());
+  const v = validateToolRecord({ name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': { secret: 'env:P_TOOLS_API_KEY' } }, ...registration }, new Date());
   if (!v.ok) throw new Error(v.errors.join('; '));
   await stores.tools.putTool(v.record);
   const now = new Date().toISOString();
@@ -124,6 +125,13 @@ describe('a hook run calls a registered HTTP tool on each protocol', () => {
     const calls = callsTo(name);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toEqual({ url: `/svc/${name}`, body: wire, contentType: 'application/json', idempotencyKey: run.id, apiKey: 'k-1' });
+  });
+
+  it('a header reference that is not set fails the run internal, quoting the reference; nothing is sent', async () => {
+    const run = await runThrough('p-unset', { protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:P_TOOLS_UNSET' } } }, {});
+    expect(run.status).toBe('failed');
+    expect(run.error).toEqual({ kind: 'internal', message: "tool 'p-unset': headers.X-Api-Key: secret reference env:P_TOOLS_UNSET is not set" });
+    expect(callsTo('p-unset')).toHaveLength(0);
   });
 
   it('a reply missing the unwrapped field fails the run with the body quoted', async () => {

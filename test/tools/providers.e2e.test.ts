@@ -9,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createMetrics, loadSettings, silentLogger, type Run } from '@hookyard/core';
+import { createMetrics, createSecretResolver, loadSettings, silentLogger, type Run } from '@hookyard/core';
 import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
@@ -80,7 +80,9 @@ beforeAll(async () => {
   stores = createMemoryStores();
   bus = createMemoryBus();
   jq = await createJqEngine();
-  tools = createToolRepo({ settings, toolStore: stores.tools, logger });
+  // The records reference their credentials; the executor resolves them per call from its environment.
+  const secrets = createSecretResolver({ env: { ORDERS_API_KEY: 'k-orders', FIXTURE_API_KEY: 'k-secret' } });
+  tools = createToolRepo({ settings, toolStore: stores.tools, logger, secrets });
   executor = await startExecutor({ settings, stores, bus, jq, tools, metrics: createMetrics({ defaultMetrics: false }), logger });
 });
 
@@ -126,7 +128,7 @@ async function runHook(hookInput: Record<string, unknown>, payload: Record<strin
 
 describe('hook runs call discovered tools', () => {
   it('an OpenAPI operation: arguments from the event land in path and body, the injected credential in its header', async () => {
-    await registerTool({ name: 'orders', kind: 'openapi', endpoint: `${base}/svc`, injected: { 'X-Api-Key': 'k-orders' } });
+    await registerTool({ name: 'orders', kind: 'openapi', endpoint: `${base}/svc`, injected: { 'X-Api-Key': { secret: 'env:ORDERS_API_KEY' } } });
     expect(await tools.schema('orders__refund_order')).toEqual({
       type: 'object',
       properties: { orderId: { type: 'string' }, amount: { type: 'number' }, reason: { type: 'string' } },
@@ -146,7 +148,7 @@ describe('hook runs call discovered tools', () => {
   });
 
   it('an MCP tool over stdio: the injected argument applied, the text content is the result', async () => {
-    await registerTool({ name: 'fixture', kind: 'mcp', transport: 'stdio', command: process.execPath, args: [MCP_FIXTURE], injected: { api_key: 'k-secret' } });
+    await registerTool({ name: 'fixture', kind: 'mcp', transport: 'stdio', command: process.execPath, args: [MCP_FIXTURE], injected: { api_key: { secret: 'env:FIXTURE_API_KEY' } } });
     const run = await runHook({ name: 'greeter', topic: 'greetings', tool: 'fixture__greet', start_expr: { content: '{name: .who}' } }, { who: 'ada' });
     expect(run.status).toBe('succeeded');
     expect(run.result).toBe('hello ada');

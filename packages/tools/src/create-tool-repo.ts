@@ -1,4 +1,4 @@
-import type { Logger, Settings } from '@hookyard/core';
+import { createSecretResolver, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
 import { createGrpcRepo } from './grpc';
@@ -22,6 +22,12 @@ export interface CreateToolRepoOptions {
   logger: Logger;
   /** Used by the remote and OpenAPI repos and the webhook tool; defaults to the global fetch. */
   fetch?: FetchFn;
+  /**
+   * Resolves the secret references of tool records (`{"secret":"env:NAME"}`
+   * in headers, injected values, gRPC metadata) at call time; default: this
+   * process's environment and mounted files.
+   */
+  secrets?: SecretResolver;
 }
 
 /** Longest a js_execution snippet may run: snippets take turns in one sandbox thread. */
@@ -58,16 +64,18 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
  */
 export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo {
   const { settings, toolStore, logger } = options;
+  const secrets = options.secrets ?? createSecretResolver();
   const local = new LocalRepo(localTools(options));
-  const remote = new RemoteRepo({ toolStore, logger, fetch: options.fetch });
+  const remote = new RemoteRepo({ toolStore, logger, fetch: options.fetch, secrets });
   const discovered = new ProviderRepo({
     toolStore,
     logger,
+    secrets,
     providers: [
-      new OpenApiProvider({ logger, fetch: options.fetch }),
-      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow }),
+      new OpenApiProvider({ logger, fetch: options.fetch, secrets }),
+      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets }),
     ],
   });
-  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger });
+  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets });
   return new MultiRepo([local, remote, discovered, grpc], logger);
 }

@@ -26,6 +26,7 @@ export { AllowlistRepo, describeAllowlist, resolveAllowlist } from './allowlist-
 export { toolPolicy } from './policy';
 export type { ToolPolicy } from './policy';
 export { kindOfStatus } from './http-call';
+export { REDACTED, SecretReferenceError, isCredentialName, redactToolRecord } from './secret-values';
 export type { FetchFn } from './http-call';
 export { ProviderRepo } from './provider/provider-repo';
 export type { ProviderRepoOptions } from './provider/provider-repo';

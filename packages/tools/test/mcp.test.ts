@@ -8,7 +8,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HookyardError, silentLogger } from '@hookyard/core';
+import { HookyardError, createSecretResolver, silentLogger } from '@hookyard/core';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { McpProvider } from '../src/mcp/mcp-provider';
@@ -41,9 +41,13 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The secrets the records reference; resolved by the repo at call (and connection) time. */
+const secrets = createSecretResolver({ env: { MCP_API_KEY: 'k-secret', MCP_HEADER_KEY: 'h-1' } });
+const API_KEY = { secret: 'env:MCP_API_KEY' };
+
 function repoWith(store: ReturnType<typeof memoryToolStore>['store'], stdioAllow: string[] = [NODE]) {
-  const provider = new McpProvider({ logger: silentLogger(), stdioAllow });
-  return new ProviderRepo({ toolStore: store, logger: silentLogger(), providers: [provider] });
+  const provider = new McpProvider({ logger: silentLogger(), stdioAllow, secrets });
+  return new ProviderRepo({ toolStore: store, logger: silentLogger(), providers: [provider], secrets });
 }
 
 describe('MCP over stdio', () => {
@@ -53,7 +57,7 @@ describe('MCP over stdio', () => {
   const repo = repoWith(store);
 
   beforeAll(async () => {
-    await register({ name: 'fx', kind: 'mcp', transport: 'stdio', command: NODE, args: [FIXTURE, '--pid-file', pidFile], injected: { api_key: 'k-secret' } });
+    await register({ name: 'fx', kind: 'mcp', transport: 'stdio', command: NODE, args: [FIXTURE, '--pid-file', pidFile], injected: { api_key: API_KEY } });
   });
   afterAll(async () => {
     await repo.close();
@@ -196,8 +200,8 @@ describe('MCP over HTTP transports', () => {
       kind: 'mcp',
       transport: 'streamable-http',
       endpoint: `${base}/mcp`,
-      headers: { 'X-Api-Key': 'h-1' },
-      injected: { api_key: 'k-secret' },
+      headers: { 'X-Api-Key': { secret: 'env:MCP_HEADER_KEY' } },
+      injected: { api_key: API_KEY },
       operations: ['add', 'greet'],
     });
     try {
@@ -213,10 +217,26 @@ describe('MCP over HTTP transports', () => {
     }
   });
 
+  it('a header reference that is not set: listing and calls fail internal quoting the reference, nothing is sent', async () => {
+    const { store, register } = memoryToolStore();
+    const repo = repoWith(store);
+    await register({ name: 'nokey', kind: 'mcp', transport: 'streamable-http', endpoint: `${base}/mcp`, headers: { Authorization: { secret: 'env:MCP_MISSING' } } });
+    const before = seenHeaders.length;
+    try {
+      const err = await rejection(repo.exec('nokey__add', { a: 1, b: 2 }, testContext()));
+      expect(err.kind).toBe('internal');
+      expect(err.message).toBe("MCP tool 'nokey': headers.Authorization: secret reference env:MCP_MISSING is not set");
+      expect(await repo.names()).toEqual([]);
+      expect(seenHeaders.length).toBe(before);
+    } finally {
+      await repo.close();
+    }
+  });
+
   it('SSE: lists and calls', async () => {
     const { store, register } = memoryToolStore();
     const repo = repoWith(store);
-    await register({ name: 'old', kind: 'mcp', transport: 'sse', endpoint: `${base}/sse`, injected: { api_key: 'k-secret' } });
+    await register({ name: 'old', kind: 'mcp', transport: 'sse', endpoint: `${base}/sse`, injected: { api_key: API_KEY } });
     try {
       expect(await repo.names()).toEqual(['old__add', 'old__fail', 'old__greet']);
       expect(await repo.exec('old__greet', { name: 'sam' }, testContext())).toBe('hello sam');

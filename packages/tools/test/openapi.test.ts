@@ -4,7 +4,7 @@
  * credential header, a relative server path, refresh after the TTL, and a
  * document that cannot be fetched.
  */
-import { createLogger, HookyardError } from '@hookyard/core';
+import { createLogger, createSecretResolver, HookyardError } from '@hookyard/core';
 import { OpenApiProvider } from '../src/openapi/openapi-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
 import { testContext } from './support/context';
@@ -82,18 +82,22 @@ beforeEach(() => {
   answer = () => ({ status: 200, body: '{"ok":true}' });
 });
 
-async function setup(options: { now?: () => number; documentTtlMs?: number; retryAfterMs?: number; operations?: string[] } = {}) {
+/** The secrets the record references, as the executor's environment would hold them. */
+const ENV: NodeJS.ProcessEnv = { PETS_API_KEY: 'secret-1', PETS_TOKEN: 'Bearer t-0ken' };
+
+async function setup(options: { now?: () => number; documentTtlMs?: number; retryAfterMs?: number; operations?: string[]; headers?: Record<string, unknown> } = {}) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'warn', destination: { write: (s: string) => lines.push(s) } });
   const { store, register } = memoryToolStore();
-  const provider = new OpenApiProvider({ logger, now: options.now, documentTtlMs: options.documentTtlMs, retryAfterMs: options.retryAfterMs });
-  const repo = new ProviderRepo({ toolStore: store, logger, providers: [provider] });
+  const secrets = createSecretResolver({ env: ENV });
+  const provider = new OpenApiProvider({ logger, now: options.now, documentTtlMs: options.documentTtlMs, retryAfterMs: options.retryAfterMs, secrets });
+  const repo = new ProviderRepo({ toolStore: store, logger, providers: [provider], secrets });
   await register({
     name: 'petstore',
     kind: 'openapi',
     endpoint: `${mock.url}/api`,
-    headers: { 'X-Client': 'hookyard' },
-    injected: { 'X-Api-Key': 'secret-1' },
+    headers: options.headers ?? { 'X-Client': 'hookyard', Authorization: { secret: 'env:PETS_TOKEN' } },
+    injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' } },
     ...(options.operations ? { operations: options.operations } : {}),
   });
   return { repo, lines };
@@ -154,7 +158,10 @@ describe('calls', () => {
     expect(req?.url).toBe('/api/v1/pets/a%20b%2Fc?fields=name&fields=tag');
     expect(req?.headers['x-trace']).toBe('t-1');
     expect(req?.headers['x-client']).toBe('hookyard');
+    expect(req?.headers.authorization).toBe('Bearer t-0ken');
     expect(req?.headers['idempotency-key']).toBe('idem-123');
+    // The document was fetched with the resolved header too.
+    expect(mock.seen.find((s) => s.url === '/api/openapi.json')?.headers.authorization).toBe('Bearer t-0ken');
     expect(req?.body.length).toBe(0);
   });
 
@@ -168,6 +175,30 @@ describe('calls', () => {
     expect(req?.body.toString('utf8')).toBe('{"name":"rex","tag":"dog"}');
     expect(req?.headers['content-type']).toBe('application/json');
     expect(req?.headers['x-api-key']).toBe('secret-1');
+  });
+
+  it('a header reference that is not set: the call fails internal quoting the reference; nothing is fetched or sent', async () => {
+    const { repo, lines } = await setup({ headers: { Authorization: { secret: 'env:PETS_MISSING' } } });
+    const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));
+    expect(err.kind).toBe('internal');
+    expect(err.message).toBe("OpenAPI document of tool 'petstore' (" + `${mock.url}/api/openapi.json` + '): headers.Authorization: secret reference env:PETS_MISSING is not set');
+    expect(mock.seen).toHaveLength(0);
+    expect(lines.join('')).toContain('env:PETS_MISSING');
+  });
+
+  it('an injected reference that is not set: the call fails internal quoting the reference; nothing is sent', async () => {
+    const { repo } = await setup();
+    delete ENV.PETS_API_KEY;
+    try {
+      const err = await rejection(repo.exec('petstore__create_pet', { name: 'rex' }, testContext()));
+      expect(err.kind).toBe('internal');
+      expect(err.message).toBe("tool 'petstore__create_pet': injected.X-Api-Key: secret reference env:PETS_API_KEY is not set");
+      expect(calls()).toHaveLength(0);
+      // An operation that does not take the injected argument does not need it.
+      expect(await repo.exec('petstore__list_notes', {}, testContext())).toEqual({ ok: true });
+    } finally {
+      ENV.PETS_API_KEY = 'secret-1';
+    }
   });
 
   it('returns a reply that is not JSON as text', async () => {

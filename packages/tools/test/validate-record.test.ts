@@ -32,10 +32,10 @@ describe('validateToolRecord', () => {
   it('keeps every optional field it is given', () => {
     const retry = { max_attempts: 3, base_ms: 100, cap_ms: 1000, kinds: ['unavailable', 'timeout'] };
     const r = validateToolRecord(
-      { ...GOOD, kind: 'http', method: 'PUT', timeout_ms: 1500, headers: { 'X-Key': 'v' }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true },
+      { ...GOOD, kind: 'http', method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true },
       NOW,
     );
-    expect(r.ok && r.record).toMatchObject({ method: 'PUT', timeout_ms: 1500, headers: { 'X-Key': 'v' }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true });
+    expect(r.ok && r.record).toMatchObject({ method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true });
   });
 
   it('stores the alias langserve as langserve-direct', () => {
@@ -48,14 +48,14 @@ describe('validateToolRecord', () => {
     [{ ...GOOD, name: 'echo' }, "name 'echo' is reserved for a built-in tool"],
     [{ ...GOOD, endpoint: 'ftp://x/y' }, 'endpoint scheme must be http or https, got "ftp"'],
     [{ ...GOOD, endpoint: 'not a url' }, 'endpoint is not a URL: "not a url"'],
-    [{ ...GOOD, endpoint: 'https://u:p@x.example/' }, 'endpoint must not carry credentials (user:password@); use headers'],
+    [{ ...GOOD, endpoint: 'https://u:p@x.example/' }, 'endpoint must not carry credentials (user:password@); use headers with {"secret":"env:NAME"}'],
     [{ ...GOOD, endpoint: 7 }, 'endpoint must be an http(s) URL string, got 7'],
     [{ ...GOOD, method: 'HEAD' }, 'method must be one of GET, POST, PUT, PATCH, DELETE, got "HEAD"'],
     [{ ...GOOD, timeout_ms: 0 }, 'timeout_ms must be a whole number of milliseconds > 0, got 0'],
     [{ ...GOOD, timeout_ms: 1.5 }, 'timeout_ms must be a whole number of milliseconds > 0, got 1.5'],
     [{ ...GOOD, timeout_ms: '100' }, 'timeout_ms must be a whole number of milliseconds > 0, got "100"'],
-    [{ ...GOOD, headers: { 'X-A': 1 } }, 'headers.X-A must be a string, got 1'],
-    [{ ...GOOD, headers: ['a'] }, 'headers must be an object of strings, got ["a"]'],
+    [{ ...GOOD, headers: { 'X-A': 1 } }, 'headers.X-A must be a string or {"secret":"env:NAME"}, got 1'],
+    [{ ...GOOD, headers: ['a'] }, 'headers must be an object of strings or {"secret":"env:NAME"}, got a list'],
     [{ ...GOOD, headers: { 'Bad Header': 'v' } }, 'headers: "Bad Header" is not a valid header name'],
     [{ ...GOOD, headers: { 'X-A': 'a\r\nInjected: 1' } }, 'headers.X-A must not contain CR, LF or NUL'],
     [{ ...GOOD, body_properties: 'x' }, 'body_properties must be an object, got "x"'],

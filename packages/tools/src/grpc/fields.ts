@@ -1,4 +1,5 @@
-import type { RemoteToolRecord } from '@hookyard/core';
+import { isSecretRef, type RemoteToolRecord, type StringOrSecret } from '@hookyard/core';
+import { checkStringOrSecretMap } from '../secret-values';
 import { parseProtoText } from './proto-text';
 
 /**
@@ -18,8 +19,8 @@ export interface GrpcRecordConfig extends GrpcTarget {
   proto?: string;
   /** Fully-qualified service names to expose; undefined means every service. */
   services?: string[];
-  /** Sent as metadata with every call (and with reflection requests). */
-  metadata: Record<string, string>;
+  /** Sent as metadata with every call (and with reflection requests): literals, and references resolved per call. */
+  metadata: Record<string, StringOrSecret>;
   timeoutMs: number;
 }
 
@@ -33,6 +34,9 @@ const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const METADATA_KEY = /^[0-9A-Za-z_.-]+$/;
 // Printable ASCII only: grpc-js refuses anything else in a text metadata value.
 const METADATA_VALUE = /^[\x20-\x7e]*$/;
+
+/** A text metadata value grpc-js will send: printable ASCII only. */
+export const metadataSafe = (value: string): boolean => METADATA_VALUE.test(value);
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const show = (v: unknown) => JSON.stringify(v) ?? String(v);
@@ -86,14 +90,15 @@ export function validateGrpcFields(input: Record<string, unknown>): string[] {
   }
 
   if (input.metadata !== undefined) {
-    if (!isPlainObject(input.metadata)) errors.push(`metadata must be an object of strings, got ${show(input.metadata)}`);
+    // The values are most likely credentials: show the shape, not the content.
+    if (!isPlainObject(input.metadata)) errors.push(`metadata must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(input.metadata) ? 'a list' : typeof input.metadata}`);
     else {
       for (const [k, v] of Object.entries(input.metadata)) {
         if (!METADATA_KEY.test(k)) errors.push(`metadata: ${show(k)} is not a valid metadata key ([0-9a-z_.-])`);
         else if (k.toLowerCase().startsWith('grpc-')) errors.push(`metadata: ${show(k)} is reserved (grpc- prefix)`);
         else if (k.toLowerCase().endsWith('-bin')) errors.push(`metadata: ${show(k)} is a binary key (-bin); only text metadata is supported`);
-        if (typeof v !== 'string') errors.push(`metadata.${k} must be a string, got ${show(v)}`);
-        else if (!METADATA_VALUE.test(v)) errors.push(`metadata.${k} must be printable ASCII`);
+        // A literal, or a reference `{"secret":"env:NAME"}`; a credential-looking key takes a reference only.
+        checkStringOrSecretMap('metadata', { [k]: v }, (at, value) => (metadataSafe(value) ? undefined : `${at} must be printable ASCII`), errors);
       }
     }
   }
@@ -132,8 +137,8 @@ export function grpcConfigOf(record: RemoteToolRecord): GrpcRecordConfig | strin
   return config;
 }
 
-function stringsOf(map: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(map)) if (typeof v === 'string') out[k] = v;
+function stringsOf(map: Record<string, unknown>): Record<string, StringOrSecret> {
+  const out: Record<string, StringOrSecret> = {};
+  for (const [k, v] of Object.entries(map)) if (typeof v === 'string' || isSecretRef(v)) out[k] = v;
   return out;
 }

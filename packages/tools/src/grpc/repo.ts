@@ -1,7 +1,8 @@
-import { HookyardError, badInput, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, badInput, createSecretResolver, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import * as grpc from '@grpc/grpc-js';
+import { resolveStringMap } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
-import { grpcConfigOf, type GrpcRecordConfig } from './fields';
+import { grpcConfigOf, metadataSafe, type GrpcRecordConfig } from './fields';
 import { decodeResponse } from './from-proto';
 import { messageSchema } from './json-schema';
 import { unaryMethods, type GrpcMethod } from './methods';
@@ -14,6 +15,8 @@ export interface GrpcRepoOptions {
   /** The registered tool records; only those of kind `grpc` are read. Called on every lookup. */
   records: () => Promise<RemoteToolRecord[]>;
   logger: Logger;
+  /** Resolves `{"secret": ...}` metadata values at call time (default: env and mounted files). */
+  secrets?: SecretResolver;
   /** How long a record's discovered methods are reused before asking the server again (default 60 s). */
   discoveryTtlMs?: number;
   /** How long a failed first discovery is remembered before trying again (default 5 s). */
@@ -57,9 +60,11 @@ class GrpcToolRepo implements ToolRepo {
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
   private readonly now: () => number;
+  private readonly secrets: SecretResolver;
   private closed = false;
 
   constructor(private readonly options: GrpcRepoOptions) {
+    this.secrets = options.secrets ?? createSecretResolver();
     this.ttlMs = options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
     this.failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
     this.now = options.now ?? Date.now;
@@ -75,7 +80,7 @@ class GrpcToolRepo implements ToolRepo {
     if (!method) throw notFound(`tool '${name}' is not a unary method of gRPC service '${record.name}'`);
     if (ctx.signal.aborted) throw abortError(`tool '${name}'`, ctx.signal);
     const request = encodeRequest(method.request, args);
-    const metadata = metadataOf(config);
+    const metadata = await this.metadataOf(config, `tool '${name}'`);
     metadata.set('idempotency-key', ctx.idempotencyKey);
     const raw = await this.call(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
     try {
@@ -184,7 +189,8 @@ class GrpcToolRepo implements ToolRepo {
       if (!parsed.ok) throw badInput(`gRPC tool '${config.name}': proto does not parse: ${parsed.errors.join('; ')}`);
       found = parsed;
     } else {
-      found = await reflect(this.channel(config), `gRPC tool '${config.name}'`, metadataOf(config), Math.min(config.timeoutMs, DISCOVERY_TIMEOUT_MS));
+      const what = `gRPC tool '${config.name}'`;
+      found = await reflect(this.channel(config), what, await this.metadataOf(config, what), Math.min(config.timeoutMs, DISCOVERY_TIMEOUT_MS));
     }
     let services = found.services;
     if (config.services) {
@@ -205,6 +211,14 @@ class GrpcToolRepo implements ToolRepo {
     const client = new grpc.Client(config.address, config.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
     this.channels.set(config.name, { key, client });
     return client;
+  }
+
+  /** The record's metadata with every secret reference resolved now (a rotated secret is picked up on the next call). */
+  private async metadataOf(config: GrpcRecordConfig, what: string): Promise<grpc.Metadata> {
+    const md = new grpc.Metadata();
+    const values = await resolveStringMap(this.secrets, what, 'metadata', config.metadata, metadataSafe);
+    for (const [k, v] of Object.entries(values)) md.set(k, v);
+    return md;
   }
 
   private call(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
@@ -229,11 +243,6 @@ class GrpcToolRepo implements ToolRepo {
   }
 }
 
-function metadataOf(config: GrpcRecordConfig): grpc.Metadata {
-  const md = new grpc.Metadata();
-  for (const [k, v] of Object.entries(config.metadata)) md.set(k, v);
-  return md;
-}
 
 /** The caller's abort keeps its reason, as for HTTP tools: a time bound is `timeout`, a shutdown `cancelled`. */
 function abortError(what: string, signal: AbortSignal, cause?: unknown): HookyardError {

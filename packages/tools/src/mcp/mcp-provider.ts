@@ -1,6 +1,7 @@
-import { HookyardError, notFound, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, createSecretResolver, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { providerToolName } from '../provider/naming';
+import { resolveHeaders } from '../secret-values';
 import type { DiscoveredTool, ToolProvider } from '../provider/types';
 import type { JsonSchema, ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
@@ -10,6 +11,8 @@ export interface McpProviderOptions {
   logger: Logger;
   /** Commands a stdio record may spawn (HOOKS_MCP_STDIO_ALLOW); default none. */
   stdioAllow?: readonly string[];
+  /** Resolves `{"secret": ...}` header values when a connection is opened (default: env and mounted files). */
+  secrets?: SecretResolver;
   /** How long a server's tool list is used before it is listed again (default 60 s). */
   listTtlMs?: number;
   /** After a failed connection or listing, how long before the next try (default 5 s). */
@@ -48,9 +51,11 @@ export class McpProvider implements ToolProvider {
   private readonly listTtlMs: number;
   private readonly retryAfterMs: number;
   private readonly now: () => number;
+  private readonly secrets: SecretResolver;
   private closed = false;
 
   constructor(private readonly options: McpProviderOptions) {
+    this.secrets = options.secrets ?? createSecretResolver();
     this.listTtlMs = options.listTtlMs ?? DEFAULT_LIST_TTL_MS;
     this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     this.now = options.now ?? Date.now;
@@ -146,7 +151,9 @@ export class McpProvider implements ToolProvider {
 
   private async connect(record: RemoteToolRecord, server: Server): Promise<Client> {
     if (this.closed) throw unavailable(`MCP tool '${record.name}': the tool layer is shutting down`);
-    const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger);
+    // References are resolved per connection: a rotated secret is used from the next reconnection on.
+    const headers = record.transport === 'stdio' ? {} : await resolveHeaders(this.secrets, `MCP tool '${record.name}'`, record.headers);
+    const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger, headers);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     // A server that goes away (a child that exits, a dropped session) is reconnected on next use.
     client.onclose = () => {

@@ -11,10 +11,11 @@ const STDERR_LOG_CHARS = 2000;
 /**
  * The SDK transport a record describes. A stdio command must be listed
  * exactly in HOOKS_MCP_STDIO_ALLOW (checked here, at spawn time, whatever
- * was accepted on write); the child gets the SDK's default environment (HOME,
+ * was accepted on write); `headers` are the record's with secret references
+ * already resolved (HTTP transports only); the child gets the SDK's default environment (HOME,
  * LOGNAME, PATH, SHELL, TERM, USER), never ours, and its stderr is logged.
  */
-export function transportFor(record: RemoteToolRecord, stdioAllow: readonly string[], logger: Logger): Transport {
+export function transportFor(record: RemoteToolRecord, stdioAllow: readonly string[], logger: Logger, headers: Record<string, string> = {}): Transport {
   const what = `MCP tool '${record.name}'`;
   switch (record.transport) {
     case 'stdio': {
@@ -28,9 +29,9 @@ export function transportFor(record: RemoteToolRecord, stdioAllow: readonly stri
       return transport;
     }
     case 'sse':
-      return new SSEClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...record.headers } } });
+      return new SSEClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } } });
     case 'streamable-http':
-      return new StreamableHTTPClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...record.headers } } });
+      return new StreamableHTTPClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } } });
     default:
       throw internal(`${what} is stored without a known transport (${JSON.stringify(record.transport)}); register it again`);
   }

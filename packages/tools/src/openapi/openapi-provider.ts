@@ -1,6 +1,7 @@
-import { HookyardError, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import { providerToolName } from '../provider/naming';
+import { SecretReferenceError, resolveHeaders } from '../secret-values';
 import type { ToolProvider } from '../provider/types';
 import type { ToolCallContext } from '../types';
 import { buildRequest, parseReply } from './call';
@@ -10,6 +11,8 @@ export interface OpenApiProviderOptions {
   logger: Logger;
   /** Defaults to the global fetch. */
   fetch?: FetchFn;
+  /** Resolves `{"secret": ...}` header values when they are sent (default: env and mounted files). */
+  secrets?: SecretResolver;
   /** How long a fetched document is used before it is fetched again (default 60 s). */
   documentTtlMs?: number;
   /** After a failed fetch, how long before the next try (default 5 s); meanwhile the last good document serves. */
@@ -57,6 +60,7 @@ export class OpenApiProvider implements ToolProvider {
   private readonly retryAfterMs: number;
   private readonly maxBytes: number;
   private readonly now: () => number;
+  private readonly secrets: SecretResolver;
   private readonly cache = new Map<string, CacheEntry>();
 
   constructor(private readonly options: OpenApiProviderOptions) {
@@ -65,6 +69,7 @@ export class OpenApiProvider implements ToolProvider {
     this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.now = options.now ?? Date.now;
+    this.secrets = options.secrets ?? createSecretResolver();
   }
 
   async discover(record: RemoteToolRecord): Promise<OpenApiOperation[]> {
@@ -78,7 +83,7 @@ export class OpenApiProvider implements ToolProvider {
     const what = `operation '${providerToolName(record.name, op.key)}' (${op.method} ${op.path})`;
     const base = new URL(record.endpoint);
     base.pathname = `${base.pathname.replace(/\/+$/, '')}${service.basePath}`;
-    const req = buildRequest(what, base.toString(), op, args, record.headers);
+    const req = buildRequest(what, base.toString(), op, args, await resolveHeaders(this.secrets, what, record.headers));
     req.headers.set('Idempotency-Key', ctx.idempotencyKey);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
       const res = await this.fetchFn(req.url, { method: op.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
@@ -116,8 +121,10 @@ export class OpenApiProvider implements ToolProvider {
     const url = documentUrl(record.endpoint);
     const what = `OpenAPI document of tool '${record.name}' (${url})`;
     try {
+      // A secret reference that cannot be read stays `internal` (set it, then the next try gets past it).
+      const headers = await resolveHeaders(this.secrets, what, record.headers);
       const service = await withDeadline(what, Math.min(record.timeout_ms, DOCUMENT_TIMEOUT_MS), undefined, async (signal) => {
-        const res = await this.fetchFn(url, { method: 'GET', headers: new Headers({ Accept: 'application/json', ...record.headers }), signal, redirect: 'manual' });
+        const res = await this.fetchFn(url, { method: 'GET', headers: new Headers({ Accept: 'application/json', ...headers }), signal, redirect: 'manual' });
         const body = await readBounded(res, this.maxBytes, what);
         if (res.status !== 200) throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(body)}`);
         let doc: unknown;
@@ -137,7 +144,7 @@ export class OpenApiProvider implements ToolProvider {
     } catch (err) {
       const e = toHookyardError(err);
       // Whatever went wrong, the service cannot be described right now: a later try may get past it.
-      entry.error = e.kind === 'unavailable' || e.kind === 'timeout' ? e : new HookyardError('unavailable', e.message, { cause: err });
+      entry.error = e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError ? e : new HookyardError('unavailable', e.message, { cause: err });
       entry.failedAt = this.now();
       this.options.logger.warn(
         { err: entry.error, tool: record.name, url, kept: entry.service !== undefined },

@@ -1,5 +1,6 @@
-import { notFound, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { createSecretResolver, notFound, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
+import { resolveInjected } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { applyInjected, declaredNames, stripInjected } from './injected';
 import { nameSlug, providerOf, providerToolName } from './naming';
@@ -10,6 +11,8 @@ export interface ProviderRepoOptions {
   logger: Logger;
   /** One provider per record kind it serves. */
   providers: readonly ToolProvider[];
+  /** Resolves `{"secret": ...}` injected values at call time (default: env and mounted files). */
+  secrets?: SecretResolver;
 }
 
 interface Entry {
@@ -27,8 +30,10 @@ export class ProviderRepo implements ToolRepo {
   private readonly byKind = new Map<string, ToolProvider>();
   /** Name clashes already reported, so a listing every call does not repeat the warning. */
   private readonly warned = new Set<string>();
+  private readonly secrets: SecretResolver;
 
   constructor(private readonly options: ProviderRepoOptions) {
+    this.secrets = options.secrets ?? createSecretResolver();
     for (const p of options.providers) this.byKind.set(p.kind, p);
   }
 
@@ -38,7 +43,10 @@ export class ProviderRepo implements ToolRepo {
     if (!record) throw notFound(`tool '${name}' is not a registered tool`);
     const entry = (await this.entries(record)).find((e) => e.info.name === name);
     if (!entry) throw notFound(`tool '${name}' is not an operation of ${record.kind} tool '${record.name}'`);
-    const final = applyInjected(args, record.injected, declaredNames(entry.tool.parameters));
+    const declared = declaredNames(entry.tool.parameters);
+    // Only the references this tool receives are resolved, now, per call.
+    const injected = await resolveInjected(this.secrets, `tool '${name}'`, record.injected, declared);
+    const final = applyInjected(args, injected, declared);
     return this.byKind.get(record.kind)!.call(record, entry.tool.key, final, ctx);
   }
 

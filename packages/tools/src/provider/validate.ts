@@ -1,4 +1,5 @@
 import { MCP_TRANSPORTS, type McpTransportKind } from '@hookyard/core';
+import { literalCredentialLine, isCredentialName, secretValueViolation } from '../secret-values';
 import { TOOL_SEPARATOR } from './naming';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -10,19 +11,33 @@ export function providerNameViolation(name: string): string | undefined {
   return name.includes(TOOL_SEPARATOR) ? `name must not contain '${TOOL_SEPARATOR}' (it separates a provider from its operations in tool names)` : undefined;
 }
 
-/** `injected`: an object of argument names to the values the runtime applies. */
+/**
+ * `injected`: an object of argument names to the values the runtime applies.
+ * A value is any JSON value or a secret reference `{"secret":"env:NAME"}`
+ * (an object whose only field is `secret` is always read as a reference);
+ * under a credential-looking name only a reference is accepted.
+ */
 export function checkInjected(value: unknown, errors: string[]): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
-    errors.push(`injected must be an object of argument names to values, got ${show(value)}`);
+    // The values are most likely credentials: show the shape, not the content.
+    errors.push(`injected must be an object of argument names to values, got ${Array.isArray(value) ? 'a list' : typeof value}`);
     return undefined;
   }
   const before = errors.length;
+  const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
+    const at = `injected.${k}`;
     if (k === '' || CONTROL.test(k)) errors.push(`injected: ${show(k)} is not an argument name`);
-    if (v === undefined || v === null) errors.push(`injected.${k} must have a value, got ${show(v)}`);
+    if (v === undefined || v === null) errors.push(`${at} must have a value, got ${show(v)}`);
+    else if (isPlainObject(v) && 'secret' in v) {
+      const miss = secretValueViolation(at, v);
+      if (miss) errors.push(miss);
+      else out[k] = { secret: v.secret as string };
+    } else if (isCredentialName(k)) errors.push(literalCredentialLine(at));
+    else out[k] = v;
   }
-  return errors.length > before ? undefined : { ...value };
+  return errors.length > before ? undefined : out;
 }
 
 /** `operations`: a non-empty allowlist (`*`, names, `!name`) of operation ids or tool-name parts. */

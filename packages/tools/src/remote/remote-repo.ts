@@ -1,6 +1,7 @@
-import { internal, notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { createSecretResolver, internal, notFound, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import { resolveHeaders } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { PROTOCOLS } from './protocols';
 import { fetchSchema, type RemoteFunction } from './schema';
@@ -10,6 +11,8 @@ export interface RemoteRepoOptions {
   logger: Logger;
   /** Defaults to the global fetch. */
   fetch?: FetchFn;
+  /** Resolves `{"secret": ...}` header values at call time (default: env and mounted files). */
+  secrets?: SecretResolver;
   /** How long a fetched `/schema` is reused (default 30 s). */
   schemaTtlMs?: number;
   /** Largest reply body read from a tool (default 8 MiB). */
@@ -31,6 +34,7 @@ export class RemoteRepo implements ToolRepo {
   private readonly schemaTtlMs: number;
   private readonly maxReplyBytes: number;
   private readonly now: () => number;
+  private readonly secrets: SecretResolver;
   private readonly schemaCache = new Map<string, { at: number; endpoint: string; fns: RemoteFunction[] | null }>();
 
   constructor(private readonly options: RemoteRepoOptions) {
@@ -38,6 +42,7 @@ export class RemoteRepo implements ToolRepo {
     this.schemaTtlMs = options.schemaTtlMs ?? DEFAULT_SCHEMA_TTL_MS;
     this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
     this.now = options.now ?? Date.now;
+    this.secrets = options.secrets ?? createSecretResolver();
   }
 
   private async record(name: string): Promise<RemoteToolRecord | null> {
@@ -54,11 +59,12 @@ export class RemoteRepo implements ToolRepo {
     const protocol = PROTOCOLS[record.protocol];
     // Stored properties first, the call's arguments win.
     const merged = { ...record.body_properties, ...args };
-    // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
-    const headers = new Headers({ 'Content-Type': 'application/json' });
-    for (const [k, v] of Object.entries(record.headers)) headers.set(k, v);
-    headers.set('Idempotency-Key', ctx.idempotencyKey);
     const what = `tool '${name}'`;
+    // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
+    // Secret references are resolved now, per call: a rotated secret is used at once, a missing one fails `internal`.
+    const headers = new Headers({ 'Content-Type': 'application/json' });
+    for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, what, record.headers))) headers.set(k, v);
+    headers.set('Idempotency-Key', ctx.idempotencyKey);
     const hasBody = method !== 'GET';
     const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
@@ -105,7 +111,7 @@ export class RemoteRepo implements ToolRepo {
   private async functions(record: RemoteToolRecord): Promise<RemoteFunction[] | null> {
     const hit = this.schemaCache.get(record.name);
     if (hit && hit.endpoint === record.endpoint && this.now() - hit.at < this.schemaTtlMs) return hit.fns;
-    const fns = await fetchSchema(this.fetchFn, record, this.options.logger);
+    const fns = await fetchSchema(this.fetchFn, record, this.options.logger, this.secrets);
     this.schemaCache.set(record.name, { at: this.now(), endpoint: record.endpoint, fns });
     return fns;
   }

@@ -1,5 +1,6 @@
-import { quote, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { createSecretResolver, quote, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import { readBounded, withDeadline, type FetchFn } from '../http-call';
+import { resolveHeaders } from '../secret-values';
 import type { JsonSchema } from '../types';
 
 /** One function a service describes at `GET {endpoint}/schema`. */
@@ -24,12 +25,18 @@ export function schemaUrl(endpoint: string): string {
  * A service without one (non-200, unreachable, malformed) has no schema:
  * null, logged, never an error — the tool is still callable.
  */
-export async function fetchSchema(fetchFn: FetchFn, record: RemoteToolRecord, logger: Logger): Promise<RemoteFunction[] | null> {
+export async function fetchSchema(
+  fetchFn: FetchFn,
+  record: RemoteToolRecord,
+  logger: Logger,
+  secrets: SecretResolver = createSecretResolver(),
+): Promise<RemoteFunction[] | null> {
   const url = schemaUrl(record.endpoint);
   const what = `schema of tool '${record.name}'`;
   try {
+    const headers = await resolveHeaders(secrets, what, record.headers);
     return await withDeadline(what, Math.min(record.timeout_ms, SCHEMA_TIMEOUT_MS), undefined, async (signal) => {
-      const res = await fetchFn(url, { method: 'GET', headers: new Headers({ ...record.headers }), signal, redirect: 'manual' });
+      const res = await fetchFn(url, { method: 'GET', headers: new Headers(headers), signal, redirect: 'manual' });
       const body = await readBounded(res, SCHEMA_MAX_BYTES, what);
       if (res.status !== 200) return null;
       const fns = parseFunctions(body);

@@ -1,6 +1,7 @@
-import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type ToolRetryPolicy } from '@hookyard/core';
+import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
 import { validateGrpcFields } from '../grpc';
 import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
+import { checkStringOrSecretMap, headerSafe } from '../secret-values';
 import { PROTOCOL_ALIASES } from './protocols';
 
 /** Names of the built-in tools; a registration may not take them (the local tool would shadow it). */
@@ -81,14 +82,13 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     errors.push(`timeout_ms must be a whole number of milliseconds > 0, got ${show(input.timeout_ms)}`);
   }
 
-  const headers = input.headers === undefined ? {} : input.headers;
-  if (!isPlainObject(headers)) errors.push(`headers must be an object of strings, got ${show(input.headers)}`);
+  const rawHeaders = input.headers === undefined ? {} : input.headers;
+  let headers: Record<string, StringOrSecret> = {};
+  // The values are most likely credentials: show the shape, not the content.
+  if (!isPlainObject(rawHeaders)) errors.push(`headers must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(rawHeaders) ? 'a list' : typeof rawHeaders}`);
   else {
-    for (const [k, v] of Object.entries(headers)) {
-      if (!HEADER_NAME.test(k)) errors.push(`headers: ${show(k)} is not a valid header name`);
-      if (typeof v !== 'string') errors.push(`headers.${k} must be a string, got ${show(v)}`);
-      else if (/[\r\n\0]/.test(v)) errors.push(`headers.${k} must not contain CR, LF or NUL`);
-    }
+    for (const k of Object.keys(rawHeaders)) if (!HEADER_NAME.test(k)) errors.push(`headers: ${show(k)} is not a valid header name`);
+    headers = checkStringOrSecretMap('headers', rawHeaders, (at, v) => (headerSafe(v) ? undefined : `${at} must not contain CR, LF or NUL`), errors);
   }
 
   if (input.description !== undefined && typeof input.description !== 'string') {
@@ -105,7 +105,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     kind: known ?? 'http',
     endpoint: stdio ? '' : (input.endpoint as string),
     timeout_ms: timeout as number,
-    headers: headers as Record<string, string>,
+    headers,
     created_at: stamp,
     updated_at: stamp,
   };
@@ -152,7 +152,7 @@ function grpcFields(input: Record<string, unknown>, record: RemoteToolRecord, er
   errors.push(...validateGrpcFields(input));
   if (typeof input.proto === 'string') record.proto = input.proto;
   if (Array.isArray(input.services)) record.services = [...(input.services as string[])];
-  if (isPlainObject(input.metadata)) record.metadata = { ...(input.metadata as Record<string, string>) };
+  if (isPlainObject(input.metadata)) record.metadata = checkStringOrSecretMap('metadata', input.metadata, () => undefined, []);
 }
 
 /** The error line for a bad endpoint; undefined when it is a usable http(s) URL. */
@@ -166,8 +166,8 @@ function endpointViolation(value: unknown): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `endpoint scheme must be http or https, got ${show(url.protocol.replace(/:$/, ''))}`;
   if (url.hostname === '') return `endpoint must name a host, got ${show(value)}`;
-  // Records are listed by the API; a secret belongs in a header, not in the URL.
-  if (url.username !== '' || url.password !== '') return 'endpoint must not carry credentials (user:password@); use headers';
+  // Records are listed by the API; a secret belongs in a header reference, not in the URL.
+  if (url.username !== '' || url.password !== '') return 'endpoint must not carry credentials (user:password@); use headers with {"secret":"env:NAME"}';
   return undefined;
 }
 

@@ -5,7 +5,7 @@ describe('validateGrpcFields', () => {
   test('accepts plaintext and TLS endpoints with the optional fields', () => {
     expect(validateGrpcFields({ endpoint: 'grpc://127.0.0.1:50051' })).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpcs://api.example.com:443/', timeout_ms: 5000 })).toEqual([]);
-    expect(validateGrpcFields({ endpoint: 'grpc://[::1]:9000', metadata: { 'x-api-key': 'k', Authorization: 'Bearer t' } })).toEqual([]);
+    expect(validateGrpcFields({ endpoint: 'grpc://[::1]:9000', metadata: { 'x-team': 'hooks', 'x-api-key': { secret: 'env:K' }, Authorization: { secret: 'file:/run/secrets/t' } } })).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpc://svc:1', proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Catalog'] })).toEqual([]);
   });
 
@@ -15,7 +15,7 @@ describe('validateGrpcFields', () => {
         endpoint: 'localhost:50051',
         timeout_ms: 0,
         services: ['ok.Service', 'not a name', 'ok.Service'],
-        metadata: { 'grpc-timeout': '1', 'bad key': 'v', 'token-bin': 'x', 'x-n': 5, 'x-crlf': 'a\r\nb' },
+        metadata: { 'grpc-timeout': '1', 'bad name': 'v', 'token-bin': { secret: 'env:T' }, 'x-n': 5, 'x-crlf': 'a\r\nb', 'x-api-key': 'k-literal', 'x-token': { secret: 'k-literal' } },
       }),
     ).toEqual([
       'endpoint must be grpc://host:port (plaintext) or grpcs://host:port (TLS), got "localhost:50051"',
@@ -23,10 +23,12 @@ describe('validateGrpcFields', () => {
       'services: "not a name" is not a fully-qualified service name (e.g. "pkg.Service")',
       'services: "ok.Service" is listed twice',
       'metadata: "grpc-timeout" is reserved (grpc- prefix)',
-      'metadata: "bad key" is not a valid metadata key ([0-9a-z_.-])',
+      'metadata: "bad name" is not a valid metadata key ([0-9a-z_.-])',
       'metadata: "token-bin" is a binary key (-bin); only text metadata is supported',
-      'metadata.x-n must be a string, got 5',
+      'metadata.x-n must be a string or {"secret":"env:NAME"}, got 5',
       'metadata.x-crlf must be printable ASCII',
+      'metadata.x-api-key looks like a credential and is never stored as a literal; use {"secret":"env:NAME"} (or {"secret":"file:/path"})',
+      'metadata.x-token.secret looks like a literal secret, which is never stored; put it in an environment variable or a mounted file and reference it as env:NAME or file:/path',
     ]);
   });
 
@@ -52,6 +54,6 @@ describe('validateGrpcFields', () => {
     ]);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', proto: 42 })).toEqual(['proto must be the text of a .proto file, got 42']);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', services: [] })[0]).toMatch(/^services must be a non-empty list/);
-    expect(validateGrpcFields({ endpoint: 'grpc://h:1', metadata: 'x' })).toEqual(['metadata must be an object of strings, got "x"']);
+    expect(validateGrpcFields({ endpoint: 'grpc://h:1', metadata: 'x' })).toEqual(['metadata must be an object of strings or {"secret":"env:NAME"}, got string']);
   });
 });

@@ -1,0 +1,151 @@
+import { HookyardError, isSecretRef, secretRefViolation, type RemoteToolRecord, type SecretResolver, type StringOrSecret } from '@hookyard/core';
+
+/**
+ * Tool records hold secrets by reference only. A value in `headers`,
+ * `injected` or gRPC `metadata` is a literal or `{"secret": "env:NAME"}` /
+ * `{"secret": "file:/path"}`; a literal under a name that looks like a
+ * credential is refused on write, and references are resolved at call time.
+ */
+
+/** Names whose values are credentials: `authorization`, `proxy-authorization`, `cookie`, anything with key, token, secret, password or auth. */
+const CREDENTIAL_NAME = /key|token|secret|password|auth|cookie/i;
+
+/** True when a header, argument or metadata name looks like it carries a credential. */
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+const REF_HINT = 'use {"secret":"env:NAME"} (or {"secret":"file:/path"})';
+
+/** What a tool record holds in place of a literal credential that was stored before references existed. */
+export const REDACTED = '<redacted: register again with {"secret":"env:NAME"}>';
+
+/**
+ * The error line for a value that is shaped like a reference (an object with a
+ * `secret` field) but is not a good one; undefined when it is a good one.
+ * Only field names are shown, never values.
+ */
+export function secretValueViolation(field: string, value: Record<string, unknown>): string | undefined {
+  const extra = Object.keys(value).filter((k) => k !== 'secret');
+  if (extra.length > 0) return `${field}: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
+  return secretRefViolation(`${field}.secret`, value.secret);
+}
+
+/** The refusal for a literal value under a credential-looking name (the value itself is never quoted). */
+export function literalCredentialLine(field: string): string {
+  return `${field} looks like a credential and is never stored as a literal; ${REF_HINT}`;
+}
+
+/**
+ * Checks a map of string-or-secret values (`headers`, `metadata`): a good
+ * reference, or a literal string that `literal` accepts and whose name is not
+ * a credential's. One line per problem, naming the field.
+ */
+export function checkStringOrSecretMap(
+  field: string,
+  map: Record<string, unknown>,
+  literal: (at: string, value: string) => string | undefined,
+  errors: string[],
+): Record<string, StringOrSecret> {
+  const out: Record<string, StringOrSecret> = {};
+  for (const [k, v] of Object.entries(map)) {
+    const at = `${field}.${k}`;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'secret' in v) {
+      const miss = secretValueViolation(at, v as Record<string, unknown>);
+      if (miss) errors.push(miss);
+      else out[k] = { secret: (v as { secret: string }).secret };
+    } else if (typeof v !== 'string') {
+      errors.push(`${at} must be a string or {"secret":"env:NAME"}, got ${isCredentialName(k) ? typeof v : JSON.stringify(v) ?? String(v)}`);
+    } else if (isCredentialName(k)) {
+      errors.push(literalCredentialLine(at));
+    } else {
+      const miss = literal(at, v);
+      if (miss) errors.push(miss);
+      else out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** A secret reference a call needs could not be read or used: kind `internal`, quoting the reference, never a value. */
+export class SecretReferenceError extends HookyardError {
+  constructor(message: string, cause?: unknown) {
+    super('internal', message, { cause });
+  }
+}
+
+/** Resolves one reference to text, naming where it is used: `internal`, quoting the reference, when it cannot be read. */
+async function resolveText(resolver: SecretResolver, what: string, at: string, ref: string): Promise<string> {
+  try {
+    return (await resolver.resolve(ref)).toString('utf8');
+  } catch (err) {
+    const message = err instanceof HookyardError ? err.message : `secret reference ${ref} cannot be read`;
+    throw new SecretReferenceError(`${what}: ${at}: ${message}`, err);
+  }
+}
+
+/**
+ * A string-or-secret map with every reference resolved. `check` refuses a
+ * resolved value that cannot be sent (a header with CR/LF, metadata that is
+ * not printable ASCII): `internal`, quoting the reference, never the value.
+ */
+export async function resolveStringMap(
+  resolver: SecretResolver,
+  what: string,
+  field: string,
+  map: Readonly<Record<string, unknown>> | undefined,
+  check: (value: string) => boolean = () => true,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map ?? {})) {
+    if (typeof v === 'string') out[k] = v;
+    else if (isSecretRef(v)) {
+      const value = await resolveText(resolver, what, `${field}.${k}`, v.secret);
+      if (!check(value)) throw new SecretReferenceError(`${what}: ${field}.${k}: secret reference ${v.secret} holds a value that cannot be sent there`);
+      out[k] = value;
+    }
+  }
+  return out;
+}
+
+/** A header value may hold no CR, LF or NUL. */
+export const headerSafe = (value: string): boolean => !/[\r\n\0]/.test(value);
+
+/** Header values with every reference resolved. */
+export function resolveHeaders(resolver: SecretResolver, what: string, headers: Readonly<Record<string, unknown>> | undefined): Promise<Record<string, string>> {
+  return resolveStringMap(resolver, what, 'headers', headers, headerSafe);
+}
+
+/** Injected values with every reference among `names` resolved (the others are not needed by this call). */
+export async function resolveInjected(
+  resolver: SecretResolver,
+  what: string,
+  injected: Readonly<Record<string, unknown>> | undefined,
+  names: ReadonlySet<string>,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(injected ?? {})) {
+    if (!names.has(k)) continue;
+    out[k] = isSecretRef(v) ? await resolveText(resolver, what, `injected.${k}`, v.secret) : v;
+  }
+  return out;
+}
+
+/**
+ * A record as the API shows it: references as they are, and any literal value
+ * under a credential-looking name (a record stored before references were
+ * required) replaced by a marker, so the API never echoes a credential.
+ */
+export function redactToolRecord(record: RemoteToolRecord): RemoteToolRecord {
+  const out: RemoteToolRecord = { ...record };
+  if (record.headers) out.headers = redactMap(record.headers) as Record<string, StringOrSecret>;
+  if (record.metadata) out.metadata = redactMap(record.metadata) as Record<string, StringOrSecret>;
+  if (record.injected) out.injected = redactMap(record.injected);
+  return out;
+}
+
+function redactMap(map: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(map)) out[k] = isSecretRef(v) || !isCredentialName(k) ? v : REDACTED;
+  return out;
+}
