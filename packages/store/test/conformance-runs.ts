@@ -3,6 +3,7 @@ import type { Stores } from '../src';
 import { T0, hook, rejection, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 import { describeInterruptConformance } from './conformance-interrupt';
+import { describeResendConformance } from './conformance-resend';
 
 /** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
 export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
@@ -294,5 +295,6 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
     });
 
     describeInterruptConformance(stores);
+    describeResendConformance(stores);
   });
 }

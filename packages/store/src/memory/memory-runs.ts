@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { FINISHED_STATUSES, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
@@ -12,6 +13,12 @@ interface Slot {
   run: Run;
   /** Fencing token of the latest claim (survives the attempt, unlike `run.lease`). */
   token: number;
+  /**
+   * What ended the attempt of `token` ('' while it runs or after an operator
+   * verb): complete, fail, schedule_retry, released, lapsed. Lets a repeated
+   * end-of-attempt write recognise its own outcome (as the Lua scripts do).
+   */
+  ended: string;
   /** Next time the sweep dispatches it; null unless pending/retry_wait. */
   dispatchAt: number | null;
   dueMs: number | null;
@@ -19,6 +26,7 @@ interface Slot {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kind && a.message === b.message;
 
 /**
  * The run store in one process. Every method does its whole state change
@@ -45,7 +53,7 @@ export class MemoryRunStore implements RunStore {
         delivery_id: input.deliveryId ?? null, resumable: false, created_at: at, updated_at: at, started_at: null,
         finished_at: null, history: [],
       };
-      const slot: Slot = { run, token: 0, dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
+      const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
       this.slots.set(id, slot);
       this.log(slot, input.now, 'kept', `event on ${input.topic}`);
       return { id, hook };
@@ -62,6 +70,7 @@ export class MemoryRunStore implements RunStore {
     const run = slot.run;
     if ((run.status !== 'pending' && run.status !== 'retry_wait') || (slot.dueMs ?? Infinity) > now) return null;
     slot.token += 1;
+    slot.ended = '';
     run.attempts += 1;
     run.lease = { owner, until: now + leaseMs, token: slot.token };
     run.started_at ??= iso(now);
@@ -78,6 +87,7 @@ export class MemoryRunStore implements RunStore {
 
   async setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void> {
     const slot = this.attempt(id, token);
+    if (slot.run.claim_intent === intent && this.lastLineIs(slot, now, 'claim_intent', intent)) return;
     slot.run.claim_intent = intent;
     slot.run.updated_at = iso(now);
     this.log(slot, now, 'claim_intent', intent);
@@ -86,8 +96,11 @@ export class MemoryRunStore implements RunStore {
   async act(id: string, token: number, act: ActInput, now: number): Promise<void> {
     const slot = this.attempt(id, token);
     const run = slot.run;
+    const ids = act.actedIds ?? [];
+    const resent = run.acted === act.acted && isDeepStrictEqual(run.acted_ids, ids);
+    if (resent && this.lastLineIs(slot, now, 'acted', rules.actDetail(act))) return;
     run.acted = act.acted;
-    run.acted_ids = [...(act.actedIds ?? [])];
+    run.acted_ids = [...ids];
     if (act.input !== undefined) run.input = structuredClone(act.input);
     run.resumable = act.resumable ?? false;
     run.claim_intent = '';
@@ -96,19 +109,25 @@ export class MemoryRunStore implements RunStore {
   }
 
   async note(id: string, token: number, event: string, detail: string, now: number): Promise<void> {
-    this.log(this.attempt(id, token), now, event, detail);
+    const slot = this.attempt(id, token);
+    if (!this.lastLineIs(slot, now, event, detail)) this.log(slot, now, event, detail);
   }
 
   async complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run> {
-    const slot = this.attempt(id, token);
-    slot.run.result = rules.boundResult(result);
+    const bounded = rules.boundResult(result);
+    const slot = this.ending(id, token, 'complete', (r) => r.status === status && isDeepStrictEqual(r.result, bounded));
+    if (slot.ended) return structuredClone(slot.run);
+    slot.ended = 'complete';
+    slot.run.result = bounded;
     this.finish(slot, status, now);
     this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
     return structuredClone(slot.run);
   }
 
   async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
-    const slot = this.attempt(id, token);
+    const slot = this.ending(id, token, 'fail', (r) => r.status === 'failed' && sameError(r.error, error));
+    if (slot.ended) return structuredClone(slot.run);
+    slot.ended = 'fail';
     slot.run.error = { kind: error.kind, message: error.message };
     this.finish(slot, 'failed', now);
     this.log(slot, now, 'failed', rules.errorDetail(error));
@@ -116,7 +135,11 @@ export class MemoryRunStore implements RunStore {
   }
 
   async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
-    const slot = this.attempt(id, token);
+    const slot = this.ending(
+      id, token, 'schedule_retry', (r) => r.status === 'retry_wait' && sameError(r.error, error) && r.due_at === iso(dueAt),
+    );
+    if (slot.ended) return structuredClone(slot.run);
+    slot.ended = 'schedule_retry';
     slot.run.error = { kind: error.kind, message: error.message };
     this.makeDue(slot, 'retry_wait', dueAt, now);
     this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, dueAt));
@@ -124,8 +147,13 @@ export class MemoryRunStore implements RunStore {
   }
 
   async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {
-    const slot = this.attempt(id, token);
+    const outcomes: Partial<Record<RunStatus, LapsedOutcome['outcome']>> = { failed: 'failed', retry_wait: 'retry', pending: 'replay' };
+    const slot = this.ending(id, token, 'released', (r) => !!outcomes[r.status] && !!r.error?.message.includes(`: ${reason}`));
     const run = slot.run;
+    if (slot.ended) {
+      const error = { kind: run.error!.kind, message: run.error!.message };
+      return { id: run.id, hook: run.hook, outcome: outcomes[run.status]!, error, attempts: run.attempts };
+    }
     return this.interrupt(slot, policy, now, 'released', rules.releaseReason(run.lease?.owner ?? '', run.attempts, reason));
   }
 
@@ -176,6 +204,7 @@ export class MemoryRunStore implements RunStore {
     if (run.status !== 'failed') throw conflict(`run ${id} is ${run.status}; only a failed run can be retried`);
     if (run.acted === 'resume' || run.acted === 'take') throw rules.committedRefusal(id, run.acted, run.acted_ids);
     const lastError = run.error;
+    slot.ended = '';
     run.attempts = 0;
     run.error = null;
     run.result = null;
@@ -196,6 +225,7 @@ export class MemoryRunStore implements RunStore {
     if (status === 'running' || status === 'discarded') {
       throw conflict(`run ${id} is ${status}; ${status === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
     }
+    slot.ended = '';
     this.finish(slot, 'discarded', now);
     this.log(slot, now, 'discarded', `discarded by operator (was ${status})`);
     return structuredClone(slot.run);
@@ -224,8 +254,29 @@ export class MemoryRunStore implements RunStore {
     return slot;
   }
 
+  /**
+   * The run for a write that ends the attempt of `token` with `verb`. Running
+   * with this token: `ended` is '' (go ahead). Already ended by `verb` with this
+   * token and `same(run)` (the outcome this write would produce): `ended` is
+   * set and the caller answers the run as stored (a repeated write). Else the
+   * stale-token conflict.
+   */
+  private ending(id: string, token: number, verb: string, same: (run: Run) => boolean): Slot {
+    const slot = this.find(id);
+    if (slot.token === token && slot.run.status === 'running') return slot;
+    if (slot.token === token && slot.ended === verb && same(slot.run)) return slot;
+    throw rules.staleTokenError(id, token, slot.run.status, slot.token) as HookyardError;
+  }
+
+  /** The run's last history line is exactly this one (a repeated write of the attempt). */
+  private lastLineIs(slot: Slot, now: number, event: string, detail: string): boolean {
+    const last = slot.run.history.at(-1);
+    return !!last && last.at === iso(now) && last.attempt === slot.run.attempts && last.event === event && (last.detail ?? '') === detail;
+  }
+
   private interrupt(slot: Slot, policy: InterruptPolicy, now: number, event: string, reason: string): LapsedOutcome {
     const run = slot.run;
+    slot.ended = event;
     this.log(slot, now, event, reason);
     const { outcome, error } = decideInterrupt(
       { acted: run.acted, actedIds: run.acted_ids, resumable: run.resumable, attempts: run.attempts }, policy, reason,

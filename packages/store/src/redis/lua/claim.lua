@@ -10,7 +10,7 @@ if not f[1] then return { -1 } end
 if (f[1] ~= 'pending' and f[1] ~= 'retry_wait') or f[2] == '' or tonumber(f[2]) > now then return { 1 } end
 local attempts = redis.call('HINCRBY', c.run, 'attempts', 1)
 local token = redis.call('HINCRBY', c.run, 'token', 1)
-redis.call('HSET', c.run, 'owner', owner, 'until', now + lease_ms)
+redis.call('HSET', c.run, 'owner', owner, 'until', now + lease_ms, 'ended', '')
 if f[3] == '' then redis.call('HSET', c.run, 'started', now) end
 set_status(c, 'running', now)
 redis.call('ZREM', c.due, c.id)

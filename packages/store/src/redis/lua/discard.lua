@@ -8,6 +8,7 @@ local now = tonumber(ARGV[3])
 local f = redis.call('HMGET', c.run, 'status', 'attempts')
 if not f[1] then return { -1 } end
 if f[1] == 'running' or f[1] == 'discarded' then return { -3, f[1] } end
+redis.call('HSET', c.run, 'ended', '')
 finish(c, 'discarded', now)
 append_history(c.run, now, f[2], 'discarded', 'discarded by operator (was ' .. f[1] .. ')')
 return { 0, redis.call('HGETALL', c.run) }

@@ -5,6 +5,7 @@
 --   acted 'start', resumable    -> pending now (replay), or failed (unavailable) when attempts are spent
 --   acted 'start', not resumable-> failed (internal)
 --   acted cancel/resume/take    -> failed (internal)
+-- `event` (released|lapsed) is also what ended the attempt (see end_attempt).
 -- Returns {id, hook, outcome, kind, message, attempts}.
 --!include transitions
 local function interrupt(c, now, max_attempts, retry_delay, event, reason)
@@ -33,7 +34,7 @@ local function interrupt(c, now, max_attempts, retry_delay, event, reason)
     outcome, kind = 'failed', 'internal'
     message = 'interrupted after it committed a ' .. acted .. ' on ' .. acted_ids .. '; held for an operator (' .. reason .. ')'
   end
-  clear_lease(c)
+  end_attempt(c, event)
   redis.call('HSET', c.run, 'error', cjson.encode({ kind = kind, message = message }))
   if outcome == 'failed' then
     finish(c, 'failed', now)

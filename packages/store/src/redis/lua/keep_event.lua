@@ -12,7 +12,7 @@ local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local names = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #names > tonumber(ARGV[8]) then return { -5, #names } end
 local digits = '0123456789abcdefghijklmnopqrstuvwxyz'
-local history = cjson.encode({ { at = now, attempt = 0, event = 'kept', detail = ARGV[9] } })
+local history = '[' .. history_line(now, 0, 'kept', ARGV[9]) .. ']'
 local out = { 0 }
 for i, hook in ipairs(names) do
   -- The run's index within the event, 2 base36 chars (runIdAt in run-ids.ts).

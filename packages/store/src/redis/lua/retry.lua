@@ -16,7 +16,7 @@ if f[4] and f[4] ~= '' then
   local e = cjson.decode(f[4])
   detail = detail .. '; last error ' .. e.kind .. ': ' .. e.message
 end
-redis.call('HSET', c.run, 'attempts', 0, 'error', '', 'result', '', 'finished', '')
+redis.call('HSET', c.run, 'attempts', 0, 'error', '', 'result', '', 'finished', '', 'ended', '')
 if f[2] ~= 'start' then redis.call('HSET', c.run, 'acted', '', 'acted_ids', '[]') end
 redis.call('ZREM', c.done, c.id)
 make_due(c, 'pending', now, now)

@@ -1,5 +1,12 @@
 -- Fragment: moves of a run between states, shared by every run script.
 -- `c` is the run's context: { tag, id, run, due, lease, done } (keys of its partition).
+--
+-- Redis Cluster: a run script declares the keys it is given (run, due, lease,
+-- done) and also touches keys it names itself: its partition's list indexes
+-- (index.lua) and, in the sweeps, the runs of the partition. Every one of them
+-- is named from ARGV[1], the partition's hash tag {P:p<n>}, which is the hash
+-- tag of every declared key (same_slot checks it), so all of them hash to the
+-- one slot the script was routed to.
 --!include history
 --!include index
 
@@ -9,8 +16,19 @@ local function run_ctx(tag, id, due, lease, done)
   return { tag = tag, id = id, run = tag .. ':run:' .. id, due = due, lease = lease, done = done }
 end
 
+-- Refuses (raises) unless every declared key starts with hash tag `tag`: the keys
+-- a script names from the tag then share the declared keys' Cluster slot.
+local function same_slot(tag)
+  for _, key in ipairs(KEYS) do
+    if string.sub(key, 1, #tag + 1) ~= tag .. ':' then
+      error('key ' .. key .. ' is outside hash tag ' .. tag)
+    end
+  end
+end
+
 -- The context of a per-run script: KEYS run, due, lease, done; ARGV[1] tag, ARGV[2] id.
 local function script_ctx()
+  same_slot(ARGV[1])
   return { tag = ARGV[1], id = ARGV[2], run = KEYS[1], due = KEYS[2], lease = KEYS[3], done = KEYS[4] }
 end
 
@@ -28,6 +46,15 @@ end
 local function clear_lease(c)
   redis.call('HSET', c.run, 'owner', '', 'until', '')
   redis.call('ZREM', c.lease, c.id)
+end
+
+-- Ends the live attempt: clears its lease and records which verb ended it
+-- (`ended`: complete, fail, schedule_retry, released, lapsed). With the token,
+-- which stays, this lets a re-sent end-of-attempt write recognise its own outcome.
+-- claim, retry and discard clear `ended`.
+local function end_attempt(c, verb)
+  clear_lease(c)
+  redis.call('HSET', c.run, 'ended', verb)
 end
 
 -- Ends the run in `to`; finished runs but failed enter the retention index.
@@ -52,4 +79,24 @@ local function attempt_guard(c, token)
   if not f[1] then return { -1 } end
   if f[1] ~= 'running' or f[2] ~= token then return { -2, f[1], f[2] or '0' } end
   return nil
+end
+
+-- For a write that ends the attempt with `verb`: 'live' when `token` is the
+-- live attempt's; 'ended' when the attempt of this same token was already
+-- ended by `verb` (a re-send: the caller then compares the stored outcome);
+-- else nil and the error reply of attempt_guard.
+local function ending_guard(c, token, verb)
+  local f = redis.call('HMGET', c.run, 'status', 'token', 'ended')
+  if not f[1] then return nil, { -1 } end
+  if f[2] == token then
+    if f[1] == 'running' then return 'live' end
+    if f[3] == verb then return 'ended' end
+  end
+  return nil, { -2, f[1], f[2] or '0' }
+end
+
+-- The refusal of a re-sent ending write whose stored outcome differs.
+local function stale_reply(c)
+  local f = redis.call('HMGET', c.run, 'status', 'token')
+  return { -2, f[1], f[2] or '0' }
 end
