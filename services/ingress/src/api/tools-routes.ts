@@ -1,25 +1,29 @@
 import type { Router } from 'express';
 import { badInput, conflict, isValidName, notFound } from '@hookyard/core';
-import { TOOL_SEPARATOR, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import { TOOL_SEPARATOR, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
 /**
  * The tool registry: every tool the deployment can call (with its JSON Schema
  * and provider), and the admin-only registration of tool services (HTTP on
- * five wire protocols, OpenAPI, MCP, gRPC).
+ * five wire protocols, OpenAPI, MCP, gRPC). Records hold secrets as
+ * references (`{"secret":"env:NAME"}`) and are shown with references only: a
+ * literal under a credential-looking name (kept before references were
+ * required) is never echoed.
  */
 export function toolRoutes(router: Router, ctx: ApiContext): void {
   router.get('/tools', requireRole('reader'), async (_req, res) => {
     const [tools, registered] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools()]);
-    res.json({ tools: tools.map(toolToWire), registered });
+    res.json({ tools: tools.map(toolToWire), registered: registered.map(redactToolRecord) });
   });
 
   router.get('/tools/:name', requireRole('reader'), async (req, res) => {
     const name = req.params.name as string;
     const infos = await ctx.tools.tools(name);
     const info = infos.find((t) => t.name === name);
-    const record = await ctx.stores.tools.getTool(name);
+    const stored = await ctx.stores.tools.getTool(name);
+    const record = stored ? redactToolRecord(stored) : null;
     if (info) return void res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
     // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides.
     if (record) return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire) });
@@ -34,7 +38,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     if (previous) record.created_at = previous.created_at;
     const { created } = await ctx.stores.tools.putTool(record);
     ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created }, created ? 'tool registered' : 'tool replaced');
-    res.status(created ? 201 : 200).json({ created, tool: record });
+    res.status(created ? 201 : 200).json({ created, tool: redactToolRecord(record) });
   });
 
   router.delete('/tools/:name', requireRole('admin'), async (req, res) => {

@@ -1,0 +1,192 @@
+/**
+ * Secrets referenced, never stored or echoed — through the management API,
+ * the door and the executor: tool registrations hold `{"secret":"env:NAME"}`,
+ * the executor resolves them per call (the mock service sees the secret on the
+ * wire), and no API answer and no log line ever carries a secret value. A
+ * reference that is not set fails the run `internal`, quoting the reference.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, createMetrics, createSecretResolver, loadSettings, type Run } from '@hookyard/core';
+import { createMemoryBus, type RunBus } from '@hookyard/bus';
+import { createJqEngine } from '@hookyard/jq';
+import { createMemoryStores, type Stores } from '@hookyard/store';
+import { REDACTED, createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
+import { startExecutor, type ExecutorHandle } from '../../services/executor/src/start';
+import { startHarness, type Harness } from '../../services/ingress/test/support/harness';
+
+const TICKETS_SECRET = 'tk-live-5f1e0c9a7b3d2e4f';
+const PETS_SECRET = 'pk-live-a1b2c3d4e5f60718';
+const LEGACY_SECRET = 'legacy-bearer-99aa88bb77cc';
+const SECRETS = [TICKETS_SECRET, PETS_SECRET, LEGACY_SECRET];
+const FINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded']);
+
+const DOC = {
+  openapi: '3.0.3',
+  info: { title: 'pets', version: '1' },
+  paths: {
+    '/pets': {
+      post: {
+        operationId: 'createPet',
+        parameters: [{ name: 'X-Api-Key', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+        responses: { '201': { description: 'made' } },
+      },
+    },
+  },
+};
+
+interface Seen {
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+let server: Server;
+let base = '';
+const seen: Seen[] = [];
+const logLines: string[] = [];
+const apiBodies: string[] = [];
+let stores: Stores;
+let tools: ClosableToolRepo;
+let h: Harness;
+let executor: ExecutorHandle;
+/** The executor's bus: the harness's bus only records what the door published; `door` hands it on. */
+let execBus: RunBus;
+let jq: Awaited<ReturnType<typeof createJqEngine>>;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      if (req.url === '/pets/openapi.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(DOC));
+      if (req.url?.endsWith('/schema')) return void res.writeHead(404).end();
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // Every line any role logs, at debug, to check that no secret is ever written.
+  const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void logLines.push(s) } });
+  const env: NodeJS.ProcessEnv = { TICKETS_API_KEY: TICKETS_SECRET, PETS_API_KEY: PETS_SECRET };
+  stores = createMemoryStores();
+  jq = await createJqEngine();
+  const settings = loadSettings({}, { maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
+  tools = createToolRepo({ settings, toolStore: stores.tools, logger, secrets: createSecretResolver({ env }) });
+  h = await startHarness({ stores, tools, jq, deps: { logger, limiter: null } });
+  execBus = createMemoryBus();
+  executor = await startExecutor({ settings, stores, bus: execBus, jq, tools, metrics: createMetrics({ defaultMetrics: false }), logger });
+});
+
+afterAll(async () => {
+  await executor.stop(1000);
+  await h.close();
+  await execBus.close();
+  await tools.close();
+  await jq.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+/** An API call whose answer is kept, to check that none carries a secret. */
+async function api(path: string, init: Parameters<Harness['call']>[1] = {}) {
+  const r = await h.call(path, { role: 'admin', ...init });
+  apiBodies.push(r.text);
+  return r;
+}
+
+/** An event through the door; the run ids it published are handed to the executor. */
+async function door(topic: string, payload: unknown) {
+  const from = h.bus.published.length;
+  const r = await api(`/universal_webhook/${topic}`, { method: 'POST', json: payload });
+  await execBus.publish(h.bus.published.slice(from).flat());
+  return r;
+}
+
+async function runOf(hook: string): Promise<Run> {
+  // Bounded wait for the run to end (not a speed assertion: the bound only stops a hung test).
+  for (let i = 0; i < 500; i++) {
+    const page = (await api(`/api/hook-runs?hook=${hook}`)).body as { runs: Run[] };
+    const run = page.runs[0];
+    if (run && FINAL.has(run.status)) return (await api(`/api/hook-runs/${run.id}`)).body as Run;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the run of hook ${hook} did not end`);
+}
+
+describe('tool secrets through the API, the door and the executor', () => {
+  it('a literal credential is refused at registration: one line naming the field, the value not quoted', async () => {
+    const r = await api('/api/tools', {
+      method: 'POST',
+      json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': TICKETS_SECRET } },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual(['headers.X-Api-Key looks like a credential and is never stored as a literal; use {"secret":"env:NAME"} (or {"secret":"file:/path"})']);
+    expect(await stores.tools.getTool('tickets')).toBeNull();
+  });
+
+  it('references are resolved on the wire; the API shows references only; no API body and no log line holds a secret', async () => {
+    const ref = { secret: 'env:TICKETS_API_KEY' };
+    const reg = await api('/api/tools', { method: 'POST', json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': ref } } });
+    expect(reg.status).toBe(201);
+    expect(reg.body.tool.headers).toEqual({ 'X-Api-Key': ref });
+    const pets = await api('/api/tools', { method: 'POST', json: { name: 'pets', kind: 'openapi', endpoint: `${base}/pets`, injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' } } } });
+    expect(pets.status).toBe(201);
+
+    expect((await api('/api/hooks', { method: 'POST', json: { name: 'open-ticket', topic: 'support', tool: 'tickets', tool_kwargs: { title: 't' } } })).status).toBe(201);
+    expect((await api('/api/hooks', { method: 'POST', json: { name: 'adopt', topic: 'support', tool: 'pets__create_pet', start_expr: { content: '{name: .pet}' } } })).status).toBe(201);
+    expect((await door('support', { pet: 'rex' })).body).toEqual({ status: 'accepted', runs: 2 });
+
+    const ticket = await runOf('open-ticket');
+    const adopt = await runOf('adopt');
+    expect([ticket.status, adopt.status]).toEqual(['succeeded', 'succeeded']);
+    // On the wire: the secret values, resolved by the executor.
+    expect(seen.find((s) => s.url === '/tickets')?.headers['x-api-key']).toBe(TICKETS_SECRET);
+    expect(seen.find((s) => s.url === '/pets/pets')?.headers['x-api-key']).toBe(PETS_SECRET);
+
+    const list = await api('/api/tools', { role: 'reader' });
+    expect(list.body.registered.find((r: { name: string }) => r.name === 'tickets').headers).toEqual({ 'X-Api-Key': ref });
+    expect((await api('/api/tools/tickets', { role: 'reader' })).body.record.headers).toEqual({ 'X-Api-Key': ref });
+    expect((await api('/api/tools/pets', { role: 'reader' })).body.record.injected).toEqual({ 'X-Api-Key': { secret: 'env:PETS_API_KEY' } });
+    await api('/api/tools/pets__create_pet', { role: 'reader' });
+    await api('/api/hooks', { role: 'reader' });
+
+    expect(apiBodies.length).toBeGreaterThan(10);
+    for (const body of apiBodies) for (const secret of SECRETS) expect(body.includes(secret)).toBe(false);
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) for (const secret of SECRETS) expect(line.includes(secret)).toBe(false);
+  });
+
+  it('a reference that is not set fails the run internal, quoting the reference; nothing is sent', async () => {
+    const before = seen.filter((s) => s.url === '/nokey').length;
+    expect((await api('/api/tools', { method: 'POST', json: { name: 'nokey', endpoint: `${base}/nokey`, protocol: 'openai', headers: { Authorization: { secret: 'env:NOKEY_TOKEN' } } } })).status).toBe(201);
+    expect((await api('/api/hooks', { method: 'POST', json: { name: 'nokey-hook', topic: 'nokey', tool: 'nokey' } })).status).toBe(201);
+    await door('nokey', {});
+    const run = await runOf('nokey-hook');
+    expect(run.status).toBe('failed');
+    expect(run.error).toEqual({ kind: 'internal', message: "tool 'nokey': headers.Authorization: secret reference env:NOKEY_TOKEN is not set" });
+    expect(seen.filter((s) => s.url === '/nokey').length).toBe(before);
+  });
+
+  it('a record kept with a literal credential (before references were required) is never echoed', async () => {
+    const now = new Date().toISOString();
+    await stores.tools.putTool({
+      name: 'legacy',
+      kind: 'http',
+      endpoint: `${base}/legacy`,
+      method: 'POST',
+      protocol: 'openai',
+      timeout_ms: 1000,
+      headers: { Authorization: `Bearer ${LEGACY_SECRET}`, 'X-Client': 'hookyard' },
+      body_properties: {},
+      created_at: now,
+      updated_at: now,
+    });
+    const one = await api('/api/tools/legacy', { role: 'reader' });
+    expect(one.body.record.headers).toEqual({ Authorization: REDACTED, 'X-Client': 'hookyard' });
+    const list = await api('/api/tools', { role: 'reader' });
+    expect(list.body.registered.find((r: { name: string }) => r.name === 'legacy').headers.Authorization).toBe(REDACTED);
+    for (const body of apiBodies) expect(body.includes(LEGACY_SECRET)).toBe(false);
+  });
+});
