@@ -96,6 +96,22 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(true);
     });
 
+    it('a delivery claim lapses after its ttl; a lapsed or released claim can be claimed again', async () => {
+      const { hooks } = stores();
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      expect(await hooks.claimDelivery('gh', 'short', 40)).toBe(true);
+      expect(await hooks.claimDelivery('gh', 'short', 40)).toBe(false);
+      // Released, then claimed again for long: the first claim's lapse must not drop the second.
+      expect(await hooks.claimDelivery('gh', 'again', 40)).toBe(true);
+      await hooks.releaseDelivery('gh', 'again');
+      expect(await hooks.claimDelivery('gh', 'again', 60_000)).toBe(true);
+      await sleep(120);
+      expect(await hooks.claimDelivery('gh', 'other', 60_000)).toBe(true);
+      expect(await hooks.claimDelivery('gh', 'again', 60_000)).toBe(false);
+      expect(await hooks.claimDelivery('gh', 'short', 60_000)).toBe(true);
+      expect(await hooks.claimDelivery('gh', 'short', 60_000)).toBe(false);
+    });
+
     it('ping answers', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();
     });

@@ -1,5 +1,6 @@
 import type { Clock, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
 import type { HookStore, ToolStore } from '../types';
+import { DeliveryClaims } from './delivery-claims';
 
 const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
@@ -11,8 +12,7 @@ export class MemoryHookStore implements HookStore {
   private readonly hooks = new Map<string, Hook>();
   private readonly verifiers = new Map<string, VerifierBinding>();
   private readonly templates = new Map<string, JqTemplate>();
-  /** Delivery claim key -> epoch ms at which the claim lapses. */
-  private readonly deliveries = new Map<string, number>();
+  private readonly deliveries = new DeliveryClaims();
 
   constructor(private readonly clock: Clock) {}
 
@@ -71,17 +71,10 @@ export class MemoryHookStore implements HookStore {
   }
 
   async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {
-    const key = JSON.stringify([topic, deliveryId]);
-    const now = this.clock.now();
-    const until = this.deliveries.get(key);
-    if (until !== undefined && until > now) return false;
-    // Claims lapse by time; drop the lapsed ones now and then so the map stays bounded.
-    if (this.deliveries.size >= 10_000) for (const [k, u] of this.deliveries) if (u <= now) this.deliveries.delete(k);
-    this.deliveries.set(key, now + ttlMs);
-    return true;
+    return this.deliveries.claim(JSON.stringify([topic, deliveryId]), ttlMs, this.clock.now());
   }
   async releaseDelivery(topic: string, deliveryId: string): Promise<void> {
-    this.deliveries.delete(JSON.stringify([topic, deliveryId]));
+    this.deliveries.release(JSON.stringify([topic, deliveryId]));
   }
 }
 
