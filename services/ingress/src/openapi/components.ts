@@ -127,23 +127,51 @@ export const SCHEMAS: Record<string, Schema> = {
       endpoint: { type: 'string', description: 'http(s) URL; grpc:// or grpcs:// for grpc; absent for an mcp stdio server' },
       method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST', description: 'http only' },
       timeout_ms: { type: 'integer', minimum: 1, default: 30000 },
-      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'http, openapi, mcp (sse, streamable-http)' },
+      headers: {
+        type: 'object',
+        additionalProperties: ref('StringOrSecret'),
+        description:
+          'http, openapi, mcp (sse, streamable-http): sent with every request. A value is a literal or a secret reference; ' +
+          'a literal for a credential-looking name (authorization, proxy-authorization, cookie, or containing key, token, secret, password, auth) is refused',
+      },
       body_properties: { type: 'object', additionalProperties: true, description: 'http only: merged first into every request body; call arguments win' },
       protocol: { type: 'string', enum: [...REMOTE_PROTOCOLS, 'langserve'], description: 'http only, required there' },
-      injected: { type: 'object', additionalProperties: true, description: 'openapi, mcp: arguments the runtime applies, hidden from the schema' },
+      injected: {
+        type: 'object',
+        additionalProperties: true,
+        description:
+          'openapi, mcp: arguments the runtime applies, hidden from the schema. A value is any JSON value or a secret reference ' +
+          '(an object whose only field is `secret` is always one); a credential-looking name takes a reference only',
+      },
       operations: { type: 'array', items: { type: 'string' }, description: 'openapi, mcp: the operations or tools to expose' },
       transport: { type: 'string', enum: ['stdio', 'sse', 'streamable-http'], description: 'mcp only' },
       command: { type: 'string', description: 'mcp stdio: a command listed in HOOKS_MCP_STDIO_ALLOW' },
       args: { type: 'array', items: { type: 'string' }, description: 'mcp stdio: its arguments' },
       proto: { type: 'string', description: 'grpc: a .proto file instead of server reflection' },
       services: { type: 'array', items: { type: 'string' }, description: 'grpc: fully-qualified services to expose' },
-      metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'grpc: metadata sent with every call' },
+      metadata: {
+        type: 'object',
+        additionalProperties: ref('StringOrSecret'),
+        description: 'grpc: text metadata sent with every call; a literal or a secret reference (a credential-looking key takes a reference only)',
+      },
       description: { type: 'string' },
       retry: ref('ToolRetryPolicy'),
       crash_resumable: { type: 'boolean' },
     },
   },
+  SecretRef: {
+    type: 'object',
+    required: ['secret'],
+    additionalProperties: false,
+    description: 'A secret, referenced: resolved by the process that uses it, when it uses it; never stored or echoed',
+    properties: { secret: { type: 'string', pattern: '^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/.+)$', description: 'env:NAME (an environment variable) or file:/path (a mounted file)', example: 'env:TICKETS_API_KEY' } },
+  },
+  StringOrSecret: {
+    description: 'A literal string, or a secret reference {"secret": "env:NAME"}',
+    oneOf: [{ type: 'string' }, ref('SecretRef')],
+  },
   ToolRecord: {
+    description: 'A registered tool service as kept: secrets appear as references only',
     allOf: [ref('ToolRecordInput'), { type: 'object', required: ['kind', 'timeout_ms', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } }],
   },
   VerifierInput: {
