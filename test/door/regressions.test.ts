@@ -92,3 +92,35 @@ describe('multipart text fields are held to UTF-8 like every other form', () => 
     expect(app.keeps.length).toBe(keeps);
   });
 });
+
+describe('the platform event topic cannot be forged through the door', () => {
+  let app: DoorApp;
+  beforeAll(async () => {
+    app = await startDoorApp({ deps: { limiter: null } });
+    await app.putHook('alerts', 'hooks_run_failed');
+  });
+  afterAll(async () => {
+    delete process.env.HOOKYARD_DOOR_PLATFORM_SECRET;
+    await app.close();
+  });
+
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${app.url}/universal_webhook/hooks_run_failed`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  it('an unauthenticated delivery on hooks_run_failed is 403 and keeps nothing', async () => {
+    const keeps = app.keeps.length;
+    const r = await post(JSON.stringify({ run_id: 'forged', hook: 'x', error: { kind: 'internal', message: 'page me' } }));
+    expect(r.status).toBe(403);
+    expect(((await r.json()) as { error: string }).error).toMatch(/reserved for platform events/);
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(app.keeps.length).toBe(keeps);
+  });
+
+  it('with a verifier bound by an operator, a verified delivery on it is kept', async () => {
+    process.env.HOOKYARD_DOOR_PLATFORM_SECRET = 'platform-secret-0123456789';
+    await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });
+    const r = await post('{"run_id":"relayed"}', { 'x-token': 'platform-secret-0123456789' });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ status: 'accepted', runs: 1 });
+  });
+});

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { UNROUTED_TOPIC, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { HOOKS_RUN_FAILED_TOPIC, UNROUTED_TOPIC, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
@@ -29,7 +29,7 @@ export interface DoorAnswer {
 export type VerifyStep = (
   delivery: Delivery,
   now: number,
-) => Promise<{ ok: true; deliveryId: string | null; claimTtlMs: number } | { ok: false; answer: DoorAnswer }>;
+) => Promise<{ ok: true; deliveryId: string | null; claimTtlMs: number; bound: boolean } | { ok: false; answer: DoorAnswer }>;
 
 export interface AcceptDeps {
   stores: Stores;
@@ -48,6 +48,7 @@ export const ANSWERS = {
   acceptFailed: { status: 500, body: '{"error":"accept failed"}' },
   verificationError: { status: 500, body: '{"error":"webhook verification error"}' },
   duplicate: { status: 200, body: '{"status":"duplicate"}' },
+  reserved: { status: 403, body: `{"error":"topic ${HOOKS_RUN_FAILED_TOPIC} is reserved for platform events; bind a verifier to accept it here"}` },
 } satisfies Record<string, DoorAnswer>;
 
 /**
@@ -60,9 +61,12 @@ export const ANSWERS = {
 export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[] }> {
   const now = deps.clock.now();
   let deliveryId: string | null = null;
+  // Only the platform fires its own events, unless an operator bound a verifier to the topic.
+  let bound = false;
   if (deps.verify) {
     const verdict = await deps.verify(delivery, now);
     if (!verdict.ok) return { answer: verdict.answer, kept: [] };
+    bound = verdict.bound;
     deliveryId = verdict.deliveryId;
     if (deliveryId !== null) {
       let first: boolean;
@@ -75,6 +79,8 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
       if (!first) return { answer: ANSWERS.duplicate, kept: [] };
     }
   }
+
+  if (delivery.topic === HOOKS_RUN_FAILED_TOPIC && !bound) return { answer: ANSWERS.reserved, kept: [] };
 
   const parsed = await parsePayload({
     contentType: delivery.headers['content-type'],

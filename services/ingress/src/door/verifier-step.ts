@@ -56,10 +56,10 @@ export function createVerifierStep(deps: VerifierStepDeps): {
       deps.logger.error({ err, topic }, 'verifier binding could not be read; nothing kept');
       return { ok: false, answer: ANSWERS.acceptFailed };
     }
-    if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0 };
+    if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0, bound: false };
     try {
       const result = await verifyDelivery(binding, { method: delivery.method, headers: delivery.headers, rawBody: delivery.rawBody, now: at }, deps.secrets);
-      if (result.ok) return result;
+      if (result.ok) return { ...result, bound: true };
       deps.metrics.verificationFailures.inc({ topic });
       deps.logger.warn({ topic, kind: binding.kind, reason: result.reason, status: result.status }, 'delivery refused by the topic verifier');
       const headers = result.status === 405 ? { Allow: 'POST' } : undefined;
