@@ -35,8 +35,8 @@ afterAll(async () => {
   await admin.quit();
 });
 
-async function replica(attempts: number): Promise<{ allowed: number; storeDown: boolean }> {
-  const { stdout } = await run(process.execPath, [fixture, buildDir, url, prefix, '0.001', '8', String(attempts), '198.51.100.20', 'shared'], {
+async function replica(attempts: number, keyPrefix = prefix): Promise<{ allowed: number; storeDown: boolean }> {
+  const { stdout } = await run(process.execPath, [fixture, buildDir, url, keyPrefix, '0.001', '8', String(attempts), '198.51.100.20', 'shared'], {
     // The build sits in a temp dir: let it find ioredis and rate-limiter-flexible from the ingress package.
     env: { ...process.env, NODE_PATH: join(ingress, 'node_modules') },
     timeout: 20_000,
@@ -47,10 +47,20 @@ async function replica(attempts: number): Promise<{ allowed: number; storeDown: 
 describe('flood limiter across processes', () => {
   it('two OS processes on one Redis share one burst between them, not one each', async () => {
     // Each replica alone would allow 8 (the burst); a token returns only every 1000 s.
-    const [a, b] = await Promise.all([replica(8), replica(8)]);
-    expect({ aDown: a.storeDown, bDown: b.storeDown }).toEqual({ aDown: false, bDown: false });
-    expect(a.allowed + b.allowed).toBe(8);
-    // And the bucket stays dry for a third replica.
-    expect((await replica(3)).allowed).toBe(0);
+    // A replica that could not reach Redis within its 2 s boot wait falls back to a
+    // local bucket (by design); on a starved machine that can happen, and then this
+    // round proves nothing about sharing: try again on a fresh bucket (up to 3 rounds).
+    for (let round = 0; round < 3; round++) {
+      const p = `${prefix}r${round}`;
+      const [a, b] = await Promise.all([replica(8, p), replica(8, p)]);
+      if (a.storeDown || b.storeDown) continue;
+      expect(a.allowed + b.allowed).toBe(8);
+      // And the bucket stays dry for a third replica.
+      const c = await replica(3, p);
+      if (c.storeDown) continue;
+      expect(c.allowed).toBe(0);
+      return;
+    }
+    throw new Error('in 3 rounds the replicas never both reached Redis within their boot wait');
   });
 });
