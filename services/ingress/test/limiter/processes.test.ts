@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   rmSync(buildDir, { recursive: true, force: true });
   const admin = new Redis(url);
-  const keys = await admin.keys(`${prefix}:*`);
+  const keys = await admin.keys(`${prefix}*`);
   if (keys.length > 0) await admin.del(...keys);
   await admin.quit();
 });
