@@ -32,6 +32,36 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(kept.map((k) => k.hook)).toEqual(['h2']);
     });
 
+    it('keepEvent sees hooks as registered, replaced, moved and removed, on every event', async () => {
+      const { hooks, runs } = stores();
+      // Many events, so a store that keeps each event in one of several partitions is seen in all of them.
+      const keptOn = async (topic: string) => {
+        const seen = new Set<string>();
+        for (let i = 0; i < 24; i += 1) {
+          const kept = await runs.keepEvent({ topic, payload: { i }, now: T0 + i, dispatchGraceMs: 0 });
+          seen.add(kept.map((k) => k.hook).join(','));
+        }
+        return [...seen];
+      };
+      await hooks.putHook(hook('a', 't1'));
+      await hooks.putHook(hook('b', 't1'));
+      expect(await keptOn('t1')).toEqual(['a,b']);
+      await hooks.putHook(hook('a', 't1', { tool: 'print' }));
+      expect(await keptOn('t1')).toEqual(['a,b']);
+      await hooks.putHook(hook('a', 't2'));
+      expect(await keptOn('t1')).toEqual(['b']);
+      expect(await keptOn('t2')).toEqual(['a']);
+      await hooks.putHook(hook('a', 't1'));
+      expect(await keptOn('t1')).toEqual(['a,b']);
+      expect(await keptOn('t2')).toEqual(['']);
+      expect(await hooks.removeHook('b')).toBe(true);
+      expect(await keptOn('t1')).toEqual(['a']);
+      expect(await hooks.removeHook('a')).toBe(true);
+      expect(await keptOn('t1')).toEqual(['']);
+      await hooks.putHook(hook('b', 't1'));
+      expect(await keptOn('t1')).toEqual(['b']);
+    });
+
     it('hooksOnTopic is sorted by name; listHooks lists all; removeHook takes it off its topic', async () => {
       const { hooks } = stores();
       for (const n of ['zeta', 'alpha', 'mid']) await hooks.putHook(hook(n, 't1'));

@@ -4,6 +4,8 @@ import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import { describeHookStoreConformance, describeRunListConformance, describeRunStoreConformance } from './conformance';
 import { T0, hook, rejection } from './fixtures';
+import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
+import { keySlot } from './slots';
 
 const suitePrefix = uniquePrefix('store');
 let url = '';
@@ -22,7 +24,8 @@ afterAll(async () => {
     do {
       const [next, keys] = await admin.scan(cursor, 'MATCH', `{${suitePrefix}*`, 'COUNT', 1000);
       cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
+      // One key per DEL, so the cleanup also runs against a Redis Cluster node (REDIS_URL).
+      await Promise.all(keys.map((key) => admin.del(key)));
     } while (cursor !== '0');
   } finally {
     admin.disconnect();
@@ -67,6 +70,133 @@ describe('redis specifics', () => {
       await s.close();
     }
   }, 4_000);
+
+  it('every script call of a workload declares keys of one slot, which is also the slot of the tag it names keys from', async () => {
+    const calls: Array<{ name: string; keys: string[]; args: Array<string | number> }> = [];
+    const run = Scripts.prototype.run;
+    const spy = jest.spyOn(Scripts.prototype, 'run').mockImplementation(function (this: Scripts, name, keys, args) {
+      calls.push({ name, keys, args });
+      return run.call(this, name, keys, args);
+    });
+    const s = await factory();
+    try {
+      const policy = { maxAttempts: 3, retryDelayMs: 0 };
+      await s.hooks.putHook(hook('a', 't'));
+      await s.hooks.putHook(hook('b', 't'));
+      const [a, b] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
+      const ca = (await s.runs.claim(a!, 'w', 1_000, T0))!.token;
+      await s.runs.renew(a!, ca, 1_000, T0);
+      await s.runs.setClaimIntent(a!, ca, 'resume:i', T0);
+      await s.runs.act(a!, ca, { acted: 'start' }, T0);
+      await s.runs.note(a!, ca, 'n', 'd', T0);
+      await s.runs.complete(a!, ca, 'succeeded', null, T0);
+      const cb = (await s.runs.claim(b!, 'w', 1_000, T0))!.token;
+      await s.runs.scheduleRetry(b!, cb, { kind: 'internal', message: 'x' }, T0, T0);
+      const cb2 = (await s.runs.claim(b!, 'w', 1_000, T0))!.token;
+      await s.runs.release(b!, cb2, 'bye', policy, T0);
+      const cb3 = (await s.runs.claim(b!, 'w', 1_000, T0))!.token;
+      await s.runs.fail(b!, cb3, { kind: 'internal', message: 'x' }, T0);
+      await s.runs.retry(b!, T0);
+      await s.runs.discard(b!, T0);
+      await s.runs.sweepDue(T0, 10, 0);
+      await s.runs.sweepLapsed(T0, 10, policy);
+      await s.runs.sweepExpired(T0 + 10, 1, 10);
+      await s.hooks.removeHook('a');
+    } finally {
+      spy.mockRestore();
+      await s.close();
+    }
+    expect(new Set(calls.map((c) => c.name))).toEqual(new Set(SCRIPT_NAMES));
+    for (const c of calls) {
+      const slots = new Set(c.keys.map(keySlot));
+      // Every script but sweep_due gets the hash tag it names further keys from as ARGV[1].
+      if (c.name !== 'sweep_due') slots.add(keySlot(`${String(c.args[0])}:x`));
+      expect([c.name, slots.size]).toEqual([c.name, 1]);
+    }
+  });
+
+  it('builds the per-partition hook copies once at start for hooks kept before they existed', async () => {
+    const prefix = `${suitePrefix}copies`;
+    const first = await createRedisStores({ url, prefix, partitions: 3 });
+    const admin = new Redis(url);
+    try {
+      await first.hooks.putHook(hook('a', 't'));
+      await first.hooks.putHook(hook('b', 'u'));
+      // The layout before the copies: no copies, no marker.
+      const copies = await admin.keys(`{${prefix}:p*}:topic-hooks:*`);
+      expect(copies).toHaveLength(6);
+      for (const key of copies) await admin.del(key);
+      await admin.hdel(`{${prefix}}:meta`, 'hook_copies');
+      expect(await first.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).toEqual([]);
+      const second = await createRedisStores({ url, prefix, partitions: 3 });
+      try {
+        for (let i = 0; i < 12; i += 1) {
+          expect((await second.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.hook)).toEqual(['a']);
+        }
+        expect(await admin.hget(`{${prefix}}:meta`, 'hook_copies')).toBe('1');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      admin.disconnect();
+      await first.close();
+    }
+  });
+
+  it('records the partition count on first start and refuses another count, naming the setting and both values', async () => {
+    const prefix = `${suitePrefix}parts`;
+    const first = await createRedisStores({ url, prefix, partitions: 3 });
+    try {
+      await first.hooks.putHook(hook('h', 't'));
+      const ids: string[] = [];
+      for (let i = 0; ids.every((id) => id.slice(22, 24) !== '02') && i < 200; i += 1) {
+        ids.push(...(await first.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id));
+      }
+      const last = ids.find((id) => id.slice(22, 24) === '02')!;
+      expect(last).toBeDefined();
+      for (const partitions of [2, 4]) {
+        const e = await rejection(createRedisStores({ url, prefix, partitions }));
+        expect(e.kind).toBe('bad_input');
+        expect(e.message).toContain('HOOKS_RUN_PARTITIONS');
+        expect(e.message).toContain(`HOOKS_RUN_PARTITIONS is ${partitions} `);
+        expect(e.message).toContain('kept with 3 partitions');
+      }
+      // Another process with the stored count finds and claims a run of the highest stored partition.
+      const other = await createRedisStores({ url, prefix, partitions: 3 });
+      try {
+        expect((await other.runs.get(last))?.id).toBe(last);
+        expect((await other.runs.claim(last, 'w', 1_000, T0))?.run.status).toBe('running');
+        expect(await other.runs.get(`${last.slice(0, 22)}03${last.slice(24)}`)).toBeNull();
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('refuses a smaller count over runs kept before the count was recorded', async () => {
+    const prefix = `${suitePrefix}legacy`;
+    const old = await createRedisStores({ url, prefix, partitions: 1 });
+    const admin = new Redis(url);
+    try {
+      // Runs of an older deployment in partitions 0..2, and no recorded count.
+      await admin.zadd(`{${prefix}:p2}:ix:all`, 0, 'x');
+      await admin.zadd(`{${prefix}:p1}:ix:all`, 0, 'x');
+      await admin.del(`{${prefix}}:meta`);
+      const e = await rejection(createRedisStores({ url, prefix, partitions: 2 }));
+      expect(e.kind).toBe('bad_input');
+      expect(e.message).toContain('HOOKS_RUN_PARTITIONS is 2 ');
+      expect(e.message).toContain('at least 3');
+      expect(await admin.hget(`{${prefix}}:meta`, 'partitions')).toBeNull();
+      const ok = await createRedisStores({ url, prefix, partitions: 3 });
+      await ok.close();
+      expect(await admin.hget(`{${prefix}}:meta`, 'partitions')).toBe('3');
+    } finally {
+      admin.disconnect();
+      await old.close();
+    }
+  });
 
   it('rejects a prefix with braces and a partition count out of range', async () => {
     expect((await rejection(createRedisStores({ url, prefix: 'a{b', partitions: 1 }))).kind).toBe('bad_input');

@@ -1,4 +1,4 @@
-import { badInput } from '@hookyard/core';
+import { HookyardError, badInput } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
 import Redis from 'ioredis';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
@@ -8,13 +8,17 @@ import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisRunStore } from './redis-runs';
 import { storeError } from './replies';
 import { Scripts } from './scripts';
+import { StoreSetup } from './setup';
 
 export interface RedisStoresOptions {
   /** redis:// or rediss:// URL. */
   url: string;
   /** Key prefix isolating this deployment (or test); no braces. */
   prefix: string;
-  /** Run partitions, each its own Cluster hash tag (HOOKS_RUN_PARTITIONS). Never change it under kept runs. */
+  /**
+   * Run partitions, each its own Cluster hash tag (HOOKS_RUN_PARTITIONS). Recorded in
+   * Redis on first start; a store configured with another count refuses to start.
+   */
   partitions: number;
   logger?: Logger;
   /** Bound on one command, so a hung Redis fails the caller instead of stalling it (default 2000). */
@@ -22,9 +26,12 @@ export interface RedisStoresOptions {
 }
 
 /**
- * The stores on Redis. Start-up does not wait for Redis: a store whose Redis
- * is down answers every call with `unavailable` within about a second
- * (one reconnect try per command), and recovers when Redis comes back.
+ * The stores on Redis. Start-up checks the partition count against the one
+ * recorded in Redis (a mismatch rejects with `bad_input`) and builds the
+ * per-partition hook copies once if missing (see setup.ts). It does not wait
+ * for an unreachable Redis: that store answers every call with `unavailable`
+ * within about a second (one reconnect try per command), runs the check before
+ * its first call once Redis is back, and recovers.
  */
 export async function createRedisStores(options: RedisStoresOptions): Promise<Stores> {
   if (!options.prefix || /[{}\s]/.test(options.prefix)) {
@@ -50,12 +57,23 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
   });
   const keys = new KeyLayout(options.prefix);
   const scripts = new Scripts(client);
+  const setup = new StoreSetup(client, keys, options.partitions, options.logger);
+  try {
+    await setup.ready('start');
+  } catch (err) {
+    if (!(err instanceof HookyardError) || err.kind !== 'unavailable') {
+      client.disconnect();
+      throw err;
+    }
+    options.logger?.warn({ err: err.message }, 'redis store: Redis unreachable at start; its checks run before the first call');
+  }
   return {
-    hooks: new RedisHookStore(client, scripts, keys),
-    runs: new RedisRunStore(client, scripts, keys, options.partitions),
+    hooks: new RedisHookStore(client, scripts, keys, setup, options.partitions),
+    runs: new RedisRunStore(client, scripts, keys, setup, options.partitions),
     tools: new RedisToolStore(client, keys),
     kind: 'redis',
     ping: async () => {
+      await setup.ready('ping');
       try {
         await client.ping();
       } catch (err) {

@@ -1,7 +1,9 @@
 /**
- * Key layout (prefix P, N partitions; everything a script touches for one run
- * shares the partition's hash tag so Redis Cluster keeps it in one slot):
+ * Key layout (prefix P, N partitions). Redis Cluster: every script's keys share
+ * one hash tag, so each script runs in one slot (no CROSSSLOT):
  *
+ *   {P}:meta                  hash   partitions (HOOKS_RUN_PARTITIONS recorded on first start),
+ *                                    hook_copies (1 once the per-partition hook copies exist)
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON
@@ -13,6 +15,7 @@
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
  *   {P:p<n>}:lease            zset   running runs by lease expiry (ms)
  *   {P:p<n>}:done             zset   succeeded/skipped/discarded runs by finish time (retention)
+ *   {P:p<n>}:topic-hooks:<t>  zset   score 0, copy of {P}:topic:<t> in the partition's slot (keep_event reads it)
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
@@ -20,9 +23,12 @@
  * A run id carries its partition (run-ids.ts), so its keys derive from the id;
  * all runs of one event go to one partition chosen at random per event.
  *
- * Caveat: keep_event also reads {P}:topic:<topic}, which lives in another slot.
- * On a single Redis (and Sentinel) that is one atomic script; on Redis Cluster
- * the keep would need the topic index copied into each partition's slot.
+ * The hook records live in the {P} slot; keep_event, which runs in a
+ * partition's slot, reads that partition's copy of the topic's hook index.
+ * putHook/removeHook keep the copies in step, one atomic step per slot (see
+ * redis-hooks.ts for the order). Scripts name some keys themselves (list
+ * indexes, runs of a sweep, topic indexes of a moved hook): always from the
+ * hash tag they are passed, which every declared key carries (slot.lua checks).
  */
 export class KeyLayout {
   constructor(readonly prefix: string) {}
@@ -49,6 +55,9 @@ export class KeyLayout {
   delivery(topic: string, deliveryId: string): string {
     return `${this.hookTag}:delivery:${topic}:${deliveryId}`;
   }
+  get meta(): string {
+    return `${this.hookTag}:meta`;
+  }
 
   tag(partition: number): string {
     return `{${this.prefix}:p${partition}}`;
@@ -64,6 +73,10 @@ export class KeyLayout {
   }
   done(partition: number): string {
     return `${this.tag(partition)}:done`;
+  }
+  /** Partition `partition`'s copy of the hook index of `topic`. */
+  topicHooks(partition: number, topic: string): string {
+    return `${this.tag(partition)}:topic-hooks:${topic}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {

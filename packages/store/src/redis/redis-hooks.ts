@@ -4,6 +4,7 @@ import type { HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, storeError } from './replies';
 import type { Scripts } from './scripts';
+import type { StoreSetup } from './setup';
 
 const parse = <T>(raw: string | null | undefined): T | null => (raw ? (JSON.parse(raw) as T) : null);
 const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
@@ -17,23 +18,61 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Plain records in hashes; only putHook/removeHook need a script (they move the topic index). */
+/**
+ * Plain records in hashes; putHook/removeHook use a script (they move the topic
+ * index) and keep each partition's copy of the topic index in step, since
+ * keep_event reads the copy in its partition's Cluster slot. Each step is atomic
+ * in its slot, and the order keeps every partition's view of a topic either the
+ * old or the new set of hooks, never listing a hook whose record is not on that
+ * topic:
+ *
+ * - put: (1) a moved hook leaves the old topic's copies; (2) the record and the
+ *   {P} topic index (put_hook); (3) the hook joins the new topic's copies.
+ * - remove: (1) the hook leaves its topic's copies; (2) the record goes (remove_hook).
+ *
+ * A call that fails part way leaves a state the same call, repeated, completes.
+ */
 export class RedisHookStore implements HookStore {
-  constructor(private readonly client: Redis, private readonly scripts: Scripts, private readonly keys: KeyLayout) {}
+  constructor(
+    private readonly client: Redis,
+    private readonly scripts: Scripts,
+    private readonly keys: KeyLayout,
+    private readonly setup: StoreSetup,
+    private readonly partitions: number,
+  ) {}
 
   async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
+    await this.setup.ready('put_hook');
+    const before = await this.getHook(hook.name);
+    if (before && before.topic !== hook.topic) await this.leaveCopies('put_hook', before.topic, hook.name);
     const reply = await call('put_hook', () =>
       this.scripts.run('put_hook', [this.keys.hooks], [this.keys.hookTag, hook.name, JSON.stringify(hook), hook.topic]),
     );
     const previous = parse<Hook>(String(checkReply({ op: 'put_hook' }, reply)[1] ?? ''));
+    // Moved by a concurrent put between the read and the script: leave that topic too.
+    if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
+      await this.leaveCopies('put_hook', previous.topic, hook.name);
+    }
+    await call('put_hook', () =>
+      Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name))),
+    );
     return { created: previous === null, previous };
   }
   async getHook(name: string): Promise<Hook | null> {
     return parse<Hook>(await call('getHook', () => this.client.hget(this.keys.hooks, name)));
   }
   async removeHook(name: string): Promise<boolean> {
-    const reply = await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name]));
-    return Number(checkReply({ op: 'remove_hook' }, reply)[1]) === 1;
+    await this.setup.ready('remove_hook');
+    const before = await this.getHook(name);
+    if (before) await this.leaveCopies('remove_hook', before.topic, name);
+    const reply = checkReply(
+      { op: 'remove_hook' },
+      await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name])),
+    );
+    const removed = parse<Hook>(String(reply[2] ?? ''));
+    // Moved by a concurrent put between the read and the script: leave that topic too.
+    if (removed && removed.topic !== before?.topic) await this.leaveCopies('remove_hook', removed.topic, name);
+    return Number(reply[1]) === 1;
   }
   async listHooks(): Promise<Hook[]> {
     return this.values<Hook>('listHooks', this.keys.hooks, (h) => h.name);
@@ -80,6 +119,15 @@ export class RedisHookStore implements HookStore {
   }
   async releaseDelivery(topic: string, deliveryId: string): Promise<void> {
     await call('releaseDelivery', () => this.client.del(this.keys.delivery(topic, deliveryId)));
+  }
+
+  /** Takes hook `name` off every partition's copy of `topic` (one ZREM per partition slot). */
+  private async leaveCopies(op: string, topic: string, name: string): Promise<void> {
+    await call(op, () => Promise.all(this.eachPartition((p) => this.client.zrem(this.keys.topicHooks(p, topic), name))));
+  }
+
+  private eachPartition<T>(fn: (p: number) => T): T[] {
+    return Array.from({ length: this.partitions }, (_, p) => fn(p));
   }
 
   private async values<T>(op: string, key: string, name: (v: T) => string): Promise<T[]> {

@@ -11,6 +11,7 @@ import { listRuns } from './list';
 import { checkReply, storeError } from './replies';
 import type { ReplyContext } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
+import type { StoreSetup } from './setup';
 import type { Scripts, ScriptName } from './scripts';
 
 const lapsedOutcome = (row: unknown): LapsedOutcome => {
@@ -30,6 +31,8 @@ export class RedisRunStore implements RunStore {
     private readonly client: Redis,
     private readonly scripts: Scripts,
     private readonly keys: KeyLayout,
+    private readonly setup: StoreSetup,
+    /** The configured count; every call first checks it equals the count recorded in Redis (setup.ts). */
     private readonly partitions: number,
   ) {}
 
@@ -39,13 +42,15 @@ export class RedisRunStore implements RunStore {
       this.keys.tag(p), runIdBase(input.now, p), input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
       input.deliveryId ?? '', input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
     ];
-    const reply = await this.exec({ op: 'keep_event', topic: input.topic }, 'keep_event', [this.keys.topic(input.topic), this.keys.due(p)], args);
+    const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
+    const reply = await this.exec({ op: 'keep_event', topic: input.topic }, 'keep_event', keys, args);
     const kept: KeptRun[] = [];
     for (let i = 1; i + 1 < reply.length; i += 2) kept.push({ id: String(reply[i]), hook: String(reply[i + 1]) });
     return kept;
   }
 
   async get(id: string): Promise<Run | null> {
+    await this.setup.ready('get');
     const p = partitionOf(id, this.partitions);
     if (p === null) return null;
     try {
@@ -138,6 +143,7 @@ export class RedisRunStore implements RunStore {
     if (cursor !== undefined && cursor !== null && !/^[0-9a-z]{26}$/.test(cursor)) {
       throw badInput(`cursor ${JSON.stringify(cursor)} is not a run list cursor`);
     }
+    await this.setup.ready('list');
     try {
       return await listRuns(this.client, this.keys, this.partitions, filter, limit, cursor ?? null);
     } catch (err) {
@@ -154,6 +160,7 @@ export class RedisRunStore implements RunStore {
   }
 
   async counts(): Promise<RunCounts> {
+    await this.setup.ready('counts');
     const statuses = ['pending', 'running', 'retry_wait', 'failed'] as const;
     const all = Array.from({ length: this.partitions }, (_, p) => statuses.map((s) => this.client.zcard(this.keys.index(p, `s:${s}`))));
     try {
@@ -180,12 +187,15 @@ export class RedisRunStore implements RunStore {
 
   /** A per-run script: KEYS run, due, lease, done; ARGV tag, id, ...args. */
   private async onRun(name: ScriptName, id: string, token: number | undefined, args: Array<string | number>): Promise<unknown[]> {
+    // After the setup check the configured count is the stored one: any id of a stored partition is found.
+    await this.setup.ready(name);
     const p = partitionOf(id, this.partitions);
     if (p === null) throw notFound(`run ${id} not found`);
     return this.exec({ op: name, id, token }, name, this.keys.runScriptKeys(p, id), [this.keys.tag(p), id, ...args]);
   }
 
   private async exec(ctx: ReplyContext, name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown[]> {
+    await this.setup.ready(name);
     let reply: unknown[];
     try {
       reply = await this.scripts.run(name, keys, args);

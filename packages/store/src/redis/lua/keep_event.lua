@@ -1,13 +1,17 @@
 -- keep_event: one pending run per hook registered on the topic, in one step.
--- KEYS: 1 the topic's hook index ({prefix}:topic:<topic>; NOT in the partition's
---         slot: on Redis Cluster this read crosses slots, see keys.ts),
+-- Runs in the partition's slot: it reads the partition's copy of the topic's
+-- hook index (kept in step with {prefix}:topic:<topic> by putHook/removeHook).
+-- KEYS: 1 the partition's copy of the topic's hook index ({prefix:pN}:topic-hooks:<topic>),
 --       2 partition due zset
+-- Also writes (undeclared, named from ARGV[1], the hash tag of both KEYS: same
+-- slot) each new run hash {prefix:pN}:run:<id> and its list indexes (index.lua).
 -- ARGV: 1 partition hash tag, 2 id base (24 chars: time-sortable id + partition),
 --       3 topic, 4 payload (JSON), 5 delivery id ('' for none), 6 now ms,
 --       7 next dispatch ms, 8 max hooks per event, 9 history detail
 -- Returns {0, id1, hook1, id2, hook2, ...}; {-5, hook count} too many hooks.
 --!include transitions
 local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+same_slot(tag)
 local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local names = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #names > tonumber(ARGV[8]) then return { -5, #names } end

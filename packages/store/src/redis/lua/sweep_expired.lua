@@ -2,10 +2,14 @@
 -- partition that finished before the cutoff, with all their index entries.
 -- Failed runs never enter the done index, and are skipped here if found.
 -- KEYS: 1 partition done zset, 2 partition due zset, 3 partition lease zset
+-- Also touches (undeclared) each expired run's hash and list indexes, named from
+-- ARGV[1], the hash tag of every declared key: same slot.
 -- ARGV: 1 partition hash tag, 2 cutoff ms (finished < cutoff), 3 limit
 -- Returns {0, deleted count}.
+--!include slot
 --!include index
 local tag = ARGV[1]
+same_slot(tag)
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
 local deleted = 0
 for _, id in ipairs(ids) do

@@ -1,10 +1,13 @@
 -- sweep_lapsed: runs of one partition whose lease lapsed (until < now), oldest
 -- first; the attempt counts and the interrupt policy decides each.
 -- KEYS: 1 partition due zset, 2 partition lease zset, 3 partition done zset
+-- Also touches (undeclared) each lapsed run's hash and list indexes, named from
+-- ARGV[1], the hash tag of every declared key: same slot.
 -- ARGV: 1 partition hash tag, 2 now ms, 3 limit, 4 max attempts, 5 retry delay ms
 -- Returns {0, {id, hook, outcome, kind, message, attempts}...}.
 --!include interrupt
 local tag, now = ARGV[1], tonumber(ARGV[2])
+same_slot(tag)
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now, 'LIMIT', 0, tonumber(ARGV[3]))
 local out = { 0 }
 for _, id in ipairs(ids) do

@@ -7,6 +7,7 @@
 -- is named from ARGV[1], the partition's hash tag {P:p<n>}, which is the hash
 -- tag of every declared key (same_slot checks it), so all of them hash to the
 -- one slot the script was routed to.
+--!include slot
 --!include history
 --!include index
 
@@ -14,16 +15,6 @@
 -- (due, lease, done), the run's own key built from the tag (same slot).
 local function run_ctx(tag, id, due, lease, done)
   return { tag = tag, id = id, run = tag .. ':run:' .. id, due = due, lease = lease, done = done }
-end
-
--- Refuses (raises) unless every declared key starts with hash tag `tag`: the keys
--- a script names from the tag then share the declared keys' Cluster slot.
-local function same_slot(tag)
-  for _, key in ipairs(KEYS) do
-    if string.sub(key, 1, #tag + 1) ~= tag .. ':' then
-      error('key ' .. key .. ' is outside hash tag ' .. tag)
-    end
-  end
 end
 
 -- The context of a per-run script: KEYS run, due, lease, done; ARGV[1] tag, ARGV[2] id.
