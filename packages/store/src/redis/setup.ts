@@ -5,6 +5,8 @@ import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { KeyLayout } from './keys';
 import { storeError } from './replies';
 
+const PASSED = Promise.resolve();
+
 /**
  * What the store checks and prepares in Redis before its first run or hook
  * write, once per process:
@@ -25,6 +27,8 @@ import { storeError } from './replies';
  */
 export class StoreSetup {
   private done: Promise<void> | null = null;
+  /** Set once the checks passed: later calls skip the promise chain. */
+  private passed = false;
 
   constructor(
     private readonly client: Redis,
@@ -35,8 +39,9 @@ export class StoreSetup {
 
   /** Resolves once the checks passed; `op` names the call in an `unavailable` error. */
   ready(op: string): Promise<void> {
+    if (this.passed) return PASSED;
     if (!this.done) {
-      this.done = this.run().catch((err: unknown) => {
+      this.done = this.run().then(() => void (this.passed = true)).catch((err: unknown) => {
         const e = storeError(op, err);
         if (e.kind === 'unavailable') this.done = null;
         throw e;
