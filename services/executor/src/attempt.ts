@@ -1,26 +1,44 @@
+import { performance } from 'node:perf_hooks';
 import { cancelled, toHookyardError } from '@hookyard/core';
-import type { Clock, Logger, Run } from '@hookyard/core';
+import type { Clock, HookyardError, Logger, Run } from '@hookyard/core';
 import type { RunStore } from '@hookyard/store';
 
 /** Why an attempt stopped before it could write its outcome. */
 export type InterruptReason = 'shutdown' | 'lease lost';
 
 /**
- * One claimed attempt: its fencing token, the lease kept alive while it works,
- * and the signal that stops the work when the lease is lost or the process
- * shuts down. Once interrupted it writes nothing more.
+ * What a tool call needs from the attempt it belongs to: whether it was
+ * interrupted, and one hook to abort the call in progress when it is. One
+ * linked listener, not an AbortSignal per attempt: a signal is created per
+ * tool call only (see tool-call.ts).
  */
-export class Attempt {
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private renewing: Promise<void> = Promise.resolve();
+export interface Interruptible {
+  /** The cancellation error once interrupted, else undefined. */
+  readonly interruptError: HookyardError | undefined;
+  /** Links the call in progress; `onInterrupt` runs at most once. Replaces any earlier link. */
+  link(onInterrupt: (err: HookyardError) => void): void;
+  unlink(): void;
+}
+
+/**
+ * One claimed attempt: its fencing token, its lease (renewed by the
+ * executor's LeaseKeeper while it works), and the interruption that stops the
+ * work when the lease is lost or the process shuts down. Once interrupted it
+ * writes nothing more.
+ */
+export class Attempt implements Interruptible {
+  /** performance.now() of the last lease write sent (the claim, then each renewal). */
+  leaseWrittenAt = performance.now();
+  /** A renewal is in flight: the keeper never sends two at once for one attempt. */
+  renewing = false;
   /** Set when a write was refused for a stale token: another attempt owns the run. */
   superseded = false;
   /** Set once the attempt was interrupted. */
   interruptReason: InterruptReason | undefined;
-  /** Resolves when the attempt is interrupted; the handler races its work against it. */
-  readonly interrupted: Promise<InterruptReason>;
-  private resolveInterrupted!: (reason: InterruptReason) => void;
+  interruptError: HookyardError | undefined;
+  private onInterrupt: ((err: HookyardError) => void) | undefined;
+  private interruptedPromise: Promise<InterruptReason> | undefined;
+  private resolveInterrupted: ((reason: InterruptReason) => void) | undefined;
 
   constructor(
     readonly run: Run,
@@ -28,38 +46,41 @@ export class Attempt {
     private readonly runs: RunStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {
-    this.interrupted = new Promise((resolve) => (this.resolveInterrupted = resolve));
+  ) {}
+
+  /** Resolves when the attempt is interrupted (created on first use). */
+  get interrupted(): Promise<InterruptReason> {
+    if (!this.interruptedPromise) {
+      this.interruptedPromise = this.interruptReason
+        ? Promise.resolve(this.interruptReason)
+        : new Promise((resolve) => (this.resolveInterrupted = resolve));
+    }
+    return this.interruptedPromise;
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  link(onInterrupt: (err: HookyardError) => void): void {
+    this.onInterrupt = onInterrupt;
+  }
+
+  unlink(): void {
+    this.onInterrupt = undefined;
   }
 
   interrupt(reason: InterruptReason): void {
     if (this.interruptReason) return;
     this.interruptReason = reason;
-    this.stopLease();
-    this.controller.abort(cancelled(`attempt interrupted: ${reason}`));
-    this.resolveInterrupted(reason);
+    this.interruptError = cancelled(`attempt interrupted: ${reason}`);
+    const linked = this.onInterrupt;
+    this.onInterrupt = undefined;
+    linked?.(this.interruptError);
+    this.resolveInterrupted?.(reason);
   }
 
-  /** Renews the lease every third of its length, so two renewals can miss before it lapses. */
-  keepLease(leaseMs: number): void {
-    const every = Math.max(10, Math.floor(leaseMs / 3));
-    this.timer = setInterval(() => {
-      this.renewing = this.renewing.then(() => this.renew(leaseMs));
-    }, every);
-    this.timer.unref();
-  }
-
-  stopLease(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  private async renew(leaseMs: number): Promise<void> {
-    if (this.signal.aborted) return;
+  /** One lease renewal (the LeaseKeeper calls it; never two at once). */
+  async renew(leaseMs: number): Promise<void> {
+    if (this.interruptReason) return;
+    this.renewing = true;
+    this.leaseWrittenAt = performance.now();
     try {
       await this.runs.renew(this.run.id, this.token, leaseMs, this.clock.now());
     } catch (err) {
@@ -72,6 +93,8 @@ export class Attempt {
         // A store blip: the next renewal may get through before the lease lapses.
         this.logger.warn({ run: this.run.id, kind: e.kind, err: e.message }, 'lease renewal failed; will try again');
       }
+    } finally {
+      this.renewing = false;
     }
   }
 
@@ -86,6 +109,48 @@ export class Attempt {
       const e = toHookyardError(err);
       if (e.kind === 'conflict') this.superseded = true;
       throw e;
+    }
+  }
+}
+
+/**
+ * Keeps the leases of the attempts in flight with one timer per executor
+ * instead of one per attempt. It ticks every leaseMs/6 and renews each
+ * attempt whose last lease write is at least leaseMs/6 old, so no lease goes
+ * longer than about leaseMs/3 without a renewal (two can miss before it
+ * lapses), and an attempt that finishes within leaseMs/6 (5 s by default)
+ * never renews at all. The timer runs only while attempts are in flight.
+ */
+export class LeaseKeeper {
+  private readonly attempts = new Set<Attempt>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly everyMs: number;
+
+  constructor(private readonly leaseMs: number) {
+    this.everyMs = Math.max(5, Math.floor(leaseMs / 6));
+  }
+
+  add(a: Attempt): void {
+    this.attempts.add(a);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.tick(), this.everyMs);
+      this.timer.unref();
+    }
+  }
+
+  delete(a: Attempt): void {
+    this.attempts.delete(a);
+    if (this.attempts.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private tick(): void {
+    // Renew what is due by the next tick too, so timer jitter never stretches a gap past leaseMs/3.
+    const dueBefore = performance.now() - this.everyMs;
+    for (const a of this.attempts) {
+      if (!a.renewing && !a.interruptReason && a.leaseWrittenAt <= dueBefore) void a.renew(this.leaseMs);
     }
   }
 }

@@ -3,7 +3,7 @@ import type { Clock, HookMetrics, HookyardError, Logger, Run, Settings } from '@
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import { describeAllowlist, resolveAllowlist, toolPolicy, type ToolRepo } from '@hookyard/tools';
-import { Attempt } from './attempt';
+import { Attempt, LeaseKeeper } from './attempt';
 import { HookEvaluator } from './hook-plan';
 import type { RunReporter } from '@hookyard/bus';
 import { callTool } from './tool-call';
@@ -30,20 +30,36 @@ export class RunExecutor {
   // A set, not a map by run id: a stale attempt and its replacement may both be here for a moment.
   private readonly inFlight = new Set<Attempt>();
   private readonly evaluator: HookEvaluator;
+  private readonly leases: LeaseKeeper;
+  /** No new claims once set (stop() began). */
+  private closed = false;
+  /** Set when the grace is over and what is left is handed back: a claim landing now is handed back too. */
+  private handingBack = false;
 
   constructor(private readonly deps: RunExecutorDeps) {
     this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, jqTimeoutMs: deps.settings.jqTimeoutMs });
+    this.leases = new LeaseKeeper(deps.settings.leaseMs);
   }
-
-  private closed = false;
 
   attempts(): Attempt[] {
     return [...this.inFlight];
   }
 
-  /** Takes no more work: a claim that lands after this is handed back at once. */
+  /**
+   * Takes no more work: no claim is made after this. A claim already sent is
+   * a run in flight like any other: it gets the grace, then is handed back.
+   */
   close(): void {
     this.closed = true;
+  }
+
+  /** Ends the grace: hands back every attempt in flight, and any claim that still lands. */
+  async handBackAll(reason: string): Promise<number> {
+    this.closed = true;
+    this.handingBack = true;
+    const left = this.attempts();
+    for (const a of left) await this.handBack(a, reason);
+    return left.length;
   }
 
   /**
@@ -70,6 +86,8 @@ export class RunExecutor {
   }
 
   async handle(runId: string): Promise<void> {
+    // Stopping: no new claim (a claim would use up an attempt only to be handed back).
+    if (this.closed) return;
     const { settings, stores, metrics, logger, clock } = this.deps;
     const now = clock.now();
     let claimed;
@@ -85,18 +103,18 @@ export class RunExecutor {
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
     const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger);
-    // A claim that raced a shutdown: give the run straight back rather than start work.
-    if (this.closed) return this.handBack(a, 'shutdown');
+    // A claim that landed after the grace ended: give the run straight back rather than start work.
+    if (this.handingBack) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
+    this.leases.add(a);
     metrics.started.inc({ hook: a.run.hook });
     if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);
     metrics.inFlight.inc();
-    a.keepLease(settings.leaseMs);
     try {
       // An interrupted attempt stops at once even if its tool ignores the signal.
       await Promise.race([this.work(a, now), a.interrupted]);
     } finally {
-      a.stopLease();
+      this.leases.delete(a);
       this.inFlight.delete(a);
       metrics.inFlight.dec();
     }
@@ -152,7 +170,7 @@ export class RunExecutor {
       tool: hook.tool,
       args: kwargs,
       ctx: { runId: run.id, hook: hook.name, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
-      signal: a.signal,
+      interrupt: a,
       timeoutMs: this.deps.settings.toolTimeoutMs,
       retry: policy.retry,
       logger: this.deps.logger,

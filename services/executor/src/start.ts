@@ -84,10 +84,9 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
     executor.close();
     const unsubscribed = subscription.stop();
     await settledOrTimeout(Promise.allSettled([...handlers]), graceMs);
-    const left = executor.attempts();
-    for (const a of left) await executor.handBack(a, 'shutdown');
+    const handedBack = await executor.handBackAll('shutdown');
     await unsubscribed;
-    logger.info({ handedBack: left.length }, 'executor stopped');
+    logger.info({ handedBack }, 'executor stopped');
   }
 
   return {

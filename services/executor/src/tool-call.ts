@@ -1,57 +1,63 @@
 import { backoffMs, timeoutError, toHookyardError } from '@hookyard/core';
 import type { HookyardError, Logger, ToolRetryPolicy } from '@hookyard/core';
 import type { ToolCallContext, ToolRepo } from '@hookyard/tools';
+import type { Interruptible } from './attempt';
 
 export interface ToolCall {
   tool: string;
   args: Record<string, unknown>;
   ctx: Omit<ToolCallContext, 'signal'>;
-  /** Aborted when the attempt is interrupted (shutdown, lease lost). */
-  signal: AbortSignal;
+  /** The attempt: interrupted on shutdown or a lost lease, which aborts the call in progress. */
+  interrupt: Interruptible;
   timeoutMs: number;
   /** The tool's own policy; without one there is exactly one call. */
   retry?: ToolRetryPolicy;
   logger: Logger;
 }
 
-/** Rejects with the signal's reason once it aborts. */
-function whenAborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(toHookyardError(signal.reason));
-    else signal.addEventListener('abort', () => reject(toHookyardError(signal.reason)), { once: true });
-  });
-}
-
 /**
- * One call, bounded by `timeoutMs` (kind `timeout`). The race also covers a
- * tool that ignores its signal: the attempt moves on and the call's late
- * result is dropped.
+ * One call, bounded by `timeoutMs` (kind `timeout`). One controller per call,
+ * aborted by its timer or by the attempt's interruption (no AbortSignal.any,
+ * no listener on a second signal). The race also covers a tool that ignores
+ * its signal: the attempt moves on and the call's late result is dropped.
  */
 async function callOnce(repo: ToolRepo, call: ToolCall): Promise<unknown> {
-  const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(timeoutError(`tool '${call.tool}' did not finish within ${call.timeoutMs} ms`)), call.timeoutMs);
-  const signal = AbortSignal.any([call.signal, timer.signal]);
+  const { interrupt } = call;
+  if (interrupt.interruptError) throw interrupt.interruptError;
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let stop!: (err: HookyardError) => void;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = (err) => {
+      if (signal.aborted) return;
+      controller.abort(err);
+      reject(err);
+    };
+  });
+  const handle = setTimeout(() => stop(timeoutError(`tool '${call.tool}' did not finish within ${call.timeoutMs} ms`)), call.timeoutMs);
+  interrupt.link(stop);
   try {
     const pending = repo.exec(call.tool, call.args, { ...call.ctx, signal });
     pending.catch(() => undefined); // a call that loses the race must not be an unhandled rejection
-    return await Promise.race([pending, whenAborted(signal)]);
+    return await Promise.race([pending, stopped]);
   } finally {
     clearTimeout(handle);
+    interrupt.unlink();
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` between two calls of a tool's retry policy; an interruption ends the wait. */
+function sleep(ms: number, interrupt: Interruptible): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(toHookyardError(signal.reason));
+    if (interrupt.interruptError) return reject(interrupt.interruptError);
     const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      interrupt.unlink();
       resolve();
     }, ms);
-    const onAbort = () => {
+    interrupt.link((err) => {
       clearTimeout(t);
-      reject(toHookyardError(signal.reason));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+      reject(err);
+    });
   });
 }
 
@@ -71,9 +77,9 @@ export async function callTool(repo: ToolRepo, call: ToolCall): Promise<{ result
       error = toHookyardError(err);
     }
     const policy = call.retry;
-    if (call.signal.aborted || !policy || n >= max || !policy.kinds.includes(error.kind)) throw error;
+    if (call.interrupt.interruptError || !policy || n >= max || !policy.kinds.includes(error.kind)) throw error;
     const delay = backoffMs(n, policy.base_ms, policy.cap_ms);
     call.logger.warn({ run: call.ctx.runId, tool: call.tool, call: n, kind: error.kind, err: error.message, delayMs: delay }, 'tool call failed; its retry policy calls again');
-    await sleep(delay, call.signal);
+    await sleep(delay, call.interrupt);
   }
 }

@@ -1,4 +1,5 @@
 import { HOOKS_RUN_FAILED_TOPIC } from '@hookyard/core';
+import type { RunStore, Stores } from '@hookyard/store';
 import { LocalRepo } from '@hookyard/tools';
 import { startExecutor } from '../src/start';
 import { gate, harness, hook, tableJq, testTool, until } from './fixtures';
@@ -66,13 +67,79 @@ describe('executor: start and stop', () => {
     expect(await h.stores.runs.get(ids[0]!)).toMatchObject({ status: 'succeeded', result: 'finished' });
   });
 
-  it('hands a claim that lands after stop straight back, without starting work', async () => {
+  it('makes no claim once stopping: the run stays pending with no attempt used', async () => {
     const tool = testTool('t', async () => 'ran');
     const h = harness({ jq: tableJq({}), tools: [tool] });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
     const [id] = await h.keep('gh', {});
     h.executor.close();
     await h.executor.handle(id!);
+    expect(tool.calls).toHaveLength(0);
+    const run = await h.stores.runs.get(id!);
+    expect(run).toMatchObject({ status: 'pending', attempts: 0, acted: '' });
+    expect(run!.history.map((e) => e.event)).not.toContain('claimed');
+  });
+
+  /** Stores whose claim waits for `held` before it is sent (every other verb goes straight to the base store). */
+  function heldClaims(held: Promise<void>, sent: () => void): (s: Stores) => Stores {
+    return (s) => {
+      const runs = new Proxy(s.runs, {
+        get(target, key) {
+          if (key === 'claim') {
+            return async (...args: Parameters<RunStore['claim']>) => {
+              sent();
+              await held;
+              return target.claim(...args);
+            };
+          }
+          const v = Reflect.get(target, key) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return { ...s, runs };
+    };
+  }
+
+  it('runs a claim that raced stop() within the grace, using no extra attempt (max attempts 2)', async () => {
+    const held = gate();
+    let claiming = false;
+    const tool = testTool('t', async () => 'ran');
+    let base!: Stores;
+    const held$ = heldClaims(held.promise, () => (claiming = true));
+    const h = harness({ jq: tableJq({}), tools: [tool], settings: { maxAttempts: 2 }, stores: (s) => held$((base = s)) });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    const [id] = await h.keep('gh', {});
+    // Attempt #1 failed before acting and is due again: attempt #2 is its last.
+    const first = await base.runs.claim(id!, 'exec-0', h.settings.leaseMs, h.clock.now());
+    await h.stores.runs.scheduleRetry(id!, first!.token, { kind: 'unavailable', message: 'blip' }, h.clock.now(), h.clock.now());
+
+    const handle = await startExecutor({
+      settings: h.settings, stores: h.stores, bus: h.bus, jq: tableJq({}), tools: new LocalRepo([tool]),
+      metrics: h.metrics, logger: h.logger, clock: h.clock,
+    });
+    await h.bus.publish([id!]);
+    await until(() => claiming);
+    const stopped = handle.stop(10_000);
+    held.open();
+    await stopped;
+    const run = await h.stores.runs.get(id!);
+    expect(run).toMatchObject({ status: 'succeeded', attempts: 2, result: 'ran' });
+    expect(run!.history.map((e) => e.event)).not.toContain('released');
+    expect(tool.calls).toHaveLength(1);
+  });
+
+  it('hands back a claim that lands only after the grace ended, without starting work', async () => {
+    const held = gate();
+    let claiming = false;
+    const tool = testTool('t', async () => 'ran');
+    const h = harness({ jq: tableJq({}), tools: [tool], stores: heldClaims(held.promise, () => (claiming = true)) });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    const [id] = await h.keep('gh', {});
+    const work = h.executor.handle(id!);
+    await until(() => claiming);
+    expect(await h.executor.handBackAll('shutdown')).toBe(0);
+    held.open();
+    await work;
     expect(tool.calls).toHaveLength(0);
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'retry_wait', attempts: 1, acted: '' });
   });

@@ -59,6 +59,39 @@ describe('executor: takeover and replay', () => {
     expect(h.lines.some((l) => l.msg.includes('attempt superseded'))).toBe(true);
   });
 
+  it('renews the lease of a long attempt from the shared sweep, and never that of a short one', async () => {
+    const renewals: string[] = [];
+    const slow = testTool('slow', () => new Promise((r) => setTimeout(() => r('slow done'), 150)));
+    const fast = testTool('fast', async () => 'fast done');
+    const h = harness({
+      jq: tableJq({}), tools: [slow, fast], settings: { leaseMs: 60 },
+      stores: (s) => {
+        const renew: typeof s.runs.renew = async (id, ...rest) => {
+          renewals.push(id);
+          return s.runs.renew(id, ...rest);
+        };
+        const runs = new Proxy(s.runs, {
+          get: (target, key) => {
+            if (key === 'renew') return renew;
+            const v = Reflect.get(target, key) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+        return { ...s, runs };
+      },
+    });
+    await h.stores.hooks.putHook(hook({ name: 'a', topic: 'slow', tool: 'slow' }));
+    await h.stores.hooks.putHook(hook({ name: 'b', topic: 'fast', tool: 'fast' }));
+    const [slowId] = await h.keep('slow', {});
+    const [fastId] = await h.keep('fast', {});
+    await Promise.all([h.executor.handle(slowId!), h.executor.handle(fastId!)]);
+    expect(await h.stores.runs.get(slowId!)).toMatchObject({ status: 'succeeded', result: 'slow done' });
+    expect(await h.stores.runs.get(fastId!)).toMatchObject({ status: 'succeeded', result: 'fast done' });
+    // 150 ms under a 60 ms lease: a renewal at least every 20 ms (a third of the lease).
+    expect(renewals.filter((id) => id === slowId).length).toBeGreaterThanOrEqual(150 / 20 - 2);
+    expect(renewals).not.toContain(fastId);
+  });
+
   it('replays a crash-resumable start with the kept input and the same key, skipping condition and door contract', async () => {
     const hold = gate<string>();
     let n = 0;
