@@ -3,6 +3,7 @@ export { createMemoryBus } from './memory-bus';
 export { createJetStreamBus, RUN_CONSUMER, RUN_IDS_PER_MESSAGE, runSubject } from './jetstream-bus';
 export type { JetStreamBusOptions } from './jetstream-bus';
 export { toBusError } from './nats-errors';
+export { redactNatsUrl } from './nats-setup';
 export { createNatsIngest, INGEST_CONSUMER, ingestSubject } from './nats-ingest';
 export type { IngestHandler, IngestMessage, IngestVerdict, NatsIngest, NatsIngestOptions } from './nats-ingest';
 export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject } from './run-events';

@@ -45,6 +45,18 @@ export interface TrackedConnection {
   isConnected(): boolean;
 }
 
+/**
+ * A NATS server list fit for a message or a log line: the user info of every
+ * entry (`user:password@`, `token@`) becomes `***@`. Entries without a scheme
+ * (`alice:pw@host:4222`) are covered too.
+ */
+export function redactNatsUrl(url: string): string {
+  return url
+    .split(',')
+    .map((entry) => entry.replace(/^(\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*@/, (_m, scheme: string | undefined) => `${scheme ?? ''}***@`))
+    .join(',');
+}
+
 export async function connectNats(url: string, name: string, logger: Logger): Promise<TrackedConnection> {
   let nc: NatsConnection;
   try {
@@ -56,7 +68,10 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
       timeout: 5000,
     });
   } catch (err) {
-    throw toBusError(err, `connect to NATS at ${JSON.stringify(url)}`);
+    // Never the credentials: the server list is quoted with its user info redacted.
+    const e = toBusError(err, `connect to NATS at ${JSON.stringify(redactNatsUrl(url))}`);
+    if (e.message.includes('@')) e.message = redactCredentialsIn(e.message, url);
+    throw e;
   }
   let connected = true;
   void (async () => {
@@ -71,6 +86,16 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
     }
   })().catch(() => undefined);
   return { nc, isConnected: () => connected && !nc.isClosed() };
+}
+
+/** Removes any user info of `url`'s entries that a client error message may have quoted. */
+function redactCredentialsIn(text: string, url: string): string {
+  let out = text;
+  for (const entry of url.split(',')) {
+    const m = /^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^/?#]*)@/.exec(entry);
+    if (m?.[1]) out = out.split(`${m[1]}@`).join('***@');
+  }
+  return out;
 }
 
 /**
