@@ -97,7 +97,8 @@ describe('jq engine', () => {
     // The main thread stays free: an ordinary condition answers meanwhile.
     expect(await engine.run('.n > 1', { n: 2 })).toEqual([true]);
     const settled = await runaway;
-    if ('err' in settled) expect(settled.err).toMatch(/time bound/);
+    // jq's regex engine either gives up (its retry limit) or the worker hits the time bound.
+    if ('err' in settled) expect(settled.err).toMatch(/time bound|retry-limit/);
     else expect(settled.out).toEqual([false]);
     // One unbounded quantifier on a short subject stays compiled; on a long one it is handed over.
     const mid = engine.stats();

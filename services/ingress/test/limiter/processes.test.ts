@@ -54,7 +54,11 @@ describe('flood limiter across processes', () => {
       const p = `${prefix}r${round}`;
       const [a, b] = await Promise.all([replica(8, p), replica(8, p)]);
       if (a.storeDown || b.storeDown) continue;
-      expect(a.allowed + b.allowed).toBe(8);
+      // At most one burst in all (two private limiters would allow 16). A delivery takes
+      // a client token and a topic token; when the two processes interleave, the last
+      // token of each bucket can go to different deliveries, so one or two fewer may pass.
+      expect(a.allowed + b.allowed).toBeLessThanOrEqual(8);
+      expect(a.allowed + b.allowed).toBeGreaterThanOrEqual(6);
       // And the bucket stays dry for a third replica.
       const c = await replica(3, p);
       if (c.storeDown) continue;
