@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Consumer, ConsumerMessages, JsMsg } from 'nats';
 import type { Logger } from '@hookyard/core';
 import { toBusError } from './nats-errors';
@@ -35,16 +36,39 @@ interface Held {
   remaining: number;
   /** Set on stop when some task was dropped: the message goes back to the server instead. */
   abandoned: boolean;
-  heartbeat: NodeJS.Timeout;
+  /** performance.now() of its receipt or its last "in progress" mark. */
+  markedAt: number;
+}
+
+interface Item {
+  held: Held;
+  index: number;
+  task: () => Promise<unknown>;
+}
+
+/**
+ * The fewest free slots worth a pull while the worker is saturated: a pull is
+ * an inbox subscription, a request and an unsubscribe on the connection, so
+ * pulling for every single slot freed would cost about as much as the message
+ * itself. A quiet worker pulls for all its free slots at once anyway.
+ */
+export function minPullSlots(concurrency: number): number {
+  return Math.max(1, Math.min(concurrency, Math.floor(concurrency / 8)));
 }
 
 /**
  * Pulls only as many messages as it has free task slots, so a message never
  * waits in a local buffer while its ack wait runs; a message carrying more
  * tasks than free slots queues them here and is kept alive by heartbeats.
+ *
+ * Per message nothing but the message itself: one heartbeat timer for all the
+ * messages held (each marked "in progress" once it is heartbeatMs/2 old, so
+ * never more than heartbeatMs apart), and settles (acks) gathered over one
+ * turn of the event loop so they leave in one socket write. A slot is free
+ * the moment its task settled, before its message is acknowledged.
  */
 export function startPullWorker(opts: PullWorkerOptions): PullWorker {
-  const queue: Array<{ held: Held; index: number; task: () => Promise<unknown> }> = [];
+  const queue: Item[] = [];
   const held = new Set<Held>();
   let inFlight = 0;
   // Running mean of tasks per message, so a pull asks for about as many
@@ -55,8 +79,14 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   let current: ConsumerMessages | null = null;
   let wake: (() => void) | null = null;
   let idle: (() => void) | null = null;
+  const minPull = minPullSlots(opts.concurrency);
+  let heartbeat: NodeJS.Timeout | undefined;
+  let toSettle: Held[] = [];
+  let settling: NodeJS.Immediate | undefined;
 
-  const hasCapacity = () => queue.length === 0 && inFlight < opts.concurrency;
+  // Room for a pull: every task queued here has started, and enough slots are free
+  // (all of them when nothing runs, so a slow trickle never waits for company).
+  const hasCapacity = () => queue.length === 0 && (inFlight === 0 || opts.concurrency - inFlight >= minPull);
   const notify = () => {
     if (wake && (stopping || hasCapacity())) {
       const w = wake;
@@ -74,32 +104,56 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
     }
   };
 
-  const finish = (h: Held) => {
-    clearInterval(h.heartbeat);
-    held.delete(h);
+  const beat = () => {
+    const due = performance.now() - opts.heartbeatMs / 2;
+    for (const h of held) {
+      if (h.markedAt > due) continue;
+      h.markedAt = performance.now();
+      safely('mark a message in progress', () => h.msg.working());
+    }
+  };
+
+  const settleNow = () => {
+    settling = undefined;
+    const batch = toSettle;
+    toSettle = [];
     if (aborted) return;
-    if (h.abandoned) safely('nak a message on stop', () => h.msg.nak());
-    else safely('settle a message', () => h.work.settle(h.outcomes));
+    for (const h of batch) {
+      if (h.abandoned) safely('nak a message on stop', () => h.msg.nak());
+      else safely('settle a message', () => h.work.settle(h.outcomes));
+    }
+  };
+
+  const finish = (h: Held) => {
+    held.delete(h);
+    if (held.size === 0 && heartbeat) {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    }
+    if (aborted) return;
+    toSettle.push(h);
+    settling ??= setImmediate(settleNow);
+  };
+
+  const runTask = async (item: Item) => {
+    let outcome: PromiseSettledResult<unknown>;
+    try {
+      outcome = { status: 'fulfilled', value: await item.task() };
+    } catch (reason) {
+      outcome = { status: 'rejected', reason };
+    }
+    inFlight -= 1;
+    item.held.outcomes[item.index] = outcome;
+    item.held.remaining -= 1;
+    if (item.held.remaining === 0) finish(item.held);
+    pump();
+    notify();
   };
 
   const pump = () => {
     while (!aborted && inFlight < opts.concurrency && queue.length > 0) {
-      const item = queue.shift()!;
       inFlight += 1;
-      Promise.resolve()
-        .then(item.task)
-        .then(
-          (value) => ({ status: 'fulfilled', value }) as const,
-          (reason: unknown) => ({ status: 'rejected', reason }) as const,
-        )
-        .then((outcome) => {
-          inFlight -= 1;
-          item.held.outcomes[item.index] = outcome;
-          item.held.remaining -= 1;
-          if (item.held.remaining === 0) finish(item.held);
-          pump();
-          notify();
-        });
+      void runTask(queue.shift()!);
     }
   };
 
@@ -123,12 +177,15 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
       outcomes: new Array(work.tasks.length),
       remaining: work.tasks.length,
       abandoned: false,
-      heartbeat: setInterval(() => safely('mark a message in progress', () => msg.working()), opts.heartbeatMs),
+      markedAt: performance.now(),
     };
-    h.heartbeat.unref();
     held.add(h);
+    if (!heartbeat) {
+      heartbeat = setInterval(beat, Math.max(1, Math.floor(opts.heartbeatMs / 2)));
+      heartbeat.unref();
+    }
     if (work.tasks.length === 0) return finish(h);
-    work.tasks.forEach((task, index) => queue.push({ held: h, index, task }));
+    for (let index = 0; index < work.tasks.length; index += 1) queue.push({ held: h, index, task: work.tasks[index]! });
     pump();
   };
 
@@ -174,12 +231,21 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
       halt();
       await loopDone;
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+      // Acks gathered for the next turn leave now, before the caller closes the connection.
+      if (settling) {
+        clearImmediate(settling);
+        settleNow();
+      }
     },
     abort() {
       aborted = true;
       halt();
-      for (const h of held) clearInterval(h.heartbeat);
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = undefined;
       held.clear();
+      if (settling) clearImmediate(settling);
+      settling = undefined;
+      toSettle = [];
     },
   };
 }

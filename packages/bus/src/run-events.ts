@@ -35,27 +35,65 @@ export function runEventSubject(prefix: string, summary: Pick<RunSummary, 'statu
   return `${prefix}.events.run.${subjectToken(summary.status, 'run status')}.${subjectToken(summary.hook, 'hook name')}`;
 }
 
-/** Connects to NATS (reconnecting forever); `publish` rejects `unavailable` while disconnected. */
+/**
+ * Connects to NATS (reconnecting forever); `publish` rejects `unavailable` while disconnected.
+ * The events of one turn of the event loop leave together (one socket write, not one per run);
+ * close() sends what is pending before it drains.
+ */
 export async function createRunEventPublisher(options: RunEventPublisherOptions): Promise<RunEventPublisher> {
   const logger = options.logger ?? silentLogger();
   // A bad prefix fails at boot rather than on the first event.
   checkPrefix(options.prefix);
   const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger);
   let closed = false;
+  // Subjects by status, then hook: checked once, not per event (hooks are few; the cap guards the rest).
+  const subjects = new Map<string, Map<string, string>>();
+  let cached = 0;
+  const subjectOf = (summary: RunSummary): string => {
+    let byHook = subjects.get(summary.status);
+    let subject = byHook?.get(summary.hook);
+    if (subject !== undefined) return subject;
+    subject = runEventSubject(options.prefix, summary);
+    if (cached >= 10_000) {
+      subjects.clear();
+      cached = 0;
+      byHook = undefined;
+    }
+    if (!byHook) subjects.set(summary.status, (byHook = new Map()));
+    byHook.set(summary.hook, subject);
+    cached += 1;
+    return subject;
+  };
+  let pending: Array<{ subject: string; data: string; runId: string }> = [];
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    const batch = pending;
+    pending = [];
+    for (const e of batch) {
+      try {
+        conn.nc.publish(e.subject, e.data);
+      } catch (err) {
+        // Best effort: the run itself is kept; say which event was lost.
+        logger.warn({ run: e.runId, err: toBusError(err, `publish run event to ${JSON.stringify(e.subject)}`).message }, 'could not publish the run event');
+      }
+    }
+  };
   return {
     async publish(summary) {
-      const subject = runEventSubject(options.prefix, summary);
+      const subject = subjectOf(summary);
       // Events are best effort, but a caller should know one was not sent rather than have it buffered unseen.
       if (closed || !conn.isConnected()) throw unavailable(`NATS is not connected; run event for ${JSON.stringify(summary.run_id)} not published`);
-      try {
-        conn.nc.publish(subject, JSON.stringify(summary));
-      } catch (err) {
-        throw toBusError(err, `publish run event to ${JSON.stringify(subject)}`);
-      }
+      pending.push({ subject, data: JSON.stringify(summary), runId: summary.run_id });
+      flushing ??= setImmediate(flush);
     },
     async close() {
       if (closed) return;
       closed = true;
+      if (flushing) {
+        clearImmediate(flushing);
+        flush();
+      }
       await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
     },
   };
