@@ -48,10 +48,12 @@ async function startRole(role, prefix, extra, nodeFlags = []) {
   let buf = '';
   let url = '';
   let lines = 0;
+  let last = '';
   const onData = (c) => {
     buf += c;
     for (let i; (i = buf.indexOf('\n')) >= 0; buf = buf.slice(i + 1)) {
       lines += 1;
+      last = buf.slice(0, i);
       try {
         const rec = JSON.parse(buf.slice(0, i));
         if (!url && typeof rec.url === 'string' && String(rec.msg).includes('listening')) url = rec.url.replace(/\/$/, '');
@@ -72,6 +74,7 @@ async function startRole(role, prefix, extra, nodeFlags = []) {
     pid: child.pid,
     url,
     lines: () => lines,
+    lastLine: () => last,
     async stop() {
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -108,6 +111,7 @@ async function main() {
       if (rate) Object.assign(load, { overallRate: Number(rate), connections: 20 });
       const t0 = Date.now();
       const res = await runLoad(load);
+      if (res.warning) log(`load: ${res.warning}`);
       let done = 0;
       const deadline = Date.now() + 120_000;
       while ((done = (await count()) - base) < res.ok && Date.now() < deadline) await sleep(20);
@@ -130,7 +134,7 @@ async function main() {
           `cpu us/run ${JSON.stringify(per)}; accept-to-start p50 ${percentile(lat, 50)} ms p99 ${percentile(lat, 99)} ms; redis calls/run ${JSON.stringify(cmds)}`,
       );
     }
-    for (const p of procs) if (p.lines() > 100) log(`${p.role} wrote ${p.lines()} log lines`);
+    for (const p of procs) if (p.lines() > 100) log(`${p.role} wrote ${p.lines()} log lines; the last: ${p.lastLine().slice(0, 300)}`);
   } finally {
     r.disconnect();
     await Promise.all(procs.map((p) => p.stop()));
