@@ -6,6 +6,7 @@
  *
  *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
+ *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
  *
  * Writes <out>/results.json and <out>/RESULTS.md (out defaults to test/bench/out);
@@ -46,6 +47,7 @@ function parseArgs(argv) {
     else if (k === '--list-runs') a.listRuns = Number(val());
     else if (k === '--list-fill-seconds') a.listFillSeconds = Number(val());
     else if (k === '--render') a.render = path.resolve(val());
+    else if (k === '--latency-rates') a.latencyRates = val().split(',').map(Number).filter((n) => n > 0);
     else if (k === '--help' || k === '-h') {
       process.stdout.write(require('node:fs').readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
       process.exit(0);
@@ -66,6 +68,7 @@ function makeContext(args) {
     soakRate: args.soakRate ?? (args.smoke ? 50 : 200),
     listSteps: [...new Set([Math.min(10_000, listRuns), listRuns])],
     listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 25),
+    latencyRates: args.latencyRates || [],
     peaks: {},
     newPrefix(label) {
       const p = `bench${runId}${label}`;

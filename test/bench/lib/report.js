@@ -86,6 +86,15 @@ function e2e(s) {
     '',
     `Ratio Hookyard/BullMQ runs/s (medians): **${num(s.ratio.value)}x** (per pair ${mmm(s.ratio.pairs)}); target >= 1.0x: ${yes(s.ratio.met)}.`,
     `p99 accept-to-start at half rate: **${num(s.p99HalfRate.valueMs)} ms**; target < 25 ms: ${yes(s.p99HalfRate.met)}. BullMQ p99 / Hookyard p99 at the same rate: ${num(s.p99RatioBullmqOverHookyard)}.`,
+    ...(s.hookyard.halfRate.split
+      ? [
+          '',
+          `Hookyard's accept-to-start split at the bus (a plain NATS subscriber on the run subject timestamps each id): door -> bus p50/p99 ${s.hookyard.halfRate.split.map((x) => `${num(x.doorToBusMs.p50)}/${num(x.doorToBusMs.p99)}`).join(', ')} ms; bus -> claim p50/p99 ${s.hookyard.halfRate.split.map((x) => `${num(x.busToClaimMs.p50)}/${num(x.busToClaimMs.p99)}`).join(', ')} ms (per run).`,
+        ]
+      : []),
+    ...(s.latencyCurve
+      ? ['', 'Accept-to-start by offered rate (one run each):', '', table(['system', 'offered/s', 'sent/s', 'p50 ms', 'p99 ms', 'max ms'], s.latencyCurve.map((c) => [c.system, num(c.offeredPerSecond), num(c.sentPerSecond), num(c.p50Ms), num(c.p99Ms), num(c.maxMs)]))]
+      : []),
     '',
     cpuBlock('run', [['Hookyard', s.hookyard], ['express + BullMQ', s.bullmq]], 'cpuMsPerRun'),
     '',

@@ -6,11 +6,11 @@
  * concurrency 50 runs the same echo) on the same Redis. Runs alternate.
  */
 const path = require('node:path');
-const { BENCH_DIR, ROOT, log, sleep, summary, ratio, percentile } = require('../lib/common');
+const { BENCH_DIR, ROOT, deps, log, sleep, summary, ratio, percentile } = require('../lib/common');
 const { startScript, startAll } = require('../lib/procs');
 const { runLoad } = require('../lib/load');
 const { measureCpu } = require('../lib/cpu');
-const { REDIS_URL, measureRedis } = require('../lib/infra');
+const { REDIS_URL, NATS_URL, measureRedis } = require('../lib/infra');
 const { startStack, registerHook, runsOf, metricOver } = require('../lib/hookyard');
 
 const BULL = path.join(BENCH_DIR, 'bullmq-app.js');
@@ -123,11 +123,34 @@ async function latencyRun(ctx, side, i, rate, stack, bull) {
   } else {
     await fetch(`${bull.worker.url}/reset`, { method: 'POST' });
   }
-  const r = await loadUntilDone({ url: side.url(topic), bodyBytes: 1024, connections: 20, duration: seconds, overallRate: rate }, side.probe, 1, 120_000);
+  // Hookyard: a plain NATS subscriber on the run subject sees when each id reached the bus,
+  // which splits accept-to-start into door -> bus and bus -> claim.
+  const tap = side.name === 'hookyard' ? await busTap(stack.prefix) : null;
+  let r;
+  const cpu = measureCpu(side.pids);
+  try {
+    r = await loadUntilDone({ url: side.url(topic), bodyBytes: 1024, connections: 20, duration: seconds, overallRate: rate }, side.probe, 1, 120_000);
+  } finally {
+    if (tap) await tap.close();
+  }
   let samples;
+  let split = null;
   if (side.name === 'hookyard') {
     const runs = await runsOf(stack.byRole.ingress.url, `lat${i}`);
     samples = runs.filter((x) => x.started_at).map((x) => Date.parse(x.started_at) - Date.parse(x.created_at));
+    const toBus = [];
+    const toClaim = [];
+    for (const x of runs) {
+      const at = tap.seen.get(x.id);
+      if (at === undefined || !x.started_at) continue;
+      toBus.push(at - Date.parse(x.created_at));
+      toClaim.push(Date.parse(x.started_at) - at);
+    }
+    split = {
+      doorToBusMs: { p50: percentile(toBus, 50), p99: percentile(toBus, 99) },
+      busToClaimMs: { p50: percentile(toClaim, 50), p99: percentile(toClaim, 99) },
+      seen: toBus.length,
+    };
   } else {
     samples = (await bullStats(bull.worker, true)).samples;
   }
@@ -138,9 +161,41 @@ async function latencyRun(ctx, side, i, rate, stack, bull) {
     p50Ms: percentile(samples, 50),
     p99Ms: percentile(samples, 99),
     maxMs: percentile(samples, 100),
+    ...(split ? { split } : {}),
+    cpuMsPerRun: cpu.end(r.finished, r.load.cpuMs).msPerRequest,
   };
-  log(`e2e latency ${side.name} at ${rate}/s: p50 ${out.p50Ms} ms p99 ${out.p99Ms} ms (${out.samples} runs)`);
+  log(
+    `e2e latency ${side.name} at ${rate}/s: p50 ${out.p50Ms} ms p99 ${out.p99Ms} ms (${out.samples} runs)` +
+      (split ? `; door->bus p50 ${split.doorToBusMs.p50} p99 ${split.doorToBusMs.p99}, bus->claim p50 ${split.busToClaimMs.p50} p99 ${split.busToClaimMs.p99}` : '') +
+      `; CPU ms/run ${JSON.stringify(out.cpuMsPerRun)}`,
+  );
   return out;
+}
+
+/** Records when each run id is published on the prefix's run subject (core NATS subscriber; consumes nothing). */
+async function busTap(prefix) {
+  const { connect } = deps.nats();
+  const nc = await connect({ servers: NATS_URL });
+  const seen = new Map();
+  const sub = nc.subscribe(`${prefix}.runs.ready.>`, {
+    callback: (err, msg) => {
+      if (err) return;
+      const at = Date.now();
+      try {
+        for (const id of JSON.parse(new TextDecoder().decode(msg.data))) if (!seen.has(id)) seen.set(id, at);
+      } catch {
+        /* not an id list */
+      }
+    },
+  });
+  await nc.flush();
+  return {
+    seen,
+    async close() {
+      sub.unsubscribe();
+      await nc.close();
+    },
+  };
 }
 
 async function e2e(ctx) {
@@ -166,6 +221,11 @@ async function e2e(ctx) {
   for (let i = 0; i < ctx.runs; i++) {
     for (const s of i % 2 === 0 ? sides : [...sides].reverse()) lat[s.name].push(await latencyRun(ctx, s, i, half, stack, bull));
   }
+  // Optional: accept-to-start at other offered rates (one run each), to find the knee.
+  const curve = [];
+  for (const rate of ctx.latencyRates || []) {
+    for (const s of sides) curve.push({ system: s.name, ...(await latencyRun(ctx, s, `r${rate}`, rate, stack, bull)) });
+  }
   for (const side of sides) await side.probe.close();
   await ctx.stop([...stack.procs, ...bull.procs]);
   const pack = (t, l) => ({
@@ -174,7 +234,14 @@ async function e2e(ctx) {
     redisPerRun: t.length ? t[t.length - 1].redisPerRun : null,
     machineBusyPercent: hyOr(t, 'machineBusyPercent'),
     acceptedPerSecond: hyOr(t, 'acceptedPerSecond'),
-    halfRate: { offeredPerSecond: half, p50Ms: hyOr(l, 'p50Ms'), p99Ms: hyOr(l, 'p99Ms'), maxMs: hyOr(l, 'maxMs'), samples: l.map((x) => x.samples) },
+    halfRate: {
+      offeredPerSecond: half,
+      p50Ms: hyOr(l, 'p50Ms'),
+      p99Ms: hyOr(l, 'p99Ms'),
+      maxMs: hyOr(l, 'maxMs'),
+      samples: l.map((x) => x.samples),
+      ...(l.some((x) => x.split) ? { split: l.map((x) => x.split) } : {}),
+    },
   });
   const r = ratio(hyRate.median, bqRate.median);
   const hy = pack(tput.hookyard, lat.hookyard);
@@ -195,6 +262,7 @@ async function e2e(ctx) {
     },
     p99HalfRate: { valueMs: hy.halfRate.p99Ms.median, targetMs: 25, met: hy.halfRate.p99Ms.median != null && hy.halfRate.p99Ms.median < 25 },
     p99RatioBullmqOverHookyard: ratio(bq.halfRate.p99Ms.median, hy.halfRate.p99Ms.median),
+    ...(curve.length ? { latencyCurve: curve } : {}),
   };
 }
 

@@ -157,7 +157,7 @@ async function listGrowth(ctx) {
       const t = Date.now();
       const chunks = [];
       for (let k = 0; k < 4 && have < want; k++) {
-        const chunk = Math.min(25_000, want - have);
+        const chunk = Math.min(10_000, want - have);
         chunks.push(fillRuns({ url: REDIS_URL, prefix, partitions: 4, n: chunk, now: now - have }));
         have += chunk;
       }
