@@ -41,9 +41,11 @@ export function workerScriptPath(): string {
 }
 
 /**
- * A fixed number of jq-wasm worker threads and a FIFO queue. Each job gets its
- * own time bound, started when a worker takes it; a worker that overruns is
- * terminated and replaced, so the jobs queued behind it carry on.
+ * Up to `size` jq-wasm worker threads and a FIFO queue. Workers start when work
+ * first waits for one (most conditions never leave the compiled path, and an
+ * idle worker costs tens of MiB), then stay. Each job gets its own time bound,
+ * started when a worker takes it; a worker that overruns is terminated and
+ * replaced, so the jobs queued behind it carry on.
  */
 export class JqWorkerPool {
   private readonly slots: Slot[] = [];
@@ -59,17 +61,24 @@ export class JqWorkerPool {
     /** A compiled `WebAssembly.Module` of jq.wasm, shared with every worker. */
     private readonly wasmModule: object | undefined,
     private readonly logger?: Logger,
-  ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
-  }
+  ) {}
 
   run(job: WorkerJob, timeoutMs: number): Promise<unknown[]> {
     if (this.closed) return Promise.reject(internal('jq engine is closed'));
-    if (this.slots.length === 0) return Promise.reject(internal(`jq workers cannot start: ${this.lastStartFailure}`));
+    if (this.startFailures >= 3 * this.size) return Promise.reject(internal(`jq workers cannot start: ${this.lastStartFailure}`));
     return new Promise((resolve, reject) => {
       this.queue.push({ job, timeoutMs, resolve, reject });
+      this.grow();
       this.dispatch();
     });
+  }
+
+  /** One more worker when more jobs wait than workers are free, up to `size`. */
+  private grow(): void {
+    if (this.slots.length >= this.size) return;
+    let free = 0;
+    for (const slot of this.slots) if (!slot.current) free++;
+    if (this.queue.length > free) this.slots.push(this.spawn());
   }
 
   async close(): Promise<void> {
