@@ -1,4 +1,4 @@
-import { nameViolation } from '@hookyard/core';
+import { nameViolation, secretRefViolation } from '@hookyard/core';
 import type { VerifierBinding } from '@hookyard/core';
 import { KIND_FIELDS, VERIFIER_KINDS, compileSettings } from './settings';
 import type { VerifierKind } from './settings';
@@ -6,22 +6,10 @@ import type { VerifierKind } from './settings';
 /** Rotation needs two; a few more cover staged roll-outs. More is a mistake. */
 export const MAX_SECRETS = 5;
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const TOP_LEVEL = new Set(['kind', 'secret', 'secrets', 'settings', 'topic']);
 
-/** The one line for a secret reference that is wrong, or undefined when it is a good reference. */
-export function secretRefViolation(field: string, ref: unknown): string | undefined {
-  if (typeof ref !== 'string') return `${field} must be a string reference env:NAME or file:/path`;
-  if (ref.startsWith('env:')) {
-    return ENV_NAME.test(ref.slice(4)) ? undefined : `${field} must name an environment variable matching ${ENV_NAME.source} after env:`;
-  }
-  if (ref.startsWith('file:')) {
-    const path = ref.slice(5);
-    return path.startsWith('/') && !path.includes('\0') && path.length <= 4096 ? undefined : `${field} must be file: followed by an absolute path`;
-  }
-  // Never echo the value: it is most likely the secret itself.
-  return `${field} looks like a literal secret, which is never stored; put it in an environment variable or a mounted file and reference it as env:NAME or file:/path`;
-}
+/** The one line for a secret reference that is wrong (shared with tool records). */
+export { secretRefViolation };
 
 /**
  * Checks a PUT body for a topic's verifier and builds the binding to keep.
