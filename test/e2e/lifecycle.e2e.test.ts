@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL } from '../support/services';
+import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix } from '../support/services';
 import { eventually, requireBuiltCli, sleep, startRole, type RoleProcess } from '../support/processes';
 import { Api, metricValue, pool, type RunView } from './api';
 
@@ -50,11 +50,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
   afterAll(async () => {
     for (const p of procs) p.kill('SIGKILL');
     await Promise.all(procs.map((p) => p.wait()));
-    const { default: Redis } = await import('ioredis');
-    const r = new Redis(REDIS_URL);
-    const keys = await r.keys(`*${prefix}*`);
-    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
-    await r.quit();
+    await cleanupPrefix(prefix);
   });
 
   it('keeps and finishes 1,000 events sent over HTTP, every run succeeded exactly once', async () => {

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { NATS_URL, REDIS_URL, requireNats, requireRedis, uniquePrefix } from '../support/services';
+import { NATS_URL, REDIS_URL, requireNats, requireRedis, uniquePrefix, cleanupPrefix } from '../support/services';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 import { Api } from './api';
 
@@ -67,11 +67,7 @@ describe('executor shutdown on SIGTERM', () => {
     await Promise.all(procs.map((p) => p.wait()));
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
-    const { default: Redis } = await import('ioredis');
-    const r = new Redis(REDIS_URL);
-    const keys = await r.keys(`*${prefix}*`);
-    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
-    await r.quit();
+    await cleanupPrefix(prefix);
   });
 
   async function runsById(): Promise<Map<number, { id: string; status: string; attempts: number; error: { kind: string; message: string } | null }>> {

@@ -45,3 +45,26 @@ export async function requireNats(): Promise<string> {
 export function uniquePrefix(label = 't'): string {
   return `${label}${randomBytes(4).toString('hex')}`;
 }
+
+/** Deletes every Redis key and JetStream stream a test made under `prefix` (its HOOKS_KEY_PREFIX / HOOKS_NATS_PREFIX). */
+export async function cleanupPrefix(prefix: string): Promise<void> {
+  const { default: Redis } = await import('ioredis');
+  const r = new Redis(REDIS_URL);
+  try {
+    const keys = await r.keys(`*${prefix}*`);
+    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
+  } finally {
+    await r.quit();
+  }
+  const { connect } = await import('nats');
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const upper = prefix.toUpperCase();
+    for await (const s of jsm.streams.list()) {
+      if (s.config.name.startsWith(`${upper}_`)) await jsm.streams.delete(s.config.name).catch(() => undefined);
+    }
+  } finally {
+    await nc.close();
+  }
+}
