@@ -247,7 +247,7 @@ export async function deleteKeys(url: string, prefix: string): Promise<void> {
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 500);
       if (keys.length) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');

@@ -23,7 +23,7 @@ describe('door and API on the real Redis store', () => {
     const redis = new Redis(url);
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 500);
       if (keys.length) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');
