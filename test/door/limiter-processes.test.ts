@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
-import { requireNats, requireRedis, uniquePrefix } from '../support/services';
+import { deleteRedisKeys, requireNats, requireRedis, uniquePrefix } from '../support/services';
 import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { deleteKeys } from './support';
 
 /**
  * The door's flood limiter holds across replicas: two `hookyard serve --role
@@ -52,7 +51,7 @@ describe('door flood limiter across two ingress processes', () => {
     clearTimeout(timer);
     for (const p of procs) p.kill('SIGKILL');
     if (prefix) {
-      await deleteKeys(redisUrl, prefix);
+      await deleteRedisKeys(prefix, redisUrl);
       const nc = await connect({ servers: natsUrl });
       try {
         const jsm = await nc.jetstreamManager();

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createRedisStores, type Stores } from '@hookyard/store';
-import { requireRedis, uniquePrefix } from '../support/services';
-import { SECURITY, deleteKeys, startDoorApp, type DoorApp } from './support';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../support/services';
+import { SECURITY, startDoorApp, type DoorApp } from './support';
 
 /**
  * Replay protection of a `standard-webhooks` topic across the whole ingress
@@ -144,7 +144,7 @@ replaySuite('Redis', async () => {
     stores,
     async cleanup() {
       await stores.close();
-      await deleteKeys(url, prefix);
+      await deleteRedisKeys(prefix, url);
     },
   };
 });

@@ -1,7 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createMetrics, createLogger, loadSettings, type Settings } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
@@ -234,24 +232,3 @@ export function securityHeadersOf(headers: IncomingHttpHeaders | Record<string, 
 
 export const SECURITY = { nosniff: 'nosniff', cache: 'no-store' };
 
-interface MiniRedis {
-  scan(cursor: string, ...args: Array<string | number>): Promise<[string, string[]]>;
-  del(...keys: string[]): Promise<number>;
-  quit(): Promise<unknown>;
-}
-
-/** Deletes every Redis key of a test prefix (ioredis taken from the store package, which owns that dependency). */
-export async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const Redis = createRequire(join(__dirname, '..', '..', 'packages', 'store', 'package.json'))('ioredis') as new (url: string) => MiniRedis;
-  const redis = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
-}

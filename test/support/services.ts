@@ -46,16 +46,25 @@ export function uniquePrefix(label = 't'): string {
   return `${label}${randomBytes(4).toString('hex')}`;
 }
 
-/** Deletes every Redis key and JetStream stream a test made under `prefix` (its HOOKS_KEY_PREFIX / HOOKS_NATS_PREFIX). */
-export async function cleanupPrefix(prefix: string): Promise<void> {
+/** Deletes every Redis key whose name holds `prefix` (plain `prefix:...` and hash-tagged `{prefix:...}` alike). */
+export async function deleteRedisKeys(prefix: string, url = REDIS_URL): Promise<void> {
   const { default: Redis } = await import('ioredis');
-  const r = new Redis(REDIS_URL);
+  const r = new Redis(url);
   try {
-    const keys = await r.keys(`*${prefix}*`);
-    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await r.del(...keys);
+    } while (cursor !== '0');
   } finally {
     await r.quit();
   }
+}
+
+/** Deletes every Redis key and JetStream stream a test made under `prefix` (its HOOKS_KEY_PREFIX / HOOKS_NATS_PREFIX). */
+export async function cleanupPrefix(prefix: string): Promise<void> {
+  await deleteRedisKeys(prefix);
   const { connect } = await import('nats');
   const nc = await connect({ servers: NATS_URL });
   try {

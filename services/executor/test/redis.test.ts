@@ -1,7 +1,6 @@
-import Redis from 'ioredis';
 import { HOOKS_RUN_FAILED_TOPIC, HookyardError } from '@hookyard/core';
 import { createRedisStores, type Stores } from '@hookyard/store';
-import { requireRedis, uniquePrefix } from '../../../test/support/services';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
 import { gate, harness, hook, tableJq, testTool, until } from './fixtures';
 
 /** The executor over the real Redis store: fencing and outcomes hold on the Lua scripts too. */
@@ -22,17 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of opened) await s.close();
-  const admin = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    admin.disconnect();
-  }
+  await deleteRedisKeys(prefix, url);
 });
 
 describe('executor on Redis', () => {

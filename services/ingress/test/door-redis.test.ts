@@ -1,7 +1,6 @@
-import Redis from 'ioredis';
 import { createRedisStores, type Stores } from '@hookyard/store';
 import { createSecretResolver } from '../src/verify';
-import { requireRedis, uniquePrefix } from '../../../test/support/services';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
 import { startHarness, type Harness } from './support/harness';
 
 const SECRET = 'redis-door-secret-value';
@@ -20,14 +19,7 @@ describe('door and API on the real Redis store', () => {
   afterAll(async () => {
     await h.close();
     await stores.close();
-    const redis = new Redis(url);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    await redis.quit();
+    await deleteRedisKeys(prefix, url);
   });
 
   it('registers hooks through the API and keeps one run per hook, listed by the API', async () => {

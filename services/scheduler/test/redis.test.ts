@@ -1,9 +1,8 @@
-import Redis from 'ioredis';
 import { HOOKS_RUN_FAILED_TOPIC, ManualClock, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
 import type { Hook } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import { createRedisStores, type Stores } from '@hookyard/store';
-import { requireRedis, uniquePrefix } from '../../../test/support/services';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
 import { startScheduler } from '../src/start';
 
 /** The sweep over the real Redis store: every step is one Lua script there. */
@@ -18,17 +17,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stores?.close();
-  const admin = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    admin.disconnect();
-  }
+  await deleteRedisKeys(prefix, url);
 });
 
 function hook(name: string, topic: string): Hook {
