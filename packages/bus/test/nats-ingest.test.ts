@@ -27,6 +27,12 @@ describe('NATS ingest', () => {
     await jsm.streams.delete(`${prefix.toUpperCase()}_INGEST`).catch(() => undefined);
   });
 
+  /** Every message settled at the server (acked or terminated): none can come back. */
+  const settled = async () => {
+    const info = await admin.jetstreamManager().then((jsm) => jsm.consumers.info(`${prefix.toUpperCase()}_INGEST`, INGEST_CONSUMER));
+    return info.num_ack_pending === 0 && info.num_pending === 0 && info.num_redelivered === 0 ? info : null;
+  };
+
   const send = async (topic: string, body: string, msgId?: string, extra: Record<string, string> = {}) => {
     const h = natsHeaders();
     for (const [k, v] of Object.entries(extra)) h.set(k, v);
@@ -47,11 +53,8 @@ describe('NATS ingest', () => {
     expect(Buffer.from(first.data).toString()).toBe('{"id":1}');
     expect(first.headers['x-source']).toBe('billing');
     expect(got.find((m) => m.msgId === null)?.topic).toBe('orders');
-    const jsm = await admin.jetstreamManager();
-    await sleep(100);
-    const info = await jsm.consumers.info(`${prefix.toUpperCase()}_INGEST`, INGEST_CONSUMER);
-    expect(info.num_ack_pending).toBe(0);
-    expect(info.num_pending).toBe(0);
+    // The acks reach the server after the handler returned: wait for them, bounded.
+    await waitFor('both messages acked', async () => (await settled()) !== null);
   });
 
   it('does not redeliver a message the handler rejected', async () => {
@@ -63,7 +66,8 @@ describe('NATS ingest', () => {
     await send('bad', 'x', 'd-bad');
     await send('good', 'y', 'd-good');
     await waitFor('both events', () => calls.length >= 2);
-    await sleep(1800); // past ack wait (1 s) and the retry delay
+    // Settled at the server (the rejected one terminated, not left to its ack wait): it cannot come back.
+    await waitFor('both messages settled', async () => (await settled()) !== null);
     expect(calls.sort()).toEqual(['bad', 'good']);
   });
 
@@ -76,7 +80,11 @@ describe('NATS ingest', () => {
     });
     await send('orders', 'z', 'd-retry');
     await waitFor('a third delivery', () => attempts.length >= 3);
-    await sleep(800);
+    // Acked after the third try: nothing left pending or waiting at the server, so no fourth delivery.
+    await waitFor('the message acked', async () => {
+      const info = await admin.jetstreamManager().then((jsm) => jsm.consumers.info(`${prefix.toUpperCase()}_INGEST`, INGEST_CONSUMER));
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    });
     expect(attempts).toEqual(['d-retry', 'd-retry', 'd-retry']);
   });
 

@@ -134,12 +134,13 @@ describe('pull worker', () => {
       consumer, concurrency: 2, heartbeatMs: 20, expiresMs: 1000, logger: silentLogger(),
       prepare: prepare(() => gate),
     });
-    await new Promise((r) => setTimeout(r, 120));
+    // Counted, not timed: the task holds its message until the heartbeat marked it four times.
+    const beats = () => slow.settled.filter((s) => s === 'working').length;
+    for (let i = 0; i < 2000 && beats() < 4; i += 1) await new Promise((r) => setTimeout(r, 5));
+    expect(beats()).toBeGreaterThanOrEqual(4);
+    expect(slow.settled).not.toContain('ack');
     open();
     await worker.stop();
-    const beats = slow.settled.filter((s) => s === 'working').length;
-    // Held about 120 ms with a 20 ms heartbeat: marked at least every 20 ms.
-    expect(beats).toBeGreaterThanOrEqual(4);
     expect(slow.settled[slow.settled.length - 1]).toBe('ack');
   });
 

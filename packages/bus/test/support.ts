@@ -1,9 +1,9 @@
 /** Small helpers shared by the bus tests. */
 
 /** Polls `check` until it holds; fails after `boundMs` saying what was awaited (a bound, not a timing assertion). */
-export async function waitFor(what: string, check: () => boolean, boundMs = 15_000): Promise<void> {
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, boundMs = 15_000): Promise<void> {
   const deadline = Date.now() + boundMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${boundMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -1,4 +1,5 @@
 import { HookyardError } from '@hookyard/core';
+import type { Stores } from '@hookyard/store';
 import { gate, harness, hook, tableJq, testTool, until } from './fixtures';
 
 const policy = { maxAttempts: 5, retryDelayMs: 0 };
@@ -60,36 +61,43 @@ describe('executor: takeover and replay', () => {
   });
 
   it('renews the lease of a long attempt from the shared sweep, and never that of a short one', async () => {
+    // Counted, not timed: the long attempt holds its tool until six renewals came
+    // (each at most leaseMs/3 apart by design), however slow the machine is.
+    const spying = (renewals: string[]) => (s: Stores): Stores => {
+      const renew: typeof s.runs.renew = async (id, ...rest) => {
+        renewals.push(id);
+        return s.runs.renew(id, ...rest);
+      };
+      const runs = new Proxy(s.runs, {
+        get: (target, key) => {
+          if (key === 'renew') return renew;
+          const v = Reflect.get(target, key) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return { ...s, runs };
+    };
     const renewals: string[] = [];
-    const slow = testTool('slow', () => new Promise((r) => setTimeout(() => r('slow done'), 150)));
-    const fast = testTool('fast', async () => 'fast done');
-    const h = harness({
-      jq: tableJq({}), tools: [slow, fast], settings: { leaseMs: 60 },
-      stores: (s) => {
-        const renew: typeof s.runs.renew = async (id, ...rest) => {
-          renewals.push(id);
-          return s.runs.renew(id, ...rest);
-        };
-        const runs = new Proxy(s.runs, {
-          get: (target, key) => {
-            if (key === 'renew') return renew;
-            const v = Reflect.get(target, key) as unknown;
-            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-          },
-        });
-        return { ...s, runs };
-      },
-    });
+    const release = gate<string>();
+    const slow = testTool('slow', () => release.promise);
+    const h = harness({ jq: tableJq({}), tools: [slow], settings: { leaseMs: 60 }, stores: spying(renewals) });
     await h.stores.hooks.putHook(hook({ name: 'a', topic: 'slow', tool: 'slow' }));
-    await h.stores.hooks.putHook(hook({ name: 'b', topic: 'fast', tool: 'fast' }));
     const [slowId] = await h.keep('slow', {});
-    const [fastId] = await h.keep('fast', {});
-    await Promise.all([h.executor.handle(slowId!), h.executor.handle(fastId!)]);
+    const work = h.executor.handle(slowId!);
+    await until(() => renewals.filter((id) => id === slowId).length >= 6);
+    release.open('slow done');
+    await work;
     expect(await h.stores.runs.get(slowId!)).toMatchObject({ status: 'succeeded', result: 'slow done' });
-    expect(await h.stores.runs.get(fastId!)).toMatchObject({ status: 'succeeded', result: 'fast done' });
-    // 150 ms under a 60 ms lease: a renewal at least every 20 ms (a third of the lease).
-    expect(renewals.filter((id) => id === slowId).length).toBeGreaterThanOrEqual(150 / 20 - 2);
-    expect(renewals).not.toContain(fastId);
+
+    // A short attempt (done well within leaseMs/6, here 10 s) is never renewed: no renewal on claim.
+    const fastRenewals: string[] = [];
+    const fast = testTool('fast', async () => 'fast done');
+    const f = harness({ jq: tableJq({}), tools: [fast], settings: { leaseMs: 60_000 }, stores: spying(fastRenewals) });
+    await f.stores.hooks.putHook(hook({ name: 'b', topic: 'fast', tool: 'fast' }));
+    const [fastId] = await f.keep('fast', {});
+    await f.executor.handle(fastId!);
+    expect(await f.stores.runs.get(fastId!)).toMatchObject({ status: 'succeeded', result: 'fast done' });
+    expect(fastRenewals).toEqual([]);
   });
 
   it('replays a crash-resumable start with the kept input and the same key, skipping condition and door contract', async () => {

@@ -98,9 +98,21 @@ describe('Redis down', () => {
 
 describe('token bucket in Redis', () => {
   it('refills at the rate: a drained bucket passes again after one interval, not a whole window', async () => {
-    const limiter = make({ rate: 20, burst: 2 }); // a token every 50 ms
-    expect(await passes(() => limiter.checkDoor('10.5.5.5', 'refill'), 3)).toBe(2);
-    await new Promise((r) => setTimeout(r, 120));
-    expect((await limiter.checkDoor('10.5.5.5', 'refill')).ok).toBe(true);
+    // A token a second, a whole bucket (the window a fixed-window counter would wait out) in 5 s.
+    const limiter = make({ rate: 1, burst: 5 });
+    // Drained however slowly the checks go: keep taking until the first refusal.
+    let refusedAt = 0;
+    for (let i = 0; i < 30 && refusedAt === 0; i += 1) {
+      if (!(await limiter.checkDoor('10.5.5.5', 'refill')).ok) refusedAt = Date.now();
+    }
+    expect(refusedAt).toBeGreaterThan(0);
+    // Then the first token back comes after about one interval (1 s), well before the 5 s window ends.
+    let passedAt = 0;
+    while (passedAt === 0 && Date.now() - refusedAt < 10_000) {
+      if ((await limiter.checkDoor('10.5.5.5', 'refill')).ok) passedAt = Date.now();
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(passedAt).toBeGreaterThan(0);
+    expect(passedAt - refusedAt).toBeLessThan(4_000);
   });
 });
