@@ -1,5 +1,5 @@
 import type { JsMsg } from 'nats';
-import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
+import { badInput, setOwn, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
 import { startPullWorker, type PullWorker } from './pull-worker';
@@ -79,7 +79,7 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
 
   const toMessage = (msg: JsMsg): IngestMessage => {
     const headers: Record<string, string> = {};
-    for (const key of msg.headers?.keys() ?? []) headers[key.toLowerCase()] = msg.headers!.get(key);
+    for (const key of msg.headers?.keys() ?? []) setOwn(headers, key.toLowerCase(), msg.headers!.get(key));
     return {
       topic: msg.subject.slice(subjectHead.length),
       data: msg.data,

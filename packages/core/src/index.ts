@@ -19,6 +19,7 @@ export {
 export type { ErrorInfo, ErrorKind } from './errors';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
+export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';
 export { RUN_ID_PATTERN, newRunId } from './ids';

@@ -30,6 +30,9 @@ export const PAYLOADS: unknown[] = [
   { a: [{ name: 'deploy' }, { name: 'bug' }], b: 0.1, c: 1e-7, '1': 'one' },
   { b: 2, a: 1, c: { b: [true, false], a: 'é' } },
   { a: 12345678901234567000, b: -0.5, c: 1e300, name: 'acme/widgets' },
+  // Keys that are special to JavaScript objects: parsed from JSON, so they are own keys as in a payload.
+  JSON.parse('{"__proto__":{"a":1},"constructor":"c","k":"__proto__","toString":1,"a":"constructor"}'),
+  JSON.parse('{"k":"constructor","b":{"__proto__":[1]},"hasOwnProperty":null}'),
 ];
 
 export const PULL_REQUEST = {
@@ -75,13 +78,17 @@ export const HAND_EXPRS: string[] = [
   '.c | not', '(.a | length) > 2', '.a | length', 'to_entries | map(.key)', '[.[]? | type] | join(",")',
   '.a | first(.[]?)', 'isempty(empty)', 'all(.[]?; . != null)', 'any(.[]?; type == "string")', '{a: 1} | .a += 1',
   '"\\(.c) \\(.b) \\(.a)"', '[.a, .b, .c] | tojson', '.b * .a', '.c - .b', '.a % .b', '(.a | tostring) + "!"',
+  '{(.k): 1}', '{(.k): .a} | keys', '{"__proto__": 1}', '{__proto__: .a}', '{(.a // "x"): 2} | .constructor', '.__proto__',
+  '.constructor', '.["__proto__"].a', 'has("__proto__")', 'has("constructor")', '{} | has("constructor")', '{} | .__proto__',
+  '. + {"__proto__": 2}', '{"__proto__": {"b": 1}} + .', '{"__proto__": 3} | tojson', '{(.k): 1} | to_entries', '.b.__proto__',
+  '"__proto__" | in({})', '{(.k): 1, a: 2} | keys_unsorted', '[{(.k): 1}] | .[0] | length', '{"toString": 1} | tostring',
   '.[] |= 1', 'to_entries[0].value', 'map(has("name"))?', 'try (.[] | tonumber)', '[.[]? | . == 1.0]', '-(.b)', '.b | -.',
 ];
 
 /** The payload the benchmark condition is written for, plus variants that make each clause fail. */
 export const CONDITION = '.action == "opened" and (.pull_request.labels | any(.name == "deploy")) and (.repository.full_name | test("^acme/"))';
 
-const key = fc.constantFrom('a', 'b', 'c', 'name', '1');
+const key = fc.constantFrom('a', 'b', 'c', 'name', '1', '__proto__', 'constructor');
 const str = fc.constantFrom('a', 'b', 'abc', 'A', 'B', '', 'é', 'a\nb', '😀', '10', '-1.5', 'x y', 'deploy', 'acme/x', '1.0', 'a,b');
 const num = fc.constantFrom(0, 1, -1, 2, 3, 1.5, 0.1, -0.25, 100, 1e-5, 1e16, 12345, 2.5e-3);
 const scalar = fc.oneof(str, num, fc.constantFrom(null, true, false));

@@ -1,4 +1,4 @@
-import { HookyardError, isSecretRef, secretRefViolation, type RemoteToolRecord, type SecretResolver, type StringOrSecret } from '@hookyard/core';
+import { HookyardError, isSecretRef, setOwn, secretRefViolation, type RemoteToolRecord, type SecretResolver, type StringOrSecret } from '@hookyard/core';
 
 /**
  * Tool records hold secrets by reference only. A value in `headers`,
@@ -98,11 +98,11 @@ export async function resolveStringMap(
 ): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map ?? {})) {
-    if (typeof v === 'string') out[k] = v;
+    if (typeof v === 'string') setOwn(out, k, v);
     else if (isSecretRef(v)) {
       const value = await resolveText(resolver, what, `${field}.${k}`, v.secret);
       if (!check(value)) throw new SecretReferenceError(`${what}: ${field}.${k}: secret reference ${v.secret} holds a value that cannot be sent there`);
-      out[k] = value;
+      setOwn(out, k, value);
     }
   }
   return out;
@@ -126,7 +126,7 @@ export async function resolveInjected(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(injected ?? {})) {
     if (!names.has(k)) continue;
-    out[k] = isSecretRef(v) ? await resolveText(resolver, what, `injected.${k}`, v.secret) : v;
+    setOwn(out, k, isSecretRef(v) ? await resolveText(resolver, what, `injected.${k}`, v.secret) : v);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, toHookyardError } from '@hookyard/core';
+import { TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, toHookyardError } from '@hookyard/core';
 import type { Hook, JqField, Run } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
@@ -70,7 +70,7 @@ export class HookEvaluator {
     if (hook.extras_expr) {
       const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload);
       const first = out[0];
-      if (isObject(first)) Object.assign(extras, first);
+      if (isObject(first)) assignOwn(extras, first);
       else if (first !== undefined && first !== null) {
         throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
       }

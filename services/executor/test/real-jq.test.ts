@@ -51,4 +51,24 @@ describe('executor with the real jq engine', () => {
     expect(byHook.raises!.error!.message).toContain('acme/app');
     expect(tool.calls).toHaveLength(0);
   });
+
+  it('keeps __proto__ and constructor keys of start_expr and extras_expr output as plain keys', async () => {
+    const tool = testTool('t', async ({ args }) => args);
+    const h = harness({ jq, tools: [tool] });
+    await h.stores.hooks.putHook(
+      hook({
+        name: 'proto', topic: 'gh', tool: 't',
+        start_expr: { content: '{(.k): .v, constructor: 1}' },
+        extras_expr: { content: '{(.k): .v, constructor: "c"}' },
+      }),
+    );
+    const [id] = await h.keep('gh', JSON.parse('{"k":"__proto__","v":{"polluted":true}}'));
+    await h.executor.handle(id!);
+    const call = tool.calls[0]!;
+    expect(Object.keys(call.args)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(call.args)).toBe(Object.prototype);
+    expect(Object.keys(call.ctx.extras)).toEqual(['__proto__', 'constructor', TOOL_EXTRA_IDEMPOTENCY_KEY]);
+    expect(Object.getPrototypeOf(call.ctx.extras)).toBe(Object.prototype);
+    expect((call.ctx.extras as { polluted?: unknown }).polluted).toBeUndefined();
+  });
 });

@@ -1,3 +1,4 @@
+import { setOwn } from '@hookyard/core';
 import { Unsupported } from './ast';
 import type { Node } from './ast';
 import { VALUE_BUILTINS } from './builtins';
@@ -150,7 +151,7 @@ function compileObject(entries: { key: Compiled; value: Compiled }[]): Compiled 
     const pairs = entries.map((en) => [en.key.val!, en.value.val!] as const);
     return fromVal((i, e) => {
       const o: Record<string, unknown> = {};
-      for (const [k, v] of pairs) o[checkKey(k(i, e))] = v(i, e);
+      for (const [k, v] of pairs) setOwn(o, checkKey(k(i, e)), v(i, e));
       return o;
     });
   }
@@ -162,7 +163,7 @@ function compileObject(entries: { key: Compiled; value: Compiled }[]): Compiled 
       const step = (n: number): void => {
         if (n === entries.length) {
           const o: Record<string, unknown> = {};
-          for (let j = 0; j < n; j++) o[keys[j]!] = values[j];
+          for (let j = 0; j < n; j++) setOwn(o, keys[j]!, values[j]);
           emit(o);
           return;
         }

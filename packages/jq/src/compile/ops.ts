@@ -1,3 +1,4 @@
+import { setOwn } from '@hookyard/core';
 import { compare, equals, fail, fallback, isIndexLikeKey, kindOf } from './values';
 
 /**
@@ -48,11 +49,11 @@ export function mergeObjects(a: Record<string, unknown>, b: Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(a)) {
     if (isIndexLikeKey(k)) return fallback('index-like object key');
-    out[k] = a[k];
+    setOwn(out, k, a[k]);
   }
   for (const k of Object.keys(b)) {
     if (isIndexLikeKey(k)) return fallback('index-like object key');
-    out[k] = b[k];
+    setOwn(out, k, b[k]);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { setOwn } from '@hookyard/core';
 import type { JsonSchema } from '../types';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -34,6 +35,6 @@ export function stripInjected(schema: JsonSchema, injected: readonly string[]): 
  */
 export function applyInjected(args: Record<string, unknown>, injected: Record<string, unknown> | undefined, declared: Set<string>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...args };
-  for (const [k, v] of Object.entries(injected ?? {})) if (declared.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(injected ?? {})) if (declared.has(k)) setOwn(out, k, v);
   return out;
 }
