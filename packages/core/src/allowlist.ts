@@ -2,6 +2,9 @@
  * Allowlist grammar: `*` allows everything, an exact name allows that name,
  * `!name` excludes it. Exclusion wins. A list of only exclusions allows nothing.
  */
+/** One well-formed allowlist entry: `*`, a tool name or `!name`. */
+export const ALLOWLIST_ENTRY_PATTERN = /^(\*|!?[A-Za-z0-9_][A-Za-z0-9_.:/-]*)$/;
+
 export interface Allowlist {
   readonly all: boolean;
   readonly names: ReadonlySet<string>;

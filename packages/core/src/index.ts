@@ -51,7 +51,15 @@ export type {
 } from './types';
 export { SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefViolation } from './secrets';
 export type { SecretRef, SecretResolver, SecretResolverOptions, StringOrSecret } from './secrets';
-export { ALLOW_ALL, allows, intersect, parseAllowlist } from './allowlist';
+export { ALLOW_ALL, ALLOWLIST_ENTRY_PATTERN, allows, intersect, parseAllowlist } from './allowlist';
+export {
+  APPROVAL_ACTIONS,
+  APPROVAL_TIMEOUT_ACTIONS,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_DENY_MESSAGE,
+  HOOKS_APPROVAL_REQUESTED_TOPIC,
+} from './approval';
+export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
 export type { Allowlist } from './allowlist';
 export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, settingsDocs } from './settings';
 export type { ApiToken, Role, Settings } from './settings';

@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors';
+import type { ApprovalRule } from './approval';
 import type { StringOrSecret } from './secrets';
 
 /** A jq field: inline `{content}` or a stored template `{id, kwargs}`. */
@@ -24,6 +25,8 @@ export interface Hook {
   subject?: HookSubject;
   /** Tools this hook may reach (allowlist grammar); intersected with the deployment's. */
   tools_allow?: string[];
+  /** The hook's own approval rules: they can only make a call stricter than the deployment's policy. */
+  approval?: ApprovalRule[];
   description?: string;
   created_at: string;
   updated_at: string;

@@ -1,4 +1,4 @@
-import type { Acted, ErrorInfo, Hook, JqTemplate, RemoteToolRecord, Run, RunStatus, VerifierBinding } from '@hookyard/core';
+import type { Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, JqTemplate, RemoteToolRecord, Run, RunStatus, VerifierBinding } from '@hookyard/core';
 
 /**
  * The stores speak domain verbs; no Redis type crosses this boundary.
@@ -24,6 +24,15 @@ export interface HookStore {
   getTemplate(id: string): Promise<JqTemplate | null>;
   removeTemplate(id: string): Promise<boolean>;
   listTemplates(): Promise<JqTemplate[]>;
+
+  /** The deployment's approval policy; version 0 with no rules when never set. */
+  getApprovalPolicy(): Promise<ApprovalPolicy>;
+  /**
+   * Replaces the approval rules (already validated) and bumps the version by
+   * one, atomically. With `expectedVersion` the change applies only if the
+   * kept version is that one, else `conflict` naming the kept version.
+   */
+  putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy>;
 
   /** Claims a delivery id for `ttlMs` (SET NX). False when it was already claimed. */
   claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean>;

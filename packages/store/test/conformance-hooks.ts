@@ -1,6 +1,7 @@
 import type { RemoteToolRecord } from '@hookyard/core';
 import { T0, hook, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
+import { describeApprovalPolicyConformance } from './conformance-policy';
 
 const tool = (name: string): RemoteToolRecord => ({
   name, kind: 'http', endpoint: 'http://127.0.0.1:9/x', method: 'POST', timeout_ms: 1000, headers: {},
@@ -10,6 +11,7 @@ const tool = (name: string): RemoteToolRecord => ({
 export function describeHookStoreConformance(name: string, factory: StoresFactory): void {
   describe(`${name}: hook, verifier, template, tool stores`, () => {
     const stores = useStores(factory);
+    describeApprovalPolicyConformance(stores);
 
     it('putHook creates, then replaces and returns the previous record', async () => {
       const { hooks } = stores();

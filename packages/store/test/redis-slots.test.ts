@@ -30,6 +30,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   sweep_expired: [keys.done(p), keys.due(p), keys.lease(p)],
   put_hook: [keys.hooks],
   remove_hook: [keys.hooks],
+  put_approval_policy: [keys.approvalPolicy],
 };
 
 describe('redis cluster slots', () => {

@@ -102,6 +102,7 @@ describe('redis specifics', () => {
       await s.runs.sweepLapsed(T0, 10, policy);
       await s.runs.sweepExpired(T0 + 10, 1, 10);
       await s.hooks.removeHook('a');
+      await s.hooks.putApprovalPolicy([], null, T0);
     } finally {
       spy.mockRestore();
       await s.close();

@@ -1,4 +1,5 @@
 import type { Logger, ToolRetryPolicy } from '@hookyard/core';
+import type { ApprovalDecision } from './approval/evaluate';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -24,6 +25,8 @@ export function openAiFunction(tool: ToolInfo): { type: 'function'; function: { 
 export interface ToolCallContext {
   runId: string;
   hook: string;
+  /** The run's topic (the approval policy's `when` reads it). */
+  topic?: string;
   attempt: number;
   /** Same for every attempt and replay of one run; sent as `Idempotency-Key` by remote tools. */
   idempotencyKey: string;
@@ -32,6 +35,11 @@ export interface ToolCallContext {
   /** Aborted when the call's time bound passes or the process shuts down. */
   signal: AbortSignal;
   logger: Logger;
+  /**
+   * The approval gate's decision for this exact call (ApprovalRepo.decide);
+   * without one the gate decides on the deployment's policy itself.
+   */
+  approval?: ApprovalDecision;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
+import { conflict, type ApprovalPolicy, type ApprovalRule, type Clock, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding } from '@hookyard/core';
 import type { HookStore, ToolStore } from '../types';
 import { DeliveryClaims } from './delivery-claims';
 
@@ -13,6 +13,7 @@ export class MemoryHookStore implements HookStore {
   private readonly verifiers = new Map<string, VerifierBinding>();
   private readonly templates = new Map<string, JqTemplate>();
   private readonly deliveries = new DeliveryClaims();
+  private policy: ApprovalPolicy = { version: 0, rules: [], updated_at: null };
 
   constructor(private readonly clock: Clock) {}
 
@@ -68,6 +69,17 @@ export class MemoryHookStore implements HookStore {
   }
   async listTemplates(): Promise<JqTemplate[]> {
     return structuredClone([...this.templates.values()].sort(byKey((t) => t.id)));
+  }
+
+  async getApprovalPolicy(): Promise<ApprovalPolicy> {
+    return structuredClone(this.policy);
+  }
+  async putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy> {
+    if (expectedVersion !== null && expectedVersion !== this.policy.version) {
+      throw conflict(`the approval policy is at version ${this.policy.version}, not the version ${expectedVersion} this change was made against; read it again and retry`);
+    }
+    this.policy = { version: this.policy.version + 1, rules: structuredClone(rules), updated_at: new Date(now).toISOString() };
+    return structuredClone(this.policy);
   }
 
   async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {

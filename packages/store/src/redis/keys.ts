@@ -10,6 +10,7 @@
  *   {P}:templates             hash   template id -> JSON
  *   {P}:tools                 hash   tool name -> record JSON
  *   {P}:delivery:<t>:<id>     string delivery claim (SET NX PX)
+ *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
@@ -54,6 +55,9 @@ export class KeyLayout {
   }
   delivery(topic: string, deliveryId: string): string {
     return `${this.hookTag}:delivery:${topic}:${deliveryId}`;
+  }
+  get approvalPolicy(): string {
+    return `${this.hookTag}:approval-policy`;
   }
   get meta(): string {
     return `${this.hookTag}:meta`;

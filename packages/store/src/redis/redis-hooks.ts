@@ -1,4 +1,4 @@
-import type { Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
+import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
 import type Redis from 'ioredis';
 import type { HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
@@ -111,6 +111,19 @@ export class RedisHookStore implements HookStore {
   }
   async listTemplates(): Promise<JqTemplate[]> {
     return this.values<JqTemplate>('listTemplates', this.keys.templates, (t) => t.id);
+  }
+
+  async getApprovalPolicy(): Promise<ApprovalPolicy> {
+    const h = await call('getApprovalPolicy', () => this.client.hgetall(this.keys.approvalPolicy));
+    if (!h.version) return { version: 0, rules: [], updated_at: null };
+    return { version: Number(h.version), rules: JSON.parse(h.rules ?? '[]') as ApprovalRule[], updated_at: h.updated_at ?? null };
+  }
+  async putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy> {
+    const updatedAt = new Date(now).toISOString();
+    const args = [this.keys.hookTag, JSON.stringify(rules), updatedAt, expectedVersion === null ? '' : String(expectedVersion)];
+    const reply = await call('put_approval_policy', () => this.scripts.run('put_approval_policy', [this.keys.approvalPolicy], args));
+    const ok = checkReply({ op: 'put_approval_policy', ...(expectedVersion === null ? {} : { expected: expectedVersion }) }, reply);
+    return { version: Number(ok[1]), rules, updated_at: updatedAt };
   }
 
   async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {

@@ -9,12 +9,15 @@ export interface ReplyContext {
   id?: string;
   token?: number;
   topic?: string;
+  /** put_approval_policy: the version the caller expected. */
+  expected?: number;
 }
 
 /**
  * The one place a script's negative code becomes an error. Codes:
  * -1 no such run; -2 stale token / not running {status, token}; -3 wrong status
- * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count}.
+ * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count};
+ * -6 approval policy version moved {kept version}.
  */
 export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   const code = Number(reply[0]);
@@ -33,6 +36,8 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
       throw committedRefusal(id, str(1) as Acted, JSON.parse(str(2) || '[]') as string[]);
     case -5:
       throw badInput(`topic ${ctx.topic ?? '?'} has ${str(1)} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
+    case -6:
+      throw conflict(`the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`);
     default:
       throw internal(`store script ${ctx.op} answered unknown code ${code}`);
   }

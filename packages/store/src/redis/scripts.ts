@@ -6,6 +6,7 @@ import type Redis from 'ioredis';
 export const SCRIPT_NAMES = [
   'keep_event', 'claim', 'renew', 'set_claim_intent', 'act', 'note', 'complete', 'fail', 'schedule_retry', 'release',
   'retry', 'discard', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
+  'put_approval_policy',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

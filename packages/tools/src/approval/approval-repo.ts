@@ -1,0 +1,101 @@
+import { HookyardError, type ApprovalPolicy, type ApprovalRule } from '@hookyard/core';
+import { canonicalJson } from '../remote/canonical-json';
+import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
+import { evaluateRules, stricter, type ApprovalDecision, type PolicyCall } from './evaluate';
+import type { PolicyJq } from './rules';
+
+/** Where the deployment's policy is read from (the hook store keeps it). */
+export interface PolicySource {
+  getApprovalPolicy(): Promise<ApprovalPolicy>;
+}
+
+export interface ApprovalRepoOptions {
+  policies: PolicySource;
+  jq: PolicyJq;
+  /** Time bound of one rule's `when` (settings.jqTimeoutMs). */
+  jqTimeoutMs: number;
+}
+
+/** A call the policy did not let through: denied, or waiting for an approval. Kind `forbidden`, never retried. */
+export class PolicyRefusal extends HookyardError {
+  constructor(readonly decision: ApprovalDecision) {
+    super(
+      'forbidden',
+      decision.action === 'approve'
+        ? `this call needs an approval (${decision.rule ?? 'policy'}) and was made without one`
+        : decision.message,
+    );
+    this.name = 'PolicyRefusal';
+  }
+}
+
+/** The extra carrying a run's subject (`{scope, kind, key}`) when its hook declares one. */
+const SUBJECT_EXTRA = 'tai42/subject';
+
+function subjectOf(extras: Record<string, unknown>): PolicyCall['subject'] {
+  const s = extras[SUBJECT_EXTRA] as Record<string, unknown> | undefined;
+  if (!s || typeof s.scope !== 'string' || typeof s.kind !== 'string' || typeof s.key !== 'string') return null;
+  return { scope: s.scope, kind: s.kind, key: s.key };
+}
+
+/**
+ * The approval gate at the capability edge: wraps any repo (the composed
+ * MultiRepo of every provider), so no call reaches a provider without the
+ * policy's word, whichever provider answers it.
+ *
+ * `decide` evaluates the deployment's policy (and the hook's own rules, which
+ * can only make it stricter) for one call; the executor asks it before the
+ * hook acts. `exec` lets a call through when its context carries a decision
+ * this gate issued for exactly this tool and these arguments with action
+ * `allow`; a call without one is decided here, against the deployment's
+ * policy, and a deny or approve is thrown as a PolicyRefusal.
+ */
+export class ApprovalRepo implements ToolRepo {
+  /** Decisions this gate issued, with the call each was issued for: a context cannot forge one. */
+  private readonly issued = new WeakMap<ApprovalDecision, { tool: string; args: string }>();
+
+  constructor(
+    private readonly inner: ToolRepo,
+    private readonly options: ApprovalRepoOptions,
+  ) {}
+
+  /** The policy's decision on one call: first match of the deployment's rules, made stricter by `hookRules`. */
+  async decide(call: PolicyCall, hookRules: readonly ApprovalRule[] = []): Promise<ApprovalDecision> {
+    const { jq, jqTimeoutMs } = this.options;
+    const policy = await this.options.policies.getApprovalPolicy();
+    let decision = await evaluateRules(policy.rules, call, 'deployment', policy.version, jq, jqTimeoutMs);
+    if (decision.action !== 'deny' && hookRules.length > 0) {
+      decision = stricter(decision, await evaluateRules(hookRules, call, 'hook', policy.version, jq, jqTimeoutMs));
+    }
+    this.issued.set(decision, { tool: call.tool, args: canonicalJson(call.args) });
+    return decision;
+  }
+
+  /** The policy's current version (for a decision made elsewhere, e.g. an approval answered). */
+  async policyVersion(): Promise<number> {
+    return (await this.options.policies.getApprovalPolicy()).version;
+  }
+
+  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
+    let decision = ctx.approval;
+    const issuedFor = decision ? this.issued.get(decision) : undefined;
+    if (!decision || !issuedFor || issuedFor.tool !== name || issuedFor.args !== canonicalJson(args)) {
+      decision = await this.decide({ tool: name, args, hook: ctx.hook, topic: ctx.topic ?? '', subject: subjectOf(ctx.extras) });
+    }
+    if (decision.action !== 'allow') throw new PolicyRefusal(decision);
+    return this.inner.exec(name, args, ctx);
+  }
+
+  names(): Promise<string[]> {
+    return this.inner.names();
+  }
+  schema(name: string): Promise<JsonSchema | undefined> {
+    return this.inner.schema(name);
+  }
+  tools(providerName: string): Promise<ToolInfo[]> {
+    return this.inner.tools(providerName);
+  }
+  async close(): Promise<void> {
+    await this.inner.close?.();
+  }
+}
