@@ -24,6 +24,8 @@ function run(over: Partial<Run>): Run {
     due_at: null,
     delivery_id: null,
     resumable: false,
+    interaction: null,
+    parked_on: [],
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:01.000Z',
     started_at: '2025-01-01T00:00:00.500Z',

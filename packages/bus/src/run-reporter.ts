@@ -86,6 +86,10 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
         metrics.succeeded.inc({ hook: run.hook });
       } else if (run.status === 'skipped') {
         metrics.skipped.inc({ hook: run.hook });
+      } else if (run.status === 'denied') {
+        metrics.denied.inc({ hook: run.hook });
+      } else if (run.status === 'cancelled') {
+        metrics.cancelled.inc({ hook: run.hook });
       }
       await toSink(run);
     },

@@ -24,6 +24,25 @@ export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';
 export { RUN_ID_PATTERN, newRunId } from './ids';
 export {
+  INTERACTION_ID_PATTERN,
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  RESOLUTION_VIAS,
+  argsHash,
+  canonicalJson,
+  newInteractionId,
+} from './interactions';
+export type {
+  Interaction,
+  InteractionKind,
+  InteractionStatus,
+  KeptOutcome,
+  Resolution,
+  ResolutionVia,
+  ResolvedStatus,
+  SubjectKey,
+} from './interactions';
+export {
   FINISHED_STATUSES,
   HOOKS_RUN_FAILED_TOPIC,
   JQ_FIELDS,

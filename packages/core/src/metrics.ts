@@ -14,6 +14,12 @@ export interface HookMetrics {
   started: Counter<'hook'>;
   succeeded: Counter<'hook'>;
   skipped: Counter<'hook'>;
+  /** Runs that ended denied (an approval policy or an approver said no). */
+  denied: Counter<'hook'>;
+  /** Runs that ended cancelled (their interaction was cancelled). */
+  cancelled: Counter<'hook'>;
+  /** Runs that parked on an interaction, by interaction kind. */
+  parkedTotal: Counter<'hook' | 'kind'>;
   failed: Counter<'hook' | 'kind'>;
   retried: Counter<'hook' | 'kind'>;
   leaseLapsed: Counter<never>;
@@ -25,6 +31,8 @@ export interface HookMetrics {
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
+  /** Runs parked on an interaction, store-wide. */
+  parked: Gauge<never>;
   duration: Histogram<'hook' | 'status'>;
   acceptToStart: Histogram<never>;
 }
@@ -43,6 +51,9 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
     started: new Counter({ name: `${p}started_total`, help: 'Attempts started (lease claimed)', labelNames: ['hook'], registers }),
     succeeded: new Counter({ name: `${p}succeeded_total`, help: 'Runs that ended succeeded', labelNames: ['hook'], registers }),
     skipped: new Counter({ name: `${p}skipped_total`, help: 'Runs whose condition was false', labelNames: ['hook'], registers }),
+    denied: new Counter({ name: `${p}denied_total`, help: 'Runs that ended denied (a policy or an approver said no)', labelNames: ['hook'], registers }),
+    cancelled: new Counter({ name: `${p}cancelled_total`, help: 'Runs that ended cancelled (their interaction was cancelled)', labelNames: ['hook'], registers }),
+    parkedTotal: new Counter({ name: `${p}parked_total`, help: 'Runs that parked on an interaction, by kind (approval, wait)', labelNames: ['hook', 'kind'], registers }),
     failed: new Counter({ name: `${p}failed_total`, help: 'Runs held as failed, by error kind', labelNames: ['hook', 'kind'], registers }),
     retried: new Counter({ name: `${p}retried_total`, help: 'Attempts that failed and were scheduled again', labelNames: ['hook', 'kind'], registers }),
     leaseLapsed: new Counter({ name: `${p}lease_lapsed_total`, help: 'Running attempts whose lease lapsed (worker lost)', registers }),
@@ -53,6 +64,7 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),
     pending: new Gauge({ name: `${p}pending`, help: 'Runs waiting to run (pending or retry_wait), store-wide', registers }),
     heldFailed: new Gauge({ name: `${p}held_failed`, help: 'Runs held as failed, store-wide', registers }),
+    parked: new Gauge({ name: `${p}parked`, help: 'Runs parked on an interaction (no lease, no worker slot), store-wide', registers }),
     duration: new Histogram({
       name: `${p}duration_seconds`,
       help: 'Duration of an attempt from claim to outcome',

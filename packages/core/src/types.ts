@@ -42,13 +42,15 @@ export const RUN_STATUSES = [
   'parked',
   'succeeded',
   'skipped',
+  'denied',
+  'cancelled',
   'failed',
   'discarded',
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** States a run does not leave on its own. */
-export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'skipped', 'discarded']);
+export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'discarded']);
 
 export type Acted = '' | 'cancel' | 'resume' | 'take' | 'start';
 
@@ -89,6 +91,10 @@ export interface Run {
   delivery_id: string | null;
   /** Set when the tool declared it can be replayed after a crash (same idempotency key). */
   resumable: boolean;
+  /** The latest interaction this run parked on (kept after it is resolved, so the next attempt reads its answer). */
+  interaction: string | null;
+  /** The open interactions the run waits on: `[interaction]` while `parked`, else `[]`. */
+  parked_on: string[];
   created_at: string;
   updated_at: string;
   started_at: string | null;

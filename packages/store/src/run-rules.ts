@@ -37,7 +37,7 @@ export function actDetail(act: ActInput): string {
   return `committed a ${act.acted} on ${JSON.stringify(act.actedIds ?? [])}`;
 }
 
-export function completeDetail(status: 'succeeded' | 'skipped', result: unknown): string {
+export function completeDetail(status: string, result: unknown): string {
   if (status === 'skipped') return 'condition was false';
   const bounded = result as { truncated?: unknown } | null;
   return bounded && typeof bounded === 'object' && bounded.truncated === true ? 'result truncated' : 'result kept';

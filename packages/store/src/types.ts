@@ -1,4 +1,7 @@
-import type { Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, JqTemplate, RemoteToolRecord, Run, RunStatus, VerifierBinding } from '@hookyard/core';
+import type {
+  Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, Interaction, InteractionKind, InteractionStatus, JqTemplate, KeptOutcome,
+  RemoteToolRecord, ResolutionVia, ResolvedStatus, Run, RunStatus, SubjectKey, VerifierBinding,
+} from '@hookyard/core';
 
 /**
  * The stores speak domain verbs; no Redis type crosses this boundary.
@@ -119,8 +122,12 @@ export interface RunCounts {
   pending: number;
   running: number;
   retry_wait: number;
+  parked: number;
   failed: number;
 }
+
+/** The statuses `complete` ends a run in: a result, not a failure. */
+export type CompletedStatus = 'succeeded' | 'skipped' | 'denied' | 'cancelled';
 
 export interface RunStore {
   /**
@@ -141,8 +148,12 @@ export interface RunStore {
   renew(id: string, token: number, leaseMs: number, now: number): Promise<void>;
   setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void>;
   act(id: string, token: number, act: ActInput, now: number): Promise<void>;
-  /** Ends the run `succeeded` or `skipped`, with a bounded result. */
-  complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run>;
+  /**
+   * Ends the run `succeeded`, `skipped`, `denied` or `cancelled`, with a bounded
+   * result. A run re-dispatched by its interaction's resume or approval keeps
+   * this outcome on the interaction in the same step, for a later `take`.
+   */
+  complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run>;
   /**
    * Adds a line to the run's history during an attempt (e.g. the condition's
    * result), so an operator can explain the run. A stale token is `conflict`.
@@ -171,11 +182,83 @@ export interface RunStore {
   counts(): Promise<RunCounts>;
 }
 
-/** The three stores behind one handle, with a lifecycle. */
+/** What a run asks for when it parks (see `InteractionStore.park`). */
+export interface ParkInput {
+  run: string;
+  /** The live attempt's fencing token: parking ends that attempt. */
+  token: number;
+  kind: InteractionKind;
+  tool: string;
+  /** `argsHash` of the exact arguments. */
+  argsHash: string;
+  rule?: string | null;
+  policyVersion?: number | null;
+  subject?: SubjectKey | null;
+  onTimeout?: string | null;
+  expiresAt: number;
+  now: number;
+}
+
+export interface ResolveInput {
+  status: ResolvedStatus;
+  by: string;
+  via: ResolutionVia;
+  reason?: string;
+  payload?: unknown;
+}
+
+export interface InteractionFilter {
+  status?: InteractionStatus;
+  kind?: InteractionKind;
+  run?: string;
+  hook?: string;
+}
+
+export interface InteractionPage {
+  interactions: Interaction[];
+  /** Opaque; pass back as `cursor` for the next (older) page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * Interactions: what parked runs wait on. An interaction lives beside its run
+ * (same Redis slot), so parking and every resolution move the interaction and
+ * its run in one atomic step. Resolving makes the parked run due again (the
+ * caller publishes its id; the sweep covers a lost publish), except `cancelled`,
+ * which ends the run `cancelled`. Errors: `not_found` (no such interaction),
+ * `conflict` naming who resolved it first, `unavailable` (store out of reach).
+ */
+export interface InteractionStore {
+  /**
+   * Creates an open interaction bound to the run and parks the run: its
+   * attempt ends, it holds no lease, it is not due, and retention never
+   * expires it. A stale token is `conflict`.
+   */
+  park(input: ParkInput): Promise<{ interaction: Interaction; run: Run }>;
+  get(id: string): Promise<Interaction | null>;
+  /** Resolves an open interaction once; its parked run is made due (or ends `cancelled`). */
+  resolve(id: string, input: ResolveInput, now: number): Promise<{ interaction: Interaction; run: Run | null }>;
+  /**
+   * Consumes the outcome a resumed run kept on its interaction, once: the
+   * interaction becomes `taken`. `unavailable` while the resumed run has not
+   * finished yet; `conflict` when already taken (naming by whom), still open,
+   * or its run ended without an outcome to keep.
+   */
+  take(id: string, by: string, now: number): Promise<{ interaction: Interaction; outcome: KeptOutcome }>;
+  /** Newest first; filters combine with AND. */
+  list(filter: InteractionFilter, limit: number, cursor?: string | null): Promise<InteractionPage>;
+  /** The open interactions on a subject (same scope, kind and key), oldest first. */
+  openOnSubject(subject: SubjectKey, limit: number): Promise<Interaction[]>;
+  /** Resolves open interactions whose `expires_at` passed as `expired` (via expiry); answers them. */
+  expireDue(now: number, limit: number): Promise<Interaction[]>;
+}
+
+/** The stores behind one handle, with a lifecycle. */
 export interface Stores {
   hooks: HookStore;
   runs: RunStore;
   tools: ToolStore;
+  interactions: InteractionStore;
   /** `memory` or `redis`. */
   kind: string;
   /** Cheap liveness check for /readyz. */

@@ -35,7 +35,7 @@ export function describeResendConformance(stores: () => Stores): void {
         expect([what, again]).toEqual([what, first]);
         expect([what, await s.runs.get(id)]).toEqual([what, stored]);
       }
-      expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 1, failed: 1 });
+      expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 1, parked: 0, failed: 1 });
     });
 
     it('a repeat that would write another outcome is refused (different error, status or verb)', async () => {

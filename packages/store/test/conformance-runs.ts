@@ -196,7 +196,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const cb = await s.runs.claim(b!, 'w', 1_000, T0);
         const failed = await s.runs.fail(b!, cb!.token, { kind: 'bad_input', message: 'condition raised' }, T0 + 1);
         expect(failed).toMatchObject({ status: 'failed', error: { kind: 'bad_input', message: 'condition raised' } });
-        expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 0, failed: 1 });
+        expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 0, parked: 0, failed: 1 });
       });
 
       it('history keeps only the last 50 lines', async () => {
@@ -272,7 +272,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(again.history.at(-1)?.detail).toContain('bad cond');
         const replay = await s.runs.retry(started!, T0 + 50);
         expect(replay).toMatchObject({ status: 'pending', attempts: 0, acted: 'start', input: { q: 'x' } });
-        expect(await s.runs.counts()).toEqual({ pending: 2, running: 0, retry_wait: 0, failed: 0 });
+        expect(await s.runs.counts()).toEqual({ pending: 2, running: 0, retry_wait: 0, parked: 0, failed: 0 });
         expect((await s.runs.sweepDue(T0 + 50, 10, 1_000)).sort()).toEqual([plain, started].sort());
         expect((await s.runs.claim(started!, 'w', 1_000, T0 + 50))?.run.attempts).toBe(1);
       });
@@ -290,7 +290,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(e.kind).toBe('conflict');
         expect(e.message).toContain('running');
         expect((await rejection(s.runs.discard('0'.repeat(26), T0))).kind).toBe('not_found');
-        expect(await s.runs.counts()).toEqual({ pending: 0, running: 1, retry_wait: 0, failed: 0 });
+        expect(await s.runs.counts()).toEqual({ pending: 0, running: 1, retry_wait: 0, parked: 0, failed: 0 });
       });
     });
 

@@ -6,4 +6,5 @@
 export { describeRunStoreConformance } from './conformance-runs';
 export { describeRunListConformance } from './conformance-list';
 export { describeHookStoreConformance } from './conformance-hooks';
+export { describeInteractionConformance } from './conformance-interactions';
 export type { StoresFactory } from './fixtures';

@@ -12,6 +12,7 @@ import { keySlot } from './slots';
 const keys = new KeyLayout('hookyard');
 const id = '01JTESTRUNID0000000000' + '02' + '00';
 const p = 2;
+const iid = `0000000000${'ab'.repeat(16)}02`;
 const FIXTURE: Record<ScriptName, string[]> = {
   keep_event: [keys.topicHooks(p, 'orders'), keys.due(p)],
   claim: keys.runScriptKeys(p, id),
@@ -31,6 +32,10 @@ const FIXTURE: Record<ScriptName, string[]> = {
   put_hook: [keys.hooks],
   remove_hook: [keys.hooks],
   put_approval_policy: [keys.approvalPolicy],
+  park: keys.runScriptKeys(p, id),
+  resolve_interaction: [keys.interaction(p, iid), keys.due(p), keys.lease(p), keys.done(p)],
+  take_interaction: [keys.interaction(p, iid)],
+  expire_interactions: [keys.interactionExpiry(p), keys.due(p), keys.lease(p), keys.done(p)],
 };
 
 describe('redis cluster slots', () => {

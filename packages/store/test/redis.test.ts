@@ -2,7 +2,9 @@ import Redis from 'ioredis';
 import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
-import { describeHookStoreConformance, describeRunListConformance, describeRunStoreConformance } from './conformance';
+import {
+  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance,
+} from './conformance';
 import { T0, hook, rejection } from './fixtures';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
 import { keySlot } from './slots';
@@ -35,6 +37,7 @@ afterAll(async () => {
 describeRunStoreConformance('redis', factory);
 describeRunListConformance('redis', factory);
 describeHookStoreConformance('redis', factory);
+describeInteractionConformance('redis', factory);
 
 describe('redis specifics', () => {
   it('spreads events over partitions; a run id names its partition', async () => {
@@ -101,6 +104,17 @@ describe('redis specifics', () => {
       await s.runs.sweepDue(T0, 10, 0);
       await s.runs.sweepLapsed(T0, 10, policy);
       await s.runs.sweepExpired(T0 + 10, 1, 10);
+      const [c, d] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
+      const cc = (await s.runs.claim(c!, 'w', 1_000, T0))!.token;
+      const park = { token: cc, kind: 'wait' as const, tool: 'wait', argsHash: 'x', expiresAt: T0 + 5, now: T0 };
+      const ic = (await s.interactions.park({ ...park, run: c! })).interaction.id;
+      await s.interactions.resolve(ic, { status: 'resumed', by: 'x', via: 'api' }, T0);
+      const cc2 = (await s.runs.claim(c!, 'w', 1_000, T0))!.token;
+      await s.runs.complete(c!, cc2, 'succeeded', 1, T0);
+      await s.interactions.take(ic, 'y', T0);
+      const cd = (await s.runs.claim(d!, 'w', 1_000, T0))!.token;
+      await s.interactions.park({ ...park, run: d!, token: cd });
+      await s.interactions.expireDue(T0 + 10, 10);
       await s.hooks.removeHook('a');
       await s.hooks.putApprovalPolicy([], null, T0);
     } finally {

@@ -114,6 +114,7 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
     const c = await stores.runs.counts();
     metrics.pending.set(c.pending + c.retry_wait);
     metrics.heldFailed.set(c.failed);
+    metrics.parked.set(c.parked);
   });
 
   return report;

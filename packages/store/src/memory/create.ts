@@ -2,6 +2,7 @@ import { systemClock } from '@hookyard/core';
 import type { Clock } from '@hookyard/core';
 import type { Stores } from '../types';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
+import { MemoryInteractionStore } from './memory-interactions';
 import { MemoryRunStore } from './memory-runs';
 
 /**
@@ -15,6 +16,7 @@ export function createMemoryStores(options: { clock?: Clock } = {}): Stores {
     hooks,
     runs,
     tools: new MemoryToolStore(),
+    interactions: new MemoryInteractionStore(runs),
     kind: 'memory',
     ping: async () => undefined,
     close: async () => undefined,

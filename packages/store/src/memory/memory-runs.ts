@@ -5,7 +5,7 @@ import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+  ActInput, Claimed, CompletedStatus, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
 } from '../types';
 
 /** A kept run plus what the store tracks beside it. */
@@ -34,6 +34,13 @@ const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kin
  */
 export class MemoryRunStore implements RunStore {
   private readonly slots = new Map<string, Slot>();
+  /**
+   * Set by the interaction store: keeps a completed run's outcome on the
+   * interaction it was resumed from, inside `complete` (one step, as in complete.lua).
+   */
+  keepOutcome: ((run: Run, now: number) => void) | undefined;
+  /** Set by the interaction store: a discarded parked run's open interaction is cancelled in the same step. */
+  onDiscardParked: ((run: Run, now: number) => void) | undefined;
 
   constructor(private readonly hookNamesOnTopic: (topic: string) => string[]) {}
 
@@ -50,7 +57,7 @@ export class MemoryRunStore implements RunStore {
       const run: Run = {
         id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
         acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-        delivery_id: input.deliveryId ?? null, resumable: false, created_at: at, updated_at: at, started_at: null,
+        delivery_id: input.deliveryId ?? null, resumable: false, interaction: null, parked_on: [], created_at: at, updated_at: at, started_at: null,
         finished_at: null, history: [],
       };
       const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
@@ -113,7 +120,7 @@ export class MemoryRunStore implements RunStore {
     if (!this.lastLineIs(slot, now, event, detail)) this.log(slot, now, event, detail);
   }
 
-  async complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
     const bounded = rules.boundResult(result);
     const slot = this.ending(id, token, 'complete', (r) => r.status === status && isDeepStrictEqual(r.result, bounded));
     if (slot.ended) return structuredClone(slot.run);
@@ -121,7 +128,59 @@ export class MemoryRunStore implements RunStore {
     slot.run.result = bounded;
     this.finish(slot, status, now);
     this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
+    this.keepOutcome?.(slot.run, now);
     return structuredClone(slot.run);
+  }
+
+  /**
+   * Parks the live attempt's run on interaction `interactionId` (called by the
+   * interaction store inside its own synchronous step). A re-send by the same
+   * attempt, already parked on this interaction, answers the run as stored.
+   * Returns the run, or throws like any attempt write.
+   */
+  parkRun(id: string, token: number, interactionId: string, detail: string, now: number): Run {
+    const slot = this.ending(id, token, 'park', (r) => r.status === 'parked' && r.interaction === interactionId);
+    if (slot.ended) return slot.run;
+    slot.ended = 'park';
+    const run = slot.run;
+    run.lease = null;
+    run.due_at = null;
+    slot.dueMs = null;
+    slot.dispatchAt = null;
+    run.interaction = interactionId;
+    run.parked_on = [interactionId];
+    this.setStatus(slot, 'parked', now);
+    this.log(slot, now, 'parked', detail);
+    return run;
+  }
+
+  /** The attempt check of `parkRun`, without writing: throws what parkRun would. */
+  checkAttempt(id: string, token: number): Run {
+    return this.ending(id, token, 'park', (r) => r.status === 'parked').run;
+  }
+
+  /**
+   * Wakes the run parked on `interactionId` after its resolution: due now, or
+   * ended `cancelled`. A run no longer parked on it is left alone (null).
+   */
+  wakeRun(id: string, interactionId: string, to: 'pending' | 'cancelled', detail: string, now: number): Run | null {
+    const slot = this.slots.get(id);
+    if (!slot || slot.run.status !== 'parked' || slot.run.interaction !== interactionId) return slot ? slot.run : null;
+    slot.run.parked_on = [];
+    slot.ended = '';
+    if (to === 'cancelled') {
+      slot.run.result = { cancelled: interactionId };
+      this.finish(slot, 'cancelled', now);
+    } else {
+      this.makeDue(slot, 'pending', now, now);
+    }
+    this.log(slot, now, to === 'cancelled' ? 'cancelled' : 'woken', detail);
+    return slot.run;
+  }
+
+  /** The run as stored (not a copy), for the interaction store's synchronous steps. */
+  peek(id: string): Run | null {
+    return this.slots.get(id)?.run ?? null;
   }
 
   async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
@@ -226,13 +285,16 @@ export class MemoryRunStore implements RunStore {
       throw conflict(`run ${id} is ${status}; ${status === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
     }
     slot.ended = '';
+    slot.run.parked_on = [];
     this.finish(slot, 'discarded', now);
+    // After the finish: the interaction's cancel then finds the run no longer parked and leaves it discarded.
+    if (status === 'parked') this.onDiscardParked?.(slot.run, now);
     this.log(slot, now, 'discarded', `discarded by operator (was ${status})`);
     return structuredClone(slot.run);
   }
 
   async counts(): Promise<RunCounts> {
-    const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, failed: 0 };
+    const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, parked: 0, failed: 0 };
     for (const { run } of this.slots.values()) {
       if (run.status in counts) counts[run.status as keyof RunCounts] += 1;
     }

@@ -5,6 +5,7 @@ import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { Stores } from '../types';
 import { KeyLayout } from './keys';
 import { RedisHookStore, RedisToolStore } from './redis-hooks';
+import { RedisInteractionStore } from './redis-interactions';
 import { RedisRunStore } from './redis-runs';
 import { storeError } from './replies';
 import { Scripts } from './scripts';
@@ -71,6 +72,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     hooks: new RedisHookStore(client, scripts, keys, setup, options.partitions),
     runs: new RedisRunStore(client, scripts, keys, setup, options.partitions),
     tools: new RedisToolStore(client, keys),
+    interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
     kind: 'redis',
     ping: async () => {
       await setup.ready('ping');

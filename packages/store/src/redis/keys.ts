@@ -20,6 +20,7 @@
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
+ *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
  *
  * A run id carries its partition (run-ids.ts), so its keys derive from the id;
  * all runs of one event go to one partition chosen at random per event.
@@ -85,6 +86,20 @@ export class KeyLayout {
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {
     return `${this.tag(partition)}:ix:${suffix}`;
+  }
+  interaction(partition: number, id: string): string {
+    return `${this.tag(partition)}:int:${id}`;
+  }
+  /** An interaction list index: all, s:<status>, k:<kind>, h:<hook>, r:<run>. */
+  interactionIndex(partition: number, suffix: string): string {
+    return `${this.tag(partition)}:int:ix:${suffix}`;
+  }
+  /** The open interactions on one subject (its text: interaction-rules.ts subjectText). */
+  interactionsOpenOn(partition: number, subjectText: string): string {
+    return `${this.tag(partition)}:int:open:${subjectText}`;
+  }
+  interactionExpiry(partition: number): string {
+    return `${this.tag(partition)}:int:expiry`;
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

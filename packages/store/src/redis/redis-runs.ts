@@ -2,9 +2,10 @@ import { badInput, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run } from '@hookyard/core';
 import type Redis from 'ioredis';
 import { MAX_HOOKS_PER_EVENT, partitionOf, runIdBase } from '../run-ids';
+import { DISCARD_REASON } from '../interaction-rules';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+  ActInput, Claimed, CompletedStatus, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
 } from '../types';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
@@ -84,7 +85,7 @@ export class RedisRunStore implements RunStore {
     await this.onRun('note', id, token, [token, event, detail, now]);
   }
 
-  async complete(id: string, token: number, status: 'succeeded' | 'skipped', result: unknown, now: number): Promise<Run> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
     const bounded = rules.boundResult(result);
     const args = [token, status, JSON.stringify(bounded), now, rules.completeDetail(status, bounded)];
     return this.runOf((await this.onRun('complete', id, token, args))[1]);
@@ -156,16 +157,16 @@ export class RedisRunStore implements RunStore {
   }
 
   async discard(id: string, now: number): Promise<Run> {
-    return this.runOf((await this.onRun('discard', id, undefined, [now]))[1]);
+    return this.runOf((await this.onRun('discard', id, undefined, [now, DISCARD_REASON]))[1]);
   }
 
   async counts(): Promise<RunCounts> {
     await this.setup.ready('counts');
-    const statuses = ['pending', 'running', 'retry_wait', 'failed'] as const;
+    const statuses = ['pending', 'running', 'retry_wait', 'parked', 'failed'] as const;
     const all = Array.from({ length: this.partitions }, (_, p) => statuses.map((s) => this.client.zcard(this.keys.index(p, `s:${s}`))));
     try {
       const cards = await Promise.all(all.flat());
-      const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, failed: 0 };
+      const counts: RunCounts = { pending: 0, running: 0, retry_wait: 0, parked: 0, failed: 0 };
       cards.forEach((n, i) => (counts[statuses[i % statuses.length]!] += n));
       return counts;
     } catch (err) {

@@ -7,6 +7,7 @@ export const SCRIPT_NAMES = [
   'keep_event', 'claim', 'renew', 'set_claim_intent', 'act', 'note', 'complete', 'fail', 'schedule_retry', 'release',
   'retry', 'discard', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
   'put_approval_policy',
+  'park', 'resolve_interaction', 'take_interaction', 'expire_interactions',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -77,6 +77,8 @@ export const SCHEMAS: Record<string, Schema> = {
       due_at: nullable(isoTime),
       delivery_id: nullable({ type: 'string' }),
       resumable: { type: 'boolean' },
+      interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
+      parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
       created_at: isoTime,
       updated_at: isoTime,
       started_at: nullable(isoTime),

@@ -23,6 +23,7 @@ export function healthRoutes(app: Express, deps: HealthDeps): void {
       const counts = await deps.stores.runs.counts();
       deps.metrics.pending.set(counts.pending + counts.retry_wait);
       deps.metrics.heldFailed.set(counts.failed);
+      deps.metrics.parked.set(counts.parked);
     } catch (err) {
       deps.logger.warn({ err }, 'run counts unavailable for /metrics; gauges keep their last values');
     }

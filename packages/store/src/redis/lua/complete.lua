@@ -1,12 +1,14 @@
--- complete: ends the live attempt succeeded or skipped; the run enters retention.
+-- complete: ends the live attempt succeeded, skipped, denied or cancelled; the run enters
+-- retention. A run re-dispatched by a resume or approval keeps this outcome on
+-- that interaction in the same step (keep_outcome, interaction.lua), for a take.
 -- Idempotent for the same token: a re-send (e.g. by the client after a dropped
 -- connection) that finds the attempt already ended by complete with this status
 -- and result answers the run as stored, writing nothing.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
--- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 status (succeeded|skipped), 5 result (JSON, bounded), 6 now ms, 7 history detail
+-- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 status (succeeded|skipped|denied|cancelled), 5 result (JSON, bounded), 6 now ms, 7 history detail
 -- Returns {0, run fields...}; {-1} no such run; {-2, status, token} stale token, or
 -- the attempt ended otherwise.
---!include transitions
+--!include interaction
 local c = script_ctx()
 local state, refused = ending_guard(c, ARGV[3], 'complete')
 if refused then return refused end
@@ -20,4 +22,5 @@ end_attempt(c, 'complete')
 redis.call('HSET', c.run, 'result', ARGV[5])
 finish(c, ARGV[4], now)
 append_history(c.run, now, redis.call('HGET', c.run, 'attempts'), ARGV[4], ARGV[7])
+keep_outcome(c, ARGV[4], ARGV[5], now)
 return { 0, redis.call('HGETALL', c.run) }

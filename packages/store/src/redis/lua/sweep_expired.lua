@@ -1,4 +1,4 @@
--- sweep_expired: deletes finished runs (succeeded, skipped, discarded) of one
+-- sweep_expired: deletes finished runs (succeeded, skipped, denied, cancelled, discarded) of one
 -- partition that finished before the cutoff, with all their index entries.
 -- Failed runs never enter the done index, and are skipped here if found.
 -- KEYS: 1 partition done zset, 2 partition due zset, 3 partition lease zset
@@ -15,7 +15,7 @@ local deleted = 0
 for _, id in ipairs(ids) do
   local key = tag .. ':run:' .. id
   local f = redis.call('HMGET', key, 'status', 'hook', 'topic')
-  if f[1] == 'succeeded' or f[1] == 'skipped' or f[1] == 'discarded' then
+  if f[1] == 'succeeded' or f[1] == 'skipped' or f[1] == 'denied' or f[1] == 'cancelled' or f[1] == 'discarded' then
     ix_drop_run(tag, id, f[2], f[3], f[1])
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[2], id)

@@ -1,0 +1,41 @@
+import type { Interaction, InteractionKind, InteractionStatus, KeptOutcome, ResolutionVia, SubjectKey } from '@hookyard/core';
+import type { RunFields } from './run-hash';
+
+/**
+ * An interaction's hash fields, all strings: id, kind, run, hook, topic, tool,
+ * args_hash, rule, policy_version, subject (JSON or ''), subject_text (its
+ * index key part), on_timeout, created, expires, status, res_by, res_via,
+ * res_at, res_reason, res_payload (JSON), outcome (JSON, `at` in ms, or ''),
+ * taken_by, taken_at. Times are epoch ms.
+ */
+const iso = (ms: string | undefined): string => (ms ? new Date(Number(ms)).toISOString() : '');
+const orNull = (s: string | undefined): string | null => (s ? s : null);
+
+export function fieldsToInteraction(f: RunFields): Interaction | null {
+  if (!f.id) return null;
+  const stored = f.outcome ? (JSON.parse(f.outcome) as Omit<KeptOutcome, 'at'> & { at: number }) : null;
+  return {
+    id: f.id,
+    kind: f.kind as InteractionKind,
+    run: f.run ?? '',
+    hook: f.hook ?? '',
+    topic: f.topic ?? '',
+    tool: f.tool ?? '',
+    args_hash: f.args_hash ?? '',
+    rule: orNull(f.rule),
+    policy_version: f.policy_version ? Number(f.policy_version) : null,
+    subject: f.subject ? (JSON.parse(f.subject) as SubjectKey) : null,
+    on_timeout: orNull(f.on_timeout),
+    created_at: iso(f.created),
+    expires_at: iso(f.expires),
+    status: f.status as InteractionStatus,
+    resolution: f.res_at
+      ? {
+          by: f.res_by ?? '', via: (f.res_via ?? 'api') as ResolutionVia, at: iso(f.res_at), reason: f.res_reason ?? '',
+          payload: f.res_payload ? (JSON.parse(f.res_payload) as unknown) : null,
+        }
+      : null,
+    outcome: stored ? { run: stored.run, status: stored.status, result: stored.result, at: new Date(stored.at).toISOString() } : null,
+    taken: f.taken_at ? { by: f.taken_by ?? '', at: iso(f.taken_at) } : null,
+  };
+}
