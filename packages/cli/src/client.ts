@@ -18,6 +18,12 @@ export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
 /** Default management API base URL (the embedded default's address). */
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+/**
+ * Every management API answer carries this header (see the ingress router): an
+ * answer without it came from something that is not Hookyard.
+ */
+export const API_MARK_HEADER = 'x-hookyard-api';
+
 /** How long one management request may take before the CLI gives up (exit 3). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -99,6 +105,13 @@ export class ApiClient {
         EXIT.unreachable,
       );
     }
+    if (!res.headers.has(API_MARK_HEADER)) {
+      throw new CliError(
+        `${this.opts.url} is not a Hookyard management API: ${method} /${path.split('?')[0]} answered ${res.status} without the ${API_MARK_HEADER} header` +
+          ` (${describeBody(res.headers.get('content-type'), text)}); point --url or HOOKYARD_URL at a Hookyard ingress`,
+        EXIT.unreachable,
+      );
+    }
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -123,6 +136,12 @@ function fromWire(status: number, statusText: string, parsed: unknown, text: str
   }
   // Answers outside the management API (door, health) carry `{"error": "<text>"}`.
   return new CliError(`${status} ${statusText || 'error'}: ${typeof e === 'string' ? e : oneLine(text).slice(0, 200)}`, EXIT.refused);
+}
+
+/** What came back, briefly: its content type and the start of its body. */
+function describeBody(contentType: string | null, text: string): string {
+  const snippet = oneLine(text).slice(0, 80);
+  return `${contentType ?? 'no content type'}${snippet ? `: ${JSON.stringify(snippet)}` : ', empty body'}`;
 }
 
 function describeFetchFailure(err: unknown): string {

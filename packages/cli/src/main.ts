@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { SettingsError } from '@hookyard/core';
 import { ApiClient, CliError, DEFAULT_URL, EXIT, oneLine } from './client';
+import { completionCommand } from './commands/completion';
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
 import { serveCommand } from './commands/serve';
@@ -61,11 +62,14 @@ export function buildProgram(): Command {
   runsCommand(program, ctx);
   toolsCommand(program, ctx);
   templatesCommand(program, ctx);
+  completionCommand(program);
   return program;
 }
 
 /** Runs the CLI; exits with 0, 1 (refused), 2 (usage or configuration) or 3 (unreachable). */
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -73,6 +77,18 @@ export async function main(argv: string[]): Promise<void> {
     // Exit at once: a failed `serve` may leave handles behind; stderr to a pipe or file is written synchronously.
     process.exit(exitCodeOf(err));
   }
+}
+
+/**
+ * `hookyard hooks list | head`: once the reader is gone, a write fails with EPIPE.
+ * That is the reader's choice, not our failure: exit at once, quietly (as a
+ * process killed by SIGPIPE would), with no stack trace.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT.ok);
+    throw err;
+  });
 }
 
 /** Reports an error on stderr (one line, then one indented line per detail) and returns its exit code. */

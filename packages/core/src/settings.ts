@@ -123,6 +123,7 @@ const SPEC = {
   retentionMs: { doc: 'HOOKS_RUN_RETENTION_SECONDS: how long finished runs are kept; failed runs never expire (default 604800)', parse: seconds(604800, 1) },
   dispatchGraceMs: { doc: 'HOOKS_RUN_DISPATCH_GRACE_SECONDS: a due run nobody claimed is dispatched again after this (default 15)', parse: seconds(15, 0.01) },
   bodyMaxBytes: { doc: 'HOOKS_BODY_MAX_BYTES: largest body the public door reads (default 1048576)', parse: int(1048576, 1) },
+  apiBodyMaxBytes: { doc: 'HOOKS_API_BODY_MAX_BYTES: largest management API request body; past it the API answers 413 (default 262144)', parse: int(262144, 1) },
   queryMaxBytes: { doc: 'HOOKS_QUERY_MAX_BYTES: longest query string the public door accepts (default 8192)', parse: int(8192, 1) },
   jqTimeoutMs: { doc: 'HOOKS_JQ_TIMEOUT_MS: time bound of one jq evaluation (default 1000)', parse: int(1000, 1) },
   toolTimeoutMs: { doc: 'HOOKS_TOOL_TIMEOUT_SECONDS: default time bound of one tool call (default 60)', parse: seconds(60, 0.001) },

@@ -17,7 +17,7 @@ export function unknownRoute(req: Request, _res: Response, next: NextFunction): 
 function fromBodyParser(err: unknown): HookyardError | undefined {
   const e = err as { type?: unknown; message?: unknown; limit?: unknown; status?: unknown };
   if (e.type === 'entity.parse.failed') return badInput(`request body is not valid JSON: ${String(e.message)}`);
-  if (e.type === 'entity.too.large') return badInput(`request body is larger than ${String(e.limit)} bytes`);
+  if (e.type === 'entity.too.large') return badInput(`request body is larger than ${String(e.limit)} bytes (HOOKS_API_BODY_MAX_BYTES)`);
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return badInput(String(e.message));
   if (typeof e.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) return badInput(String(e.message));
   return undefined;
@@ -31,7 +31,9 @@ function fromBodyParser(err: unknown): HookyardError | undefined {
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const known = err instanceof HookyardError ? err : fromBodyParser(err);
-    const status = known ? httpStatusOf(known.kind) : 500;
+    // A body past the cap is the client's bad input, answered with the status that says which.
+    const tooLarge = (err as { type?: unknown }).type === 'entity.too.large';
+    const status = tooLarge ? 413 : known ? httpStatusOf(known.kind) : 500;
     if (!known || status >= 500) logger.error({ err, method: req.method, path: req.path }, 'management request failed');
     if (res.headersSent) return;
     const body = known

@@ -12,8 +12,8 @@ import { verifierRoutes } from './verifier-routes';
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
 
-/** Management request bodies are small records; anything bigger is a mistake. */
-export const API_BODY_LIMIT = '256kb';
+/** Marks every management answer as Hookyard's, so a client can tell it from something else at the URL. */
+export const API_MARK_HEADER = 'X-Hookyard-Api';
 
 /**
  * Everything under `/api`: limiter -> bearer token -> JSON body -> the routes
@@ -21,6 +21,10 @@ export const API_BODY_LIMIT = '256kb';
  */
 export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   const router = express.Router();
+  router.use((_req, res, next) => {
+    res.set(API_MARK_HEADER, '1');
+    next();
+  });
   if (limit) {
     router.use(async (req, res, next) => {
       const verdict = await limit(req);
@@ -34,7 +38,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
     });
   }
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
-  router.use(express.json({ limit: API_BODY_LIMIT, strict: false }));
+  router.use(express.json({ limit: ctx.settings.apiBodyMaxBytes, strict: false }));
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
   runRoutes(router, ctx);

@@ -1,0 +1,25 @@
+import { startHarness, type Harness } from './support/harness';
+
+describe('management API: body cap and mark', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ settings: { apiBodyMaxBytes: 1024 } });
+  });
+  afterAll(() => h.close());
+
+  it('a body past HOOKS_API_BODY_MAX_BYTES is 413 with a kind and the cap; one under it is read', async () => {
+    const big = { name: 'h1', topic: 't1', tool: 'echo', description: 'x'.repeat(2000) };
+    const r = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: big });
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ error: { kind: 'bad_input', message: 'request body is larger than 1024 bytes (HOOKS_API_BODY_MAX_BYTES)' } });
+    const small = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { ...big, description: 'short' } });
+    expect(small.status).toBe(201);
+  });
+
+  it('every management answer, refusals included, carries X-Hookyard-Api', async () => {
+    for (const [path, role] of [['/api/hooks', 'reader'], ['/api/hooks', undefined], ['/api/nowhere', 'reader']] as const) {
+      const r = await h.call(path, role ? { role } : {});
+      expect(r.headers.get('x-hookyard-api')).toBe('1');
+    }
+  });
+});
