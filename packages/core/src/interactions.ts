@@ -32,6 +32,8 @@ export interface Resolution {
   at: string;
   reason: string;
   payload: unknown;
+  /** Extras the answering run handed on (its `extras_expr`); merged into the woken run's extras. */
+  extras: Record<string, unknown> | null;
 }
 
 /** What a resumed run ended with, kept on its interaction until a later run takes it. */
@@ -55,6 +57,8 @@ export interface Interaction {
   /** The approval rule that asked for it (null for a `wait`). */
   rule: string | null;
   policy_version: number | null;
+  /** approval: the hooks whose door contract may answer it (the rule's `answer_hooks`); a `wait` may be answered by any hook. */
+  answer_hooks: string[];
   subject: SubjectKey | null;
   /** What expiry means for the run (`wait`: fail | succeed; `approval`: deny | allow). */
   on_timeout: string | null;

@@ -193,6 +193,7 @@ export interface ParkInput {
   argsHash: string;
   rule?: string | null;
   policyVersion?: number | null;
+  answerHooks?: string[];
   subject?: SubjectKey | null;
   onTimeout?: string | null;
   expiresAt: number;
@@ -205,6 +206,7 @@ export interface ResolveInput {
   via: ResolutionVia;
   reason?: string;
   payload?: unknown;
+  extras?: Record<string, unknown> | null;
 }
 
 export interface InteractionFilter {

@@ -31,7 +31,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         expect(i.id).toMatch(INTERACTION_ID_PATTERN);
         expect(i).toMatchObject({
           kind: 'wait', run: run.id, hook: 'h', topic: 't-h', tool: 'wait', args_hash: 'a'.repeat(64), rule: null,
-          policy_version: null, subject: SUBJECT, on_timeout: 'fail', status: 'open', resolution: null, outcome: null,
+          policy_version: null, answer_hooks: [], subject: SUBJECT, on_timeout: 'fail', status: 'open', resolution: null, outcome: null,
           taken: null, created_at: new Date(T0 + 1).toISOString(), expires_at: new Date(T0 + HOUR).toISOString(),
         });
         expect(run).toMatchObject({ status: 'parked', lease: null, due_at: null, interaction: i.id, parked_on: [i.id] });
@@ -47,9 +47,9 @@ export function describeInteractionConformance(name: string, factory: StoresFact
 
       it('keeps the approval fields; ids of two interactions differ', async () => {
         const s = stores();
-        const a = await parked(s, 'h1', { kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policyVersion: 3, subject: null, onTimeout: 'deny' });
+        const a = await parked(s, 'h1', { kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policyVersion: 3, answerHooks: ['slack-answer'], subject: null, onTimeout: 'deny' });
         const b = await parked(s, 'h2');
-        expect(a.interaction).toMatchObject({ kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policy_version: 3, subject: null, on_timeout: 'deny' });
+        expect(a.interaction).toMatchObject({ kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policy_version: 3, answer_hooks: ['slack-answer'], subject: null, on_timeout: 'deny' });
         expect(a.interaction.id).not.toBe(b.interaction.id);
       });
 
@@ -65,6 +65,15 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         expect((await rejection(s.interactions.park({ ...p.input, run: '0'.repeat(26) }))).kind).toBe('not_found');
       });
 
+      it('an operator retry of a run held mid-claim drops its claim intent: its door contract decides again', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't-mid', ['mid']);
+        const c = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.setClaimIntent(id!, c!.token, 'resume:x', T0);
+        await s.runs.fail(id!, c!.token, { kind: 'conflict', message: 'mid-claim' }, T0 + 1);
+        expect((await s.runs.retry(id!, T0 + 2)).claim_intent).toBe('');
+      });
+
       it('a parked run never expires by retention', async () => {
         const s = stores();
         const { run } = await parked(s);
@@ -77,9 +86,9 @@ export function describeInteractionConformance(name: string, factory: StoresFact
       it('resumes once: the run is due now (and dispatched), a second answer is a conflict naming the first', async () => {
         const s = stores();
         const { interaction: i, run } = await parked(s);
-        const out = await s.interactions.resolve(i.id, { status: 'resumed', by: 'run:r2', via: 'hook', reason: 'shipped', payload: { ok: 1 } }, T0 + 10);
+        const out = await s.interactions.resolve(i.id, { status: 'resumed', by: 'run:r2', via: 'hook', reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } }, T0 + 10);
         expect(out.interaction).toMatchObject({
-          status: 'resumed', resolution: { by: 'run:r2', via: 'hook', at: new Date(T0 + 10).toISOString(), reason: 'shipped', payload: { ok: 1 } },
+          status: 'resumed', resolution: { by: 'run:r2', via: 'hook', at: new Date(T0 + 10).toISOString(), reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } },
         });
         expect(out.run).toMatchObject({ id: run.id, status: 'pending', interaction: i.id, parked_on: [], due_at: new Date(T0 + 10).toISOString() });
         expect(out.run?.history.at(-1)).toMatchObject({ event: 'woken', detail: `interaction ${i.id} resumed by run:r2 via hook` });

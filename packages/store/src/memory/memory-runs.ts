@@ -265,6 +265,7 @@ export class MemoryRunStore implements RunStore {
     const lastError = run.error;
     slot.ended = '';
     run.attempts = 0;
+    run.claim_intent = '';
     run.error = null;
     run.result = null;
     run.finished_at = null;

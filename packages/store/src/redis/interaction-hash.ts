@@ -3,9 +3,9 @@ import type { RunFields } from './run-hash';
 
 /**
  * An interaction's hash fields, all strings: id, kind, run, hook, topic, tool,
- * args_hash, rule, policy_version, subject (JSON or ''), subject_text (its
+ * args_hash, rule, policy_version, answer_hooks (JSON list or ''), subject (JSON or ''), subject_text (its
  * index key part), on_timeout, created, expires, status, res_by, res_via,
- * res_at, res_reason, res_payload (JSON), outcome (JSON, `at` in ms, or ''),
+ * res_at, res_reason, res_payload (JSON), res_extras (JSON or ''), outcome (JSON, `at` in ms, or ''),
  * taken_by, taken_at. Times are epoch ms.
  */
 const iso = (ms: string | undefined): string => (ms ? new Date(Number(ms)).toISOString() : '');
@@ -24,6 +24,7 @@ export function fieldsToInteraction(f: RunFields): Interaction | null {
     args_hash: f.args_hash ?? '',
     rule: orNull(f.rule),
     policy_version: f.policy_version ? Number(f.policy_version) : null,
+    answer_hooks: f.answer_hooks ? (JSON.parse(f.answer_hooks) as string[]) : [],
     subject: f.subject ? (JSON.parse(f.subject) as SubjectKey) : null,
     on_timeout: orNull(f.on_timeout),
     created_at: iso(f.created),
@@ -33,6 +34,7 @@ export function fieldsToInteraction(f: RunFields): Interaction | null {
       ? {
           by: f.res_by ?? '', via: (f.res_via ?? 'api') as ResolutionVia, at: iso(f.res_at), reason: f.res_reason ?? '',
           payload: f.res_payload ? (JSON.parse(f.res_payload) as unknown) : null,
+          extras: f.res_extras ? (JSON.parse(f.res_extras) as Record<string, unknown>) : null,
         }
       : null,
     outcome: stored ? { run: stored.run, status: stored.status, result: stored.result, at: new Date(stored.at).toISOString() } : null,

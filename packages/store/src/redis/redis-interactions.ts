@@ -62,6 +62,7 @@ export class RedisInteractionStore implements InteractionStore {
       this.keys.tag(p), input.run, input.token, id, input.kind, input.tool, input.argsHash, input.rule ?? '',
       input.policyVersion ?? '', subject ? JSON.stringify(subject) : '', subject ? rules.subjectText(subject) : '',
       input.onTimeout ?? '', input.expiresAt, input.now, rules.parkDetail(input.kind, id, input.expiresAt),
+      input.answerHooks?.length ? JSON.stringify(input.answerHooks) : '',
     ];
     const reply = check('park', input.run, await this.exec('park', this.keys.runScriptKeys(p, input.run), args), input.token);
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2])! };
@@ -84,7 +85,7 @@ export class RedisInteractionStore implements InteractionStore {
     const keys = [this.keys.interaction(p, id), this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
     const args = [
       this.keys.tag(p), id, input.status, input.by, input.via, input.reason ?? '', JSON.stringify(input.payload ?? null) ?? 'null',
-      now, rules.wakeDetail(id, input.status, input.by, input.via),
+      now, rules.wakeDetail(id, input.status, input.by, input.via), input.extras ? JSON.stringify(input.extras) : '',
     ];
     const reply = check('resolve_interaction', id, await this.exec('resolve_interaction', keys, args));
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2]) };
@@ -131,7 +132,7 @@ export class RedisInteractionStore implements InteractionStore {
     for (let i = 0; i < this.partitions && out.length < limit; i += 1) {
       const p = (start + i) % this.partitions;
       const keys = [this.keys.interactionExpiry(p), this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
-      const reply = check('expire_interactions', '?', await this.exec('expire_interactions', keys, [this.keys.tag(p), now, limit - out.length, rules.EXPIRE_REASON, '']));
+      const reply = check('expire_interactions', '?', await this.exec('expire_interactions', keys, [this.keys.tag(p), now, limit - out.length, rules.EXPIRE_REASON]));
       out.push(...reply.slice(1).map((r) => this.interactionOf(r)));
     }
     return out;

@@ -11,7 +11,7 @@ if not f[1] then return { -1 } end
 if f[1] == 'running' or f[1] == 'discarded' then return { -3, f[1] } end
 redis.call('HSET', c.run, 'ended', '')
 if f[1] == 'parked' and f[3] and f[3] ~= '' then
-  resolve_int(c.tag, f[3], 'cancelled', 'operator', 'api', ARGV[4], 'null', now, '', c.due, c.lease, c.done, false)
+  resolve_int(c.tag, f[3], 'cancelled', 'operator', 'api', ARGV[4], 'null', '', now, '', c.due, c.lease, c.done, false)
 end
 finish(c, 'discarded', now)
 append_history(c.run, now, f[2], 'discarded', 'discarded by operator (was ' .. f[1] .. ')')

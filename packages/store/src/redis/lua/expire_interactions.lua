@@ -3,7 +3,7 @@
 -- KEYS: 1 partition interaction expiry zset, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- Also touches (undeclared, named from ARGV[1], the hash tag of every declared
 -- key: same slot) each interaction, its indexes and its run.
--- ARGV: 1 partition hash tag, 2 now ms, 3 limit, 4 reason, 5 history detail prefix
+-- ARGV: 1 partition hash tag, 2 now ms, 3 limit, 4 reason
 -- Returns {0, interaction fields...}.
 --!include interaction
 local tag, now = ARGV[1], tonumber(ARGV[2])
@@ -12,7 +12,7 @@ local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumb
 local out = { 0 }
 for _, id in ipairs(ids) do
   local detail = 'interaction ' .. id .. ' expired by expiry via expiry'
-  local refused = resolve_int(tag, id, 'expired', 'expiry', 'expiry', ARGV[4], 'null', now, detail, KEYS[2], KEYS[3], KEYS[4], true)
+  local refused = resolve_int(tag, id, 'expired', 'expiry', 'expiry', ARGV[4], 'null', '', now, detail, KEYS[2], KEYS[3], KEYS[4], true)
   if refused then
     redis.call('ZREM', KEYS[1], id)
   else
