@@ -69,7 +69,8 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       const keeps = app.keeps.length;
       expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'accepted', runs: 1 } });
       expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'duplicate' } });
-      expect(app.keeps.length).toBe(keeps + 1);
+      // Claim and keep are one store step: the duplicate is the store's answer, and it wrote nothing.
+      expect(app.keeps.slice(keeps).map((k) => [k.kept?.length ?? null, k.duplicate])).toEqual([[1, false], [null, true]]);
       expect(await runsFor(app, id)).toBe(1);
     });
 
@@ -91,23 +92,25 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       expect(await runsFor(app, id)).toBe(1);
     });
 
-    it('a keep that fails answers 500 and releases the claim: the sender retry is accepted and kept once', async () => {
+    it('a keep that fails answers 500 and claims nothing: the sender retry is accepted and kept once', async () => {
       const id = `msg_${randomBytes(8).toString('hex')}`;
       const body = JSON.stringify({ id, type: 'invoice.failed' });
       const headers = signed(SECRET, id, body);
       app.failNextKeeps(1);
       const refused = await deliver(app, headers, body);
       expect(refused.status).toBe(500);
-      expect(refused.body).toEqual({ error: 'webhook verification error' });
+      expect(refused.body).toEqual({ error: 'accept failed' });
       expect(await runsFor(app, id)).toBe(0);
       // The sender retries (same id, re-signed a moment later).
       expect(await deliver(app, signed(SECRET, id, body), body)).toEqual({ status: 200, body: { status: 'accepted', runs: 1 } });
       expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'duplicate' } });
       expect(await runsFor(app, id)).toBe(1);
-      expect(app.keeps.filter((k) => (k.input.payload as { id?: unknown }).id === id).map((k) => k.error === null)).toEqual([false, true]);
+      const calls = app.keeps.filter((k) => (k.input.payload as { id?: unknown }).id === id);
+      expect(calls.map((k) => (k.error !== null ? 'failed' : k.duplicate ? 'duplicate' : 'kept'))).toEqual(['failed', 'kept', 'duplicate']);
+      expect(calls.map((k) => k.claim?.id)).toEqual([id, id, id]);
     });
 
-    it('a signed body that does not parse is 400 and releases the claim: the corrected resend is accepted', async () => {
+    it('a signed body that does not parse is 400 and claims nothing: the corrected resend is accepted', async () => {
       const id = `msg_${randomBytes(8).toString('hex')}`;
       const broken = `{"id":"${id}",`;
       const refused = await deliver(app, signed(SECRET, id, broken), broken);

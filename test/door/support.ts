@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createMetrics, createLogger, loadSettings, type Settings } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
-import { createMemoryStores, type KeptRun, type Stores } from '@hookyard/store';
+import { createMemoryStores, type DeliveryClaim, type KeptRun, type Stores } from '@hookyard/store';
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import { LocalRepo, echoTool } from '@hookyard/tools';
 import { createIngressApp, type IngressDeps } from '../../services/ingress/src/start';
@@ -12,10 +12,14 @@ export const ADMIN_TOKEN = 'door-admin-token-0123456789abcdef';
 
 type KeepInput = Parameters<Stores['runs']['keepEvent']>[0];
 
-/** One call of the store's keepEvent as the door made it. */
+/** One call of the store's keepEvent or keepDelivery as the door made it. */
 export interface KeepCall {
   input: KeepInput;
+  /** The delivery claim taken with the keep (keepDelivery), else null. */
+  claim: DeliveryClaim | null;
+  /** The runs kept; null when the call failed or was a duplicate. */
   kept: KeptRun[] | null;
+  duplicate: boolean;
   error: unknown;
 }
 
@@ -25,9 +29,9 @@ export interface DoorApp {
   port: number;
   /** The stores underneath (not wrapped; memory unless given): read runs and hooks here. */
   inner: Stores;
-  /** Every keepEvent call the door made, in order. */
+  /** Every keepEvent / keepDelivery call the door made, in order. */
   keeps: KeepCall[];
-  /** The next `n` keepEvent calls fail before touching the store. */
+  /** The next `n` keep calls fail before touching the store. */
   failNextKeeps(n: number): void;
   /** Log records at warn and above. */
   logs: Record<string, any>[];
@@ -46,23 +50,30 @@ export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: 
   const inner = opts.stores ?? createMemoryStores();
   const keeps: KeepCall[] = [];
   let failing = 0;
+  async function record<T>(call: KeepCall, keep: () => Promise<T>, runsOf: (out: T) => KeptRun[] | null): Promise<T> {
+    keeps.push(call);
+    if (failing > 0) {
+      failing--;
+      call.error = new Error('store refused (test)');
+      throw call.error;
+    }
+    try {
+      const out = await keep();
+      call.kept = runsOf(out);
+      call.duplicate = call.kept === null;
+      return out;
+    } catch (err) {
+      call.error = err;
+      throw err;
+    }
+  }
   const runs = Object.assign(Object.create(inner.runs), {
-    keepEvent: async (input: KeepInput) => {
-      const call: KeepCall = { input, kept: null, error: null };
-      keeps.push(call);
-      if (failing > 0) {
-        failing--;
-        call.error = new Error('store refused (test)');
-        throw call.error;
-      }
-      try {
-        call.kept = await inner.runs.keepEvent(input);
-        return call.kept;
-      } catch (err) {
-        call.error = err;
-        throw err;
-      }
-    },
+    keepEvent: (input: KeepInput) =>
+      record({ input, claim: null, kept: null, duplicate: false, error: null }, () => inner.runs.keepEvent(input), (kept) => kept),
+    keepDelivery: (input: KeepInput, claim: DeliveryClaim) =>
+      record({ input, claim, kept: null, duplicate: false, error: null }, () => inner.runs.keepDelivery(input, claim), (r) =>
+        r.status === 'kept' ? r.runs : null,
+      ),
   }) as Stores['runs'];
   const stores: Stores = { ...inner, runs };
   const logs: Record<string, any>[] = [];

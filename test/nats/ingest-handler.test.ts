@@ -1,10 +1,10 @@
 /**
  * The NATS door's handler over the in-memory store and bus: the same payload
  * rules as the HTTP door, Hookyard's own Nats-Msg-Id dedupe (independent of
- * JetStream's 2-minute window), rejections recorded, and a refused keep that
- * gives its claim back and throws so the message comes back.
+ * JetStream's 2-minute window, claimed in the same atomic step as the keep),
+ * rejections recorded, and a keep that fails throwing so the message comes back.
  */
-import { ManualClock, createMetrics, silentLogger, type Hook, type Logger } from '@hookyard/core';
+import { HookyardError, ManualClock, createMetrics, silentLogger, type Hook, type Logger } from '@hookyard/core';
 import { createMemoryBus, type IngestMessage } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
 import { createNatsIngestHandler } from '../../services/ingress/src/nats';
@@ -37,7 +37,7 @@ function recordingLogger(): Logger & { warnings: Record<string, unknown>[] } {
 
 async function setup(opts: { clock?: ManualClock } = {}) {
   const clock = opts.clock ?? new ManualClock(NOW);
-  const stores = createMemoryStores({ clock });
+  const stores = createMemoryStores();
   const bus = createMemoryBus();
   const published: string[] = [];
   await bus.subscribe(async (id) => void published.push(id), { concurrency: 4 });
@@ -124,20 +124,36 @@ describe('createNatsIngestHandler', () => {
     expect(await t.handler(message('orders', '{"ok":1}', {}, 'fix-me'))).toBe('accepted');
   });
 
-  it('releases the claim and throws when the store refuses the keep, so the redelivery is kept', async () => {
+  it('a keep that did not commit throws (the message comes back) and claims nothing, so the redelivery is kept', async () => {
     const t = await setup();
-    const keep = t.stores.runs.keepEvent.bind(t.stores.runs);
+    const keep = t.stores.runs.keepDelivery.bind(t.stores.runs);
     let fail = true;
-    t.stores.runs.keepEvent = async (input) => {
-      if (fail) throw new Error('store down');
-      return keep(input);
+    t.stores.runs.keepDelivery = async (input, claim) => {
+      if (fail) throw new HookyardError('unavailable', 'redis keep_event not sent: connection is reconnecting', { notSent: true });
+      return keep(input, claim);
     };
-    await expect(t.handler(message('orders', '{"n":7}', {}, 'retry-me'))).rejects.toThrow('store down');
+    await expect(t.handler(message('orders', '{"n":7}', {}, 'retry-me'))).rejects.toThrow('not sent');
     expect(await t.runsOf('h1')).toHaveLength(0);
     fail = false;
     expect(await t.handler(message('orders', '{"n":7}', {}, 'retry-me'))).toBe('accepted');
     expect(await t.runsOf('h1')).toHaveLength(1);
     expect(await t.verdicts()).toMatch(/verdict="failed"} 1/);
+  });
+
+  it('a keep that committed but whose answer was lost throws; the redelivery of the unacked message is a duplicate, kept once', async () => {
+    const t = await setup();
+    const keep = t.stores.runs.keepDelivery.bind(t.stores.runs);
+    let lose = true;
+    t.stores.runs.keepDelivery = async (input, claim) => {
+      const out = await keep(input, claim);
+      if (lose) throw new HookyardError('unavailable', 'redis keep_event outcome unknown: Command timed out', { outcomeUnknown: true });
+      return out;
+    };
+    await expect(t.handler(message('orders', '{"n":8}', {}, 'kept-once'))).rejects.toThrow('outcome unknown');
+    lose = false;
+    expect(await t.handler(message('orders', '{"n":8}', {}, 'kept-once'))).toBe('duplicate');
+    expect(await t.runsOf('h1')).toHaveLength(1);
+    expect(await t.runsOf('h2')).toHaveLength(1);
   });
 
   it('accepts an event on a topic with no hooks, keeping nothing', async () => {

@@ -50,16 +50,35 @@ export interface ErrorInfo {
   message: string;
 }
 
-/** The one error class of Hookyard. `details` carries extra lines (e.g. one per validation miss). */
+export interface HookyardErrorOptions {
+  cause?: unknown;
+  details?: readonly string[];
+  /** The request provably never left: no byte of it was sent (see `HookyardError.notSent`). */
+  notSent?: boolean;
+  /** The write was sent and no answer came: it may or may not have taken effect. */
+  outcomeUnknown?: boolean;
+}
+
+/**
+ * The one error class of Hookyard. `details` carries extra lines (e.g. one per
+ * validation miss). Two facts about what the failed call did travel with the
+ * error, for the caller to decide on (both false unless the raiser knows):
+ * `notSent` (nothing of the request left: the callee cannot have acted) and
+ * `outcomeUnknown` (the request left and its outcome is not known).
+ */
 export class HookyardError extends Error {
   readonly kind: ErrorKind;
   readonly details: readonly string[];
+  readonly notSent: boolean;
+  readonly outcomeUnknown: boolean;
 
-  constructor(kind: ErrorKind, message: string, options: { cause?: unknown; details?: readonly string[] } = {}) {
+  constructor(kind: ErrorKind, message: string, options: HookyardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HookyardError';
     this.kind = kind;
     this.details = options.details ?? [];
+    this.notSent = options.notSent ?? false;
+    this.outcomeUnknown = options.outcomeUnknown ?? false;
   }
 
   get retryable(): boolean {

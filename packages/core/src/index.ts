@@ -16,7 +16,7 @@ export {
   unauthorized,
   unavailable,
 } from './errors';
-export type { ErrorInfo, ErrorKind } from './errors';
+export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
 export { assignOwn, setOwn } from './own';

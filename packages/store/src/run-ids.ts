@@ -23,3 +23,20 @@ export function partitionOf(id: string, partitions: number): number | null {
   const p = parseInt(id.slice(22, 24), 36);
   return Number.isInteger(p) && p < partitions ? p : null;
 }
+
+/**
+ * The partition of a claimed delivery: FNV-1a (32 bit) over the UTF-8 of
+ * `topic`, a newline and `deliveryId`, modulo `partitions`. Every process
+ * computes the same one, so the claim key and the runs it keeps share the
+ * partition's hash tag (one atomic script, Redis Cluster-safe), and claims
+ * spread over the partitions instead of one slot. Never change it: claims
+ * held under another partition would not be found.
+ */
+export function deliveryPartition(topic: string, deliveryId: string, partitions: number): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(`${topic}\n${deliveryId}`, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % partitions;
+}

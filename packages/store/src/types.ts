@@ -9,7 +9,7 @@ import type {
  * step in memory). `now` is passed in (epoch ms) so tests control time.
  */
 
-/** Hooks, verifier bindings, stored jq templates and delivery claims. */
+/** Hooks, verifier bindings and stored jq templates. */
 export interface HookStore {
   /** Registers or replaces a hook atomically (a changed topic moves it). */
   putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }>;
@@ -36,11 +36,6 @@ export interface HookStore {
    * kept version is that one, else `conflict` naming the kept version.
    */
   putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy>;
-
-  /** Claims a delivery id for `ttlMs` (SET NX). False when it was already claimed. */
-  claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean>;
-  /** Gives a claim back, so the sender's retry is accepted (after a refused keep). */
-  releaseDelivery(topic: string, deliveryId: string): Promise<void>;
 }
 
 /** Registered remote tools (HTTP services and discovered providers). */
@@ -73,6 +68,20 @@ export interface KeptRun {
   id: string;
   hook: string;
 }
+
+/** The claim `keepDelivery` takes with the keep: a delivery id (or dedupe key) per topic. */
+export interface DeliveryClaim {
+  /** The sender's delivery id or the topic's dedupe key value; also kept as the runs' `delivery_id`. */
+  id: string;
+  /** How long the claim holds (from `now`): a repeat within it is a duplicate. */
+  ttlMs: number;
+}
+
+/**
+ * What `keepDelivery` did: `kept` (the claim is now held and the runs kept,
+ * possibly none) or `duplicate` (the claim was already held: nothing written).
+ */
+export type KeepDeliveryResult = { status: 'kept'; runs: KeptRun[] } | { status: 'duplicate' };
 
 export interface Claimed {
   run: Run;
@@ -135,6 +144,16 @@ export interface RunStore {
    * the topic's hooks inside the same step. A topic with no hooks keeps nothing.
    */
   keepEvent(input: KeepEventInput): Promise<KeptRun[]>;
+  /**
+   * `keepEvent` and the delivery claim in one atomic step: either the claim is
+   * taken and the runs are kept, or (the claim is held) nothing is written. So
+   * a keep that did not commit leaves no claim, and the sender's retry keeps;
+   * one that did makes the retry a duplicate. `input.deliveryId` is ignored
+   * (the runs carry `claim.id`). A keep whose outcome is unknown (the write
+   * was sent, no answer came) rejects with a HookyardError whose
+   * `outcomeUnknown` is set.
+   */
+  keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult>;
 
   get(id: string): Promise<Run | null>;
 

@@ -119,42 +119,6 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await tools.getTool('svc')).toBeNull();
     });
 
-    it('claimDelivery refuses a second claim per topic until released', async () => {
-      const { hooks } = stores();
-      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(true);
-      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(false);
-      expect(await hooks.claimDelivery('other', 'd1', 60_000)).toBe(true);
-      await hooks.releaseDelivery('gh', 'd1');
-      expect(await hooks.claimDelivery('gh', 'd1', 60_000)).toBe(true);
-    });
-
-    it('a delivery claim lapses after its ttl; a lapsed or released claim can be claimed again', async () => {
-      const { hooks } = stores();
-      // No assertion depends on how fast a round trip is: short claims are only ever
-      // awaited to lapse (polled, bounded), and every refusal is checked under a long ttl.
-      const lapsed = async (key: string) => {
-        for (let i = 0; i < 500; i += 1) {
-          if (await hooks.claimDelivery('gh', key, 60_000)) return;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        throw new Error(`the claim on ${key} never lapsed`);
-      };
-      expect(await hooks.claimDelivery('gh', 'short', 150)).toBe(true);
-      // Released, then claimed again for long: the first claim's lapse must not drop the second.
-      expect(await hooks.claimDelivery('gh', 'again', 150)).toBe(true);
-      await hooks.releaseDelivery('gh', 'again');
-      expect(await hooks.claimDelivery('gh', 'again', 60_000)).toBe(true);
-      // A marker claimed after the first 'again' claim: once it lapsed, so did that claim.
-      expect(await hooks.claimDelivery('gh', 'marker', 150)).toBe(true);
-      await lapsed('short');
-      await lapsed('marker');
-      expect(await hooks.claimDelivery('gh', 'other', 60_000)).toBe(true);
-      expect(await hooks.claimDelivery('gh', 'again', 60_000)).toBe(false);
-      // The lapsed claims were taken again, for long, by lapsed(): now they hold.
-      expect(await hooks.claimDelivery('gh', 'short', 60_000)).toBe(false);
-      expect(await hooks.claimDelivery('gh', 'marker', 60_000)).toBe(false);
-    });
-
     it('ping answers', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();
     });

@@ -4,6 +4,7 @@ import { T0, hook, rejection, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 import { describeInterruptConformance } from './conformance-interrupt';
 import { describeResendConformance } from './conformance-resend';
+import { describeDeliveryConformance } from './conformance-delivery';
 
 /** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
 export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
@@ -296,5 +297,6 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
 
     describeInterruptConformance(stores);
     describeResendConformance(stores);
+    describeDeliveryConformance(stores);
   });
 }

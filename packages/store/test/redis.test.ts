@@ -68,7 +68,9 @@ describe('redis specifics', () => {
       expect(e.kind).toBe('unavailable');
       expect(e.message).toContain('keep_event');
       expect((await rejection(s.ping())).kind).toBe('unavailable');
-      expect((await rejection(s.hooks.claimDelivery('t', 'd', 1000))).kind).toBe('unavailable');
+      const d = await rejection(s.runs.keepDelivery({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 }, { id: 'd', ttlMs: 1000 }));
+      // Never sent: nothing can have been kept (the door answers "accept failed", not "outcome unknown").
+      expect([d.kind, d.notSent, d.outcomeUnknown]).toEqual(['unavailable', true, false]);
     } finally {
       await s.close();
     }
@@ -87,6 +89,7 @@ describe('redis specifics', () => {
       await s.hooks.putHook(hook('a', 't'));
       await s.hooks.putHook(hook('b', 't'));
       const [a, b] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
+      await s.runs.keepDelivery({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 }, { id: 'gh-{1}', ttlMs: 1_000 });
       const ca = (await s.runs.claim(a!, 'w', 1_000, T0))!.token;
       await s.runs.renew(a!, ca, 1_000, T0);
       await s.runs.setClaimIntent(a!, ca, 'resume:i', T0);

@@ -79,7 +79,7 @@ export interface Harness {
 export function harness(opts: { jq: JqEngine; tools: LocalTool[]; settings?: Partial<Settings>; stores?: (s: Stores) => Stores }): Harness {
   const clock = new ManualClock();
   const settings = loadSettings({}, { instanceId: 'exec-1', retryBaseMs: 1000, retryCapMs: 3000, maxAttempts: 5, ...opts.settings });
-  const base = createMemoryStores({ clock });
+  const base = createMemoryStores();
   const stores = opts.stores ? opts.stores(base) : base;
   const bus = createMemoryBus();
   const metrics = createMetrics({ defaultMetrics: false });

@@ -1,4 +1,4 @@
-import { HookyardError } from '@hookyard/core';
+import { HookyardError, createLogger } from '@hookyard/core';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createSecretResolver } from '../src/verify';
 import { hook, startHarness, type Harness } from './support/harness';
@@ -17,19 +17,28 @@ async function putHook(stores: Stores, name: string, topic: string) {
 describe('door with a verifier binding', () => {
   let h: Harness;
   let inner: Stores;
-  let failKeep = false;
+  const logs: Array<{ msg?: string }> = [];
+  /** 'fail': the keep is refused, nothing written; 'lost': the keep commits and its answer is lost. */
+  let fault: 'fail' | 'lost' | null = null;
   beforeAll(async () => {
     inner = createMemoryStores();
+    const faulty = async <T>(keep: () => Promise<T>): Promise<T> => {
+      const f = fault;
+      fault = null;
+      if (f === 'fail') throw new HookyardError('unavailable', 'store out of reach', { notSent: true });
+      const out = await keep();
+      if (f === 'lost') throw new HookyardError('unavailable', 'redis keep_event outcome unknown: Command timed out', { outcomeUnknown: true });
+      return out;
+    };
     const stores: Stores = {
       ...inner,
       runs: Object.assign(Object.create(inner.runs), {
-        keepEvent: (input: Parameters<Stores['runs']['keepEvent']>[0]) => {
-          if (failKeep) return Promise.reject(new HookyardError('unavailable', 'store out of reach'));
-          return inner.runs.keepEvent(input);
-        },
+        keepEvent: (input: Parameters<Stores['runs']['keepEvent']>[0]) => faulty(() => inner.runs.keepEvent(input)),
+        keepDelivery: (...args: Parameters<Stores['runs']['keepDelivery']>) => faulty(() => inner.runs.keepDelivery(...args)),
       }),
     };
-    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env }) } });
+    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void logs.push(JSON.parse(line)) } });
+    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env }), logger } });
     await bind(inner, 'signed');
     await putHook(inner, 'h-s', 'signed');
   });
@@ -60,14 +69,33 @@ describe('door with a verifier binding', () => {
     expect((await inner.runs.list({ topic: 'signed' }, 10)).runs).toHaveLength(1);
   });
 
-  it('releases the claim when keeping fails, so the sender retry is accepted', async () => {
-    failKeep = true;
+  it('a keep that fails claims nothing: 500 accept failed, and the sender retry is accepted', async () => {
+    fault = 'fail';
     const r = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-2' });
-    failKeep = false;
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({ error: 'webhook verification error' });
+    expect(r.body).toEqual({ error: 'accept failed' });
     const retry = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-2' });
     expect(retry.body).toEqual({ status: 'accepted', runs: 1 });
+  });
+
+  it('a keep whose answer was lost is 503 accept outcome unknown, never "nothing kept"; the retry is a duplicate', async () => {
+    const before = (await inner.runs.list({ topic: 'signed' }, 100)).runs.length;
+    fault = 'lost';
+    const r = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-3' });
+    expect(r.status).toBe(503);
+    expect(r.text).toBe('{"error":"accept outcome unknown"}');
+    const retry = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-3' });
+    expect(retry.body).toEqual({ status: 'duplicate' });
+    expect((await inner.runs.list({ topic: 'signed' }, 100)).runs.length).toBe(before + 1);
+    expect(logs.some((l) => String(l.msg).includes('may or may not be kept'))).toBe(true);
+  });
+
+  it('on an open topic too, a lost answer is 503 accept outcome unknown', async () => {
+    await putHook(inner, 'h-open', 'open-lost');
+    fault = 'lost';
+    const r = await h.call('/universal_webhook/open-lost', { method: 'POST', json: { a: 1 } });
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ error: 'accept outcome unknown' });
   });
 
   it('a secret that cannot be resolved is 500 and keeps nothing', async () => {

@@ -34,7 +34,7 @@ async function setup(opts: { settings?: Partial<Settings>; stores?: (s: Stores) 
   const clock = new ManualClock();
   // A sweep interval far beyond the test: only sweepOnce() sweeps.
   const settings = loadSettings({}, { sweepMs: 3_600_000, dispatchGraceMs: 15_000, leaseMs: 30_000, retentionMs: 60_000, ...opts.settings });
-  const base = createMemoryStores({ clock });
+  const base = createMemoryStores();
   const stores = opts.stores ? opts.stores(base) : base;
   const bus = recordingBus();
   const metrics = createMetrics({ defaultMetrics: false });

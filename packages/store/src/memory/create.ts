@@ -1,5 +1,3 @@
-import { systemClock } from '@hookyard/core';
-import type { Clock } from '@hookyard/core';
 import type { Stores } from '../types';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
@@ -7,10 +5,11 @@ import { MemoryRunStore } from './memory-runs';
 
 /**
  * Stores held in this process: the embedded default and the twin the
- * conformance suite holds Redis to. `clock` (default: system) times delivery claims.
+ * conformance suite holds Redis to. Time comes from the callers (`now` of
+ * each call), as for the Redis store.
  */
-export function createMemoryStores(options: { clock?: Clock } = {}): Stores {
-  const hooks = new MemoryHookStore(options.clock ?? systemClock);
+export function createMemoryStores(): Stores {
+  const hooks = new MemoryHookStore();
   const runs = new MemoryRunStore((topic) => hooks.hookNamesOnTopic(topic));
   return {
     hooks,

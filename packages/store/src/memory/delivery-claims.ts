@@ -20,6 +20,12 @@ export class DeliveryClaims {
     return true;
   }
 
+  /** True while a claim on `key` holds at `now`. */
+  held(key: string, now: number): boolean {
+    const held = this.until.get(key);
+    return held !== undefined && held > now;
+  }
+
   release(key: string): void {
     this.until.delete(key);
   }

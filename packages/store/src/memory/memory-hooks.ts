@@ -1,21 +1,17 @@
-import { conflict, type ApprovalPolicy, type ApprovalRule, type Clock, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding } from '@hookyard/core';
+import { conflict, type ApprovalPolicy, type ApprovalRule, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding } from '@hookyard/core';
 import type { HookStore, ToolStore } from '../types';
-import { DeliveryClaims } from './delivery-claims';
 
 const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
 /**
- * Hooks, verifier bindings, templates and delivery claims in one process.
+ * Hooks, verifier bindings and templates in one process.
  * Values are cloned on the way in and out so callers never share state with the store.
  */
 export class MemoryHookStore implements HookStore {
   private readonly hooks = new Map<string, Hook>();
   private readonly verifiers = new Map<string, VerifierBinding>();
   private readonly templates = new Map<string, JqTemplate>();
-  private readonly deliveries = new DeliveryClaims();
   private policy: ApprovalPolicy = { version: 0, rules: [], updated_at: null };
-
-  constructor(private readonly clock: Clock) {}
 
   /** Synchronous read for the run store's keep step (one atomic step with the run writes). */
   hookNamesOnTopic(topic: string): string[] {
@@ -80,13 +76,6 @@ export class MemoryHookStore implements HookStore {
     }
     this.policy = { version: this.policy.version + 1, rules: structuredClone(rules), updated_at: new Date(now).toISOString() };
     return structuredClone(this.policy);
-  }
-
-  async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {
-    return this.deliveries.claim(JSON.stringify([topic, deliveryId]), ttlMs, this.clock.now());
-  }
-  async releaseDelivery(topic: string, deliveryId: string): Promise<void> {
-    this.deliveries.release(JSON.stringify([topic, deliveryId]));
   }
 }
 

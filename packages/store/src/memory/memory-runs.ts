@@ -5,8 +5,10 @@ import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, CompletedStatus, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+  ActInput, Claimed, CompletedStatus, DeliveryClaim, InterruptPolicy, KeepDeliveryResult, KeepEventInput, KeptRun, LapsedOutcome,
+  RunCounts, RunFilter, RunPage, RunStore,
 } from '../types';
+import { DeliveryClaims } from './delivery-claims';
 
 /** A kept run plus what the store tracks beside it. */
 interface Slot {
@@ -34,6 +36,7 @@ const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kin
  */
 export class MemoryRunStore implements RunStore {
   private readonly slots = new Map<string, Slot>();
+  private readonly deliveries = new DeliveryClaims();
   /**
    * Set by the interaction store: keeps a completed run's outcome on the
    * interaction it was resumed from, inside `complete` (one step, as in complete.lua).
@@ -45,6 +48,20 @@ export class MemoryRunStore implements RunStore {
   constructor(private readonly hookNamesOnTopic: (topic: string) => string[]) {}
 
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
+    return this.keep(input, input.deliveryId ?? null);
+  }
+
+  async keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult> {
+    if (!Number.isInteger(claim.ttlMs) || claim.ttlMs < 1) throw badInput(`delivery claim ttl must be a positive integer of ms, got ${claim.ttlMs}`);
+    const key = JSON.stringify([input.topic, claim.id]);
+    // Checked first, claimed after the keep: a refused keep (too many hooks) leaves no claim, as in keep_event.lua.
+    if (this.deliveries.held(key, input.now)) return { status: 'duplicate' };
+    const runs = this.keep(input, claim.id);
+    this.deliveries.claim(key, claim.ttlMs, input.now);
+    return { status: 'kept', runs };
+  }
+
+  private keep(input: KeepEventInput, deliveryId: string | null): KeptRun[] {
     const names = this.hookNamesOnTopic(input.topic);
     if (names.length > MAX_HOOKS_PER_EVENT) {
       throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
@@ -57,7 +74,7 @@ export class MemoryRunStore implements RunStore {
       const run: Run = {
         id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
         acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-        delivery_id: input.deliveryId ?? null, resumable: false, interaction: null, parked_on: [], created_at: at, updated_at: at, started_at: null,
+        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], created_at: at, updated_at: at, started_at: null,
         finished_at: null, history: [],
       };
       const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };

@@ -9,7 +9,6 @@
  *   {P}:verifiers             hash   topic -> verifier binding JSON
  *   {P}:templates             hash   template id -> JSON
  *   {P}:tools                 hash   tool name -> record JSON
- *   {P}:delivery:<t>:<id>     string delivery claim (SET NX PX)
  *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
@@ -17,13 +16,17 @@
  *   {P:p<n>}:lease            zset   running runs by lease expiry (ms)
  *   {P:p<n>}:done             zset   succeeded/skipped/discarded runs by finish time (retention)
  *   {P:p<n>}:topic-hooks:<t>  zset   score 0, copy of {P}:topic:<t> in the partition's slot (keep_event reads it)
+ *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
+ *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
  *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
  *
  * A run id carries its partition (run-ids.ts), so its keys derive from the id;
- * all runs of one event go to one partition chosen at random per event.
+ * all runs of one event go to one partition: chosen from a hash of topic and
+ * delivery id for a claimed delivery (so claim and runs are one atomic
+ * script), at random otherwise.
  *
  * The hook records live in the {P} slot; keep_event, which runs in a
  * partition's slot, reads that partition's copy of the topic's hook index.
@@ -54,9 +57,6 @@ export class KeyLayout {
   get tools(): string {
     return `${this.hookTag}:tools`;
   }
-  delivery(topic: string, deliveryId: string): string {
-    return `${this.hookTag}:delivery:${topic}:${deliveryId}`;
-  }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;
   }
@@ -82,6 +82,10 @@ export class KeyLayout {
   /** Partition `partition`'s copy of the hook index of `topic`. */
   topicHooks(partition: number, topic: string): string {
     return `${this.tag(partition)}:topic-hooks:${topic}`;
+  }
+  /** The claim on delivery `deliveryId` of `topic`, in partition `partition` (see deliveryPartition). */
+  delivery(partition: number, topic: string, deliveryId: string): string {
+    return `${this.tag(partition)}:delivery:${topic}:${deliveryId}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {

@@ -126,14 +126,6 @@ export class RedisHookStore implements HookStore {
     return { version: Number(ok[1]), rules, updated_at: updatedAt };
   }
 
-  async claimDelivery(topic: string, deliveryId: string, ttlMs: number): Promise<boolean> {
-    const ok = await call('claimDelivery', () => this.client.set(this.keys.delivery(topic, deliveryId), '1', 'PX', ttlMs, 'NX'));
-    return ok === 'OK';
-  }
-  async releaseDelivery(topic: string, deliveryId: string): Promise<void> {
-    await call('releaseDelivery', () => this.client.del(this.keys.delivery(topic, deliveryId)));
-  }
-
   /** Takes hook `name` off every partition's copy of `topic` (one ZREM per partition slot). */
   private async leaveCopies(op: string, topic: string, name: string): Promise<void> {
     await call(op, () => Promise.all(this.eachPartition((p) => this.client.zrem(this.keys.topicHooks(p, topic), name))));

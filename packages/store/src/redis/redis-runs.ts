@@ -1,19 +1,26 @@
-import { badInput, notFound } from '@hookyard/core';
+import { HookyardError, badInput, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run } from '@hookyard/core';
 import type Redis from 'ioredis';
-import { MAX_HOOKS_PER_EVENT, partitionOf, runIdBase } from '../run-ids';
+import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, CompletedStatus, InterruptPolicy, KeepEventInput, KeptRun, LapsedOutcome, RunCounts, RunFilter, RunPage, RunStore,
+  ActInput, Claimed, CompletedStatus, DeliveryClaim, InterruptPolicy, KeepDeliveryResult, KeepEventInput, KeptRun, LapsedOutcome,
+  RunCounts, RunFilter, RunPage, RunStore,
 } from '../types';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
-import { checkReply, storeError } from './replies';
+import { checkReply, keepError, storeError } from './replies';
 import type { ReplyContext } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
 import type { Scripts, ScriptName } from './scripts';
+
+const keptRuns = (reply: unknown[]): KeptRun[] => {
+  const kept: KeptRun[] = [];
+  for (let i = 1; i + 1 < reply.length; i += 2) kept.push({ id: String(reply[i]), hook: String(reply[i + 1]) });
+  return kept;
+};
 
 const lapsedOutcome = (row: unknown): LapsedOutcome => {
   const [id, hook, outcome, kind, message, attempts] = row as string[];
@@ -38,16 +45,47 @@ export class RedisRunStore implements RunStore {
   ) {}
 
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
-    const p = Math.floor(Math.random() * this.partitions);
-    const args = [
-      this.keys.tag(p), runIdBase(input.now, p), input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
-      input.deliveryId ?? '', input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
+    const reply = await this.keep(input, Math.floor(Math.random() * this.partitions), input.deliveryId ?? '', null);
+    return keptRuns(reply);
+  }
+
+  async keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult> {
+    if (!Number.isInteger(claim.ttlMs) || claim.ttlMs < 1) throw badInput(`delivery claim ttl must be a positive integer of ms, got ${claim.ttlMs}`);
+    const reply = await this.keep(input, deliveryPartition(input.topic, claim.id, this.partitions), claim.id, claim.ttlMs);
+    if (Number(reply[0]) === 1) return { status: 'duplicate' };
+    return { status: 'kept', runs: keptRuns(reply) };
+  }
+
+  /** keep_event in partition `p`, with the delivery claim when `ttlMs` is given. */
+  private async keep(input: KeepEventInput, p: number, deliveryId: string, ttlMs: number | null): Promise<unknown[]> {
+    const base = runIdBase(input.now, p);
+    const args: Array<string | number> = [
+      this.keys.tag(p), base, input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
+      deliveryId, input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
-    const reply = await this.exec({ op: 'keep_event', topic: input.topic }, 'keep_event', keys, args);
-    const kept: KeptRun[] = [];
-    for (let i = 1; i + 1 < reply.length; i += 2) kept.push({ id: String(reply[i]), hook: String(reply[i + 1]) });
-    return kept;
+    if (ttlMs !== null) {
+      keys.push(this.keys.delivery(p, input.topic, deliveryId));
+      args.push(ttlMs);
+    }
+    try {
+      await this.setup.ready('keep_event');
+    } catch (err) {
+      // The checks run before the script: a store that could not run them sent no keep.
+      if (!(err instanceof HookyardError) || err.kind !== 'unavailable') throw err;
+      throw new HookyardError('unavailable', err.message, { cause: err.cause, notSent: true });
+    }
+    // Only a script sent on a ready connection can have run: one queued while Redis is away fails as not sent.
+    if (this.client.status !== 'ready') {
+      throw new HookyardError('unavailable', `redis keep_event not sent: connection is ${this.client.status}`, { notSent: true });
+    }
+    let reply: unknown[];
+    try {
+      reply = await this.scripts.run('keep_event', keys, args);
+    } catch (err) {
+      throw keepError('keep_event', err, true);
+    }
+    return checkReply({ op: 'keep_event', topic: input.topic }, reply);
   }
 
   async get(id: string): Promise<Run | null> {

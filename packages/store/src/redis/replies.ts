@@ -43,6 +43,24 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   }
 }
 
+/**
+ * A keep that failed, as a HookyardError that says whether anything can have
+ * been kept. `sent` is false when the script never left this process (the
+ * connection was not ready: nothing was written, `notSent`). A reply error
+ * means Redis refused or did not run the script (nothing written either). Any
+ * other failure after the script was sent — a command timeout, a connection
+ * that dropped before the answer, ioredis giving up on a re-sent command — is
+ * `outcomeUnknown`: the script may have run.
+ */
+export function keepError(op: string, err: unknown, sent: boolean): HookyardError {
+  if (err instanceof HookyardError) return err;
+  const e = err as { name?: string; message?: string };
+  const message = e?.message ?? String(err);
+  if (!sent) return new HookyardError('unavailable', `redis ${op} not sent: ${message}`, { cause: err, notSent: true });
+  if (e?.name === 'ReplyError') return storeError(op, err);
+  return new HookyardError('unavailable', `redis ${op} outcome unknown: ${message}`, { cause: err, outcomeUnknown: true });
+}
+
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS)/;
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HOOKS_RUN_FAILED_TOPIC, UNROUTED_TOPIC, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { HOOKS_RUN_FAILED_TOPIC, UNROUTED_TOPIC, toHookyardError, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
-import type { KeptRun, Stores } from '@hookyard/store';
+import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
 
 /** A delivery as the door read it: the raw bytes, before anything parsed them. */
@@ -46,6 +46,7 @@ export interface AcceptDeps {
 
 export const ANSWERS = {
   acceptFailed: { status: 500, body: '{"error":"accept failed"}' },
+  outcomeUnknown: { status: 503, body: '{"error":"accept outcome unknown"}' },
   verificationError: { status: 500, body: '{"error":"webhook verification error"}' },
   duplicate: { status: 200, body: '{"status":"duplicate"}' },
   reserved: { status: 403, body: `{"error":"topic ${HOOKS_RUN_FAILED_TOPIC} is reserved for platform events; bind a verifier to accept it here"}` },
@@ -53,31 +54,25 @@ export const ANSWERS = {
 
 /**
  * The door's framework-neutral core, after the body was read within its caps:
- * verify the raw bytes -> claim the delivery id -> parse -> keep the runs
- * (one atomic write) -> answer. Publishing happens after the answer (see
- * `createPublishBatcher`), so a slow or failing bus never delays or fails an accepted
- * event: the scheduler's sweep dispatches whatever was not published.
+ * verify the raw bytes -> parse -> keep the runs, with the delivery id's claim
+ * in the same atomic write -> answer. A keep that failed keeps nothing and
+ * claims nothing (500 `accept failed`: the sender's retry keeps); one whose
+ * outcome is unknown (sent, no answer) is 503 `accept outcome unknown`: the
+ * retry of a claimed delivery is then a duplicate if it was kept and a keep
+ * if not. Publishing happens after the answer (see `createPublishBatcher`),
+ * so a slow or failing bus never delays or fails an accepted event: the
+ * scheduler's sweep dispatches whatever was not published.
  */
 export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[] }> {
   const now = deps.clock.now();
-  let deliveryId: string | null = null;
+  let claim: { id: string; ttlMs: number } | null = null;
   // Only the platform fires its own events, unless an operator bound a verifier to the topic.
   let bound = false;
   if (deps.verify) {
     const verdict = await deps.verify(delivery, now);
     if (!verdict.ok) return { answer: verdict.answer, kept: [] };
     bound = verdict.bound;
-    deliveryId = verdict.deliveryId;
-    if (deliveryId !== null) {
-      let first: boolean;
-      try {
-        first = await deps.stores.hooks.claimDelivery(delivery.topic, deliveryId, verdict.claimTtlMs);
-      } catch (err) {
-        deps.logger.error({ err, topic: delivery.topic, deliveryId }, 'delivery id could not be claimed; nothing kept');
-        return { answer: ANSWERS.verificationError, kept: [] };
-      }
-      if (!first) return { answer: ANSWERS.duplicate, kept: [] };
-    }
+    if (verdict.deliveryId !== null) claim = { id: verdict.deliveryId, ttlMs: verdict.claimTtlMs };
   }
 
   if (delivery.topic === HOOKS_RUN_FAILED_TOPIC && !bound) return { answer: ANSWERS.reserved, kept: [] };
@@ -89,35 +84,40 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     maxFieldBytes: deps.bodyMaxBytes,
     keepJsonText: true,
   });
-  if (!parsed.ok) {
-    // A refused body keeps nothing; give the claim back so a corrected resend is not "duplicate".
-    if (deliveryId !== null) await release(deps, delivery.topic, deliveryId);
-    return { answer: { status: parsed.status, body: JSON.stringify(parsed.body) }, kept: [] };
-  }
+  // A refused body keeps nothing and claims nothing: a corrected resend is not "duplicate".
+  if (!parsed.ok) return { answer: { status: parsed.status, body: JSON.stringify(parsed.body) }, kept: [] };
 
+  const json = parsed.json;
+  const input: KeepEventInput =
+    json === undefined
+      ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs }
+      : {
+          topic: delivery.topic,
+          // Read only by a store that does not keep the JSON text (the text parses to the same value).
+          get payload() {
+            return parsed.payload;
+          },
+          payloadJson: json,
+          now,
+          dispatchGraceMs: deps.dispatchGraceMs,
+        };
   let kept: KeptRun[];
   try {
-    const json = parsed.json;
-    kept = await deps.stores.runs.keepEvent(
-      json === undefined
-        ? { topic: delivery.topic, payload: parsed.payload, deliveryId, now, dispatchGraceMs: deps.dispatchGraceMs }
-        : {
-            topic: delivery.topic,
-            // Read only by a store that does not keep the JSON text (the text parses to the same value).
-            get payload() {
-              return parsed.payload;
-            },
-            payloadJson: json,
-            deliveryId,
-            now,
-            dispatchGraceMs: deps.dispatchGraceMs,
-          },
-    );
+    if (claim === null) kept = await deps.stores.runs.keepEvent(input);
+    else {
+      const result = await deps.stores.runs.keepDelivery(input, claim);
+      if (result.status === 'duplicate') return { answer: ANSWERS.duplicate, kept: [] };
+      kept = result.runs;
+    }
   } catch (err) {
-    deps.logger.error({ err, topic: delivery.topic, deliveryId }, 'door could not keep the event; nothing kept');
-    if (deliveryId === null) return { answer: ANSWERS.acceptFailed, kept: [] };
-    await release(deps, delivery.topic, deliveryId);
-    return { answer: ANSWERS.verificationError, kept: [] };
+    const e = toHookyardError(err);
+    const where = { err, topic: delivery.topic, deliveryId: claim?.id ?? null };
+    if (e.outcomeUnknown) {
+      deps.logger.error(where, 'door sent the keep but got no answer: the event may or may not be kept (answered 503 accept outcome unknown)');
+      return { answer: ANSWERS.outcomeUnknown, kept: [] };
+    }
+    deps.logger.error(where, 'door could not keep the event; nothing kept');
+    return { answer: ANSWERS.acceptFailed, kept: [] };
   }
 
   if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
@@ -140,13 +140,4 @@ export function createAcceptedCounter(metrics: HookMetrics): (topic: string, hoo
     }
     child.inc();
   };
-}
-
-async function release(deps: AcceptDeps, topic: string, deliveryId: string): Promise<void> {
-  try {
-    await deps.stores.hooks.releaseDelivery(topic, deliveryId);
-  } catch (err) {
-    // The sender's retry will be answered "duplicate" until the claim's TTL passes; say so loudly.
-    deps.logger.error({ err, topic, deliveryId }, 'could not release the delivery claim after a refused keep');
-  }
 }

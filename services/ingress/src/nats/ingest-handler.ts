@@ -1,10 +1,10 @@
-import { type Clock, type HookMetrics, HOOKS_RUN_FAILED_TOPIC, type Logger, nameViolation, systemClock, UNROUTED_TOPIC } from '@hookyard/core';
+import { type Clock, type HookMetrics, HOOKS_RUN_FAILED_TOPIC, type Logger, nameViolation, systemClock, toHookyardError, UNROUTED_TOPIC } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
 
 export interface NatsIngestHandlerDeps {
-  stores: Pick<Stores, 'hooks' | 'runs'>;
+  stores: Pick<Stores, 'runs'>;
   bus: Pick<RunBus, 'publish'>;
   metrics: HookMetrics;
   logger: Logger;
@@ -25,15 +25,16 @@ const DEFAULT_DEDUPE_TTL_MS = 24 * 3600 * 1000;
 /**
  * Keeps an event that arrived on `<prefix>.ingest.<topic>` the way the HTTP
  * door keeps a body: the same payload parser, the topic checked against the
- * name pattern (never sanitized), `Nats-Msg-Id` claimed as the delivery id,
- * one atomic keep, then the run ids published.
+ * name pattern (never sanitized), one atomic keep that also claims
+ * `Nats-Msg-Id` as the delivery id, then the run ids published.
  *
  * Verdicts: 'accepted' (kept, possibly 0 runs), 'duplicate' (the id was
  * already claimed: nothing kept), 'rejected' (malformed: terminated, never
  * redelivered; logged at WARN with the reason and counted in
  * `tai42_hook_runs_ingest_messages_total{verdict="rejected"}`). A store that
- * fails makes it throw, after giving the claim back, so the message is
- * redelivered later and the retry is not taken for a duplicate.
+ * fails makes it throw, so the message is redelivered later: a keep that did
+ * not commit took no claim either (the redelivery keeps), one that did commit
+ * (its answer was lost) holds the claim (the redelivery is a duplicate).
  *
  * Verifier bindings are not applied here: who may publish on the ingest
  * subjects is decided by NATS permissions, not by HTTP signature schemes.
@@ -68,20 +69,19 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     });
     if (!parsed.ok) return reject(msg, parsed.body.error);
 
-    // Parsed before claimed: a refused body never holds a claim that would make its corrected resend a duplicate.
-    if (msgId !== null && !(await deps.stores.hooks.claimDelivery(topic, msgId, ttlMs))) {
-      verdict('duplicate');
-      logger.debug({ topic, msgId }, 'NATS ingest message already kept; acknowledged as duplicate');
-      return 'duplicate';
-    }
-
     const now = clock.now();
+    const input = { topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs };
     let kept: KeptRun[];
-    try {
-      kept = await deps.stores.runs.keepEvent({ topic, payload: parsed.payload, deliveryId: msgId, now, dispatchGraceMs: deps.dispatchGraceMs });
-    } catch (err) {
-      if (msgId !== null) await release(topic, msgId);
-      throw err;
+    if (msgId === null) kept = await deps.stores.runs.keepEvent(input);
+    else {
+      // Parsed before claimed: a refused body never holds a claim that would make its corrected resend a duplicate.
+      const result = await deps.stores.runs.keepDelivery(input, { id: msgId, ttlMs });
+      if (result.status === 'duplicate') {
+        verdict('duplicate');
+        logger.debug({ topic, msgId }, 'NATS ingest message already kept; acknowledged as duplicate');
+        return 'duplicate';
+      }
+      kept = result.runs;
     }
 
     verdict('accepted');
@@ -100,21 +100,18 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     return 'accepted';
   }
 
-  async function release(topic: string, msgId: string): Promise<void> {
-    try {
-      await deps.stores.hooks.releaseDelivery(topic, msgId);
-    } catch (err) {
-      // The redelivery will be taken for a duplicate until the claim expires: say so loudly.
-      logger.error({ err, topic, msgId }, 'could not release the Nats-Msg-Id claim after a refused keep; the redelivery will be dropped as a duplicate');
-    }
-  }
-
   return async (msg) => {
     try {
       return await handle(msg);
     } catch (err) {
       verdict('failed');
-      logger.error({ err, topic: msg.topic, msgId: msg.msgId }, 'NATS ingest could not keep the event; it will be redelivered');
+      const unknown = toHookyardError(err).outcomeUnknown;
+      logger.error(
+        { err, topic: msg.topic, msgId: msg.msgId },
+        unknown
+          ? 'NATS ingest sent the keep but got no answer (it may be kept); redelivered later, a duplicate if it was kept'
+          : 'NATS ingest could not keep the event; it will be redelivered',
+      );
       throw err;
     }
   };

@@ -43,7 +43,8 @@ const PATHS: Obj = {
         '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES'),
         '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES'),
         '429': { description: 'Flood limiter (per client and per topic)', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('DoorError')) },
-        '500': doorError('`accept failed`: the store refused; nothing was kept'),
+        '500': doorError('`accept failed`: the store refused or could not be reached; nothing was kept and no delivery id claimed (retry)'),
+        '503': doorError('`accept outcome unknown`: the keep was sent and no answer came; it may be kept. Retry with the same delivery id: a duplicate if it was kept'),
       },
     },
     get: {

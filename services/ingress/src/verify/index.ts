@@ -7,11 +7,12 @@
  *   const result = await verifyDelivery(binding, { method, headers: req.headers, rawBody, now: clock.now() }, secrets);
  *   // throws HookyardError 'internal' (unreadable secret, broken binding) -> 500, log it, keep nothing
  *   if (!result.ok) -> res.status(result.status).json(UNAUTHORIZED_BODY); log result.reason (never send it)
+ *   ...parse, then keep the runs and claim the delivery id in one atomic write:
  *   if (result.deliveryId) {
- *     if (!(await stores.hooks.claimDelivery(topic, result.deliveryId, result.claimTtlMs))) -> 200 {"status":"duplicate"}
+ *     const kept = await stores.runs.keepDelivery(input, { id: result.deliveryId, ttlMs: result.claimTtlMs });
+ *     if (kept.status === 'duplicate') -> 200 {"status":"duplicate"}
  *   }
- *   ...parse and keep the runs; if keeping fails and a delivery id was claimed:
- *     await stores.hooks.releaseDelivery(topic, result.deliveryId) so the sender's retry is accepted.
+ *   a keep that fails claims nothing, so the sender's retry is accepted.
  *
  * Management: `PUT /api/hooks/topics/{topic}/verifier` runs validateVerifierBinding(topic, body, now)
  * (400 with `errors`, one line each; keep the old created_at when replacing); GET shows redactBinding(binding).

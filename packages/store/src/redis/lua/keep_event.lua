@@ -1,14 +1,27 @@
--- keep_event: one pending run per hook registered on the topic, in one step.
--- Runs in the partition's slot: it reads the partition's copy of the topic's
--- hook index (kept in step with {prefix}:topic:<topic> by putHook/removeHook).
+-- keep_event: one pending run per hook registered on the topic, in one step,
+-- and, when given, the delivery claim in the same step (keepDelivery): either
+-- the claim is taken and the runs are kept, or the claim is held and nothing
+-- is written. Runs in the partition's slot: it reads the partition's copy of
+-- the topic's hook index (kept in step with {prefix}:topic:<topic> by
+-- putHook/removeHook); a claimed delivery's partition is chosen from a hash of
+-- topic and delivery id, so its claim key lives in that slot too.
 -- KEYS: 1 the partition's copy of the topic's hook index ({prefix:pN}:topic-hooks:<topic>),
---       2 partition due zset
--- Also writes (undeclared, named from ARGV[1], the hash tag of both KEYS: same
+--       2 partition due zset, 3 (optional) the delivery claim ({prefix:pN}:delivery:<topic>:<id>)
+-- Also writes (undeclared, named from ARGV[1], the hash tag of every KEY: same
 -- slot) each new run hash {prefix:pN}:run:<id> and its list indexes (index.lua).
 -- ARGV: 1 partition hash tag, 2 id base (24 chars: time-sortable id + partition),
 --       3 topic, 4 payload (JSON), 5 delivery id ('' for none), 6 now ms,
---       7 next dispatch ms, 8 max hooks per event, 9 history detail
--- Returns {0, id1, hook1, id2, hook2, ...}; {-5, hook count} too many hooks.
+--       7 next dispatch ms, 8 max hooks per event, 9 history detail,
+--       10 claim ttl ms (with KEYS[3])
+-- The claim's value is "<held until ms> <id base>": it holds while its time is
+-- after `now` (the callers' clock, as in the memory store); the key's own PX
+-- expiry only cleans up.
+-- Idempotent: a re-send of the same call (the client re-sends a script whose
+-- answer a dropped connection cut off) finds the runs of its own id base (or
+-- its own claim) and answers them, writing nothing; so a re-send never keeps
+-- an event twice. (The id base is unique per call: a fresh time-sortable id.)
+-- Returns {0, id1, hook1, id2, hook2, ...}; {1, claim value} already claimed by
+-- another keep (nothing written); {-5, hook count} too many hooks.
 --!include transitions
 local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 same_slot(tag)
@@ -16,12 +29,41 @@ local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local names = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #names > tonumber(ARGV[8]) then return { -5, #names } end
 local digits = '0123456789abcdefghijklmnopqrstuvwxyz'
+-- The id of the event's i-th run (from 1): the index within the event in 2 base36 chars (runIdAt in run-ids.ts).
+local function run_id(i)
+  local hi, lo = math.floor((i - 1) / 36), (i - 1) % 36
+  return base .. digits:sub(hi + 1, hi + 1) .. digits:sub(lo + 1, lo + 1)
+end
+-- The runs this same call kept before (a re-send), as the reply.
+local function kept_before()
+  local out = { 0 }
+  for i = 1, tonumber(ARGV[8]) do
+    local id = run_id(i)
+    local hook = redis.call('HGET', tag .. ':run:' .. id, 'hook')
+    if not hook then break end
+    out[#out + 1] = id
+    out[#out + 1] = hook
+  end
+  return out
+end
+local held = KEYS[3] and redis.call('GET', KEYS[3])
+if held then
+  if string.sub(held, -#base - 1) == ' ' .. base then return kept_before() end
+elseif not KEYS[3] and #names > 0 and redis.call('EXISTS', tag .. ':run:' .. run_id(1)) == 1 then
+  return kept_before()
+end
+if KEYS[3] then
+  if held then
+    local held_until = tonumber(string.match(held, '^(%d+)'))
+    if held_until and held_until > now then return { 1, held } end
+  end
+  local ttl = tonumber(ARGV[10])
+  redis.call('SET', KEYS[3], (now + ttl) .. ' ' .. base, 'PX', ttl)
+end
 local history = '[' .. history_line(now, 0, 'kept', ARGV[9]) .. ']'
 local out = { 0 }
 for i, hook in ipairs(names) do
-  -- The run's index within the event, 2 base36 chars (runIdAt in run-ids.ts).
-  local hi, lo = math.floor((i - 1) / 36), (i - 1) % 36
-  local id = base .. digits:sub(hi + 1, hi + 1) .. digits:sub(lo + 1, lo + 1)
+  local id = run_id(i)
   local key = tag .. ':run:' .. id
   -- Only the fields a fresh run needs (run-hash.ts reads an absent field as its
   -- empty value; claim_intent, error, result, input, owner, until, token,
