@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Installs the tools the deploy tests need, from Debian's packages, only when
+# Installs the tools the tests need, from Debian's packages, only when
 # they are missing:
 #   kubectl            <- kubernetes-client  (kubectl kustomize renders deploy/k8s)
 #   promtool, prometheus <- prometheus       (rule checks and the live scrape test)
+#   redis-server, redis-cli <- redis-server  (the shared Redis; the fault and cluster tests start their own)
+#   nats-server        <- nats-server        (the shared NATS; the fault and cluster tests start their own)
 # Idempotent and quiet: nothing is fetched when every tool is already there.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 
 need=()
+# Debian puts nats-server in /usr/sbin, which a non-root PATH may lack.
+has() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
 command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+if ! has redis-server || ! has redis-cli; then need+=(redis-server); fi
+has nats-server || need+=(nats-server)
 if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
   need+=(prometheus)
 fi
@@ -57,6 +63,6 @@ if id prometheus >/dev/null 2>&1; then
   done
 fi
 
-for tool in kubectl promtool prometheus; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "install-tools: $tool still missing after install" >&2; exit 1; }
+for tool in kubectl promtool prometheus redis-server redis-cli nats-server; do
+  has "$tool" || { echo "install-tools: $tool still missing after install" >&2; exit 1; }
 done
