@@ -207,8 +207,8 @@ describe('hooks', () => {
   });
 
   it('verifier set, show, remove with --json; a refused binding lists its details', async () => {
-    const set = await ok(['hooks', 'verifier', 'set', 'cli-signed', '--kind', 'hmac', '--secret', 'env:CLI_TEST_SECRET', '--setting', 'header=X-Sig', 'algorithm=sha512']);
-    expect(set).toMatchObject({ created: true, verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } } });
+    const set = await ok(['hooks', 'verifier', 'set', 'cli-signed', '--kind', 'hmac', '--secret', 'env:HOOKS_SECRET_CLI_TEST_SECRET', '--setting', 'header=X-Sig', 'algorithm=sha512']);
+    expect(set).toMatchObject({ created: true, verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:HOOKS_SECRET_CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } } });
     expect(await ok(['hooks', 'verifier', 'show', 'cli-signed'], { token: READER })).toMatchObject({ topic: 'cli-signed', kind: 'hmac' });
     expect(await ok(['hooks', 'verifier', 'remove', 'cli-signed'])).toEqual({ removed: true, topic: 'cli-signed' });
     expectRefused(await hy(['hooks', 'verifier', 'show', 'cli-signed']), 1, /^hookyard: 404 not_found: /);

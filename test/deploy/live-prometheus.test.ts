@@ -52,7 +52,7 @@ describe('dashboard and rules on a live Prometheus', () => {
       HOOKS_API_TOKENS: `admin:${token}`,
       HOOKS_HTTP_HOST: '127.0.0.1',
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
-      HOOKYARD_LIVE_SECRET: secret,
+      HOOKS_SECRET_HOOKYARD_LIVE_SECRET: secret,
     });
     const url = await hookyard.waitListening();
     api = new Api(url, token);
@@ -95,7 +95,7 @@ describe('dashboard and rules on a live Prometheus', () => {
     await api.ok('POST', '/api/hooks', { name: 'live-echo', topic: 'live', tool: 'echo', start_expr: { content: '{n: .n}' } });
     await api.ok('POST', '/api/hooks', { name: 'live-skip', topic: 'live', tool: 'echo', condition: { content: '.n < 0' } });
     await api.ok('POST', '/api/hooks', { name: 'live-raise', topic: 'live', tool: 'echo', condition: { content: 'error("condition raises on purpose")' } });
-    await api.ok('PUT', '/api/hooks/topics/signed/verifier', { kind: 'shared_secret', secrets: ['env:HOOKYARD_LIVE_SECRET'] });
+    await api.ok('PUT', '/api/hooks/topics/signed/verifier', { kind: 'shared_secret', secrets: ['env:HOOKS_SECRET_HOOKYARD_LIVE_SECRET'] });
 
     // Events keep coming while Prometheus scrapes, so rates over the window see them.
     let sent = 0;

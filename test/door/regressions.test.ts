@@ -100,7 +100,7 @@ describe('the platform event topic cannot be forged through the door', () => {
     await app.putHook('alerts', 'hooks_run_failed');
   });
   afterAll(async () => {
-    delete process.env.HOOKYARD_DOOR_PLATFORM_SECRET;
+    delete process.env.HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET;
     await app.close();
   });
 
@@ -117,8 +117,8 @@ describe('the platform event topic cannot be forged through the door', () => {
   });
 
   it('with a verifier bound by an operator, a verified delivery on it is kept', async () => {
-    process.env.HOOKYARD_DOOR_PLATFORM_SECRET = 'platform-secret-0123456789';
-    await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });
+    process.env.HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET = 'platform-secret-0123456789';
+    await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });
     const r = await post('{"run_id":"relayed"}', { 'x-token': 'platform-secret-0123456789' });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ status: 'accepted', runs: 1 });

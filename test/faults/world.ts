@@ -55,7 +55,7 @@ export class World {
       HOOKS_MAX_WORKERS: '32',
       HOOKS_DOOR_RATE: '0',
       HOOKS_LOG_LEVEL: 'info',
-      FAULTS_GITHUB_SECRET: GITHUB_SECRET,
+      HOOKS_SECRET_FAULTS_GITHUB_SECRET: GITHUB_SECRET,
     };
     await Promise.all(['ingress', 'scheduler-1', 'scheduler-2', 'executor-1', 'executor-2'].map((n) => this.startRole(n)));
     this.api = new Api(`http://127.0.0.1:${this.ingressPort}`, this.token);
@@ -97,7 +97,7 @@ export class World {
         name: `${fault}-${tool}`, topic: fault, tool: `sink_${tool}`, start_expr: { content: '{n: .n, f: .fault}' },
       });
     }
-    if (verified) await this.api.ok('PUT', `/api/hooks/topics/${fault}/verifier`, { kind: 'github', secrets: ['env:FAULTS_GITHUB_SECRET'] });
+    if (verified) await this.api.ok('PUT', `/api/hooks/topics/${fault}/verifier`, { kind: 'github', secrets: ['env:HOOKS_SECRET_FAULTS_GITHUB_SECRET'] });
   }
 
   async stop(): Promise<void> {

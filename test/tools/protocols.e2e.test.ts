@@ -70,7 +70,7 @@ beforeAll(async () => {
     bus,
     jq,
     // The records reference their credential; the executor resolves it per call from its environment.
-    tools: createToolRepo({ settings, toolStore: stores.tools, logger, secrets: createSecretResolver({ env: { P_TOOLS_API_KEY: 'k-1' } }) }),
+    tools: createToolRepo({ settings, toolStore: stores.tools, logger, secrets: createSecretResolver({ env: { HOOKS_SECRET_P_TOOLS_API_KEY: 'k-1' } }) }),
     metrics: createMetrics({ defaultMetrics: false }),
     logger,
   });
@@ -86,7 +86,7 @@ afterAll(async () => {
 
 /** Registers a tool (through the write validation) and a hook on its own topic; sends one event; waits for the run to end. */
 async function runThrough(name: string, registration: Record<string, unknown>, kwargs: Record<string, unknown>): Promise<Run> {
-  const v = validateToolRecord({ name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': { secret: 'env:P_TOOLS_API_KEY' } }, ...registration }, new Date());
+  const v = validateToolRecord({ name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_P_TOOLS_API_KEY' } }, ...registration }, new Date());
   if (!v.ok) throw new Error(v.errors.join('; '));
   await stores.tools.putTool(v.record);
   const now = new Date().toISOString();
@@ -128,9 +128,9 @@ describe('a hook run calls a registered HTTP tool on each protocol', () => {
   });
 
   it('a header reference that is not set fails the run internal, quoting the reference; nothing is sent', async () => {
-    const run = await runThrough('p-unset', { protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:P_TOOLS_UNSET' } } }, {});
+    const run = await runThrough('p-unset', { protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_P_TOOLS_UNSET' } } }, {});
     expect(run.status).toBe('failed');
-    expect(run.error).toEqual({ kind: 'internal', message: "tool 'p-unset': headers.X-Api-Key: secret reference env:P_TOOLS_UNSET is not set" });
+    expect(run.error).toEqual({ kind: 'internal', message: "tool 'p-unset': headers.X-Api-Key: secret reference env:HOOKS_SECRET_P_TOOLS_UNSET is not set" });
     expect(callsTo('p-unset')).toHaveLength(0);
   });
 

@@ -81,7 +81,7 @@ beforeAll(async () => {
   bus = createMemoryBus();
   jq = await createJqEngine();
   // The records reference their credentials; the executor resolves them per call from its environment.
-  const secrets = createSecretResolver({ env: { ORDERS_API_KEY: 'k-orders', FIXTURE_API_KEY: 'k-secret' } });
+  const secrets = createSecretResolver({ env: { HOOKS_SECRET_ORDERS_API_KEY: 'k-orders', HOOKS_SECRET_FIXTURE_API_KEY: 'k-secret' } });
   tools = createToolRepo({ settings, toolStore: stores.tools, logger, secrets });
   executor = await startExecutor({ settings, stores, bus, jq, tools, metrics: createMetrics({ defaultMetrics: false }), logger });
 });
@@ -128,7 +128,7 @@ async function runHook(hookInput: Record<string, unknown>, payload: Record<strin
 
 describe('hook runs call discovered tools', () => {
   it('an OpenAPI operation: arguments from the event land in path and body, the injected credential in its header', async () => {
-    await registerTool({ name: 'orders', kind: 'openapi', endpoint: `${base}/svc`, injected: { 'X-Api-Key': { secret: 'env:ORDERS_API_KEY' } } });
+    await registerTool({ name: 'orders', kind: 'openapi', endpoint: `${base}/svc`, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_ORDERS_API_KEY' } } });
     expect(await tools.schema('orders__refund_order')).toEqual({
       type: 'object',
       properties: { orderId: { type: 'string' }, amount: { type: 'number' }, reason: { type: 'string' } },
@@ -148,7 +148,7 @@ describe('hook runs call discovered tools', () => {
   });
 
   it('an MCP tool over stdio: the injected argument applied, the text content is the result', async () => {
-    await registerTool({ name: 'fixture', kind: 'mcp', transport: 'stdio', command: process.execPath, args: [MCP_FIXTURE], injected: { api_key: { secret: 'env:FIXTURE_API_KEY' } } });
+    await registerTool({ name: 'fixture', kind: 'mcp', transport: 'stdio', command: process.execPath, args: [MCP_FIXTURE], injected: { api_key: { secret: 'env:HOOKS_SECRET_FIXTURE_API_KEY' } } });
     const run = await runHook({ name: 'greeter', topic: 'greetings', tool: 'fixture__greet', start_expr: { content: '{name: .who}' } }, { who: 'ada' });
     expect(run.status).toBe('succeeded');
     expect(run.result).toBe('hello ada');

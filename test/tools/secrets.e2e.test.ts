@@ -69,7 +69,7 @@ beforeAll(async () => {
 
   // Every line any role logs, at debug, to check that no secret is ever written.
   const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void logLines.push(s) } });
-  const env: NodeJS.ProcessEnv = { TICKETS_API_KEY: TICKETS_SECRET, PETS_API_KEY: PETS_SECRET };
+  const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: TICKETS_SECRET, HOOKS_SECRET_PETS_API_KEY: PETS_SECRET };
   stores = createMemoryStores();
   jq = await createJqEngine();
   const settings = loadSettings({}, { maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
@@ -127,11 +127,11 @@ describe('tool secrets through the API, the door and the executor', () => {
   });
 
   it('references are resolved on the wire; the API shows references only; no API body and no log line holds a secret', async () => {
-    const ref = { secret: 'env:TICKETS_API_KEY' };
+    const ref = { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' };
     const reg = await api('/api/tools', { method: 'POST', json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': ref } } });
     expect(reg.status).toBe(201);
     expect(reg.body.tool.headers).toEqual({ 'X-Api-Key': ref });
-    const pets = await api('/api/tools', { method: 'POST', json: { name: 'pets', kind: 'openapi', endpoint: `${base}/pets`, injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' } } } });
+    const pets = await api('/api/tools', { method: 'POST', json: { name: 'pets', kind: 'openapi', endpoint: `${base}/pets`, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' } } } });
     expect(pets.status).toBe(201);
 
     expect((await api('/api/hooks', { method: 'POST', json: { name: 'open-ticket', topic: 'support', tool: 'tickets', tool_kwargs: { title: 't' } } })).status).toBe(201);
@@ -148,7 +148,7 @@ describe('tool secrets through the API, the door and the executor', () => {
     const list = await api('/api/tools', { role: 'reader' });
     expect(list.body.registered.find((r: { name: string }) => r.name === 'tickets').headers).toEqual({ 'X-Api-Key': ref });
     expect((await api('/api/tools/tickets', { role: 'reader' })).body.record.headers).toEqual({ 'X-Api-Key': ref });
-    expect((await api('/api/tools/pets', { role: 'reader' })).body.record.injected).toEqual({ 'X-Api-Key': { secret: 'env:PETS_API_KEY' } });
+    expect((await api('/api/tools/pets', { role: 'reader' })).body.record.injected).toEqual({ 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' } });
     await api('/api/tools/pets__create_pet', { role: 'reader' });
     await api('/api/hooks', { role: 'reader' });
 
@@ -160,12 +160,12 @@ describe('tool secrets through the API, the door and the executor', () => {
 
   it('a reference that is not set fails the run internal, quoting the reference; nothing is sent', async () => {
     const before = seen.filter((s) => s.url === '/nokey').length;
-    expect((await api('/api/tools', { method: 'POST', json: { name: 'nokey', endpoint: `${base}/nokey`, protocol: 'openai', headers: { Authorization: { secret: 'env:NOKEY_TOKEN' } } } })).status).toBe(201);
+    expect((await api('/api/tools', { method: 'POST', json: { name: 'nokey', endpoint: `${base}/nokey`, protocol: 'openai', headers: { Authorization: { secret: 'env:HOOKS_SECRET_NOKEY_TOKEN' } } } })).status).toBe(201);
     expect((await api('/api/hooks', { method: 'POST', json: { name: 'nokey-hook', topic: 'nokey', tool: 'nokey' } })).status).toBe(201);
     await door('nokey', {});
     const run = await runOf('nokey-hook');
     expect(run.status).toBe('failed');
-    expect(run.error).toEqual({ kind: 'internal', message: "tool 'nokey': headers.Authorization: secret reference env:NOKEY_TOKEN is not set" });
+    expect(run.error).toEqual({ kind: 'internal', message: "tool 'nokey': headers.Authorization: secret reference env:HOOKS_SECRET_NOKEY_TOKEN is not set" });
     expect(seen.filter((s) => s.url === '/nokey').length).toBe(before);
   });
 

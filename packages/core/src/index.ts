@@ -68,8 +68,8 @@ export type {
   ToolRetryPolicy,
   VerifierBinding,
 } from './types';
-export { SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefViolation } from './secrets';
-export type { SecretRef, SecretResolver, SecretResolverOptions, StringOrSecret } from './secrets';
+export { DEFAULT_SECRET_SCOPE, SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefFormViolation, secretRefViolation } from './secrets';
+export type { SecretRef, SecretResolver, SecretResolverOptions, SecretScope, StringOrSecret } from './secrets';
 export { ALLOW_ALL, ALLOWLIST_ENTRY_PATTERN, allows, intersect, parseAllowlist } from './allowlist';
 export {
   APPROVAL_ACTIONS,
@@ -80,7 +80,7 @@ export {
 } from './approval';
 export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
 export type { Allowlist } from './allowlist';
-export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, settingsDocs } from './settings';
+export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, secretScopeOf, settingsDocs } from './settings';
 export type { ApiToken, Role, Settings } from './settings';
 export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';

@@ -1,4 +1,5 @@
-import { readFile as fsReadFile } from 'node:fs/promises';
+import { readFile as fsReadFile, realpath as fsRealpath } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { HookyardError, internal } from './errors';
 
 /**
@@ -22,6 +23,47 @@ export type StringOrSecret = string | SecretRef;
 /** Names an `env:` reference may use. */
 export const SECRET_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
+/**
+ * Which references a deployment allows: environment variables whose name
+ * starts with `envPrefix`, and files inside one of `dirs`. A record is written
+ * by an admin but its secrets are sent to an endpoint the record chose, so a
+ * reference must never reach the process's own credentials (its API tokens,
+ * its Redis password, the pod's service-account token).
+ */
+export interface SecretScope {
+  /** Prefix every `env:` name must start with (default `HOOKS_SECRET_`). */
+  envPrefix: string;
+  /** Absolute directories `file:` references must lie in (default `/var/run/secrets/hookyard`). */
+  dirs: readonly string[];
+}
+
+/** The scope when no setting says otherwise: `HOOKS_SECRET_*` variables and files under /var/run/secrets/hookyard. */
+export const DEFAULT_SECRET_SCOPE: SecretScope = Object.freeze({ envPrefix: 'HOOKS_SECRET_', dirs: Object.freeze(['/var/run/secrets/hookyard']) });
+
+/** Variables no scope may open: Hookyard's own settings carry its credentials (HOOKS_API_TOKENS, Redis and NATS URLs). */
+const NEVER_ENV = /^(?:HOOKS_(?!SECRET_)|TAI_DEFAULT_REDIS_URL$|OTEL_)/;
+/** Files no scope may open: the Kubernetes service account (token, CA), however the path is spelled. */
+const NEVER_FILE = /^\/(?:var\/)?run\/secrets\/kubernetes\.io(?:\/|$)/;
+
+function inDir(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir : `${dir}/`;
+  return path.startsWith(d);
+}
+
+/** Why `ref` (already a well-formed env:/file: reference) is outside `scope`; undefined when inside. */
+function scopeViolation(field: string, ref: string, scope: SecretScope): string | undefined {
+  if (ref.startsWith('env:')) {
+    const name = ref.slice(4);
+    if (NEVER_ENV.test(name)) return `${field} names ${name}, one of Hookyard's own settings, which a secret reference may never read`;
+    if (!name.startsWith(scope.envPrefix)) return `${field} names ${name}; secret variables must start with ${scope.envPrefix} (HOOKS_SECRET_ENV_PREFIX)`;
+    return undefined;
+  }
+  const path = ref.slice(5);
+  if (NEVER_FILE.test(path)) return `${field} names ${path}, the Kubernetes service account, which a secret reference may never read`;
+  if (!scope.dirs.some((d) => inDir(path, d))) return `${field} names ${path}; secret files must lie in ${scope.dirs.join(', ') || '(no directory)'} (HOOKS_SECRET_DIRS)`;
+  return undefined;
+}
+
 /** The shape `{"secret": <string>}` and nothing else (the reference itself is checked by `secretRefViolation`). */
 export function isSecretRef(value: unknown): value is SecretRef {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -29,15 +71,26 @@ export function isSecretRef(value: unknown): value is SecretRef {
   return keys.length === 1 && keys[0] === 'secret' && typeof (value as { secret: unknown }).secret === 'string';
 }
 
-/** The one line for a secret reference (`env:NAME`, `file:/path`) that is wrong, or undefined when it is a good reference. */
-export function secretRefViolation(field: string, ref: unknown): string | undefined {
+/**
+ * The one line for a secret reference (`env:NAME`, `file:/path`) that is
+ * wrong or outside `scope`, or undefined when it is a good reference.
+ */
+export function secretRefViolation(field: string, ref: unknown, scope: SecretScope = DEFAULT_SECRET_SCOPE): string | undefined {
+  return secretRefFormViolation(field, ref) ?? scopeViolation(field, ref as string, scope);
+}
+
+/** Only the form of a reference: `env:` and a variable name, or `file:` and a normalized absolute path. */
+export function secretRefFormViolation(field: string, ref: unknown): string | undefined {
   if (typeof ref !== 'string') return `${field} must be a string reference env:NAME or file:/path`;
   if (ref.startsWith('env:')) {
     return SECRET_ENV_NAME.test(ref.slice(4)) ? undefined : `${field} must name an environment variable matching ${SECRET_ENV_NAME.source} after env:`;
   }
   if (ref.startsWith('file:')) {
     const path = ref.slice(5);
-    return path.startsWith('/') && !path.includes('\0') && path.length <= 4096 ? undefined : `${field} must be file: followed by an absolute path`;
+    if (!(path.startsWith('/') && !path.includes('\0') && path.length <= 4096)) return `${field} must be file: followed by an absolute path`;
+    // `..`, `.` and `//` would let a path that starts inside a directory end outside it.
+    if (posix.normalize(path) !== path || path.endsWith('/')) return `${field} must be a normalized absolute path (no ., .. or //), got ${path}`;
+    return undefined;
   }
   // Never echo the value: it is most likely the secret itself.
   return `${field} looks like a literal secret, which is never stored; put it in an environment variable or a mounted file and reference it as env:NAME or file:/path`;
@@ -58,6 +111,10 @@ export interface SecretResolverOptions {
   fileCacheMs?: number;
   /** Clock for the file cache (default Date.now). */
   now?: () => number;
+  /** References allowed at resolution time too (default DEFAULT_SECRET_SCOPE). */
+  scope?: SecretScope;
+  /** Resolves symlinks before the directory check (default fs.realpath; a missing file is reported by the read). */
+  realpath?: (path: string) => Promise<string>;
 }
 
 /**
@@ -72,10 +129,26 @@ export function createSecretResolver(options: SecretResolverOptions = {}): Secre
   const cacheMs = options.fileCacheMs ?? 5000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { value: Buffer; at: number }>();
+  const scope = options.scope ?? DEFAULT_SECRET_SCOPE;
+  const realpath = options.realpath ?? ((path: string) => fsRealpath(path));
+
+  /** The file's real path must lie in a real secret directory too: a symlink in a secret directory is no way out. */
+  async function checkRealPath(ref: string, path: string): Promise<void> {
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch {
+      return; // missing or unreadable: the read reports it
+    }
+    if (real === path) return;
+    const dirs = await Promise.all(scope.dirs.map((d) => realpath(d).catch(() => d)));
+    if (NEVER_FILE.test(real) || !dirs.some((d) => inDir(real, d))) throw internal(`secret reference ${ref} leads outside the secret directories (HOOKS_SECRET_DIRS)`);
+  }
 
   async function fromFile(ref: string, path: string): Promise<Buffer> {
     const hit = cache.get(path);
     if (hit && cacheMs > 0 && now() - hit.at < cacheMs) return hit.value;
+    await checkRealPath(ref, path);
     let raw: Buffer;
     try {
       raw = await readFile(path);
@@ -92,9 +165,12 @@ export function createSecretResolver(options: SecretResolverOptions = {}): Secre
 
   return {
     async resolve(ref: string): Promise<Buffer> {
-      if (secretRefViolation('secret', ref) !== undefined) {
+      if (secretRefFormViolation('secret', ref) !== undefined) {
         throw new HookyardError('internal', 'a stored secret reference is not one (env:NAME or file:/path); register it again');
       }
+      // Checked again here: a record kept before the scope (or under a wider one) must not read outside it now.
+      const outside = secretRefViolation('secret reference', ref, scope);
+      if (outside !== undefined) throw new HookyardError('forbidden', outside);
       if (ref.startsWith('env:')) {
         const value = env[ref.slice(4)];
         if (value === undefined) throw internal(`secret reference ${ref} is not set`);

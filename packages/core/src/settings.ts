@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { posix } from 'node:path';
 
 /**
  * Settings are read once, at boot, from the environment into a typed object.
@@ -97,6 +98,22 @@ function tokens(raw: string | undefined, name: string): ApiToken[] {
   });
 }
 
+function envPrefix(raw: string | undefined, name: string): string {
+  const v = raw?.trim() || 'HOOKS_SECRET_';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{2,63}$/.test(v)) throw new SettingsError(name, `must be a variable-name prefix of 3 to 64 letters, digits or _, got ${JSON.stringify(raw)}`);
+  return v;
+}
+
+function secretDirs(raw: string | undefined, name: string): string[] {
+  const dirs = list(['/var/run/secrets/hookyard'])(raw);
+  for (const d of dirs) {
+    if (!d.startsWith('/') || d === '/' || posix.normalize(d) !== d.replace(/\/$/, '')) {
+      throw new SettingsError(name, `each entry must be a normalized absolute directory other than /, got ${JSON.stringify(d)}`);
+    }
+  }
+  return dirs.map((d) => d.replace(/\/$/, ''));
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const SPEC = {
@@ -133,6 +150,8 @@ const SPEC = {
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
   mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },
   webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
+  secretEnvPrefix: { doc: 'HOOKS_SECRET_ENV_PREFIX: env: secret references must name a variable with this prefix; Hookyard\'s own HOOKS_* settings never (default HOOKS_SECRET_)', parse: envPrefix },
+  secretDirs: { doc: 'HOOKS_SECRET_DIRS: file: secret references must lie in one of these directories, comma-separated; the Kubernetes service account never (default /var/run/secrets/hookyard)', parse: secretDirs },
   doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic (default 200)', parse: num({ def: 200, min: 0 }) },
   doorBurst: { doc: 'HOOKS_DOOR_BURST: public door burst per client and per topic (default 400)', parse: int(400, 1) },
   apiRate: { doc: 'HOOKS_API_RATE: management requests per second per client (default 1000)', parse: num({ def: 1000, min: 0 }) },
@@ -161,6 +180,11 @@ export const SETTINGS_VARIABLES: readonly string[] = [...Object.values(SETTINGS_
 
 export function settingsDocs(): string[] {
   return Object.values(SPEC).map((s) => s.doc);
+}
+
+/** The secret references these settings allow. */
+export function secretScopeOf(settings: Pick<Settings, 'secretEnvPrefix' | 'secretDirs'>): { envPrefix: string; dirs: readonly string[] } {
+  return { envPrefix: settings.secretEnvPrefix, dirs: settings.secretDirs };
 }
 
 /** Reads and validates every setting. Throws SettingsError naming the first bad variable. */

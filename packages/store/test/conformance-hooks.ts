@@ -88,10 +88,10 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
 
     it('verifier bindings: put (created flag), get, list, remove', async () => {
       const { hooks } = stores();
-      const v = { topic: 'gh', kind: 'github' as const, settings: {}, secrets: ['env:S'], created_at: 'c', updated_at: 'u' };
+      const v = { topic: 'gh', kind: 'github' as const, settings: {}, secrets: ['env:HOOKS_SECRET_S'], created_at: 'c', updated_at: 'u' };
       expect(await hooks.putVerifier(v)).toEqual({ created: true });
-      expect(await hooks.putVerifier({ ...v, secrets: ['env:S', 'env:T'] })).toEqual({ created: false });
-      expect((await hooks.getVerifier('gh'))?.secrets).toEqual(['env:S', 'env:T']);
+      expect(await hooks.putVerifier({ ...v, secrets: ['env:HOOKS_SECRET_S', 'env:HOOKS_SECRET_T'] })).toEqual({ created: false });
+      expect((await hooks.getVerifier('gh'))?.secrets).toEqual(['env:HOOKS_SECRET_S', 'env:HOOKS_SECRET_T']);
       expect((await hooks.listVerifiers()).map((b) => b.topic)).toEqual(['gh']);
       expect(await hooks.removeVerifier('gh')).toBe(true);
       expect(await hooks.getVerifier('gh')).toBeNull();

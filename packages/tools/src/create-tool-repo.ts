@@ -1,4 +1,4 @@
-import { createSecretResolver, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
+import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
 import { createGrpcRepo } from './grpc';
@@ -64,7 +64,7 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
  */
 export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo {
   const { settings, toolStore, logger } = options;
-  const secrets = options.secrets ?? createSecretResolver();
+  const secrets = options.secrets ?? createSecretResolver({ scope: secretScopeOf(settings) });
   const local = new LocalRepo(localTools(options));
   const remote = new RemoteRepo({ toolStore, logger, fetch: options.fetch, secrets });
   const discovered = new ProviderRepo({

@@ -1,4 +1,4 @@
-import { HookyardError, isSecretRef, setOwn, secretRefViolation, type RemoteToolRecord, type SecretResolver, type StringOrSecret } from '@hookyard/core';
+import { HookyardError, isSecretRef, setOwn, secretRefViolation, type RemoteToolRecord, type SecretResolver, type SecretScope, type StringOrSecret } from '@hookyard/core';
 
 /**
  * Tool records hold secrets by reference only. A value in `headers`,
@@ -25,10 +25,10 @@ export const REDACTED = '<redacted: register again with {"secret":"env:NAME"}>';
  * `secret` field) but is not a good one; undefined when it is a good one.
  * Only field names are shown, never values.
  */
-export function secretValueViolation(field: string, value: Record<string, unknown>): string | undefined {
+export function secretValueViolation(field: string, value: Record<string, unknown>, scope?: SecretScope): string | undefined {
   const extra = Object.keys(value).filter((k) => k !== 'secret');
   if (extra.length > 0) return `${field}: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
-  return secretRefViolation(`${field}.secret`, value.secret);
+  return secretRefViolation(`${field}.secret`, value.secret, scope);
 }
 
 /** The refusal for a literal value under a credential-looking name (the value itself is never quoted). */
@@ -46,12 +46,13 @@ export function checkStringOrSecretMap(
   map: Record<string, unknown>,
   literal: (at: string, value: string) => string | undefined,
   errors: string[],
+  scope?: SecretScope,
 ): Record<string, StringOrSecret> {
   const out: Record<string, StringOrSecret> = {};
   for (const [k, v] of Object.entries(map)) {
     const at = `${field}.${k}`;
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'secret' in v) {
-      const miss = secretValueViolation(at, v as Record<string, unknown>);
+      const miss = secretValueViolation(at, v as Record<string, unknown>, scope);
       if (miss) errors.push(miss);
       else out[k] = { secret: (v as { secret: string }).secret };
     } else if (typeof v !== 'string') {
@@ -67,10 +68,14 @@ export function checkStringOrSecretMap(
   return out;
 }
 
-/** A secret reference a call needs could not be read or used: kind `internal`, quoting the reference, never a value. */
+/**
+ * A secret reference a call needs could not be read or used: kind `internal`
+ * (or `forbidden` for a reference outside HOOKS_SECRET_ENV_PREFIX /
+ * HOOKS_SECRET_DIRS), quoting the reference, never a value.
+ */
 export class SecretReferenceError extends HookyardError {
-  constructor(message: string, cause?: unknown) {
-    super('internal', message, { cause });
+  constructor(message: string, cause?: unknown, kind: 'internal' | 'forbidden' = 'internal') {
+    super(kind, message, { cause });
   }
 }
 
@@ -80,7 +85,7 @@ async function resolveText(resolver: SecretResolver, what: string, at: string, r
     return (await resolver.resolve(ref)).toString('utf8');
   } catch (err) {
     const message = err instanceof HookyardError ? err.message : `secret reference ${ref} cannot be read`;
-    throw new SecretReferenceError(`${what}: ${at}: ${message}`, err);
+    throw new SecretReferenceError(`${what}: ${at}: ${message}`, err, err instanceof HookyardError && err.kind === 'forbidden' ? 'forbidden' : 'internal');
   }
 }
 

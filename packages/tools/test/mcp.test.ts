@@ -42,8 +42,8 @@ function alive(pid: number): boolean {
 }
 
 /** The secrets the records reference; resolved by the repo at call (and connection) time. */
-const secrets = createSecretResolver({ env: { MCP_API_KEY: 'k-secret', MCP_HEADER_KEY: 'h-1' } });
-const API_KEY = { secret: 'env:MCP_API_KEY' };
+const secrets = createSecretResolver({ env: { HOOKS_SECRET_MCP_API_KEY: 'k-secret', HOOKS_SECRET_MCP_HEADER_KEY: 'h-1' } });
+const API_KEY = { secret: 'env:HOOKS_SECRET_MCP_API_KEY' };
 
 function repoWith(store: ReturnType<typeof memoryToolStore>['store'], stdioAllow: string[] = [NODE]) {
   const provider = new McpProvider({ logger: silentLogger(), stdioAllow, secrets });
@@ -200,7 +200,7 @@ describe('MCP over HTTP transports', () => {
       kind: 'mcp',
       transport: 'streamable-http',
       endpoint: `${base}/mcp`,
-      headers: { 'X-Api-Key': { secret: 'env:MCP_HEADER_KEY' } },
+      headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_MCP_HEADER_KEY' } },
       injected: { api_key: API_KEY },
       operations: ['add', 'greet'],
     });
@@ -220,12 +220,12 @@ describe('MCP over HTTP transports', () => {
   it('a header reference that is not set: listing and calls fail internal quoting the reference, nothing is sent', async () => {
     const { store, register } = memoryToolStore();
     const repo = repoWith(store);
-    await register({ name: 'nokey', kind: 'mcp', transport: 'streamable-http', endpoint: `${base}/mcp`, headers: { Authorization: { secret: 'env:MCP_MISSING' } } });
+    await register({ name: 'nokey', kind: 'mcp', transport: 'streamable-http', endpoint: `${base}/mcp`, headers: { Authorization: { secret: 'env:HOOKS_SECRET_MCP_MISSING' } } });
     const before = seenHeaders.length;
     try {
       const err = await rejection(repo.exec('nokey__add', { a: 1, b: 2 }, testContext()));
       expect(err.kind).toBe('internal');
-      expect(err.message).toBe("MCP tool 'nokey': headers.Authorization: secret reference env:MCP_MISSING is not set");
+      expect(err.message).toBe("MCP tool 'nokey': headers.Authorization: secret reference env:HOOKS_SECRET_MCP_MISSING is not set");
       expect(await repo.names()).toEqual([]);
       expect(seenHeaders.length).toBe(before);
     } finally {

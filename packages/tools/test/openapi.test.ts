@@ -83,7 +83,7 @@ beforeEach(() => {
 });
 
 /** The secrets the record references, as the executor's environment would hold them. */
-const ENV: NodeJS.ProcessEnv = { PETS_API_KEY: 'secret-1', PETS_TOKEN: 'Bearer t-0ken' };
+const ENV: NodeJS.ProcessEnv = { HOOKS_SECRET_PETS_API_KEY: 'secret-1', HOOKS_SECRET_PETS_TOKEN: 'Bearer t-0ken' };
 
 async function setup(options: { now?: () => number; documentTtlMs?: number; retryAfterMs?: number; operations?: string[]; headers?: Record<string, unknown> } = {}) {
   const lines: string[] = [];
@@ -96,8 +96,8 @@ async function setup(options: { now?: () => number; documentTtlMs?: number; retr
     name: 'petstore',
     kind: 'openapi',
     endpoint: `${mock.url}/api`,
-    headers: options.headers ?? { 'X-Client': 'hookyard', Authorization: { secret: 'env:PETS_TOKEN' } },
-    injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' } },
+    headers: options.headers ?? { 'X-Client': 'hookyard', Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } },
+    injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' } },
     ...(options.operations ? { operations: options.operations } : {}),
   });
   return { repo, lines };
@@ -178,26 +178,26 @@ describe('calls', () => {
   });
 
   it('a header reference that is not set: the call fails internal quoting the reference; nothing is fetched or sent', async () => {
-    const { repo, lines } = await setup({ headers: { Authorization: { secret: 'env:PETS_MISSING' } } });
+    const { repo, lines } = await setup({ headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_MISSING' } } });
     const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));
     expect(err.kind).toBe('internal');
-    expect(err.message).toBe("OpenAPI document of tool 'petstore' (" + `${mock.url}/api/openapi.json` + '): headers.Authorization: secret reference env:PETS_MISSING is not set');
+    expect(err.message).toBe("OpenAPI document of tool 'petstore' (" + `${mock.url}/api/openapi.json` + '): headers.Authorization: secret reference env:HOOKS_SECRET_PETS_MISSING is not set');
     expect(mock.seen).toHaveLength(0);
-    expect(lines.join('')).toContain('env:PETS_MISSING');
+    expect(lines.join('')).toContain('env:HOOKS_SECRET_PETS_MISSING');
   });
 
   it('an injected reference that is not set: the call fails internal quoting the reference; nothing is sent', async () => {
     const { repo } = await setup();
-    delete ENV.PETS_API_KEY;
+    delete ENV.HOOKS_SECRET_PETS_API_KEY;
     try {
       const err = await rejection(repo.exec('petstore__create_pet', { name: 'rex' }, testContext()));
       expect(err.kind).toBe('internal');
-      expect(err.message).toBe("tool 'petstore__create_pet': injected.X-Api-Key: secret reference env:PETS_API_KEY is not set");
+      expect(err.message).toBe("tool 'petstore__create_pet': injected.X-Api-Key: secret reference env:HOOKS_SECRET_PETS_API_KEY is not set");
       expect(calls()).toHaveLength(0);
       // An operation that does not take the injected argument does not need it.
       expect(await repo.exec('petstore__list_notes', {}, testContext())).toEqual({ ok: true });
     } finally {
-      ENV.PETS_API_KEY = 'secret-1';
+      ENV.HOOKS_SECRET_PETS_API_KEY = 'secret-1';
     }
   });
 

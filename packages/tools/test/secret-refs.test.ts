@@ -65,7 +65,7 @@ describe('a literal credential is refused on write, one line naming the field, t
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: LITERAL } } }, 'headers.X-Api-Key.secret looks like a literal secret, which is never stored'],
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:1BAD' } } }, 'headers.X-Api-Key.secret must name an environment variable matching'],
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'file:relative/path' } } }, 'headers.X-Api-Key.secret must be file: followed by an absolute path'],
-    [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:K', value: LITERAL } } }, 'headers.X-Api-Key: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) "value"'],
+    [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_K', value: LITERAL } } }, 'headers.X-Api-Key: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) "value"'],
     [{ ...OPENAPI, injected: { 'X-Api-Key': { secret: 7 } } }, 'injected.X-Api-Key.secret must be a string reference env:NAME or file:/path'],
     [{ ...GRPC, metadata: { 'x-api-key': { secret: LITERAL } } }, 'metadata.x-api-key.secret looks like a literal secret'],
   ])('a bad reference is refused: %j', (input, line) => {
@@ -78,16 +78,16 @@ describe('a literal credential is refused on write, one line naming the field, t
   it('every field of every kind takes references, and literals for other names; the record keeps the references', () => {
     const cases: [Record<string, unknown>, Partial<RemoteToolRecord>][] = [
       [
-        { ...HTTP, headers: { 'X-Api-Key': { secret: 'env:TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/run/secrets/trace' } } },
-        { headers: { 'X-Api-Key': { secret: 'env:TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/run/secrets/trace' } } },
+        { ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' } } },
+        { headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' } } },
       ],
       [
-        { ...OPENAPI, headers: { Authorization: { secret: 'env:PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
-        { headers: { Authorization: { secret: 'env:PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
+        { ...OPENAPI, headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
+        { headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
       ],
-      [{ ...MCP_HTTP, headers: { Authorization: { secret: 'env:SEARCH_TOKEN' } } }, { headers: { Authorization: { secret: 'env:SEARCH_TOKEN' } } }],
-      [{ ...MCP_STDIO, injected: { api_key: { secret: 'file:/run/secrets/files' } } }, { injected: { api_key: { secret: 'file:/run/secrets/files' } } }],
-      [{ ...GRPC, metadata: { authorization: { secret: 'env:SHOP_TOKEN' }, 'x-team': 'hooks' } }, { metadata: { authorization: { secret: 'env:SHOP_TOKEN' }, 'x-team': 'hooks' } }],
+      [{ ...MCP_HTTP, headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } }, { headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } }],
+      [{ ...MCP_STDIO, injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } }, { injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } }],
+      [{ ...GRPC, metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } }, { metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } }],
     ];
     for (const [input, want] of cases) {
       const r = validateToolRecord(input, NOW);
@@ -103,14 +103,14 @@ describe('redactToolRecord (what the API shows)', () => {
       kind: 'openapi',
       endpoint: 'https://x.example/',
       timeout_ms: 1000,
-      headers: { Authorization: `Bearer ${LITERAL}`, Accept: 'application/json', 'X-Api-Key': { secret: 'env:K' } },
+      headers: { Authorization: `Bearer ${LITERAL}`, Accept: 'application/json', 'X-Api-Key': { secret: 'env:HOOKS_SECRET_K' } },
       injected: { api_key: LITERAL, tenant: 'acme' },
       metadata: { 'x-token': LITERAL },
       created_at: 'a',
       updated_at: 'b',
     } as RemoteToolRecord;
     const shown = redactToolRecord(legacy);
-    expect(shown.headers).toEqual({ Authorization: REDACTED, Accept: 'application/json', 'X-Api-Key': { secret: 'env:K' } });
+    expect(shown.headers).toEqual({ Authorization: REDACTED, Accept: 'application/json', 'X-Api-Key': { secret: 'env:HOOKS_SECRET_K' } });
     expect(shown.injected).toEqual({ api_key: REDACTED, tenant: 'acme' });
     expect(shown.metadata).toEqual({ 'x-token': REDACTED });
     expect(JSON.stringify(shown)).not.toContain(LITERAL);
@@ -133,21 +133,21 @@ describe('resolution at call time', () => {
   });
 
   it('an HTTP tool sends the resolved value; a rotated value is used by the next call; the record keeps the reference', async () => {
-    const env: NodeJS.ProcessEnv = { TICKETS_API_KEY: 'first-secret' };
+    const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: 'first-secret' };
     const { store, register } = memoryToolStore();
     const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env }) });
-    await register({ name: 'tickets', endpoint: `${mock.url}/call`, protocol: 'openai-object', headers: { 'X-Api-Key': { secret: 'env:TICKETS_API_KEY' } } });
+    await register({ name: 'tickets', endpoint: `${mock.url}/call`, protocol: 'openai-object', headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } } });
     await repo.exec('tickets', {}, testContext());
-    env.TICKETS_API_KEY = 'second-secret';
+    env.HOOKS_SECRET_TICKETS_API_KEY = 'second-secret';
     await repo.exec('tickets', {}, testContext());
     const calls = mock.seen.filter((s) => s.url === '/call');
     expect(calls.map((c) => c.headers['x-api-key'])).toEqual(['first-secret', 'second-secret']);
-    expect((await store.getTool('tickets'))?.headers).toEqual({ 'X-Api-Key': { secret: 'env:TICKETS_API_KEY' } });
+    expect((await store.getTool('tickets'))?.headers).toEqual({ 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } });
   });
 
   it('a file reference is read (trailing newline dropped)', async () => {
     const resolver = createSecretResolver({ readFile: async () => Buffer.from('from-file\n') });
-    expect(await resolveHeaders(resolver, "tool 't'", { Authorization: { secret: 'file:/run/secrets/t' }, Accept: 'text/plain' })).toEqual({
+    expect(await resolveHeaders(resolver, "tool 't'", { Authorization: { secret: 'file:/var/run/secrets/hookyard/t' }, Accept: 'text/plain' })).toEqual({
       Authorization: 'from-file',
       Accept: 'text/plain',
     });
@@ -155,13 +155,13 @@ describe('resolution at call time', () => {
 
   it('a reference that is not set fails internal quoting the reference; a value that cannot be a header fails without quoting it', async () => {
     const { store, register } = memoryToolStore();
-    const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env: { MULTI: 'a\nb-secret' } }) });
-    await register({ name: 'unset', endpoint: `${mock.url}/call`, protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:TICKETS_UNSET' } } });
-    await register({ name: 'multi', endpoint: `${mock.url}/call`, protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:MULTI' } } });
+    const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env: { HOOKS_SECRET_MULTI: 'a\nb-secret' } }) });
+    await register({ name: 'unset', endpoint: `${mock.url}/call`, protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_UNSET' } } });
+    await register({ name: 'multi', endpoint: `${mock.url}/call`, protocol: 'openai', headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_MULTI' } } });
     const unset = await repo.exec('unset', {}, testContext()).catch((e: unknown) => e as HookyardError);
-    expect(unset).toMatchObject({ kind: 'internal', message: "tool 'unset': headers.X-Api-Key: secret reference env:TICKETS_UNSET is not set" });
+    expect(unset).toMatchObject({ kind: 'internal', message: "tool 'unset': headers.X-Api-Key: secret reference env:HOOKS_SECRET_TICKETS_UNSET is not set" });
     const multi = await repo.exec('multi', {}, testContext()).catch((e: unknown) => e as HookyardError);
-    expect(multi).toMatchObject({ kind: 'internal', message: "tool 'multi': headers.X-Api-Key: secret reference env:MULTI holds a value that cannot be sent there" });
+    expect(multi).toMatchObject({ kind: 'internal', message: "tool 'multi': headers.X-Api-Key: secret reference env:HOOKS_SECRET_MULTI holds a value that cannot be sent there" });
     expect(mock.seen.filter((s) => s.url === '/call')).toHaveLength(0);
   });
 
@@ -182,14 +182,14 @@ describe('resolution at call time', () => {
     const { store, register } = memoryToolStore();
     const env: NodeJS.ProcessEnv = {};
     const repo = new ProviderRepo({ toolStore: store, logger: silentLogger(), providers: [provider], secrets: createSecretResolver({ env }) });
-    await register({ ...OPENAPI, injected: { api_key: { secret: 'env:INJ_KEY' } } });
+    await register({ ...OPENAPI, injected: { api_key: { secret: 'env:HOOKS_SECRET_INJ_KEY' } } });
     // Not set: the tool that takes it fails, the one that does not is called.
     await expect(repo.exec('pets__with_key', { q: 'x' }, testContext())).rejects.toMatchObject({
       kind: 'internal',
-      message: "tool 'pets__with_key': injected.api_key: secret reference env:INJ_KEY is not set",
+      message: "tool 'pets__with_key': injected.api_key: secret reference env:HOOKS_SECRET_INJ_KEY is not set",
     });
     expect(await repo.exec('pets__plain', { q: 'x' }, testContext())).toBe('ok');
-    env.INJ_KEY = 'injected-secret';
+    env.HOOKS_SECRET_INJ_KEY = 'injected-secret';
     expect(await repo.exec('pets__with_key', { q: 'x', api_key: 'forged' }, testContext())).toBe('ok');
     expect(got).toEqual([{ q: 'x' }, { q: 'x', api_key: 'injected-secret' }]);
   });

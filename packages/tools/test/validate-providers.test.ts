@@ -14,7 +14,7 @@ function errorsOf(input: unknown, options = {}): string[] {
 
 describe('validateToolRecord: kind openapi', () => {
   it('accepts a registration with injected parameters and an operations list; no http-only fields are stored', () => {
-    const r = validateToolRecord({ ...OPENAPI, headers: { Accept: 'application/json' }, injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' }, region: 'eu' }, operations: ['getPet', '!deletePet'] }, NOW);
+    const r = validateToolRecord({ ...OPENAPI, headers: { Accept: 'application/json' }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, region: 'eu' }, operations: ['getPet', '!deletePet'] }, NOW);
     expect(r).toEqual({
       ok: true,
       record: {
@@ -23,7 +23,7 @@ describe('validateToolRecord: kind openapi', () => {
         endpoint: 'https://pets.example.com/api',
         timeout_ms: 30000,
         headers: { Accept: 'application/json' },
-        injected: { 'X-Api-Key': { secret: 'env:PETS_API_KEY' }, region: 'eu' },
+        injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, region: 'eu' },
         operations: ['getPet', '!deletePet'],
         ...STAMPS,
       },
@@ -58,8 +58,8 @@ describe('validateToolRecord: kind mcp', () => {
 
   it('streamable-http and sse: store the endpoint and headers', () => {
     for (const transport of ['streamable-http', 'sse']) {
-      const r = validateToolRecord({ ...HTTP_MCP, transport, headers: { Authorization: { secret: 'file:/run/secrets/search' } }, timeout_ms: 5000 }, NOW);
-      expect(r.ok && r.record).toMatchObject({ kind: 'mcp', transport, endpoint: HTTP_MCP.endpoint, headers: { Authorization: { secret: 'file:/run/secrets/search' } }, timeout_ms: 5000 });
+      const r = validateToolRecord({ ...HTTP_MCP, transport, headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } }, timeout_ms: 5000 }, NOW);
+      expect(r.ok && r.record).toMatchObject({ kind: 'mcp', transport, endpoint: HTTP_MCP.endpoint, headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } }, timeout_ms: 5000 });
     }
   });
 

@@ -32,10 +32,10 @@ describe('validateToolRecord', () => {
   it('keeps every optional field it is given', () => {
     const retry = { max_attempts: 3, base_ms: 100, cap_ms: 1000, kinds: ['unavailable', 'timeout'] };
     const r = validateToolRecord(
-      { ...GOOD, kind: 'http', method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true },
+      { ...GOOD, kind: 'http', method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true },
       NOW,
     );
-    expect(r.ok && r.record).toMatchObject({ method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true });
+    expect(r.ok && r.record).toMatchObject({ method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true });
   });
 
   it('stores the alias langserve as langserve-direct', () => {

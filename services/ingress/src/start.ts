@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import { systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import { secretScopeOf, systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
@@ -68,7 +68,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   const { settings, logger } = deps;
   const verifier = createVerifierStep({
     hooks: deps.stores.hooks,
-    secrets: deps.secrets ?? createSecretResolver(),
+    secrets: deps.secrets ?? createSecretResolver({ scope: secretScopeOf(settings) }),
     metrics: deps.metrics,
     logger,
     cacheMs: deps.verifierCacheMs,

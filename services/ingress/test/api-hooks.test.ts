@@ -90,14 +90,27 @@ describe('management API: hooks, templates, tools, verifiers', () => {
     expect((await h.call('/api/tools/svc', { method: 'DELETE', role: 'admin' })).body).toEqual({ removed: true, name: 'svc' });
   });
 
+  it('refuses a secret reference to the process own settings, for a tool and a verifier, naming the field', async () => {
+    const tool = await h.call('/api/tools', {
+      method: 'POST', role: 'admin',
+      json: { name: 'leak', endpoint: 'https://collector.example/x', protocol: 'openai', headers: { Authorization: { secret: 'env:HOOKS_API_TOKENS' } } },
+    });
+    expect(tool.status).toBe(400);
+    expect(tool.body.error.details).toEqual(["headers.Authorization.secret names HOOKS_API_TOKENS, one of Hookyard's own settings, which a secret reference may never read"]);
+    const verifier = await h.call('/api/hooks/topics/t8/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['file:/var/run/secrets/kubernetes.io/serviceaccount/token'] } });
+    expect(verifier.status).toBe(400);
+    expect(verifier.body.error.details).toEqual(['secrets[0] names /var/run/secrets/kubernetes.io/serviceaccount/token, the Kubernetes service account, which a secret reference may never read']);
+    expect(await h.stores.tools.getTool('leak')).toBeNull();
+  });
+
   it('binds a verifier (admin), shows references only, removes it', async () => {
     const bad = await h.call('/api/hooks/topics/t9/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['literal-secret-value'] } });
     expect(bad.status).toBe(400);
     expect(bad.text).not.toContain('literal-secret-value');
-    const put = await h.call('/api/hooks/topics/t9/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['env:GH_SECRET'] } });
+    const put = await h.call('/api/hooks/topics/t9/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['env:HOOKS_SECRET_GH_SECRET'] } });
     expect(put.status).toBe(201);
     const got = await h.call('/api/hooks/topics/t9/verifier', { role: 'reader' });
-    expect(got.body).toMatchObject({ topic: 't9', kind: 'github', secrets: ['env:GH_SECRET'] });
+    expect(got.body).toMatchObject({ topic: 't9', kind: 'github', secrets: ['env:HOOKS_SECRET_GH_SECRET'] });
     expect((await h.call('/api/hooks/topics/t9/verifier', { method: 'DELETE', role: 'admin' })).body).toEqual({ removed: true, topic: 't9' });
     expect((await h.call('/api/hooks/topics/t9/verifier', { role: 'reader' })).status).toBe(404);
   });

@@ -43,11 +43,11 @@ describe('route inventory: every /api route is guarded', () => {
   const bodies: string[] = [];
   beforeAll(async () => {
     h = await startHarness({
-      deps: { secrets: createSecretResolver({ env: { INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }), verifierCacheMs: 0 },
+      deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }), verifierCacheMs: 0 },
     });
     routes = apiRoutes(h.app);
     await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: 'x', updated_at: 'x' });
-    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:INV_SECRET'], created_at: 'x', updated_at: 'x' });
+    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
   });
   afterAll(async () => {
     await h.close();
@@ -107,7 +107,7 @@ describe('route inventory: every /api route is guarded', () => {
 
   it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
     // The previous test's admin DELETE removed the binding; bind it again.
-    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:INV_SECRET'], created_at: 'x', updated_at: 'x' });
+    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
     for (const path of ['/api/hooks', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
       record(await h.call(path, { role: 'admin' }));
     }
@@ -118,6 +118,6 @@ describe('route inventory: every /api route is guarded', () => {
     for (const body of bodies) {
       for (const secret of [...Object.values(TOKENS), VERIFIER_SECRET]) expect(body.includes(secret)).toBe(false);
     }
-    expect(bodies.some((b) => b.includes('env:INV_SECRET'))).toBe(true);
+    expect(bodies.some((b) => b.includes('env:HOOKS_SECRET_INV_SECRET'))).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ describe('door and API on the real Redis store', () => {
     url = await requireRedis();
     prefix = uniquePrefix('ingress');
     stores = await createRedisStores({ url, prefix, partitions: 2 });
-    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env: { RD_SECRET: SECRET } as NodeJS.ProcessEnv }), limiter: null } });
+    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_RD_SECRET: SECRET } as NodeJS.ProcessEnv }), limiter: null } });
   });
   afterAll(async () => {
     await h.close();
@@ -40,7 +40,7 @@ describe('door and API on the real Redis store', () => {
     const put = await h.call('/api/hooks/topics/redis-signed/verifier', {
       method: 'PUT',
       role: 'admin',
-      json: { kind: 'shared_secret', secrets: ['env:RD_SECRET'], settings: { delivery_id_header: 'x-delivery' } },
+      json: { kind: 'shared_secret', secrets: ['env:HOOKS_SECRET_RD_SECRET'], settings: { delivery_id_header: 'x-delivery' } },
     });
     expect(put.status).toBe(201);
     const headers = { 'x-webhook-secret': SECRET, 'x-delivery': 'rd-1' };

@@ -4,9 +4,9 @@ import { createSecretResolver } from '../src/verify';
 import { hook, startHarness, type Harness } from './support/harness';
 
 const SECRET = 'door-shared-secret-value-42';
-const env = { DOOR_SECRET: SECRET } as NodeJS.ProcessEnv;
+const env = { HOOKS_SECRET_DOOR_SECRET: SECRET } as NodeJS.ProcessEnv;
 
-async function bind(stores: Stores, topic: string, secrets = ['env:DOOR_SECRET'], settings: Record<string, unknown> = { delivery_id_header: 'x-delivery' }) {
+async function bind(stores: Stores, topic: string, secrets = ['env:HOOKS_SECRET_DOOR_SECRET'], settings: Record<string, unknown> = { delivery_id_header: 'x-delivery' }) {
   await stores.hooks.putVerifier({ topic, kind: 'shared_secret', settings: { header: 'x-webhook-secret', ...settings }, secrets, created_at: 'x', updated_at: 'x' });
 }
 
@@ -99,7 +99,7 @@ describe('door with a verifier binding', () => {
   });
 
   it('a secret that cannot be resolved is 500 and keeps nothing', async () => {
-    await bind(inner, 'unset-secret', ['env:NOT_SET_ANYWHERE']);
+    await bind(inner, 'unset-secret', ['env:HOOKS_SECRET_NOT_SET_ANYWHERE']);
     await putHook(inner, 'h-u', 'unset-secret');
     const r = await h.call('/universal_webhook/unset-secret', { method: 'POST', json: { a: 1 }, headers: { 'x-webhook-secret': SECRET } });
     expect(r.status).toBe(500);
@@ -108,7 +108,7 @@ describe('door with a verifier binding', () => {
   });
 
   it('a shared_secret binding with allow_get lets a GET through', async () => {
-    await bind(inner, 'get-ok', ['env:DOOR_SECRET'], { allow_get: true });
+    await bind(inner, 'get-ok', ['env:HOOKS_SECRET_DOOR_SECRET'], { allow_get: true });
     const r = await h.call('/universal_webhook/get-ok?challenge=1', { headers: { 'x-webhook-secret': SECRET } });
     expect(r.body).toEqual({ status: 'accepted', runs: 0 });
   });

@@ -31,7 +31,7 @@ export function verifierCommand(hooks: Command, ctx: CliContext): void {
     .requiredOption('--kind <kind>', 'shared_secret | hmac | github | stripe | slack | standard-webhooks')
     .option('--secret <ref...>', 'secret reference(s) env:NAME or file:/path; several while rotating')
     .option('--setting <key=value...>', 'settings of the kind, e.g. header=x-token tolerance_seconds=300 (numbers and true/false are typed)')
-    .addHelpText('after', '\nExample:\n  hookyard hooks verifier set github-events --kind github --secret env:GITHUB_WEBHOOK_SECRET')
+    .addHelpText('after', '\nExample:\n  hookyard hooks verifier set github-events --kind github --secret env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET')
     .action(async (topic: string, opts: { kind: string; secret?: string[]; setting?: string[] }) => {
       const body = {
         kind: opts.kind,

@@ -1,4 +1,4 @@
-import { isSecretRef, type RemoteToolRecord, type StringOrSecret } from '@hookyard/core';
+import { isSecretRef, type RemoteToolRecord, type SecretScope, type StringOrSecret } from '@hookyard/core';
 import { checkStringOrSecretMap } from '../secret-values';
 import { parseProtoText } from './proto-text';
 
@@ -65,7 +65,7 @@ export function parseGrpcEndpoint(value: unknown): GrpcTarget | string {
  * `endpoint`, `proto`, `services`, `metadata`, `timeout_ms`. Empty when they
  * are usable. Other fields (name, description, retry, …) are the caller's.
  */
-export function validateGrpcFields(input: Record<string, unknown>): string[] {
+export function validateGrpcFields(input: Record<string, unknown>, scope?: SecretScope): string[] {
   const errors: string[] = [];
   const endpoint = parseGrpcEndpoint(input.endpoint);
   if (typeof endpoint === 'string') errors.push(endpoint);
@@ -98,7 +98,7 @@ export function validateGrpcFields(input: Record<string, unknown>): string[] {
         else if (k.toLowerCase().startsWith('grpc-')) errors.push(`metadata: ${show(k)} is reserved (grpc- prefix)`);
         else if (k.toLowerCase().endsWith('-bin')) errors.push(`metadata: ${show(k)} is a binary key (-bin); only text metadata is supported`);
         // A literal, or a reference `{"secret":"env:NAME"}`; a credential-looking key takes a reference only.
-        checkStringOrSecretMap('metadata', { [k]: v }, (at, value) => (metadataSafe(value) ? undefined : `${at} must be printable ASCII`), errors);
+        checkStringOrSecretMap('metadata', { [k]: v }, (at, value) => (metadataSafe(value) ? undefined : `${at} must be printable ASCII`), errors, scope);
       }
     }
   }

@@ -1,4 +1,4 @@
-import { MCP_TRANSPORTS, type McpTransportKind } from '@hookyard/core';
+import { MCP_TRANSPORTS, type McpTransportKind, type SecretScope } from '@hookyard/core';
 import { literalCredentialLine, isCredentialName, secretValueViolation } from '../secret-values';
 import { TOOL_SEPARATOR } from './naming';
 
@@ -17,7 +17,7 @@ export function providerNameViolation(name: string): string | undefined {
  * (an object whose only field is `secret` is always read as a reference);
  * under a credential-looking name only a reference is accepted.
  */
-export function checkInjected(value: unknown, errors: string[]): Record<string, unknown> | undefined {
+export function checkInjected(value: unknown, errors: string[], scope?: SecretScope): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     // The values are most likely credentials: show the shape, not the content.
@@ -31,7 +31,7 @@ export function checkInjected(value: unknown, errors: string[]): Record<string, 
     if (k === '' || CONTROL.test(k)) errors.push(`injected: ${show(k)} is not an argument name`);
     if (v === undefined || v === null) errors.push(`${at} must have a value, got ${show(v)}`);
     else if (isPlainObject(v) && 'secret' in v) {
-      const miss = secretValueViolation(at, v);
+      const miss = secretValueViolation(at, v, scope);
       if (miss) errors.push(miss);
       else out[k] = { secret: v.secret as string };
     } else if (isCredentialName(k)) errors.push(literalCredentialLine(at));

@@ -1,4 +1,4 @@
-import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
+import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type SecretScope, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
 import { validateGrpcFields } from '../grpc';
 import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
 import { checkStringOrSecretMap, headerSafe } from '../secret-values';
@@ -35,6 +35,8 @@ export type ToolRecordValidation = { ok: true; record: RemoteToolRecord } | { ok
 export interface ToolRecordValidationOptions {
   /** HOOKS_MCP_STDIO_ALLOW: when given, an MCP stdio command outside it is refused on write (it is refused at spawn time anyway). */
   mcpStdioAllow?: readonly string[];
+  /** HOOKS_SECRET_ENV_PREFIX / HOOKS_SECRET_DIRS: the references a record may hold (default DEFAULT_SECRET_SCOPE). */
+  secretScope?: SecretScope;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -88,7 +90,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
   if (!isPlainObject(rawHeaders)) errors.push(`headers must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(rawHeaders) ? 'a list' : typeof rawHeaders}`);
   else {
     for (const k of Object.keys(rawHeaders)) if (!HEADER_NAME.test(k)) errors.push(`headers: ${show(k)} is not a valid header name`);
-    headers = checkStringOrSecretMap('headers', rawHeaders, (at, v) => (headerSafe(v) ? undefined : `${at} must not contain CR, LF or NUL`), errors);
+    headers = checkStringOrSecretMap('headers', rawHeaders, (at, v) => (headerSafe(v) ? undefined : `${at} must not contain CR, LF or NUL`), errors, options.secretScope);
   }
 
   if (input.description !== undefined && typeof input.description !== 'string') {
@@ -111,7 +113,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
   };
   if (known === 'http') httpFields(input, record, errors);
   if (known === 'openapi' || known === 'mcp') {
-    const injected = checkInjected(input.injected, errors);
+    const injected = checkInjected(input.injected, errors, options.secretScope);
     const operations = checkOperations(input.operations, errors);
     if (injected) record.injected = injected;
     if (operations) record.operations = operations;
@@ -120,7 +122,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     const fields = checkMcpFields(input, options.mcpStdioAllow, errors);
     if (fields) Object.assign(record, fields);
   }
-  if (known === 'grpc') grpcFields(input, record, errors);
+  if (known === 'grpc') grpcFields(input, record, errors, options.secretScope);
 
   if (errors.length > 0) return { ok: false, errors };
   if (input.description !== undefined) record.description = input.description as string;
@@ -147,9 +149,9 @@ function httpFields(input: Record<string, unknown>, record: RemoteToolRecord, er
 }
 
 /** Kind grpc: endpoint, timeout, proto, services and metadata are checked by the gRPC provider's own rules. */
-function grpcFields(input: Record<string, unknown>, record: RemoteToolRecord, errors: string[]): void {
+function grpcFields(input: Record<string, unknown>, record: RemoteToolRecord, errors: string[], scope: SecretScope | undefined): void {
   if (input.headers !== undefined) errors.push('headers do not apply to kind grpc; use metadata');
-  errors.push(...validateGrpcFields(input));
+  errors.push(...validateGrpcFields(input, scope));
   if (typeof input.proto === 'string') record.proto = input.proto;
   if (Array.isArray(input.services)) record.services = [...(input.services as string[])];
   if (isPlainObject(input.metadata)) record.metadata = checkStringOrSecretMap('metadata', input.metadata, () => undefined, []);

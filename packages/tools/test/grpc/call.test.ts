@@ -181,23 +181,23 @@ describe('discovery cache', () => {
 
 describe('metadata secret references', () => {
   test('a reference is resolved per call and sent as metadata (reflection included); the record keeps the reference', async () => {
-    const env: NodeJS.ProcessEnv = { GRPC_TENANT: 'acme-from-env' };
-    const record = grpcRecord('shopref', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:GRPC_TENANT' } } });
+    const env: NodeJS.ProcessEnv = { HOOKS_SECRET_GRPC_TENANT: 'acme-from-env' };
+    const record = grpcRecord('shopref', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } } });
     const r = createGrpcRepo({ records: async () => [record], logger: silentLogger(), secrets: createSecretResolver({ env, fileCacheMs: 0 }) });
     repos.push(r);
     const out = (await r.exec('shopref__create_item', { item: { name: 'lamp' } }, testContext())) as { seenMetadata: string };
     expect(out.seenMetadata).toBe('x-tenant=acme-from-env;idempotency-key=idem-123');
     // A rotated value is used by the next call, without a new registration.
-    env.GRPC_TENANT = 'acme-rotated';
+    env.HOOKS_SECRET_GRPC_TENANT = 'acme-rotated';
     expect(((await r.exec('shopref__create_item', { item: { name: 'lamp' } }, testContext())) as { seenMetadata: string }).seenMetadata).toBe(
       'x-tenant=acme-rotated;idempotency-key=idem-123',
     );
-    expect(record.metadata).toEqual({ 'x-tenant': { secret: 'env:GRPC_TENANT' } });
+    expect(record.metadata).toEqual({ 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } });
   });
 
   test('a reference that is not set fails the call internal, quoting the reference', async () => {
     const r = createGrpcRepo({
-      records: async () => [grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:GRPC_UNSET' } } })],
+      records: async () => [grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } })],
       logger: silentLogger(),
       secrets: createSecretResolver({ env: {} }),
     });
@@ -208,6 +208,6 @@ describe('metadata secret references', () => {
     );
     expect(err).toBeInstanceOf(HookyardError);
     expect(err?.kind).toBe('internal');
-    expect(err?.message).toBe("tool 'shopnone__create_item': metadata.authorization: secret reference env:GRPC_UNSET is not set");
+    expect(err?.message).toBe("tool 'shopnone__create_item': metadata.authorization: secret reference env:HOOKS_SECRET_GRPC_UNSET is not set");
   });
 });

@@ -5,7 +5,7 @@ describe('validateGrpcFields', () => {
   test('accepts plaintext and TLS endpoints with the optional fields', () => {
     expect(validateGrpcFields({ endpoint: 'grpc://127.0.0.1:50051' })).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpcs://api.example.com:443/', timeout_ms: 5000 })).toEqual([]);
-    expect(validateGrpcFields({ endpoint: 'grpc://[::1]:9000', metadata: { 'x-team': 'hooks', 'x-api-key': { secret: 'env:K' }, Authorization: { secret: 'file:/run/secrets/t' } } })).toEqual([]);
+    expect(validateGrpcFields({ endpoint: 'grpc://[::1]:9000', metadata: { 'x-team': 'hooks', 'x-api-key': { secret: 'env:HOOKS_SECRET_K' }, Authorization: { secret: 'file:/var/run/secrets/hookyard/t' } } })).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpc://svc:1', proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Catalog'] })).toEqual([]);
   });
 
@@ -15,7 +15,7 @@ describe('validateGrpcFields', () => {
         endpoint: 'localhost:50051',
         timeout_ms: 0,
         services: ['ok.Service', 'not a name', 'ok.Service'],
-        metadata: { 'grpc-timeout': '1', 'bad name': 'v', 'token-bin': { secret: 'env:T' }, 'x-n': 5, 'x-crlf': 'a\r\nb', 'x-api-key': 'k-literal', 'x-token': { secret: 'k-literal' } },
+        metadata: { 'grpc-timeout': '1', 'bad name': 'v', 'token-bin': { secret: 'env:HOOKS_SECRET_T' }, 'x-n': 5, 'x-crlf': 'a\r\nb', 'x-api-key': 'k-literal', 'x-token': { secret: 'k-literal' } },
       }),
     ).toEqual([
       'endpoint must be grpc://host:port (plaintext) or grpcs://host:port (TLS), got "localhost:50051"',

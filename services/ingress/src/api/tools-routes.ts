@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { badInput, conflict, isValidName, notFound } from '@hookyard/core';
+import { badInput, conflict, isValidName, notFound, secretScopeOf } from '@hookyard/core';
 import { TOOL_SEPARATOR, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -31,7 +31,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
   });
 
   router.post('/tools', requireRole('admin'), async (req, res) => {
-    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), { mcpStdioAllow: ctx.settings.mcpStdioAllow });
+    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), { mcpStdioAllow: ctx.settings.mcpStdioAllow, secretScope: secretScopeOf(ctx.settings) });
     if (!checked.ok) throw badInput('tool registration refused', checked.errors);
     const record = checked.record;
     const previous = await ctx.stores.tools.getTool(record.name);

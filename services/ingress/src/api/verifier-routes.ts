@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { badInput, isValidName, notFound } from '@hookyard/core';
+import { badInput, isValidName, notFound, secretScopeOf } from '@hookyard/core';
 import { redactBinding, validateVerifierBinding } from '../verify';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -19,7 +19,7 @@ export function verifierRoutes(router: Router, ctx: ApiContext): void {
 
   router.put('/hooks/topics/:topic/verifier', requireRole('admin'), async (req, res) => {
     const topic = req.params.topic as string;
-    const checked = validateVerifierBinding(topic, req.body, new Date(ctx.clock.now()));
+    const checked = validateVerifierBinding(topic, req.body, new Date(ctx.clock.now()), secretScopeOf(ctx.settings));
     if (!checked.ok) throw badInput('verifier binding refused', checked.errors);
     const binding = checked.binding;
     const previous = await ctx.stores.hooks.getVerifier(topic);

@@ -1,4 +1,4 @@
-import { nameViolation, secretRefViolation } from '@hookyard/core';
+import { DEFAULT_SECRET_SCOPE, nameViolation, secretRefFormViolation, secretRefViolation, type SecretScope } from '@hookyard/core';
 import type { VerifierBinding } from '@hookyard/core';
 import { KIND_FIELDS, VERIFIER_KINDS, compileSettings } from './settings';
 import type { VerifierKind } from './settings';
@@ -21,6 +21,7 @@ export function validateVerifierBinding(
   topic: string,
   input: unknown,
   now: Date,
+  scope: SecretScope = DEFAULT_SECRET_SCOPE,
 ): { ok: true; binding: VerifierBinding } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const topicMiss = nameViolation('topic', topic);
@@ -42,7 +43,7 @@ export function validateVerifierBinding(
     errors.push(`topic in the body (${JSON.stringify(body.topic)}) differs from the topic in the path (${JSON.stringify(topic)})`);
   }
 
-  const secrets = collectSecrets(body, errors);
+  const secrets = collectSecrets(body, errors, scope);
   let settings: Record<string, unknown> = {};
   if (knownKind) {
     const compiled = compileSettings(kind as VerifierKind, body.settings);
@@ -54,13 +55,13 @@ export function validateVerifierBinding(
   return { ok: true, binding: { topic, kind: kind as VerifierKind, settings, secrets, created_at: at, updated_at: at } };
 }
 
-function collectSecrets(body: Record<string, unknown>, errors: string[]): string[] {
+function collectSecrets(body: Record<string, unknown>, errors: string[], scope: SecretScope): string[] {
   if (body.secret !== undefined && body.secrets !== undefined) {
     errors.push('give either secret or secrets, not both');
     return [];
   }
   if (body.secret !== undefined) {
-    const miss = secretRefViolation('secret', body.secret);
+    const miss = secretRefViolation('secret', body.secret, scope);
     if (miss) errors.push(miss);
     return miss ? [] : [body.secret as string];
   }
@@ -74,7 +75,7 @@ function collectSecrets(body: Record<string, unknown>, errors: string[]): string
   }
   const list = body.secrets as unknown[];
   list.forEach((ref, i) => {
-    const miss = secretRefViolation(`secrets[${i}]`, ref);
+    const miss = secretRefViolation(`secrets[${i}]`, ref, scope);
     if (miss) errors.push(miss);
     else if (list.indexOf(ref) !== i) errors.push(`secrets[${i}] repeats secrets[${list.indexOf(ref)}]`);
   });
@@ -90,7 +91,7 @@ export function redactBinding(binding: VerifierBinding): VerifierBinding {
     topic: binding.topic,
     kind: binding.kind,
     settings: { ...binding.settings },
-    secrets: binding.secrets.map((ref) => (secretRefViolation('secret', ref) === undefined ? ref : '<redacted: not a reference>')),
+    secrets: binding.secrets.map((ref) => (secretRefFormViolation('secret', ref) === undefined ? ref : '<redacted: not a reference>')),
     created_at: binding.created_at,
     updated_at: binding.updated_at,
   };

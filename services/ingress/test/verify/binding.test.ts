@@ -9,24 +9,24 @@ const errorsOf = (input: unknown, topic = 'orders') => {
 
 describe('validateVerifierBinding', () => {
   it('keeps references and fills defaults, header names lower-cased', () => {
-    const result = validateVerifierBinding('orders', { kind: 'hmac', secrets: ['env:A', 'file:/run/secrets/b'], settings: { header: 'X-Sig', timestamp_header: 'X-Ts' } }, now);
+    const result = validateVerifierBinding('orders', { kind: 'hmac', secrets: ['env:HOOKS_SECRET_A', 'file:/var/run/secrets/hookyard/b'], settings: { header: 'X-Sig', timestamp_header: 'X-Ts' } }, now);
     expect(result).toEqual({
       ok: true,
       binding: {
         topic: 'orders',
         kind: 'hmac',
-        secrets: ['env:A', 'file:/run/secrets/b'],
+        secrets: ['env:HOOKS_SECRET_A', 'file:/var/run/secrets/hookyard/b'],
         settings: { header: 'x-sig', algorithm: 'sha256', encoding: 'hex', prefix: '', timestamp_header: 'x-ts', tolerance_seconds: 300 },
         created_at: '2025-01-15T12:00:00.000Z',
         updated_at: '2025-01-15T12:00:00.000Z',
       },
     });
-    const gh = validateVerifierBinding('gh', { kind: 'github', secret: 'env:GITHUB_WEBHOOK_SECRET' }, now);
-    expect(gh).toMatchObject({ ok: true, binding: { kind: 'github', secrets: ['env:GITHUB_WEBHOOK_SECRET'], settings: {} } });
+    const gh = validateVerifierBinding('gh', { kind: 'github', secret: 'env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET' }, now);
+    expect(gh).toMatchObject({ ok: true, binding: { kind: 'github', secrets: ['env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET'], settings: {} } });
   });
 
   it('refuses a literal secret without echoing it, and says how to reference it', () => {
-    const errors = errorsOf({ kind: 'github', secrets: ['env:OK', 'hunter2-literal'] });
+    const errors = errorsOf({ kind: 'github', secrets: ['env:HOOKS_SECRET_OK', 'hunter2-literal'] });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^secrets\[1\] looks like a literal secret.*env:NAME or file:\/path$/);
     expect(errors.join()).not.toContain('hunter2');
@@ -36,7 +36,7 @@ describe('validateVerifierBinding', () => {
     const errors = errorsOf(
       {
         kind: 'hmac',
-        secrets: ['env:1BAD', 'file:relative/path', 'env:A', 'env:A'],
+        secrets: ['env:1BAD', 'file:relative/path', 'env:HOOKS_SECRET_A', 'env:HOOKS_SECRET_A'],
         settings: { header: 'bad header', algorithm: 'md5', encoding: 'base32', prefix: 'has space', tolerance_seconds: 0, extra: 1 },
         header: 'x-top',
         colour: 'blue',
@@ -61,17 +61,17 @@ describe('validateVerifierBinding', () => {
   });
 
   it('refuses an unknown kind, missing secrets, both secret and secrets, allow_get outside shared_secret', () => {
-    expect(errorsOf({ kind: 'paypal', secret: 'env:A' })).toEqual(['kind must be one of shared_secret, hmac, github, stripe, slack, standard-webhooks, got "paypal"']);
+    expect(errorsOf({ kind: 'paypal', secret: 'env:HOOKS_SECRET_A' })).toEqual(['kind must be one of shared_secret, hmac, github, stripe, slack, standard-webhooks, got "paypal"']);
     expect(errorsOf({ kind: 'slack' })).toEqual(['secrets is required: one or more references env:NAME or file:/path (several while rotating)']);
-    expect(errorsOf({ kind: 'slack', secret: 'env:A', secrets: ['env:B'] })).toEqual(['give either secret or secrets, not both']);
-    expect(errorsOf({ kind: 'stripe', secret: 'env:A', settings: { allow_get: true } })[0]).toMatch(/^settings\.allow_get is not a setting of kind stripe/);
+    expect(errorsOf({ kind: 'slack', secret: 'env:HOOKS_SECRET_A', secrets: ['env:HOOKS_SECRET_B'] })).toEqual(['give either secret or secrets, not both']);
+    expect(errorsOf({ kind: 'stripe', secret: 'env:HOOKS_SECRET_A', settings: { allow_get: true } })[0]).toMatch(/^settings\.allow_get is not a setting of kind stripe/);
     expect(errorsOf({ kind: 'stripe', secrets: [] })).toEqual(['secrets must be a list of 1 to 5 references env:NAME or file:/path']);
     expect(errorsOf('nope')[0]).toMatch(/^the verifier must be a JSON object/);
   });
 
   it('replay_window_seconds may lengthen, never shorten below twice the tolerance', () => {
-    expect(validateVerifierBinding('s', { kind: 'stripe', secret: 'env:S', settings: { replay_window_seconds: 259200 } }, now)).toMatchObject({ ok: true });
-    expect(errorsOf({ kind: 'stripe', secret: 'env:S', settings: { replay_window_seconds: 100 } })).toEqual([
+    expect(validateVerifierBinding('s', { kind: 'stripe', secret: 'env:HOOKS_SECRET_S', settings: { replay_window_seconds: 259200 } }, now)).toMatchObject({ ok: true });
+    expect(errorsOf({ kind: 'stripe', secret: 'env:HOOKS_SECRET_S', settings: { replay_window_seconds: 100 } })).toEqual([
       'settings.replay_window_seconds must be at least 2 × tolerance_seconds (600), got 100',
     ]);
   });
@@ -79,12 +79,12 @@ describe('validateVerifierBinding', () => {
 
 describe('redactBinding', () => {
   it('shows references, masks anything that is not one', () => {
-    const result = validateVerifierBinding('orders', { kind: 'slack', secrets: ['env:SLACK_SIGNING_SECRET'] }, now);
+    const result = validateVerifierBinding('orders', { kind: 'slack', secrets: ['env:HOOKS_SECRET_SLACK_SIGNING_SECRET'] }, now);
     if (!result.ok) throw new Error(result.errors.join());
-    expect(redactBinding(result.binding).secrets).toEqual(['env:SLACK_SIGNING_SECRET']);
-    const tampered = { ...result.binding, secrets: ['env:OK', 'raw-secret-value'] };
+    expect(redactBinding(result.binding).secrets).toEqual(['env:HOOKS_SECRET_SLACK_SIGNING_SECRET']);
+    const tampered = { ...result.binding, secrets: ['env:HOOKS_SECRET_OK', 'raw-secret-value'] };
     const shown = JSON.stringify(redactBinding(tampered));
     expect(shown).not.toContain('raw-secret-value');
-    expect(redactBinding(tampered).secrets).toEqual(['env:OK', '<redacted: not a reference>']);
+    expect(redactBinding(tampered).secrets).toEqual(['env:HOOKS_SECRET_OK', '<redacted: not a reference>']);
   });
 });

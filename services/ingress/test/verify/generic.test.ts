@@ -9,10 +9,10 @@ describe('hmac (generic)', () => {
   it('checks sha512 in base64 with a prefix; the delivery id header is optional', async () => {
     const binding = bind({
       kind: 'hmac',
-      secret: 'env:NEW_SECRET',
+      secret: 'env:HOOKS_SECRET_NEW_SECRET',
       settings: { header: 'X-Signature', algorithm: 'sha512', encoding: 'base64', prefix: 'sha512=', delivery_id_header: 'X-Request-Id' },
     });
-    const signature = `sha512=${createHmac('sha512', ENV.NEW_SECRET).update(body).digest('base64')}`;
+    const signature = `sha512=${createHmac('sha512', ENV.HOOKS_SECRET_NEW_SECRET).update(body).digest('base64')}`;
     expect(await verifyDelivery(binding, post({ 'x-signature': signature, 'x-request-id': 'r-9' }, body), secrets)).toEqual({
       ok: true,
       deliveryId: 'r-9',
@@ -27,59 +27,59 @@ describe('hmac (generic)', () => {
   it('signs "{ts}.{body}" when a timestamp header is set, within the tolerance both ways', async () => {
     const binding = bind({
       kind: 'hmac',
-      secrets: ['env:OLD_SECRET', 'env:NEW_SECRET'],
+      secrets: ['env:HOOKS_SECRET_OLD_SECRET', 'env:HOOKS_SECRET_NEW_SECRET'],
       settings: { header: 'x-sig', algorithm: 'sha1', timestamp_header: 'x-ts', tolerance_seconds: 60 },
     });
     const headers = (secret: string, ts: number) => ({ 'x-sig': createHmac('sha1', secret).update(`${ts}.${body}`).digest('hex'), 'x-ts': String(ts) });
-    expect(await verifyDelivery(binding, post(headers(ENV.OLD_SECRET, NOW_S), body), secrets)).toMatchObject({ ok: true, claimTtlMs: 120_000 });
-    expect(await verifyDelivery(binding, post(headers(ENV.NEW_SECRET, NOW_S + 59), body), secrets)).toMatchObject({ ok: true });
-    const stale = await verifyDelivery(binding, post(headers(ENV.OLD_SECRET, NOW_S - 61), body), secrets);
-    const future = await verifyDelivery(binding, post(headers(ENV.OLD_SECRET, NOW_S + 61), body), secrets);
+    expect(await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S), body), secrets)).toMatchObject({ ok: true, claimTtlMs: 120_000 });
+    expect(await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_NEW_SECRET, NOW_S + 59), body), secrets)).toMatchObject({ ok: true });
+    const stale = await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S - 61), body), secrets);
+    const future = await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S + 61), body), secrets);
     expect(stale).toMatchObject({ ok: false, status: 401, reason: expect.stringMatching(/stale/) });
     expect(future).toMatchObject({ ok: false, status: 401, reason: expect.stringMatching(/future/) });
     // The same signature without its timestamp header proves nothing.
-    const { 'x-ts': _ts, ...noTs } = headers(ENV.OLD_SECRET, NOW_S);
+    const { 'x-ts': _ts, ...noTs } = headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S);
     expect(await verifyDelivery(binding, post(noTs, body), secrets)).toMatchObject({ ok: false, status: 401 });
   });
 
   it('refuses a signature that is not strictly hex (no lenient decoding)', async () => {
-    const binding = bind({ kind: 'hmac', secret: 'env:OLD_SECRET', settings: { header: 'x-sig' } });
-    const good = createHmac('sha256', ENV.OLD_SECRET).update(body).digest('hex');
+    const binding = bind({ kind: 'hmac', secret: 'env:HOOKS_SECRET_OLD_SECRET', settings: { header: 'x-sig' } });
+    const good = createHmac('sha256', ENV.HOOKS_SECRET_OLD_SECRET).update(body).digest('hex');
     expect(await verifyDelivery(binding, post({ 'x-sig': good }, body), secrets)).toMatchObject({ ok: true });
     expect(await verifyDelivery(binding, post({ 'x-sig': `${good}zz` }, body), secrets)).toMatchObject({ ok: false, status: 401 });
   });
 });
 
 describe('shared_secret', () => {
-  const binding = bind({ kind: 'shared_secret', secrets: ['env:OLD_SECRET', 'env:NEW_SECRET'], settings: { header: 'X-Token', allow_get: true } });
+  const binding = bind({ kind: 'shared_secret', secrets: ['env:HOOKS_SECRET_OLD_SECRET', 'env:HOOKS_SECRET_NEW_SECRET'], settings: { header: 'X-Token', allow_get: true } });
 
   it('accepts a header equal to either secret, on POST and (allow_get) GET', async () => {
-    expect(await verifyDelivery(binding, post({ 'x-token': ENV.NEW_SECRET }, body), secrets)).toEqual({ ok: true, deliveryId: null, claimTtlMs: 86_400_000 });
-    const get = { method: 'GET', headers: { 'X-Token': ENV.OLD_SECRET }, rawBody: Buffer.alloc(0), now: NOW };
+    expect(await verifyDelivery(binding, post({ 'x-token': ENV.HOOKS_SECRET_NEW_SECRET }, body), secrets)).toEqual({ ok: true, deliveryId: null, claimTtlMs: 86_400_000 });
+    const get = { method: 'GET', headers: { 'X-Token': ENV.HOOKS_SECRET_OLD_SECRET }, rawBody: Buffer.alloc(0), now: NOW };
     expect(await verifyDelivery(binding, get, secrets)).toMatchObject({ ok: true });
   });
 
   it('refuses a prefix of the secret, the secret plus more, a missing header, and GET without allow_get', async () => {
-    for (const value of [ENV.OLD_SECRET.slice(0, -1), `${ENV.OLD_SECRET}x`, '']) {
+    for (const value of [ENV.HOOKS_SECRET_OLD_SECRET.slice(0, -1), `${ENV.HOOKS_SECRET_OLD_SECRET}x`, '']) {
       expect(await verifyDelivery(binding, post({ 'x-token': value }, body), secrets)).toMatchObject({ ok: false, status: 401 });
     }
     expect(await verifyDelivery(binding, post({}, body), secrets)).toEqual({ ok: false, status: 401, reason: 'missing header x-token' });
-    const postOnly = bind({ kind: 'shared_secret', secret: 'env:OLD_SECRET' });
-    const get = { method: 'GET', headers: { 'x-webhook-secret': ENV.OLD_SECRET }, rawBody: Buffer.alloc(0), now: NOW };
+    const postOnly = bind({ kind: 'shared_secret', secret: 'env:HOOKS_SECRET_OLD_SECRET' });
+    const get = { method: 'GET', headers: { 'x-webhook-secret': ENV.HOOKS_SECRET_OLD_SECRET }, rawBody: Buffer.alloc(0), now: NOW };
     expect(await verifyDelivery(postOnly, get, secrets)).toMatchObject({ ok: false, status: 405 });
   });
 
   it('refuses a header sent twice (ambiguous)', async () => {
-    expect(await verifyDelivery(binding, post({ 'x-token': [ENV.OLD_SECRET, 'evil'] }, body), secrets)).toMatchObject({ ok: false, status: 401 });
+    expect(await verifyDelivery(binding, post({ 'x-token': [ENV.HOOKS_SECRET_OLD_SECRET, 'evil'] }, body), secrets)).toMatchObject({ ok: false, status: 401 });
   });
 });
 
 describe('secrets and the 401 body', () => {
   it('an unset env reference is an internal error naming the reference, not a 401', async () => {
-    const binding = bind({ kind: 'github', secret: 'env:GONE_SECRET' });
+    const binding = bind({ kind: 'github', secret: 'env:HOOKS_SECRET_GONE_SECRET' });
     const err = await verifyDelivery(binding, post({ 'x-hub-signature-256': 'sha256=00' }, body), secrets).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HookyardError);
-    expect(err).toMatchObject({ kind: 'internal', message: 'secret reference env:GONE_SECRET is not set' });
+    expect(err).toMatchObject({ kind: 'internal', message: 'secret reference env:HOOKS_SECRET_GONE_SECRET is not set' });
   });
 
   it('an unreadable file is internal; a readable one is trimmed of its trailing newline and cached', async () => {
@@ -90,21 +90,21 @@ describe('secrets and the 401 body', () => {
       now: () => clock,
       readFile: async (path) => {
         reads += 1;
-        if (path === '/run/secrets/hook') return Buffer.from('file-secret\n');
+        if (path === '/var/run/secrets/hookyard/hook') return Buffer.from('file-secret\n');
         throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
       },
     });
-    await expect(resolver.resolve('file:/run/secrets/missing')).rejects.toMatchObject({
+    await expect(resolver.resolve('file:/var/run/secrets/hookyard/missing')).rejects.toMatchObject({
       kind: 'internal',
-      message: 'secret reference file:/run/secrets/missing cannot be read (ENOENT)',
+      message: 'secret reference file:/var/run/secrets/hookyard/missing cannot be read (ENOENT)',
     });
-    expect((await resolver.resolve('file:/run/secrets/hook')).toString()).toBe('file-secret');
-    await resolver.resolve('file:/run/secrets/hook');
+    expect((await resolver.resolve('file:/var/run/secrets/hookyard/hook')).toString()).toBe('file-secret');
+    await resolver.resolve('file:/var/run/secrets/hookyard/hook');
     expect(reads).toBe(2);
     clock = 6000; // past the 5 s cache: a rotated file is picked up
-    await resolver.resolve('file:/run/secrets/hook');
+    await resolver.resolve('file:/var/run/secrets/hookyard/hook');
     expect(reads).toBe(3);
-    await expect(createSecretResolver({ env: { E: '' } }).resolve('env:E')).rejects.toMatchObject({ kind: 'internal', message: 'secret reference env:E is empty' });
+    await expect(createSecretResolver({ env: { HOOKS_SECRET_E: '' } }).resolve('env:HOOKS_SECRET_E')).rejects.toMatchObject({ kind: 'internal', message: 'secret reference env:HOOKS_SECRET_E is empty' });
     await expect(resolver.resolve('plain-literal')).rejects.toMatchObject({ kind: 'internal' });
   });
 

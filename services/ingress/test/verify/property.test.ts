@@ -4,12 +4,12 @@ import type { VerifierBinding } from '@hookyard/core';
 import { NOW, NOW_S, bind, secrets } from './support';
 
 const bindings: VerifierBinding[] = [
-  bind({ kind: 'shared_secret', secret: 'env:OLD_SECRET', settings: { allow_get: true } }),
-  bind({ kind: 'hmac', secret: 'env:OLD_SECRET', settings: { header: 'x-sig', encoding: 'base64', timestamp_header: 'x-ts' } }),
-  bind({ kind: 'github', secrets: ['env:OLD_SECRET', 'env:NEW_SECRET'] }),
-  bind({ kind: 'stripe', secret: 'env:STRIPE_OLD' }),
-  bind({ kind: 'slack', secret: 'env:OLD_SECRET' }),
-  bind({ kind: 'standard-webhooks', secrets: ['env:SW_OLD', 'env:SW_NEW'] }),
+  bind({ kind: 'shared_secret', secret: 'env:HOOKS_SECRET_OLD_SECRET', settings: { allow_get: true } }),
+  bind({ kind: 'hmac', secret: 'env:HOOKS_SECRET_OLD_SECRET', settings: { header: 'x-sig', encoding: 'base64', timestamp_header: 'x-ts' } }),
+  bind({ kind: 'github', secrets: ['env:HOOKS_SECRET_OLD_SECRET', 'env:HOOKS_SECRET_NEW_SECRET'] }),
+  bind({ kind: 'stripe', secret: 'env:HOOKS_SECRET_STRIPE_OLD' }),
+  bind({ kind: 'slack', secret: 'env:HOOKS_SECRET_OLD_SECRET' }),
+  bind({ kind: 'standard-webhooks', secrets: ['env:HOOKS_SECRET_SW_OLD', 'env:HOOKS_SECRET_SW_NEW'] }),
 ];
 
 /** Header values shaped like the real ones (right prefixes, fresh timestamps), with random content. */

@@ -4,13 +4,13 @@ import type { DeliveryRequest } from '../../src/verify';
 
 /** Secrets the tests bind by reference; the resolver reads them from this map, not the process env. */
 export const ENV = {
-  OLD_SECRET: 'old-secret-value',
-  NEW_SECRET: 'new-secret-value',
-  WRONG_SECRET: 'not-the-secret',
-  SW_OLD: `whsec_${Buffer.from('standard-old-key-0123456789').toString('base64')}`,
-  SW_NEW: `whsec_${Buffer.from('standard-new-key-9876543210').toString('base64')}`,
-  STRIPE_OLD: 'whsec_stripe_old',
-  STRIPE_NEW: 'whsec_stripe_new',
+  HOOKS_SECRET_OLD_SECRET: 'old-secret-value',
+  HOOKS_SECRET_NEW_SECRET: 'new-secret-value',
+  HOOKS_SECRET_WRONG_SECRET: 'not-the-secret',
+  HOOKS_SECRET_SW_OLD: `whsec_${Buffer.from('standard-old-key-0123456789').toString('base64')}`,
+  HOOKS_SECRET_SW_NEW: `whsec_${Buffer.from('standard-new-key-9876543210').toString('base64')}`,
+  HOOKS_SECRET_STRIPE_OLD: 'whsec_stripe_old',
+  HOOKS_SECRET_STRIPE_NEW: 'whsec_stripe_new',
 };
 
 export const secrets = createSecretResolver({ env: ENV });
