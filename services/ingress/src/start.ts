@@ -13,6 +13,7 @@ import { createVerifierStep } from './door/verifier-step';
 import { SchemaChecker } from './hooks/schema-checker';
 import { healthRoutes } from './ops/health';
 import { openapiRouter } from './openapi';
+import { consoleRouter } from './console';
 import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
 
@@ -41,6 +42,8 @@ export interface IngressDeps {
    * `createIngressLimiter` (the caller closes it).
    */
   limiter?: DoorLimiter | null;
+  /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */
+  consoleAssets?: string;
 }
 
 /** The flood limiter the settings describe: Redis-backed (shared by replicas) when HOOKS_REDIS_URL is set. */
@@ -59,7 +62,7 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
 /**
  * The ingress: the public door, the management API under /api, /metrics,
- * /healthz and /readyz. The door is registered first and runs on node's own
+ * /healthz, /readyz and the operator console at /console. The door is registered first and runs on node's own
  * request/response with no middleware in front; everything else gets the
  * security headers, its routes, a JSON 404 and the one error middleware.
  */
@@ -100,6 +103,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   app.use(securityHeaders);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
+  app.use(consoleRouter(deps.consoleAssets));
   app.use(
     '/api',
     createApiRouter({

@@ -8,6 +8,7 @@ import { runRoutes } from './runs-routes';
 import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
 import { verifierRoutes } from './verifier-routes';
+import { whoamiRoutes } from './whoami-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -39,6 +40,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   }
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
   router.use(express.json({ limit: ctx.settings.apiBodyMaxBytes, strict: false }));
+  whoamiRoutes(router, ctx);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
   runRoutes(router, ctx);

@@ -81,6 +81,24 @@ const PATHS: Obj = {
   '/openapi.json': {
     get: { ...open, tags: ['ops'], operationId: 'openapi', summary: 'This document', responses: { '200': answer('OpenAPI 3.0 document', { type: 'object' }) } },
   },
+  '/console': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'console',
+      summary: 'The operator console (a browser page; sign in with a management token)',
+      description:
+        'Static assets built by `pnpm build`, under a strict Content-Security-Policy. The page holds nothing secret; it calls this API with the ' +
+        'bearer token pasted at sign-in (kept in session storage) and shows only what the token\'s role may do. 503 when the assets were not built.',
+      responses: { '200': { description: 'The console page', content: { 'text/html': { schema: { type: 'string' } } } }, '503': { description: 'The console assets were not built' } },
+    },
+  },
+  '/api/whoami': {
+    get: op('reader', 'The role of the presented token', { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) }, {
+      tags: ['ops'],
+      operationId: 'whoami',
+    }),
+  },
   '/api/hooks': {
     get: op('reader', 'List hooks', { '200': answer('Hooks', { type: 'object', required: ['hooks'], properties: { hooks: { type: 'array', items: ref('Hook') } } }), ...fail(400) }, {
       tags: ['hooks'],

@@ -1,0 +1,118 @@
+/** The management API as the console calls it: same origin, the session's bearer token. */
+
+export type Role = 'reader' | 'operator' | 'admin';
+const RANK: Record<Role, number> = { reader: 0, operator: 1, admin: 2 };
+
+/** True when `role` is at least `min` (the API's own rule, so no button can 403). */
+export function atLeast(role: Role, min: Role): boolean {
+  return RANK[role] >= RANK[min];
+}
+
+/** An answer of the API that was not 2xx, with its kind, message and details. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'hookyard.token';
+
+/** The token lives in sessionStorage: pasted once per tab, gone when the tab closes. */
+export const session = {
+  token(): string | null {
+    return sessionStorage.getItem(TOKEN_KEY);
+  },
+  save(token: string): void {
+    sessionStorage.setItem(TOKEN_KEY, token);
+  },
+  clear(): void {
+    sessionStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+export async function api<T>(method: string, path: string, body?: unknown, token = session.token()): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+  } catch (err) {
+    throw new ApiError(0, 'unavailable', `the server could not be reached (${(err as Error).message})`);
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!res.ok) {
+    const e = (parsed as { error?: { kind?: string; message?: string; details?: string[] } } | null)?.error;
+    throw new ApiError(res.status, e?.kind ?? 'internal', e?.message ?? `${res.status} ${res.statusText}`, e?.details ?? []);
+  }
+  return parsed as T;
+}
+
+export interface RunEvent {
+  at: string;
+  attempt: number;
+  event: string;
+  detail?: string;
+}
+
+export interface Run {
+  id: string;
+  hook: string;
+  topic: string;
+  status: string;
+  payload: unknown;
+  attempts: number;
+  acted: string;
+  acted_ids: string[];
+  claim_intent: string;
+  error: { kind: string; message: string } | null;
+  result: unknown;
+  input: Record<string, unknown> | null;
+  lease: { owner: string; until: string; token: number } | null;
+  due_at: string | null;
+  delivery_id: string | null;
+  resumable: boolean;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  history: RunEvent[];
+}
+
+export interface RunPage {
+  runs: Run[];
+  next_cursor: string | null;
+}
+
+export interface Hook {
+  name: string;
+  topic: string;
+  tool: string;
+  tool_kwargs?: Record<string, unknown>;
+  condition?: unknown;
+  description?: string;
+  created_at?: string;
+  updated_at?: string;
+  [field: string]: unknown;
+}
+
+export const RUN_STATUSES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'failed', 'discarded'] as const;
+
+/** Builds a query string from the set values only. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

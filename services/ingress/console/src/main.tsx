@@ -1,0 +1,115 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, atLeast, session, type Role } from './api';
+import { useRoute } from './route';
+import { ErrorBox, toApiError } from './util';
+import { SignIn } from './pages/sign-in';
+import { Overview } from './pages/overview';
+import { RunsPage } from './pages/runs';
+import { RunStory } from './pages/run-story';
+import { HooksPage } from './pages/hooks';
+import { HookEditor } from './pages/hook-editor';
+import { ToolsPage } from './pages/tools';
+import { VerifiersPage } from './pages/verifiers';
+import './style.css';
+
+const NAV: Array<{ path: string; label: string; min: Role }> = [
+  { path: '/', label: 'Overview', min: 'reader' },
+  { path: '/runs', label: 'Runs', min: 'reader' },
+  { path: '/hooks', label: 'Hooks', min: 'reader' },
+  { path: '/tools', label: 'Tools', min: 'reader' },
+  { path: '/verifiers', label: 'Verifiers', min: 'admin' },
+];
+
+function App() {
+  const [role, setRole] = useState<Role | null>(null);
+  const [checking, setChecking] = useState(session.token() !== null);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  // A token kept from earlier in this tab is asked about once: still valid, and which role.
+  useEffect(() => {
+    if (!session.token()) return;
+    api<{ role: Role }>('GET', '/api/whoami').then(
+      (me) => {
+        setRole(me.role);
+        setChecking(false);
+      },
+      (err) => {
+        const e = toApiError(err);
+        if (e.status === 401) session.clear();
+        setError(e);
+        setChecking(false);
+      },
+    );
+  }, []);
+
+  const signOut = () => {
+    session.clear();
+    setRole(null);
+    setError(null);
+    location.hash = '#/';
+  };
+
+  if (checking) return <p class="loading">Checking the session…</p>;
+  if (!role)
+    return (
+      <SignIn
+        error={error}
+        onSignedIn={(token, r) => {
+          session.save(token);
+          setError(null);
+          setRole(r);
+        }}
+      />
+    );
+  return <Shell role={role} onSignOut={signOut} />;
+}
+
+function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
+  const route = useRoute();
+  const section = '/' + (route.path.split('/')[1] ?? '');
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="#/">
+          Hookyard
+        </a>
+        <nav aria-label="Console sections">
+          <ul>
+            {NAV.filter((n) => atLeast(role, n.min)).map((n) => (
+              <li key={n.path}>
+                <a href={`#${n.path}`} aria-current={section === n.path ? 'page' : undefined}>
+                  {n.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who">
+          signed in as <strong data-testid="role">{role}</strong>
+        </span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <Page role={role} path={route.path} params={route.params} />
+      </main>
+    </>
+  );
+}
+
+function Page({ role, path, params }: { role: Role; path: string; params: URLSearchParams }) {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts.length === 0) return <Overview role={role} />;
+  if (parts[0] === 'runs' && parts.length === 1) return <RunsPage role={role} params={params} />;
+  if (parts[0] === 'runs' && parts[1]) return <RunStory role={role} id={parts[1]} />;
+  if (parts[0] === 'hooks' && parts.length === 1) return <HooksPage role={role} />;
+  if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <HookEditor name={null} />;
+  if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <HookEditor name={parts[1]} />;
+  if (parts[0] === 'tools') return <ToolsPage role={role} />;
+  if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
+  return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,273 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, type Hook, type Run, type RunPage } from '../api';
+import { JqEditor } from '../jq-editor';
+import { go } from '../route';
+import { isExpression, loadHookSchema, type Schema } from '../schema';
+import { ErrorBox, Json, toApiError, useLoad } from '../util';
+
+/** Fields the server sets (echoed on GET, ignored on input): not part of the form. */
+const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
+
+type Kind = 'expression' | 'json' | 'list' | 'enum' | 'tool' | 'text';
+
+interface Field {
+  name: string;
+  schema: Schema;
+  kind: Kind;
+  required: boolean;
+}
+
+function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
+  const required = new Set(root.required ?? []);
+  return Object.entries(root.properties ?? {})
+    .filter(([name]) => !SERVER_FIELDS.has(name))
+    .map(([name, raw]) => {
+      const s = resolve(raw);
+      let kind: Kind = 'text';
+      if (isExpression(raw) || isExpression(s)) kind = 'expression';
+      else if (name === 'tool') kind = 'tool';
+      else if (s.enum) kind = 'enum';
+      else if (s.type === 'array' && resolve(s.items ?? {}).type === 'string') kind = 'list';
+      else if (s.type === 'object' || s.type === 'array' || s.type === undefined) kind = 'json';
+      return { name, schema: { ...s, description: raw.description ?? s.description }, kind, required: required.has(name) };
+    });
+}
+
+/** Form text for a hook's field value. */
+function toText(f: Field, v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (f.kind === 'expression') {
+    const e = v as { content?: unknown };
+    return typeof e.content === 'string' && Object.keys(e).length === 1 ? e.content : JSON.stringify(v);
+  }
+  if (f.kind === 'list') return (v as string[]).join(', ');
+  if (f.kind === 'json') return JSON.stringify(v, null, 2);
+  return String(v);
+}
+
+/** The hook record the form describes; every field it cannot read is one error line. */
+function toRecord(fields: Field[], values: Record<string, string>): { record: Record<string, unknown>; errors: string[] } {
+  const record: Record<string, unknown> = {};
+  const errors: string[] = [];
+  for (const f of fields) {
+    const text = (values[f.name] ?? '').trim();
+    if (!text) continue;
+    if (f.kind === 'expression') {
+      // A stored template reference is edited as its JSON; anything else is inline jq.
+      if (text.startsWith('{"id"')) {
+        try {
+          record[f.name] = JSON.parse(text);
+        } catch {
+          errors.push(`${f.name}: not valid JSON`);
+        }
+      } else record[f.name] = { content: text };
+    } else if (f.kind === 'list') record[f.name] = text.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (f.kind === 'json') {
+      try {
+        record[f.name] = JSON.parse(text);
+      } catch (err) {
+        errors.push(`${f.name}: not valid JSON (${(err as Error).message})`);
+      }
+    } else record[f.name] = text;
+  }
+  return { record, errors };
+}
+
+/**
+ * Register or edit a hook through a form generated from the hook schema:
+ * every jq field gets the jq editor, and (where the server has
+ * `POST /api/hooks/dry-run`) a live dry run over a sample payload shows the
+ * condition, the tool's arguments and the approval decision as you type.
+ */
+export function HookEditor({ name }: { name: string | null }) {
+  const schema = useLoad(loadHookSchema, []);
+  const tools = useLoad(() => api<{ tools: Array<{ name: string }> }>('GET', '/api/tools'), []);
+  const existing = useLoad(() => (name ? api<Hook>('GET', `/api/hooks/${encodeURIComponent(name)}`) : Promise.resolve(null)), [name]);
+  const fields = useMemo(() => (schema.data ? fieldsOf(schema.data.root, schema.data.resolve) : []), [schema.data]);
+  const [values, setValues] = useState<Record<string, string> | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (!schema.data || existing.loading || values) return;
+    const v: Record<string, string> = {};
+    for (const f of fields) v[f.name] = toText(f, existing.data?.[f.name]);
+    setValues(v);
+  }, [schema.data, existing.loading, fields]);
+
+  if (schema.error || existing.error) return <ErrorBox error={schema.error ?? existing.error} />;
+  if (!values) return <p class="loading">Loading the hook schema…</p>;
+  const set = (field: string, text: string) => setValues({ ...values, [field]: text });
+  const { record, errors } = toRecord(fields, values);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (errors.length) return setError(new ApiError(400, 'bad_input', 'the form has fields that do not parse', errors));
+    setSaving(true);
+    setError(null);
+    try {
+      await api('POST', '/api/hooks', record);
+      go('/hooks');
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="editor-title">
+      <h1 id="editor-title">{name ? `Edit hook ${name}` : 'Register a hook'}</h1>
+      <div class="editor">
+        <form onSubmit={save} class="hook-form" aria-label="Hook">
+          {fields.map((f) => {
+            const id = `field-${f.name}`;
+            const help = f.schema.description ? `${id}-help` : undefined;
+            const common = { id, name: f.name, 'aria-describedby': help, required: f.required };
+            let input;
+            if (f.kind === 'expression') input = <JqEditor id={id} label={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} describedBy={help} />;
+            else if (f.kind === 'tool')
+              input = (
+                <select {...common} value={values[f.name]} onChange={(e) => set(f.name, (e.target as HTMLSelectElement).value)}>
+                  <option value="">choose a tool</option>
+                  {(tools.data?.tools ?? []).map((t) => (
+                    <option key={t.name} value={t.name}>
+                      {t.name}
+                    </option>
+                  ))}
+                </select>
+              );
+            else if (f.kind === 'enum')
+              input = (
+                <select {...common} value={values[f.name]} onChange={(e) => set(f.name, (e.target as HTMLSelectElement).value)}>
+                  <option value="" />
+                  {f.schema.enum!.map((o) => (
+                    <option key={String(o)} value={String(o)}>
+                      {String(o)}
+                    </option>
+                  ))}
+                </select>
+              );
+            else if (f.kind === 'json')
+              input = <textarea {...common} rows={3} spellcheck={false} value={values[f.name]} onInput={(e) => set(f.name, (e.target as HTMLTextAreaElement).value)} />;
+            else
+              input = (
+                <input
+                  {...common}
+                  type="text"
+                  pattern={f.schema.pattern?.replace(/^\^|\$$/g, '')}
+                  readOnly={f.name === 'name' && name !== null}
+                  value={values[f.name]}
+                  onInput={(e) => set(f.name, (e.target as HTMLInputElement).value)}
+                />
+              );
+            return (
+              <div class="field" key={f.name}>
+                <label for={id}>
+                  {f.name}
+                  {f.required && <span aria-hidden="true"> *</span>}
+                  {f.kind === 'expression' && <span class="tag">jq</span>}
+                </label>
+                {input}
+                {help && (
+                  <small id={help} class="hint">
+                    {f.schema.description}
+                  </small>
+                )}
+              </div>
+            );
+          })}
+          <ErrorBox error={error} />
+          <button type="submit" disabled={saving}>
+            {name ? 'Save' : 'Register'}
+          </button>
+        </form>
+        <DryRun record={record} formErrors={errors} />
+      </div>
+    </section>
+  );
+}
+
+/** The live dry run: the form's record over a sample payload, asked again a moment after each change. */
+function DryRun({ record, formErrors }: { record: Record<string, unknown>; formErrors: string[] }) {
+  const [payload, setPayload] = useState('{}');
+  const [answer, setAnswer] = useState<{ result?: unknown; error?: ApiError; unavailable?: boolean }>({});
+  const [sampleNote, setSampleNote] = useState('');
+  const key = JSON.stringify(record) + '\u0000' + payload;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    clearTimeout(timer.current);
+    if (answer.unavailable) return;
+    if (formErrors.length || !record.name || !record.topic || !record.tool) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      setAnswer({ error: new ApiError(400, 'bad_input', 'the sample payload is not valid JSON') });
+      return;
+    }
+    let live = true;
+    timer.current = setTimeout(() => {
+      api('POST', '/api/hooks/dry-run', { hook: record, payload: parsed }).then(
+        (result) => live && setAnswer({ result }),
+        (err) => {
+          if (!live) return;
+          const e = toApiError(err);
+          setAnswer(e.status === 404 && e.message.startsWith('no route') ? { unavailable: true } : { error: e });
+        },
+      );
+    }, 300);
+    return () => {
+      live = false;
+      clearTimeout(timer.current);
+    };
+  }, [key]);
+
+  const fromRecent = async () => {
+    const topic = record.topic as string | undefined;
+    if (!topic) return setSampleNote('Set a topic first.');
+    try {
+      const page = await api<RunPage>('GET', `/api/hook-runs?topic=${encodeURIComponent(topic)}&limit=1`);
+      const run: Run | undefined = page.runs[0];
+      if (!run) return setSampleNote(`No kept run on ${topic} yet.`);
+      setPayload(JSON.stringify(run.payload, null, 2));
+      setSampleNote(`Payload of run ${run.id}.`);
+    } catch (err) {
+      setSampleNote(toApiError(err).message);
+    }
+  };
+
+  const r = answer.result as { outcome?: string; condition?: { matched?: boolean } | null; kwargs?: unknown; approval?: unknown; error?: { step: string; kind: string; message: string } | null } | undefined;
+  return (
+    <aside class="dry-run" aria-labelledby="dry-run-title">
+      <h2 id="dry-run-title">Dry run</h2>
+      <label for="sample-payload">Sample payload (JSON)</label>
+      <textarea id="sample-payload" rows={6} spellcheck={false} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} />
+      <button type="button" onClick={fromRecent}>
+        Take from a recent run of the topic
+      </button>
+      <span aria-live="polite">{sampleNote}</span>
+      <div aria-live="polite" data-testid="dry-run-answer">
+        {answer.unavailable && <p class="hint">This server has no dry run (POST /api/hooks/dry-run); the hook is checked when you register it.</p>}
+        <ErrorBox error={answer.error} />
+        {r && (
+          <>
+            <p>
+              Outcome: <strong data-testid="dry-run-outcome">{r.outcome}</strong>
+              {r.condition && <> · condition {r.condition.matched ? 'matched' : 'did not match'}</>}
+            </p>
+            {r.error && (
+              <p class="error">
+                {r.error.step}: <strong>{r.error.kind}</strong> {r.error.message}
+              </p>
+            )}
+            <h3>Tool arguments</h3>
+            <Json value={r.kwargs ?? undefined} label="Tool arguments" />
+            <h3>Approval</h3>
+            <Json value={r.approval ?? undefined} label="Approval decision" />
+          </>
+        )}
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,150 @@
+import { useState } from 'preact/hooks';
+import { api, atLeast, type ApiError, type Role, type Run, type RunEvent } from '../api';
+import { useRunEvents } from '../live';
+import { href } from '../route';
+import { ErrorBox, Json, Status, time, toApiError, useConfirm, useLoad } from '../util';
+
+const FINISHED = new Set(['succeeded', 'skipped', 'discarded']);
+
+/** What a history line says, in words; the raw event name stays beside it. */
+const EVENT_WORDS: Record<string, string> = {
+  kept: 'Kept',
+  claimed: 'Claimed',
+  acted: 'Acted',
+  retry_scheduled: 'Retry scheduled',
+  lease_lapsed: 'Lease lapsed',
+  succeeded: 'Succeeded',
+  skipped: 'Skipped (condition false)',
+  failed: 'Failed',
+  retried: 'Retried by an operator',
+  discarded: 'Discarded by an operator',
+  parked: 'Parked',
+};
+
+/** One run as its story: what happened, in order, then what it was given and what came back. */
+export function RunStory({ role, id }: { role: Role; id: string }) {
+  const run = useLoad(() => api<Run>('GET', `/api/hook-runs/${encodeURIComponent(id)}`), [id]);
+  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [confirm, dialog] = useConfirm();
+  // The story reloads when this run's state is announced.
+  useRunEvents(true, (e) => {
+    if (e.run_id === id) run.reload();
+  });
+
+  const act = async (what: 'retry' | 'discard') => {
+    const ok = await confirm(what === 'retry' ? `Run ${id} again as a fresh run?` : `Discard run ${id}? It will not run again.`, what === 'retry' ? 'Retry' : 'Discard');
+    if (!ok) return;
+    setBusy(true);
+    setActionError(null);
+    try {
+      await api(what === 'retry' ? 'POST' : 'DELETE', what === 'retry' ? `/api/hook-runs/${encodeURIComponent(id)}/retry` : `/api/hook-runs/${encodeURIComponent(id)}`);
+      run.reload();
+    } catch (err) {
+      setActionError(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (run.error) return <ErrorBox error={run.error} />;
+  const r = run.data;
+  if (!r) return <p class="loading">Loading run…</p>;
+  const canAct = atLeast(role, 'operator');
+  return (
+    <article class="story" aria-labelledby="run-title">
+      <p>
+        <a href={href('/runs', { hook: r.hook })}>← runs of {r.hook}</a>
+      </p>
+      <h1 id="run-title">
+        Run <code>{r.id}</code> <Status status={r.status} />
+      </h1>
+      <dl class="facts">
+        <dt>Hook</dt>
+        <dd>
+          <a href={href('/runs', { hook: r.hook })}>{r.hook}</a>
+        </dd>
+        <dt>Topic</dt>
+        <dd>{r.topic}</dd>
+        <dt>Attempts</dt>
+        <dd>{r.attempts}</dd>
+        <dt>Acted</dt>
+        <dd>{r.acted || 'not yet'}</dd>
+        {r.delivery_id && (
+          <>
+            <dt>Delivery id</dt>
+            <dd>{r.delivery_id}</dd>
+          </>
+        )}
+        <dt>Kept</dt>
+        <dd>{time(r.created_at)}</dd>
+        <dt>Finished</dt>
+        <dd>{time(r.finished_at)}</dd>
+        {r.due_at && (
+          <>
+            <dt>Due</dt>
+            <dd>{time(r.due_at)}</dd>
+          </>
+        )}
+        {r.lease && (
+          <>
+            <dt>Lease</dt>
+            <dd>
+              {r.lease.owner} until {time(r.lease.until)} (token {r.lease.token})
+            </dd>
+          </>
+        )}
+      </dl>
+      {r.error && (
+        <section class="run-error" aria-label="Error">
+          <h2>Error</h2>
+          <p>
+            <strong data-testid="error-kind">{r.error.kind}</strong>: {r.error.message}
+          </p>
+        </section>
+      )}
+      {canAct && (
+        <div class="actions" role="group" aria-label="Run actions">
+          {r.status === 'failed' && (
+            <button type="button" disabled={busy} onClick={() => act('retry')}>
+              Retry
+            </button>
+          )}
+          {!FINISHED.has(r.status) && r.status !== 'running' && (
+            <button type="button" class="danger" disabled={busy} onClick={() => act('discard')}>
+              Discard
+            </button>
+          )}
+        </div>
+      )}
+      <ErrorBox error={actionError} />
+      <section aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline</h2>
+        <ol class="timeline">
+          {r.history.map((e: RunEvent, i: number) => (
+            <li key={i} class={`event event-${e.event}`}>
+              <time dateTime={e.at}>{time(e.at)}</time> <span class="attempt">attempt {e.attempt}</span> <strong>{EVENT_WORDS[e.event] ?? e.event}</strong>
+              {EVENT_WORDS[e.event] && <code class="raw">{e.event}</code>}
+              {e.detail && <div class="detail">{e.detail}</div>}
+            </li>
+          ))}
+        </ol>
+      </section>
+      <div class="columns">
+        <section aria-labelledby="payload-title">
+          <h2 id="payload-title">Payload</h2>
+          <Json value={r.payload} label="Payload" />
+        </section>
+        <section aria-labelledby="input-title">
+          <h2 id="input-title">Tool input</h2>
+          <Json value={r.input ?? undefined} label="Tool input" />
+        </section>
+        <section aria-labelledby="result-title">
+          <h2 id="result-title">Result</h2>
+          <Json value={r.result ?? undefined} label="Result" />
+        </section>
+      </div>
+      {dialog}
+    </article>
+  );
+}

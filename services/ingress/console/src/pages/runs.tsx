@@ -1,0 +1,157 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
+import { useRunEvents, type RunSummary } from '../live';
+import { go, href } from '../route';
+import { ErrorBox, Status, time, useLoad } from '../util';
+import { BulkActions } from './bulk';
+
+const PAGE = 50;
+
+/**
+ * The kept runs, newest first: the filters the API supports (status, hook,
+ * topic), cursor paging (one page at a time, never all), and on the first
+ * page the runs that arrive while it is open.
+ */
+export function RunsPage({ role, params }: { role: Role; params: URLSearchParams }) {
+  const filter = { status: params.get('status') ?? '', hook: params.get('hook') ?? '', topic: params.get('topic') ?? '' };
+  const cursor = params.get('cursor');
+  const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
+  const page = useLoad(() => api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`), [filter.status, filter.hook, filter.topic, cursor]);
+  const [rows, setRows] = useState<Run[]>([]);
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    if (page.data) setRows(page.data.runs);
+    setFresh(new Set());
+  }, [page.data]);
+
+  // Live: on the first page a run event updates its row, or adds the run when it fits the filter.
+  const live = useRunEvents(
+    !cursor,
+    (e: RunSummary) => {
+      if ((filter.hook && e.hook !== filter.hook) || (filter.topic && e.topic !== filter.topic)) return;
+      setRows((current) => {
+        const at = current.findIndex((r) => r.id === e.run_id);
+        if (at >= 0) {
+          const next = current.slice();
+          const r = next[at]!;
+          if (filter.status && e.status !== filter.status) next.splice(at, 1);
+          else next[at] = { ...r, status: e.status, attempts: e.attempts, error: e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : r.error, finished_at: e.finished_at };
+          return next;
+        }
+        if (filter.status && e.status !== filter.status) return current;
+        setFresh((f) => new Set(f).add(e.run_id));
+        const added: Run = {
+          id: e.run_id, hook: e.hook, topic: e.topic, status: e.status, attempts: e.attempts, payload: undefined, acted: '', acted_ids: [], claim_intent: '',
+          error: e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : null, result: undefined, input: null, lease: null, due_at: null,
+          delivery_id: null, resumable: false, created_at: e.created_at, updated_at: e.created_at, started_at: null, finished_at: e.finished_at, history: [],
+        };
+        return [added, ...current].slice(0, PAGE * 4);
+      });
+    },
+  );
+
+  const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    go('/runs', { status: String(form.get('status') ?? ''), hook: String(form.get('hook') ?? ''), topic: String(form.get('topic') ?? '') });
+  };
+
+  return (
+    <section aria-labelledby="runs-title">
+      <h1 id="runs-title">Runs</h1>
+      <form class="filters" onSubmit={apply} aria-label="Filter runs">
+        <label>
+          Status
+          <select name="status" value={filter.status}>
+            <option value="">any</option>
+            {RUN_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Hook
+          <select name="hook" value={filter.hook}>
+            <option value="">any</option>
+            {(hooks.data?.hooks ?? []).map((h) => (
+              <option key={h.name} value={h.name}>
+                {h.name}
+              </option>
+            ))}
+            {filter.hook && !(hooks.data?.hooks ?? []).some((h) => h.name === filter.hook) && <option value={filter.hook}>{filter.hook}</option>}
+          </select>
+        </label>
+        <label>
+          Topic
+          <select name="topic" value={filter.topic}>
+            <option value="">any</option>
+            {topics.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+            {filter.topic && !topics.includes(filter.topic) && <option value={filter.topic}>{filter.topic}</option>}
+          </select>
+        </label>
+        <button type="submit">Apply</button>
+        <span class="live-state" aria-live="polite">
+          {cursor ? 'older page (live updates on the first page)' : live === 'open' ? 'live' : live === 'connecting' ? 'connecting…' : 'live updates unavailable'}
+        </span>
+      </form>
+      <BulkActions role={role} filter={filter} onDone={page.reload} />
+      <ErrorBox error={page.error} />
+      <table class="runs" aria-busy={page.loading}>
+        <caption class="sr-only">Runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Kept</th>
+            <th scope="col">Run</th>
+            <th scope="col">Hook</th>
+            <th scope="col">Topic</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-run={r.id} class={fresh.has(r.id) ? 'fresh' : undefined}>
+              <td>{time(r.created_at)}</td>
+              <td>
+                <a href={href(`/runs/${encodeURIComponent(r.id)}`)}>{r.id}</a>
+              </td>
+              <td>{r.hook}</td>
+              <td>{r.topic}</td>
+              <td>
+                <Status status={r.status} />
+              </td>
+              <td>{r.attempts}</td>
+              <td>{r.error ? r.error.kind : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!page.loading && rows.length === 0 && <p class="empty">No runs match.</p>}
+      <nav class="pager" aria-label="Pages">
+        {cursor && (
+          <a href={href('/runs', filter)} class="button">
+            Newest
+          </a>
+        )}
+        {cursor && (
+          <button type="button" onClick={() => history.back()}>
+            Newer
+          </button>
+        )}
+        {page.data?.next_cursor && (
+          <a class="button" href={href('/runs', { ...filter, cursor: page.data.next_cursor })}>
+            Older
+          </a>
+        )}
+      </nav>
+    </section>
+  );
+}

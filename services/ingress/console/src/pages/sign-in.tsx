@@ -1,0 +1,36 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiError, type Role } from '../api';
+import { ErrorBox, toApiError } from '../util';
+
+/** Paste a management token (HOOKS_API_TOKENS); it is checked once and kept for this tab only. */
+export function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (token: string, role: Role) => void }) {
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<ApiError | null>(error);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      const me = await api<{ role: Role }>('GET', '/api/whoami', undefined, token.trim());
+      onSignedIn(token.trim(), me.role);
+    } catch (err) {
+      setFailure(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="sign-in">
+      <h1>Hookyard console</h1>
+      <form onSubmit={submit}>
+        <label for="token">API token</label>
+        <input id="token" name="token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+        <p class="hint">A token from HOOKS_API_TOKENS (the embedded default prints one at start). It is kept in this tab's session storage until you sign out or close the tab.</p>
+        <button type="submit" disabled={busy || !token.trim()}>
+          Sign in
+        </button>
+      </form>
+      <ErrorBox error={failure} />
+    </main>
+  );
+}

@@ -1,0 +1,91 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+/** Loads once per `deps` change; `reload` asks again. Errors are kept to be shown, never thrown. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (err) => live && setState({ error: toApiError(err), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { data: state.data, error: state.error, loading: state.loading, reload: () => setTick((t) => t + 1) };
+}
+
+export function toApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : new ApiError(0, 'internal', (err as Error)?.message ?? String(err));
+}
+
+export function ErrorBox({ error }: { error: ApiError | undefined | null }) {
+  if (!error) return null;
+  return (
+    <div class="error" role="alert">
+      <strong>{error.kind}</strong>: {error.message}
+      {error.details.length > 0 && (
+        <ul>
+          {error.details.map((d) => (
+            <li key={d}>{d}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Status({ status }: { status: string }) {
+  return <span class={`status status-${status}`}>{status}</span>;
+}
+
+export function Json({ value, label }: { value: unknown; label: string }) {
+  return (
+    <pre class="json" aria-label={label} tabIndex={0}>
+      {value === undefined ? '—' : JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+export function time(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { hour12: false });
+}
+
+/**
+ * A confirmation in a native modal <dialog> (focus is trapped and Escape
+ * cancels): `ask` opens it; the promise says what the operator chose.
+ */
+export function useConfirm(): [(message: ComponentChildren, confirmLabel: string) => Promise<boolean>, ComponentChildren] {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [state, setState] = useState<{ message: ComponentChildren; label: string; resolve: (ok: boolean) => void } | null>(null);
+  useEffect(() => {
+    if (state && ref.current && !ref.current.open) ref.current.showModal();
+  }, [state]);
+  const close = (ok: boolean) => {
+    ref.current?.close();
+    state?.resolve(ok);
+    setState(null);
+  };
+  const ask = (message: ComponentChildren, label: string) => new Promise<boolean>((resolve) => setState({ message, label, resolve }));
+  const dialog = (
+    <dialog ref={ref} aria-labelledby="confirm-message" onCancel={() => close(false)}>
+      <p id="confirm-message">{state?.message}</p>
+      <div class="actions">
+        <button type="button" onClick={() => close(false)}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={() => close(true)}>
+          {state?.label}
+        </button>
+      </div>
+    </dialog>
+  );
+  return [ask, dialog];
+}

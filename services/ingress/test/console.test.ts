@@ -1,0 +1,72 @@
+/**
+ * The operator console as the ingress serves it: the page and its hashed
+ * assets under a strict Content-Security-Policy, a clear 503 when the assets
+ * were not built, and GET /api/whoami (the role the console shows).
+ */
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONSOLE_CSP } from '../src/console';
+import { startHarness, type Harness } from './support/harness';
+
+describe('operator console', () => {
+  let h: Harness;
+  let built: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookyard-console-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/console/assets/app-abc123.js"></script>');
+    writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log("hi")');
+    built = await startHarness({ deps: { consoleAssets: dir } });
+    h = await startHarness({ deps: { consoleAssets: join(dir, 'missing') } });
+  });
+  afterAll(async () => {
+    await built.close();
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the page at /console and /console/ without a token, under a strict CSP', async () => {
+    for (const path of ['/console', '/console/']) {
+      const r = await built.call(path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(r.text).toContain('/console/assets/app-abc123.js');
+      const csp = r.headers.get('content-security-policy')!;
+      expect(csp).toBe(CONSOLE_CSP);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('serves hashed assets cached for a year, and an unknown one is the JSON 404', async () => {
+    const r = await built.call('/console/assets/app-abc123.js');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/javascript/);
+    expect(r.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(r.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    const missing = await built.call('/console/assets/nope.js');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.kind).toBe('not_found');
+    expect((await built.call('/console/assets/..%2Findex.html')).status).not.toBe(200);
+  });
+
+  it('answers 503 with how to build when the assets are missing', async () => {
+    const r = await h.call('/console');
+    expect(r.status).toBe(503);
+    expect(r.text).toContain('pnpm build');
+  });
+
+  it('tells the console which role a token has; no token is 401', async () => {
+    for (const role of ['reader', 'operator', 'admin'] as const) {
+      const r = await h.call('/api/whoami', { role });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ role });
+    }
+    expect((await h.call('/api/whoami')).status).toBe(401);
+  });
+});
