@@ -4,7 +4,7 @@
  * Redis and JetStream, drives them with autocannon in its own process, and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
@@ -28,6 +28,7 @@ const SECTIONS = {
   conditions: () => require('./sections/conditions').conditions,
   growth: () => require('./sections/growth').growth,
   memory: () => require('./sections/memory').memory,
+  catalogue: () => require('./sections/catalogue').catalogue,
 };
 
 function parseArgs(argv) {

@@ -12,7 +12,7 @@ import { requireBuiltCli } from '../support/processes';
 
 jest.setTimeout(170_000);
 
-const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory'];
+const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue'];
 
 describe('benchmark suite (smoke)', () => {
   let out: string;

@@ -17,7 +17,7 @@ export {
   unavailable,
 } from './errors';
 export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
-export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, isValidName, nameViolation } from './names';
+export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
 export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';

@@ -15,3 +15,15 @@ export function nameViolation(field: string, value: unknown): string | undefined
   if (!NAME_PATTERN.test(value)) return `${field} ${JSON.stringify(value)} must match ${NAME_PATTERN_SOURCE}`;
   return undefined;
 }
+
+/**
+ * Longest tool name: the function-calling APIs of OpenAI, Anthropic and
+ * Google take `^[a-zA-Z0-9_-]{1,64}$`. Tool names are NAME_PATTERN names of
+ * at most this length, so they fit all three.
+ */
+export const TOOL_NAME_MAX_LENGTH = 64;
+/**
+ * Longest name of a registration that provides tools (openapi, mcp, grpc):
+ * `<name>__` must leave room for an operation part and its hash.
+ */
+export const PROVIDER_NAME_MAX_LENGTH = 40;

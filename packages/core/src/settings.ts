@@ -149,6 +149,7 @@ const SPEC = {
   localShellEnabled: { doc: 'HOOKS_LOCAL_SHELL_ENABLED: turns local_shell on (default false)', parse: bool(false) },
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
   mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },
+  openapiMaxBytes: { doc: 'HOOKS_OPENAPI_MAX_BYTES: largest OpenAPI document a registered openapi tool may serve (default 67108864; GitHub\'s is 13 MB)', parse: int(64 * 1024 * 1024, 1024) },
   webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
   secretEnvPrefix: { doc: 'HOOKS_SECRET_ENV_PREFIX: env: secret references must name a variable with this prefix; Hookyard\'s own HOOKS_* settings never (default HOOKS_SECRET_)', parse: envPrefix },
   secretDirs: { doc: 'HOOKS_SECRET_DIRS: file: secret references must lie in one of these directories, comma-separated; the Kubernetes service account never (default /var/run/secrets/hookyard)', parse: secretDirs },

@@ -72,7 +72,7 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
     logger,
     secrets,
     providers: [
-      new OpenApiProvider({ logger, fetch: options.fetch, secrets }),
+      new OpenApiProvider({ logger, fetch: options.fetch, secrets, maxDocumentBytes: settings.openapiMaxBytes }),
       new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets }),
     ],
   });

@@ -20,10 +20,16 @@ export function statusError(what: string, status: number, body: string): Hookyar
 
 /**
  * Reads a reply body, refusing to hold more than `maxBytes` in memory: a tool
- * that streams forever must not take the executor down with it.
+ * that streams forever must not take the executor down with it. `setting`
+ * names the variable that sets the cap, for the error.
  */
-export async function readBounded(res: Response, maxBytes: number, what: string): Promise<string> {
-  if (!res.body) return '';
+export async function readBounded(res: Response, maxBytes: number, what: string, setting?: string): Promise<string> {
+  return Buffer.from(await readBoundedBytes(res, maxBytes, what, setting)).toString('utf8');
+}
+
+/** As readBounded, the bytes in one fresh (unpooled) buffer, so they can be handed to a worker without a copy. */
+export async function readBoundedBytes(res: Response, maxBytes: number, what: string, setting?: string): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array(0);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -33,11 +39,17 @@ export async function readBounded(res: Response, maxBytes: number, what: string)
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new HookyardError('bad_input', `${what} replied with more than ${maxBytes} bytes`);
+      throw new HookyardError('bad_input', `${what} replied with more than ${maxBytes} bytes${setting ? ` (the cap is ${setting})` : ''}`);
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 /**

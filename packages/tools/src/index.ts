@@ -35,6 +35,8 @@ export { TOOL_SEPARATOR, nameSlug, providerToolName } from './provider/naming';
 export { OpenApiProvider, documentUrl } from './openapi/openapi-provider';
 export type { OpenApiProviderOptions } from './openapi/openapi-provider';
 export { parseOpenApi } from './openapi/operations';
+export { OpenApiDocumentError, readOpenApiDocument } from './openapi/discover';
+export { requestSchema } from './openapi/json-schema';
 export type { OpenApiOperation, OpenApiService } from './openapi/operations';
 export { McpProvider } from './mcp/mcp-provider';
 export type { McpProviderOptions } from './mcp/mcp-provider';

@@ -271,11 +271,18 @@ describe('the document cache', () => {
     expect(lines.join('')).toContain('OpenAPI document could not be fetched');
   });
 
-  it('a document that is not OpenAPI 3 is unavailable, saying why', async () => {
+  it('a Swagger 2.0 document is refused, saying so', async () => {
     doc = { status: 200, body: '{"swagger":"2.0","paths":{}}' };
     const { repo } = await setup();
     const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));
     expect(err.kind).toBe('unavailable');
-    expect(err.message).toContain('only OpenAPI 3 documents are supported');
+    expect(err.message).toContain(`is not usable: Swagger "2.0" documents are not supported: serve the API's OpenAPI 3 document`);
+  });
+
+  it('a document of another version is refused, quoting it', async () => {
+    doc = { status: 200, body: '{"openapi":"2.5","paths":{}}' };
+    const { repo } = await setup();
+    const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));
+    expect(err.message).toContain('is not usable: only OpenAPI 3 documents are supported, got openapi "2.5"');
   });
 });

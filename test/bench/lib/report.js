@@ -197,7 +197,25 @@ function memory(s) {
   ].join('\n');
 }
 
-const RENDER = { door, e2e, conditions, growth, memory };
+function catalogue(s) {
+  const mmm = (v) => `${num(v.min)} / **${num(v.median)}** / ${num(v.max)}`;
+  return [
+    '## 6. Tool catalogues',
+    '',
+    `${s.method}. ${num(s.documentBytes)} bytes, ${num(s.operations)} operations.`,
+    '',
+    table(
+      ['figure', 'min / median / max'],
+      [
+        ['discovery ms', mmm(s.discoveryMs)],
+        ['largest event-loop stall ms (monitorEventLoopDelay)', mmm(s.largestStallMs)],
+        ['largest gap between 1 ms timer turns ms', mmm(s.largestTimerGapMs)],
+      ],
+    ),
+  ].join('\n');
+}
+
+const RENDER = { door, e2e, conditions, growth, memory, catalogue };
 
 function renderMarkdown(r) {
   const m = r.machine;
@@ -230,6 +248,10 @@ function renderMarkdown(r) {
   }
   if (s.conditions && !s.conditions.error && s.conditions.ratio) summaryRows.push(['jq engine / jq-wasm per call', `${num(s.conditions.ratio.value)}x`, '–', '–']);
   if (s.growth && !s.growth.error && s.growth.hooks) summaryRows.push([`door with ${num(s.growth.hooks.otherHooks[1])} / ${num(s.growth.hooks.otherHooks[0])} other hooks`, num(s.growth.hooks.ratioManyOverFew), '–', '–']);
+  if (s.catalogue && !s.catalogue.error) {
+    summaryRows.push(["GitHub OpenAPI discovery (median)", `${num(s.catalogue.discoveryMs.median)} ms`, '< 5000 ms', yes(s.catalogue.discoveryMs.median < 5000)]);
+    summaryRows.push(['largest event-loop stall during it (median)', `${num(s.catalogue.largestStallMs.median)} ms`, '< 50 ms', yes(s.catalogue.largestStallMs.median < 50)]);
+  }
   if (summaryRows.length) parts.push('## Summary', '', table(['comparison', 'ratio / figure', 'target', ''], summaryRows), '');
   for (const [name, sec] of Object.entries(s)) {
     parts.push(sec.error ? errorBlock(name, sec) : RENDER[name](sec), '');

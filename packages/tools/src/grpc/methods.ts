@@ -1,4 +1,5 @@
-import { NAME_MAX_LENGTH, NAME_PATTERN, type Logger } from '@hookyard/core';
+import { NAME_PATTERN, TOOL_NAME_MAX_LENGTH, type Logger } from '@hookyard/core';
+import { fitToolName } from '../provider/naming';
 import * as protobuf from 'protobufjs';
 
 /** One unary method offered as a tool. */
@@ -51,9 +52,9 @@ export function unaryMethods(recordName: string, root: protobuf.Root, services: 
   const out: GrpcMethod[] = [];
   for (const m of found) {
     // Two services with a `Get` each: both take the qualified name, so neither depends on discovery order.
-    const tool = (counts.get(short(m)) ?? 0) > 1 ? `${recordName}__${snakeName(m.fullName.replace(/\./g, '_'))}` : short(m);
-    if (!NAME_PATTERN.test(tool) || tool.length > NAME_MAX_LENGTH) {
-      logger.warn({ tool: recordName, method: m.fullName, name: tool }, `gRPC method skipped: its tool name is not a valid name (at most ${NAME_MAX_LENGTH} characters)`);
+    const tool = fitToolName((counts.get(short(m)) ?? 0) > 1 ? `${recordName}__${snakeName(m.fullName.replace(/\./g, '_'))}` : short(m), m.fullName);
+    if (!NAME_PATTERN.test(tool) || tool.length > TOOL_NAME_MAX_LENGTH) {
+      logger.warn({ tool: recordName, method: m.fullName, name: tool }, `gRPC method skipped: its tool name is not a valid name (at most ${TOOL_NAME_MAX_LENGTH} characters)`);
       continue;
     }
     out.push({ ...m, tool });

@@ -1,11 +1,12 @@
 import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
-import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
 import type { ToolProvider } from '../provider/types';
 import type { ToolCallContext } from '../types';
 import { buildRequest, parseReply } from './call';
-import { parseOpenApi, type OpenApiOperation, type OpenApiService } from './operations';
+import { readOpenApiDocument } from './discover';
+import type { OpenApiOperation, OpenApiService } from './operations';
 
 export interface OpenApiProviderOptions {
   logger: Logger;
@@ -17,7 +18,9 @@ export interface OpenApiProviderOptions {
   documentTtlMs?: number;
   /** After a failed fetch, how long before the next try (default 5 s); meanwhile the last good document serves. */
   retryAfterMs?: number;
-  /** Largest document or reply body read (default 8 MiB). */
+  /** Largest document read (HOOKS_OPENAPI_MAX_BYTES; default 64 MiB). */
+  maxDocumentBytes?: number;
+  /** Largest reply body of a call read (default 8 MiB). */
   maxBytes?: number;
   /** Epoch ms; injected so cache tests control time (default Date.now). */
   now?: () => number;
@@ -26,6 +29,7 @@ export interface OpenApiProviderOptions {
 const DEFAULT_TTL_MS = 60_000;
 const DEFAULT_RETRY_AFTER_MS = 5_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Fetching the document is discovery, not a call: it never waits longer than this. */
 const DOCUMENT_TIMEOUT_MS = 10_000;
 
@@ -59,6 +63,7 @@ export class OpenApiProvider implements ToolProvider {
   private readonly ttlMs: number;
   private readonly retryAfterMs: number;
   private readonly maxBytes: number;
+  private readonly maxDocumentBytes: number;
   private readonly now: () => number;
   private readonly secrets: SecretResolver;
   private readonly cache = new Map<string, CacheEntry>();
@@ -68,6 +73,7 @@ export class OpenApiProvider implements ToolProvider {
     this.ttlMs = options.documentTtlMs ?? DEFAULT_TTL_MS;
     this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
     this.now = options.now ?? Date.now;
     this.secrets = options.secrets ?? createSecretResolver();
   }
@@ -117,26 +123,36 @@ export class OpenApiProvider implements ToolProvider {
     throw entry.error ?? unavailable(`OpenAPI document of tool '${record.name}' is not available`);
   }
 
+  /**
+   * Fetches and reads the record's document now, bypassing the cache (which
+   * it then fills): what registration asks before it answers. Throws what went
+   * wrong as it is: a network error, an HTTP status, a document too large,
+   * not JSON or not OpenAPI (OpenApiDocumentError).
+   */
+  async check(record: RemoteToolRecord): Promise<OpenApiOperation[]> {
+    const url = documentUrl(record.endpoint);
+    const service = await this.fetchDocument(record, `OpenAPI document of tool '${record.name}' (${url})`, url);
+    const fingerprint = JSON.stringify([record.endpoint, record.headers, record.updated_at]);
+    this.cache.set(record.name, { fingerprint, service, fetchedAt: this.now() });
+    return service.operations;
+  }
+
+  private async fetchDocument(record: RemoteToolRecord, what: string, url: string): Promise<OpenApiService> {
+    // A secret reference that cannot be read stays `internal` (set it, then the next try gets past it).
+    const headers = await resolveHeaders(this.secrets, what, record.headers);
+    return withDeadline(what, Math.min(record.timeout_ms, DOCUMENT_TIMEOUT_MS), undefined, async (signal) => {
+      const res = await this.fetchFn(url, { method: 'GET', headers: new Headers({ Accept: 'application/json', ...headers }), signal, redirect: 'manual' });
+      const body = await readBoundedBytes(res, this.maxDocumentBytes, what, 'HOOKS_OPENAPI_MAX_BYTES');
+      if (res.status !== 200) throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(Buffer.from(body.subarray(0, 1024)).toString('utf8'))}`);
+      return readOpenApiDocument(what, body, signal);
+    });
+  }
+
   private async refresh(record: RemoteToolRecord, entry: CacheEntry): Promise<void> {
     const url = documentUrl(record.endpoint);
     const what = `OpenAPI document of tool '${record.name}' (${url})`;
     try {
-      // A secret reference that cannot be read stays `internal` (set it, then the next try gets past it).
-      const headers = await resolveHeaders(this.secrets, what, record.headers);
-      const service = await withDeadline(what, Math.min(record.timeout_ms, DOCUMENT_TIMEOUT_MS), undefined, async (signal) => {
-        const res = await this.fetchFn(url, { method: 'GET', headers: new Headers({ Accept: 'application/json', ...headers }), signal, redirect: 'manual' });
-        const body = await readBounded(res, this.maxBytes, what);
-        if (res.status !== 200) throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(body)}`);
-        let doc: unknown;
-        try {
-          doc = JSON.parse(body);
-        } catch {
-          throw unavailable(`${what} is not JSON: ${quote(body)}`);
-        }
-        const parsed = parseOpenApi(doc);
-        if (typeof parsed === 'string') throw unavailable(`${what} is not usable: ${parsed}`);
-        return parsed;
-      });
+      const service = await this.fetchDocument(record, what, url);
       entry.service = service;
       entry.fetchedAt = this.now();
       entry.failedAt = undefined;

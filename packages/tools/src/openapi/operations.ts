@@ -1,8 +1,9 @@
 import type { JsonSchema } from '../types';
 import type { DiscoveredTool } from '../provider/types';
-import { inlineRefs } from './refs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { requestSchema, type SchemaDialect } from './json-schema';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const JSON_MEDIA = /^application\/(?:[a-z0-9.+-]*\+)?json(?:\s*;.*)?$/i;
 
 /** How a call's arguments go back onto the wire. */
@@ -32,44 +33,61 @@ export interface OpenApiService {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** One operation as `slim.js` leaves it: its parameters and request body with references inlined. */
+export interface SlimOperation {
+  key: string;
+  method: string;
+  path: string;
+  summary: string;
+  description: string;
+  parameters: unknown[];
+  requestBody?: unknown;
+}
+
+/** A slimmed document: its dialect, base path and operations; or why it is unusable. */
+export type SlimDocument = { version: SchemaDialect; basePath: string; operations: SlimOperation[] } | { error: string };
+
+/**
+ * `slim.js` from `src` (jest) or from the built package (dist has no copy:
+ * the package ships `src` too). Plain JavaScript, so the discovery worker can
+ * load it with no build step.
+ */
+export function slimModulePath(file: 'slim.js' | 'slim-worker.js'): string {
+  const here = join(__dirname, file);
+  return existsSync(here) ? here : join(__dirname, '..', '..', 'src', 'openapi', file);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const slim = require(slimModulePath('slim.js')) as { slimDocument(doc: unknown): SlimDocument };
+
+/** A parsed document reduced to its operations' parameters and request bodies (see slim.js). */
+export const slimDocument: (doc: unknown) => SlimDocument = slim.slimDocument;
+
 /**
  * Walks every path and method of an OpenAPI 3 document into operations: one
  * JSON Schema per operation merging its path, query and header parameters
  * (path-level ones too; the operation's win) with the properties of its JSON
  * request body. Cookie parameters are not exposed. A string says why the
- * document is unusable.
+ * document is unusable. Synchronous: for documents small enough to parse in
+ * one step (the provider sends large ones to a worker).
  */
 export function parseOpenApi(doc: unknown): OpenApiService | string {
-  if (!isPlainObject(doc)) return 'the document is not a JSON object';
-  if (typeof doc.openapi !== 'string' || !doc.openapi.startsWith('3.')) return `only OpenAPI 3 documents are supported, got openapi ${JSON.stringify(doc.openapi) ?? 'missing'}`;
-  if (!isPlainObject(doc.paths)) return 'the document has no paths object';
-  const operations: OpenApiOperation[] = [];
-  for (const [path, rawItem] of Object.entries(doc.paths)) {
-    const item = inlineRefs(doc, rawItem);
-    if (!isPlainObject(item)) continue;
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!isPlainObject(op)) continue;
-      operations.push(operationOf(doc, path, method, item, op));
-    }
-  }
-  return { basePath: basePathOf(doc.servers), operations };
+  const slimmed = slim.slimDocument(doc);
+  if ('error' in slimmed) return slimmed.error;
+  return { basePath: slimmed.basePath, operations: slimmed.operations.map((o) => operationOf(o, slimmed.version)) };
 }
 
-function operationOf(doc: unknown, path: string, method: string, item: Record<string, unknown>, op: Record<string, unknown>): OpenApiOperation {
-  const key = typeof op.operationId === 'string' && op.operationId !== '' ? op.operationId : `${method} ${path}`;
+/** One slim operation as a tool: its arguments' JSON Schema (converted, see requestSchema) and its call plan. */
+export function operationOf(op: SlimOperation, dialect: SchemaDialect): OpenApiOperation {
+  const { key, method, path } = op;
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   const plan: CallPlan = { path: [], query: [], header: [], body: 'none', bodyArg: 'body' };
 
-  // Path-level parameters first; an operation parameter of the same name and location replaces one.
+  // Path-level parameters come first in the list; an operation parameter of the same name and location replaces one.
   const params = new Map<string, Record<string, unknown>>();
-  for (const list of [item.parameters, op.parameters]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const p = inlineRefs(doc, raw);
-      if (isPlainObject(p) && typeof p.name === 'string' && typeof p.in === 'string') params.set(`${p.in}:${p.name}`, p);
-    }
+  for (const p of op.parameters) {
+    if (isPlainObject(p) && typeof p.name === 'string' && typeof p.in === 'string') params.set(`${p.in}:${p.name}`, p);
   }
   for (const p of params.values()) {
     const name = p.name as string;
@@ -84,7 +102,7 @@ function operationOf(doc: unknown, path: string, method: string, item: Record<st
     if (where === 'path' || p.required === true) required.push(name);
   }
 
-  const body = jsonBody(doc, op.requestBody);
+  const body = jsonBody(op.requestBody);
   let additional: boolean | undefined = false;
   if (body) {
     const bodyProps = isPlainObject(body.schema.properties) ? body.schema.properties : undefined;
@@ -103,11 +121,11 @@ function operationOf(doc: unknown, path: string, method: string, item: Record<st
     }
   }
 
-  const parameters: JsonSchema = { type: 'object', properties };
-  if (required.length > 0) parameters.required = [...new Set(required)];
-  if (additional === false) parameters.additionalProperties = false;
-  const summary = typeof op.summary === 'string' ? op.summary : '';
-  const description = typeof op.description === 'string' ? op.description : '';
+  const raw: JsonSchema = { type: 'object', properties };
+  if (required.length > 0) raw.required = [...new Set(required)];
+  if (additional === false) raw.additionalProperties = false;
+  const parameters = requestSchema(raw, dialect);
+  const { summary, description } = op;
   return {
     key,
     method: method.toUpperCase(),
@@ -118,8 +136,7 @@ function operationOf(doc: unknown, path: string, method: string, item: Record<st
   };
 }
 
-function jsonBody(doc: unknown, raw: unknown): { schema: Record<string, unknown>; required: boolean; description: string } | undefined {
-  const rb = inlineRefs(doc, raw);
+function jsonBody(rb: unknown): { schema: Record<string, unknown>; required: boolean; description: string } | undefined {
   if (!isPlainObject(rb) || !isPlainObject(rb.content)) return undefined;
   const media = Object.entries(rb.content).find(([type]) => JSON_MEDIA.test(type))?.[1];
   if (!isPlainObject(media)) return undefined;
@@ -130,13 +147,3 @@ function jsonBody(doc: unknown, raw: unknown): { schema: Record<string, unknown>
   };
 }
 
-/**
- * Calls go to the registered endpoint, never to a host the document names:
- * only the path of a relative `servers[0].url` is kept.
- */
-function basePathOf(servers: unknown): string {
-  const first: unknown = Array.isArray(servers) ? servers[0] : undefined;
-  const url = isPlainObject(first) ? first.url : undefined;
-  if (typeof url !== 'string' || !url.startsWith('/')) return '';
-  return url.replace(/\/+$/, '');
-}

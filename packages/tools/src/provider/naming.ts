@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { NAME_MAX_LENGTH } from '@hookyard/core';
+import { TOOL_NAME_MAX_LENGTH } from '@hookyard/core';
 
 /**
  * Joins a registered provider and one of its operations into a tool name:
@@ -25,14 +25,25 @@ export function nameSlug(raw: string): string {
 }
 
 /**
- * `<provider>__<slug>`, cut to NAME_MAX_LENGTH with a short hash of the raw
- * name so two long names that share a prefix stay distinct and stable.
+ * `<provider>__<slug>`, fitted to TOOL_NAME_MAX_LENGTH (see fitToolName) so
+ * every model API takes it.
  */
 export function providerToolName(provider: string, raw: string): string {
-  const full = `${provider}${TOOL_SEPARATOR}${nameSlug(raw)}`;
-  if (full.length <= NAME_MAX_LENGTH) return full;
+  return fitToolName(`${provider}${TOOL_SEPARATOR}${nameSlug(raw)}`, raw);
+}
+
+/**
+ * A tool name of at most TOOL_NAME_MAX_LENGTH characters: as it is when it
+ * fits, else cut and ended with `_` and the first 8 hex digits of the SHA-256
+ * of `raw` (the service's own name for the tool). It depends on nothing but
+ * its inputs, so every replica and every restart names a tool alike, and two
+ * long names that share a prefix stay distinct. The provider part is at most
+ * PROVIDER_NAME_MAX_LENGTH (refused on write), so a cut never reaches it.
+ */
+export function fitToolName(full: string, raw: string): string {
+  if (full.length <= TOOL_NAME_MAX_LENGTH) return full;
   const hash = createHash('sha256').update(raw).digest('hex').slice(0, 8);
-  return `${full.slice(0, NAME_MAX_LENGTH - hash.length - 1).replace(/[_-]+$/, '')}_${hash}`;
+  return `${full.slice(0, TOOL_NAME_MAX_LENGTH - hash.length - 1).replace(/[_-]+$/, '')}_${hash}`;
 }
 
 /** The provider part of a tool name; undefined when the name has no separator. */

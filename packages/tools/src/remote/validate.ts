@@ -1,4 +1,4 @@
-import { ERROR_KINDS, MCP_TRANSPORTS, REMOTE_PROTOCOLS, nameViolation, type RemoteProtocol, type RemoteToolRecord, type SecretScope, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
+import { ERROR_KINDS, MCP_TRANSPORTS, PROVIDER_NAME_MAX_LENGTH, REMOTE_PROTOCOLS, TOOL_NAME_MAX_LENGTH, nameViolation, type RemoteProtocol, type RemoteToolRecord, type SecretScope, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
 import { validateGrpcFields } from '../grpc';
 import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
 import { checkStringOrSecretMap, headerSafe } from '../secret-values';
@@ -69,6 +69,11 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
   else if (known === 'openapi' || known === 'mcp' || known === 'grpc') {
     const sepErr = providerNameViolation(input.name as string);
     if (sepErr) errors.push(sepErr);
+    if ((input.name as string).length > PROVIDER_NAME_MAX_LENGTH) {
+      errors.push(`name of a ${known} registration must be at most ${PROVIDER_NAME_MAX_LENGTH} characters (its tools are named <name>__<operation>, at most ${TOOL_NAME_MAX_LENGTH} in all)`);
+    }
+  } else if ((input.name as string).length > TOOL_NAME_MAX_LENGTH) {
+    errors.push(`name of a tool must be at most ${TOOL_NAME_MAX_LENGTH} characters (the limit of model function-calling APIs)`);
   }
 
   // gRPC checks its own endpoint and timeout (grpc:// URLs); an MCP endpoint depends on a known transport.

@@ -13,6 +13,7 @@ export interface Reply {
   status?: number;
   body?: string;
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 export interface MockServer {
@@ -39,7 +40,7 @@ export async function startMockServer(): Promise<MockServer> {
       mock.seen.push(seen);
       Promise.resolve(mock.respond(seen)).then(
         (r) => {
-          res.writeHead(r.status ?? 200, { 'content-type': r.contentType ?? 'application/json' });
+          res.writeHead(r.status ?? 200, { 'content-type': r.contentType ?? 'application/json', ...r.headers });
           res.end(r.body ?? '');
         },
         () => {
