@@ -228,6 +228,21 @@ describe('calls', () => {
     expect(missing.message).toContain("path parameter 'petId' is missing");
     expect(calls()).toHaveLength(0);
   });
+
+  it.each(['..', '.', '%2e%2e', '%2E.', '.%2e', '%252e%252e'])('refuses the dot segment %s as a path parameter, before sending', async (petId) => {
+    const { repo } = await setup();
+    const err = await rejection(repo.exec('petstore__get_pet', { petId }, testContext()));
+    expect(err.kind).toBe('bad_input');
+    expect(err.message).toContain(`path parameter 'petId' must not be a dot segment, got ${JSON.stringify(petId)}`);
+    expect(calls()).toHaveLength(0);
+  });
+
+  it('still sends a value that only contains dots', async () => {
+    const { repo } = await setup();
+    await repo.exec('petstore__get_pet', { petId: '...' }, testContext()).catch(() => undefined);
+    await repo.exec('petstore__get_pet', { petId: 'a..b' }, testContext()).catch(() => undefined);
+    expect(calls().map((c) => c.url)).toEqual(['/api/v1/pets/...', '/api/v1/pets/a..b']);
+  });
 });
 
 describe('the document cache', () => {

@@ -16,6 +16,13 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
  * repeats the key), header parameters into headers, the rest into the JSON
  * body. An argument the operation has no place for is refused, not dropped.
  */
+/** `.` or `..`, also spelled with %2e or %252e (any case, decoded a few times over). */
+function isDotSegment(segment: string): boolean {
+  let s = segment;
+  for (let i = 0; i < 4 && /%(?:2e|25)/i.test(s); i++) s = s.replace(/%2e/gi, '.').replace(/%25/g, '%');
+  return s === '.' || s === '..';
+}
+
 export function buildRequest(what: string, base: string, op: OpenApiOperation, args: Record<string, unknown>, baseHeaders: Record<string, string>): OpenApiRequest {
   const plan: CallPlan = op.plan;
   const placed = new Set<string>([...plan.path, ...plan.query, ...plan.header]);
@@ -24,7 +31,11 @@ export function buildRequest(what: string, base: string, op: OpenApiOperation, a
   for (const name of plan.path) {
     const v = args[name];
     if (v === undefined || v === null) throw badInput(`${what}: path parameter '${name}' is missing`);
-    path = path.split(`{${name}}`).join(encodeURIComponent(text(v)));
+    const segment = text(v);
+    // `.` and `..` survive percent-encoding and the URL parser resolves them: /pets/{petId}/photos with
+    // petId ".." would become /photos. Their encoded forms (%2e, %2E) are refused too, for servers that decode twice.
+    if (isDotSegment(segment)) throw badInput(`${what}: path parameter '${name}' must not be a dot segment, got ${quote(segment)}`);
+    path = path.split(`{${name}}`).join(encodeURIComponent(segment));
   }
   const url = new URL(base);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
