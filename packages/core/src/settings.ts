@@ -40,7 +40,8 @@ function num(opts: { def: number; min?: number; max?: number; integer?: boolean;
     if (opts.integer && !Number.isInteger(v)) throw new SettingsError(name, `expected a whole number, got ${JSON.stringify(raw)}`);
     if (opts.min !== undefined && v < opts.min) throw new SettingsError(name, `must be >= ${opts.min}, got ${v}`);
     if (opts.max !== undefined && v > opts.max) throw new SettingsError(name, `must be <= ${opts.max}, got ${v}`);
-    return Math.round(v * (opts.scale ?? 1));
+    // Durations in ms round to whole ms; a plain number (a rate: 0.1 per second) is kept as given.
+    return opts.scale === undefined ? v : Math.round(v * opts.scale);
   };
 }
 const seconds = (def: number, min = 0) => num({ def, min, scale: 1000 });
@@ -153,9 +154,9 @@ const SPEC = {
   webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
   secretEnvPrefix: { doc: 'HOOKS_SECRET_ENV_PREFIX: env: secret references must name a variable with this prefix; Hookyard\'s own HOOKS_* settings never (default HOOKS_SECRET_)', parse: envPrefix },
   secretDirs: { doc: 'HOOKS_SECRET_DIRS: file: secret references must lie in one of these directories, comma-separated; the Kubernetes service account never (default /var/run/secrets/hookyard)', parse: secretDirs },
-  doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic (default 200)', parse: num({ def: 200, min: 0 }) },
+  doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic, fractions allowed (0.1 = one per 10 s); 0 turns the door limiter off, said at boot (default 200)', parse: num({ def: 200, min: 0 }) },
   doorBurst: { doc: 'HOOKS_DOOR_BURST: public door burst per client and per topic (default 400)', parse: int(400, 1) },
-  apiRate: { doc: 'HOOKS_API_RATE: management requests per second per client (default 1000)', parse: num({ def: 1000, min: 0 }) },
+  apiRate: { doc: 'HOOKS_API_RATE: management requests per second per client, fractions allowed; 0 turns the API limiter off, said at boot (default 1000)', parse: num({ def: 1000, min: 0 }) },
   trustedProxies: { doc: 'HOOKS_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (default none)', parse: list([]) },
   logLevel: {
     doc: 'HOOKS_LOG_LEVEL: fatal|error|warn|info|debug|trace|silent (default info)',

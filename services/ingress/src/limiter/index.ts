@@ -59,6 +59,9 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
   if (errors.length > 0) throw badInput(`flood limiter settings refused: ${errors.join('; ')}`, errors);
 
   const logger = options.logger;
+  // 0 is the one value that turns a limiter off: said out loud, never a rounding accident.
+  if (options.rate === 0) logger?.warn('flood limiter: the public door is not limited (HOOKS_DOOR_RATE=0)');
+  if (options.apiRate === 0) logger?.warn('flood limiter: the management API is not limited (HOOKS_API_RATE=0)');
   const buckets = createBucketSet({
     redis: options.redis,
     rate: options.rate,

@@ -1,0 +1,15 @@
+import { loadSettings } from './settings';
+
+describe('settings', () => {
+  it('keeps fractional rates as given: 0.1 is one request per 10 s, not 0 (which turns the limiter off)', () => {
+    const s = loadSettings({ HOOKS_DOOR_RATE: '0.1', HOOKS_API_RATE: '0.25' });
+    expect(s.doorRate).toBe(0.1);
+    expect(s.apiRate).toBe(0.25);
+    expect(loadSettings({ HOOKS_DOOR_RATE: '0.4' }).doorRate).toBe(0.4);
+    expect(loadSettings({}).doorRate).toBe(200);
+  });
+
+  it('still rounds durations to whole ms', () => {
+    expect(loadSettings({ HOOKS_RUN_LEASE_SECONDS: '0.0505' }).leaseMs).toBe(51);
+  });
+});
