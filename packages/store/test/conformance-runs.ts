@@ -200,6 +200,20 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 0, parked: 0, failed: 1 });
       });
 
+      it('a run that succeeds after a takeover no longer carries the earlier attempt\'s error (its history does)', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        await s.runs.claim(id!, 'w1', 1_000, T0);
+        const [lapsed] = await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 0 });
+        expect(lapsed?.outcome).toBe('retry');
+        expect((await s.runs.get(id!))?.error?.message).toContain('lapsed');
+        const again = await s.runs.claim(id!, 'w2', 1_000, T0 + 1_002);
+        const done = await s.runs.complete(id!, again!.token, 'succeeded', { ok: true }, T0 + 1_003);
+        expect(done).toMatchObject({ status: 'succeeded', error: null, attempts: 2 });
+        expect(await s.runs.get(id!)).toEqual(done);
+        expect(done.history.map((h) => h.event)).toContain('lapsed');
+      });
+
       it('history keeps only the last 50 lines', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);

@@ -143,6 +143,8 @@ export class MemoryRunStore implements RunStore {
     if (slot.ended) return structuredClone(slot.run);
     slot.ended = 'complete';
     slot.run.result = bounded;
+    // An earlier attempt's error (a lapsed lease, a retried failure) is history now, as in complete.lua.
+    slot.run.error = null;
     this.finish(slot, status, now);
     this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
     this.keepOutcome?.(slot.run, now);

@@ -4,6 +4,8 @@
 -- Idempotent for the same token: a re-send (e.g. by the client after a dropped
 -- connection) that finds the attempt already ended by complete with this status
 -- and result answers the run as stored, writing nothing.
+-- The error of an earlier attempt (e.g. the lapsed lease of a run taken over)
+-- is cleared: the run ended well; its history keeps what happened before.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 status (succeeded|skipped|denied|cancelled), 5 result (JSON, bounded), 6 now ms, 7 history detail
 -- Returns {0, run fields...}; {-1} no such run; {-2, status, token} stale token, or
@@ -19,7 +21,7 @@ if state == 'ended' then
 end
 local now = tonumber(ARGV[6])
 end_attempt(c, 'complete')
-redis.call('HSET', c.run, 'result', ARGV[5])
+redis.call('HSET', c.run, 'result', ARGV[5], 'error', '')
 finish(c, ARGV[4], now)
 append_history(c.run, now, redis.call('HGET', c.run, 'attempts'), ARGV[4], ARGV[7])
 keep_outcome(c, ARGV[4], ARGV[5], now)
