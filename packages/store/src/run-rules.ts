@@ -69,3 +69,4 @@ export function staleTokenError(id: string, token: number, status: string, curre
 export const lapseReason = (owner: string, attempt: number) => `lease of ${owner} lapsed during attempt ${attempt}`;
 export const releaseReason = (owner: string, attempt: number, reason: string) =>
   `attempt ${attempt} was interrupted on ${owner}: ${reason}`;
+

@@ -178,6 +178,13 @@ export interface RunStore {
    * result), so an operator can explain the run. A stale token is `conflict`.
    */
   note(id: string, token: number, event: string, detail: string, now: number): Promise<void>;
+  /**
+   * After a takeover: attempt `token` could not write its outcome before its
+   * lease was taken over. While the run is as that lapse left it (not claimed
+   * again), its error message gets `detail` in front and its history a line;
+   * otherwise `conflict`.
+   */
+  noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run>;
   /** Holds the run as failed (it never expires on its own). */
   fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run>;
   /** Back to `retry_wait`, due at `dueAt`. */

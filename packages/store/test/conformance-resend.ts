@@ -122,5 +122,27 @@ export function describeResendConformance(stores: () => Stores): void {
       expect(history).toHaveLength(50);
       expect(history.slice(-2).map((h) => h.detail)).toEqual(['n58', 'n59']);
     });
+
+    it('noteLostOutcome: only on the lapse of this very attempt, the error says what was lost; once; refused otherwise', async () => {
+      const s = stores();
+      const { id, token } = await running(s);
+      const lost = 'attempt 1 ended succeeded but could not write it before its lease was taken over (redis complete failed)';
+      // Still running: the outcome write itself is what to retry.
+      expect((await rejection(s.runs.noteLostOutcome(id, token, lost, T0 + 10))).kind).toBe('conflict');
+      await s.runs.sweepLapsed(T0 + 1_001, 10, policy);
+      const noted = await s.runs.noteLostOutcome(id, token, lost, T0 + 1_002);
+      expect(noted.status).toBe('retry_wait');
+      expect(noted.error?.kind).toBe('unavailable');
+      expect(noted.error?.message).toMatch(/^attempt 1 ended succeeded but could not write it .*; lease of w lapsed during attempt 1$/);
+      expect(noted.history.at(-1)).toMatchObject({ event: 'outcome_lost', attempt: 1, detail: lost });
+      // A re-send writes nothing more.
+      expect(await s.runs.noteLostOutcome(id, token, lost, T0 + 1_002)).toEqual(noted);
+      // Claimed again: the run belongs to the next attempt.
+      const next = await s.runs.claim(id, 'w2', 1_000, T0 + 3_001);
+      expect((await rejection(s.runs.noteLostOutcome(id, token, lost, T0 + 3_002))).kind).toBe('conflict');
+      // An attempt ended by its own write (not a lapse) is refused too.
+      await s.runs.fail(id, next!.token, err, T0 + 3_003);
+      expect((await rejection(s.runs.noteLostOutcome(id, next!.token, lost, T0 + 3_004))).kind).toBe('conflict');
+    });
   });
 }

@@ -106,6 +106,8 @@ describe('redis specifics', () => {
       await s.runs.discard(b!, T0);
       await s.runs.sweepDue(T0, 10, 0);
       await s.runs.sweepLapsed(T0, 10, policy);
+      // Refused (a was completed, not lapsed), but the script ran.
+      await s.runs.noteLostOutcome(a!, ca, 'lost', T0).catch(() => undefined);
       await s.runs.sweepExpired(T0 + 10, 1, 10);
       const [c, d] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
       const cc = (await s.runs.claim(c!, 'w', 1_000, T0))!.token;

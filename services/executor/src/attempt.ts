@@ -33,6 +33,11 @@ export class Attempt implements Interruptible {
   renewing = false;
   /** Set when a write was refused for a stale token: another attempt owns the run. */
   superseded = false;
+  /**
+   * When the lease lapses as the store last recorded it (the claim's, then
+   * each renewal that got through): outcome writes are retried until then.
+   */
+  leaseUntil: number;
   /** Set once the attempt was interrupted. */
   interruptReason: InterruptReason | undefined;
   interruptError: HookyardError | undefined;
@@ -46,7 +51,11 @@ export class Attempt implements Interruptible {
     private readonly runs: RunStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    /** Waits between two tries of an outcome write (injected so tests move a manual clock instead). */
+    private readonly sleep: (ms: number) => Promise<void> = realSleep,
+  ) {
+    this.leaseUntil = run.lease?.until ?? clock.now();
+  }
 
   /** Resolves when the attempt is interrupted (created on first use). */
   get interrupted(): Promise<InterruptReason> {
@@ -81,8 +90,10 @@ export class Attempt implements Interruptible {
     if (this.interruptReason) return;
     this.renewing = true;
     this.leaseWrittenAt = performance.now();
+    const sentAt = this.clock.now();
     try {
-      await this.runs.renew(this.run.id, this.token, leaseMs, this.clock.now());
+      await this.runs.renew(this.run.id, this.token, leaseMs, sentAt);
+      this.leaseUntil = Math.max(this.leaseUntil, sentAt + leaseMs);
     } catch (err) {
       const e = toHookyardError(err);
       if (e.kind === 'conflict') {
@@ -111,6 +122,58 @@ export class Attempt implements Interruptible {
       throw e;
     }
   }
+
+  /**
+   * An end-of-attempt write (complete, fail, schedule_retry, release), which
+   * is idempotent per token: one that fails with a retryable kind (a Redis
+   * blip) is sent again, with backoff from 100 ms doubling to 2 s, while the
+   * lease holds (`leaseUntil`, moved on by every renewal that gets through),
+   * and then for one more lease: a fenced write landing late is still right
+   * until the lease sweep took the run over. A refusal (`conflict`) after a
+   * failed try means the sweep took over first: the write is lost, and the
+   * run is told (noteLostOutcome) so its error names the lost `outcome`
+   * instead of only "lease lapsed". Gives up with the last error. (Also
+   * after a shutdown interrupt: the hand-back is such a write.)
+   */
+  async writeOutcome<T>(outcome: string, leaseMs: number, fn: (token: number, now: number) => Promise<T>): Promise<T> {
+    let delay = OUTCOME_RETRY_FIRST_MS;
+    let firstError: HookyardError | undefined;
+    for (;;) {
+      try {
+        return await this.write(fn);
+      } catch (err) {
+        const e = toHookyardError(err);
+        if (e.kind === 'conflict') {
+          if (firstError) await this.noteLost(outcome, firstError);
+          throw e;
+        }
+        firstError ??= e;
+        if (!e.retryable || this.clock.now() + delay > this.leaseUntil + leaseMs) throw e;
+        const where = { run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, kind: e.kind, err: e.message, delayMs: delay };
+        this.logger.warn({ ...where, lease_until: new Date(this.leaseUntil).toISOString() }, `outcome write (${outcome}) failed; trying again`);
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, OUTCOME_RETRY_CAP_MS);
+      }
+    }
+  }
+
+  private async noteLost(outcome: string, cause: HookyardError): Promise<void> {
+    const detail = `attempt ${this.run.attempts} ended ${outcome} but could not write it before its lease was taken over (${cause.message})`;
+    try {
+      await this.runs.noteLostOutcome(this.run.id, this.token, detail, this.clock.now());
+      this.logger.error({ run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message }, `outcome (${outcome}) lost: the run was taken over first; its error says so`);
+    } catch (err) {
+      const e = toHookyardError(err);
+      this.logger.error({ run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message, note_err: e.message }, `outcome (${outcome}) lost, and the run could not be told`);
+    }
+  }
+}
+
+const OUTCOME_RETRY_FIRST_MS = 100;
+const OUTCOME_RETRY_CAP_MS = 2000;
+
+function realSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

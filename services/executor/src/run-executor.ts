@@ -19,6 +19,8 @@ export interface RunExecutorDeps {
   logger: Logger;
   clock: Clock;
   reporter: RunReporter;
+  /** Waits between two tries of an outcome write (default: a timer). Tests pass one that moves a manual clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -72,7 +74,7 @@ export class RunExecutor {
     a.interrupt('shutdown');
     try {
       const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };
-      const out = await stores.runs.release(a.run.id, a.token, reason, policy, clock.now());
+      const out = await a.writeOutcome('handed back', settings.leaseMs, (token, now) => stores.runs.release(a.run.id, token, reason, policy, now));
       logger.warn({ run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, outcome: out.outcome, err: out.error.message }, 'run handed back');
       if (out.outcome === 'failed') {
         const run = await stores.runs.get(a.run.id);
@@ -102,7 +104,7 @@ export class RunExecutor {
     }
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
-    const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger);
+    const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger, this.deps.sleep);
     // A claim that landed after the grace ended: give the run straight back rather than start work.
     if (this.handingBack) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
@@ -183,7 +185,7 @@ export class RunExecutor {
     const { settings, stores, logger, metrics, clock } = this.deps;
     const { run } = a;
     if ('status' in outcome) {
-      const done = await a.write((token, now) => stores.runs.complete(run.id, token, outcome.status, outcome.result, now));
+      const done = await a.writeOutcome(outcome.status, settings.leaseMs, (token, now) => stores.runs.complete(run.id, token, outcome.status, outcome.result, now));
       this.observe(run, startedAt, outcome.status);
       return this.deps.reporter.finished(done);
     }
@@ -191,7 +193,7 @@ export class RunExecutor {
     const { error, acted } = outcome;
     if (!acted && isRetryableKind(error.kind) && run.attempts < settings.maxAttempts) {
       const dueAt = clock.now() + backoffMs(run.attempts, settings.retryBaseMs, settings.retryCapMs);
-      await a.write((token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
+      await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
       metrics.retried.inc({ hook: run.hook, kind: error.kind });
       this.observe(run, startedAt, 'retry_wait');
       logger.warn(
@@ -200,7 +202,7 @@ export class RunExecutor {
       );
       return;
     }
-    const done = await a.write((token, now) => stores.runs.fail(run.id, token, error.toInfo(), now));
+    const done = await a.writeOutcome('failed', settings.leaseMs, (token, now) => stores.runs.fail(run.id, token, error.toInfo(), now));
     this.observe(run, startedAt, 'failed');
     await this.deps.reporter.finished(done);
   }

@@ -76,7 +76,14 @@ export interface Harness {
   keep(topic: string, payload: unknown): Promise<string[]>;
 }
 
-export function harness(opts: { jq: JqEngine; tools: LocalTool[]; settings?: Partial<Settings>; stores?: (s: Stores) => Stores }): Harness {
+export function harness(opts: {
+  jq: JqEngine;
+  tools: LocalTool[];
+  settings?: Partial<Settings>;
+  stores?: (s: Stores) => Stores;
+  /** The executor's wait between two tries of an outcome write (default: a timer); gets the harness clock. */
+  sleep?: (ms: number, clock: ManualClock) => Promise<void>;
+}): Harness {
   const clock = new ManualClock();
   const settings = loadSettings({}, { instanceId: 'exec-1', retryBaseMs: 1000, retryCapMs: 3000, maxAttempts: 5, ...opts.settings });
   const base = createMemoryStores();
@@ -89,7 +96,8 @@ export function harness(opts: { jq: JqEngine; tools: LocalTool[]; settings?: Par
     runs: stores.runs, bus, metrics, logger, clock, dispatchGraceMs: settings.dispatchGraceMs,
     events: { publish: async (s) => void events.push(s) },
   });
-  const executor = new RunExecutor({ settings, stores, jq: opts.jq, tools: new LocalRepo(opts.tools), metrics, logger, clock, reporter });
+  const sleep = opts.sleep ? (ms: number) => opts.sleep!(ms, clock) : undefined;
+  const executor = new RunExecutor({ settings, stores, jq: opts.jq, tools: new LocalRepo(opts.tools), metrics, logger, clock, reporter, sleep });
   return {
     settings, stores, bus, clock, metrics, lines, logger, events, executor,
     async keep(topic, payload) {

@@ -137,6 +137,20 @@ export class MemoryRunStore implements RunStore {
     if (!this.lastLineIs(slot, now, event, detail)) this.log(slot, now, event, detail);
   }
 
+  async noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run> {
+    const slot = this.find(id);
+    const run = slot.run;
+    if (slot.token !== token || slot.ended !== 'lapsed' || run.status === 'running') {
+      throw rules.staleTokenError(id, token, run.status, slot.token) as HookyardError;
+    }
+    if (!this.lastLineIs(slot, now, 'outcome_lost', detail)) {
+      run.error = { kind: run.error?.kind ?? 'unavailable', message: `${detail}; ${run.error?.message ?? ''}` };
+      run.updated_at = iso(now);
+      this.log(slot, now, 'outcome_lost', detail);
+    }
+    return structuredClone(run);
+  }
+
   async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
     const bounded = rules.boundResult(result);
     const slot = this.ending(id, token, 'complete', (r) => r.status === status && isDeepStrictEqual(r.result, bounded));

@@ -123,6 +123,10 @@ export class RedisRunStore implements RunStore {
     await this.onRun('note', id, token, [token, event, detail, now]);
   }
 
+  async noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run> {
+    return this.runOf((await this.onRun('outcome_lost', id, token, [token, detail, now]))[1]);
+  }
+
   async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
     const bounded = rules.boundResult(result);
     const args = [token, status, JSON.stringify(bounded), now, rules.completeDetail(status, bounded)];
