@@ -8,5 +8,7 @@ export { createNatsIngest, INGEST_CONSUMER, ingestSubject } from './nats-ingest'
 export type { IngestHandler, IngestMessage, IngestVerdict, NatsIngest, NatsIngestOptions } from './nats-ingest';
 export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject } from './run-events';
 export type { MemoryRunEventPublisher, RunEventPublisher, RunEventPublisherOptions, RunSummary } from './run-events';
+export { createRunEventHub, createRunEventSubscriber } from './run-event-feed';
+export type { RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
 export { createRunReporter, summarizeRun } from './run-reporter';
 export type { PlatformEventKeeper, RunEventSink, RunReporter, RunReporterDeps } from './run-reporter';

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
-import { createJetStreamBus, createMemoryBus, createRunEventPublisher, type RunBus, type RunEventPublisher } from '@hookyard/bus';
+import {
+  createJetStreamBus,
+  createMemoryBus,
+  createRunEventHub,
+  createRunEventPublisher,
+  createRunEventSubscriber,
+  type RunBus,
+  type RunEventFeed,
+  type RunEventPublisher,
+} from '@hookyard/bus';
 import { createJqEngine, type JqEngine } from '@hookyard/jq';
 import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
 import { createToolRepo, type ToolRepo } from '@hookyard/tools';
@@ -19,9 +28,12 @@ export interface Runtime {
   logger: Logger;
   /**
    * Where executors and schedulers announce finished runs
-   * (`<prefix>.events.run.<status>.<hook>`); only with NATS configured.
+   * (`<prefix>.events.run.<status>.<hook>`) with NATS configured; in the
+   * embedded default, an in-process hub that is also `runEvents`.
    */
   events?: RunEventPublisher;
+  /** What the ingress streams at `GET /api/events` (NATS `<prefix>.events.run.>`, or the embedded hub). */
+  runEvents?: RunEventFeed;
   /** The token the embedded default made up because none was configured. */
   generatedToken: string | null;
   close(): Promise<void>;
@@ -67,6 +79,18 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       closers.push(() => publisher.close());
       events = publisher;
     }
+    let runEvents: RunEventFeed | undefined;
+    if (settings.natsUrl && (role === 'ingress' || role === 'all')) {
+      const feed = await createRunEventSubscriber({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+      closers.push(() => feed.close());
+      runEvents = feed;
+    } else if (!settings.natsUrl && role === 'all') {
+      // One process: the executor and scheduler announce straight to the ingress's stream.
+      const hub = createRunEventHub();
+      closers.push(() => hub.close());
+      events = hub;
+      runEvents = hub;
+    }
     const tools = createToolRepo({ settings, toolStore: stores.tools, logger });
     closers.push(() => tools.close());
     const metrics = createMetrics({ role });
@@ -79,6 +103,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       metrics,
       logger,
       ...(events ? { events } : {}),
+      ...(runEvents ? { runEvents } : {}),
       generatedToken,
       async close() {
         for (const c of closers.reverse()) await c().catch((err) => logger.warn({ err }, 'close failed'));

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { secretScopeOf, systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
+import type { RunBus, RunEventFeed } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
@@ -42,6 +42,8 @@ export interface IngressDeps {
    * `createIngressLimiter` (the caller closes it).
    */
   limiter?: DoorLimiter | null;
+  /** Run summaries streamed by `GET /api/events` (the caller owns and closes it); absent, that route answers 503. */
+  runEvents?: RunEventFeed;
   /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */
   consoleAssets?: string;
 }
@@ -116,6 +118,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
       logger,
       clock,
       schemas: new SchemaChecker(),
+      ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
       onVerifierChanged: (topic) => verifier.invalidate(topic),
     }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),
   );

@@ -1,5 +1,5 @@
 import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
+import type { RunBus, RunEventFeed } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
@@ -16,6 +16,8 @@ export interface ApiContext {
   logger: Logger;
   clock: Clock;
   schemas: SchemaChecker;
+  /** Run summaries for `GET /api/events`; absent, that route answers 503. */
+  runEvents?: RunEventFeed;
   /** Called after a verifier binding changed, so the door's cache does not serve the old one. */
   onVerifierChanged(topic: string): void;
 }

@@ -7,6 +7,7 @@ import { hookRoutes } from './hooks-routes';
 import { runRoutes } from './runs-routes';
 import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
+import { eventRoutes } from './events-routes';
 import { verifierRoutes } from './verifier-routes';
 import { whoamiRoutes } from './whoami-routes';
 
@@ -41,6 +42,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
   router.use(express.json({ limit: ctx.settings.apiBodyMaxBytes, strict: false }));
   whoamiRoutes(router, ctx);
+  eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
   runRoutes(router, ctx);

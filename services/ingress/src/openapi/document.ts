@@ -99,6 +99,34 @@ const PATHS: Obj = {
       operationId: 'whoami',
     }),
   },
+  '/api/events': {
+    get: op(
+      'reader',
+      'Run events as server-sent events',
+      {
+        '200': {
+          description:
+            'A `text/event-stream`: one `event: run` per run summary, `data` the same JSON as the NATS `hooks.events.run.<status>.<hook>` message ' +
+            '(run_id, hook, topic, status, attempts, error_kind, error_message, created_at, finished_at, duration_ms); a comment line every 15 s. ' +
+            'Nothing published before the stream opened is replayed.',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...fail(400, 503),
+      },
+      {
+        tags: ['runs'],
+        operationId: 'runEvents',
+        description:
+          'Needs the reader role (send the bearer header; a browser reads the stream through fetch). The source is NATS `<prefix>.events.run.>` ' +
+          '(every executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open.',
+        parameters: [
+          { name: 'hook', in: 'query', schema: ref('Name') },
+          { name: 'topic', in: 'query', schema: ref('Name') },
+          { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+        ],
+      },
+    ),
+  },
   '/api/hooks': {
     get: op('reader', 'List hooks', { '200': answer('Hooks', { type: 'object', required: ['hooks'], properties: { hooks: { type: 'array', items: ref('Hook') } } }), ...fail(400) }, {
       tags: ['hooks'],
@@ -254,6 +282,7 @@ export const OPENAPI_DOCUMENT: Obj = {
       E403: errorResponse("forbidden: the token's role is too low"),
       E404: errorResponse('not_found'),
       E409: errorResponse('conflict: the state forbids it (the message says why)'),
+      E503: errorResponse('unavailable: a dependency is out of reach or a limit is reached; retry later'),
       E429: { description: 'Too many management requests', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('Error')) },
       E500: errorResponse('internal (the body says nothing about the cause; it is logged)'),
     },
