@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 import { Api } from '../e2e/api';
 import { Sink } from './sink';
-import { freePort, startNats, startRedis, type ServerProcess } from './servers';
+import { freePort, startNats, startRedis, type ServerProcess } from '../support/servers';
 
 export const LEASE_SECONDS = 3;
 export const GITHUB_SECRET = `gh-${randomBytes(12).toString('hex')}`;

@@ -17,6 +17,8 @@ export interface JetStreamBusOptions {
   maxAckPending?: number;
   /** Bound on one publish, so a publish while the server is away rejects instead of hanging (default 2000). */
   publishTimeoutMs?: number;
+  /** Replicas of the run stream on a NATS cluster (HOOKS_NATS_REPLICAS; default 1). */
+  replicas?: number;
 }
 
 /** The durable pull consumer every executor replica shares. */
@@ -47,7 +49,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const { nc } = conn;
   try {
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, workQueueStreamConfig(stream, `${options.prefix}.runs.ready.>`, RUN_MESSAGE_MAX_AGE_MS));
+    await ensureStream(jsm, workQueueStreamConfig(stream, `${options.prefix}.runs.ready.>`, RUN_MESSAGE_MAX_AGE_MS, options.replicas ?? 1));
     await ensureConsumer(jsm, stream, pullConsumerConfig(RUN_CONSUMER, ackWaitMs, options.maxAckPending ?? 4096, RUN_MAX_DELIVER));
   } catch (err) {
     await nc.close().catch(() => undefined);

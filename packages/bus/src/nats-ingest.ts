@@ -42,6 +42,8 @@ export interface NatsIngestOptions {
   ackWaitMs?: number;
   /** Delay before a message whose handler threw comes back (default 5000). */
   retryDelayMs?: number;
+  /** Replicas of the ingest stream on a NATS cluster (HOOKS_NATS_REPLICAS; default 1). */
+  replicas?: number;
 }
 
 /** The durable pull consumer every ingress replica shares. */
@@ -68,7 +70,7 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
   const { nc } = conn;
   try {
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, { ...workQueueStreamConfig(stream, `${subjectHead}>`, INGEST_MAX_AGE_MS), duplicate_window: 2 * 60 * 1e9 });
+    await ensureStream(jsm, { ...workQueueStreamConfig(stream, `${subjectHead}>`, INGEST_MAX_AGE_MS, options.replicas ?? 1), duplicate_window: 2 * 60 * 1e9 });
     await ensureConsumer(jsm, stream, pullConsumerConfig(INGEST_CONSUMER, ackWaitMs, 1024, -1));
   } catch (err) {
     await nc.close().catch(() => undefined);

@@ -167,13 +167,18 @@ export function pullConsumerConfig(durable: string, ackWaitMs: number, maxAckPen
   };
 }
 
-/** A file-backed work-queue stream: a message leaves the stream once acknowledged. */
-export function workQueueStreamConfig(name: string, subject: string, maxAgeMs: number): Partial<StreamConfig> & { name: string; subjects: string[] } {
+/**
+ * A file-backed work-queue stream: a message leaves the stream once acknowledged.
+ * `replicas` (default 1) copies it over that many servers of a NATS cluster.
+ */
+export function workQueueStreamConfig(name: string, subject: string, maxAgeMs: number, replicas = 1): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw badInput(`stream replicas must be a whole number from 1 to 5, got ${JSON.stringify(replicas)}`);
   return {
     name,
     subjects: [subject],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     max_age: nanos(maxAgeMs),
+    num_replicas: replicas,
   };
 }

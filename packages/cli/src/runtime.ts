@@ -64,11 +64,11 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
   const closers: (() => Promise<void>)[] = [];
   try {
     const stores = settings.redisUrl
-      ? await createRedisStores({ url: settings.redisUrl, prefix: settings.keyPrefix, partitions: settings.partitions, logger })
+      ? await createRedisStores({ url: settings.redisUrl, cluster: settings.redisCluster, prefix: settings.keyPrefix, partitions: settings.partitions, logger })
       : createMemoryStores();
     closers.push(() => stores.close());
     const bus = settings.natsUrl
-      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, logger })
+      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, replicas: settings.natsReplicas, logger })
       : createMemoryBus();
     closers.push(() => bus.close());
     const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });

@@ -130,11 +130,16 @@ const SPEC = {
     parse: (raw: string | undefined, name: string, env: Env) =>
       optUrl(['redis', 'rediss'])(raw ?? env.TAI_DEFAULT_REDIS_URL, raw === undefined && env.TAI_DEFAULT_REDIS_URL ? 'TAI_DEFAULT_REDIS_URL' : name),
   },
+  redisCluster: {
+    doc: 'HOOKS_REDIS_CLUSTER: HOOKS_REDIS_URL names a seed node of a Redis Cluster; the store and the door limiter follow its slots (default false)',
+    parse: bool(false),
+  },
   natsUrl: { doc: 'HOOKS_NATS_URL: NATS with JetStream for dispatch (default: in-memory)', parse: optUrl(['nats', 'tls', 'ws', 'wss']) },
   httpHost: { doc: 'HOOKS_HTTP_HOST: address the HTTP server binds (default 127.0.0.1)', parse: str('127.0.0.1') },
   httpPort: { doc: 'HOOKS_HTTP_PORT: HTTP port; 0 picks a free one (default 8080)', parse: int(8080, 0, 65535) },
   apiTokens: { doc: 'HOOKS_API_TOKENS: management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', parse: tokens },
   natsPrefix: { doc: 'HOOKS_NATS_PREFIX: root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names (default hooks)', parse: str('hooks') },
+  natsReplicas: { doc: 'HOOKS_NATS_REPLICAS: replicas of each JetStream stream the platform creates (runs, ingest), 1 to 5 (default 1)', parse: int(1, 1, 5) },
   natsDedupeMs: { doc: 'HOOKS_NATS_DEDUPE_SECONDS: how long the NATS door remembers a Nats-Msg-Id per topic, past JetStream\'s 2-minute window (default 86400)', parse: seconds(86400, 1) },
   keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key (default hookyard)', parse: str('hookyard') },
   partitions: { doc: 'HOOKS_RUN_PARTITIONS: run partitions (Redis Cluster hash tags) (default 4)', parse: int(4, 1, 1024) },

@@ -51,7 +51,7 @@ export interface IngressDeps {
 /** The flood limiter the settings describe: Redis-backed (shared by replicas) when HOOKS_REDIS_URL is set. */
 export function createIngressLimiter(settings: Settings, logger?: Logger): DoorLimiter {
   return createDoorLimiter({
-    redis: settings.redisUrl ? { url: settings.redisUrl, prefix: settings.keyPrefix } : undefined,
+    redis: settings.redisUrl ? { url: settings.redisUrl, prefix: settings.keyPrefix, cluster: settings.redisCluster } : undefined,
     rate: settings.doorRate,
     burst: settings.doorBurst,
     apiRate: settings.apiRate,

@@ -1,6 +1,6 @@
 import { HookyardError, badInput } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
-import Redis from 'ioredis';
+import { connectRedis } from './client';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { Stores } from '../types';
 import { KeyLayout } from './keys';
@@ -14,6 +14,8 @@ import { StoreSetup } from './setup';
 export interface RedisStoresOptions {
   /** redis:// or rediss:// URL. */
   url: string;
+  /** The URL names a seed node of a Redis Cluster (HOOKS_REDIS_CLUSTER; default false). */
+  cluster?: boolean;
   /** Key prefix isolating this deployment (or test); no braces. */
   prefix: string;
   /**
@@ -41,7 +43,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
   if (!Number.isInteger(options.partitions) || options.partitions < 1 || options.partitions > MAX_HOOKS_PER_EVENT) {
     throw badInput(`redis store partitions must be an integer from 1 to ${MAX_HOOKS_PER_EVENT}, got ${options.partitions}`);
   }
-  const client = new Redis(options.url, {
+  const client = connectRedis(options.url, options.cluster ?? false, {
     enableAutoPipelining: true,
     // A dead Redis must fail the door fast (it answers 500 and the sender retries), not queue forever.
     maxRetriesPerRequest: 1,

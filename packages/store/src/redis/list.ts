@@ -1,5 +1,5 @@
 import type { Run } from '@hookyard/core';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import type { RunFilter, RunPage } from '../types';
 import type { KeyLayout } from './keys';
 import { fieldsToRun, toFields } from './run-hash';
@@ -31,7 +31,7 @@ const matches = (r: Run, f: RunFilter) =>
  * last id read. Every read is one auto-pipelined round trip.
  */
 export async function listRuns(
-  client: Redis, keys: KeyLayout, partitions: number, filter: RunFilter, limit: number, cursor: string | null,
+  client: RedisClient, keys: KeyLayout, partitions: number, filter: RunFilter, limit: number, cursor: string | null,
 ): Promise<RunPage> {
   const runs: Run[] = [];
   if (limit <= 0) return { runs, nextCursor: cursor };

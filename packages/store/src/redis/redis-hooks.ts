@@ -1,5 +1,5 @@
 import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import type { HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, storeError } from './replies';
@@ -34,7 +34,7 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
  */
 export class RedisHookStore implements HookStore {
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: KeyLayout,
     private readonly setup: StoreSetup,
@@ -142,7 +142,7 @@ export class RedisHookStore implements HookStore {
 }
 
 export class RedisToolStore implements ToolStore {
-  constructor(private readonly client: Redis, private readonly keys: KeyLayout) {}
+  constructor(private readonly client: RedisClient, private readonly keys: KeyLayout) {}
 
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
     const added = await call('putTool', () => this.client.hset(this.keys.tools, record.name, JSON.stringify(record)));

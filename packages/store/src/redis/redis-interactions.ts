@@ -1,6 +1,6 @@
 import { internal, newInteractionId, notFound } from '@hookyard/core';
 import type { Interaction, KeptOutcome, Run, SubjectKey } from '@hookyard/core';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import * as rules from '../interaction-rules';
 import { partitionOf } from '../run-ids';
 import { staleTokenError } from '../run-rules';
@@ -46,7 +46,7 @@ export class RedisInteractionStore implements InteractionStore {
   private sweepStart = 0;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: KeyLayout,
     private readonly setup: StoreSetup,

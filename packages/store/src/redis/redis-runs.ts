@@ -1,6 +1,6 @@
 import { HookyardError, badInput, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run } from '@hookyard/core';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
 import * as rules from '../run-rules';
@@ -36,7 +36,7 @@ export class RedisRunStore implements RunStore {
   private sweepStart = 0;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: KeyLayout,
     private readonly setup: StoreSetup,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 
 /** One Lua script per atomic state change; fragments are included, never copied. */
 export const SCRIPT_NAMES = [
@@ -44,7 +44,7 @@ type ScriptFn = (numKeys: number, ...keysAndArgs: Array<string | number>) => Pro
 
 /** Runs the store's scripts by name (EVALSHA, falling back to EVAL once per connection). */
 export class Scripts {
-  constructor(private readonly client: Redis) {
+  constructor(private readonly client: RedisClient) {
     const dir = luaDir();
     for (const name of SCRIPT_NAMES) client.defineCommand(`hy_${name}`, { lua: loadScript(name, dir) });
   }

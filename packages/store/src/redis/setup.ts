@@ -1,6 +1,6 @@
 import { HookyardError, badInput } from '@hookyard/core';
 import type { Hook, Logger } from '@hookyard/core';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { KeyLayout } from './keys';
 import { storeError } from './replies';
@@ -31,7 +31,7 @@ export class StoreSetup {
   private passed = false;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: KeyLayout,
     private readonly partitions: number,
     private readonly logger?: Logger,

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { TOKEN_BUCKET_LUA, bucketOptions } from './token-bucket';
 import type { BucketName } from './token-bucket';
@@ -10,7 +10,8 @@ import type { BucketName } from './token-bucket';
 export type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 export interface BucketSetOptions {
-  redis?: { url: string; prefix: string };
+  /** `cluster`: the URL names a seed node of a Redis Cluster (HOOKS_REDIS_CLUSTER). */
+  redis?: { url: string; prefix: string; cluster?: boolean };
   rate: number;
   burst: number;
   apiRate: number;
@@ -42,7 +43,7 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     storeDown = false;
     options.onStore?.('up');
   };
-  const client = options.redis ? connect(options.redis.url, markDown) : undefined;
+  const client = options.redis ? connect(options.redis.url, !!options.redis.cluster, markDown) : undefined;
   // Checks made while the first connection is still being set up wait for it (at most
   // connectTimeout) instead of counting in-process; after that, a check never waits on a dead link.
   let firstConnect: Promise<void> | undefined = client ? untilFirstConnect(client) : undefined;
@@ -117,7 +118,7 @@ function verdict(waitMs: number): Verdict {
 
 const CONNECT_TIMEOUT_MS = 2000;
 
-function untilFirstConnect(client: Redis): Promise<void> {
+function untilFirstConnect(client: Redis | Cluster): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
     timer.unref();
@@ -130,16 +131,33 @@ function untilFirstConnect(client: Redis): Promise<void> {
   });
 }
 
-function connect(url: string, onError: (err: unknown) => void): Redis {
-  const client = new Redis(url, {
+function connect(url: string, cluster: boolean, onError: (err: unknown) => void): Redis | Cluster {
+  const options = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     // A hung Redis must not hold the door: past this the check fails open.
     commandTimeout: 500,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
+    retryStrategy: (times: number) => Math.min(times * 200, 2000),
+  };
+  const client = cluster ? clusterClient(url, options) : new Redis(url, options);
   // Without a listener ioredis prints every reconnect failure; the limiter reports through onStore instead.
   client.on('error', onError);
   return client;
+}
+
+/** A Cluster client seeded by the node `url` names (its user, password and TLS go to every node). */
+function clusterClient(url: string, options: RedisOptions): Cluster {
+  const u = new URL(url);
+  const { retryStrategy, enableOfflineQueue, ...perNode } = options;
+  return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
+    enableOfflineQueue,
+    clusterRetryStrategy: retryStrategy,
+    redisOptions: {
+      ...perNode,
+      username: u.username ? decodeURIComponent(u.username) : undefined,
+      password: u.password ? decodeURIComponent(u.password) : undefined,
+      tls: u.protocol === 'rediss:' ? {} : undefined,
+    },
+  });
 }

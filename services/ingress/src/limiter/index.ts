@@ -28,7 +28,7 @@ export type { Verdict } from './buckets';
 
 export interface DoorLimiterOptions {
   /** Shared buckets across replicas; absent = per-process buckets. */
-  redis?: { url: string; prefix: string };
+  redis?: { url: string; prefix: string; cluster?: boolean };
   /** Door requests per second, per client and per topic (HOOKS_DOOR_RATE; 0 = unlimited). */
   rate: number;
   /** Door burst, per client and per topic (HOOKS_DOOR_BURST). */

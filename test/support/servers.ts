@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { sleep } from '../support/processes';
+import { sleep } from './processes';
 
 /** Finds a binary on PATH, then in the sbin directories Debian installs servers to. */
 export function findBinary(name: string): string {
@@ -102,13 +102,17 @@ export class ServerProcess {
   }
 }
 
-/** redis-server with AOF and `appendfsync always`: a SIGKILL loses no acknowledged write. */
-export async function startRedis(dir: string, extra: string[] = []): Promise<ServerProcess> {
+/**
+ * redis-server, by default with AOF and `appendfsync always` (a SIGKILL loses
+ * no acknowledged write); `aof: false` keeps nothing on disk.
+ */
+export async function startRedis(dir: string, opts: { aof?: boolean; extra?: string[] } = {}): Promise<ServerProcess> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
+  const persistence = opts.aof === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    '--appendonly', 'yes', '--appendfsync', 'always', '--protected-mode', 'no', '--loglevel', 'warning', ...extra,
+    ...persistence, '--protected-mode', 'no', '--loglevel', 'warning', ...(opts.extra ?? []),
   ];
   const s = new ServerProcess(`redis:${port}`, findBinary('redis-server'), args, port);
   await s.start();
