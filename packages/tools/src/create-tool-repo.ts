@@ -9,6 +9,7 @@ import { localShellTool } from './local/local-shell';
 import { webhookTool } from './local/webhook';
 import { LocalRepo, type LocalTool } from './local/local-repo';
 import { printTool } from './local/print';
+import { waitTool } from './local/wait';
 import { McpProvider } from './mcp/mcp-provider';
 import { MultiRepo } from './multi-repo';
 import { OpenApiProvider } from './openapi/openapi-provider';
@@ -34,13 +35,13 @@ export interface CreateToolRepoOptions {
 const JS_EXECUTION_MAX_MS = 5000;
 
 /**
- * The built-in tools this deployment's settings turn on: echo, print, webhook
- * and js_execution always; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
+ * The built-in tools this deployment's settings turn on: echo, print, wait,
+ * webhook and js_execution always; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
  * HOOKS_LOCAL_SHELL_ENABLED (and a root to run in).
  */
 export function localTools(options: CreateToolRepoOptions): LocalTool[] {
   const { settings, logger } = options;
-  const tools: LocalTool[] = [echoTool, printTool];
+  const tools: LocalTool[] = [echoTool, printTool, waitTool];
   if (settings.localFsRoot) tools.push(localFsTool(settings.localFsRoot));
   if (settings.localShellEnabled) {
     if (settings.localFsRoot) {

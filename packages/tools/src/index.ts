@@ -5,6 +5,8 @@ export { LocalRepo } from './local/local-repo';
 export type { LocalTool } from './local/local-repo';
 export { echoTool } from './local/echo';
 export { printTool } from './local/print';
+export { ParkRequest, WAIT_MAX_SECONDS, WAIT_ON_TIMEOUT, isParkRequest, waitTool } from './local/wait';
+export type { WaitOnTimeout } from './local/wait';
 export { LOCAL_FS_LIMITS, localFsTool } from './local/local-fs';
 export type { LocalFsLimits } from './local/local-fs';
 export { localShellTool } from './local/local-shell';

@@ -1,18 +1,35 @@
 import { TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, toHookyardError } from '@hookyard/core';
-import type { Hook, JqField, Run } from '@hookyard/core';
+import type { Hook, Interaction, JqField, Run, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
-import type { HookStore } from '@hookyard/store';
+import type { HookStore, InteractionStore } from '@hookyard/store';
 
 /** The extra carrying the rendered subject of a hook that declares one. */
 export const TOOL_EXTRA_SUBJECT = 'tai42/subject';
 
-/** What a hook asks of one run: skip it, or call its tool with these arguments. */
-export type HookPlan = { skip: true } | { skip: false; kwargs: Record<string, unknown>; extras: Record<string, unknown> };
+/** At most this many open interactions are bound as `$parked` (oldest first). */
+export const PARKED_MAX = 100;
+
+/** What a run's door contract does to open interactions: one kind of act per run. */
+export type DoorAct =
+  | { verb: 'cancel'; ids: string[] }
+  | { verb: 'resume'; items: Array<{ id: string; payload: unknown }> }
+  | { verb: 'take'; id: string };
+
+/**
+ * What a hook asks of one run: skip it (condition false, or `start_expr`
+ * yielded null), act on interactions (`cancel_expr` / `resume_expr`, with
+ * `extras_expr` handed on to them), or call its tool.
+ */
+export type HookPlan =
+  | { skip: true; result: unknown }
+  | { skip: false; act: DoorAct; handOn: Record<string, unknown> | null; subject: SubjectKey | null }
+  | { skip: false; act: null; kwargs: Record<string, unknown>; extras: Record<string, unknown>; subject: SubjectKey | null };
 
 export interface PlanDeps {
   jq: JqEngine;
   hooks: Pick<HookStore, 'getTemplate'>;
+  interactions: Pick<InteractionStore, 'openOnSubject'>;
   jqTimeoutMs: number;
 }
 
@@ -20,19 +37,62 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
+
+/** `cancel_expr`'s output: an id or a list of ids; null, no output or [] cancel nothing. */
+export function cancelIds(hook: string, out: unknown[]): string[] {
+  const first = out[0];
+  if (first === undefined || first === null) return [];
+  const list = Array.isArray(first) ? first : [first];
+  if (!list.every((x): x is string => typeof x === 'string' && x !== '')) {
+    throw badInput(`hook '${hook}' cancel_expr must yield an interaction id or a list of ids, got ${shown(out)}`);
+  }
+  return [...new Set(list)];
+}
+
+/**
+ * `resume_expr`'s output: `{id, payload}`, an id, `{take: id}`, or a list of
+ * them; null, no output or [] resume nothing. One take at most, and not
+ * beside resumes: a take's outcome becomes this run's result.
+ */
+export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
+  const first = out[0];
+  if (first === undefined || first === null) return null;
+  const list = Array.isArray(first) ? first : [first];
+  const items: Array<{ id: string; payload: unknown }> = [];
+  const takes: string[] = [];
+  const bad = () => badInput(`hook '${hook}' resume_expr must yield {id, payload}, an id, {take: id}, or a list of them, got ${shown(out)}`);
+  for (const x of list) {
+    if (typeof x === 'string' && x !== '') items.push({ id: x, payload: null });
+    else if (isObject(x) && 'take' in x) {
+      if (typeof x.take !== 'string' || x.take === '' || Object.keys(x).length !== 1) throw bad();
+      takes.push(x.take);
+    } else if (isObject(x) && typeof x.id === 'string' && x.id !== '') items.push({ id: x.id, payload: x.payload ?? null });
+    else throw bad();
+  }
+  if (takes.length > 0 && (items.length > 0 || takes.length > 1)) {
+    throw badInput(`hook '${hook}' resume_expr yielded ${takes.length} take(s) and ${items.length} resume(s); a run takes one outcome and resumes nothing beside it`);
+  }
+  if (takes.length === 1) return { verb: 'take', id: takes[0]! };
+  if (items.length === 0) return null;
+  const ids = items.map((i) => i.id);
+  if (new Set(ids).size !== ids.length) throw badInput(`hook '${hook}' resume_expr names an interaction twice: ${JSON.stringify(ids)}`);
+  return { verb: 'resume', items };
+}
+
 /**
  * Evaluates a hook's jq fields over a run's payload. Everything here happens
  * before the hook acts, so a failure that can pass is retried by the caller.
- * `$parked` is bound (empty until parked interactions exist) so expressions
- * written against it compile and run.
+ * `$parked` is bound in every expression to the open interactions on the
+ * hook's subject (same scope, kind and key) when it has one, else `[]`.
  */
 export class HookEvaluator {
   constructor(private readonly deps: PlanDeps) {}
 
-  private async run(field: JqField, name: string, hook: Hook, payload: unknown): Promise<unknown[]> {
+  private async run(field: JqField, name: string, hook: Hook, payload: unknown, parked: unknown[]): Promise<unknown[]> {
     const { expr, vars } = await resolveJqField(field, (id) => this.deps.hooks.getTemplate(id));
     try {
-      return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked: [] }, timeoutMs: this.deps.jqTimeoutMs });
+      return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked }, timeoutMs: this.deps.jqTimeoutMs });
     } catch (err) {
       const e = toHookyardError(err);
       // A jq error over this payload raises again on every attempt: bad input, named by field.
@@ -41,48 +101,70 @@ export class HookEvaluator {
     }
   }
 
-  /** The whole plan of a fresh start: condition, door contract, extras, subject. */
-  async plan(hook: Hook, run: Run): Promise<HookPlan> {
-    if (hook.condition) {
-      const out = await this.run(hook.condition, 'condition', hook, run.payload);
-      if (!isTruthyOutput(out)) return { skip: true };
+  /** The hook's subject rendered over the payload (its key_expr sees `$parked` as []: it decides what $parked is). */
+  async subject(hook: Hook, run: Run): Promise<SubjectKey | null> {
+    if (!hook.subject) return null;
+    const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload, []);
+    const key = out[0];
+    if (typeof key !== 'string' || key === '') {
+      throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${shown(out)}`);
     }
+    return { scope: hook.subject.scope, kind: hook.subject.kind, key };
+  }
+
+  /** `$parked`: the open interactions on the subject, oldest first. */
+  async parked(subject: SubjectKey | null): Promise<Interaction[]> {
+    return subject ? this.deps.interactions.openOnSubject(subject, PARKED_MAX) : [];
+  }
+
+  /** The whole plan of a fresh start: subject, `$parked`, condition, door contract, extras. */
+  async plan(hook: Hook, run: Run): Promise<HookPlan> {
+    const subject = await this.subject(hook, run);
+    const parked = await this.parked(subject);
+    if (hook.condition) {
+      const out = await this.run(hook.condition, 'condition', hook, run.payload, parked);
+      if (!isTruthyOutput(out)) return { skip: true, result: { condition: false } };
+    }
+    const cancel = hook.cancel_expr ? cancelIds(hook.name, await this.run(hook.cancel_expr, 'cancel_expr', hook, run.payload, parked)) : [];
+    const resume = hook.resume_expr ? resumeAct(hook.name, await this.run(hook.resume_expr, 'resume_expr', hook, run.payload, parked)) : null;
+    if (cancel.length > 0 && resume) {
+      throw badInput(`hook '${hook.name}' cancel_expr and resume_expr both yielded interactions; a run acts on interactions once (cancel or resume or take)`);
+    }
+    const act: DoorAct | null = cancel.length > 0 ? { verb: 'cancel', ids: cancel } : resume;
+    if (act) return { skip: false, act, handOn: await this.extrasExpr(hook, run, parked), subject };
+
     let kwargs: Record<string, unknown> = { ...hook.tool_kwargs };
     if (hook.start_expr) {
-      const out = await this.run(hook.start_expr, 'start_expr', hook, run.payload);
+      const out = await this.run(hook.start_expr, 'start_expr', hook, run.payload, parked);
       const first = out[0];
-      if (!isObject(first)) {
-        throw badInput(`hook '${hook.name}' start_expr must yield an object, got ${out.length === 0 ? 'no output' : JSON.stringify(first)}`);
-      }
+      if (first === null) return { skip: true, result: { start: null } };
+      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shown(out)}`);
       // The static tool_kwargs win on a clash: the registrant's word beats the payload's.
       kwargs = { ...first, ...hook.tool_kwargs };
     }
-    return { skip: false, kwargs, extras: await this.extras(hook, run) };
+    return { skip: false, act: null, kwargs, extras: await this.extras(hook, run, subject, parked), subject };
+  }
+
+  private async extrasExpr(hook: Hook, run: Run, parked: unknown[]): Promise<Record<string, unknown> | null> {
+    if (!hook.extras_expr) return null;
+    const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload, parked);
+    const first = out[0];
+    if (isObject(first)) return assignOwn({}, first);
+    if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
+    return null;
   }
 
   /**
-   * Extras of a call: extras_expr, the subject, and the idempotency key (the
-   * run id, stable across attempts and replays). They are a pure function of
-   * hook and payload, so a replayed start computes the same extras again.
+   * Extras of this run's own tool call: extras_expr, the subject, and the
+   * idempotency key (the run id, stable across attempts and replays). A
+   * replayed start computes them again (`$parked` read anew).
    */
-  async extras(hook: Hook, run: Run): Promise<Record<string, unknown>> {
+  async extras(hook: Hook, run: Run, subject?: SubjectKey | null, parked?: unknown[]): Promise<Record<string, unknown>> {
+    const subj = subject === undefined ? await this.subject(hook, run) : subject;
     const extras: Record<string, unknown> = {};
-    if (hook.extras_expr) {
-      const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload);
-      const first = out[0];
-      if (isObject(first)) assignOwn(extras, first);
-      else if (first !== undefined && first !== null) {
-        throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
-      }
-    }
-    if (hook.subject) {
-      const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload);
-      const key = out[0];
-      if (typeof key !== 'string' || key === '') {
-        throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${out.length === 0 ? 'no output' : JSON.stringify(key)}`);
-      }
-      extras[TOOL_EXTRA_SUBJECT] = { scope: hook.subject.scope, kind: hook.subject.kind, key };
-    }
+    const own = await this.extrasExpr(hook, run, parked ?? (await this.parked(subj)));
+    if (own) assignOwn(extras, own);
+    if (subj) extras[TOOL_EXTRA_SUBJECT] = subj;
     extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = run.id;
     return extras;
   }

@@ -1,14 +1,28 @@
-import { allows, backoffMs, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
-import type { Clock, HookMetrics, HookyardError, Logger, Run, Settings } from '@hookyard/core';
+import { allows, argsHash, backoffMs, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import type { Clock, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
-import type { Stores } from '@hookyard/store';
-import { describeAllowlist, resolveAllowlist, toolPolicy, type ToolRepo } from '@hookyard/tools';
+import type { CompletedStatus, Stores } from '@hookyard/store';
+import { describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ParkRequest, type ToolRepo } from '@hookyard/tools';
 import { Attempt, LeaseKeeper } from './attempt';
-import { HookEvaluator } from './hook-plan';
+import { byRun, checkAct, commitAct, intentOf } from './door';
+import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
+import type { DoorAct } from './hook-plan';
+import { checkStoppedClaim, waitOutcome } from './woken';
+import type { WokenOutcome } from './woken';
 import type { RunReporter } from '@hookyard/bus';
 import { callTool } from './tool-call';
 
-type Outcome = { status: 'succeeded' | 'skipped'; result: unknown } | { error: HookyardError; acted: boolean };
+type Outcome = { status: CompletedStatus; result: unknown } | { error: HookyardError; acted: boolean } | { parked: Interaction };
+
+/** A named point in an attempt where a test may hold it (see `pause` below). */
+export type PausePoint = 'claim_intent';
+
+/**
+ * What a run woken from an approval does next (the approval policy wires it):
+ * end (denied, or arguments changed meanwhile), or go on to call its tool
+ * (`proceed`). Without one, such a run is held failed saying so.
+ */
+export type ApprovalContinuation = (input: { run: Run; hook: Hook; interaction: Interaction }) => Promise<WokenOutcome | 'proceed'>;
 
 export interface RunExecutorDeps {
   settings: Settings;
@@ -21,6 +35,15 @@ export interface RunExecutorDeps {
   reporter: RunReporter;
   /** Waits between two tries of an outcome write (default: a timer). Tests pass one that moves a manual clock. */
   sleep?: (ms: number) => Promise<void>;
+  /** Publishes run ids for executors (the runs a resume woke); without it the sweep dispatches them. */
+  dispatch?: (ids: string[]) => Promise<void>;
+  approvals?: ApprovalContinuation;
+  /**
+   * Test seam: awaited at the named point of an attempt (after `claim_intent`
+   * is written, before the claim commits), so a fault test can stop a process
+   * exactly there. Absent in production.
+   */
+  pause?: (point: PausePoint, run: Run) => Promise<void>;
 }
 
 /**
@@ -39,7 +62,7 @@ export class RunExecutor {
   private handingBack = false;
 
   constructor(private readonly deps: RunExecutorDeps) {
-    this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, jqTimeoutMs: deps.settings.jqTimeoutMs });
+    this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, jqTimeoutMs: deps.settings.jqTimeoutMs });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
   }
 
@@ -145,17 +168,35 @@ export class RunExecutor {
   /** The hook's steps up to the tool's result. Throws the failure; `state.acted` says on which side of acting. */
   private async attempt(a: Attempt, state: { acted: boolean }): Promise<Outcome> {
     const { run } = a;
-    const hook = await this.deps.stores.hooks.getHook(run.hook);
+    const { stores } = this.deps;
+    const hook = await stores.hooks.getHook(run.hook);
     if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
+    // A run woken from its interaction goes on from the answer.
+    let approved = false;
+    if (run.interaction) {
+      const i = await stores.interactions.get(run.interaction);
+      if (i && i.status !== 'open') {
+        const woken = await this.woken(a, hook, i);
+        if (woken !== 'proceed') return woken;
+        approved = true;
+      }
+    }
+    // Stopped mid-claim last time: go on only if the claim provably did not commit.
+    if (run.claim_intent && run.acted === '') {
+      const check = await checkStoppedClaim(run, stores.interactions);
+      if ('error' in check) return { error: check.error, acted: false };
+      await a.write((token, now) => stores.runs.note(run.id, token, 'claim_checked', check.note, now));
+    }
     let kwargs: Record<string, unknown>;
     let extras: Record<string, unknown>;
-    if (state.acted) {
+    if (state.acted && !approved) {
       // A replayed start: the kept input, the same extras; no condition or door contract.
       kwargs = run.input ?? {};
       extras = await this.evaluator.extras(hook, run);
     } else {
       const plan = await this.evaluator.plan(hook, run);
-      if (plan.skip) return { status: 'skipped', result: { condition: false } };
+      if (plan.skip) return { status: 'skipped', result: plan.result };
+      if (plan.act) return this.act(a, hook, plan.act, plan.handOn, state);
       ({ kwargs, extras } = plan);
     }
     const allowlist = resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
@@ -163,27 +204,88 @@ export class RunExecutor {
       throw unauthorized(`tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${describeAllowlist(allowlist)})`);
     }
     const policy = await toolPolicy(this.deps.tools, hook.tool);
-    if (!state.acted) {
+    if (!state.acted || approved) {
       // Recorded before the call: from here on the platform adds no attempts.
-      await a.write((token, now) => this.deps.stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
+      await a.write((token, now) => stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
       state.acted = true;
     }
     const { result } = await callTool(this.deps.tools, {
       tool: hook.tool,
       args: kwargs,
-      ctx: { runId: run.id, hook: hook.name, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
+      ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
       interrupt: a,
       timeoutMs: this.deps.settings.toolTimeoutMs,
       retry: policy.retry,
       logger: this.deps.logger,
     });
+    if (isParkRequest(result)) return this.park(a, hook, kwargs, extras, result);
     return { status: 'succeeded', result };
+  }
+
+  /** A run woken from interaction `i`: a wait ends from its answer; an approval asks the approval continuation. */
+  private async woken(a: Attempt, hook: Hook, i: Interaction): Promise<Outcome | 'proceed'> {
+    const { run } = a;
+    if (i.kind === 'wait') return waitOutcome(i);
+    if (!this.deps.approvals) {
+      return { error: internal(`run woke from approval ${i.id} (${i.status}) but this executor has no approval continuation configured`), acted: run.acted !== '' };
+    }
+    return this.deps.approvals({ run, hook, interaction: i });
+  }
+
+  /** The tool asked to park its run (the `wait` tool): one atomic step ends the attempt and opens the interaction. */
+  private async park(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, req: ParkRequest): Promise<Outcome> {
+    const { stores, metrics, logger } = this.deps;
+    const { run } = a;
+    const subject = (req.extra.subject ?? extras[TOOL_EXTRA_SUBJECT] ?? null) as Interaction['subject'];
+    // An end-of-attempt write like complete: tried again through a store blip (park answers a re-send as stored).
+    const { interaction } = await a.writeOutcome('parked', this.deps.settings.leaseMs, (token, now) =>
+      stores.interactions.park({
+        run: run.id, token, kind: req.kind, tool: hook.tool, argsHash: argsHash(kwargs), rule: req.extra.rule ?? null,
+        policyVersion: req.extra.policyVersion ?? null, answerHooks: req.extra.answerHooks, subject, onTimeout: req.onTimeout,
+        expiresAt: now + req.timeoutMs, now,
+      }),
+    );
+    metrics.parkedTotal.inc({ hook: run.hook, kind: req.kind });
+    logger.info({ run: run.id, hook: run.hook, interaction: interaction.id, kind: req.kind, expires_at: interaction.expires_at }, 'run parked');
+    return { parked: interaction };
+  }
+
+  /**
+   * The door contract acts on open interactions: checks, then `claim_intent`,
+   * the commit, and `acted`. Woken runs are published; the run ends with what
+   * it did (a take: the taken outcome's result).
+   */
+  private async act(a: Attempt, hook: Hook, act: DoorAct, handOn: Record<string, unknown> | null, state: { acted: boolean }): Promise<Outcome> {
+    const { stores, clock, logger } = this.deps;
+    const { run } = a;
+    const found = await checkAct(act, hook, stores);
+    await a.write((token, now) => stores.runs.setClaimIntent(run.id, token, intentOf(act), now));
+    await this.deps.pause?.('claim_intent', run);
+    if (a.interruptReason) throw a.interruptError!;
+    const committed = await commitAct(act, handOn, byRun(hook, run), found, stores.interactions, () => clock.now());
+    await a.write((token, now) => stores.runs.act(run.id, token, { acted: act.verb, actedIds: committed.ids }, now));
+    state.acted = true;
+    if (committed.woken.length > 0) {
+      await this.deps.dispatch?.(committed.woken.map((r) => r.id)).catch((err: unknown) => {
+        logger.warn({ run: run.id, err: toHookyardError(err).message }, 'could not publish the woken runs; the sweep dispatches them');
+      });
+    }
+    for (const ended of committed.ended) await this.deps.reporter.finished(ended);
+    logger.info({ run: run.id, hook: hook.name, acted: act.verb, ids: committed.ids }, 'door contract acted');
+    if (committed.error) return { error: committed.error, acted: true };
+    if (act.verb === 'take') return { status: 'succeeded', result: committed.taken?.result ?? null };
+    return { status: 'succeeded', result: act.verb === 'cancel' ? { cancelled: committed.ids } : { resumed: committed.ids } };
   }
 
   /** Writes the outcome: finished, retried later, or held as failed. */
   private async record(a: Attempt, startedAt: number, outcome: Outcome): Promise<void> {
     const { settings, stores, logger, metrics, clock } = this.deps;
     const { run } = a;
+    if ('parked' in outcome) {
+      // The park ended the attempt: no lease, no worker slot, nothing else to write.
+      this.observe(run, startedAt, 'parked');
+      return;
+    }
     if ('status' in outcome) {
       const done = await a.writeOutcome(outcome.status, settings.leaseMs, (token, now) => stores.runs.complete(run.id, token, outcome.status, outcome.result, now));
       this.observe(run, startedAt, outcome.status);

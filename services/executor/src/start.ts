@@ -6,6 +6,7 @@ import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
 import type { RunEventSink } from '@hookyard/bus';
 import { RunExecutor } from './run-executor';
+import type { ApprovalContinuation, PausePoint } from './run-executor';
 import { createRunReporter } from '@hookyard/bus';
 
 export type { RunEventSink, RunSummary } from '@hookyard/bus';
@@ -20,6 +21,24 @@ export interface ExecutorDeps {
   logger: Logger;
   clock?: Clock;
   events?: RunEventSink;
+  /** What a run woken from an approval does next (the approval policy's continuation). */
+  approvals?: ApprovalContinuation;
+}
+
+/**
+ * Test-only: HOOKYARD_TEST_PAUSE_AT=claim_intent holds every attempt that has
+ * just written its claim intent (before the claim commits) and logs
+ * 'test pause point reached', so a fault test can SIGKILL the process at
+ * exactly that point. Unset (always, outside tests) it does nothing.
+ */
+function testPause(logger: Logger): ((point: PausePoint, run: { id: string }) => Promise<void>) | undefined {
+  const at = process.env.HOOKYARD_TEST_PAUSE_AT;
+  if (at !== 'claim_intent') return undefined;
+  logger.warn({ point: at }, 'HOOKYARD_TEST_PAUSE_AT is set: attempts stop at this point (tests only)');
+  return (point, run) => {
+    logger.warn({ point, run: run.id }, 'test pause point reached');
+    return new Promise<void>(() => undefined);
+  };
 }
 
 export interface ExecutorHandle {
@@ -55,7 +74,10 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
     dispatchGraceMs: settings.dispatchGraceMs,
     events: deps.events,
   });
-  const executor = new RunExecutor({ settings, stores, jq: deps.jq, tools: deps.tools, metrics: deps.metrics, logger, clock, reporter });
+  const executor = new RunExecutor({
+    settings, stores, jq: deps.jq, tools: deps.tools, metrics: deps.metrics, logger, clock, reporter,
+    dispatch: (ids) => deps.bus.publish(ids), approvals: deps.approvals, pause: testPause(logger),
+  });
   let stopping = false;
   const handlers = new Set<Promise<void>>();
 

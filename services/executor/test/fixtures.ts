@@ -97,7 +97,9 @@ export function harness(opts: {
     events: { publish: async (s) => void events.push(s) },
   });
   const sleep = opts.sleep ? (ms: number) => opts.sleep!(ms, clock) : undefined;
-  const executor = new RunExecutor({ settings, stores, jq: opts.jq, tools: new LocalRepo(opts.tools), metrics, logger, clock, reporter, sleep });
+  const executor = new RunExecutor({
+    settings, stores, jq: opts.jq, tools: new LocalRepo(opts.tools), metrics, logger, clock, reporter, sleep, dispatch: (ids) => bus.publish(ids),
+  });
   return {
     settings, stores, bus, clock, metrics, lines, logger, events, executor,
     async keep(topic, payload) {
