@@ -1,4 +1,4 @@
-import { notFound, type Logger } from '@hookyard/core';
+import { notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from './types';
 
 /**
@@ -57,6 +57,15 @@ export class MultiRepo implements ToolRepo {
       if (found.length > 0) return found;
     }
     return [];
+  }
+
+  /** The first repo that serves the record's kind discovers it. */
+  async discoverRecord(record: RemoteToolRecord): Promise<string[] | undefined> {
+    for (const repo of this.repos) {
+      const found = await repo.discoverRecord?.(record);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /** Closes every composed repo that holds something; one failing does not keep the others open. */

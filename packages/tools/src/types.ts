@@ -1,4 +1,4 @@
-import type { Logger, ToolRetryPolicy } from '@hookyard/core';
+import type { Logger, RemoteToolRecord, ToolRetryPolicy } from '@hookyard/core';
 import type { ApprovalDecision } from './approval/evaluate';
 
 export type JsonSchema = Record<string, unknown>;
@@ -58,6 +58,13 @@ export interface ToolRepo {
    * service that serves many operations. Empty when the repo does not know it.
    */
   tools(providerName: string): Promise<ToolInfo[]>;
+  /**
+   * Discovers a registration of a service that provides tools (openapi, mcp,
+   * grpc) now, whether or not it is stored yet: the names of the tools it
+   * would list, or undefined when this repo does not serve the record's kind.
+   * Throws what went wrong (unreachable, an HTTP status, not OpenAPI, too large).
+   */
+  discoverRecord?(record: RemoteToolRecord): Promise<string[] | undefined>;
   /** Releases connections and child processes the repo holds; absent when it holds none. */
   close?(): Promise<void>;
 }

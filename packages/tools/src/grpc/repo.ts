@@ -112,6 +112,11 @@ class GrpcToolRepo implements ToolRepo {
     return out;
   }
 
+  async discoverRecord(record: RemoteToolRecord): Promise<string[] | undefined> {
+    if (record.kind !== 'grpc') return undefined;
+    return (await this.discovery(record, this.config(record))).methods.map((m) => m.tool);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const { client } of this.channels.values()) client.close();

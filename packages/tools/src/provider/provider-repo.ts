@@ -76,6 +76,13 @@ export class ProviderRepo implements ToolRepo {
     return (await this.entries(owner)).filter((e) => e.info.name === providerName).map((e) => e.info);
   }
 
+  async discoverRecord(record: RemoteToolRecord): Promise<string[] | undefined> {
+    const provider = this.byKind.get(record.kind);
+    if (!provider) return undefined;
+    const discovered = await (provider.check ? provider.check(record) : provider.discover(record));
+    return this.entriesOf(record, discovered).map((e) => e.info.name);
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.byKind.values()].map((p) => p.close()));
   }
@@ -86,7 +93,10 @@ export class ProviderRepo implements ToolRepo {
   }
 
   private async entries(record: RemoteToolRecord): Promise<Entry[]> {
-    const discovered = await this.byKind.get(record.kind)!.discover(record);
+    return this.entriesOf(record, await this.byKind.get(record.kind)!.discover(record));
+  }
+
+  private entriesOf(record: RemoteToolRecord, discovered: readonly DiscoveredTool[]): Entry[] {
     const filter = parseAllowlist(record.operations ?? ['*']);
     const injected = Object.keys(record.injected ?? {});
     const out: Entry[] = [];

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import { badInput, conflict, isValidName, notFound, secretScopeOf } from '@hookyard/core';
-import { TOOL_SEPARATOR, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError } from '@hookyard/core';
+import { OpenApiDocumentError, TOOL_SEPARATOR, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -36,9 +36,29 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     const record = checked.record;
     const previous = await ctx.stores.tools.getTool(record.name);
     if (previous) record.created_at = previous.created_at;
+    // A service that provides tools is read now, so the answer says whether it can be used.
+    let discovered: string[] | undefined;
+    if (DISCOVERED_KINDS.has(record.kind) && req.query.discover !== 'false') {
+      try {
+        discovered = await ctx.tools.discoverRecord?.(record);
+      } catch (err) {
+        const e = toHookyardError(err);
+        // The document or server answered with something unusable (not OpenAPI, too large): 422; could not be read: 502.
+        const status = e.kind === 'bad_input' || e instanceof OpenApiDocumentError ? 422 : 502;
+        ctx.logger.warn({ err: e, tool: record.name }, 'tool registration refused: the service could not be discovered');
+        return void res.status(status).json({
+          error: {
+            kind: e.kind,
+            message: `${record.kind} tool '${record.name}' could not be discovered, so it was not registered: ${e.message}`,
+            details: ['register with ?discover=false to keep it without this check (for a service that is not up yet)'],
+          },
+        });
+      }
+    }
     const { created } = await ctx.stores.tools.putTool(record);
-    ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created }, created ? 'tool registered' : 'tool replaced');
-    res.status(created ? 201 : 200).json({ created, tool: redactToolRecord(record) });
+    ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created, tools: discovered?.length }, created ? 'tool registered' : 'tool replaced');
+    const found = discovered ? { discovered: true, tools: discovered.length } : DISCOVERED_KINDS.has(record.kind) ? { discovered: false } : {};
+    res.status(created ? 201 : 200).json({ created, tool: redactToolRecord(record), ...found });
   });
 
   router.delete('/tools/:name', requireRole('admin'), async (req, res) => {
@@ -55,6 +75,9 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     res.json({ removed: true, name });
   });
 }
+
+/** Registrations whose tools are discovered from the service: checked when registered unless ?discover=false. */
+const DISCOVERED_KINDS = new Set(['openapi', 'mcp', 'grpc']);
 
 /** Every tool name with its description; a provider that lists a name but cannot describe it is shown bare. */
 async function allTools(repo: ToolRepo): Promise<ToolInfo[]> {

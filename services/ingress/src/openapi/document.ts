@@ -19,6 +19,14 @@ function op(role: 'reader' | 'operator' | 'admin', summary: string, responses: O
 const open = { security: [] };
 const doorError = (description: string): Obj => answer(description, ref('DoorError'));
 
+const errorResponse = (description: string): Obj => answer(description, ref('Error'));
+
+/** What a registration of a discovered kind answers besides the record. */
+const DISCOVERY_FIELDS = {
+  discovered: { type: 'boolean', description: 'true when the service was discovered now (openapi, mcp, grpc); false with ?discover=false' },
+  tools: { type: 'integer', minimum: 0, description: 'how many tools the service provides, when discovered' },
+};
+
 const PATHS: Obj = {
   '/universal_webhook/{topic}': {
     parameters: [pathParam('topic', 'The topic; one that does not match the name pattern is 404')],
@@ -206,13 +214,21 @@ const PATHS: Obj = {
     ),
     post: op(
       'admin',
-      'Register or replace an HTTP tool service',
+      'Register or replace a tool service',
       {
-        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord') } }),
-        '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord') } }),
+        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS } }),
+        '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS } }),
         ...fail(400),
+        '422': errorResponse('the service answered with something that cannot be used (not JSON, not OpenAPI 3, larger than HOOKS_OPENAPI_MAX_BYTES); nothing registered'),
+        '502': errorResponse('the service could not be read (unreachable, an HTTP error, a timeout); nothing registered'),
       },
-      { tags: ['tools'], operationId: 'putTool', requestBody: body(ref('ToolRecordInput')) },
+      {
+        tags: ['tools'],
+        operationId: 'putTool',
+        description: 'Needs the admin role. An openapi, mcp or grpc registration is discovered before it is kept: the answer counts its tools, or says why the service cannot be read.',
+        parameters: [{ name: 'discover', in: 'query', description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)', schema: { type: 'string', enum: ['true', 'false'], default: 'true' } }],
+        requestBody: body(ref('ToolRecordInput')),
+      },
     ),
   },
   '/api/tools/{name}': {
@@ -243,7 +259,6 @@ const PATHS: Obj = {
   },
 };
 
-const errorResponse = (description: string): Obj => answer(description, ref('Error'));
 
 /**
  * The OpenAPI 3.0 description of the ingress: the public door, the management

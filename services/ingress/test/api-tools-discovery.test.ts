@@ -1,0 +1,157 @@
+/**
+ * Registering a service that provides tools discovers it then and there: the
+ * answer counts its tools, or is a 422/502 saying why and keeps nothing;
+ * `?discover=false` keeps it unchecked. Against real node:http servers on
+ * 127.0.0.1: a small OpenAPI document, GitHub's published one (npm
+ * @octokit/openapi, a hook on `issues/create`), and Hookyard's own
+ * `/openapi.json` (a hook lists failed runs through it).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSecretResolver, loadSettings, silentLogger } from '@hookyard/core';
+import { createMemoryStores } from '@hookyard/store';
+import { createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
+import { startHarness, TOKENS, type Harness } from './support/harness';
+
+const GITHUB = readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'));
+const PETS = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 'pets', version: '1' },
+  paths: {
+    '/pets/{id}': { get: { operationId: 'getPet', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/pets': { get: { operationId: 'listPets', responses: { '200': { description: 'ok' } } } },
+  },
+});
+
+/** What each path of the document server answers. */
+const DOCS: Record<string, { status: number; type: string; body: string | Buffer }> = {
+  '/pets/openapi.json': { status: 200, type: 'application/json', body: PETS },
+  '/html/openapi.json': { status: 200, type: 'text/html', body: '<html>login</html>' },
+  '/swagger/openapi.json': { status: 200, type: 'application/json', body: '{"swagger":"2.0","info":{},"paths":{}}' },
+  '/gone/openapi.json': { status: 404, type: 'text/plain', body: 'no such page' },
+  '/github/openapi.json': { status: 200, type: 'application/json', body: GITHUB },
+};
+
+let docs: Server;
+let docsUrl: string;
+let closedUrl: string;
+let h: Harness;
+let tools: ClosableToolRepo;
+
+beforeAll(async () => {
+  docs = createServer((req, res) => {
+    const d = DOCS[req.url ?? ''] ?? { status: 404, type: 'text/plain', body: 'not here' };
+    res.writeHead(d.status, { 'content-type': d.type, connection: 'close' });
+    res.end(d.body);
+  });
+  await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
+  docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+  // A port that was just free: nothing listens there.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+  const stores = createMemoryStores();
+  const settings = loadSettings({}, { openapiMaxBytes: 16 * 1024 * 1024 });
+  const secrets = createSecretResolver({ env: { HOOKS_SECRET_HOOKYARD_TOKEN: `Bearer ${TOKENS.reader}` } });
+  tools = createToolRepo({ settings, toolStore: stores.tools, logger: silentLogger(), secrets });
+  h = await startHarness({ stores, tools, settings: { openapiMaxBytes: 16 * 1024 * 1024 } });
+}, 60_000);
+afterAll(async () => {
+  await h.close();
+  await tools.close();
+  await new Promise<void>((resolve) => docs.close(() => resolve()));
+});
+
+const register = (record: Record<string, unknown>, query = '') => h.call(`/api/tools${query}`, { method: 'POST', role: 'admin', json: record });
+
+describe('registering an openapi tool discovers it', () => {
+  it('answers 201 with the tool count', async () => {
+    const r = await register({ name: 'pets', kind: 'openapi', endpoint: `${docsUrl}/pets` });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ created: true, discovered: true, tools: 2, tool: { name: 'pets', kind: 'openapi' } });
+    expect((await h.call('/api/tools/pets', { role: 'reader' })).body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['pets__get_pet', 'pets__list_pets']);
+  });
+
+  it.each([
+    ['unreachable', () => closedUrl, 502, 'could not be reached'],
+    ['an HTTP error', () => `${docsUrl}/gone`, 502, 'answered HTTP 404: "no such page"'],
+    ['not JSON', () => `${docsUrl}/html`, 422, 'is not JSON'],
+    ['Swagger 2.0', () => `${docsUrl}/swagger`, 422, 'Swagger "2.0" documents are not supported'],
+  ])('%s: refused (%#), saying why, and nothing is kept', async (_what, endpoint, status, says) => {
+    const r = await register({ name: 'broken', kind: 'openapi', endpoint: endpoint() });
+    expect(r.status).toBe(status);
+    expect(r.body.error.message).toContain(`openapi tool 'broken' could not be discovered, so it was not registered: OpenAPI document of tool 'broken' (${endpoint()}/openapi.json)`);
+    expect(r.body.error.message).toContain(says);
+    expect(r.body.error.details).toEqual(['register with ?discover=false to keep it without this check (for a service that is not up yet)']);
+    expect((await h.call('/api/tools/broken', { role: 'reader' })).status).toBe(404);
+  });
+
+  it('?discover=false keeps it unchecked', async () => {
+    const r = await register({ name: 'later', kind: 'openapi', endpoint: closedUrl }, '?discover=false');
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ created: true, discovered: false });
+    expect(r.body.tools).toBeUndefined();
+    const listed = (await h.call('/api/tools', { role: 'reader' })).body.registered as { name: string; endpoint: string }[];
+    expect(listed.find((t) => t.name === 'later')?.endpoint).toBe(closedUrl);
+    // Kept, and reading it still tells the truth: the service is not up.
+    expect((await h.call('/api/tools/later', { role: 'reader' })).status).toBe(503);
+  });
+
+  it('an http tool is not discovered: its answer is as before', async () => {
+    const r = await register({ name: 'plain', endpoint: closedUrl, protocol: 'openai' });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body).sort()).toEqual(['created', 'tool']);
+  });
+});
+
+describe("GitHub's OpenAPI document", () => {
+  it('registers with all of its operations, and a hook on issues/create is accepted', async () => {
+    const operations = Object.values(JSON.parse(GITHUB.toString('utf8')).paths as Record<string, Record<string, unknown>>).reduce(
+      (n, item) => n + ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].filter((m) => item[m]).length,
+      0,
+    );
+    const r = await register({ name: 'github', kind: 'openapi', endpoint: `${docsUrl}/github`, timeout_ms: 30_000 });
+    expect(r.status).toBe(201);
+    expect(r.body.tools).toBe(operations);
+    const hook = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'file-bug', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'Disk full', labels: ['ops'], milestone: null } },
+    });
+    expect(hook.status).toBe(201);
+    const wrong = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'file-bug-2', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'x', milestone: true } },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details.join('\n')).toContain('tool_kwargs/milestone');
+  }, 60_000);
+});
+
+describe("Hookyard's own API as a tool source", () => {
+  it('its /openapi.json registers as an openapi tool, and a hook lists failed runs through it', async () => {
+    const r = await register({ name: 'hookyard', kind: 'openapi', endpoint: h.url, headers: { Authorization: { secret: 'env:HOOKS_SECRET_HOOKYARD_TOKEN' } } });
+    expect(r.status).toBe(201);
+    expect(r.body.tools).toBeGreaterThan(20);
+    const hook = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'failed-report', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'failed', limit: 10 } } });
+    expect(hook.status).toBe(201);
+    const bad = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'failed-report-2', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'exploded' } } });
+    expect(bad.status).toBe(400);
+    // The call the hook makes, through the composed repo as the executor makes it: GET /api/hook-runs?status=failed&limit=10.
+    const out = (await tools.exec('hookyard__list_runs', { status: 'failed', limit: 10 }, {
+      runId: 'r1',
+      hook: 'failed-report',
+      attempt: 1,
+      idempotencyKey: 'r1',
+      extras: {},
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+    })) as { runs: unknown[] };
+    expect(out).toEqual((await h.call('/api/hook-runs?status=failed&limit=10', { role: 'reader' })).body);
+    expect(Array.isArray(out.runs)).toBe(true);
+  });
+});
