@@ -101,6 +101,37 @@ export const unauthorized = (message: string) => new HookyardError('unauthorized
 export const forbidden = (message: string) => new HookyardError('forbidden', message);
 export const cancelled = (message: string) => new HookyardError('cancelled', message);
 
+/**
+ * Socket error codes that can only arise before any byte of a request was
+ * written: the connection was never made (refused, no route, DNS gave no
+ * address), it timed out while connecting, or its TLS handshake failed (the
+ * request is written only after the handshake). An error with one of these
+ * codes means the callee cannot have acted on the request. ECONNRESET, EPIPE
+ * and ETIMEDOUT are not here: they also happen after bytes were sent.
+ */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+]);
+
+/** The same error, marked as one whose request provably never left (`notSent`). */
+export function markNotSent(e: HookyardError): HookyardError {
+  if (e.notSent) return e;
+  const copy = new HookyardError(e.kind, e.message, { cause: e.cause, details: e.details, notSent: true });
+  copy.stack = e.stack;
+  return copy;
+}
+
+/** The same error with `notSent` cleared (an earlier try of the same call may have left). */
+export function clearNotSent(e: HookyardError): HookyardError {
+  if (!e.notSent) return e;
+  const copy = new HookyardError(e.kind, e.message, { cause: e.cause, details: e.details, outcomeUnknown: e.outcomeUnknown });
+  copy.stack = e.stack;
+  return copy;
+}
+
 const NODE_NET_CODES: Record<string, ErrorKind> = {
   ECONNREFUSED: 'unavailable',
   ECONNRESET: 'unavailable',
@@ -124,7 +155,7 @@ export function toHookyardError(err: unknown): HookyardError {
   if (err instanceof HookyardError) return err;
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    const kindFromCode = typeof code === 'string' ? NODE_NET_CODES[code] : undefined;
+    const kindFromCode = typeof code === 'string' ? (NODE_NET_CODES[code] ?? (NOT_SENT_CODES.has(code) ? 'unavailable' : undefined)) : undefined;
     if (err.name === 'TimeoutError') return new HookyardError('timeout', err.message, { cause: err });
     if (err.name === 'AbortError') return new HookyardError('cancelled', err.message, { cause: err });
     const cause = (err as { cause?: unknown }).cause;
@@ -132,7 +163,8 @@ export function toHookyardError(err: unknown): HookyardError {
       const inner = toHookyardError(cause);
       if (inner.kind !== 'internal') return new HookyardError(inner.kind, `${err.message}: ${inner.message}`, { cause: err });
     }
-    return new HookyardError(kindFromCode ?? 'internal', err.message, { cause: err });
+    const notSent = typeof code === 'string' && NOT_SENT_CODES.has(code);
+    return new HookyardError(kindFromCode ?? 'internal', err.message, { cause: err, notSent });
   }
   return new HookyardError('internal', typeof err === 'string' ? err : JSON.stringify(err) ?? String(err));
 }

@@ -1,6 +1,9 @@
 export {
   ERROR_KINDS,
   HookyardError,
+  NOT_SENT_CODES,
+  clearNotSent,
+  markNotSent,
   badInput,
   cancelled,
   conflict,

@@ -168,6 +168,13 @@ export interface RunStore {
   setClaimIntent(id: string, token: number, intent: string, now: number): Promise<void>;
   act(id: string, token: number, act: ActInput, now: number): Promise<void>;
   /**
+   * The attempt's tool start never left (the call failed before any byte was
+   * sent): the run is not acted after all (acted, input and resumable cleared,
+   * a `not_sent` history line), so its failure gets the platform's backoff.
+   * A committed cancel/resume/take is `conflict`; a run not acted is left as is.
+   */
+  withdrawStart(id: string, token: number, detail: string, now: number): Promise<void>;
+  /**
    * Ends the run `succeeded`, `skipped`, `denied` or `cancelled`, with a bounded
    * result. A run re-dispatched by its interaction's resume or approval keeps
    * this outcome on the interaction in the same step, for a later `take`.

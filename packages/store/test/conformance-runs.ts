@@ -214,6 +214,24 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(done.history.map((h) => h.event)).toContain('lapsed');
       });
 
+      it('withdrawStart: a start that never left is not acted (input and resumable cleared, once); a committed claim is refused', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['a', 'b']);
+        const ca = await s.runs.claim(a!, 'w', 1_000, T0);
+        await s.runs.act(a!, ca!.token, { acted: 'start', input: { x: 1 }, resumable: true }, T0 + 1);
+        await s.runs.withdrawStart(a!, ca!.token, 'its tool call never left: unavailable: connect ECONNREFUSED', T0 + 2);
+        await s.runs.withdrawStart(a!, ca!.token, 'its tool call never left: unavailable: connect ECONNREFUSED', T0 + 2);
+        const run = await s.runs.get(a!);
+        expect(run).toMatchObject({ status: 'running', acted: '', acted_ids: [], input: null, resumable: false });
+        expect(run!.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'acted', 'not_sent']);
+        // Interrupted now, it is an attempt that had not acted: due again.
+        expect((await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 0 }))[0]?.outcome).toBe('retry');
+        const cb = await s.runs.claim(b!, 'w', 1_000, T0);
+        await s.runs.act(b!, cb!.token, { acted: 'resume', actedIds: ['i-1'] }, T0 + 1);
+        expect((await rejection(s.runs.withdrawStart(b!, cb!.token, 'x', T0 + 2))).kind).toBe('conflict');
+        expect((await rejection(s.runs.withdrawStart(a!, ca!.token, 'x', T0 + 2))).kind).toBe('conflict');
+      });
+
       it('history keeps only the last 50 lines', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);

@@ -94,6 +94,7 @@ describe('redis specifics', () => {
       await s.runs.renew(a!, ca, 1_000, T0);
       await s.runs.setClaimIntent(a!, ca, 'resume:i', T0);
       await s.runs.act(a!, ca, { acted: 'start' }, T0);
+      await s.runs.withdrawStart(a!, ca, 'never left', T0);
       await s.runs.note(a!, ca, 'n', 'd', T0);
       await s.runs.complete(a!, ca, 'succeeded', null, T0);
       const cb = (await s.runs.claim(b!, 'w', 1_000, T0))!.token;

@@ -77,7 +77,7 @@ export async function withDeadline<T>(
       throw new HookyardError(kind, `${what} was aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: err });
     }
     const e = transportError(err);
-    throw new HookyardError(e.kind, `${what} could not be reached: ${e.message}`, { cause: err });
+    throw new HookyardError(e.kind, `${what} could not be reached: ${e.message}`, { cause: err, notSent: e.notSent });
   } finally {
     clearTimeout(timer);
   }
@@ -92,5 +92,6 @@ function transportError(err: unknown): HookyardError {
   const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (e.kind !== 'internal' || typeof cause?.code !== 'string') return e;
   const inner = toHookyardError(Object.assign(new Error(String(cause.message ?? cause.code)), { code: cause.code }));
-  return new HookyardError(inner.kind, `${e.message}: ${inner.message}`, { cause: err });
+  // A connection never made (NOT_SENT_CODES): fetch had not written a byte of the request.
+  return new HookyardError(inner.kind, `${e.message}: ${inner.message}`, { cause: err, notSent: inner.notSent });
 }

@@ -204,20 +204,34 @@ export class RunExecutor {
       throw unauthorized(`tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${describeAllowlist(allowlist)})`);
     }
     const policy = await toolPolicy(this.deps.tools, hook.tool);
+    // Started by this attempt (not a replay of an earlier attempt's start, which may have left).
+    const startsHere = !state.acted || approved;
     if (!state.acted || approved) {
       // Recorded before the call: from here on the platform adds no attempts.
       await a.write((token, now) => stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
       state.acted = true;
     }
-    const { result } = await callTool(this.deps.tools, {
-      tool: hook.tool,
-      args: kwargs,
-      ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
-      interrupt: a,
-      timeoutMs: this.deps.settings.toolTimeoutMs,
-      retry: policy.retry,
-      logger: this.deps.logger,
-    });
+    let called: { result: unknown };
+    try {
+      called = await callTool(this.deps.tools, {
+        tool: hook.tool,
+        args: kwargs,
+        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
+        interrupt: a,
+        timeoutMs: this.deps.settings.toolTimeoutMs,
+        retry: policy.retry,
+        logger: this.deps.logger,
+      });
+    } catch (err) {
+      const e = toHookyardError(err);
+      // A call that never left is not a call: the start is withdrawn, and the platform's backoff applies.
+      if (startsHere && e.notSent && !a.interruptReason) {
+        await a.write((token, now) => stores.runs.withdrawStart(run.id, token, `its tool call never left: ${e.kind}: ${e.message}`, now));
+        state.acted = false;
+      }
+      throw e;
+    }
+    const { result } = called;
     if (isParkRequest(result)) return this.park(a, hook, kwargs, extras, result);
     return { status: 'succeeded', result };
   }

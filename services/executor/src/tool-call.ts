@@ -1,4 +1,4 @@
-import { backoffMs, timeoutError, toHookyardError } from '@hookyard/core';
+import { backoffMs, clearNotSent, timeoutError, toHookyardError } from '@hookyard/core';
 import type { HookyardError, Logger, ToolRetryPolicy } from '@hookyard/core';
 import type { ToolCallContext, ToolRepo } from '@hookyard/tools';
 import type { Interruptible } from './attempt';
@@ -69,12 +69,16 @@ function sleep(ms: number, interrupt: Interruptible): Promise<void> {
  */
 export async function callTool(repo: ToolRepo, call: ToolCall): Promise<{ result: unknown; calls: number }> {
   const max = Math.max(1, call.retry?.max_attempts ?? 1);
+  // Whether any call of the policy may have left: the error says "not sent" only if none did.
+  let sent = false;
   for (let n = 1; ; n += 1) {
     let error: HookyardError;
     try {
       return { result: await callOnce(repo, call), calls: n };
     } catch (err) {
       error = toHookyardError(err);
+      if (!error.notSent) sent = true;
+      else if (sent) error = clearNotSent(error);
     }
     const policy = call.retry;
     if (call.interrupt.interruptError || !policy || n >= max || !policy.kinds.includes(error.kind)) throw error;

@@ -137,6 +137,19 @@ export class MemoryRunStore implements RunStore {
     if (!this.lastLineIs(slot, now, event, detail)) this.log(slot, now, event, detail);
   }
 
+  async withdrawStart(id: string, token: number, detail: string, now: number): Promise<void> {
+    const slot = this.attempt(id, token);
+    const run = slot.run;
+    if (run.acted === '') return;
+    if (run.acted !== 'start') throw conflict(`run ${id} committed a ${run.acted}; only a tool start that never left can be withdrawn`);
+    run.acted = '';
+    run.acted_ids = [];
+    run.input = null;
+    run.resumable = false;
+    run.updated_at = iso(now);
+    this.log(slot, now, 'not_sent', detail);
+  }
+
   async noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run> {
     const slot = this.find(id);
     const run = slot.run;

@@ -123,6 +123,10 @@ export class RedisRunStore implements RunStore {
     await this.onRun('note', id, token, [token, event, detail, now]);
   }
 
+  async withdrawStart(id: string, token: number, detail: string, now: number): Promise<void> {
+    await this.onRun('withdraw_start', id, token, [token, detail, now]);
+  }
+
   async noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run> {
     return this.runOf((await this.onRun('outcome_lost', id, token, [token, detail, now]))[1]);
   }

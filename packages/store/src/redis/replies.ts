@@ -17,7 +17,7 @@ export interface ReplyContext {
  * The one place a script's negative code becomes an error. Codes:
  * -1 no such run; -2 stale token / not running {status, token}; -3 wrong status
  * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count};
- * -6 approval policy version moved {kept version}.
+ * -6 approval policy version moved {kept version}; -7 a committed claim cannot be withdrawn {acted}.
  */
 export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   const code = Number(reply[0]);
@@ -38,6 +38,8 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
       throw badInput(`topic ${ctx.topic ?? '?'} has ${str(1)} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     case -6:
       throw conflict(`the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`);
+    case -7:
+      throw conflict(`run ${id} committed a ${str(1)}; only a tool start that never left can be withdrawn`);
     default:
       throw internal(`store script ${ctx.op} answered unknown code ${code}`);
   }

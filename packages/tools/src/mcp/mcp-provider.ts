@@ -1,4 +1,4 @@
-import { HookyardError, createSecretResolver, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { HookyardError, createSecretResolver, markNotSent, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
@@ -80,7 +80,13 @@ export class McpProvider implements ToolProvider {
     const what = `tool '${providerToolName(record.name, key)}' (MCP tool ${JSON.stringify(key)})`;
     const server = this.server(record);
     if (!server.tools?.some((t) => t.key === key)) throw notFound(`${what} is not listed by the server`);
-    const client = await this.client(record, server);
+    let client: Client;
+    try {
+      client = await this.client(record, server);
+    } catch (err) {
+      // The connection (a stdio server's start, the initialize handshake) failed: tools/call was never sent.
+      throw markNotSent(mcpError(`${what}: connecting`, err));
+    }
     let result: unknown;
     try {
       result = await client.callTool({ name: key, arguments: args }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });

@@ -1,4 +1,4 @@
-import { createSecretResolver, notFound, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { createSecretResolver, markNotSent, notFound, toHookyardError, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import { resolveInjected } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
@@ -38,16 +38,25 @@ export class ProviderRepo implements ToolRepo {
   }
 
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
-    const provider = providerOf(name);
-    const record = provider === undefined ? null : await this.record(provider);
-    if (!record) throw notFound(`tool '${name}' is not a registered tool`);
-    const entry = (await this.entries(record)).find((e) => e.info.name === name);
-    if (!entry) throw notFound(`tool '${name}' is not an operation of ${record.kind} tool '${record.name}'`);
-    const declared = declaredNames(entry.tool.parameters);
-    // Only the references this tool receives are resolved, now, per call.
-    const injected = await resolveInjected(this.secrets, `tool '${name}'`, record.injected, declared);
-    const final = applyInjected(args, injected, declared);
-    return this.byKind.get(record.kind)!.call(record, entry.tool.key, final, ctx);
+    let record: RemoteToolRecord | null;
+    let key: string;
+    let final: Record<string, unknown>;
+    try {
+      const provider = providerOf(name);
+      record = provider === undefined ? null : await this.record(provider);
+      if (!record) throw notFound(`tool '${name}' is not a registered tool`);
+      const entry = (await this.entries(record)).find((e) => e.info.name === name);
+      if (!entry) throw notFound(`tool '${name}' is not an operation of ${record.kind} tool '${record.name}'`);
+      const declared = declaredNames(entry.tool.parameters);
+      // Only the references this tool receives are resolved, now, per call.
+      const injected = await resolveInjected(this.secrets, `tool '${name}'`, record.injected, declared);
+      final = applyInjected(args, injected, declared);
+      key = entry.tool.key;
+    } catch (err) {
+      // Nothing was sent yet: the record, the discovery (a server that would not start or list) or a credential failed.
+      throw markNotSent(toHookyardError(err));
+    }
+    return this.byKind.get(record.kind)!.call(record, key, final, ctx);
   }
 
   async names(): Promise<string[]> {
