@@ -59,11 +59,15 @@ export function createVerifierStep(deps: VerifierStepDeps): {
     if (!binding) return { ok: true, deliveryId: null, claimTtlMs: 0, bound: false };
     try {
       const result = await verifyDelivery(binding, { method: delivery.method, headers: delivery.headers, rawBody: delivery.rawBody, now: at }, deps.secrets);
-      if (result.ok) return { ...result, bound: true };
+      if (result.ok) {
+        // The sender's handshake (Slack's url_verification, GitHub's ping): answered, kept nowhere.
+        if (result.reply) return { ok: false, answer: result.reply };
+        return { ok: true, deliveryId: result.deliveryId, claimTtlMs: result.claimTtlMs, bound: true };
+      }
       deps.metrics.verificationFailures.inc({ topic });
       deps.logger.warn({ topic, kind: binding.kind, reason: result.reason, status: result.status }, 'delivery refused by the topic verifier');
       const headers = result.status === 405 ? { Allow: 'POST' } : undefined;
-      return { ok: false, answer: { status: result.status, body: UNAUTHORIZED, ...(headers ? { headers } : {}) } };
+      return { ok: false, answer: { status: result.status, body: result.body ?? UNAUTHORIZED, ...(headers ? { headers } : {}) } };
     } catch (err) {
       deps.logger.error({ err, topic }, 'delivery could not be verified (secret unreadable or binding broken); nothing kept');
       return { ok: false, answer: ANSWERS.verificationError };

@@ -14,7 +14,23 @@ export interface KindInput {
   now: number;
 }
 
-export type KindOutcome = { ok: true; deliveryId: string | null } | { ok: false; reason: string };
+/** An answer the sender gets instead of "accepted": a handshake it expects, with nothing kept. */
+export interface SenderReply {
+  status: number;
+  /** JSON text. */
+  body: string;
+}
+
+/**
+ * ok: authentic; `reply` when the delivery is the sender's handshake (Slack's
+ * url_verification, GitHub's ping), answered as is and kept nowhere.
+ * not ok: `reason` is for logs; `status` 400 with `body` when the delivery is
+ * authentic but cannot be accepted (the sender is told why), else the
+ * constant 401.
+ */
+export type KindOutcome =
+  | { ok: true; deliveryId: string | null; reply?: SenderReply }
+  | { ok: false; reason: string; status?: 400; body?: string };
 
 const fail = (reason: string): KindOutcome => ({ ok: false, reason });
 
@@ -60,8 +76,25 @@ function genericHmac(input: KindInput): KindOutcome {
 
 const GITHUB = { header: 'x-hub-signature-256', prefix: 'sha256=', encoding: 'hex', algorithm: 'sha256', delivery_id_header: 'x-github-delivery' };
 
+/**
+ * GitHub: the HMAC of the body, then `X-GitHub-Delivery` is required (it is
+ * what makes a redelivery a duplicate; without it a replayed body would be
+ * kept again and again), and the `ping` event GitHub sends when a webhook is
+ * created is answered `{"status":"pong"}` and kept nowhere.
+ */
 function github(input: KindInput): KindOutcome {
-  return genericHmac({ ...input, settings: GITHUB });
+  const outcome = genericHmac({ ...input, settings: GITHUB });
+  if (!outcome.ok) return outcome;
+  if (outcome.deliveryId === null) {
+    return {
+      ok: false,
+      reason: 'missing header x-github-delivery',
+      status: 400,
+      body: JSON.stringify({ error: 'missing header X-GitHub-Delivery: a github verifier takes a delivery only with its delivery id (it makes a redelivery a duplicate)' }),
+    };
+  }
+  if (header(input.headers, 'x-github-event') === 'ping') return { ...outcome, reply: { status: 200, body: '{"status":"pong"}' } };
+  return outcome;
 }
 
 /** `Stripe-Signature: t=…,v1=…,v1=…`: any v1 by any secret passes; the event id is the delivery id. */
@@ -115,7 +148,30 @@ function slack(input: KindInput): KindOutcome {
   if (!anyEqual([signature], expected)) return fail('x-slack-signature does not match');
   // Slack has no delivery id; a retry resends the same timestamp and body, so the
   // decoded (canonical) signature identifies the delivery whatever X-Slack-Retry-Num says.
-  return { ok: true, deliveryId: `${ts}.${signature.toString('hex')}` };
+  const deliveryId = `${ts}.${signature.toString('hex')}`;
+  const challenge = urlVerificationChallenge(input.rawBody);
+  if (challenge !== undefined) return { ok: true, deliveryId, reply: { status: 200, body: JSON.stringify({ challenge }) } };
+  return { ok: true, deliveryId };
+}
+
+/**
+ * Slack's Events API checks a Request URL with a signed
+ * `{"type":"url_verification","challenge":"..."}` and accepts the URL only
+ * when the answer carries the challenge back.
+ */
+function urlVerificationChallenge(body: Buffer): string | undefined {
+  // Cheap test first: most deliveries are events, not handshakes.
+  if (!body.includes('url_verification')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (parsed && typeof parsed === 'object' && (parsed as { type?: unknown }).type === 'url_verification') {
+      const challenge = (parsed as { challenge?: unknown }).challenge;
+      if (typeof challenge === 'string') return challenge;
+    }
+  } catch {
+    // Not JSON: an interactive payload (form-encoded) or a slash command, not the handshake.
+  }
+  return undefined;
 }
 
 /** `whsec_` + base64, as the Standard Webhooks libraries read it. */

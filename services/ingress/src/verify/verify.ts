@@ -1,7 +1,7 @@
 import { internal } from '@hookyard/core';
 import type { VerifierBinding } from '@hookyard/core';
 import type { Headers } from './crypto';
-import { KIND_CHECKS } from './kinds';
+import { KIND_CHECKS, type SenderReply } from './kinds';
 import type { SecretResolver } from './secrets';
 import { VERIFIER_KINDS, compileSettings, replayWindowMs } from './settings';
 
@@ -18,12 +18,14 @@ export interface DeliveryRequest {
 }
 
 /**
- * ok: the delivery is authentic; claim `deliveryId` (when not null) for `claimTtlMs`.
- * not ok: answer `status` (401 with UNAUTHORIZED_BODY, or 405); `reason` is for logs only.
+ * ok: the delivery is authentic; claim `deliveryId` (when not null) for `claimTtlMs`;
+ * with `reply`, it is the sender's handshake: answer that and keep nothing.
+ * not ok: answer `status` (401 with UNAUTHORIZED_BODY, 405, or 400 with `body`
+ * for an authentic delivery that cannot be taken); `reason` is for logs only.
  */
 export type VerifyResult =
-  | { ok: true; deliveryId: string | null; claimTtlMs: number }
-  | { ok: false; status: 401 | 405; reason: string };
+  | { ok: true; deliveryId: string | null; claimTtlMs: number; reply?: SenderReply }
+  | { ok: false; status: 400 | 401 | 405; reason: string; body?: string };
 
 /**
  * Verifies one delivery against its topic's binding. Resolves 401/405 outcomes;
@@ -51,6 +53,7 @@ export async function verifyDelivery(binding: VerifierBinding, request: Delivery
     rawBody: request.rawBody,
     now: request.now,
   });
-  if (!outcome.ok) return { ok: false, status: 401, reason: outcome.reason };
-  return { ok: true, deliveryId: outcome.deliveryId, claimTtlMs: replayWindowMs(binding.kind, compiled.values) };
+  if (!outcome.ok) return outcome.status === 400 ? { ok: false, status: 400, reason: outcome.reason, body: outcome.body } : { ok: false, status: 401, reason: outcome.reason };
+  const claimTtlMs = replayWindowMs(binding.kind, compiled.values);
+  return outcome.reply ? { ok: true, deliveryId: outcome.deliveryId, claimTtlMs, reply: outcome.reply } : { ok: true, deliveryId: outcome.deliveryId, claimTtlMs };
 }
