@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONSOLE_CSP } from '../src/console';
+import { consoleCsp, NONCE_PLACEHOLDER } from '../src/console';
 import { startHarness, type Harness } from './support/harness';
 
 describe('operator console', () => {
@@ -16,7 +16,7 @@ describe('operator console', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hookyard-console-'));
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/console/assets/app-abc123.js"></script>');
+    writeFileSync(join(dir, 'index.html'), `<!doctype html><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/console/assets/app-abc123.js"></script>`);
     writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log("hi")');
     built = await startHarness({ deps: { consoleAssets: dir } });
     h = await startHarness({ deps: { consoleAssets: join(dir, 'missing') } });
@@ -27,20 +27,27 @@ describe('operator console', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves the page at /console and /console/ without a token, under a strict CSP', async () => {
+  it('serves the page at /console and /console/ without a token, under a strict CSP with a fresh style nonce', async () => {
+    const nonces = new Set<string>();
     for (const path of ['/console', '/console/']) {
       const r = await built.call(path);
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);
       expect(r.text).toContain('/console/assets/app-abc123.js');
       const csp = r.headers.get('content-security-policy')!;
-      expect(csp).toBe(CONSOLE_CSP);
-      expect(csp).toContain("script-src 'self'");
+      const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/]{24})'/.exec(csp)?.[1];
+      expect(nonce).toBeDefined();
+      expect(r.text).toContain(`<meta name="csp-nonce" content="${nonce}">`);
+      expect(r.text).not.toContain(NONCE_PLACEHOLDER);
+      nonces.add(nonce!);
+      expect(csp).toBe(consoleCsp(nonce));
+      expect(csp).toContain("script-src 'self';");
       expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
       expect(r.headers.get('x-frame-options')).toBe('DENY');
       expect(r.headers.get('cache-control')).toBe('no-store');
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     }
+    expect(nonces.size).toBe(2);
   });
 
   it('serves hashed assets cached for a year, and an unknown one is the JSON 404', async () => {
@@ -48,7 +55,7 @@ describe('operator console', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/javascript/);
     expect(r.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    expect(r.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(r.headers.get('content-security-policy')).toBe(consoleCsp());
     const missing = await built.call('/console/assets/nope.js');
     expect(missing.status).toBe(404);
     expect(missing.body.error.kind).toBe('not_found');

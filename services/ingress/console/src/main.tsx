@@ -8,7 +8,6 @@ import { Overview } from './pages/overview';
 import { RunsPage } from './pages/runs';
 import { RunStory } from './pages/run-story';
 import { HooksPage } from './pages/hooks';
-import { HookEditor } from './pages/hook-editor';
 import { ToolsPage } from './pages/tools';
 import { VerifiersPage } from './pages/verifiers';
 import './style.css';
@@ -105,11 +104,27 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'runs' && parts.length === 1) return <RunsPage role={role} params={params} />;
   if (parts[0] === 'runs' && parts[1]) return <RunStory role={role} id={parts[1]} />;
   if (parts[0] === 'hooks' && parts.length === 1) return <HooksPage role={role} />;
-  if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <HookEditor name={null} />;
-  if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <HookEditor name={parts[1]} />;
+  if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <LazyHookEditor name={null} />;
+  if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
+}
+
+type HookEditorType = typeof import('./pages/hook-editor').HookEditor;
+
+/** The hook editor (with CodeMirror) is its own chunk: the runs and overview pages do not load it. */
+function LazyHookEditor({ name }: { name: string | null }) {
+  const [Editor, setEditor] = useState<HookEditorType | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    import('./pages/hook-editor').then(
+      (m) => setEditor(() => m.HookEditor),
+      (err) => setError(toApiError(err)),
+    );
+  }, []);
+  if (error) return <ErrorBox error={error} />;
+  return Editor ? <Editor name={name} /> : <p class="loading">Loading the editor…</p>;
 }
 
 render(<App />, document.getElementById('app')!);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -6,24 +7,30 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 export const CONSOLE_PATH = '/console';
 
 /**
- * The console's Content-Security-Policy: its own scripts and styles only (no
- * inline script, no inline style attribute, no eval), API calls to this
- * origin only, no frames, no forms posted elsewhere.
+ * The console's Content-Security-Policy: its own scripts only (no inline
+ * script, no eval), its own styles plus the <style> elements the jq editor
+ * (CodeMirror) mounts, which carry the page's one-time nonce; API calls to
+ * this origin only, no frames, no forms posted elsewhere. `nonce` absent
+ * (the assets themselves): styles from this origin only.
  */
-export const CONSOLE_CSP = [
+export function consoleCsp(nonce?: string): string {
+  return [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  nonce ? `style-src 'self' 'nonce-${nonce}'` : "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+  ].join('; ');
+}
+
+/** Where the page's nonce goes in index.html (a meta tag the console reads for CodeMirror). */
+export const NONCE_PLACEHOLDER = '__HOOKYARD_CSP_NONCE__';
 
 const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': CONSOLE_CSP,
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -46,7 +53,7 @@ export const DEFAULT_CONSOLE_ASSETS = resolve(__dirname, '..', '..', 'dist', 'co
 export function consoleRouter(assetsDir: string = DEFAULT_CONSOLE_ASSETS): Router {
   const router = express.Router();
   const headers = (_req: Request, res: Response, next: NextFunction) => {
-    res.set(CONSOLE_HEADERS);
+    res.set(CONSOLE_HEADERS).set('Content-Security-Policy', consoleCsp());
     next();
   };
   let page: string | undefined;
@@ -57,7 +64,9 @@ export function consoleRouter(assetsDir: string = DEFAULT_CONSOLE_ASSETS): Route
       res.status(503).type('text/plain').send('the console assets are not built; run `pnpm build`\n');
       return;
     }
-    res.type('text/html; charset=utf-8').send(page);
+    // A fresh nonce per answer, so a style injected through some other hole cannot guess it.
+    const nonce = randomBytes(18).toString('base64');
+    res.set('Content-Security-Policy', consoleCsp(nonce)).type('text/html; charset=utf-8').send(page.split(NONCE_PLACEHOLDER).join(nonce));
   };
   // Non-strict routing: this also answers /console/.
   router.get(CONSOLE_PATH, headers, index);

@@ -87,6 +87,8 @@ export function HookEditor({ name }: { name: string | null }) {
   const [values, setValues] = useState<Record<string, string> | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [saving, setSaving] = useState(false);
+  // The server's lines about the form (dry run or registration), shown under the field they name.
+  const [serverLines, setServerLines] = useState<string[]>([]);
 
   useEffect(() => {
     if (!schema.data || existing.loading || values) return;
@@ -109,7 +111,9 @@ export function HookEditor({ name }: { name: string | null }) {
       await api('POST', '/api/hooks', record);
       go('/hooks');
     } catch (err) {
-      setError(toApiError(err));
+      const e = toApiError(err);
+      setError(e);
+      setServerLines(e.details);
     } finally {
       setSaving(false);
     }
@@ -125,7 +129,9 @@ export function HookEditor({ name }: { name: string | null }) {
             const help = f.schema.description ? `${id}-help` : undefined;
             const common = { id, name: f.name, 'aria-describedby': help, required: f.required };
             let input;
-            if (f.kind === 'expression') input = <JqEditor id={id} label={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} describedBy={help} />;
+            if (f.kind === 'expression') input = (
+                <JqEditor id={id} label={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} describedBy={help} errors={serverLines.filter((l) => l.startsWith(`${f.name} `) || l.startsWith(`${f.name}.`))} />
+              );
             else if (f.kind === 'tool')
               input = (
                 <select {...common} value={values[f.name]} onChange={(e) => set(f.name, (e.target as HTMLSelectElement).value)}>
@@ -155,7 +161,7 @@ export function HookEditor({ name }: { name: string | null }) {
                 <input
                   {...common}
                   type="text"
-                  pattern={f.schema.pattern?.replace(/^\^|\$$/g, '')}
+                  pattern={f.schema.pattern?.replace(/^\^|\$$/g, '').replace(/([^\\])-\]/g, '$1\\-]')}
                   readOnly={f.name === 'name' && name !== null}
                   value={values[f.name]}
                   onInput={(e) => set(f.name, (e.target as HTMLInputElement).value)}
@@ -182,14 +188,14 @@ export function HookEditor({ name }: { name: string | null }) {
             {name ? 'Save' : 'Register'}
           </button>
         </form>
-        <DryRun record={record} formErrors={errors} />
+        <DryRun record={record} formErrors={errors} onLines={setServerLines} />
       </div>
     </section>
   );
 }
 
 /** The live dry run: the form's record over a sample payload, asked again a moment after each change. */
-function DryRun({ record, formErrors }: { record: Record<string, unknown>; formErrors: string[] }) {
+function DryRun({ record, formErrors, onLines }: { record: Record<string, unknown>; formErrors: string[]; onLines: (lines: string[]) => void }) {
   const [payload, setPayload] = useState('{}');
   const [answer, setAnswer] = useState<{ result?: unknown; error?: ApiError; unavailable?: boolean }>({});
   const [sampleNote, setSampleNote] = useState('');
@@ -209,10 +215,15 @@ function DryRun({ record, formErrors }: { record: Record<string, unknown>; formE
     let live = true;
     timer.current = setTimeout(() => {
       api('POST', '/api/hooks/dry-run', { hook: record, payload: parsed }).then(
-        (result) => live && setAnswer({ result }),
+        (result) => {
+          if (!live) return;
+          setAnswer({ result });
+          onLines([]);
+        },
         (err) => {
           if (!live) return;
           const e = toApiError(err);
+          onLines(e.details);
           setAnswer(e.status === 404 && e.message.startsWith('no route') ? { unavailable: true } : { error: e });
         },
       );

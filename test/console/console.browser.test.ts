@@ -1,0 +1,222 @@
+/**
+ * The operator console in a real headless Chromium (Debian's `chromium`,
+ * driven by playwright-core) against `hookyard serve --role all`, the
+ * embedded default: sign in, register a hook through the form (the dry run
+ * checks its condition where the server has one), send an event and watch
+ * its run appear without a reload, read its story, make a run fail, fix its
+ * hook through the edit form and retry it from the page, and check that a
+ * reader sees no operator button. A screenshot of each screen goes to
+ * test/console/screenshots/ (gitignored).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+
+const CHROMIUM = process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = join(__dirname, 'screenshots');
+const ADMIN = 'console-admin-token-0123456789abcdef';
+const READER = 'console-reader-token-0123456789abcdef';
+/** Each wait for something the page should show; generous for a busy 2-core machine. */
+const UI_MS = 20_000;
+
+jest.setTimeout(120_000);
+
+describe('operator console in Chromium', () => {
+  let server: RoleProcess;
+  let url: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    requireBuiltCli();
+    if (!existsSync(join(__dirname, '..', '..', 'services', 'ingress', 'dist', 'console-assets', 'index.html'))) {
+      throw new Error('the console assets are not built: run `pnpm build` first (`pnpm test` does it)');
+    }
+    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);
+    mkdirSync(SHOTS, { recursive: true });
+    server = startRole('console', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
+    url = await server.waitListening();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  });
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    server?.kill();
+    await server?.wait();
+  });
+
+  async function newPage(): Promise<{ page: Page; errors: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_MS);
+    const errors: string[] = [];
+    // A CSP violation or a script error is a failure of the console, whatever the page shows.
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+    });
+    return { page, errors };
+  }
+
+  async function signIn(page: Page, token: string, role: string): Promise<void> {
+    await page.goto(`${url}/console`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('role').filter({ hasText: role }).waitFor();
+  }
+
+  const nav = (page: Page, section: string) => page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: section, exact: true });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  async function api(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  const send = (topic: string, payload: unknown) =>
+    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) => r.json());
+
+  it('an operator registers a hook, watches its run arrive, reads its story, and retries a failed run; a reader sees no operator button', async () => {
+    const { page, errors } = await newPage();
+    try {
+      await story(page, errors);
+    } catch (err) {
+      // The screen as it was when a step timed out, and what the page said.
+      for (const [i, c] of contexts.entries()) for (const p of c.pages()) await shot(p, `failure-${i}`).catch(() => undefined);
+      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`);
+    }
+  });
+
+  async function story(page: Page, errors: string[]): Promise<void> {
+
+    // Sign in; the token stays in this tab's sessionStorage.
+    await page.goto(`${url}/console`);
+    await page.getByLabel('API token').waitFor();
+    await shot(page, '01-sign-in');
+    await signIn(page, ADMIN, 'admin');
+    expect(await page.evaluate(() => sessionStorage.getItem('hookyard.token'))).toBe(ADMIN);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByTestId('held-failed').filter({ hasText: /^\d+$/ }).waitFor();
+    await shot(page, '02-overview');
+
+    // Register a hook through the form generated from the hook schema.
+    await nav(page, 'Hooks').click();
+    await page.getByRole('link', { name: 'Register a hook' }).click();
+    await page.getByRole('textbox', { name: 'name', exact: true }).fill('greet');
+    await page.getByRole('textbox', { name: 'topic', exact: true }).fill('demo');
+    await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
+    await page.getByRole('textbox', { name: 'tool_kwargs', exact: true }).fill('{"greeting": "hello"}');
+    await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action == "opened"');
+    await page.getByRole('textbox', { name: 'start_expr', exact: true }).fill('{who: .sender}');
+    await page.getByLabel('Sample payload (JSON)').fill('{"action": "opened", "sender": "ada"}');
+    const doc = await (await fetch(`${url}/openapi.json`)).json();
+    if (doc.paths['/api/hooks/dry-run']) {
+      // The live dry run evaluates the condition over the sample payload.
+      await page.getByTestId('dry-run-outcome').filter({ hasText: 'start' }).waitFor();
+      await page.getByTestId('dry-run-answer').filter({ hasText: 'condition matched' }).waitFor();
+    } else {
+      await page.getByTestId('dry-run-answer').filter({ hasText: 'This server has no dry run' }).waitFor();
+    }
+    await shot(page, '03-hook-form');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.locator('tr[data-hook="greet"]').waitFor();
+    expect((await api('GET', '/api/hooks/greet')).condition).toEqual({ content: '.action == "opened"' });
+    await shot(page, '04-hooks');
+
+    // The runs page is open and live; an event's run appears without a reload.
+    await nav(page, 'Runs').click();
+    await page.getByText('live', { exact: true }).waitFor();
+    await page.evaluate(() => ((window as any).__noReload = true));
+    expect(await send('demo', { action: 'opened', sender: 'ada' })).toEqual({ status: 'accepted', runs: 1 });
+    const row = page.locator('tr[data-run]').filter({ hasText: 'greet' }).filter({ hasText: 'succeeded' });
+    await row.waitFor();
+    expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
+    await shot(page, '05-runs-live');
+
+    // Its story: the timeline, the payload, the tool's input and result.
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: /^Run / }).waitFor();
+    const timeline = page.locator('ol.timeline');
+    await timeline.getByText('Kept', { exact: true }).waitFor();
+    await timeline.getByText('Claimed', { exact: true }).waitFor();
+    await timeline.getByText('Succeeded', { exact: true }).waitFor();
+    await page.locator('pre[aria-label="Payload"]').filter({ hasText: '"sender": "ada"' }).waitFor();
+    await page.locator('pre[aria-label="Result"]').filter({ hasText: '"who": "ada"' }).waitFor();
+    await shot(page, '06-run-story');
+
+    // A run that fails: its hook's condition raises on this payload (bad_input fails at once).
+    await api('POST', '/api/hooks', { name: 'strict', topic: 'orders', tool: 'echo', condition: { content: '.order.id > 0' } });
+    await send('orders', { order: 'A-17' });
+    const failed = await eventually(async () => (await api('GET', '/api/hook-runs?hook=strict&status=failed')).runs[0], UI_MS, 'the run of strict to fail');
+    await page.goto(`${url}/console#/runs?status=failed`);
+    await page.locator(`tr[data-run="${failed.id}"]`).getByRole('link').click();
+    await page.getByTestId('error-kind').filter({ hasText: 'bad_input' }).waitFor();
+    await shot(page, '07-failed-run');
+
+    // Fix the hook through the edit form, then retry the run from its page.
+    await page.goto(`${url}/console#/hooks/strict/edit`);
+    const condition = page.getByRole('textbox', { name: 'condition', exact: true });
+    await condition.filter({ hasText: '.order.id > 0' }).waitFor();
+    await condition.fill('(.order | type) == "string"');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('tr[data-hook="strict"]').filter({ hasText: '(.order | type) == "string"' }).waitFor();
+    await page.goto(`${url}/console#/runs/${failed.id}`);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(`Run ${failed.id} again as a fresh run?`).waitFor();
+    await dialog.getByRole('button', { name: 'Retry' }).click();
+    // The page follows the run live: retried, then succeeded.
+    await page.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
+    await timeline.getByText('Retried by an operator', { exact: true }).waitFor();
+    await shot(page, '08-run-retried');
+
+    await nav(page, 'Tools').click();
+    await page.locator('tr[data-tool="echo"]').waitFor();
+    await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
+    await shot(page, '09-tools');
+    await nav(page, 'Verifiers').click();
+    await page.getByRole('cell', { name: 'demo' }).waitFor();
+    await shot(page, '10-verifiers');
+
+    // Sign out: the token is gone from the tab.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('hookyard.token'))).toBeNull();
+    expect(errors).toEqual([]);
+
+    // A reader: every page readable, no button that would 403.
+    const reader = await newPage();
+    const r = reader.page;
+    await signIn(r, READER, 'reader');
+    await expect(nav(r, 'Verifiers').count()).resolves.toBe(0);
+    await r.goto(`${url}/console#/runs/${failed.id}`);
+    await r.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
+    await r.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await r.getByRole('button', { name: /Retry|Discard/ }).count()).toBe(0);
+    await shot(r, '11-reader-run');
+    await r.goto(`${url}/console#/runs?status=failed`);
+    await r.getByRole('heading', { name: 'Runs' }).waitFor();
+    await r.getByText(/live|connecting|unavailable/).first().waitFor();
+    expect(await r.getByRole('button', { name: /all matching/ }).count()).toBe(0);
+    await r.goto(`${url}/console#/hooks`);
+    await r.locator('tr[data-hook="greet"]').waitFor();
+    expect(await r.getByRole('link', { name: 'Register a hook' }).count()).toBe(0);
+    expect(await r.getByRole('button', { name: /Remove/ }).count()).toBe(0);
+    expect(await r.getByRole('link', { name: /^Edit/ }).count()).toBe(0);
+    await r.goto(`${url}/console#/tools`);
+    await r.locator('tr[data-tool="echo"]').waitFor();
+    expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
+    await shot(r, '12-reader-hooks');
+    expect(reader.errors).toEqual([]);
+  }
+});
