@@ -21,6 +21,8 @@ export interface SweepReport {
   failed: number;
   /** Finished runs deleted by retention. */
   expired: number;
+  /** Open interactions past their expiry, resolved `expired`; their runs are published to apply on_timeout. */
+  interactionsExpired: number;
   /** One line per step that threw; that step is tried again next tick. */
   errors: string[];
 }
@@ -42,7 +44,7 @@ export interface SweepDeps {
  */
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const { settings, stores, bus, metrics, logger, clock } = deps;
-  const report: SweepReport = { dispatched: 0, retried: 0, replayed: 0, failed: 0, expired: 0, errors: [] };
+  const report: SweepReport = { dispatched: 0, retried: 0, replayed: 0, failed: 0, expired: 0, interactionsExpired: 0, errors: [] };
 
   async function step(name: string, fn: () => Promise<void>): Promise<void> {
     try {
@@ -101,6 +103,17 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
       }
     }
   }
+
+  await step('interactions', async () => {
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const expired = await stores.interactions.expireDue(clock.now(), SWEEP_BATCH);
+      for (const i of expired) logger.info({ interaction: i.id, kind: i.kind, run: i.run, on_timeout: i.on_timeout }, 'interaction expired; its run applies on_timeout');
+      // The store made each run due in the same step: a lost publish is covered by the due sweep.
+      await publish(expired.map((i) => i.run));
+      report.interactionsExpired += expired.length;
+      if (expired.length < SWEEP_BATCH) break;
+    }
+  });
 
   await step('expired', async () => {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {

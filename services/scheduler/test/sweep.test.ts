@@ -57,6 +57,32 @@ async function gauge(m: { get(): Promise<{ values: { value: number }[] }> }): Pr
 }
 
 describe('scheduler sweep', () => {
+  it('reaps expired interactions: resolved expired, their runs due and published; the parked gauge counts the rest', async () => {
+    const t = await setup();
+    running.push(t.scheduler);
+    await t.stores.hooks.putHook(hook('h', 'gh'));
+    const park = async (ttlMs: number) => {
+      const [id] = await t.keep('gh');
+      const c = await t.stores.runs.claim(id!, 'w', 30_000, t.clock.now());
+      const { interaction } = await t.stores.interactions.park({
+        run: id!, token: c!.token, kind: 'wait', tool: 'wait', argsHash: 'x', onTimeout: 'fail', expiresAt: t.clock.now() + ttlMs, now: t.clock.now(),
+      });
+      return { id: id!, interaction: interaction.id };
+    };
+    const soon = await park(60_000);
+    const later = await park(600_000);
+    expect(await t.scheduler.sweepOnce()).toMatchObject({ interactionsExpired: 0, errors: [] });
+    expect(await gauge(t.metrics.parked)).toBe(2);
+    t.bus.published.length = 0;
+    t.clock.advance(60_000);
+    expect(await t.scheduler.sweepOnce()).toMatchObject({ interactionsExpired: 1, errors: [] });
+    expect(t.bus.published).toContain(soon.id);
+    expect(await t.stores.interactions.get(soon.interaction)).toMatchObject({ status: 'expired', resolution: { via: 'expiry' } });
+    expect((await t.stores.runs.get(soon.id))?.status).toBe('pending');
+    expect((await t.stores.runs.get(later.id))?.status).toBe('parked');
+    expect(await gauge(t.metrics.parked)).toBe(1);
+  });
+
   it('dispatches a due run nobody claimed once per grace window', async () => {
     const t = await setup();
     running.push(t.scheduler);
