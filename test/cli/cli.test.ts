@@ -311,6 +311,25 @@ describe('runs', () => {
   });
 });
 
+describe('interactions', () => {
+  it('a wait parks its run: list, show and cancel its interaction (the run ends cancelled); a second cancel is 409', async () => {
+    await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'cli-waits', topic: 'cli-wait', tool: 'wait', tool_kwargs: { timeout_seconds: 600 } })]);
+    await sendEvent('cli-wait', { n: 1 });
+    const [run] = await runsOf('cli-waits', 'parked', 1);
+    const parkedOn = run.parked_on as string[];
+    expect(parkedOn).toHaveLength(1);
+    const list = await ok<{ interactions: { id: string; status: string; run: string }[] }>(['interactions', 'list', '--hook', 'cli-waits', '--status', 'open'], { token: READER });
+    expect(list.interactions.map((i) => [i.id, i.status, i.run])).toEqual([[parkedOn[0], 'open', run.id]]);
+    expect(await ok(['interactions', 'show', parkedOn[0]!])).toMatchObject({ id: parkedOn[0], kind: 'wait', tool: 'wait', on_timeout: 'fail' });
+    expect(await ok(['interactions', 'cancel', parkedOn[0]!, '--reason', 'not needed'], { token: OPERATOR })).toMatchObject({
+      status: 'cancelled', resolution: { by: 'api:operator', via: 'api', reason: 'not needed' },
+    });
+    expect((await api('GET', `/api/hook-runs/${run.id as string}`)).body).toMatchObject({ status: 'cancelled', parked_on: [] });
+    expectRefused(await hy(['interactions', 'cancel', parkedOn[0]!], { token: OPERATOR }), 1, new RegExp(`^hookyard: 409 conflict: interaction ${parkedOn[0]} is already cancelled`));
+    expectRefused(await hy(['interactions', 'list', '--kind', 'job']), 2, /^hookyard: --kind must be one of approval, wait/);
+  });
+});
+
 describe('settings and serve refusals', () => {
   it('settings --json lists every variable with its doc', async () => {
     const r = await runCli(['settings', '--json']);

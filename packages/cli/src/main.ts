@@ -6,6 +6,7 @@ import { ApiClient, CliError, DEFAULT_URL, EXIT, oneLine } from './client';
 import { completionCommand } from './commands/completion';
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
+import { interactionsCommand } from './commands/interactions';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
 import { templatesCommand } from './commands/templates';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   settingsCommand(program, ctx);
   hooksCommand(program, ctx);
   runsCommand(program, ctx);
+  interactionsCommand(program, ctx);
   toolsCommand(program, ctx);
   templatesCommand(program, ctx);
   completionCommand(program);

@@ -4,6 +4,7 @@ import { authenticate, createTokenResolver } from './auth';
 import type { ApiContext } from './context';
 import { unknownRoute } from './errors';
 import { hookRoutes } from './hooks-routes';
+import { interactionRoutes } from './interactions-routes';
 import { runRoutes } from './runs-routes';
 import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
@@ -46,6 +47,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
   runRoutes(router, ctx);
+  interactionRoutes(router, ctx);
   toolRoutes(router, ctx);
   templateRoutes(router, ctx);
   router.use(unknownRoute);

@@ -1,4 +1,4 @@
-import { ERROR_KINDS, JQ_FIELDS, NAME_MAX_LENGTH, NAME_PATTERN_SOURCE, REMOTE_PROTOCOLS, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, INTERACTION_KINDS, INTERACTION_STATUSES, JQ_FIELDS, NAME_MAX_LENGTH, NAME_PATTERN_SOURCE, REMOTE_PROTOCOLS, RESOLUTION_VIAS, RUN_STATUSES } from '@hookyard/core';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -92,6 +92,47 @@ export const SCHEMAS: Record<string, Schema> = {
         },
       },
     },
+  },
+  Interaction: {
+    type: 'object',
+    description: 'What a parked run waits on. Resolved once; a resumed one keeps its run\'s outcome until a later run takes it.',
+    required: ['id', 'kind', 'run', 'hook', 'topic', 'tool', 'args_hash', 'status', 'created_at', 'expires_at'],
+    properties: {
+      id: { type: 'string', description: '10 chars of time, 128 random bits (hex), 2 chars of store partition' },
+      kind: { type: 'string', enum: [...INTERACTION_KINDS] },
+      run: { type: 'string', description: 'The parked run' },
+      hook: ref('Name'),
+      topic: ref('Name'),
+      tool: { type: 'string' },
+      args_hash: { type: 'string', description: 'SHA-256 (hex) of the canonical JSON of the exact arguments' },
+      rule: nullable({ type: 'string' }),
+      policy_version: nullable({ type: 'integer' }),
+      answer_hooks: { type: 'array', items: ref('Name'), description: 'approval: the hooks whose door contract may answer it' },
+      subject: nullable({ type: 'object', required: ['scope', 'kind', 'key'], properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } } }),
+      on_timeout: nullable({ type: 'string', description: 'wait: fail | succeed; approval: deny | allow' }),
+      created_at: isoTime,
+      expires_at: isoTime,
+      status: { type: 'string', enum: [...INTERACTION_STATUSES] },
+      resolution: nullable({
+        type: 'object',
+        required: ['by', 'via', 'at'],
+        properties: {
+          by: { type: 'string' },
+          via: { type: 'string', enum: [...RESOLUTION_VIAS] },
+          at: isoTime,
+          reason: { type: 'string' },
+          payload: { nullable: true, description: 'The resume payload' },
+          extras: nullable({ type: 'object', additionalProperties: true, description: "The answering run's extras_expr, handed on" }),
+        },
+      }),
+      outcome: nullable({ type: 'object', properties: { run: { type: 'string' }, status: { type: 'string' }, result: { nullable: true }, at: isoTime } }),
+      taken: nullable({ type: 'object', properties: { by: { type: 'string' }, at: isoTime } }),
+    },
+  },
+  InteractionPage: {
+    type: 'object',
+    required: ['interactions', 'next_cursor'],
+    properties: { interactions: { type: 'array', items: ref('Interaction') }, next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }) },
   },
   RunPage: {
     type: 'object',

@@ -1,4 +1,4 @@
-import { RUN_STATUSES } from '@hookyard/core';
+import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_STATUSES } from '@hookyard/core';
 import { SCHEMAS } from './components';
 
 type Obj = Record<string, unknown>;
@@ -205,6 +205,33 @@ const PATHS: Obj = {
       description: 'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why.',
     }),
   },
+  '/api/interactions': {
+    get: op('reader', 'List interactions (what parked runs wait on), newest first, with filters and a cursor', { '200': answer('A page of interactions', ref('InteractionPage')), ...fail(400) }, {
+      tags: ['interactions'],
+      operationId: 'listInteractions',
+      parameters: [
+        { name: 'status', in: 'query', schema: { type: 'string', enum: [...INTERACTION_STATUSES] } },
+        { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERACTION_KINDS] } },
+        { name: 'run', in: 'query', description: 'The parked run', schema: { type: 'string' } },
+        { name: 'hook', in: 'query', description: "The parked run's hook", schema: ref('Name') },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
+      ],
+    }),
+  },
+  '/api/interactions/{id}': {
+    parameters: [pathParam('id', 'Interaction id (128 random bits)', { type: 'string' })],
+    get: op('reader', 'One interaction: its run, tool, args hash, expiry, status, resolution and kept outcome', { '200': answer('The interaction', ref('Interaction')), ...fail(404) }, { tags: ['interactions'], operationId: 'getInteraction' }),
+  },
+  '/api/interactions/{id}/cancel': {
+    parameters: [pathParam('id', 'Interaction id', { type: 'string' })],
+    post: op('operator', 'Cancel an open interaction; its parked run ends cancelled', { '200': answer('The interaction, cancelled', ref('Interaction')), ...fail(400, 404, 409) }, {
+      tags: ['interactions'],
+      operationId: 'cancelInteraction',
+      description: 'Needs the operator role. Body `{reason?}` (optional). An interaction already resolved is 409 naming who resolved it and how.',
+      requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } }) },
+    }),
+  },
   '/api/tools': {
     get: op(
       'reader',
@@ -283,6 +310,7 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'hooks' },
     { name: 'verifiers' },
     { name: 'runs' },
+    { name: 'interactions', description: 'What parked runs wait on: approvals and waits' },
     { name: 'tools' },
     { name: 'templates' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },

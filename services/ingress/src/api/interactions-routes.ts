@@ -1,0 +1,105 @@
+import type { Router } from 'express';
+import { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_ID_PATTERN, badInput, isValidName, notFound } from '@hookyard/core';
+import type { InteractionKind, InteractionStatus } from '@hookyard/core';
+import type { InteractionFilter } from '@hookyard/store';
+import { requireRole, roleOf } from './auth';
+import type { ApiContext } from './context';
+
+export const INTERACTION_LIST_DEFAULT_LIMIT = 50;
+export const INTERACTION_LIST_MAX_LIMIT = 500;
+const QUERY_KEYS = new Set(['status', 'kind', 'run', 'hook', 'limit', 'cursor']);
+const BODY_KEYS = new Set(['reason']);
+
+/** Reads `GET /api/interactions` query parameters; every bad value is one line of a 400. */
+export function parseInteractionQuery(query: Record<string, unknown>): { filter: InteractionFilter; limit: number; cursor: string | null } {
+  const errors: string[] = [];
+  const one = (key: string): string | undefined => {
+    const v = query[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') {
+      errors.push(`${key} must be given once, got ${JSON.stringify(v)}`);
+      return undefined;
+    }
+    return v;
+  };
+  for (const key of Object.keys(query)) if (!QUERY_KEYS.has(key)) errors.push(`unknown query parameter '${key}' (known: ${[...QUERY_KEYS].join(', ')})`);
+  const filter: InteractionFilter = {};
+  const status = one('status');
+  if (status !== undefined) {
+    if ((INTERACTION_STATUSES as readonly string[]).includes(status)) filter.status = status as InteractionStatus;
+    else errors.push(`status must be one of ${INTERACTION_STATUSES.join('|')}, got ${JSON.stringify(status)}`);
+  }
+  const kind = one('kind');
+  if (kind !== undefined) {
+    if ((INTERACTION_KINDS as readonly string[]).includes(kind)) filter.kind = kind as InteractionKind;
+    else errors.push(`kind must be one of ${INTERACTION_KINDS.join('|')}, got ${JSON.stringify(kind)}`);
+  }
+  const run = one('run');
+  if (run !== undefined) {
+    if (RUN_ID_PATTERN.test(run)) filter.run = run;
+    else errors.push(`run must be a run id, got ${JSON.stringify(run)}`);
+  }
+  const hook = one('hook');
+  if (hook !== undefined) {
+    if (isValidName(hook)) filter.hook = hook;
+    else errors.push(`hook must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(hook)}`);
+  }
+  let limit = INTERACTION_LIST_DEFAULT_LIMIT;
+  const rawLimit = one('limit');
+  if (rawLimit !== undefined) {
+    const n = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (n >= 1 && n <= INTERACTION_LIST_MAX_LIMIT) limit = n;
+    else errors.push(`limit must be a whole number from 1 to ${INTERACTION_LIST_MAX_LIMIT}, got ${JSON.stringify(rawLimit)}`);
+  }
+  const cursor = one('cursor') ?? null;
+  if (cursor !== null && !INTERACTION_ID_PATTERN.test(cursor)) errors.push(`cursor must be the next_cursor of a previous page, got ${JSON.stringify(cursor)}`);
+  if (errors.length) throw badInput('bad interaction list query', errors);
+  return { filter, limit, cursor };
+}
+
+/** `{reason?}`: the operator's words, kept in the resolution. */
+export function parseReason(body: unknown): string {
+  if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return '';
+  if (typeof body !== 'object' || Array.isArray(body)) throw badInput(`body must be an object {reason?}, got ${JSON.stringify(body)}`);
+  const errors = Object.keys(body).filter((k) => !BODY_KEYS.has(k)).map((k) => `unknown field '${k}' (known: reason)`);
+  const reason = (body as { reason?: unknown }).reason;
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000)) errors.push(`reason must be a string of at most 1000 characters, got ${JSON.stringify(reason).slice(0, 80)}`);
+  if (errors.length) throw badInput('bad interaction answer', errors);
+  return (reason as string | undefined) ?? '';
+}
+
+/** A malformed id cannot name an interaction: 404 without asking the store. */
+export function interactionId(id: string): string {
+  if (!INTERACTION_ID_PATTERN.test(id)) throw notFound(`no interaction ${JSON.stringify(id)}`);
+  return id;
+}
+
+/**
+ * The interactions parked runs wait on: list (filters + cursor), one, and an
+ * operator's cancel (the parked run ends `cancelled`). A second answer is 409
+ * naming who answered first.
+ */
+export function interactionRoutes(router: Router, ctx: ApiContext): void {
+  router.get('/interactions', requireRole('reader'), async (req, res) => {
+    const q = parseInteractionQuery(req.query as Record<string, unknown>);
+    const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
+    res.json({ interactions: page.interactions, next_cursor: page.nextCursor });
+  });
+
+  router.get('/interactions/:id', requireRole('reader'), async (req, res) => {
+    const id = interactionId(req.params.id as string);
+    const interaction = await ctx.stores.interactions.get(id);
+    if (!interaction) throw notFound(`no interaction ${JSON.stringify(id)}`);
+    res.json(interaction);
+  });
+
+  router.post('/interactions/:id/cancel', requireRole('operator'), async (req, res) => {
+    const id = interactionId(req.params.id as string);
+    const reason = parseReason(req.body);
+    const by = `api:${roleOf(res)}`;
+    const { interaction, run } = await ctx.stores.interactions.resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now());
+    ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
+    if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
+    res.json(interaction);
+  });
+}
