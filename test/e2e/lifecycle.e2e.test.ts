@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix } from '../support/services';
+import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
 import { eventually, requireBuiltCli, sleep, startRole, type RoleProcess } from '../support/processes';
 import { Api, metricValue, pool, type RunView } from './api';
 
@@ -39,6 +39,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
       HOOKS_RUN_SHUTDOWN_GRACE_SECONDS: '2',
       HOOKS_MAX_WORKERS: '32',
       HOOKS_DOOR_RATE: '0',
+      HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
     };
     ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress, startRole('scheduler', 'scheduler', env));

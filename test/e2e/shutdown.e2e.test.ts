@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { NATS_URL, REDIS_URL, requireNats, requireRedis, uniquePrefix, cleanupPrefix } from '../support/services';
+import { NATS_URL, REDIS_URL, requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 import { Api } from './api';
 
@@ -52,6 +52,7 @@ describe('executor shutdown on SIGTERM', () => {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '1',
       HOOKS_DOOR_RATE: '0',
+      HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
     };
     const ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress, startRole('scheduler', 'scheduler', env));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { LOOPBACK_NETS_ENV } from '../support/services';
 import { Api } from '../e2e/api';
 import { Sink } from './sink';
 import { freePort, startNats, startRedis, type ServerProcess } from '../support/servers';
@@ -54,6 +55,7 @@ export class World {
       HOOKS_RUN_SHUTDOWN_GRACE_SECONDS: '2',
       HOOKS_MAX_WORKERS: '32',
       HOOKS_DOOR_RATE: '0',
+      HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
       HOOKS_LOG_LEVEL: 'info',
       HOOKS_SECRET_FAULTS_GITHUB_SECRET: GITHUB_SECRET,
     };

@@ -5,6 +5,15 @@ import { randomBytes } from 'node:crypto';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+/**
+ * Loopback, for the tool servers tests start: outbound tool calls reach only
+ * public addresses unless HOOKS_OUTBOUND_ALLOW_NETS allows a range, so a test
+ * that calls its own server says so in its setup.
+ */
+export const LOOPBACK_NETS: string[] = ['127.0.0.0/8', '::1'];
+/** LOOPBACK_NETS as the HOOKS_OUTBOUND_ALLOW_NETS value of a spawned role. */
+export const LOOPBACK_NETS_ENV = LOOPBACK_NETS.join(',');
+
 function reachable(url: string, defaultPort: number): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {

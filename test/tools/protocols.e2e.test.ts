@@ -11,6 +11,7 @@ import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createToolRepo, validateToolRecord } from '@hookyard/tools';
 import type { RunBus } from '@hookyard/bus';
+import { LOOPBACK_NETS } from '../support/services';
 import { startExecutor, type ExecutorHandle } from '../../services/executor/src/start';
 
 interface Seen {
@@ -59,7 +60,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const settings = loadSettings({}, { maxWorkers: 4, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
+  const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 4, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
   const logger = silentLogger();
   stores = createMemoryStores();
   bus = createMemoryBus();

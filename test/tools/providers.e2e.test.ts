@@ -14,6 +14,7 @@ import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createToolRepo, validateToolRecord, type ClosableToolRepo } from '@hookyard/tools';
+import { LOOPBACK_NETS } from '../support/services';
 import { startExecutor, type ExecutorHandle } from '../../services/executor/src/start';
 import { validateHook } from '../../services/ingress/src/hooks/validate-hook';
 import { SchemaChecker } from '../../services/ingress/src/hooks/schema-checker';
@@ -75,7 +76,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const settings = loadSettings({}, { maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 10_000, mcpStdioAllow: [process.execPath] });
+  const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 10_000, mcpStdioAllow: [process.execPath] });
   const logger = silentLogger();
   stores = createMemoryStores();
   bus = createMemoryBus();

@@ -12,6 +12,7 @@ import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { REDACTED, createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
+import { LOOPBACK_NETS } from '../support/services';
 import { startExecutor, type ExecutorHandle } from '../../services/executor/src/start';
 import { startHarness, type Harness } from '../../services/ingress/test/support/harness';
 
@@ -72,7 +73,7 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: TICKETS_SECRET, HOOKS_SECRET_PETS_API_KEY: PETS_SECRET };
   stores = createMemoryStores();
   jq = await createJqEngine();
-  const settings = loadSettings({}, { maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
+  const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
   tools = createToolRepo({ settings, toolStore: stores.tools, logger, secrets: createSecretResolver({ env }) });
   h = await startHarness({ stores, tools, jq, deps: { logger, limiter: null } });
   execBus = createMemoryBus();

@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
 import { posix } from 'node:path';
 
@@ -156,7 +157,19 @@ const SPEC = {
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
   mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },
   openapiMaxBytes: { doc: 'HOOKS_OPENAPI_MAX_BYTES: largest OpenAPI document a registered openapi tool may serve (default 67108864; GitHub\'s is 13 MB)', parse: int(64 * 1024 * 1024, 1024) },
-  webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call besides loopback (default none)', parse: list([]) },
+  webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call (default none; their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)', parse: list([]) },
+  outboundAllowNets: {
+    doc: 'HOOKS_OUTBOUND_ALLOW_NETS: address ranges (CIDR, comma-separated) outbound tool calls may reach although not public, e.g. 127.0.0.0/8,::1 on a laptop; loopback, link-local, private and reserved ranges are refused otherwise (default none)',
+    parse: (raw: string | undefined, name: string) => {
+      const nets = list([])(raw);
+      for (const n of nets) {
+        const [addr = '', bits, extra] = n.split('/');
+        const okBits = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (addr.includes(':') ? 128 : 32));
+        if (extra !== undefined || !okBits || !(isIPv4(addr) || isIPv6(addr))) throw new SettingsError(name, `not an address or CIDR range: ${JSON.stringify(n)}`);
+      }
+      return nets;
+    },
+  },
   secretEnvPrefix: { doc: 'HOOKS_SECRET_ENV_PREFIX: env: secret references must name a variable with this prefix; Hookyard\'s own HOOKS_* settings never (default HOOKS_SECRET_)', parse: envPrefix },
   secretDirs: { doc: 'HOOKS_SECRET_DIRS: file: secret references must lie in one of these directories, comma-separated; the Kubernetes service account never (default /var/run/secrets/hookyard)', parse: secretDirs },
   doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic, fractions allowed (0.1 = one per 10 s); 0 turns the door limiter off, said at boot (default 200)', parse: num({ def: 200, min: 0 }) },

@@ -1,6 +1,7 @@
 import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
+import { createOutboundGuard, type OutboundGuard } from './outbound';
 import { createGrpcRepo } from './grpc';
 import { echoTool } from './local/echo';
 import { jsExecutionTool } from './local/js-execution';
@@ -21,7 +22,11 @@ export interface CreateToolRepoOptions {
   settings: Settings;
   toolStore: ToolStore;
   logger: Logger;
-  /** Used by the remote and OpenAPI repos and the webhook tool; defaults to the global fetch. */
+  /**
+   * Used by the remote, OpenAPI and MCP repos and the webhook tool; default:
+   * the outbound guard's fetch (public addresses only, unless
+   * HOOKS_OUTBOUND_ALLOW_NETS allows a range; no redirects).
+   */
   fetch?: FetchFn;
   /**
    * Resolves the secret references of tool records (`{"secret":"env:NAME"}`
@@ -29,6 +34,8 @@ export interface CreateToolRepoOptions {
    * process's environment and mounted files.
    */
   secrets?: SecretResolver;
+  /** The outbound guard (default: one built from HOOKS_OUTBOUND_ALLOW_NETS, closed with the repo). */
+  guard?: OutboundGuard;
 }
 
 /** Longest a js_execution snippet may run: snippets take turns in one sandbox thread. */
@@ -50,7 +57,7 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
       logger.error('HOOKS_LOCAL_SHELL_ENABLED is set but HOOKS_LOCAL_FS_ROOT is not: local_shell stays off (it runs only inside the root)');
     }
   }
-  tools.push(webhookTool({ allowHosts: settings.webhookAllowHosts, timeoutMs: settings.toolTimeoutMs, fetch: options.fetch }));
+  tools.push(webhookTool({ allowHosts: settings.webhookAllowHosts, timeoutMs: settings.toolTimeoutMs, fetch: options.fetch, guard: options.guard }));
   tools.push(jsExecutionTool({ timeoutMs: Math.min(settings.toolTimeoutMs, JS_EXECUTION_MAX_MS), logger }));
   return tools;
 }
@@ -66,17 +73,26 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
 export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo {
   const { settings, toolStore, logger } = options;
   const secrets = options.secrets ?? createSecretResolver({ scope: secretScopeOf(settings) });
-  const local = new LocalRepo(localTools(options));
-  const remote = new RemoteRepo({ toolStore, logger, fetch: options.fetch, secrets });
+  const guard = options.guard ?? createOutboundGuard({ allowNets: settings.outboundAllowNets });
+  const fetchFn = options.fetch ?? guard.fetch;
+  const local = new LocalRepo(localTools({ ...options, guard }));
+  const remote = new RemoteRepo({ toolStore, logger, fetch: fetchFn, secrets });
   const discovered = new ProviderRepo({
     toolStore,
     logger,
     secrets,
     providers: [
-      new OpenApiProvider({ logger, fetch: options.fetch, secrets, maxDocumentBytes: settings.openapiMaxBytes }),
-      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets }),
+      new OpenApiProvider({ logger, fetch: fetchFn, secrets, maxDocumentBytes: settings.openapiMaxBytes }),
+      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets, fetch: fetchFn }),
     ],
   });
   const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets });
-  return new MultiRepo([local, remote, discovered, grpc], logger);
+  const repo = new MultiRepo([local, remote, discovered, grpc], logger);
+  if (options.guard) return repo;
+  const close = repo.close.bind(repo);
+  repo.close = async () => {
+    await close();
+    await guard.close();
+  };
+  return repo;
 }

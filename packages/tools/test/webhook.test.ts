@@ -1,13 +1,22 @@
-import { webhookTool, isLoopbackHost } from '../src/local/webhook';
+import { createOutboundGuard, type OutboundGuard } from '../src/outbound';
+import { webhookTool } from '../src/local/webhook';
 import { testContext } from './support/context';
 import { startMockServer, type MockServer } from './support/mock-server';
 
 let mock: MockServer;
+/** The tests' own loopback server is reachable only because this guard allows 127.0.0.0/8 explicitly. */
+let loopbackAllowed: OutboundGuard;
+/** The deployment default: no range allowed beyond public addresses. */
+let strict: OutboundGuard;
 beforeAll(async () => {
   mock = await startMockServer();
+  loopbackAllowed = createOutboundGuard({ allowNets: ['127.0.0.0/8', '::1'] });
+  strict = createOutboundGuard({ allowNets: [] });
 });
 afterAll(async () => {
   await mock.close();
+  await loopbackAllowed.close();
+  await strict.close();
 });
 beforeEach(() => {
   mock.seen.length = 0;
@@ -16,9 +25,9 @@ beforeEach(() => {
 const ctx = testContext();
 
 describe('webhook', () => {
-  it('calls a loopback endpoint with JSON, the idempotency key and extra headers', async () => {
+  it('calls an endpoint in an allowed range with JSON, the idempotency key and extra headers', async () => {
     mock.respond = () => ({ status: 201, body: '{"got":true}' });
-    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000 });
+    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: loopbackAllowed });
     const out = await tool.run({ url: `${mock.url}/hook`, body: { a: 1 }, headers: { 'X-Trace': 't1' } }, ctx);
     expect(out).toEqual({ status: 201, body: { got: true } });
     const req = mock.seen[0]!;
@@ -30,20 +39,73 @@ describe('webhook', () => {
   });
 
   it.each([
-    'http://10.0.0.5/admin',
-    'http://169.254.169.254/latest/meta-data/',
-    'http://192.168.1.1/',
-    'http://0.0.0.0/',
-    'http://metadata.google.internal/',
-    'https://example.com.evil.test/',
-    'http://[::ffff:10.0.0.1]/',
-  ])('refuses %s (not loopback, not allowed) before sending anything', async (url) => {
+    ['127.0.0.1', (port: number) => `http://127.0.0.1:${port}/admin`],
+    ['localhost (a name that resolves to loopback)', (port: number) => `http://localhost:${port}/admin`],
+    ['169.254.169.254 (cloud metadata)', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['10.0.0.5', () => 'http://10.0.0.5/admin'],
+    ['[::1]', (port: number) => `http://[::1]:${port}/`],
+    ['[::ffff:127.0.0.1]', (port: number) => `http://[::ffff:127.0.0.1]:${port}/`],
+    ['0.0.0.0', (port: number) => `http://0.0.0.0:${port}/`],
+  ])('refuses %s by default, even when the host is listed, and sends nothing', async (_what, urlOf) => {
+    const url = urlOf(Number(new URL(mock.url).port));
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    const tool = webhookTool({ allowHosts: [host], timeoutMs: 5000, guard: strict });
+    await expect(tool.run({ url }, ctx)).rejects.toMatchObject({ kind: 'forbidden', message: expect.stringContaining('refused') });
+    // Not listed either: the same refusal.
+    const unlisted = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: strict });
+    await expect(unlisted.run({ url }, ctx)).rejects.toMatchObject({ kind: 'forbidden' });
+    expect(mock.seen).toHaveLength(0);
+  });
+
+  it('checks every address a name resolves to, and connects to the checked one', async () => {
+    const seen: string[] = [];
+    const rebinding = createOutboundGuard({
+      allowNets: [],
+      lookup: async (host) => {
+        seen.push(host);
+        return [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }];
+      },
+    });
+    try {
+      const tool = webhookTool({ allowHosts: ['rebind.example'], timeoutMs: 5000, guard: rebinding });
+      await expect(tool.run({ url: `http://rebind.example:${new URL(mock.url).port}/x` }, ctx)).rejects.toMatchObject({
+        kind: 'forbidden',
+        message: expect.stringContaining('rebind.example resolves to 127.0.0.1 is a loopback address'),
+      });
+      expect(seen).toEqual(['rebind.example']);
+      expect(mock.seen).toHaveLength(0);
+    } finally {
+      await rebinding.close();
+    }
+    // A name resolved (once) to the allowed loopback address reaches the server through that address.
+    const pinned = createOutboundGuard({ allowNets: ['127.0.0.0/8'], lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    try {
+      mock.respond = () => ({ status: 200, body: 'ok' });
+      const tool = webhookTool({ allowHosts: ['svc.example'], timeoutMs: 5000, guard: pinned });
+      await expect(tool.run({ url: `http://svc.example:${new URL(mock.url).port}/y`, method: 'GET' }, ctx)).resolves.toEqual({ status: 200, body: 'ok' });
+      expect(mock.seen.map((s) => [s.url, s.headers.host])).toEqual([['/y', `svc.example:${new URL(mock.url).port}`]]);
+    } finally {
+      await pinned.close();
+    }
+  });
+
+  it('refuses a host that is neither listed nor in an allowed range, before sending anything', async () => {
     let calls = 0;
     const tool = webhookTool({ allowHosts: ['example.com'], timeoutMs: 5000, fetch: (async () => {
       calls++;
       return new Response('{}');
     }) as typeof fetch });
-    await expect(tool.run({ url }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining('not on the allowed hosts') });
+    await expect(tool.run({ url: 'https://example.com.evil.test/' }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining('not on the allowed hosts') });
+    const public1 = createOutboundGuard({ allowNets: ['127.0.0.0/8'], lookup: async () => [{ address: '93.184.215.14', family: 4 }] });
+    try {
+      const unlisted = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: public1 });
+      await expect(unlisted.run({ url: 'http://public.example/' }, ctx)).rejects.toMatchObject({
+        kind: 'forbidden',
+        message: expect.stringContaining('not in HOOKS_OUTBOUND_ALLOW_NETS (and the host is not in HOOKS_WEBHOOK_ALLOW_HOSTS)'),
+      });
+    } finally {
+      await public1.close();
+    }
     expect(calls).toBe(0);
   });
 
@@ -58,23 +120,18 @@ describe('webhook', () => {
   });
 
   it('does not follow a redirect (it could bounce into the internal network)', async () => {
-    mock.respond = () => ({ status: 302, body: '' });
-    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000 });
+    mock.respond = () => ({ status: 302, body: '', headers: { Location: 'http://169.254.169.254/' } });
+    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: loopbackAllowed });
     await expect(tool.run({ url: `${mock.url}/r` }, ctx)).rejects.toMatchObject({ kind: 'bad_input', message: expect.stringContaining('HTTP 302') });
     expect(mock.seen).toHaveLength(1);
   });
 
   it('maps statuses to kinds and refuses bad input', async () => {
     mock.respond = () => ({ status: 503, body: 'busy' });
-    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000 });
+    const tool = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: loopbackAllowed });
     await expect(tool.run({ url: `${mock.url}/x` }, ctx)).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringContaining('"busy"') });
     await expect(tool.run({ url: 'file:///etc/passwd' }, ctx)).rejects.toMatchObject({ kind: 'bad_input' });
     await expect(tool.run({ url: 'nope' }, ctx)).rejects.toMatchObject({ kind: 'bad_input' });
     await expect(tool.run({ url: `${mock.url}/x`, method: 'TRACE' }, ctx)).rejects.toMatchObject({ kind: 'bad_input' });
-  });
-
-  it('knows loopback', () => {
-    expect(['localhost', '127.0.0.1', '127.1.2.3', '[::1]', 'api.localhost'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
-    expect(['10.0.0.1', '0.0.0.0', 'localhost.evil.test', '[::2]', '128.0.0.1'].map(isLoopbackHost)).toEqual([false, false, false, false, false]);
   });
 });

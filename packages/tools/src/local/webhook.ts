@@ -1,11 +1,17 @@
-import { isIP } from 'node:net';
 import { badInput, unauthorized } from '@hookyard/core';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import type { LocalTool } from './local-repo';
+import { createOutboundGuard, type OutboundGuard } from '../outbound';
 
 export interface WebhookOptions {
-  /** Exact host names (besides loopback) the tool may call. */
+  /** Exact host names the tool may call (HOOKS_WEBHOOK_ALLOW_HOSTS); their addresses must still pass the outbound guard. */
   allowHosts: readonly string[];
+  /**
+   * The outbound guard: a listed host is called through `guard.fetch` (public
+   * addresses, or ranges in HOOKS_OUTBOUND_ALLOW_NETS); any other host only
+   * when all its addresses are in HOOKS_OUTBOUND_ALLOW_NETS.
+   */
+  guard?: OutboundGuard;
   /** Default and longest time bound of one call. */
   timeoutMs: number;
   fetch?: FetchFn;
@@ -18,7 +24,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const SCHEMA = {
   type: 'object',
   properties: {
-    url: { type: 'string', description: 'http(s) URL on loopback or an allowed host.' },
+    url: { type: 'string', description: 'http(s) URL on an allowed host (HOOKS_WEBHOOK_ALLOW_HOSTS) or in an allowed range (HOOKS_OUTBOUND_ALLOW_NETS).' },
     method: { type: 'string', enum: METHODS, description: 'Default POST.' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
     body: { description: 'Sent as JSON (a string is sent as it is).' },
@@ -28,29 +34,26 @@ const SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** Loopback: `localhost`, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
-  return false;
-}
-
 /**
- * `webhook`: one HTTP call. Destinations are limited to loopback and exact
- * allowed host names, and redirects are not followed, so a hook cannot
- * reach into the internal network (directly or by a 3xx bounce).
+ * `webhook`: one HTTP call. Destinations are limited to exact allowed host
+ * names (whose addresses must be public unless HOOKS_OUTBOUND_ALLOW_NETS
+ * allows their range) and to addresses in HOOKS_OUTBOUND_ALLOW_NETS; the
+ * address is checked after resolution and is the one connected to, and
+ * redirects are not followed, so a hook whose `url` comes from a payload
+ * cannot reach loopback admin ports, cloud metadata or the internal network.
  */
 export function webhookTool(options: WebhookOptions): LocalTool {
   const allowHosts = new Set(options.allowHosts.map((h) => h.toLowerCase()));
-  const fetchFn = options.fetch ?? fetch;
+  // A test's own fetch stands in for the network; without one the guard is the only way out.
+  const guard = options.fetch ? undefined : (options.guard ?? createOutboundGuard({ allowNets: [] }));
+  const listedFetch = options.fetch ?? guard!.fetch;
+  const unlistedFetch = options.fetch ?? guard!.fetchAllowedNetsOnly;
   const maxReply = options.maxReplyBytes ?? 1024 * 1024;
 
   return {
     info: {
       name: 'webhook',
-      description: 'Calls an HTTP endpoint (loopback or an allowed host) and returns {status, body}.',
+      description: 'Calls an HTTP endpoint (an allowed host or range) and returns {status, body}.',
       parameters: SCHEMA as unknown as Record<string, unknown>,
       provider: 'local',
     },
@@ -63,7 +66,9 @@ export function webhookTool(options: WebhookOptions): LocalTool {
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badInput(`webhook: url scheme must be http or https, got ${JSON.stringify(url.protocol)}`);
       const host = url.hostname.toLowerCase();
-      if (!isLoopbackHost(host) && !allowHosts.has(host)) throw unauthorized(`webhook: host ${JSON.stringify(host)} is not on the allowed hosts`);
+      const listed = allowHosts.has(host);
+      if (!listed && options.fetch) throw unauthorized(`webhook: host ${JSON.stringify(host)} is not on the allowed hosts`);
+      const fetchFn = listed ? listedFetch : unlistedFetch;
 
       const method = args.method === undefined ? 'POST' : args.method;
       if (typeof method !== 'string' || !METHODS.includes(method)) throw badInput(`webhook: method must be one of ${METHODS.join(', ')}, got ${JSON.stringify(args.method)}`);

@@ -5,9 +5,12 @@ import { resolveHeaders } from '../secret-values';
 import type { DiscoveredTool, ToolProvider } from '../provider/types';
 import type { JsonSchema, ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
+import type { FetchFn } from '../http-call';
 import { transportFor } from './transport';
 
 export interface McpProviderOptions {
+  /** fetch for the HTTP transports (the outbound guard's in a deployment; default the SDK's). */
+  fetch?: FetchFn;
   logger: Logger;
   /** Commands a stdio record may spawn (HOOKS_MCP_STDIO_ALLOW); default none. */
   stdioAllow?: readonly string[];
@@ -159,7 +162,7 @@ export class McpProvider implements ToolProvider {
     if (this.closed) throw unavailable(`MCP tool '${record.name}': the tool layer is shutting down`);
     // References are resolved per connection: a rotated secret is used from the next reconnection on.
     const headers = record.transport === 'stdio' ? {} : await resolveHeaders(this.secrets, `MCP tool '${record.name}'`, record.headers);
-    const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger, headers);
+    const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger, headers, this.options.fetch);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     // A server that goes away (a child that exits, a dropped session) is reconnected on next use.
     client.onclose = () => {

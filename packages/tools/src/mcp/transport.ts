@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchFn } from '../http-call';
 
 /** Longest piece of a server's stderr put in one log line. */
 const STDERR_LOG_CHARS = 2000;
@@ -15,7 +16,7 @@ const STDERR_LOG_CHARS = 2000;
  * already resolved (HTTP transports only); the child gets the SDK's default environment (HOME,
  * LOGNAME, PATH, SHELL, TERM, USER), never ours, and its stderr is logged.
  */
-export function transportFor(record: RemoteToolRecord, stdioAllow: readonly string[], logger: Logger, headers: Record<string, string> = {}): Transport {
+export function transportFor(record: RemoteToolRecord, stdioAllow: readonly string[], logger: Logger, headers: Record<string, string> = {}, fetchFn?: FetchFn): Transport {
   const what = `MCP tool '${record.name}'`;
   switch (record.transport) {
     case 'stdio': {
@@ -29,9 +30,9 @@ export function transportFor(record: RemoteToolRecord, stdioAllow: readonly stri
       return transport;
     }
     case 'sse':
-      return new SSEClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } } });
+      return new SSEClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
     case 'streamable-http':
-      return new StreamableHTTPClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } } });
+      return new StreamableHTTPClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
     default:
       throw internal(`${what} is stored without a known transport (${JSON.stringify(record.transport)}); register it again`);
   }
