@@ -54,7 +54,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 
   const stores = createMemoryStores();
-  const settings = loadSettings({}, { openapiMaxBytes: 16 * 1024 * 1024 });
+  // The document servers this test starts listen on loopback: allowed here explicitly.
+  const settings = loadSettings({}, { openapiMaxBytes: 16 * 1024 * 1024, outboundAllowNets: ['127.0.0.0/8', '::1'] });
   const secrets = createSecretResolver({ env: { HOOKS_SECRET_HOOKYARD_TOKEN: `Bearer ${TOKENS.reader}` } });
   tools = createToolRepo({ settings, toolStore: stores.tools, logger: silentLogger(), secrets });
   h = await startHarness({ stores, tools, settings: { openapiMaxBytes: 16 * 1024 * 1024 } });
