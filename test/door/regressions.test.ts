@@ -116,6 +116,14 @@ describe('the platform event topic cannot be forged through the door', () => {
     expect(app.keeps.length).toBe(keeps);
   });
 
+  it('hooks_approval_requested is reserved the same way: nobody outside can forge an approval request', async () => {
+    const keeps = app.keeps.length;
+    const r = await fetch(`${app.url}/universal_webhook/hooks_approval_requested`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"interaction":"forged"}' });
+    expect(r.status).toBe(403);
+    expect(((await r.json()) as { error: string }).error).toBe('topic hooks_approval_requested is reserved for platform events; bind a verifier to accept it here');
+    expect(app.keeps.length).toBe(keeps);
+  });
+
   it('with a verifier bound by an operator, a verified delivery on it is kept', async () => {
     process.env.HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET = 'platform-secret-0123456789';
     await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });

@@ -109,6 +109,7 @@ describe('createNatsIngestHandler', () => {
     ['a body over the cap', message('orders', JSON.stringify({ s: 'x'.repeat(2000) })), /larger than 1024 bytes/],
     ['an overlong Nats-Msg-Id', message('orders', '{}', {}, 'i'.repeat(300)), /Nats-Msg-Id/],
     ['a forged platform event', message('hooks_run_failed', '{"run_id":"x"}'), /reserved for platform events/],
+    ['a forged approval request', message('hooks_approval_requested', '{"interaction":"x"}'), /topic hooks_approval_requested is reserved for platform events/],
   ])('rejects %s, keeps nothing and records it (WARN + counter)', async (_what, msg, reason) => {
     const t = await setup();
     expect(await t.handler(msg)).toBe('rejected');

@@ -33,10 +33,32 @@ export interface RunReporterDeps {
 export interface RunReporter {
   /** Reports a run that just reached succeeded, skipped or failed. Never throws. */
   finished(run: Run): Promise<void>;
+  /**
+   * Fires a platform event (e.g. `hooks_approval_requested`): keeps one run
+   * per hook on `topic` and publishes them. Best effort: a failure is logged
+   * with `about`, never thrown.
+   */
+  platformEvent(topic: string, payload: unknown, about: { run: string; hook: string }): Promise<void>;
 }
 
 export function createRunReporter(deps: RunReporterDeps): RunReporter {
   const { metrics, logger } = deps;
+
+  async function platformEvent(topic: string, payload: unknown, about: { run: string; hook: string }): Promise<void> {
+    const now = deps.clock.now();
+    try {
+      const kept = await deps.runs.keepEvent({ topic, payload, now, dispatchGraceMs: deps.dispatchGraceMs });
+      for (const k of kept) metrics.accepted.inc({ topic, hook: k.hook });
+      if (kept.length > 0) {
+        await deps.bus.publish(kept.map((k) => k.id));
+        metrics.dispatched.inc({ source: 'event' }, kept.length);
+      }
+    } catch (err) {
+      // The cause is already logged; the event is best effort.
+      const e = toHookyardError(err);
+      logger.warn({ run: about.run, hook: about.hook, kind: e.kind, err: e.message }, `could not fire the ${topic} platform event`);
+    }
+  }
 
   async function firePlatformEvent(run: Run): Promise<void> {
     // A failure on the platform topic itself is not reported again: no loops.
@@ -51,18 +73,7 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
       acted: run.acted,
       failed_at: run.finished_at ?? new Date(now).toISOString(),
     };
-    try {
-      const kept = await deps.runs.keepEvent({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: deps.dispatchGraceMs });
-      for (const k of kept) metrics.accepted.inc({ topic: HOOKS_RUN_FAILED_TOPIC, hook: k.hook });
-      if (kept.length > 0) {
-        await deps.bus.publish(kept.map((k) => k.id));
-        metrics.dispatched.inc({ source: 'event' }, kept.length);
-      }
-    } catch (err) {
-      // The cause (the failed run) is already logged; the event is best effort.
-      const e = toHookyardError(err);
-      logger.warn({ run: run.id, hook: run.hook, kind: e.kind, err: e.message }, `could not fire the ${HOOKS_RUN_FAILED_TOPIC} platform event`);
-    }
+    await platformEvent(HOOKS_RUN_FAILED_TOPIC, payload, { run: run.id, hook: run.hook });
   }
 
   async function toSink(run: Run): Promise<void> {
@@ -75,6 +86,7 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
   }
 
   return {
+    platformEvent,
     async finished(run) {
       if (run.status === 'failed') {
         const kind = run.error?.kind ?? 'internal';

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { SettingsError } from '@hookyard/core';
 import { ApiClient, CliError, DEFAULT_URL, EXIT, oneLine } from './client';
 import { completionCommand } from './commands/completion';
+import { approvalsCommand, interactionAnswerCommands } from './commands/approvals';
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
 import { interactionsCommand } from './commands/interactions';
@@ -64,6 +65,9 @@ export function buildProgram(): Command {
   interactionsCommand(program, ctx);
   toolsCommand(program, ctx);
   templatesCommand(program, ctx);
+  approvalsCommand(program, ctx);
+  // After every other command but completion: joins an `interactions` command registered before it.
+  interactionAnswerCommands(program, ctx);
   completionCommand(program);
   return program;
 }

@@ -41,4 +41,4 @@ export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 3600;
 export const DEFAULT_DENY_MESSAGE = 'this call was not approved: ask for clarification or try a less destructive approach';
 
 /** The platform event topic fired for every approval requested (reserved like hooks_run_failed). */
-export const HOOKS_APPROVAL_REQUESTED_TOPIC = 'hooks_approval_requested';
+export const HOOKS_APPROVAL_REQUESTED_TOPIC = 'hooks_approval_requested' as const;

@@ -109,6 +109,12 @@ export const RESULT_MAX_BYTES = 64 * 1024;
 export const TOOL_EXTRA_IDEMPOTENCY_KEY = 'tai42/idempotency_key';
 /** The platform event topic fired for every run held as failed (compat name). */
 export const HOOKS_RUN_FAILED_TOPIC = 'hooks_run_failed';
+/**
+ * Topics only the platform fires (hooks_run_failed, hooks_approval_requested):
+ * both doors refuse them unless an operator bound a verifier (HTTP) — the NATS
+ * door always — so nobody outside can forge an alert or an approval request.
+ */
+export const PLATFORM_EVENT_TOPICS: ReadonlySet<string> = new Set([HOOKS_RUN_FAILED_TOPIC, 'hooks_approval_requested']);
 
 /** Wire protocols of a registered HTTP tool service. `langserve` is an alias of `langserve-direct`. */
 export const REMOTE_PROTOCOLS = ['openai', 'openai-object', 'ollama', 'langserve-openai', 'langserve-direct'] as const;

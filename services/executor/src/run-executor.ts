@@ -1,8 +1,9 @@
-import { allows, argsHash, backoffMs, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import { HOOKS_APPROVAL_REQUESTED_TOPIC, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
 import type { Clock, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
-import { describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ParkRequest, type ToolRepo } from '@hookyard/tools';
+import { ApprovalRepo, ParkRequest, describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ApprovalDecision, type ToolRepo } from '@hookyard/tools';
+import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
@@ -56,6 +57,8 @@ export class RunExecutor {
   private readonly inFlight = new Set<Attempt>();
   private readonly evaluator: HookEvaluator;
   private readonly leases: LeaseKeeper;
+  /** The approval policy in front of every provider: every call of this executor goes through it. */
+  private readonly gate: ApprovalRepo;
   /** No new claims once set (stop() began). */
   private closed = false;
   /** Set when the grace is over and what is left is handed back: a claim landing now is handed back too. */
@@ -64,6 +67,7 @@ export class RunExecutor {
   constructor(private readonly deps: RunExecutorDeps) {
     this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, jqTimeoutMs: deps.settings.jqTimeoutMs });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
+    this.gate = new ApprovalRepo(deps.tools, { policies: deps.stores.hooks, jq: deps.jq, jqTimeoutMs: deps.settings.jqTimeoutMs });
   }
 
   attempts(): Attempt[] {
@@ -173,12 +177,14 @@ export class RunExecutor {
     if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
     // A run woken from its interaction goes on from the answer.
     let approved = false;
+    let answered: Interaction | null = null;
     if (run.interaction) {
       const i = await stores.interactions.get(run.interaction);
       if (i && i.status !== 'open') {
         const woken = await this.woken(a, hook, i);
         if (woken !== 'proceed') return woken;
         approved = true;
+        if (i.kind === 'approval') answered = i;
       }
     }
     // Stopped mid-claim last time: go on only if the claim provably did not commit.
@@ -203,6 +209,17 @@ export class RunExecutor {
     if (!allows(allowlist, hook.tool)) {
       throw unauthorized(`tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${describeAllowlist(allowlist)})`);
     }
+    const step = await this.approvalStep(a, hook, kwargs, extras, answered);
+    // A replayed start was allowed when it first started; the policy (or its approval) must still allow it.
+    if (state.acted && !approved && step.next !== 'call') {
+      throw forbidden(`the replayed start of tool '${hook.tool}' is no longer allowed: ${step.next === 'deny' ? step.detail : `the policy now asks for an approval (${step.decision.rule})`}`);
+    }
+    if (step.next === 'deny') {
+      await a.write((token, now) => stores.runs.note(run.id, token, 'approval policy', step.detail, now));
+      return { status: 'denied', result: step.result };
+    }
+    if (step.next === 'park') return this.parkForApproval(a, hook, kwargs, extras, step.decision);
+    if ((!state.acted || approved) && step.detail) await a.write((token, now) => stores.runs.note(run.id, token, 'approval policy', step.detail, now));
     const policy = await toolPolicy(this.deps.tools, hook.tool);
     // Started by this attempt (not a replay of an earlier attempt's start, which may have left).
     const startsHere = !state.acted || approved;
@@ -213,10 +230,10 @@ export class RunExecutor {
     }
     let called: { result: unknown };
     try {
-      called = await callTool(this.deps.tools, {
+      called = await callTool(this.gate, {
         tool: hook.tool,
         args: kwargs,
-        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger },
+        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger, approval: step.decision },
         interrupt: a,
         timeoutMs: this.deps.settings.toolTimeoutMs,
         retry: policy.retry,
@@ -240,10 +257,52 @@ export class RunExecutor {
   private async woken(a: Attempt, hook: Hook, i: Interaction): Promise<Outcome | 'proceed'> {
     const { run } = a;
     if (i.kind === 'wait') return waitOutcome(i);
-    if (!this.deps.approvals) {
-      return { error: internal(`run woke from approval ${i.id} (${i.status}) but this executor has no approval continuation configured`), acted: run.acted !== '' };
+    if (this.deps.approvals) return this.deps.approvals({ run, hook, interaction: i });
+    // Approved, or expired with on_timeout allow: on to the call (its arguments are checked against args_hash there).
+    if (i.status === 'approved' || (i.status === 'expired' && i.on_timeout === 'allow')) return 'proceed';
+    const step = answeredStep(this.gate, i, hook.tool, {});
+    if (step.next !== 'deny') return { error: internal(`run woke from approval ${i.id} in status ${i.status}`), acted: run.acted !== '' };
+    await a.write((token, now) => this.deps.stores.runs.note(run.id, token, 'approval policy', step.detail, now));
+    return { status: 'denied', result: step.result };
+  }
+
+  /**
+   * What the approval policy says about this call. A run woken by its
+   * answered approval reads that answer (and hashes its arguments again)
+   * instead of asking the policy.
+   */
+  private async approvalStep(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, answered: Interaction | null): Promise<ApprovalStep> {
+    if (answered) return answeredStep(this.gate, answered, hook.tool, kwargs);
+    const subject = extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
+    return decideFresh(this.gate, { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null }, hook.approval ?? []);
+  }
+
+  /**
+   * Parks the run, before its hook acts, on a new approval bound to the tool,
+   * the hash of the exact arguments, the rule, the policy version and the
+   * expiry; then fires `hooks_approval_requested` so a deployment routes it to
+   * people (a run on that topic itself fires none: no loops).
+   */
+  private async parkForApproval(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, decision: ApprovalDecision): Promise<Outcome> {
+    const { run } = a;
+    const subject = (extras[TOOL_EXTRA_SUBJECT] as Interaction['subject'] | undefined) ?? null;
+    await a.write((token, now) =>
+      this.deps.stores.runs.note(run.id, token, 'approval requested', `by ${decision.rule} (${decision.source} rules, policy version ${decision.policy_version})${decision.message ? `: ${decision.message}` : ''}`, now),
+    );
+    const request = new ParkRequest('approval', (decision.timeout_seconds ?? 0) * 1000, decision.on_timeout ?? 'deny', {
+      rule: decision.rule, policyVersion: decision.policy_version, answerHooks: decision.answer_hooks ?? [], subject,
+    });
+    const outcome = await this.park(a, hook, kwargs, extras, request);
+    if ('parked' in outcome && run.topic !== HOOKS_APPROVAL_REQUESTED_TOPIC) {
+      const i = outcome.parked;
+      const payload = {
+        interaction: i.id, run: run.id, hook: run.hook, topic: run.topic, tool: hook.tool, args: kwargs, rule: decision.rule,
+        message: decision.message, policy_version: decision.policy_version, answer_hooks: i.answer_hooks, on_timeout: i.on_timeout,
+        expires_at: i.expires_at, subject,
+      };
+      await this.deps.reporter.platformEvent(HOOKS_APPROVAL_REQUESTED_TOPIC, payload, { run: run.id, hook: run.hook });
     }
-    return this.deps.approvals({ run, hook, interaction: i });
+    return outcome;
   }
 
   /** The tool asked to park its run (the `wait` tool): one atomic step ends the attempt and opens the interaction. */

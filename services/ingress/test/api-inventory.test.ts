@@ -22,10 +22,10 @@ function apiRoutes(app: any): RouteEntry[] {
   return out;
 }
 
-/** The role each route must demand: reads are reader; verifier and tool-registry writes admin; other writes operator. */
+/** The role each route must demand: reads are reader; verifier, tool-registry and approval-policy writes admin; other writes operator. */
 function expectedRole(r: RouteEntry): Role {
   if (r.method === 'GET') return 'reader';
-  if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier')) return 'admin';
+  if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';
 }
 
@@ -68,6 +68,10 @@ describe('route inventory: every /api route is guarded', () => {
       'DELETE /api/hook-runs/:id',
       'POST /api/tools',
       'PUT /api/jq-templates/*id',
+      'GET /api/approval-policy',
+      'PUT /api/approval-policy',
+      'GET /api/hooks/schema',
+      'POST /api/hooks/dry-run',
     ]) {
       expect(keys).toContain(must);
     }
@@ -108,7 +112,7 @@ describe('route inventory: every /api route is guarded', () => {
   it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
     // The previous test's admin DELETE removed the binding; bind it again.
     await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
-    for (const path of ['/api/hooks', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
+    for (const path of ['/api/hooks', '/api/approval-policy', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
       record(await h.call(path, { role: 'admin' }));
     }
     const door = await h.call('/universal_webhook/inv-topic', { method: 'POST', json: {}, headers: { 'x-webhook-secret': 'nope' } });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { apiPath, readRecord } from '../client';
+import { CliError, EXIT, apiPath, parseJsonOption, readRecord } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 import { verifierCommand } from './verifier';
@@ -49,6 +49,25 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     .action(async (name: string) => {
       const res = await ctx.client().delete<{ removed: boolean; name: string }>(apiPath(['hooks', name]));
       ctx.emit(res, () => say(`removed hook ${res.name}`));
+    });
+
+  hooks
+    .command('dry-run [name]')
+    .description('what a run of a hook over a payload would do: condition, door contract, kwargs, extras, allowlist, approval (operator; nothing kept or called)')
+    .option('--params <json>', 'a hook record to try instead of a registered hook (validated, not stored)')
+    .option('--file <path>', 'read that hook record from a JSON file (- for stdin)')
+    .option('--payload <json>', 'the event payload (default {})')
+    .addHelpText('after', `\nExamples:\n  hookyard hooks dry-run greet --payload '{"action":"opened"}'\n  hookyard hooks dry-run --file hook.json --payload '{"action":"closed"}'`)
+    .action(async (name: string | undefined, opts: { params?: string; file?: string; payload?: string }) => {
+      const given = opts.params !== undefined || opts.file !== undefined;
+      if ((name === undefined) === !given) throw new CliError('name a registered hook, or give its record with --params or --file (not both)', EXIT.usage);
+      const hook = name ?? readRecord('hook record', opts);
+      const payload = opts.payload === undefined ? {} : parseJsonOption('--payload', opts.payload);
+      const res = await ctx.client().post<Record<string, unknown> & { outcome: string; hook: string }>(apiPath(['hooks', 'dry-run']), { hook, payload });
+      ctx.emit(res, () => {
+        say(`hook ${res.hook}: ${res.outcome}`);
+        printRecord(res);
+      });
     });
 
   verifierCommand(hooks, ctx);

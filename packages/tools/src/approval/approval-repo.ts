@@ -1,4 +1,4 @@
-import { HookyardError, type ApprovalPolicy, type ApprovalRule } from '@hookyard/core';
+import { HookyardError, type ApprovalPolicy, type ApprovalRule, type Interaction } from '@hookyard/core';
 import { canonicalJson } from '../remote/canonical-json';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { evaluateRules, stricter, type ApprovalDecision, type PolicyCall } from './evaluate';
@@ -71,9 +71,22 @@ export class ApprovalRepo implements ToolRepo {
     return decision;
   }
 
-  /** The policy's current version (for a decision made elsewhere, e.g. an approval answered). */
-  async policyVersion(): Promise<number> {
-    return (await this.options.policies.getApprovalPolicy()).version;
+  /**
+   * The decision an answered approval stands for: `allow` for exactly the
+   * approved tool and arguments. The caller has checked that the interaction
+   * was approved (or expired with on_timeout allow) and that the arguments
+   * hash to its args_hash.
+   */
+  grant(interaction: Interaction, tool: string, args: Record<string, unknown>): ApprovalDecision {
+    const decision: ApprovalDecision = {
+      action: 'allow',
+      rule: interaction.rule,
+      source: null,
+      policy_version: interaction.policy_version ?? 0,
+      message: `approved through interaction ${interaction.id}`,
+    };
+    this.issued.set(decision, { tool, args: canonicalJson(args) });
+    return decision;
   }
 
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {

@@ -24,6 +24,15 @@ export function createTokenResolver(tokens: readonly ApiToken[]): (presented: st
   };
 }
 
+/**
+ * Who made the request, for the records an answer leaves (`by`): the role and
+ * the first 8 hex chars of the token's SHA-256, which tell tokens apart
+ * without showing one.
+ */
+export function callerOf(res: Response): string {
+  return `${roleOf(res)}:${String(res.locals.tokenId ?? '?')}`;
+}
+
 /** The role of the request, set by `authenticate`. */
 export function roleOf(res: Response): Role {
   return res.locals.role as Role;
@@ -38,6 +47,7 @@ export function authenticate(resolve: (presented: string) => Role | undefined) {
     const role = resolve(m[1]!);
     if (!role) return next(unauthorized('the bearer token is not valid'));
     res.locals.role = role;
+    res.locals.tokenId = digest(m[1]!).subarray(0, 4).toString('hex');
     next();
   };
 }

@@ -1,6 +1,9 @@
 import type { Router } from 'express';
-import { badInput, isValidName, notFound } from '@hookyard/core';
+import { badInput, isValidName, notFound, type Hook } from '@hookyard/core';
+import { ApprovalRepo } from '@hookyard/tools';
+import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
+import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -10,6 +13,16 @@ import type { ApiContext } from './context';
  * keeps its created_at: 201 when new, 200 when replaced.
  */
 export function hookRoutes(router: Router, ctx: ApiContext): void {
+  const validationDeps = () => ({
+    tools: ctx.tools,
+    jq: ctx.jq,
+    schemas: ctx.schemas,
+    getTemplate: (id: string) => ctx.stores.hooks.getTemplate(id),
+    toolsAllow: ctx.settings.toolsAllow,
+    now: ctx.clock.now(),
+  });
+  const gate = new ApprovalRepo(ctx.tools, { policies: ctx.stores.hooks, jq: ctx.jq, jqTimeoutMs: ctx.settings.jqTimeoutMs });
+
   router.get('/hooks', requireRole('reader'), async (req, res) => {
     const topic = req.query.topic;
     if (topic !== undefined && !isValidName(topic)) throw badInput('topic must match ^[a-z0-9][a-z0-9_-]*$');
@@ -18,14 +31,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
   });
 
   router.post('/hooks', requireRole('operator'), async (req, res) => {
-    const checked = await validateHook(req.body, {
-      tools: ctx.tools,
-      jq: ctx.jq,
-      schemas: ctx.schemas,
-      getTemplate: (id) => ctx.stores.hooks.getTemplate(id),
-      toolsAllow: ctx.settings.toolsAllow,
-      now: ctx.clock.now(),
-    });
+    const checked = await validateHook(req.body, validationDeps());
     if (!checked.ok) throw badInput('hook registration refused', checked.errors);
     const hook = checked.hook;
     const previous = await ctx.stores.hooks.getHook(hook.name);
@@ -33,6 +39,38 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     const { created } = await ctx.stores.hooks.putHook(hook);
     ctx.logger.info({ hook: hook.name, topic: hook.topic, tool: hook.tool, created }, created ? 'hook registered' : 'hook replaced');
     res.status(created ? 201 : 200).json({ created, hook });
+  });
+
+  // Before /hooks/:name, which would read 'schema' as a hook name.
+  router.get('/hooks/schema', requireRole('reader'), (_req, res) => {
+    res.json(HOOK_JSON_SCHEMA);
+  });
+
+  router.post('/hooks/dry-run', requireRole('operator'), async (req, res) => {
+    const body = req.body as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badInput('dry run refused', ['the body must be a JSON object {"hook": <record or name>, "payload": ...}']);
+    const b = body as Record<string, unknown>;
+    const unknown = Object.keys(b).filter((k) => k !== 'hook' && k !== 'payload');
+    if (unknown.length) throw badInput('dry run refused', unknown.map((k) => `unknown field '${k}'`));
+    let hook: Hook;
+    if (typeof b.hook === 'string') {
+      const found = isValidName(b.hook) ? await ctx.stores.hooks.getHook(b.hook) : null;
+      if (!found) throw notFound(`no hook named ${JSON.stringify(b.hook)}`);
+      hook = found;
+    } else if (b.hook !== null && typeof b.hook === 'object' && !Array.isArray(b.hook)) {
+      const checked = await validateHook(b.hook, validationDeps());
+      if (!checked.ok) throw badInput('hook refused (nothing was run)', checked.errors);
+      hook = checked.hook;
+    } else throw badInput('dry run refused', ['hook must be a registered hook name or a hook record']);
+    const report = await dryRun(hook, b.payload ?? {}, {
+      jq: ctx.jq,
+      jqTimeoutMs: ctx.settings.jqTimeoutMs,
+      getTemplate: (id) => ctx.stores.hooks.getTemplate(id),
+      toolsAllow: ctx.settings.toolsAllow,
+      gate,
+      parked: async () => [],
+    });
+    res.json(report);
   });
 
   router.get('/hooks/:name', requireRole('reader'), async (req, res) => {

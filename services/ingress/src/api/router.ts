@@ -5,6 +5,8 @@ import type { ApiContext } from './context';
 import { unknownRoute } from './errors';
 import { hookRoutes } from './hooks-routes';
 import { interactionRoutes } from './interactions-routes';
+import { policyRoutes } from './policy-routes';
+import { answerRoutes } from './answer-routes';
 import { runRoutes } from './runs-routes';
 import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
@@ -50,6 +52,8 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   interactionRoutes(router, ctx);
   toolRoutes(router, ctx);
   templateRoutes(router, ctx);
+  policyRoutes(router, ctx);
+  answerRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }

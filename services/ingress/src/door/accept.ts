@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HOOKS_RUN_FAILED_TOPIC, UNROUTED_TOPIC, toHookyardError, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
@@ -49,8 +49,12 @@ export const ANSWERS = {
   outcomeUnknown: { status: 503, body: '{"error":"accept outcome unknown"}' },
   verificationError: { status: 500, body: '{"error":"webhook verification error"}' },
   duplicate: { status: 200, body: '{"status":"duplicate"}' },
-  reserved: { status: 403, body: `{"error":"topic ${HOOKS_RUN_FAILED_TOPIC} is reserved for platform events; bind a verifier to accept it here"}` },
 } satisfies Record<string, DoorAnswer>;
+
+/** The answer on a platform event topic without a verifier binding (one fixed body per topic). */
+const RESERVED: ReadonlyMap<string, DoorAnswer> = new Map(
+  [...PLATFORM_EVENT_TOPICS].map((t) => [t, { status: 403, body: `{"error":"topic ${t} is reserved for platform events; bind a verifier to accept it here"}` }]),
+);
 
 /**
  * The door's framework-neutral core, after the body was read within its caps:
@@ -75,7 +79,8 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     if (verdict.deliveryId !== null) claim = { id: verdict.deliveryId, ttlMs: verdict.claimTtlMs };
   }
 
-  if (delivery.topic === HOOKS_RUN_FAILED_TOPIC && !bound) return { answer: ANSWERS.reserved, kept: [] };
+  const reserved = bound ? undefined : RESERVED.get(delivery.topic);
+  if (reserved) return { answer: reserved, kept: [] };
 
   const parsed = await parsePayload({
     contentType: delivery.headers['content-type'],

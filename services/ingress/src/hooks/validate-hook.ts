@@ -1,5 +1,5 @@
-import { JQ_FIELDS, allows, nameViolation, type Hook, type HookSubject, type JqField } from '@hookyard/core';
-import { resolveAllowlist, type ToolRepo } from '@hookyard/tools';
+import { ALLOWLIST_ENTRY_PATTERN, JQ_FIELDS, allows, nameViolation, type ApprovalRule, type Hook, type HookSubject, type JqField } from '@hookyard/core';
+import { resolveAllowlist, validateApprovalRules, type ToolRepo } from '@hookyard/tools';
 import { checkJqField, type JqFieldDeps } from './jq-fields';
 import type { SchemaChecker } from './schema-checker';
 
@@ -14,11 +14,11 @@ export interface ValidateHookDeps extends JqFieldDeps {
 
 export type ValidateHookResult = { ok: true; hook: Hook } | { ok: false; errors: string[] };
 
-const KNOWN_FIELDS = new Set<string>(['name', 'topic', 'tool', 'tool_kwargs', ...JQ_FIELDS, 'subject', 'tools_allow', 'description']);
+const KNOWN_FIELDS = new Set<string>(['name', 'topic', 'tool', 'tool_kwargs', ...JQ_FIELDS, 'subject', 'tools_allow', 'approval', 'description']);
 /** Server-owned fields: echoed back by GET, so a GET-edit-POST round trip is not refused; ignored on input. */
 const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
 const SUBJECT_FIELDS = new Set(['scope', 'kind', 'key_expr']);
-const ALLOW_ENTRY = /^(\*|!?[A-Za-z0-9_][A-Za-z0-9_.:/-]*)$/;
+const ALLOW_ENTRY = ALLOWLIST_ENTRY_PATTERN;
 
 /**
  * Checks a hook registration and collects EVERY miss as one line (never stops
@@ -63,6 +63,8 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
     if (h[field] !== undefined) errors.push(...(await checkJqField(h[field], field, deps)));
   }
   if (h.subject !== undefined) errors.push(...(await checkSubject(h.subject, deps)));
+  // The hook's own approval rules: checked like the deployment's; at run time they can only make a call stricter.
+  if (h.approval !== undefined) errors.push(...(await validateApprovalRules(h.approval, 'approval', deps.jq)));
 
   if (errors.length) return { ok: false, errors };
   const at = new Date(deps.now).toISOString();
@@ -77,6 +79,7 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   for (const field of JQ_FIELDS) if (h[field] !== undefined) hook[field] = h[field] as JqField;
   if (h.subject !== undefined) hook.subject = h.subject as HookSubject;
   if (toolsAllow) hook.tools_allow = toolsAllow;
+  if (h.approval !== undefined) hook.approval = h.approval as ApprovalRule[];
   if (typeof h.description === 'string') hook.description = h.description;
   return { ok: true, hook };
 }

@@ -1,4 +1,4 @@
-import { type Clock, type HookMetrics, HOOKS_RUN_FAILED_TOPIC, type Logger, nameViolation, systemClock, toHookyardError, UNROUTED_TOPIC } from '@hookyard/core';
+import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, nameViolation, systemClock, toHookyardError, UNROUTED_TOPIC } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
@@ -57,7 +57,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     const bad = nameViolation('topic', topic);
     if (bad) return reject(msg, bad);
     // Only the platform fires its own events: a forged one would page whoever routes them.
-    if (topic === HOOKS_RUN_FAILED_TOPIC) return reject(msg, `topic ${HOOKS_RUN_FAILED_TOPIC} is reserved for platform events`);
+    if (PLATFORM_EVENT_TOPICS.has(topic)) return reject(msg, `topic ${topic} is reserved for platform events`);
     if (msgId !== null && msgId.length > MSG_ID_MAX_LENGTH) return reject(msg, `Nats-Msg-Id is longer than ${MSG_ID_MAX_LENGTH} characters`);
     if (msg.data.length > deps.bodyMaxBytes) return reject(msg, `body is larger than ${deps.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)`);
 

@@ -1,4 +1,18 @@
-import { ERROR_KINDS, INTERACTION_KINDS, INTERACTION_STATUSES, JQ_FIELDS, NAME_MAX_LENGTH, NAME_PATTERN_SOURCE, REMOTE_PROTOCOLS, RESOLUTION_VIAS, RUN_STATUSES } from '@hookyard/core';
+import {
+  APPROVAL_ACTIONS,
+  APPROVAL_TIMEOUT_ACTIONS,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  ERROR_KINDS,
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  JQ_FIELDS,
+  NAME_MAX_LENGTH,
+  NAME_PATTERN_SOURCE,
+  REMOTE_PROTOCOLS,
+  RESOLUTION_VIAS,
+  RUN_STATUSES,
+} from '@hookyard/core';
+import { EXPRESSIONS, POLICY_WHEN } from './expressions';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -40,18 +54,116 @@ export const SCHEMAS: Record<string, Schema> = {
       topic: ref('Name'),
       tool: { type: 'string', description: 'A registered tool (GET /api/tools)' },
       tool_kwargs: { type: 'object', additionalProperties: true, description: "Static arguments, validated against the tool's JSON Schema" },
-      ...Object.fromEntries(JQ_FIELDS.map((f) => [f, ref('JqField')])),
+      ...Object.fromEntries(JQ_FIELDS.map((f) => [f, { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS[f] }])),
       subject: {
         type: 'object',
         required: ['scope', 'kind', 'key_expr'],
         additionalProperties: false,
-        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key_expr: ref('JqField') },
+        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key_expr: { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS['subject.key_expr'] } },
+      },
+      approval: {
+        type: 'array',
+        items: ref('ApprovalRule'),
+        description: "The hook's own approval rules: they can only make a call stricter than the deployment policy (allow -> approve/deny, approve -> deny)",
       },
       tools_allow: { type: 'array', items: { type: 'string' }, description: 'Allowlist (`*`, names, `!name`), intersected with HOOKS_TOOLS_ALLOW' },
       description: { type: 'string' },
       created_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
       updated_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
     },
+  },
+  ApprovalRule: {
+    type: 'object',
+    required: ['tools', 'action'],
+    additionalProperties: false,
+    description: 'First matching rule wins; no match allows; a `when` that fails denies (fail closed)',
+    properties: {
+      name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,127}$', description: 'Named in decisions and history lines; default `deployment rule <n>` / `hook rule <n>`' },
+      tools: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Tools the rule covers (allowlist grammar: `*`, names, `!name`)' },
+      when: { type: 'string', description: 'jq; the rule matches when its first output is neither false nor null', 'x-tai42-expression': POLICY_WHEN },
+      action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
+      message: { type: 'string', maxLength: 1000, description: "deny: the sentence the run's result carries (default: ask for clarification or try a less destructive approach); approve: shown to the approver" },
+      timeout_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: DEFAULT_APPROVAL_TIMEOUT_SECONDS, description: 'approve only: how long the approval stays open' },
+      on_timeout: { type: 'string', enum: [...APPROVAL_TIMEOUT_ACTIONS], default: 'deny', description: 'approve only: what expiry does' },
+      answer_hooks: { type: 'array', items: ref('Name'), description: "approve only: hooks whose resume_expr may answer (their topic needs a verifier binding)" },
+    },
+  },
+  ApprovalPolicy: {
+    type: 'object',
+    required: ['version', 'rules', 'updated_at'],
+    properties: {
+      version: { type: 'integer', minimum: 0, description: 'Bumped by every PUT; 0 when never set' },
+      rules: { type: 'array', items: ref('ApprovalRule') },
+      updated_at: nullable(isoTime),
+    },
+  },
+  ApprovalPolicyInput: {
+    type: 'object',
+    required: ['rules'],
+    additionalProperties: false,
+    properties: {
+      rules: { type: 'array', items: ref('ApprovalRule'), description: 'Replaces the rules whole; [] allows every call' },
+      version: { type: 'integer', minimum: 0, description: 'Optional: apply only if this is still the kept version (409 otherwise)' },
+      updated_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
+    },
+  },
+  ApprovalDecision: {
+    type: 'object',
+    required: ['action', 'rule', 'source', 'policy_version', 'message'],
+    properties: {
+      action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
+      rule: nullable({ type: 'string', description: 'The rule that decided; null when none matched' }),
+      source: nullable({ type: 'string', enum: ['deployment', 'hook'] }),
+      policy_version: { type: 'integer' },
+      message: { type: 'string' },
+      timeout_seconds: { type: 'integer' },
+      on_timeout: { type: 'string', enum: [...APPROVAL_TIMEOUT_ACTIONS] },
+      answer_hooks: { type: 'array', items: { type: 'string' } },
+      error: ref('ErrorInfo'),
+    },
+  },
+  ApprovalAnswerInput: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { reason: { type: 'string', maxLength: 1000, description: "Kept on the interaction's resolution and in the run's result" } },
+  },
+  ApprovalAnswer: {
+    type: 'object',
+    required: ['interaction', 'run'],
+    properties: { interaction: ref('Interaction'), run: nullable(ref('Run')) },
+  },
+  DryRunInput: {
+    type: 'object',
+    required: ['hook'],
+    additionalProperties: false,
+    properties: {
+      hook: { description: 'A registered hook name, or a hook record (validated, not stored)', oneOf: [ref('Name'), ref('HookInput')] },
+      payload: { description: 'The event payload the run would have (default {})' },
+    },
+  },
+  DryRun: {
+    type: 'object',
+    required: ['hook', 'tool', 'outcome', 'subject', 'parked', 'condition', 'cancel', 'resume', 'kwargs', 'extras', 'allowlist', 'approval', 'error'],
+    properties: {
+      hook: { type: 'string' },
+      tool: { type: 'string' },
+      outcome: { type: 'string', enum: ['skipped', 'start', 'denied', 'approval', 'refused', 'error'], description: 'What the run would end in or do next' },
+      subject: nullable({ type: 'object', properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } } }),
+      parked: { type: 'array', items: {}, description: 'The $parked the expressions saw' },
+      condition: nullable({ type: 'object', properties: { present: { type: 'boolean' }, output: { type: 'array', items: {} }, matched: { type: 'boolean' } } }),
+      cancel: nullable({ type: 'array', items: {}, description: 'cancel_expr outputs' }),
+      resume: nullable({ type: 'array', items: {}, description: 'resume_expr outputs' }),
+      kwargs: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool would get' }),
+      extras: nullable({ type: 'object', additionalProperties: true, description: 'The extras the tool would get (the idempotency key stands as "<run id>")' }),
+      allowlist: nullable({ type: 'object', properties: { allowed: { type: 'boolean' }, list: { type: 'string' } } }),
+      approval: nullable(ref('ApprovalDecision')),
+      error: nullable({ type: 'object', required: ['step', 'kind', 'message'], properties: { step: { type: 'string' }, kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } } }),
+    },
+  },
+  ErrorInfo: {
+    type: 'object',
+    required: ['kind', 'message'],
+    properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
   },
   Hook: {
     allOf: [ref('HookInput'), { type: 'object', required: ['tool_kwargs', 'created_at', 'updated_at'] }],

@@ -159,6 +159,59 @@ const PATHS: Obj = {
       },
     ),
   },
+  '/api/hooks/schema': {
+    get: op('reader', 'The JSON Schema of a hook record', { '200': answer('A standalone JSON Schema (2020-12); every jq field carries x-tai42-expression', { type: 'object' }) }, {
+      tags: ['hooks'],
+      operationId: 'hookSchema',
+      description:
+        'Needs the reader role. Each jq field (condition, start_expr, cancel_expr, resume_expr, extras_expr, subject.key_expr, approval[].when) carries ' +
+        '`x-tai42-expression` {input, result, variables}: the document it reads, what its result is consumed as, and the variables it binds ($parked). ' +
+        'This route is matched before GET /api/hooks/{name}, so a hook named `schema` is read through GET /api/hooks?topic=… instead.',
+    }),
+  },
+  '/api/hooks/dry-run': {
+    post: op('operator', 'What a run of a hook over a payload would do (nothing kept, nothing called)', { '200': answer('Every step of the run', ref('DryRun')), ...fail(400, 404) }, {
+      tags: ['hooks'],
+      operationId: 'dryRunHook',
+      description:
+        'Needs the operator role. `hook` is a registered hook name or a hook record (validated as a registration, not stored). Evaluates the subject, ' +
+        '$parked, the condition, cancel_expr and resume_expr, start_expr under the static tool_kwargs, extras_expr, the allowlist and the approval policy ' +
+        'as a run would; the first step that fails ends the report with its error and kind. No side effect.',
+      requestBody: body(ref('DryRunInput')),
+    }),
+  },
+  '/api/interactions/{id}/approve': {
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
+    post: op('operator', 'Approve an open approval: its parked run calls the tool once', { '200': answer('The interaction, approved, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) }, {
+      tags: ['approvals'],
+      operationId: 'approveInteraction',
+      description:
+        "Needs the operator role. Body `{reason?}`. The woken run hashes its arguments again: if they no longer equal the approval's args_hash " +
+        '(the hook or a template changed) the run ends `denied` saying why; otherwise the tool is called once with the run\'s idempotency key. ' +
+        '409 when already answered (naming who answered first), when past its expiry, or when the interaction is not an approval.',
+      requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
+    }),
+  },
+  '/api/interactions/{id}/deny': {
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
+    post: op('operator', 'Deny an open approval: its parked run ends denied, the tool never called', { '200': answer('The interaction, denied, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) }, {
+      tags: ['approvals'],
+      operationId: 'denyInteraction',
+      description: 'Needs the operator role. Body `{reason?}`; the run\'s result names who denied it, how, and the reason. 409 as for approve.',
+      requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
+    }),
+  },
+  '/api/approval-policy': {
+    get: op('reader', "The deployment's approval policy", { '200': answer('The policy (version 0 with no rules when never set)', ref('ApprovalPolicy')) }, { tags: ['approvals'], operationId: 'getApprovalPolicy' }),
+    put: op('admin', 'Replace the approval rules (the version is bumped)', { '200': answer('The policy as kept', ref('ApprovalPolicy')), ...fail(400, 409) }, {
+      tags: ['approvals'],
+      operationId: 'putApprovalPolicy',
+      description:
+        'Needs the admin role. Replaces the rules whole; one 400 line per bad rule (an allowlist entry, a `when` that does not compile, an unknown action, ' +
+        'a field the action does not use). With `version`, applies only if that is still the kept version, else 409 naming the kept one.',
+      requestBody: body(ref('ApprovalPolicyInput')),
+    }),
+  },
   '/api/hooks/{name}': {
     parameters: [pathParam('name', 'Hook name')],
     get: op('reader', 'One hook', { '200': answer('The hook', ref('Hook')), ...fail(404) }, { tags: ['hooks'], operationId: 'getHook' }),
@@ -313,6 +366,7 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'interactions', description: 'What parked runs wait on: approvals and waits' },
     { name: 'tools' },
     { name: 'templates' },
+    { name: 'approvals', description: 'The approval policy around every tool call' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
   ],
   paths: PATHS,

@@ -1,0 +1,248 @@
+import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
+import { DEFAULT_DENY_MESSAGE } from '@hookyard/core';
+import { hook, startHarness, type Harness } from './support/harness';
+
+const record = {
+  name: 'dry', topic: 'github', tool: 'echo', tool_kwargs: { ref: 'main' },
+  condition: { content: '.action == "closed" and .pull_request.merged' },
+  start_expr: { content: '{service: .repository.name, env: "prod", ref: "ignored"}' },
+  extras_expr: { content: '{pr: .number}' },
+  subject: { scope: 'repo', kind: 'pr', key_expr: { content: '"\\(.repository.name)#\\(.number)"' } },
+  cancel_expr: { content: '[$parked[] | select(.kind == "wait") | .id]' },
+  resume_expr: { content: '$parked | map({id, payload: {verdict: "approve"}})' },
+};
+
+/** The approval policy routes, the hook's own rules, the dry run and the hook schema, over the real jq engine. */
+describe('approval policy, dry run and hook schema API', () => {
+  let jq: HookyardJqEngine;
+  let h: Harness;
+  beforeAll(async () => {
+    jq = await createJqEngine({ workers: 1 });
+    h = await startHarness({ jq });
+  });
+  afterAll(async () => {
+    await h.close();
+    await jq.close();
+  });
+
+  const put = (json: unknown, role: 'admin' | 'operator' = 'admin') => h.call('/api/approval-policy', { method: 'PUT', role, json });
+  const dry = (json: unknown) => h.call('/api/hooks/dry-run', { method: 'POST', role: 'operator', json });
+
+  describe('GET/PUT /api/approval-policy', () => {
+    it('is version 0 with no rules before any PUT; a reader may read it, only an admin may change it', async () => {
+      expect((await h.call('/api/approval-policy', { role: 'reader' })).body).toEqual({ version: 0, rules: [], updated_at: null });
+      expect((await put({ rules: [] }, 'operator')).status).toBe(403);
+      expect((await h.call('/api/approval-policy', { method: 'PUT', json: { rules: [] } })).status).toBe(401);
+    });
+
+    it('a PUT replaces the rules and bumps the version; a GET-edit-PUT round trip with version works; a stale version is 409', async () => {
+      const rules = [{ name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 120, answer_hooks: ['slack-answers'] }];
+      const first = await put({ rules });
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ rules, version: expect.any(Number) });
+      const got = (await h.call('/api/approval-policy', { role: 'reader' })).body;
+      expect(got).toEqual(first.body);
+      const next = await put({ ...got, rules: [...rules, { tools: ['*'], action: 'deny' }] });
+      expect(next.status).toBe(200);
+      expect(next.body.version).toBe(got.version + 1);
+      const stale = await put({ ...got, rules: [] });
+      expect(stale.status).toBe(409);
+      expect(stale.body.error.kind).toBe('conflict');
+      expect(stale.body.error.message).toContain(`version ${next.body.version}`);
+      expect((await h.call('/api/approval-policy', { role: 'reader' })).body.rules).toHaveLength(2);
+      await put({ rules: [] });
+    });
+
+    it('refuses bad rules with one line per miss, and keeps nothing', async () => {
+      const before = (await h.call('/api/approval-policy', { role: 'reader' })).body;
+      const r = await put({ rules: [{ tools: ['a b'], action: 'deny' }, { tools: ['*'], when: '.args | (', action: 'deny' }, { tools: ['*'], action: 'ask' }], colour: 1, version: -1 });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ kind: 'bad_input', message: 'approval policy refused' });
+      expect(r.body.error.details).toEqual([
+        "unknown field 'colour'",
+        'version -1 must be the non-negative integer version the change was made against',
+        'rules[0].tools[0] "a b" must be *, a tool name or !name',
+        expect.stringMatching(/^rules\[1\]\.when does not compile: /),
+        'rules[2].action "ask" must be one of allow, approve, deny',
+      ]);
+      expect((await put({})).body.error.details).toEqual(['rules is required (an array of rules; [] allows every call)']);
+      expect((await h.call('/api/approval-policy', { role: 'reader' })).body).toEqual(before);
+    });
+  });
+
+  describe("a hook's own approval rules", () => {
+    it('are checked at registration like the policy, and kept with the hook', async () => {
+      const bad = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hook('strict', 't', { approval: [{ tools: ['echo'], action: 'nope' }] }) });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toEqual(['approval[0].action "nope" must be one of allow, approve, deny']);
+      const approval = [{ tools: ['echo'], action: 'deny', message: 'no echo from here' }];
+      const ok = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hook('strict', 't', { approval }) });
+      expect(ok.status).toBe(201);
+      expect((await h.call('/api/hooks/strict', { role: 'reader' })).body.approval).toEqual(approval);
+    });
+  });
+
+  describe('POST /api/hooks/dry-run', () => {
+    const merged = { action: 'closed', number: 7, pull_request: { merged: true }, repository: { name: 'api' } };
+
+    it('answers every step of a record (not stored): subject, $parked, condition, door contract, kwargs, extras, allowlist, approval', async () => {
+      await put({ rules: [{ name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod" and .subject.key == "api#7"', action: 'approve', timeout_seconds: 300 }] });
+      const r = await dry({ hook: record, payload: merged });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        hook: 'dry', tool: 'echo', outcome: 'approval',
+        subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, parked: [],
+        condition: { present: true, output: [true], matched: true },
+        cancel: [[]], resume: [[]],
+        kwargs: { service: 'api', env: 'prod', ref: 'main' },
+        extras: { pr: 7, 'tai42/subject': { scope: 'repo', kind: 'pr', key: 'api#7' }, 'tai42/idempotency_key': '<run id>' },
+        allowlist: { allowed: true, list: '[*]' },
+        approval: { action: 'approve', rule: 'prod deploys', source: 'deployment', policy_version: expect.any(Number), message: '', timeout_seconds: 300, on_timeout: 'deny', answer_hooks: [] },
+        error: null,
+      });
+      expect(await h.stores.hooks.getHook('dry')).toBeNull();
+      expect((await h.stores.runs.list({}, 10)).runs).toHaveLength(0);
+    });
+
+    it('a condition that does not match: skipped, nothing after it evaluated', async () => {
+      const r = await dry({ hook: record, payload: { ...merged, action: 'opened' } });
+      expect(r.body).toMatchObject({ outcome: 'skipped', condition: { present: true, output: [false], matched: false }, kwargs: null, approval: null, error: null });
+    });
+
+    it('a registered hook by name; its own rules make the call stricter (deny with its sentence)', async () => {
+      await put({ rules: [] });
+      const r = await dry({ hook: 'strict', payload: {} });
+      expect(r.body).toMatchObject({ outcome: 'denied', approval: { action: 'deny', rule: 'hook rule 1', source: 'hook', message: 'no echo from here' } });
+      await put({ rules: [{ tools: ['echo'], action: 'deny' }] });
+      expect((await dry({ hook: hook('plain', 't'), payload: {} })).body.approval).toMatchObject({ action: 'deny', message: DEFAULT_DENY_MESSAGE });
+      await put({ rules: [] });
+      expect((await dry({ hook: hook('plain', 't'), payload: {} })).body).toMatchObject({ outcome: 'start', approval: { action: 'allow', rule: null } });
+    });
+
+    it('an error names its step and kind; the allowlist verdict names the effective list', async () => {
+      const raised = await dry({ hook: { ...record, start_expr: { content: 'error("no service")' } }, payload: merged });
+      expect(raised.body).toMatchObject({ outcome: 'error', kwargs: null, error: { step: 'start_expr', kind: 'bad_input', message: expect.stringContaining('no service') } });
+      const shape = await dry({ hook: { ...record, start_expr: { content: '[1]' } }, payload: merged });
+      expect(shape.body.error).toEqual({ step: 'start_expr', kind: 'bad_input', message: "hook 'dry' start_expr must yield an object, got [1]" });
+      const key = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '.missing' } } }, payload: merged });
+      expect(key.body).toMatchObject({ outcome: 'error', subject: null, condition: null, error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield a non-empty string, got null" } });
+      const narrow = await dry({ hook: { ...record, tools_allow: ['print'] }, payload: merged });
+      expect(narrow.status).toBe(400); // registration itself refuses a tool outside its own list
+      const listed = await dry({ hook: hook('outside', 't', { tools_allow: ['*', '!print'] }), payload: {} });
+      expect(listed.body).toMatchObject({ outcome: 'start', allowlist: { allowed: true, list: '[*, !print]' } });
+    });
+
+    it('refuses what it cannot run: an unknown name (404), a bad record (400 with its lines), unknown fields', async () => {
+      expect((await dry({ hook: 'ghost', payload: {} })).status).toBe(404);
+      const bad = await dry({ hook: { name: 'x', topic: 't', tool: 'ghost' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toEqual(["hook tool 'ghost' is not a registered tool"]);
+      expect((await dry({ hook: 'dry', extra: 1 })).body.error.details).toEqual(["unknown field 'extra'"]);
+      expect((await dry({ hook: 5 })).status).toBe(400);
+      expect((await h.call('/api/hooks/dry-run', { method: 'POST', role: 'reader', json: { hook: 'dry' } })).status).toBe(403);
+    });
+  });
+
+  describe('GET /api/hooks/schema', () => {
+    it('is a JSON Schema whose jq fields, and only those, carry x-tai42-expression', async () => {
+      const r = await h.call('/api/hooks/schema', { role: 'reader' });
+      expect(r.status).toBe(200);
+      const s = r.body;
+      expect(s.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      const annotated: string[] = [];
+      const walk = (node: unknown, path: string) => {
+        if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${path}/${i}`));
+        else if (node && typeof node === 'object') {
+          for (const [k, v] of Object.entries(node)) {
+            if (k === 'x-tai42-expression') annotated.push(path);
+            else walk(v, `${path}/${k}`);
+          }
+        }
+      };
+      walk(s, '');
+      expect(annotated.sort()).toEqual(
+        [
+          '/properties/condition', '/properties/start_expr', '/properties/cancel_expr', '/properties/resume_expr', '/properties/extras_expr',
+          '/properties/subject/properties/key_expr', '/$defs/ApprovalRule/properties/when',
+        ].sort(),
+      );
+      for (const f of ['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr']) {
+        expect(s.properties[f]['x-tai42-expression']).toEqual({ input: expect.stringMatching(/^payload/), result: expect.any(String), variables: { $parked: expect.any(String) } });
+      }
+      expect(s.$defs.ApprovalRule.properties.when['x-tai42-expression'].input).toMatch(/^call: \{tool, args, hook, topic, subject\}/);
+      // Every $ref resolves inside the document.
+      const refs = JSON.stringify(s).match(/"\$ref":"[^"]+"/g) ?? [];
+      for (const ref of refs) expect(s.$defs[ref.slice(16, -1)]).toBeDefined();
+      expect(refs.length).toBeGreaterThan(5);
+    });
+
+    it('is the schema registration checks against: a valid registration validates', async () => {
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      const Ajv2020 = require('ajv/dist/2020').default;
+      const ajv = new Ajv2020({ strict: false });
+      const validate = ajv.compile((await h.call('/api/hooks/schema', { role: 'reader' })).body);
+      expect(validate({ ...record, approval: [{ tools: ['echo'], action: 'approve', answer_hooks: ['slack-answers'] }] })).toBe(true);
+      expect(validate({ name: 'x', topic: 't', tool: 'echo', condition: { content: '.a', extra: 1 } })).toBe(false);
+      expect(validate({ name: 'x', topic: 't', tool: 'echo', approval: [{ tools: ['*'], action: 'maybe' }] })).toBe(false);
+    });
+  });
+
+  describe('POST /api/interactions/{id}/approve|deny', () => {
+    let n = 0;
+    /** A run of hook `answer-me` parked on an interaction of `kind`, as the executor parks it. */
+    async function parked(kind: 'approval' | 'wait' = 'approval', expiresInMs = 60_000) {
+      if (!(await h.stores.hooks.getHook('answer-me'))) {
+        await h.stores.hooks.putHook({ ...(hook('answer-me', 'answers') as any), created_at: 'x', updated_at: 'x' });
+      }
+      n += 1;
+      const now = Date.now();
+      const [kept] = await h.stores.runs.keepEvent({ topic: 'answers', payload: { n }, now, dispatchGraceMs: 60_000 });
+      const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
+      const { interaction } = await h.stores.interactions.park({
+        run: kept!.id, token: claimed.token, kind, tool: 'echo', argsHash: 'a'.repeat(64), rule: 'r', policyVersion: 1, expiresAt: now + expiresInMs, now,
+      });
+      return interaction;
+    }
+    const answer = (id: string, verdict: string, json: unknown = {}, role: 'operator' | 'reader' = 'operator') =>
+      h.call(`/api/interactions/${id}/${verdict}`, { method: 'POST', role, json });
+
+    it('approve resolves the approval once, wakes and publishes its run; a second answer is 409 naming who answered first', async () => {
+      const i = await parked();
+      const published = h.bus.published.length;
+      const r = await answer(i.id, 'approve', { reason: 'ship it' });
+      expect(r.status).toBe(200);
+      expect(r.body.interaction).toMatchObject({ id: i.id, status: 'approved', resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'ship it' } });
+      expect(r.body.run).toMatchObject({ id: i.run, status: 'pending' });
+      expect(h.bus.published.slice(published)).toEqual([[i.run]]);
+      const again = await answer(i.id, 'deny');
+      expect(again.status).toBe(409);
+      expect(again.body.error.message).toContain(`interaction ${i.id} is already approved (by ${r.body.interaction.resolution.by} via api`);
+    });
+
+    it('deny resolves it denied with the reason', async () => {
+      const i = await parked();
+      const r = await answer(i.id, 'deny', { reason: 'not on a Friday' });
+      expect(r.status).toBe(200);
+      expect(r.body.interaction).toMatchObject({ status: 'denied', resolution: { reason: 'not on a Friday' } });
+    });
+
+    it('refuses a wait, an approval past its expiry, an unknown id, a bad body and a reader', async () => {
+      const w = await parked('wait');
+      expect((await answer(w.id, 'approve')).body.error).toMatchObject({ kind: 'conflict', message: expect.stringContaining('is a wait, not an approval') });
+      const late = await parked('approval', 1);
+      await new Promise((r) => setTimeout(r, 5));
+      const expired = await answer(late.id, 'approve');
+      expect(expired.status).toBe(409);
+      expect(expired.body.error.message).toContain(`expired at ${late.expires_at}`);
+      expect((await h.stores.interactions.get(late.id))!.status).toBe('open');
+      expect((await answer('0000000000' + '0'.repeat(34), 'approve')).status).toBe(404);
+      expect((await answer('nope', 'approve')).status).toBe(404);
+      const i = await parked();
+      const bad = await answer(i.id, 'approve', { reason: 5, verdict: 'x' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toEqual(["unknown field 'verdict'", 'reason must be a string of at most 1000 characters']);
+      expect((await answer(i.id, 'approve', {}, 'reader')).status).toBe(403);
+      expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+    });
+  });
+});
