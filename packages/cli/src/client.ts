@@ -79,6 +79,65 @@ export class ApiClient {
     return this.call<T>('DELETE', path);
   }
 
+  /**
+   * Follows a server-sent-events route: `onEvent(event, data)` for each frame
+   * that has data, until the server ends the stream (resolves) or `signal`
+   * aborts it. A refusal is the same error as `call`'s.
+   */
+  async stream(path: string, onEvent: (event: string, data: string) => void, signal?: AbortSignal): Promise<void> {
+    const token = this.opts.token?.trim();
+    if (!token) {
+      throw new CliError('no API token: pass --token or set HOOKYARD_TOKEN (the embedded default prints one at start)', EXIT.usage);
+    }
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, this.base).toString(), { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal });
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw new CliError(`cannot reach ${this.opts.url} (${describeFetchFailure(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`, EXIT.unreachable);
+    }
+    if (!res.headers.has(API_MARK_HEADER)) {
+      const text = await res.text().catch(() => '');
+      throw new CliError(
+        `${this.opts.url} is not a Hookyard management API: GET /${path.split('?')[0]} answered ${res.status} without the ${API_MARK_HEADER} header` +
+          ` (${describeBody(res.headers.get('content-type'), text)}); point --url or HOOKYARD_URL at a Hookyard ingress`,
+        EXIT.unreachable,
+      );
+    }
+    if (!res.ok || !res.body) {
+      const text = await res.text().catch(() => '');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      throw fromWire(res.status, res.statusText, parsed, text);
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of frame.split('\n')) {
+            if (line.startsWith('event:')) event = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          }
+          if (data.length) onEvent(event, data.join('\n'));
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw new CliError(`the event stream from ${this.opts.url} broke (${describeFetchFailure(err)})`, EXIT.unreachable);
+    }
+  }
+
   async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const token = this.opts.token?.trim();
     if (!token) {

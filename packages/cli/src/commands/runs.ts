@@ -85,6 +85,39 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     });
 
   runs
+    .command('tail')
+    .description('follow run outcomes as they happen (GET /api/events), one line each, until interrupted')
+    .option('--status <status>', `only outcomes of one state: ${RUN_STATUSES.join(', ')}`)
+    .option('--hook <name>', 'only the runs of one hook')
+    .option('--topic <topic>', 'only the runs on one topic')
+    .addHelpText('after', '\nWith --json, one run summary (the hooks.events.run.* JSON) per line.\n\nExamples:\n  hookyard runs tail\n  hookyard runs tail --status failed --json')
+    .action(async (opts: Pick<ListOptions, 'status' | 'hook' | 'topic'>) => {
+      checkListOptions(opts);
+      const q = new URLSearchParams();
+      for (const k of ['status', 'hook', 'topic'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await ctx.client().stream(
+          apiPath(['events'], q),
+          (event, data) => {
+            if (event !== 'run') return;
+            if (ctx.json()) return void process.stdout.write(`${data}\n`);
+            const e = JSON.parse(data) as { run_id: string; hook: string; topic: string; status: string; attempts: number; error_kind: string | null; error_message: string | null; finished_at: string | null };
+            say(`${e.finished_at ?? '-'}  ${e.status}  ${e.hook}  ${e.topic}  ${e.run_id}  attempts=${e.attempts}${e.error_kind ? `  ${e.error_kind}: ${cell(e.error_message ?? '')}` : ''}`);
+          },
+          stop.signal,
+        );
+        if (!stop.signal.aborted) throw new CliError('the server ended the event stream (stopping?)', EXIT.unreachable);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+
+  runs
     .command('show <id>')
     .description('show one run: status, attempts, error, what it did, its history')
     .action(async (id: string) => {
