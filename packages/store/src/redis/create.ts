@@ -1,4 +1,4 @@
-import { HookyardError, badInput } from '@hookyard/core';
+import { HookyardError, badInput, unavailable } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
 import { connectRedis } from './client';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
@@ -77,6 +77,8 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
     kind: 'redis',
     ping: async () => {
+      // Not connected: say so at once rather than queue the PING behind a reconnect.
+      if (client.status !== 'ready') throw unavailable(`redis ping failed: connection is ${client.status}`);
       await setup.ready('ping');
       try {
         await client.ping();

@@ -70,9 +70,12 @@ const PATHS: Obj = {
       ...open,
       tags: ['ops'],
       operationId: 'readyz',
-      summary: 'Store, bus and co-hosted roles are reachable',
+      summary: 'The store and co-hosted roles answer (within 800 ms); the bus is not required',
       responses: {
-        '200': answer('Ready', { type: 'object', properties: { status: { type: 'string', enum: ['ready'] } } }),
+        '200': answer('Ready; `degraded` names a bus out of reach (events are kept, the sweep dispatches them later)', {
+          type: 'object',
+          properties: { status: { type: 'string', enum: ['ready'] }, degraded: { type: 'string' } },
+        }),
         '503': answer('Not ready, with the reason', { type: 'object', properties: { status: { type: 'string', enum: ['unready'] }, reason: { type: 'string' } } }),
       },
     },
