@@ -230,6 +230,11 @@ describe('tools and templates', () => {
     expect(list.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'echo', provider: 'local' })]));
     expect(Array.isArray(list.registered)).toBe(true);
     expect(await ok(['tools', 'show', 'echo'])).toMatchObject({ name: 'echo', provider: 'local', parameters: expect.any(Object) });
+    const exported = await hy(['tools', 'export', '--format', 'anthropic'], { token: READER });
+    expect(exported.code).toBe(0);
+    const defs = JSON.parse(exported.stdout) as { name: string; input_schema: { type: string } }[];
+    expect(defs.find((d) => d.name === 'echo')).toEqual(expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }));
+    expectRefused(await hy(['tools', 'export', '--format', 'gemini'], { token: READER }), 1, /^hookyard: 400 bad_input: format must be one of openai, anthropic, mcp, got "gemini"$/);
 
     const port = await closedPort();
     const rec = { name: 'cli-remote', endpoint: `http://127.0.0.1:${port}/call`, protocol: 'openai' };

@@ -1,6 +1,8 @@
 export type { ClosableToolRepo, JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from './types';
 export { openAiFunction } from './types';
 export { MultiRepo } from './multi-repo';
+export { CATALOGUE_FORMATS, DESCRIPTION_LIMITS, toolDefinitions } from './catalogue';
+export type { CatalogueFormat } from './catalogue';
 export { LocalRepo } from './local/local-repo';
 export type { LocalTool } from './local/local-repo';
 export { echoTool } from './local/echo';

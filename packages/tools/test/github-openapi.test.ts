@@ -12,7 +12,9 @@ import addFormats from 'ajv-formats';
 import { HookyardError, createLogger, silentLogger } from '@hookyard/core';
 import { OpenApiProvider } from '../src/openapi/openapi-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
+import { toolDefinitions } from '../src/catalogue';
 import type { ToolInfo } from '../src/types';
+import { vendorMisses } from './support/vendor-rules';
 import { testContext } from './support/context';
 import { startMockServer, type MockServer } from './support/mock-server';
 import { memoryToolStore } from './support/tool-store';
@@ -103,6 +105,25 @@ describe("GitHub's OpenAPI document", () => {
     mock.seen.length = 0;
     await repo.exec('github__repos_list-for-org', { org: 'octo-org', type: 'public', per_page: 5 }, testContext());
     expect(mock.seen.map((s) => [s.method, s.url])).toEqual([['GET', '/api/orgs/octo-org/repos?type=public&per_page=5']]);
+  });
+});
+
+describe("GitHub's catalogue exported for the model APIs", () => {
+  it.each(['openai', 'anthropic', 'mcp'] as const)('%s: every one of its tools follows the vendor rules', (format) => {
+    const defs = toolDefinitions(tools, format);
+    expect(defs).toHaveLength(tools.length);
+    expect(vendorMisses(format, defs)).toEqual([]);
+  });
+
+  it('openai: the descriptions GitHub writes past 1024 characters are cut there', () => {
+    const longer = tools.filter((t) => t.description.length > 1024);
+    expect(longer.length).toBeGreaterThan(0);
+    const defs = toolDefinitions(longer, 'openai') as Array<{ function: { description: string } }>;
+    for (const d of defs) {
+      expect(d.function.description.length).toBeLessThanOrEqual(1024);
+      expect(d.function.description.length).toBeGreaterThan(1000);
+      expect(d.function.description.endsWith('…')).toBe(true);
+    }
   });
 });
 

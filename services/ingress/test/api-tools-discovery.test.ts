@@ -108,6 +108,27 @@ describe('registering an openapi tool discovers it', () => {
   });
 });
 
+describe('GET /api/tools?format=', () => {
+  it('returns the catalogue in each vendor shape, injected arguments hidden', async () => {
+    expect((await register({ name: 'keyed', kind: 'openapi', endpoint: `${docsUrl}/pets`, injected: { id: 'pet-7' } })).status).toBe(201);
+    const openai = await h.call('/api/tools?format=openai', { role: 'reader' });
+    expect(openai.status).toBe(200);
+    expect(openai.body.format).toBe('openai');
+    const getPet = openai.body.tools.find((t: { function: { name: string } }) => t.function.name === 'keyed__get_pet');
+    expect(getPet).toEqual({ type: 'function', function: { name: 'keyed__get_pet', description: 'GET /pets/{id}', parameters: { type: 'object', properties: {}, additionalProperties: false } } });
+    const anthropic = await h.call('/api/tools?format=anthropic', { role: 'reader' });
+    expect(anthropic.body.tools.find((t: { name: string }) => t.name === 'echo')).toEqual(expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }));
+    const mcp = await h.call('/api/tools?format=mcp', { role: 'reader' });
+    expect(mcp.body.tools.find((t: { name: string }) => t.name === 'keyed__get_pet')).toEqual({ name: 'keyed__get_pet', description: 'GET /pets/{id}', inputSchema: { type: 'object', properties: {}, additionalProperties: false } });
+  });
+
+  it('an unknown format is a 400 naming the ones there are', async () => {
+    const r = await h.call('/api/tools?format=gemini', { role: 'reader' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('format must be one of openai, anthropic, mcp, got "gemini"');
+  });
+});
+
 describe("GitHub's OpenAPI document", () => {
   it('registers with all of its operations, and a hook on issues/create is accepted', async () => {
     const operations = Object.values(JSON.parse(GITHUB.toString('utf8')).paths as Record<string, Record<string, unknown>>).reduce(

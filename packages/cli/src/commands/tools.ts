@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { apiPath, readRecord } from '../client';
-import { printRecord, printTable, say } from '../output';
+import { printJson, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
 type ToolWire = Record<string, unknown> & { name: string; provider: string };
@@ -9,7 +9,8 @@ type ToolRecord = Record<string, unknown> & { name: string; endpoint: string };
 /**
  * `hookyard tools ...` over `GET/POST /api/tools` and `GET/DELETE /api/tools/{name}`.
  * Answers: list `{tools, registered}`, show the tool (with its `record` when it is a
- * registered service), register `{created, tool}`, remove `{removed, name}`.
+ * registered service), register `{created, tool}`, remove `{removed, name}`,
+ * export `GET /api/tools?format=...` (the `tools` array printed as JSON).
  */
 export function toolsCommand(program: Command, ctx: CliContext): void {
   const tools = program.command('tools').description('list and show tools; register and remove tool services (HTTP, OpenAPI, MCP, gRPC)');
@@ -20,6 +21,16 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .action(async () => {
       const res = await ctx.client().get<{ tools: ToolWire[]; registered: ToolRecord[] }>(apiPath(['tools']));
       ctx.emit(res, () => printTable(res.tools, ['name', 'provider', 'description']));
+    });
+
+  tools
+    .command('export')
+    .description("the catalogue as one model vendor's tool definitions, a JSON array to hand to the model (injected arguments hidden)")
+    .requiredOption('--format <format>', 'openai ({"type":"function","function":{...}}, descriptions cut to 1024), anthropic ({name, description, input_schema}) or mcp ({name, description, inputSchema})')
+    .action(async (opts: { format: string }) => {
+      const res = await ctx.client().get<{ format: string; tools: unknown[] }>(apiPath(['tools'], new URLSearchParams({ format: opts.format })));
+      // The array alone, human or not: it is what a model API takes.
+      printJson(res.tools);
     });
 
   tools

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError } from '@hookyard/core';
-import { OpenApiDocumentError, TOOL_SEPARATOR, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import { CATALOGUE_FORMATS, OpenApiDocumentError, TOOL_SEPARATOR, toolDefinitions, type CatalogueFormat, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -13,7 +13,15 @@ import type { ApiContext } from './context';
  * required) is never echoed.
  */
 export function toolRoutes(router: Router, ctx: ApiContext): void {
-  router.get('/tools', requireRole('reader'), async (_req, res) => {
+  router.get('/tools', requireRole('reader'), async (req, res) => {
+    const format = req.query.format;
+    if (format !== undefined) {
+      // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
+      if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
+        throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+      }
+      return void res.json({ format, tools: toolDefinitions(await allTools(ctx.tools), format as CatalogueFormat) });
+    }
     const [tools, registered] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools()]);
     res.json({ tools: tools.map(toolToWire), registered: registered.map(redactToolRecord) });
   });

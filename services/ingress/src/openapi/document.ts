@@ -291,9 +291,32 @@ const PATHS: Obj = {
   '/api/tools': {
     get: op(
       'reader',
-      'Every tool the deployment can call, and the registered HTTP tool services',
-      { '200': answer('Tools', { type: 'object', required: ['tools', 'registered'], properties: { tools: { type: 'array', items: ref('Tool') }, registered: { type: 'array', items: ref('ToolRecord') } } }) },
-      { tags: ['tools'], operationId: 'listTools' },
+      'Every tool the deployment can call, and the registered tool services; with ?format, the catalogue in a model vendor\'s tool shape',
+      {
+        '200': answer('Tools', {
+          type: 'object',
+          required: ['tools'],
+          properties: {
+            format: { type: 'string', enum: ['openai', 'anthropic', 'mcp'], description: 'with ?format: the shape of each entry of tools' },
+            tools: { type: 'array', items: { anyOf: [ref('Tool'), { type: 'object', description: "a vendor's tool definition (with ?format)" }] } },
+            registered: { type: 'array', items: ref('ToolRecord'), description: 'without ?format' },
+          },
+        }),
+        ...fail(400),
+      },
+      {
+        tags: ['tools'],
+        operationId: 'listTools',
+        parameters: [
+          {
+            name: 'format',
+            in: 'query',
+            description:
+              'openai: {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); anthropic: {name,description,input_schema}; mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
+            schema: { type: 'string', enum: ['openai', 'anthropic', 'mcp'] },
+          },
+        ],
+      },
     ),
     post: op(
       'admin',

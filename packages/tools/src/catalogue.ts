@@ -1,0 +1,46 @@
+import type { JsonSchema, ToolInfo } from './types';
+
+/** The vendor shapes a catalogue is exported in. */
+export const CATALOGUE_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
+export type CatalogueFormat = (typeof CATALOGUE_FORMATS)[number];
+
+/**
+ * Longest description each vendor takes. OpenAI refuses a function
+ * description over 1024 characters (`string_above_max_length`); Anthropic and
+ * the MCP specification publish no limit, so theirs stay whole.
+ */
+export const DESCRIPTION_LIMITS: Record<CatalogueFormat, number | undefined> = { openai: 1024, anthropic: undefined, mcp: undefined };
+
+/** A description of at most `limit` characters, ending in `…` when it was cut (never inside a surrogate pair). */
+function trimmed(text: string, limit: number | undefined): string {
+  if (limit === undefined || text.length <= limit) return text;
+  let head = text.slice(0, limit - 1);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  return `${head.trimEnd()}…`;
+}
+
+/** Every vendor wants an object schema at the top; a tool without parameters takes none. */
+function objectSchema(schema: JsonSchema): JsonSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest.type === 'object' ? rest : { ...rest, type: 'object' };
+}
+
+/**
+ * The catalogue as one vendor's tool definitions, in the order given (the
+ * tools' `parameters` already hide injected arguments):
+ * - `openai`: `{"type":"function","function":{name, description, parameters}}` (Chat Completions `tools`);
+ * - `anthropic`: `{name, description, input_schema}` (Messages API `tools`);
+ * - `mcp`: `{name, description, inputSchema}` (an MCP `tools/list` result's `tools`).
+ * Names are Hookyard's tool names, which fit `^[a-zA-Z0-9_-]{1,64}$`, the
+ * rule of all three.
+ */
+export function toolDefinitions(tools: readonly ToolInfo[], format: CatalogueFormat): Record<string, unknown>[] {
+  const limit = DESCRIPTION_LIMITS[format];
+  return tools.map((t) => {
+    const description = trimmed(t.description, limit);
+    const schema = objectSchema(t.parameters);
+    if (format === 'openai') return { type: 'function', function: { name: t.name, description, parameters: schema } };
+    if (format === 'anthropic') return { name: t.name, description, input_schema: schema };
+    return { name: t.name, description, inputSchema: schema };
+  });
+}
