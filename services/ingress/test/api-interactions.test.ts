@@ -48,11 +48,11 @@ describe('management API: interactions', () => {
     expect((await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'reader', json: {} })).status).toBe(403);
     const r = await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'operator', json: { reason: 'not needed' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'cancelled', resolution: { by: 'api:operator', via: 'api', reason: 'not needed' } });
+    expect(r.body).toMatchObject({ status: 'cancelled', resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'not needed' } });
     expect((await h.stores.runs.get(a.run))?.status).toBe('cancelled');
     const again = await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'operator' });
     expect(again.status).toBe(409);
-    expect(again.body.error.message).toMatch(new RegExp(`^interaction ${a.id} is already cancelled \\(by api:operator via api at `));
+    expect(again.body.error.message).toMatch(new RegExp(`^interaction ${a.id} is already cancelled \\(by operator:[0-9a-f]{8} via api at `));
   });
 
   it.each([

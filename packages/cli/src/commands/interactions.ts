@@ -54,7 +54,7 @@ function row(i: WireInteraction): Record<string, unknown> {
  * show and cancel the bare interaction.
  */
 export function interactionsCommand(program: Command, ctx: CliContext): void {
-  const cmd = program.command('interactions').description('list, show and cancel what parked runs wait on');
+  const cmd = program.command('interactions').description('list, show, cancel (and approve or deny) what parked runs wait on');
 
   cmd
     .command('list')

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_ID_PATTERN, badInput, isValidName, notFound } from '@hookyard/core';
 import type { InteractionKind, InteractionStatus } from '@hookyard/core';
 import type { InteractionFilter } from '@hookyard/store';
-import { requireRole, roleOf } from './auth';
+import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 
 export const INTERACTION_LIST_DEFAULT_LIMIT = 50;
@@ -96,7 +96,7 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
   router.post('/interactions/:id/cancel', requireRole('operator'), async (req, res) => {
     const id = interactionId(req.params.id as string);
     const reason = parseReason(req.body);
-    const by = `api:${roleOf(res)}`;
+    const by = callerOf(res);
     const { interaction, run } = await ctx.stores.interactions.resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now());
     ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
     if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
