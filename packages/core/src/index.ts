@@ -83,6 +83,8 @@ export {
   HOOKS_APPROVAL_REQUESTED_TOPIC,
 } from './approval';
 export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
+export { APPROVAL_LINK_PATH, approvalLinkValid, approvalLinks, signApprovalLink } from './approval-links';
+export type { LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
 export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, secretScopeOf, settingsDocs } from './settings';
 export type { ApiToken, Role, Settings } from './settings';

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
+import { secretRefFormViolation } from './secrets';
 import { posix } from 'node:path';
 
 /**
@@ -157,6 +158,32 @@ const SPEC = {
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
   mcpStdioAllow: { doc: 'HOOKS_MCP_STDIO_ALLOW: commands a registered MCP server of transport stdio may spawn, exact strings (default none)', parse: list([]) },
   openapiMaxBytes: { doc: 'HOOKS_OPENAPI_MAX_BYTES: largest OpenAPI document a registered openapi tool may serve (default 67108864; GitHub\'s is 13 MB)', parse: int(64 * 1024 * 1024, 1024) },
+  publicUrl: {
+    doc: 'HOOKS_PUBLIC_URL: the ingress as people reach it (e.g. https://hooks.example.com), the base of approval links (default: no links)',
+    parse: (raw: string | undefined, name: string) => {
+      const v = raw?.trim();
+      if (!v) return undefined;
+      let u: URL;
+      try {
+        u = new URL(v);
+      } catch {
+        throw new SettingsError(name, `expected an http(s) URL, got ${JSON.stringify(raw)}`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new SettingsError(name, `expected an http(s) URL, got ${JSON.stringify(raw)}`);
+      if (u.search || u.hash || u.username || u.password) throw new SettingsError(name, 'must be a base URL without query, fragment or credentials');
+      return v.replace(/\/+$/, '');
+    },
+  },
+  approvalLinkSecret: {
+    doc: 'HOOKS_APPROVAL_LINK_SECRET: secret reference (env:NAME or file:/path) of the key approval links are signed with; with HOOKS_PUBLIC_URL, every approval gets approve_url and deny_url (default: no links)',
+    parse: (raw: string | undefined, name: string) => {
+      const v = raw?.trim();
+      if (!v) return undefined;
+      const bad = secretRefFormViolation(name, v);
+      if (bad) throw new SettingsError(name, bad.slice(name.length + 1));
+      return v;
+    },
+  },
   webhookAllowHosts: { doc: 'HOOKS_WEBHOOK_ALLOW_HOSTS: hosts the webhook tool may call (default none; their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)', parse: list([]) },
   outboundAllowNets: {
     doc: 'HOOKS_OUTBOUND_ALLOW_NETS: address ranges (CIDR, comma-separated) outbound tool calls may reach although not public, e.g. 127.0.0.0/8,::1 on a laptop; loopback, link-local, private and reserved ranges are refused otherwise (default none)',

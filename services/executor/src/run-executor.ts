@@ -1,5 +1,5 @@
-import { HOOKS_APPROVAL_REQUESTED_TOPIC, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
-import type { Clock, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
+import { HOOKS_APPROVAL_REQUESTED_TOPIC, approvalLinks, createSecretResolver, secretScopeOf, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
 import { ApprovalRepo, ParkRequest, describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ApprovalDecision, type ToolRepo } from '@hookyard/tools';
@@ -39,6 +39,8 @@ export interface RunExecutorDeps {
   /** Publishes run ids for executors (the runs a resume woke); without it the sweep dispatches them. */
   dispatch?: (ids: string[]) => Promise<void>;
   approvals?: ApprovalContinuation;
+  /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */
+  secrets?: SecretResolver;
   /**
    * Test seam: awaited at the named point of an attempt (after `claim_intent`
    * is written, before the claim commits), so a fault test can stop a process
@@ -59,6 +61,8 @@ export class RunExecutor {
   private readonly leases: LeaseKeeper;
   /** The approval policy in front of every provider: every call of this executor goes through it. */
   private readonly gate: ApprovalRepo;
+  /** Resolves HOOKS_APPROVAL_LINK_SECRET when an approval's links are signed. */
+  private readonly secrets: SecretResolver;
   /** No new claims once set (stop() began). */
   private closed = false;
   /** Set when the grace is over and what is left is handed back: a claim landing now is handed back too. */
@@ -67,6 +71,7 @@ export class RunExecutor {
   constructor(private readonly deps: RunExecutorDeps) {
     this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, jqTimeoutMs: deps.settings.jqTimeoutMs });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
+    this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
     this.gate = new ApprovalRepo(deps.tools, { policies: deps.stores.hooks, jq: deps.jq, jqTimeoutMs: deps.settings.jqTimeoutMs });
   }
 
@@ -267,6 +272,22 @@ export class RunExecutor {
   }
 
   /**
+   * The signed single-use links of an approval, when HOOKS_PUBLIC_URL and
+   * HOOKS_APPROVAL_LINK_SECRET are set; null links when they are not, or when
+   * the key cannot be read (logged: the approval can still be answered by API).
+   */
+  private async links(i: Interaction): Promise<{ approve_url: string | null; deny_url: string | null }> {
+    const { publicUrl, approvalLinkSecret } = this.deps.settings;
+    if (!publicUrl || !approvalLinkSecret) return { approve_url: null, deny_url: null };
+    try {
+      return approvalLinks(publicUrl, await this.secrets.resolve(approvalLinkSecret), i);
+    } catch (err) {
+      this.deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
+      return { approve_url: null, deny_url: null };
+    }
+  }
+
+  /**
    * What the approval policy says about this call. A run woken by its
    * answered approval reads that answer (and hashes its arguments again)
    * instead of asking the policy.
@@ -298,7 +319,7 @@ export class RunExecutor {
       const payload = {
         interaction: i.id, run: run.id, hook: run.hook, topic: run.topic, tool: hook.tool, args: kwargs, rule: decision.rule,
         message: decision.message, policy_version: decision.policy_version, answer_hooks: i.answer_hooks, on_timeout: i.on_timeout,
-        expires_at: i.expires_at, subject,
+        expires_at: i.expires_at, subject, ...(await this.links(i)),
       };
       await this.deps.reporter.platformEvent(HOOKS_APPROVAL_REQUESTED_TOPIC, payload, { run: run.id, hook: run.hook });
     }

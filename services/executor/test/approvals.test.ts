@@ -1,4 +1,4 @@
-import { DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC, TOOL_EXTRA_IDEMPOTENCY_KEY, argsHash, type ApprovalRule } from '@hookyard/core';
+import { DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC, approvalLinkValid, TOOL_EXTRA_IDEMPOTENCY_KEY, argsHash, type ApprovalRule } from '@hookyard/core';
 import { counter, harness, hook, tableJq, testTool } from './fixtures';
 
 const payload = { env: 'prod', service: 'api' };
@@ -10,10 +10,10 @@ function jq() {
   });
 }
 
-async function setup(rules: ApprovalRule[], hookRules?: ApprovalRule[]) {
+async function setup(rules: ApprovalRule[], hookRules?: ApprovalRule[], settings: Parameters<typeof harness>[0]['settings'] = {}) {
   const deploy = testTool('deploy', async ({ args }) => ({ deployed: args }));
   const notify = testTool('notify', async () => 'posted');
-  const h = harness({ jq: jq(), tools: [deploy, notify] });
+  const h = harness({ jq: jq(), tools: [deploy, notify], settings });
   await h.stores.hooks.putApprovalPolicy(rules, null, h.clock.now());
   await h.stores.hooks.putHook(
     hook({ name: 'ship', topic: 'github', tool: 'deploy', start_expr: { content: '{service, env}' }, tool_kwargs: { ref: 'main' }, ...(hookRules ? { approval: hookRules } : {}) }),
@@ -80,6 +80,7 @@ describe('executor: the approval policy around the tool call', () => {
     expect(event!.payload).toEqual({
       interaction: interaction!.id, run: id, hook: 'ship', topic: 'github', tool: 'deploy', args: kwargs, rule: 'prod deploys', message: 'deploy to prod?',
       policy_version: 1, answer_hooks: [], on_timeout: 'deny', expires_at: interaction!.expires_at, subject: null,
+      approve_url: null, deny_url: null,
     });
     await h.executor.handle(event!.id);
     expect(notify.calls).toHaveLength(1);
@@ -153,5 +154,32 @@ describe('executor: the approval policy around the tool call', () => {
     expect((await h.stores.runs.get(event!.id))!.status).toBe('parked');
     expect((await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs).toHaveLength(1);
     expect((await h.stores.runs.get(id))!.status).toBe('parked');
+  });
+
+  it('with HOOKS_PUBLIC_URL and HOOKS_APPROVAL_LINK_SECRET, the event carries signed approve and deny links', async () => {
+    process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
+    try {
+      const { h, id } = await setup([approveRule], undefined, { publicUrl: 'https://hooks.example.test', approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY' });
+      const [i] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
+      const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
+      const { approve_url, deny_url } = event!.payload as { approve_url: string; deny_url: string };
+      const key = Buffer.from(process.env.HOOKS_SECRET_TEST_LINK_KEY);
+      for (const [url, verdict] of [[approve_url, 'approve'], [deny_url, 'deny']] as const) {
+        const u = new URL(url);
+        expect(`${u.origin}${u.pathname}`).toBe(`https://hooks.example.test/approvals/${i!.id}/${verdict}`);
+        expect(approvalLinkValid(key, i!.id, verdict, i!.expires_at, u.searchParams.get('sig'))).toBe(true);
+        // A deny link's signature does not make an approve link.
+        expect(approvalLinkValid(key, i!.id, verdict === 'approve' ? 'deny' : 'approve', i!.expires_at, u.searchParams.get('sig'))).toBe(false);
+      }
+    } finally {
+      delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
+    }
+  });
+
+  it('a link key that cannot be read: no links (logged), the approval is still requested', async () => {
+    const { h, id } = await setup([approveRule], undefined, { publicUrl: 'https://hooks.example.test', approvalLinkSecret: 'env:HOOKS_SECRET_TEST_UNSET_KEY' });
+    const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
+    expect(event!.payload).toMatchObject({ run: id, approve_url: null, deny_url: null });
+    expect(h.lines.some((l) => l.msg.includes('approval links not signed') && String(l.err).includes('HOOKS_SECRET_TEST_UNSET_KEY'))).toBe(true);
   });
 });

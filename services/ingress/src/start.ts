@@ -11,6 +11,7 @@ import { createDoorHandler } from './door/door-handler';
 import { mountDoorFirst } from './door/mount';
 import { createVerifierStep } from './door/verifier-step';
 import { SchemaChecker } from './hooks/schema-checker';
+import { approvalLinkRouter } from './approvals/link-routes';
 import { healthRoutes } from './ops/health';
 import { openapiRouter } from './openapi';
 import { consoleRouter } from './console';
@@ -71,9 +72,10 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
 export function createIngressApp(deps: IngressDeps): express.Express {
   const clock = deps.clock ?? systemClock;
   const { settings, logger } = deps;
+  const secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(settings) });
   const verifier = createVerifierStep({
     hooks: deps.stores.hooks,
-    secrets: deps.secrets ?? createSecretResolver({ scope: secretScopeOf(settings) }),
+    secrets,
     metrics: deps.metrics,
     logger,
     cacheMs: deps.verifierCacheMs,
@@ -106,6 +108,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));
+  app.use(approvalLinkRouter({ stores: deps.stores, bus: deps.bus, clock, logger, settings, secrets }));
   app.use(
     '/api',
     createApiRouter({

@@ -1,5 +1,5 @@
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
-import { DEFAULT_DENY_MESSAGE } from '@hookyard/core';
+import { DEFAULT_DENY_MESSAGE, approvalLinks, createSecretResolver } from '@hookyard/core';
 import { hook, startHarness, type Harness } from './support/harness';
 
 const record = {
@@ -244,5 +244,120 @@ describe('approval policy, dry run and hook schema API', () => {
       expect((await answer(i.id, 'approve', {}, 'reader')).status).toBe(403);
       expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
     });
+  });
+});
+
+describe('signed approval links', () => {
+  const KEY = 'approval-link-key-for-tests-0123456789';
+  let jq: HookyardJqEngine;
+  let h: Harness;
+  beforeAll(async () => {
+    jq = await createJqEngine({ workers: 1 });
+    h = await startHarness({
+      jq,
+      settings: { approvalLinkSecret: 'env:HOOKS_SECRET_LINKS', publicUrl: 'https://hooks.example.test' },
+      deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_LINKS: KEY } as NodeJS.ProcessEnv }) },
+    });
+    await h.stores.hooks.putHook({ ...(hook('linked', 'answers') as any), created_at: 'x', updated_at: 'x' });
+  });
+  afterAll(async () => {
+    await h.close();
+    await jq.close();
+  });
+
+  let n = 0;
+  async function parked(expiresInMs = 60_000) {
+    n += 1;
+    const now = Date.now();
+    const [kept] = await h.stores.runs.keepEvent({ topic: 'answers', payload: { n }, now, dispatchGraceMs: 60_000 });
+    const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
+    const { interaction } = await h.stores.interactions.park({
+      run: kept!.id, token: claimed.token, kind: 'approval', tool: 'deploy', argsHash: 'b'.repeat(64), rule: 'prod deploys', policyVersion: 1, expiresAt: now + expiresInMs, now,
+    });
+    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction);
+    const local = (u: string) => u.replace('https://hooks.example.test', '');
+    return { i: interaction, approve: local(links.approve_url), deny: local(links.deny_url) };
+  }
+  const get = (path: string) => h.call(path);
+  const post = (path: string, form = '') => h.call(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+
+  it('GET shows a confirmation page and answers nothing (a chat preview is harmless)', async () => {
+    const { i, approve } = await parked();
+    for (let k = 0; k < 3; k += 1) {
+      const r = await get(approve);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(r.text).toContain('<form method="post">');
+      expect(r.text).toContain('<code>deploy</code>');
+      expect(r.text).toContain('opening this page changes nothing');
+    }
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+  });
+
+  it('POST answers once (via link); a second POST, and a GET after it, are refused naming the first answer', async () => {
+    const { i, approve, deny } = await parked();
+    const published = h.bus.published.length;
+    const r = await post(approve, 'reason=%3Cb%3Elgtm%3C%2Fb%3E');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Answered: approved');
+    const after = (await h.stores.interactions.get(i.id))!;
+    expect(after).toMatchObject({ status: 'approved', resolution: { by: 'signed link', via: 'link', reason: '<b>lgtm</b>' } });
+    expect(h.bus.published.slice(published)).toEqual([[i.run]]);
+    const again = await post(approve);
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('already answered: approved by signed link via link');
+    expect((await post(deny)).status).toBe(409);
+    expect((await get(approve)).status).toBe(409);
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('approved');
+  });
+
+  it('the deny link denies', async () => {
+    const { i, deny } = await parked();
+    expect((await post(deny, 'reason=no')).status).toBe(200);
+    expect((await h.stores.interactions.get(i.id))!).toMatchObject({ status: 'denied', resolution: { reason: 'no' } });
+  });
+
+  it('a tampered link, a deny signature on the approve path, another id or no signature: one fixed 403, nothing answered', async () => {
+    const { i, approve, deny } = await parked();
+    const other = await parked();
+    const sig = new URL(`https://x${approve}`).searchParams.get('sig')!;
+    const flipped = sig.slice(0, -2) + (sig.endsWith('A') ? 'B' : 'A') + sig.slice(-1);
+    const denySig = new URL(`https://x${deny}`).searchParams.get('sig')!;
+    const bad = [
+      approve.replace(sig, flipped),
+      `/approvals/${i.id}/approve?sig=${denySig}`,
+      `/approvals/${other.i.id}/approve?sig=${sig}`,
+      `/approvals/${i.id}/approve`,
+      `/approvals/not-an-id/approve?sig=${sig}`,
+    ];
+    for (const path of bad) {
+      for (const r of [await get(path), await post(path)]) {
+        expect([path, r.status]).toEqual([path, 403]);
+        expect(r.text).toContain('This approval link is not valid.');
+      }
+    }
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+    expect((await h.stores.interactions.get(other.i.id))!.status).toBe('open');
+  });
+
+  it('a link past its expiry is refused (409) and answers nothing', async () => {
+    const { i, approve } = await parked(1);
+    await new Promise((r) => setTimeout(r, 5));
+    const r = await post(approve);
+    expect(r.status).toBe(409);
+    expect(r.text).toContain(`expired at ${i.expires_at}`);
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+  });
+
+  it('without HOOKS_APPROVAL_LINK_SECRET the pages say links are off (404)', async () => {
+    const off = await startHarness({ jq });
+    try {
+      const r = await off.call('/approvals/0000000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa00/approve?sig=x');
+      expect(r.status).toBe(404);
+      expect(r.text).toContain('not enabled');
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -27,6 +27,20 @@ const DISCOVERY_FIELDS = {
   tools: { type: 'integer', minimum: 0, description: 'how many tools the service provides, when discovered' },
 };
 
+const html = (description: string): Obj => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const LINK_ANSWERS: Obj = {
+  '200': html('The confirmation page (GET), or the answer recorded (POST)'),
+  '403': html('The link is not valid (one fixed page whatever was wrong)'),
+  '404': html('Approval links are not enabled (HOOKS_APPROVAL_LINK_SECRET unset)'),
+  '409': html('Already answered (naming who, how and when), or expired'),
+  '500': html('Nothing was answered (logged)'),
+};
+const LINK_GET =
+  'No token: the HMAC-SHA256 signature over the id, the verdict and the expiry (key HOOKS_APPROVAL_LINK_SECRET) is the credential, checked in constant time. ' +
+  'GET never answers (chat apps fetch links to preview them): it shows what is asked and a button that POSTs.';
+const LINK_POST = 'Answers the approval once (via link, by "signed link"); a second POST is 409. Form field `reason` is optional.';
+const LINK_FORM: Obj = { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { reason: { type: 'string', maxLength: 1000 } } } } } };
+
 const PATHS: Obj = {
   '/universal_webhook/{topic}': {
     parameters: [pathParam('topic', 'The topic; one that does not match the name pattern is 404')],
@@ -63,6 +77,16 @@ const PATHS: Obj = {
       description: 'Answered only when the topic has a verifier binding whose kind uses a GET handshake; 405 otherwise.',
       responses: { '200': { description: 'Handshake answered' }, '405': doorError('No GET handshake on this topic') },
     },
+  },
+  '/approvals/{id}/approve': {
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } }],
+    get: { ...open, tags: ['approvals'], operationId: 'approveLinkPage', summary: 'Signed approve link: a confirmation page (changes nothing)', description: LINK_GET, responses: LINK_ANSWERS },
+    post: { ...open, tags: ['approvals'], operationId: 'approveLink', summary: 'Signed approve link: answers the approval (once)', description: LINK_POST, requestBody: LINK_FORM, responses: LINK_ANSWERS },
+  },
+  '/approvals/{id}/deny': {
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } }],
+    get: { ...open, tags: ['approvals'], operationId: 'denyLinkPage', summary: 'Signed deny link: a confirmation page (changes nothing)', description: LINK_GET, responses: LINK_ANSWERS },
+    post: { ...open, tags: ['approvals'], operationId: 'denyLink', summary: 'Signed deny link: answers the approval (once)', description: LINK_POST, requestBody: LINK_FORM, responses: LINK_ANSWERS },
   },
   '/healthz': { get: { ...open, tags: ['ops'], operationId: 'healthz', summary: 'The process answers', responses: { '200': answer('Alive', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }) } } },
   '/readyz': {

@@ -1,0 +1,128 @@
+import express, { type Request, type Response, type Router } from 'express';
+import {
+  APPROVAL_LINK_PATH,
+  HookyardError,
+  INTERACTION_ID_PATTERN,
+  approvalLinkValid,
+  httpStatusOf,
+  toHookyardError,
+  type Interaction,
+  type LinkVerdict,
+  type SecretResolver,
+  type Settings,
+} from '@hookyard/core';
+import { answerApproval, type AnswerDeps } from './answer';
+
+export interface LinkRouteDeps extends AnswerDeps {
+  settings: Pick<Settings, 'approvalLinkSecret'>;
+  secrets: SecretResolver;
+}
+
+/** One fixed answer for a bad or unknown link, whatever was wrong: a prober learns nothing. */
+const NOT_VALID = 'This approval link is not valid.';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(res: Response, status: number, title: string, body: string): void {
+  res
+    .status(status)
+    .set({
+      'Content-Type': 'text/html; charset=utf-8',
+      // No script, no frames, forms only back to here: the page is a button and text.
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+    })
+    .send(
+      `<!doctype html><html><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>${esc(title)}</title>` +
+        '<style>body{font:16px system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}code{background:#eee;padding:0 .2em}</style>' +
+        `</head><body><h1>${esc(title)}</h1>${body}</body></html>`,
+    );
+}
+
+function describe(i: Interaction): string {
+  return (
+    `<p>Run <code>${esc(i.run)}</code> of hook <code>${esc(i.hook)}</code> (topic <code>${esc(i.topic)}</code>) wants to call ` +
+    `<code>${esc(i.tool)}</code>${i.rule ? `, asked by rule <code>${esc(i.rule)}</code>` : ''}.</p><p>This approval expires at ${esc(i.expires_at)}.</p>`
+  );
+}
+
+/**
+ * The signed single-use approval links: `GET /approvals/{id}/{approve|deny}?sig=`
+ * shows a confirmation page and changes nothing (chat apps fetch links to
+ * preview them); only the page's POST answers. The signature (HMAC-SHA256
+ * of the id, the verdict and the expiry, with HOOKS_APPROVAL_LINK_SECRET) is
+ * checked in constant time on both; a bad one gets one fixed answer. A link
+ * is single-use because its approval is answered once: a second POST is 409
+ * naming who answered first; past the expiry it is 409 too.
+ */
+export function approvalLinkRouter(deps: LinkRouteDeps): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+
+  async function check(req: Request, verdict: LinkVerdict): Promise<{ i: Interaction; verdict: LinkVerdict } | { status: number; message: string }> {
+    const id = String(req.params.id ?? '');
+    const ref = deps.settings.approvalLinkSecret;
+    if (!ref) return { status: 404, message: 'Approval links are not enabled on this deployment (HOOKS_APPROVAL_LINK_SECRET).' };
+    if (!INTERACTION_ID_PATTERN.test(id)) return { status: 403, message: NOT_VALID };
+    const key = await deps.secrets.resolve(ref);
+    const i = await deps.stores.interactions.get(id);
+    if (!i || i.kind !== 'approval' || !approvalLinkValid(key, id, verdict, i.expires_at, req.query.sig)) return { status: 403, message: NOT_VALID };
+    return { i, verdict };
+  }
+
+  function closed(i: Interaction, now: number): string | null {
+    if (i.status !== 'open') {
+      const r = i.resolution;
+      return `This approval was already answered: ${esc(i.status)}${r ? ` by ${esc(r.by)} via ${esc(r.via)} at ${esc(r.at)}` : ''}.`;
+    }
+    if (Date.parse(i.expires_at) <= now) return `This approval expired at ${esc(i.expires_at)}.`;
+    return null;
+  }
+
+  for (const verdict of ['approve', 'deny'] as const) {
+  router.get(`${APPROVAL_LINK_PATH}/:id/${verdict}`, async (req, res) => {
+    try {
+      const c = await check(req, verdict);
+      if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
+      const done = closed(c.i, deps.clock.now());
+      if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
+      const action = c.verdict === 'approve' ? 'Approve' : 'Deny';
+      page(
+        res,
+        200,
+        `${action} this call?`,
+        `${describe(c.i)}<p>Nothing has been answered yet: opening this page changes nothing.</p>` +
+          `<form method="post"><p><label>Reason (optional)<br><input name="reason" maxlength="1000" size="50"></label></p>` +
+          `<p><button type="submit">${action}</button></p></form>`,
+      );
+    } catch (err) {
+      fail(res, err);
+    }
+  });
+
+  router.post(`${APPROVAL_LINK_PATH}/:id/${verdict}`, form, async (req, res) => {
+    try {
+      const c = await check(req, verdict);
+      if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
+      const done = closed(c.i, deps.clock.now());
+      if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
+      const raw = (req.body as Record<string, unknown> | undefined)?.reason;
+      const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
+      const out = await answerApproval(deps, c.i.id, c.verdict, { by: 'signed link', via: 'link', reason });
+      page(res, 200, c.verdict === 'approve' ? 'Approved' : 'Denied', `${describe(out.interaction)}<p>Answered: ${esc(out.interaction.status)}. The run goes on.</p>`);
+    } catch (err) {
+      fail(res, err);
+    }
+  });
+  }
+
+  function fail(res: Response, err: unknown): void {
+    const e = toHookyardError(err);
+    const status = e instanceof HookyardError ? httpStatusOf(e.kind) : 500;
+    if (status >= 500) deps.logger.error({ kind: e.kind, err: e.message }, 'approval link failed');
+    page(res, status, 'Approval link', `<p>${status >= 500 ? 'Something went wrong; nothing was answered. Try again later.' : esc(e.message)}</p>`);
+  }
+
+  return router;
+}
