@@ -9,7 +9,7 @@
  *
  * Messages in:  {id, op: 'run' | 'check', expr, input?: string (JSON text), vars: [name, jsonText][]}
  * Messages out: {ready: true} once, then {id, ok: true, outputs} | {id, ok: false, error: {jq, message}}
- *   where `jq` is true when jq itself refused (compile or runtime error).
+ *   where `jq` is true when jq itself refused (compile or runtime error), `memory` when jq-wasm ran out of memory.
  */
 const { parentPort, workerData } = require('node:worker_threads');
 const { loadJq } = require('jq-wasm');
@@ -32,8 +32,11 @@ function handle(jq, job) {
     return { id: job.id, ok: true, outputs: jq.json(job.input, job.expr, flags) };
   } catch (err) {
     const jqRefused = err && err.name === 'JqError';
+    // jq-wasm aborts (a WebAssembly RuntimeError) when jq's allocations outgrow the wasm memory:
+    // the expression asked for too much, which no retry changes. The instance is not trusted afterwards.
+    const memory = !jqRefused && err && err.name === 'RuntimeError' && /Aborted\(|out of memory|memory access out of bounds/i.test(String(err.message));
     const message = jqRefused ? String(err.stderr || err.message).trim() : String((err && err.stack) || err);
-    return { id: job.id, ok: false, error: { jq: jqRefused, message } };
+    return { id: job.id, ok: false, error: { jq: jqRefused, memory, message } };
   }
 }
 

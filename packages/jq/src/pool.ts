@@ -32,7 +32,7 @@ type Reply =
   | { ready: true }
   | { fatal: string }
   | { id: number; ok: true; outputs: unknown[] }
-  | { id: number; ok: false; error: { jq: boolean; message: string } };
+  | { id: number; ok: false; error: { jq: boolean; memory?: boolean; message: string } };
 
 /** The worker script ships as plain JS in `src`; from `dist` we reach back into `../src`. */
 export function workerScriptPath(): string {
@@ -125,7 +125,12 @@ export class JqWorkerPool {
     slot.current = null;
     slot.worker.unref();
     if (msg.ok) current.resolve(msg.outputs);
-    else if (msg.error.jq) current.reject(badInput(tidyJqMessage(msg.error.message)));
+    else if (msg.error.memory) {
+      // One line, no WebAssembly stack: the expression's fault (bad_input, not retried), and a fresh worker after it.
+      current.reject(badInput('memory bound exceeded'));
+      this.onCrash(slot, 'jq worker ran out of memory');
+      return;
+    } else if (msg.error.jq) current.reject(badInput(tidyJqMessage(msg.error.message)));
     else current.reject(internal(`jq engine failed: ${msg.error.message}`));
     this.dispatch();
   }

@@ -1,7 +1,10 @@
 import { add } from './ops';
 import { testRegex } from './regex';
 import {
+  charge,
   codepointLength,
+  meter,
+  overBudget,
   compare,
 
   equals,
@@ -35,13 +38,25 @@ function length(v: unknown): unknown {
     case 'boolean':
       return fail(`boolean (${v}) has no length`);
     default:
-      return Array.isArray(v) ? v.length : Object.keys(v as Obj).length;
+      if (Array.isArray(v)) return v.length;
+      {
+        const n = Object.keys(v as Obj).length;
+        charge(1 + n);
+        return n;
+      }
   }
 }
 
 function keysUnsorted(v: unknown): unknown[] {
-  if (isObject(v)) return Object.keys(v);
-  if (Array.isArray(v)) return v.map((_, i) => i);
+  if (isObject(v)) {
+    const keys = Object.keys(v);
+    charge(1 + keys.length);
+    return keys;
+  }
+  if (Array.isArray(v)) {
+    charge(1 + v.length);
+    return v.map((_, i) => i);
+  }
   return fail(`${kindOf(v)} has no keys`);
 }
 
@@ -49,9 +64,17 @@ function keys(v: unknown): unknown[] {
   return isObject(v) ? sortedKeys(v) : keysUnsorted(v);
 }
 
+/** The values of an array or object, their count charged (every caller loops over all of them, or may). */
 function iterate(v: unknown): unknown[] {
-  if (Array.isArray(v)) return v;
-  if (isObject(v)) return Object.values(v);
+  if (Array.isArray(v)) {
+    charge(1 + v.length);
+    return v;
+  }
+  if (isObject(v)) {
+    const values = Object.values(v);
+    charge(1 + values.length);
+    return values;
+  }
   return fail(`Cannot iterate over ${kindOf(v)}`);
 }
 
@@ -67,12 +90,14 @@ function tonumber(v: unknown): unknown {
 
 function asciiCase(v: unknown, upper: boolean): unknown {
   if (typeof v !== 'string') return fail('explode input must be a string');
+  charge(1 + (v.length >> 4));
   return upper ? v.replace(/[a-z]+/g, (m) => m.toUpperCase()) : v.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 function minMax(v: unknown, isMin: boolean): unknown {
   if (!Array.isArray(v)) return fail(`Cannot find ${isMin ? 'min' : 'max'} of ${kindOf(v)}`);
   if (v.length === 0) return null;
+  charge(v.length);
   let best = v[0];
   for (let i = 1; i < v.length; i++) {
     const c = compare(v[i], best);
@@ -83,6 +108,7 @@ function minMax(v: unknown, isMin: boolean): unknown {
 }
 
 function toEntries(v: unknown): unknown {
+  charge(1 + (isObject(v) ? Object.keys(v).length : Array.isArray(v) ? v.length : 0));
   if (isObject(v)) return Object.keys(v).map((key) => ({ key, value: v[key] }));
   if (Array.isArray(v)) return v.map((value, key) => ({ key, value }));
   return fail(`${kindOf(v)} has no keys`);
@@ -100,6 +126,7 @@ function has(v: unknown, k: unknown): unknown {
 
 /** jv_contains: kinds must match exactly (true and false are different kinds). */
 function containsValue(a: unknown, b: unknown): boolean {
+  if (--meter.left < 0) overBudget();
   const ka = a === true ? 'true' : a === false ? 'false' : kindOf(a);
   const kb = b === true ? 'true' : b === false ? 'false' : kindOf(b);
   if (ka !== kb) return false;
@@ -109,7 +136,10 @@ function containsValue(a: unknown, b: unknown): boolean {
     return Object.keys(bo).every((k) => Object.prototype.hasOwnProperty.call(ao, k) && containsValue(ao[k], bo[k]));
   }
   if (ka === 'array') return (b as unknown[]).every((x) => (a as unknown[]).some((y) => containsValue(y, x)));
-  if (ka === 'string') return (a as string).includes(b as string);
+  if (ka === 'string') {
+    charge(1 + ((a as string).length >> 4));
+    return (a as string).includes(b as string);
+  }
   return equals(a, b);
 }
 
@@ -122,10 +152,12 @@ function contains(a: unknown, b: unknown): unknown {
 
 function bothStrings(a: unknown, b: unknown, what: string): asserts a is string {
   if (typeof a !== 'string' || typeof b !== 'string') fail(`${what}() requires string inputs`);
+  charge(1 + ((b as string).length >> 4));
 }
 
 function split(v: unknown, sep: unknown): unknown {
   if (typeof v !== 'string' || typeof sep !== 'string') return fail('split input and separator must be strings');
+  charge(1 + (v.length >> 2));
   if (v === '') return [];
   if (sep === '') return /^[\x00-\x7f]*$/.test(v) ? v.split('') : fallback('split by "" of non-ASCII');
   return v.split(sep);
@@ -151,6 +183,7 @@ function addAll(v: unknown): unknown {
 
 function sort(v: unknown): unknown {
   if (!Array.isArray(v)) return fail(`${kindOf(v)} cannot be sorted, as it is not an array`);
+  charge(1 + v.length); // and compare charges each comparison
   return [...v].sort(compare);
 }
 

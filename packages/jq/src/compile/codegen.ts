@@ -3,7 +3,7 @@ import { Unsupported } from './ast';
 import type { Node } from './ast';
 import { VALUE_BUILTINS } from './builtins';
 import { BINOPS, index, iterValues, negate } from './ops';
-import { Fallback, JqRuntimeError, fail, fallback, isIndexLikeKey, toStringValue, truthy } from './values';
+import { Fallback, JqRuntimeError, charge, fail, fallback, isIndexLikeKey, meter, overBudget, toStringValue, truthy } from './values';
 
 /**
  * Turns a jq tree into JavaScript closures. Every node compiles to a generator
@@ -63,7 +63,10 @@ function valueCall(name: string, args: Compiled[]): Compiled {
 }
 
 const iterateGen: Gen = (i, _e, emit) => {
-  for (const v of iterValues(i)) emit(v);
+  for (const v of iterValues(i)) {
+    if (--meter.left < 0) overBudget();
+    emit(v);
+  }
 };
 
 function anyAll(isAny: boolean, source: Gen, cond: Compiled): Compiled {
@@ -72,7 +75,10 @@ function anyAll(isAny: boolean, source: Gen, cond: Compiled): Compiled {
   if (source === iterateGen && condVal) {
     // The common shape, `any(.name == "x")`: a plain loop, no callbacks.
     return fromVal((i, e) => {
-      for (const x of iterValues(i)) if (truthy(condVal(x, e)) === isAny) return isAny;
+      for (const x of iterValues(i)) {
+        if (--meter.left < 0) overBudget();
+        if (truthy(condVal(x, e)) === isAny) return isAny;
+      }
       return !isAny;
     });
   }
@@ -100,7 +106,13 @@ function filterCall(name: string, args: Node[]): Compiled | null {
     case 'map/1': {
       const [f] = c() as [Compiled];
       const fv = f.val;
-      if (fv) return fromVal((i, e) => iterValues(i).map((x) => fv(x, e)));
+      if (fv) {
+        return fromVal((i, e) => {
+          const xs = iterValues(i);
+          charge(1 + xs.length);
+          return xs.map((x) => fv(x, e));
+        });
+      }
       return fromVal((i, e) => {
         const out: unknown[] = [];
         for (const x of iterValues(i)) f.gen(x, e, (v) => out.push(v));
@@ -205,7 +217,24 @@ function compileInterp(parts: (string | Node)[]): Compiled {
   };
 }
 
+/**
+ * Every node's generator spends a step per call, so cartesian products and
+ * nested generators are bounded as well as loops over data (see STEP_BUDGET).
+ * Single-output `val` paths without a loop are bounded by the expression's size.
+ */
 export function compileNode(node: Node): Compiled {
+  const c = compileNodeRaw(node);
+  const gen = c.gen;
+  return {
+    val: c.val,
+    gen: (i, e, emit) => {
+      if (--meter.left < 0) overBudget();
+      gen(i, e, emit);
+    },
+  };
+}
+
+function compileNodeRaw(node: Node): Compiled {
   switch (node.t) {
     case 'identity':
       return fromVal((i) => i);
@@ -249,7 +278,10 @@ export function compileNode(node: Node): Compiled {
         gen: (i, e, emit) =>
           t.gen(i, e, (v) => {
             if (opt && (v === null || typeof v !== 'object')) return;
-            for (const x of iterValues(v)) emit(x);
+            for (const x of iterValues(v)) {
+              if (--meter.left < 0) overBudget();
+              emit(x);
+            }
           }),
       };
     }
@@ -398,6 +430,11 @@ export function compileNode(node: Node): Compiled {
       };
     }
     case 'call':
+      // A regex in-process must be one the expression's author wrote: a pattern (or flags) computed
+      // from the payload or a variable (`test($re)`, `test(.pattern)`) goes to jq-wasm, whole.
+      if (node.name === 'test' && !node.args.every((a) => a.t === 'literal' && (typeof a.value === 'string' || a.value === null))) {
+        throw new Unsupported('test with a pattern that is not a literal');
+      }
       return filterCall(node.name, node.args) ?? valueCall(node.name, node.args.map(compileNode));
   }
 }

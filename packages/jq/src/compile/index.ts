@@ -1,6 +1,7 @@
 import { Unsupported } from './ast';
 import { compileNode, isSignal } from './codegen';
 import { parseJq } from './parser';
+import { startBudget } from './values';
 
 /** An expression compiled to JavaScript closures. */
 export interface CompiledProgram {
@@ -38,8 +39,12 @@ export function compileJq(expr: string, varNames: readonly string[]): CompiledPr
   };
   return {
     run: val
-      ? (input, vars) => [val(input, envFor(vars))]
+      ? (input, vars) => {
+          startBudget();
+          return [val(input, envFor(vars))];
+        }
       : (input, vars) => {
+          startBudget();
           const out: unknown[] = [];
           gen(input, envFor(vars), (v) => out.push(v));
           return out;

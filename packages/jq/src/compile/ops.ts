@@ -1,5 +1,5 @@
 import { setOwn } from '@hookyard/core';
-import { compare, equals, fail, fallback, isIndexLikeKey, kindOf } from './values';
+import { charge, compare, equals, fail, fallback, isIndexLikeKey, kindOf } from './values';
 
 /**
  * jq's indexing and arithmetic over JSON values. Errors are `JqRuntimeError`
@@ -34,7 +34,11 @@ export function index(v: unknown, key: unknown): unknown {
 /** The values `.[]` yields, in jq's order. */
 export function iterValues(v: unknown): unknown[] {
   if (Array.isArray(v)) return v;
-  if (v !== null && typeof v === 'object') return Object.values(v as Record<string, unknown>);
+  if (v !== null && typeof v === 'object') {
+    const values = Object.values(v as Record<string, unknown>);
+    charge(values.length);
+    return values;
+  }
   return fail(`Cannot iterate over ${kindOf(v)}`);
 }
 
@@ -47,6 +51,7 @@ function checked(x: number): number {
 /** Shallow object merge keeping jq's key order (insertion order; no JS index-key reordering). */
 export function mergeObjects(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  charge(1 + Object.keys(a).length + Object.keys(b).length);
   for (const k of Object.keys(a)) {
     if (isIndexLikeKey(k)) return fallback('index-like object key');
     setOwn(out, k, a[k]);
@@ -62,17 +67,26 @@ export function add(a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') return checked(a + b);
   if (a === null) return b;
   if (b === null) return a;
-  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  if (typeof a === 'string' && typeof b === 'string') {
+    charge(1 + ((a.length + b.length) >> 4));
+    return a + b;
+  }
   const ka = kindOf(a);
   const kb = kindOf(b);
-  if (ka === 'array' && kb === 'array') return (a as unknown[]).concat(b as unknown[]);
+  if (ka === 'array' && kb === 'array') {
+    charge(1 + (a as unknown[]).length + (b as unknown[]).length);
+    return (a as unknown[]).concat(b as unknown[]);
+  }
   if (ka === 'object' && kb === 'object') return mergeObjects(a as Record<string, unknown>, b as Record<string, unknown>);
   return fail(`${ka} and ${kb} cannot be added`);
 }
 
 export function subtract(a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') return checked(a - b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.filter((x) => !b.some((y) => equals(x, y)));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    charge(1 + a.length * b.length);
+    return a.filter((x) => !b.some((y) => equals(x, y)));
+  }
   return fail(`${kindOf(a)} and ${kindOf(b)} cannot be subtracted`);
 }
 

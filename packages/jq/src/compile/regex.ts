@@ -1,68 +1,38 @@
-import { fallback } from './values';
+import { RE2JS } from 're2js';
+import { charge, fallback } from './values';
 
 /**
- * `test(re; flags)` for the regexes whose JavaScript meaning is exactly
- * Oniguruma's (jq uses Oniguruma with Perl_NT syntax). A conservative
- * whitelist: ASCII literals, `.`, anchors, groups `( )`, `(?: )`, lookaheads,
- * quantifiers, simple classes and the escapes `\d \w \s \b` (and negations).
- * Anything else — and any subject where the two engines could disagree — is
- * left to jq-wasm.
+ * `test(re; flags)` in-process, on RE2 (re2js: linear time in the subject, no
+ * backtracking, so no pattern can stall the event loop), for the regexes
+ * whose meaning is exactly Oniguruma's (jq uses Oniguruma with Perl_NT
+ * syntax). A conservative whitelist: ASCII literals, `.`, anchors, groups
+ * `( )`, `(?: )`, quantifiers, simple classes and the escapes `\d \w \s \b`
+ * (and negations). Anything else (lookarounds, backreferences, named groups,
+ * possessive quantifiers...), and any subject where the two engines could
+ * disagree, is left to jq-wasm. Only patterns written in the expression get
+ * here (codegen refuses a pattern computed from the data).
  */
 
 interface Translated {
-  re: RegExp;
+  re: RE2JS;
   /** Class escapes and `i` differ on non-ASCII text (Oniguruma's are Unicode-aware). */
   asciiSubjectOnly: boolean;
-  /**
-   * Longest subject the in-process regex may see. The compiled path has no
-   * time bound, so a backtracking blow-up must be impossible within it: longer
-   * subjects go to jq-wasm, whose workers are time-bounded.
-   */
-  maxSubject: number;
 }
 
 /**
- * How long a subject the compiled path may match, from the pattern's shape.
- * A quantified group that itself holds a quantifier or an alternation
- * (`(a+)+`, `(a|aa)*`) backtracks exponentially: never compiled. Otherwise the
- * worst case grows as n^(k+1) for k unbounded quantifiers (`*`, `+`, `{n,}`,
- * `{n,m}` with m > 16), so k = 0..2 get shrinking bounds and more go to jq-wasm.
+ * Perl's `$` (end, or before a final newline) is `\n?$` in RE2 when nothing
+ * can follow it in the match: only `)` up to the end of the pattern or a
+ * top-level `|`. Elsewhere consuming the newline could change the answer.
  */
-function subjectBound(src: string): number {
-  let unbounded = 0;
-  const groups: { risky: boolean }[] = [{ risky: false }];
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '[') {
-      // Skip a class: its quantifier characters are literals.
-      for (i++; i < src.length && src[i] !== ']'; i++) if (src[i] === '\\') i++;
-      continue;
-    }
-    if (c === '(') {
-      groups.push({ risky: false });
-      if (src[i + 1] === '?') i += 2; // (?: (?= (?! : the ? is not a quantifier
-    } else if (c === '|') groups[groups.length - 1]!.risky = true;
-    else if (c === ')') {
-      if (groups.length === 1) return 0; // unbalanced: leave it to jq
-      const inner = groups.pop();
-      const next = src[i + 1];
-      const quantified = next === '*' || next === '+' || next === '?' || next === '{';
-      if (inner?.risky && quantified) return 0;
-      if (inner?.risky || quantified) groups[groups.length - 1]!.risky = true;
-    } else if (c === '*' || c === '+' || c === '?' || c === '{') {
-      groups[groups.length - 1]!.risky = true;
-      if (c === '*' || c === '+') unbounded++;
-      if (c === '{') {
-        const m = /^\{([0-9]+)(,([0-9]*))?\}/.exec(src.slice(i));
-        if (m && m[2] !== undefined && (m[3] === '' || Number(m[3]) > 16)) unbounded++;
-      }
-    }
+function dollarAtEnd(src: string, i: number, depth: number): boolean {
+  let d = depth;
+  for (let j = i + 1; j < src.length; j++) {
+    const c = src[j];
+    if (c === ')') d--;
+    else if (c === '|' && d === 0) return true;
+    else return false;
   }
-  return unbounded <= 1 ? 4096 : unbounded === 2 ? 256 : 0;
+  return true;
 }
 
 const CACHE_LIMIT = 500;
@@ -107,11 +77,10 @@ function translateClass(src: string, start: number, out: string[]): number {
 
 function translate(src: string, flags: string): Translated | null {
   if (!/^(?:g?i?g?)$/.test(flags)) return null;
-  const maxSubject = subjectBound(src);
-  if (maxSubject === 0) return null;
   const ignoreCase = flags.includes('i');
   let asciiSubjectOnly = ignoreCase;
   const out: string[] = [];
+  let depth = 0;
   try {
     for (let i = 0; i < src.length; ) {
       const c = src[i]!;
@@ -134,13 +103,14 @@ function translate(src: string, flags: string): Translated | null {
       } else if (c === '(') {
         if (src[i + 1] === '?') {
           const kind = src.slice(i + 2, i + 3);
-          if (kind !== ':' && kind !== '=' && kind !== '!') return null; // named groups, lookbehind, inline options
-          out.push(`(?${kind}`);
+          if (kind !== ':') return null; // lookarounds (not in RE2), named groups, inline options
+          out.push('(?:');
           i += 3;
         } else {
           out.push('(');
           i++;
         }
+        depth++;
       } else if (c === '{') {
         const m = /^\{([0-9]+)(,([0-9]*))?\}/.exec(src.slice(i));
         if (!m) return null;
@@ -156,9 +126,14 @@ function translate(src: string, flags: string): Translated | null {
         out.push('[^\\n]'); // Oniguruma's dot stops only at \n; JS's also at \r, U+2028, U+2029
         i++;
       } else if (c === '$') {
-        out.push('(?=\\n?$)'); // Perl's $: at the end or before a final newline
+        if (!dollarAtEnd(src, i, depth)) return null;
+        out.push('(?:\\n?$)'); // Perl's $: at the end or before a final newline
         i++;
-      } else if (c === '^' || c === '|' || c === ')') {
+      } else if (c === ')') {
+        depth--;
+        out.push(c);
+        i++;
+      } else if (c === '^' || c === '|') {
         out.push(c);
         i++;
       } else if (LITERAL.test(c)) {
@@ -168,9 +143,10 @@ function translate(src: string, flags: string): Translated | null {
         return null;
       }
     }
-    return { re: new RegExp(out.join(''), ignoreCase ? 'iu' : 'u'), asciiSubjectOnly, maxSubject };
+    if (depth !== 0) return null;
+    return { re: RE2JS.compile(out.join(''), ignoreCase ? RE2JS.CASE_INSENSITIVE : 0), asciiSubjectOnly };
   } catch {
-    return null; // a pattern JS rejects (or the class walker refused): jq-wasm decides
+    return null; // a pattern RE2 rejects (or the class walker refused): jq-wasm decides
   }
 }
 
@@ -184,8 +160,8 @@ export function testRegex(subject: string, pattern: string, flags: string | null
     cache.set(key, t);
   }
   if (t === null) return fallback(`regex ${pattern} outside the compiled subset`);
-  if (subject.length > t.maxSubject) return fallback('subject too long for the unbounded in-process regex');
   if (t.asciiSubjectOnly && !/^[\x00-\x7f]*$/.test(subject)) return fallback('non-ASCII subject for an ASCII-only regex');
-  t.re.lastIndex = 0;
-  return t.re.test(subject);
+  // Linear, but not free: a long subject spends the evaluation's step budget.
+  charge(1 + (subject.length >> 4));
+  return t.re.matcher(subject).find();
 }

@@ -11,6 +11,37 @@ export class JqRuntimeError extends Error {}
 /** The compiled path will not guess: re-run this evaluation on jq-wasm. */
 export class Fallback extends Error {}
 
+/**
+ * Steps one in-process evaluation may take. The compiled path runs on the
+ * caller's event loop with no time bound of its own, so every loop over data
+ * and every generator call spends steps; past the budget the evaluation is
+ * handed to jq-wasm, whose workers are time-bounded (HOOKS_JQ_TIMEOUT_MS).
+ * 50k steps take about a millisecond or two on an idle core (tens on a starved one).
+ */
+export const STEP_BUDGET = 50_000;
+
+/**
+ * Steps left in the evaluation that is running. Module state on purpose: the
+ * compiled path is synchronous and never re-entered, so at most one
+ * evaluation per thread is in progress, and a counter here costs the hot path
+ * one decrement where an argument threaded through every closure would cost more.
+ */
+export const meter = { left: STEP_BUDGET };
+
+/** Starts a fresh budget for one evaluation. */
+export function startBudget(steps: number = STEP_BUDGET): void {
+  meter.left = steps;
+}
+
+/** Spends `n` steps; past the budget the evaluation goes to jq-wasm. */
+export function charge(n: number): void {
+  if ((meter.left -= n) < 0) overBudget();
+}
+
+export function overBudget(): never {
+  throw new Fallback('step budget exceeded');
+}
+
 export function fail(hint: string): never {
   throw new JqRuntimeError(hint);
 }
@@ -78,11 +109,14 @@ export function compareStrings(a: string, b: string): number {
 }
 
 export function sortedKeys(o: Record<string, unknown>): string[] {
-  return Object.keys(o).sort(compareStrings);
+  const keys = Object.keys(o);
+  charge(1 + keys.length * Math.ceil(Math.log2(keys.length + 1)));
+  return keys.sort(compareStrings);
 }
 
 /** jq's total order (jv_cmp). */
 export function compare(a: unknown, b: unknown): number {
+  if (--meter.left < 0) overBudget();
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
@@ -152,6 +186,7 @@ export function formatNumber(x: number): string {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f]|[\ud800-\udfff]/;
 
 function dumpString(s: string): string {
+  charge(1 + (s.length >> 4));
   if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
@@ -181,6 +216,7 @@ function dumpString(s: string): string {
 
 /** jq's compact `tojson`. */
 export function toJson(v: unknown): string {
+  if (--meter.left < 0) overBudget();
   switch (kindOf(v)) {
     case 'null':
       return 'null';
@@ -207,6 +243,7 @@ export function toStringValue(v: unknown): string {
 
 /** Code points, as jq counts string length. */
 export function codepointLength(s: string): number {
+  charge(1 + (s.length >> 4));
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
