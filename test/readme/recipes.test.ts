@@ -101,13 +101,22 @@ describe('recipes', () => {
     );
   });
 
-  it("slack.md: the Request URL handshake answered with the challenge, nothing kept; a mention kept", async () => {
+  it('slack.md: the Request URL handshake answered with the challenge, nothing kept; a mention kept; a button resumes a parked run', async () => {
     const out = await lines('slack.md');
-    expect(out).toHaveLength(4);
+    expect(out).toHaveLength(9);
     expect(JSON.parse(out[0]!)).toMatchObject({ verifier: { topic: 'slack-events', kind: 'slack' } });
     expect(JSON.parse(out[1]!)).toMatchObject({ created: true });
-    expect(out.slice(2)).toEqual(['{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}', '{"status":"accepted","runs":1}']);
+    expect(out.slice(2, 4)).toEqual(['{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}', '{"status":"accepted","runs":1}']);
     const [only] = await runsOf('mentioned', 1);
     expect(only!.result).toEqual({ channel: 'C2147483705', user: 'U2147483697', text: '<@U0LAN0Z89> is it everything a river should be?' });
+    // The interactive button resumes the parked release run.
+    expect(JSON.parse(out[4]!)).toMatchObject({ created: true });
+    expect(JSON.parse(out[5]!)).toMatchObject({ created: true });
+    expect(JSON.parse(out[6]!)).toMatchObject({ verifier: { topic: 'slack-actions', kind: 'slack' } });
+    expect(out.slice(7)).toEqual(['{"status":"accepted","runs":1}', '{"status":"accepted","runs":1}']);
+    const [released] = await runsOf('release-waits', 1);
+    expect(released!.result).toEqual({ approved_by: 'amy.mcgee' });
+    const [answered] = await runsOf('release-approved', 1);
+    expect(answered!.result).toEqual({ resumed: [expect.any(String)] });
   });
 });
