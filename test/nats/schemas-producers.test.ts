@@ -3,8 +3,10 @@
  * summary the executor and scheduler announce (summarizeRun of @hookyard/bus), and the hooks_run_failed
  * platform event payload.
  */
-import { ManualClock, createMetrics, silentLogger, validateMessage, type Run } from '@hookyard/core';
-import { createRunReporter, summarizeRun } from '@hookyard/bus';
+import { validateMessage, type Run } from '@hookyard/core';
+import { summarizeRun } from '@hookyard/bus';
+import { createMemoryStores, createRedisStores } from '@hookyard/store';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../support/services';
 
 function run(over: Partial<Run>): Run {
   return {
@@ -35,6 +37,9 @@ function run(over: Partial<Run>): Run {
   };
 }
 
+const redisPrefix = uniquePrefix('schemas');
+afterAll(() => deleteRedisKeys(redisPrefix));
+
 describe('produced messages fit the documented schemas', () => {
   it.each([
     ['succeeded', run({})],
@@ -44,23 +49,22 @@ describe('produced messages fit the documented schemas', () => {
     expect(validateMessage('run_summary', summarizeRun(r))).toEqual({ ok: true });
   });
 
-  it('hooks_run_failed payload', async () => {
-    const payloads: unknown[] = [];
-    const reporter = createRunReporter({
-      runs: {
-        keepEvent: async (input) => {
-          payloads.push(input.payload);
-          return [];
-        },
-      },
-      bus: { publish: async () => undefined },
-      metrics: createMetrics({ defaultMetrics: false }),
-      logger: silentLogger(),
-      clock: new ManualClock(),
-      dispatchGraceMs: 1000,
-    });
-    await reporter.finished(run({ status: 'failed', acted: '', error: { kind: 'bad_input', message: 'condition raised' } }));
-    expect(payloads).toHaveLength(1);
-    expect(validateMessage('run_failed_event', payloads[0])).toEqual({ ok: true });
+  it.each([
+    ['memory', async () => createMemoryStores()],
+    ['redis', async () => createRedisStores({ url: await requireRedis(), prefix: redisPrefix, partitions: 2 })],
+  ])('hooks_run_failed payload, as the %s store keeps it with the fail transition', async (_kind, make) => {
+    const stores = await make();
+    try {
+      const at = new Date(0).toISOString();
+      await stores.hooks.putHook({ name: 'alert', topic: 'hooks_run_failed', tool: 'echo', tool_kwargs: {}, created_at: at, updated_at: at });
+      await stores.hooks.putHook({ name: 'h', topic: 'orders', tool: 'echo', tool_kwargs: {}, created_at: at, updated_at: at });
+      const [kept] = await stores.runs.keepEvent({ topic: 'orders', payload: {}, now: 1_000, dispatchGraceMs: 0 });
+      const c = await stores.runs.claim(kept!.id, 'w', 1_000, 1_000);
+      await stores.runs.fail(kept!.id, c!.token, { kind: 'bad_input', message: 'condition raised' }, 1_001);
+      const [alert] = (await stores.runs.list({ topic: 'hooks_run_failed' }, 10)).runs;
+      expect(validateMessage('run_failed_event', alert!.payload)).toEqual({ ok: true });
+    } finally {
+      await stores.close();
+    }
   });
 });

@@ -1,13 +1,14 @@
-import { HOOKS_RUN_FAILED_TOPIC, toHookyardError } from '@hookyard/core';
+import { toHookyardError } from '@hookyard/core';
 import type { Clock, HookMetrics, Logger, Run } from '@hookyard/core';
 import type { RunBus } from './types';
 import type { RunSummary } from './run-events';
 
 /**
  * Everything that happens once a run is finished, in one place: the failure
- * report (ERROR log, metric, `hooks_run_failed` platform event) and the events
- * sink. The executor and the scheduler (for the runs its lapse sweep fails)
- * share it.
+ * report (ERROR log, metric) and the events sink. The `hooks_run_failed`
+ * platform event is not here: the store keeps it in the same atomic step as
+ * the fail transition, so it cannot be lost (the sweep dispatches it). The
+ * executor and the scheduler (for the runs its lapse sweep fails) share it.
  */
 
 /** Where finished runs are announced (optional; a failure there is logged, never fatal). */
@@ -60,22 +61,6 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
     }
   }
 
-  async function firePlatformEvent(run: Run): Promise<void> {
-    // A failure on the platform topic itself is not reported again: no loops.
-    if (run.topic === HOOKS_RUN_FAILED_TOPIC) return;
-    const now = deps.clock.now();
-    const payload = {
-      run_id: run.id,
-      hook: run.hook,
-      topic: run.topic,
-      attempts: run.attempts,
-      error: run.error,
-      acted: run.acted,
-      failed_at: run.finished_at ?? new Date(now).toISOString(),
-    };
-    await platformEvent(HOOKS_RUN_FAILED_TOPIC, payload, { run: run.id, hook: run.hook });
-  }
-
   async function toSink(run: Run): Promise<void> {
     if (!deps.events) return;
     try {
@@ -93,7 +78,6 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
         const message = run.error?.message ?? '(no error recorded)';
         logger.error({ run: run.id, hook: run.hook, topic: run.topic, attempt: run.attempts, kind, message }, 'hook run failed');
         metrics.failed.inc({ hook: run.hook, kind });
-        await firePlatformEvent(run);
       } else if (run.status === 'succeeded') {
         metrics.succeeded.inc({ hook: run.hook });
       } else if (run.status === 'skipped') {

@@ -232,6 +232,39 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await rejection(s.runs.withdrawStart(a!, ca!.token, 'x', T0 + 2))).kind).toBe('conflict');
       });
 
+      it('every fail transition keeps the hooks_run_failed event in the same step (fail, release, lapse); a re-send or a failure on that topic keeps none', async () => {
+        const s = stores();
+        await s.hooks.putHook(hook('alert-a', 'hooks_run_failed'));
+        await s.hooks.putHook(hook('alert-b', 'hooks_run_failed'));
+        const [x, y, z] = await keep(s, 't', ['x', 'y', 'z']);
+        const cx = await s.runs.claim(x!, 'w', 1_000, T0);
+        const err = { kind: 'bad_input' as const, message: 'condition raised' };
+        await s.runs.fail(x!, cx!.token, err, T0 + 1);
+        await s.runs.fail(x!, cx!.token, err, T0 + 1);
+        const cy = await s.runs.claim(y!, 'w', 1_000, T0);
+        await s.runs.act(y!, cy!.token, { acted: 'start' }, T0 + 1);
+        expect((await s.runs.release(y!, cy!.token, 'bye', { maxAttempts: 3, retryDelayMs: 0 }, T0 + 2)).outcome).toBe('failed');
+        const cz = await s.runs.claim(z!, 'w', 1_000, T0);
+        await s.runs.act(z!, cz!.token, { acted: 'start' }, T0 + 1);
+        expect((await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 0 }))[0]?.outcome).toBe('failed');
+        const alerts = (await s.runs.list({ topic: 'hooks_run_failed' }, 20)).runs;
+        const by = (r: { hook: string; payload: unknown }) => [r.hook, (r.payload as { run_id: string }).run_id];
+        expect(alerts.map(by).sort()).toEqual(
+          [['alert-a', x], ['alert-b', x], ['alert-a', y], ['alert-b', y], ['alert-a', z], ['alert-b', z]].sort(),
+        );
+        expect(new Set(alerts.map((r) => r.id)).size).toBe(6);
+        const ofX = alerts.find((r) => (r.payload as { run_id: string }).run_id === x)!;
+        expect(ofX.payload).toEqual({
+          run_id: x, hook: 'x', topic: 't', attempts: 1, error: err, acted: '', failed_at: new Date(T0 + 1).toISOString(),
+        });
+        expect(ofX).toMatchObject({ status: 'pending', delivery_id: null, attempts: 0 });
+        expect((await s.runs.sweepDue(T0 + 1_001, 20, 1_000)).length).toBe(6);
+        // An alert's own failure alerts nobody (no loops).
+        const ca = await s.runs.claim(ofX.id, 'w', 1_000, T0 + 1_002);
+        await s.runs.fail(ofX.id, ca!.token, err, T0 + 1_003);
+        expect((await s.runs.list({ topic: 'hooks_run_failed' }, 20)).runs).toHaveLength(6);
+      });
+
       it('history keeps only the last 50 lines', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);

@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { webhookTool } from '@hookyard/tools';
+import { createOutboundGuard, webhookTool } from '@hookyard/tools';
 import { HookyardError } from '@hookyard/core';
 import { harness, hook, tableJq, testTool } from './fixtures';
 
@@ -17,7 +17,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const webhook = () => webhookTool({ allowHosts: [], timeoutMs: 5_000 });
+// Loopback allowed for this test (HOOKS_OUTBOUND_ALLOW_NETS): the servers are on 127.0.0.1.
+const webhook = () => webhookTool({ allowHosts: [], timeoutMs: 5_000, guard: createOutboundGuard({ allowNets: ['127.0.0.0/8'] }) });
 
 describe('executor: a tool call that never left', () => {
   it('connection refused: the start is withdrawn, the run waits with the platform backoff, and its next attempt runs the condition again', async () => {

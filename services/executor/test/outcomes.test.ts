@@ -189,10 +189,11 @@ describe('executor: one attempt', () => {
     ]);
   });
 
-  it('logs a platform event that cannot be kept at WARN and still fails the run', async () => {
+  it('keeps the failure alert in the fail write itself: no separate keep that could be lost', async () => {
     const tool = testTool('t', async () => {
       throw new HookyardError('bad_input', 'nope');
     });
+    // A separate keep of the platform event would fail here (the old best-effort write).
     const broken = (s: Stores): Stores => ({
       ...s,
       runs: Object.assign(Object.create(s.runs) as Stores['runs'], {
@@ -204,10 +205,13 @@ describe('executor: one attempt', () => {
     });
     const h = harness({ jq: jq(), tools: [tool], stores: broken });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    await h.stores.hooks.putHook(hook({ name: 'alert', topic: HOOKS_RUN_FAILED_TOPIC, tool: 't' }));
     const [id] = await h.keep('gh', payload);
     await h.executor.handle(id!);
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'failed' });
-    expect(h.lines.find((l) => l.msg.includes('platform event'))).toMatchObject({ level: 40, run: id });
-    expect(h.events).toHaveLength(1);
+    const { runs: alerts } = await h.stores.runs.list({ topic: HOOKS_RUN_FAILED_TOPIC }, 10);
+    expect(alerts.map((r) => [r.hook, r.status, (r.payload as { run_id: string }).run_id])).toEqual([['alert', 'pending', id]]);
+    // Due at once: the next sweep dispatches it.
+    expect(await h.stores.runs.sweepDue(h.clock.now(), 10, 1_000)).toEqual([alerts[0]!.id]);
   });
 });

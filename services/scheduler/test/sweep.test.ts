@@ -146,6 +146,9 @@ describe('scheduler sweep', () => {
     expect(t.events.map((e) => [e.run_id, e.status])).toEqual([[id, 'failed']]);
     const alerts = (await t.stores.runs.list({ topic: HOOKS_RUN_FAILED_TOPIC }, 10)).runs;
     expect(alerts.map((r) => (r.payload as { run_id: string }).run_id)).toEqual([id]);
+    // Kept with the fail transition, due at once: the next sweep dispatches it.
+    expect(t.bus.published).toEqual([]);
+    await t.scheduler.sweepOnce();
     expect(t.bus.published).toEqual([alerts[0]!.id]);
     expect(await gauge(t.metrics.heldFailed)).toBe(1);
   });

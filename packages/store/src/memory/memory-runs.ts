@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { FINISHED_STATUSES, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
+import { FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, runIdAt, runIdBase } from '../run-ids';
@@ -61,8 +61,9 @@ export class MemoryRunStore implements RunStore {
     return { status: 'kept', runs };
   }
 
-  private keep(input: KeepEventInput, deliveryId: string | null): KeptRun[] {
-    const names = this.hookNamesOnTopic(input.topic);
+  /** `cap`: keep only the first `cap` hooks instead of refusing more than MAX_HOOKS_PER_EVENT (platform events). */
+  private keep(input: KeepEventInput, deliveryId: string | null, cap?: number): KeptRun[] {
+    const names = cap === undefined ? this.hookNamesOnTopic(input.topic) : this.hookNamesOnTopic(input.topic).slice(0, cap);
     if (names.length > MAX_HOOKS_PER_EVENT) {
       throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     }
@@ -236,6 +237,7 @@ export class MemoryRunStore implements RunStore {
     slot.run.error = { kind: error.kind, message: error.message };
     this.finish(slot, 'failed', now);
     this.log(slot, now, 'failed', rules.errorDetail(error));
+    this.keepFailedEvent(slot.run, now);
     return structuredClone(slot.run);
   }
 
@@ -348,6 +350,20 @@ export class MemoryRunStore implements RunStore {
     return counts;
   }
 
+  /**
+   * The hooks_run_failed event of a run just held as failed, kept in the same
+   * step (as failed_event.lua): one run per hook on the topic (at most
+   * MAX_HOOKS_PER_EVENT), due at once; none for a failure on that topic.
+   */
+  private keepFailedEvent(run: Run, now: number): void {
+    if (run.topic === HOOKS_RUN_FAILED_TOPIC) return;
+    const payload = {
+      run_id: run.id, hook: run.hook, topic: run.topic, attempts: run.attempts, error: run.error, acted: run.acted,
+      failed_at: iso(now),
+    };
+    this.keep({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: 0 }, null, MAX_HOOKS_PER_EVENT);
+  }
+
   private find(id: string): Slot {
     const slot = this.slots.get(id);
     if (!slot) throw notFound(`run ${id} not found`);
@@ -394,6 +410,7 @@ export class MemoryRunStore implements RunStore {
     if (outcome === 'failed') {
       this.finish(slot, 'failed', now);
       this.log(slot, now, 'failed', rules.errorDetail(error));
+      this.keepFailedEvent(run, now);
     } else if (outcome === 'retry') {
       this.makeDue(slot, 'retry_wait', now + policy.retryDelayMs, now);
       this.log(slot, now, 'retry_scheduled', rules.interruptRetryDetail(error, policy.retryDelayMs));

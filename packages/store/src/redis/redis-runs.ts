@@ -139,7 +139,7 @@ export class RedisRunStore implements RunStore {
 
   async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
     const info = JSON.stringify({ kind: error.kind, message: error.message });
-    return this.runOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error)]))[1]);
+    return this.runOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error), ...this.alertArgs(id, now)]))[1]);
   }
 
   async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
@@ -149,7 +149,7 @@ export class RedisRunStore implements RunStore {
   }
 
   async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {
-    const reply = await this.onRun('release', id, token, [token, reason, now, policy.maxAttempts, policy.retryDelayMs]);
+    const reply = await this.onRun('release', id, token, [token, reason, now, policy.maxAttempts, policy.retryDelayMs, ...this.alertArgs(id, now)]);
     return lapsedOutcome(reply[1]);
   }
 
@@ -168,7 +168,7 @@ export class RedisRunStore implements RunStore {
     for (const p of this.sweepOrder()) {
       if (out.length >= limit) break;
       const keys = [this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
-      const args = [this.keys.tag(p), now, limit - out.length, policy.maxAttempts, policy.retryDelayMs];
+      const args = [this.keys.tag(p), now, limit - out.length, policy.maxAttempts, policy.retryDelayMs, runIdBase(now, p), new Date(now).toISOString()];
       const reply = await this.exec({ op: 'sweep_lapsed' }, 'sweep_lapsed', keys, args);
       out.push(...reply.slice(1).map(lapsedOutcome));
     }
@@ -218,6 +218,11 @@ export class RedisRunStore implements RunStore {
     } catch (err) {
       throw storeError('counts', err);
     }
+  }
+
+  /** ARGV of a hooks_run_failed event kept by a fail transition of run `id`: a fresh id base in its partition, `now` as ISO. */
+  private alertArgs(id: string, now: number): string[] {
+    return [runIdBase(now, partitionOf(id, this.partitions) ?? 0), new Date(now).toISOString()];
   }
 
   /** Partitions in sweep order, starting one further on each call. */

@@ -1,4 +1,5 @@
--- Fragment: interrupt(c, now, max_attempts, retry_delay, event, reason)
+-- Fragment: interrupt(c, now, max_attempts, retry_delay, event, reason, alert)
+-- `alert` {base, at}: the id base and ISO time of the hooks_run_failed event kept when it fails (failed_event.lua).
 -- The one interrupt policy, for a lapsed lease (sweep_lapsed) and a shutdown
 -- hand-back (release). Same table as decideInterrupt in interrupt.ts:
 --   acted ''                    -> retry_wait at now + retry_delay, or failed (unavailable) when attempts are spent
@@ -8,7 +9,8 @@
 -- `event` (released|lapsed) is also what ended the attempt (see end_attempt).
 -- Returns {id, hook, outcome, kind, message, attempts}.
 --!include transitions
-local function interrupt(c, now, max_attempts, retry_delay, event, reason)
+--!include failed_event
+local function interrupt(c, now, max_attempts, retry_delay, event, reason, alert)
   local f = redis.call('HMGET', c.run, 'hook', 'attempts', 'acted', 'acted_ids', 'resumable')
   local hook, attempts, acted, acted_ids, resumable = f[1], tonumber(f[2]), f[3], f[4], f[5]
   append_history(c.run, now, attempts, event, reason)
@@ -39,6 +41,7 @@ local function interrupt(c, now, max_attempts, retry_delay, event, reason)
   if outcome == 'failed' then
     finish(c, 'failed', now)
     append_history(c.run, now, attempts, 'failed', kind .. ': ' .. message)
+    keep_failed_event(c, now, alert.base, alert.at)
   elseif outcome == 'retry' then
     make_due(c, 'retry_wait', now + retry_delay, now)
     append_history(c.run, now, attempts, 'retry_scheduled', kind .. ': ' .. message .. '; due in ' .. retry_delay .. ' ms')

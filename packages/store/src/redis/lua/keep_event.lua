@@ -23,16 +23,14 @@
 -- Returns {0, id1, hook1, id2, hook2, ...}; {1, claim value} already claimed by
 -- another keep (nothing written); {-5, hook count} too many hooks.
 --!include transitions
+--!include new_run
 local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 same_slot(tag)
 local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local names = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #names > tonumber(ARGV[8]) then return { -5, #names } end
-local digits = '0123456789abcdefghijklmnopqrstuvwxyz'
--- The id of the event's i-th run (from 1): the index within the event in 2 base36 chars (runIdAt in run-ids.ts).
 local function run_id(i)
-  local hi, lo = math.floor((i - 1) / 36), (i - 1) % 36
-  return base .. digits:sub(hi + 1, hi + 1) .. digits:sub(lo + 1, lo + 1)
+  return run_id_at(base, i)
 end
 -- The runs this same call kept before (a re-send), as the reply.
 local function kept_before()
@@ -64,17 +62,7 @@ local history = '[' .. history_line(now, 0, 'kept', ARGV[9]) .. ']'
 local out = { 0 }
 for i, hook in ipairs(names) do
   local id = run_id(i)
-  local key = tag .. ':run:' .. id
-  -- Only the fields a fresh run needs (run-hash.ts reads an absent field as its
-  -- empty value; claim_intent, error, result, input, owner, until, token,
-  -- resumable, finished and an empty delivery are written when they get one).
-  -- acted, acted_ids and started stay: scripts compare them with their empty value.
-  redis.call('HSET', key,
-    'id', id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', payload, 'attempts', 0,
-    'acted', '', 'acted_ids', '[]', 'due', now, 'created', now, 'updated', now, 'started', '', 'history', history)
-  if delivery ~= '' then redis.call('HSET', key, 'delivery', delivery) end
-  ix_add_run(tag, id, hook, topic, 'pending')
-  redis.call('ZADD', KEYS[2], next_dispatch, id)
+  new_run(tag, KEYS[2], id, hook, topic, payload, delivery, now, next_dispatch, history)
   out[#out + 1] = id
   out[#out + 1] = hook
 end

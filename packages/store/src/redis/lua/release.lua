@@ -3,7 +3,8 @@
 -- by a release for this reason answers the outcome it recorded (from the run's
 -- status and error), writing nothing.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
--- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 reason, 5 now ms, 6 max attempts, 7 retry delay ms
+-- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 reason, 5 now ms, 6 max attempts, 7 retry delay ms,
+--       8 id base of a hooks_run_failed event, 9 now as ISO time
 -- Returns {0, {id, hook, outcome, kind, message, attempts}}; {-1} no such run;
 -- {-2, status, token} stale token, or the attempt ended otherwise.
 --!include interrupt
@@ -20,4 +21,4 @@ if state == 'ended' then
 end
 local f = redis.call('HMGET', c.run, 'owner', 'attempts')
 local reason = 'attempt ' .. f[2] .. ' was interrupted on ' .. f[1] .. ': ' .. ARGV[4]
-return { 0, interrupt(c, tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), 'released', reason) }
+return { 0, interrupt(c, tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), 'released', reason, { base = ARGV[8], at = ARGV[9] }) }
