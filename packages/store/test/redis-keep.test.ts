@@ -17,6 +17,14 @@ const prefix = uniquePrefix('keep');
 let url = '';
 let n = 0;
 const input = (topic: string, now = T0) => ({ topic, payload: { n: 1 }, now, dispatchGraceMs: 0 });
+/** Waits (bounded) until the store's connection is back: ping fails at once while it reconnects. */
+async function connected(s: Stores): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (await s.ping().then(() => true, () => false)) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the store did not reconnect');
+}
 const runsOf = async (s: Stores, topic: string) => (await s.runs.list({ topic }, 100)).runs.length;
 
 beforeAll(async () => {
@@ -82,7 +90,7 @@ describe('keep_event on Redis', () => {
         expect(await runsOf(direct, 'gh')).toBe(1);
         proxy.restore();
         // The sender's retry, through the same store once it is back.
-        await s.ping();
+        await connected(s);
         expect(await s.runs.keepDelivery(input('gh', T0 + 5), { id: 'd-7', ttlMs: 60_000 })).toEqual({ status: 'duplicate' });
         expect(await runsOf(direct, 'gh')).toBe(1);
       } finally {
