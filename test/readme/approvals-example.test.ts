@@ -1,0 +1,127 @@
+/**
+ * The README's "Approve deploys in Slack", word for word: its second sh block
+ * runs with bash against the embedded default (with the secrets the first
+ * block exports), a local deploy service and a local stand-in for Slack's
+ * chat.postMessage (their addresses substituted, as 8080 is). The merged pull
+ * request must park, the approval request reach "Slack" with its buttons, the
+ * signed click approve it, and the deploy tool be called exactly once with
+ * the approved arguments and the run id as Idempotency-Key.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+
+const run = promisify(execFile);
+const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+
+/** The `n`th ```sh block (0-based) of a README section. */
+function block(heading: string, n: number): string {
+  const at = README.indexOf(`## ${heading}\n`);
+  if (at < 0) throw new Error(`README has no "## ${heading}" section`);
+  const section = README.slice(at, README.indexOf('\n## ', at + 3));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  if (!blocks[n]) throw new Error(`README section "${heading}" has no sh block ${n}`);
+  return blocks[n];
+}
+
+interface Seen {
+  headers: IncomingHttpHeaders;
+  body: Record<string, any>;
+}
+
+async function recorder(answer: unknown): Promise<{ server: Server; url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const SECRETS = {
+  HOOKS_SECRET_GITHUB_WEBHOOK_SECRET: randomBytes(20).toString('hex'),
+  HOOKS_SECRET_SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
+};
+const BOT_AUTH = `Bearer xoxb-${randomBytes(8).toString('hex')}`;
+
+describe('README: approve deploys in Slack', () => {
+  let server: RoleProcess;
+  let dir: string;
+  let deploy: Awaited<ReturnType<typeof recorder>>;
+  let slack: Awaited<ReturnType<typeof recorder>>;
+  const token = randomBytes(24).toString('hex');
+
+  beforeAll(async () => {
+    requireBuiltCli();
+    deploy = await recorder({ deployed: true });
+    slack = await recorder({ ok: true, ts: '1712.0001' });
+    // What the first block exports, with this test's values.
+    const setup = block('Approve deploys in Slack', 0);
+    expect(setup).toContain('HOOKS_SECRET_SLACK_BOT_AUTH=');
+    expect(setup).toContain('HOOKS_OUTBOUND_ALLOW_NETS=127.0.0.0/8');
+    server = startRole('embedded', 'all', {
+      HOOKS_API_TOKENS: `admin:${token}`, HOOKS_DOOR_RATE: '0', HOOKS_SECRET_SLACK_BOT_AUTH: BOT_AUTH, HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8', ...SECRETS,
+    });
+    await server.waitListening();
+    dir = mkdtempSync(join(tmpdir(), 'hookyard-approvals-'));
+  });
+
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    await server?.wait();
+    for (const r of [deploy, slack]) {
+      r?.server.closeAllConnections();
+      await new Promise<void>((done) => (r ? r.server.close(() => done()) : done()));
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a merged pull request parks, the request reaches Slack with buttons, the signed click approves, deploy runs once', async () => {
+    const script = block('Approve deploys in Slack', 1)
+      .replaceAll('http://127.0.0.1:8080', server.url)
+      .replaceAll('http://127.0.0.1:9100/deploy', `${deploy.url}/deploy`)
+      .replaceAll('https://slack.com/api/chat.postMessage', `${slack.url}/api/chat.postMessage`);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOOKYARD_TOKEN: token, ...SECRETS },
+      timeout: 60_000,
+    });
+    const out = stdout.trimEnd().split('\n');
+    expect(out).toHaveLength(10);
+    expect(JSON.parse(out[0]!)).toMatchObject({ version: 1, rules: [{ name: 'prod deploys', action: 'approve', answer_hooks: ['slack-answers'] }] });
+    for (const i of [1, 2, 3, 4, 5, 6, 7]) expect(JSON.parse(out[i]!)).toMatchObject({ created: true });
+    expect(out[2]).not.toContain(BOT_AUTH);
+    expect(out.slice(8)).toEqual(['{"status":"accepted","runs":1}', '{"status":"accepted","runs":1}']);
+
+    const auth = { authorization: `Bearer ${token}` };
+    const deployed = await eventually(async () => {
+      const page = (await (await fetch(`${server.url}/api/hook-runs?hook=deploy-on-merge`, { headers: auth })).json()) as { runs: any[] };
+      return page.runs[0]?.status === 'succeeded' ? page.runs[0] : undefined;
+    }, 30_000, 'the deploy run to succeed');
+    expect(deploy.seen).toHaveLength(1);
+    expect(deploy.seen[0]!.body).toEqual({ service: 'billing', ref: '9f3c2e1', env: 'prod' });
+    expect(deploy.seen[0]!.headers['idempotency-key']).toBe(deployed.id);
+    expect(deployed.result).toEqual({ deployed: true });
+
+    // The approval request as Slack got it: the bot's Authorization, the channel, a button carrying the interaction id.
+    expect(slack.seen).toHaveLength(1);
+    const post = slack.seen[0]!;
+    expect(post.headers.authorization).toBe(BOT_AUTH);
+    expect(post.body).toMatchObject({ channel: '#deploys', text: 'a merged pull request wants to deploy: billing at 9f3c2e1' });
+    const interaction = (await (await fetch(`${server.url}/api/interactions/${deployed.interaction}`, { headers: auth })).json()) as any;
+    expect(interaction).toMatchObject({ kind: 'approval', status: 'approved', rule: 'prod deploys', resolution: { via: 'hook' } });
+    expect(post.body.blocks[0].elements.map((e: any) => [e.action_id, e.value])).toEqual([['approve', interaction.id], ['deny', interaction.id]]);
+  }, 90_000);
+});
