@@ -110,3 +110,21 @@ describe('validateToolRecord: kind grpc', () => {
     expect(errors[0]).toContain(line);
   });
 });
+
+describe('validateToolRecord: name lengths the model APIs take', () => {
+  it('a provider registration is at most 40 characters (its tools are <name>__<operation>, at most 64)', () => {
+    expect(validateToolRecord({ ...OPENAPI, name: 'p'.repeat(40) }, NOW).ok).toBe(true);
+    expect(errorsOf({ ...OPENAPI, name: 'p'.repeat(41) })).toEqual([
+      'name of a registration of kind openapi must be at most 40 characters (its tools are named <name>__<operation>, at most 64 in all)',
+    ]);
+    expect(errorsOf({ ...STDIO, name: 'm'.repeat(41) }, { mcpStdioAllow: ['mcp-files'] })).toEqual([
+      'name of a registration of kind mcp must be at most 40 characters (its tools are named <name>__<operation>, at most 64 in all)',
+    ]);
+  });
+
+  it('an http tool is its own tool name: at most 64 characters', () => {
+    const http = { endpoint: 'https://tools.example.com/call', protocol: 'openai' };
+    expect(validateToolRecord({ ...http, name: 't'.repeat(64) }, NOW).ok).toBe(true);
+    expect(errorsOf({ ...http, name: 't'.repeat(65) })).toEqual(['name of a tool must be at most 64 characters (the limit of model function-calling APIs)']);
+  });
+});

@@ -70,7 +70,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     const sepErr = providerNameViolation(input.name as string);
     if (sepErr) errors.push(sepErr);
     if ((input.name as string).length > PROVIDER_NAME_MAX_LENGTH) {
-      errors.push(`name of a ${known} registration must be at most ${PROVIDER_NAME_MAX_LENGTH} characters (its tools are named <name>__<operation>, at most ${TOOL_NAME_MAX_LENGTH} in all)`);
+      errors.push(`name of a registration of kind ${known} must be at most ${PROVIDER_NAME_MAX_LENGTH} characters (its tools are named <name>__<operation>, at most ${TOOL_NAME_MAX_LENGTH} in all)`);
     }
   } else if ((input.name as string).length > TOOL_NAME_MAX_LENGTH) {
     errors.push(`name of a tool must be at most ${TOOL_NAME_MAX_LENGTH} characters (the limit of model function-calling APIs)`);
