@@ -4,8 +4,8 @@
  * embedded default: sign in, register a hook through the form (the dry run
  * checks its condition where the server has one), send an event and watch
  * its run appear without a reload, read its story, make a run fail, fix its
- * hook through the edit form and retry it from the page, and check that a
- * reader sees no operator button. A screenshot of each screen goes to
+ * hook through the edit form and retry it from the page, approve a run the
+ * approval policy parked, and check that a reader sees no operator button. A screenshot of each screen goes to
  * test/console/screenshots/ (gitignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -86,7 +86,7 @@ describe('operator console in Chromium', () => {
   const send = (topic: string, payload: unknown) =>
     fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) => r.json());
 
-  it('an operator registers a hook, watches its run arrive, reads its story, and retries a failed run; a reader sees no operator button', async () => {
+  it('an operator registers a hook, watches its run arrive, reads its story, retries a failed run and approves a parked one; a reader sees no operator button', async () => {
     const { page, errors } = await newPage();
     try {
       await story(page, errors);
@@ -180,13 +180,34 @@ describe('operator console in Chromium', () => {
     await timeline.getByText('Retried by an operator', { exact: true }).waitFor();
     await shot(page, '08-run-retried');
 
+    // A parked run: the deployment's policy asks before `print`; the operator approves it from the Approvals page.
+    await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
+    await api('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
+    await send('asks', { note: 'ship it' });
+    const parkedRun = await eventually(async () => (await api('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the run of ask to park');
+    await nav(page, 'Overview').click();
+    await page.getByTestId('open-approvals').filter({ hasText: '1' }).waitFor();
+    await nav(page, 'Approvals').click();
+    const card = page.locator('li.approval').filter({ hasText: parkedRun.id });
+    await card.getByText('ask before print').waitFor();
+    await card.locator('pre').filter({ hasText: '"note": "ship it"' }).waitFor();
+    await card.getByTestId('args-check').filter({ hasText: 'SHA-256 matches' }).waitFor();
+    await shot(page, '09-approvals');
+    await card.getByLabel('Reason (kept with the answer)').fill('looks right');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('No open approvals.').waitFor();
+    await eventually(async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined), UI_MS, 'the approved run to succeed');
+    // One more asks, left open for the reader to see.
+    await send('asks', { note: 'for the reader' });
+    const openRun = await eventually(async () => (await api('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the second run of ask to park');
+
     await nav(page, 'Tools').click();
     await page.locator('tr[data-tool="echo"]').waitFor();
     await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
-    await shot(page, '09-tools');
+    await shot(page, '10-tools');
     await nav(page, 'Verifiers').click();
     await page.getByRole('cell', { name: 'demo' }).waitFor();
-    await shot(page, '10-verifiers');
+    await shot(page, '11-verifiers');
 
     // Sign out: the token is gone from the tab.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -203,7 +224,11 @@ describe('operator console in Chromium', () => {
     await r.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
     await r.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await r.getByRole('button', { name: /Retry|Discard/ }).count()).toBe(0);
-    await shot(r, '11-reader-run');
+    await shot(r, '12-reader-run');
+    await r.goto(`${url}/console#/approvals`);
+    await r.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
+    expect(await r.getByRole('button', { name: /Approve|Deny/ }).count()).toBe(0);
+    await shot(r, '13-reader-approvals');
     await r.goto(`${url}/console#/runs?status=failed`);
     await r.getByRole('heading', { name: 'Runs' }).waitFor();
     await r.getByText(/live|connecting|unavailable/).first().waitFor();
@@ -216,7 +241,7 @@ describe('operator console in Chromium', () => {
     await r.goto(`${url}/console#/tools`);
     await r.locator('tr[data-tool="echo"]').waitFor();
     expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
-    await shot(r, '12-reader-hooks');
+    await shot(r, '14-reader-hooks');
     expect(reader.errors).toEqual([]);
   }
 });

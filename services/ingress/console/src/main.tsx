@@ -9,12 +9,14 @@ import { RunsPage } from './pages/runs';
 import { RunStory } from './pages/run-story';
 import { HooksPage } from './pages/hooks';
 import { ToolsPage } from './pages/tools';
+import { ApprovalsPage } from './pages/approvals';
 import { VerifiersPage } from './pages/verifiers';
 import './style.css';
 
 const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/', label: 'Overview', min: 'reader' },
   { path: '/runs', label: 'Runs', min: 'reader' },
+  { path: '/approvals', label: 'Approvals', min: 'reader' },
   { path: '/hooks', label: 'Hooks', min: 'reader' },
   { path: '/tools', label: 'Tools', min: 'reader' },
   { path: '/verifiers', label: 'Verifiers', min: 'admin' },
@@ -70,6 +72,10 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
   return (
     <>
       <header class="top">
+        {/* Hash routes own the fragment, so the skip link moves focus instead of navigating. */}
+        <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+          Skip to content
+        </button>
         <a class="brand" href="#/">
           Hookyard
         </a>
@@ -91,7 +97,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           Sign out
         </button>
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         <Page role={role} path={route.path} params={route.params} />
       </main>
     </>
@@ -107,6 +113,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <LazyHookEditor name={null} />;
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
+  if (parts[0] === 'approvals') return <ApprovalsPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
 }

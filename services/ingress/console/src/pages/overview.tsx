@@ -50,6 +50,10 @@ export function Overview({ role: _role }: { role: Role }) {
     const res = await fetch('/metrics', { cache: 'no-store', credentials: 'omit' });
     return res.ok ? res.text() : '';
   }, []);
+  const approvals = useLoad(
+    () => api<{ interactions: unknown[]; next_cursor: string | null }>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 500 })}`).catch(() => null),
+    [],
+  );
   const parked = useLoad(() => api<RunPage>('GET', `/api/hook-runs${query({ status: 'parked', limit: 500 })}`), []);
   const held = metrics.data ? metricSum(metrics.data, 'tai42_hook_runs_held_failed') : null;
   const pending = metrics.data ? metricSum(metrics.data, 'tai42_hook_runs_pending') : null;
@@ -69,6 +73,12 @@ export function Overview({ role: _role }: { role: Role }) {
           <span class="label">Parked (waiting on an interaction)</span>
           <span class="value" data-testid="parked">
             {parked.data ? `${parked.data.runs.length}${parked.data.next_cursor ? '+' : ''}` : '—'}
+          </span>
+        </a>
+        <a class="card attention" href={href('/approvals')}>
+          <span class="label">Open approvals</span>
+          <span class="value" data-testid="open-approvals">
+            {approvals.data ? `${approvals.data.interactions.length}${approvals.data.next_cursor ? '+' : ''}` : '—'}
           </span>
         </a>
         <a class="card" href={href('/runs', { status: 'pending' })}>

@@ -1,0 +1,173 @@
+import { useState } from 'preact/hooks';
+import { api, atLeast, query, type ApiError, type Role, type Run } from '../api';
+import { useRunEvents } from '../live';
+import { href } from '../route';
+import { ErrorBox, Json, time, toApiError, useLoad } from '../util';
+
+interface Interaction {
+  id: string;
+  kind: string;
+  run: string;
+  hook: string;
+  topic: string;
+  tool: string;
+  args_hash: string;
+  rule: string | null;
+  policy_version: number | null;
+  created_at: string;
+  expires_at: string;
+  status: string;
+}
+
+interface Row {
+  interaction: Interaction;
+  run: Run | null;
+}
+
+/** The JSON the server hashes (keys sorted, no spaces): core's canonicalJson. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+async function sha256Hex(text: string): Promise<string | null> {
+  if (!globalThis.crypto?.subtle) return null; // not a secure context (plain http to a remote host)
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+interface Args {
+  kwargs: unknown;
+  /** True: their hash is the interaction's; false: the hook changed since (an approval would be refused); null: not checked. */
+  matches: boolean | null;
+}
+
+/**
+ * The arguments are kept only as their hash, so the console asks a dry run of
+ * the hook over the parked run's payload for them and checks the hash: what
+ * it shows is exactly what approving calls the tool with.
+ */
+async function exactArgs(i: Interaction, run: Run | null): Promise<Args | null> {
+  if (!run) return null;
+  const dry = await api<{ kwargs: unknown }>('POST', '/api/hooks/dry-run', { hook: i.hook, payload: run.payload });
+  const hash = await sha256Hex(canonicalJson(dry.kwargs));
+  return { kwargs: dry.kwargs, matches: hash === null ? null : hash === i.args_hash };
+}
+
+/**
+ * The open approvals: the tool, the exact arguments (the parked run's input;
+ * their SHA-256 is what the answer is bound to), the rule, hook and run that
+ * asked, the expiry. An operator approves or denies each, with a reason.
+ */
+export function ApprovalsPage({ role }: { role: Role }) {
+  const [cursor, setCursor] = useState<string | null>(null);
+  const rows = useLoad(async () => {
+    const page = await api<{ interactions: Interaction[]; next_cursor: string | null }>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`);
+    const withRuns = await Promise.all(
+      page.interactions.map(async (interaction): Promise<Row> => ({ interaction, run: await api<Run>('GET', `/api/hook-runs/${encodeURIComponent(interaction.run)}`).catch(() => null) })),
+    );
+    return { rows: withRuns, next: page.next_cursor };
+  }, [cursor]);
+  // A run that parks or ends while the page is open changes the list.
+  useRunEvents(true, () => rows.reload());
+  const operator = atLeast(role, 'operator');
+  return (
+    <section aria-labelledby="approvals-title">
+      <h1 id="approvals-title">Approvals</h1>
+      <p class="hint">Open approvals, newest first. Approving calls the tool once with exactly these arguments (hashed again); denying ends the run denied.</p>
+      <ErrorBox error={rows.error} />
+      {!rows.loading && rows.data?.rows.length === 0 && <p class="empty">No open approvals.</p>}
+      <ul class="approvals">
+        {(rows.data?.rows ?? []).map((r) => (
+          <ApprovalCard key={r.interaction.id} row={r} operator={operator} onAnswered={rows.reload} />
+        ))}
+      </ul>
+      <nav class="pager" aria-label="Pages">
+        {cursor && (
+          <button type="button" onClick={() => setCursor(null)}>
+            Newest
+          </button>
+        )}
+        {rows.data?.next && (
+          <button type="button" onClick={() => setCursor(rows.data!.next)}>
+            Older
+          </button>
+        )}
+      </nav>
+    </section>
+  );
+}
+
+function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boolean; onAnswered: () => void }) {
+  const { interaction: i, run } = row;
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const answer = async (how: 'approve' | 'deny') => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', `/api/interactions/${encodeURIComponent(i.id)}/${how}`, reason.trim() ? { reason: reason.trim() } : {});
+      onAnswered();
+    } catch (err) {
+      setError(toApiError(err));
+      setBusy(false);
+    }
+  };
+  const reasonId = `reason-${i.id}`;
+  const args = useLoad(() => (operator ? exactArgs(i, run) : Promise.resolve(null)), [i.id]);
+  return (
+    <li class="approval" data-interaction={i.id} aria-labelledby={`title-${i.id}`}>
+      <h2 id={`title-${i.id}`}>
+        <code>{i.tool}</code> for hook <a href={href('/runs', { hook: i.hook })}>{i.hook}</a>
+      </h2>
+      <dl class="facts">
+        <dt>Rule</dt>
+        <dd>{i.rule ?? '—'} {i.policy_version !== null && <span class="hint">(policy version {i.policy_version})</span>}</dd>
+        <dt>Run</dt>
+        <dd>
+          <a href={href(`/runs/${encodeURIComponent(i.run)}`)}>{i.run}</a> on {i.topic}
+        </dd>
+        <dt>Asked</dt>
+        <dd>{time(i.created_at)}</dd>
+        <dt>Expires</dt>
+        <dd>{time(i.expires_at)}</dd>
+        <dt>Arguments hash</dt>
+        <dd>
+          <code>{i.args_hash}</code>
+        </dd>
+      </dl>
+      <h3>Exact arguments</h3>
+      {!operator && <p class="hint">Operators see the arguments (read back through a dry run of the hook and checked against the hash).</p>}
+      {operator && args.error && <ErrorBox error={args.error} />}
+      {operator && args.data && (
+        <>
+          <Json value={args.data.kwargs} label={`Arguments for ${i.tool}`} />
+          <p class={args.data.matches === false ? 'error' : 'hint'} data-testid="args-check">
+            {args.data.matches === true && 'SHA-256 matches the arguments this approval is bound to.'}
+            {args.data.matches === false && 'The hook now builds different arguments than the ones this approval is bound to; approving will be refused.'}
+            {args.data.matches === null && 'Hash not checked (the browser offers no SHA-256 here: use HTTPS).'}
+          </p>
+        </>
+      )}
+      {operator && (
+        <div class="answer">
+          <label for={reasonId}>Reason (kept with the answer)</label>
+          <input id={reasonId} type="text" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+          <div class="actions">
+            <button type="button" disabled={busy} onClick={() => answer('approve')}>
+              Approve
+            </button>
+            <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>
+              Deny
+            </button>
+          </div>
+          <ErrorBox error={error} />
+        </div>
+      )}
+    </li>
+  );
+}
