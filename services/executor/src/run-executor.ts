@@ -1,4 +1,4 @@
-import { HOOKS_APPROVAL_REQUESTED_TOPIC, approvalLinks, createSecretResolver, secretScopeOf, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import { HOOKS_APPROVAL_REQUESTED_TOPIC, TOOL_EXTRA_IDEMPOTENCY_KEY, approvalLinks, assignOwn, createSecretResolver, secretScopeOf, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
 import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
@@ -209,6 +209,13 @@ export class RunExecutor {
       if (plan.skip) return { status: 'skipped', result: plan.result };
       if (plan.act) return this.act(a, hook, plan.act, plan.handOn, state);
       ({ kwargs, extras } = plan);
+      // Extras the answering run handed on are merged in; the platform's own (idempotency key, subject) stay.
+      const handedOn = answered?.resolution?.extras;
+      if (handedOn) {
+        const own = { [TOOL_EXTRA_IDEMPOTENCY_KEY]: extras[TOOL_EXTRA_IDEMPOTENCY_KEY], [TOOL_EXTRA_SUBJECT]: extras[TOOL_EXTRA_SUBJECT] };
+        assignOwn(extras, handedOn);
+        for (const [k, v] of Object.entries(own)) if (v === undefined) delete extras[k]; else extras[k] = v;
+      }
     }
     const allowlist = resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
     if (!allows(allowlist, hook.tool)) {

@@ -164,6 +164,26 @@ describe('executor: the parkable door', () => {
     expect(failed?.error?.message).toContain('the platform cannot tell whether this run');
   });
 
+  it("an approval answered by an allowed hook's resume_expr: the tool is called once, with the extras it handed on", async () => {
+    const deploy = testTool('deploy', async ({ args }) => ({ deployed: args }));
+    const h = harness({ jq: jq({ 'approve-named': (p) => [{ id: (p as { id: string }).id, payload: { verdict: 'approve' } }] }), tools: [deploy] });
+    await h.stores.hooks.putApprovalPolicy([{ tools: ['deploy'], action: 'approve', answer_hooks: ['slack'], timeout_seconds: 600 }], null, h.clock.now());
+    await h.stores.hooks.putHook(hook({ name: 'ship', topic: 'ship', tool: 'deploy', tool_kwargs: { env: 'prod' } }));
+    await h.stores.hooks.putHook(hook({ name: 'slack', topic: 'slack', tool: 'deploy', resume_expr: { content: 'approve-named' }, extras_expr: { content: 'hand-on' } }));
+    await h.stores.hooks.putVerifier({ topic: 'slack', kind: 'slack', settings: {}, secrets: ['env:X'], created_at: '', updated_at: '' });
+    const [ship] = await h.keep('ship', {});
+    await h.executor.handle(ship!);
+    const parkedRun = (await h.stores.runs.get(ship!))!;
+    expect(parkedRun).toMatchObject({ status: 'parked', acted: '' });
+    const [answer] = await h.keep('slack', { id: parkedRun.parked_on[0] });
+    await h.executor.handle(answer!);
+    expect(await h.stores.runs.get(answer!)).toMatchObject({ status: 'succeeded', acted: 'resume', acted_ids: parkedRun.parked_on });
+    await h.executor.handle(ship!);
+    expect(await h.stores.runs.get(ship!)).toMatchObject({ status: 'succeeded', result: { deployed: { env: 'prod' } } });
+    expect(deploy.calls).toHaveLength(1);
+    expect(deploy.calls[0]!.ctx.extras).toMatchObject({ note: 'from the answer', 'tai42/idempotency_key': ship });
+  });
+
   it('start_expr null starts nothing', async () => {
     const { h, echo, fire } = await setup({ 'null-start': () => [null] });
     await h.stores.hooks.putHook(hook({ name: 'idle', topic: 'idle', tool: 'echo', start_expr: { content: 'null-start' } }));
