@@ -74,6 +74,21 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         expect((await s.runs.retry(id!, T0 + 2)).claim_intent).toBe('');
       });
 
+      it("retention deletes a finished run's interactions with it (a kept outcome lives as long as its run)", async () => {
+        const s = stores();
+        const { interaction: i, run } = await parked(s);
+        await s.interactions.resolve(i.id, { status: 'resumed', by: 'x', via: 'hook' }, T0 + 10);
+        const c = await s.runs.claim(run.id, 'w', 1_000, T0 + 11);
+        await s.runs.complete(run.id, c!.token, 'succeeded', 1, T0 + 12);
+        const other = await parked(s, 'other');
+        expect(await s.runs.sweepExpired(T0 + 12 + 1_001, 1_000, 10)).toBe(1);
+        expect(await s.interactions.get(i.id)).toBeNull();
+        expect((await s.interactions.list({}, 10)).interactions.map((x) => x.id)).toEqual([other.interaction.id]);
+        expect((await s.interactions.list({ run: run.id }, 10)).interactions).toEqual([]);
+        expect((await s.interactions.list({ status: 'resumed' }, 10)).interactions).toEqual([]);
+        expect((await rejection(s.interactions.take(i.id, 'y', T0 + 2_000))).kind).toBe('not_found');
+      });
+
       it('a parked run never expires by retention', async () => {
         const s = stores();
         const { run } = await parked(s);

@@ -17,6 +17,10 @@ export class MemoryInteractionStore implements InteractionStore {
 
   constructor(private readonly runs: MemoryRunStore) {
     runs.keepOutcome = (run, now) => this.keep(run, now);
+    runs.onExpired = (ids) => {
+      const gone = new Set(ids);
+      for (const [id, item] of this.items) if (gone.has(item.i.run)) this.items.delete(id);
+    };
     runs.onDiscardParked = (run, now) => {
       if (run.interaction) this.resolveNow(run.interaction, { status: 'cancelled', by: 'operator', via: 'api', reason: rules.DISCARD_REASON }, now, false);
     };

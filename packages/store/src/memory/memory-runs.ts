@@ -44,6 +44,8 @@ export class MemoryRunStore implements RunStore {
   keepOutcome: ((run: Run, now: number) => void) | undefined;
   /** Set by the interaction store: a discarded parked run's open interaction is cancelled in the same step. */
   onDiscardParked: ((run: Run, now: number) => void) | undefined;
+  /** Set by the interaction store: the interactions of runs deleted by retention go with them. */
+  onExpired: ((runIds: string[]) => void) | undefined;
 
   constructor(private readonly hookNamesOnTopic: (topic: string) => string[]) {}
 
@@ -288,6 +290,7 @@ export class MemoryRunStore implements RunStore {
       .filter((s) => FINISHED_STATUSES.has(s.run.status) && s.finishedMs !== null && s.finishedMs < now - retentionMs)
       .slice(0, limit);
     for (const s of old) this.slots.delete(s.run.id);
+    this.onExpired?.(old.map((s) => s.run.id));
     return old.length;
   }
 

@@ -61,3 +61,23 @@ local function keep_outcome(c, status, result, now)
   local outcome = '{"run":' .. cjson.encode(c.id) .. ',"status":' .. cjson.encode(status) .. ',"result":' .. result .. ',"at":' .. tostring(tonumber(now)) .. '}'
   redis.call('HSET', key, 'outcome', outcome)
 end
+
+-- Retention: deletes every interaction of run `run_id` (its run is being
+-- deleted), with their index entries. A kept outcome lives as long as its run.
+local function drop_run_interactions(tag, run_id)
+  local rix = tag .. ':int:ix:r:' .. run_id
+  for _, id in ipairs(redis.call('ZRANGE', rix, 0, -1)) do
+    local key = int_key(tag, id)
+    local f = redis.call('HMGET', key, 'kind', 'hook', 'status', 'subject_text')
+    if f[1] then
+      redis.call('ZREM', tag .. ':int:ix:all', id)
+      redis.call('ZREM', tag .. ':int:ix:k:' .. f[1], id)
+      redis.call('ZREM', tag .. ':int:ix:h:' .. f[2], id)
+      redis.call('ZREM', tag .. ':int:ix:s:' .. f[3], id)
+      redis.call('ZREM', tag .. ':int:expiry', id)
+      if f[4] and f[4] ~= '' then redis.call('ZREM', tag .. ':int:open:' .. f[4], id) end
+      redis.call('DEL', key)
+    end
+  end
+  redis.call('DEL', rix)
+end
