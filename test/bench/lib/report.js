@@ -210,6 +210,7 @@ function catalogue(s) {
         ['discovery ms', mmm(s.discoveryMs)],
         ['largest event-loop stall ms (monitorEventLoopDelay)', mmm(s.largestStallMs)],
         ['largest gap between 1 ms timer turns ms', mmm(s.largestTimerGapMs)],
+        ...(s.idleTimerGapMs ? [['the same, idle for as long (the machine alone) ms', mmm(s.idleTimerGapMs)]] : []),
       ],
     ),
   ].join('\n');

@@ -6,7 +6,9 @@
  * 127.0.0.1; this process fetches, parses (in a worker) and converts it with
  * the built @hookyard/tools, `ctx.runs` times. Reports the discovery time and
  * the largest event-loop stall during it (perf_hooks.monitorEventLoopDelay,
- * 1 ms resolution, and the longest gap between 1 ms timer turns).
+ * 1 ms resolution, and the longest gap between 1 ms timer turns), beside
+ * the longest gap of the same watch over an idle stretch as long (on a
+ * loaded machine the scheduler alone makes gaps).
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -29,6 +31,20 @@ function serveDocument() {
     child.once('exit', (code) => reject(new Error(`document server exited with code ${code}`)));
     child.stdout.once('data', (d) => resolve({ url: `http://127.0.0.1:${String(d).trim()}`, stop: () => child.kill('SIGTERM') }));
   });
+}
+
+/** The largest gap between 1 ms timer turns while this process does nothing for `ms`: what the machine's load alone costs. */
+async function idleGap(ms) {
+  let last = performance.now();
+  let gap = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 1);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  clearInterval(ticker);
+  return gap;
 }
 
 async function catalogue(ctx) {
@@ -55,8 +71,10 @@ async function catalogue(ctx) {
       histogram.disable();
       clearInterval(ticker);
       await provider.close();
-      runs.push({ ms, operations: operations.length, maxDelayMs: histogram.max / 1e6, maxGapMs: gap });
-      log(`catalogue: run ${i + 1}: ${operations.length} operations in ${ms.toFixed(0)} ms, largest stall ${(histogram.max / 1e6).toFixed(1)} ms (timer gap ${gap.toFixed(1)} ms)`);
+      // The same watch with nothing to do, for as long: a busy machine's scheduling shows up here too.
+      const idleMs = await idleGap(Math.max(500, Math.round(ms)));
+      runs.push({ ms, operations: operations.length, maxDelayMs: histogram.max / 1e6, maxGapMs: gap, idleGapMs: idleMs });
+      log(`catalogue: run ${i + 1}: ${operations.length} operations in ${ms.toFixed(0)} ms, largest stall ${(histogram.max / 1e6).toFixed(1)} ms (timer gap ${gap.toFixed(1)} ms; idle for as long: ${idleMs.toFixed(1)} ms)`);
     }
   } finally {
     server.stop();
@@ -73,6 +91,7 @@ async function catalogue(ctx) {
     discoveryMs: pick('ms'),
     largestStallMs: pick('maxDelayMs'),
     largestTimerGapMs: pick('maxGapMs'),
+    idleTimerGapMs: pick('idleGapMs'),
   };
 }
 
