@@ -32,6 +32,8 @@ export interface FaultCount {
   failedOnce: number;
   failedResume: number;
   failedAfterAnswered: number;
+  /** The errors of the failed runs, by message (run ids cut out), most frequent first. */
+  failedErrors: Array<[string, number]>;
   notes: string[];
 }
 
@@ -88,8 +90,18 @@ export function count(fault: string, deliveries: Delivery[], once: RunView[], re
     failedOnce: once.filter((r) => r.status === 'failed').length,
     failedResume: resume.filter((r) => r.status === 'failed').length,
     failedAfterAnswered: failed.filter((r) => answered.has(r.id)).length,
+    failedErrors: errorsOf(failed),
     notes: [],
   };
+}
+
+function errorsOf(runs: RunView[]): Array<[string, number]> {
+  const m = new Map<string, number>();
+  for (const r of runs) {
+    const msg = `${r.error?.kind ?? '?'}: ${(r.error?.message ?? '').replace(/\b[0-9A-Za-z]{26,}\b/g, '<id>').slice(0, 90)}`;
+    m.set(msg, (m.get(msg) ?? 0) + 1);
+  }
+  return [...m].sort((a, b) => b[1] - a[1]);
 }
 
 /** The closing table: one row per fault. */
@@ -108,6 +120,7 @@ export function table(rows: FaultCount[]): string {
       r.notTerminal.length ? `${r.notTerminal.length} runs not terminal` : '',
       r.badReplayKeys.length ? `${r.badReplayKeys.length} replays under a foreign key` : '',
       ...r.notes,
+      ...r.failedErrors.slice(0, 2).map(([msg, k]) => `failed x${k}: "${msg}"`),
     ].filter(Boolean);
     // Run twice: a non-resumable call made twice for one run, or one delivery kept as two events.
     return `| ${r.fault} | ${r.events} | ${r.accepted} | ${r.duplicate} | ${r.lost.length} | ${r.calledTwice.length + r.keptTwice.length} | ${notes.join('; ')} |`;

@@ -14,6 +14,7 @@ import { LOOPBACK_NETS_ENV } from '../support/services';
 import { Api } from '../e2e/api';
 import { Sink } from './sink';
 import { freePort, startNats, startRedis, type ServerProcess } from '../support/servers';
+import { startNatsCluster, waitForJetStream, type NatsCluster } from '../support/clusters';
 
 export const LEASE_SECONDS = 3;
 export const GITHUB_SECRET = `gh-${randomBytes(12).toString('hex')}`;
@@ -31,18 +32,33 @@ export class World {
   readonly all: RoleProcess[] = [];
   private env: Record<string, string> = {};
 
-  constructor(private readonly rand: () => number) {}
+  /** Set with `natsCluster`: three routed nodes, streams at three replicas (then `nats` is unset). */
+  natsCluster: NatsCluster | undefined;
+
+  constructor(
+    private readonly rand: () => number,
+    private readonly opts: { natsCluster?: boolean } = {},
+  ) {}
 
   async start(): Promise<void> {
     requireBuiltCli();
     this.redis = await startRedis(join(this.dir, 'redis'));
-    this.nats = await startNats(join(this.dir, 'nats'));
+    let natsUrl: string;
+    if (this.opts.natsCluster) {
+      this.natsCluster = await startNatsCluster();
+      await waitForJetStream(this.natsCluster.url);
+      natsUrl = this.natsCluster.url;
+    } else {
+      this.nats = await startNats(join(this.dir, 'nats'));
+      natsUrl = `nats://127.0.0.1:${this.nats.port}`;
+    }
     this.sink = new Sink(this.rand);
     await this.sink.start();
     this.ingressPort = await freePort();
     this.env = {
       HOOKS_REDIS_URL: `redis://127.0.0.1:${this.redis.port}`,
-      HOOKS_NATS_URL: `nats://127.0.0.1:${this.nats.port}`,
+      HOOKS_NATS_URL: natsUrl,
+      HOOKS_NATS_REPLICAS: this.opts.natsCluster ? '3' : '1',
       HOOKS_KEY_PREFIX: 'faults',
       HOOKS_NATS_PREFIX: 'faults',
       HOOKS_API_TOKENS: `admin:${this.token}`,
@@ -59,7 +75,11 @@ export class World {
       HOOKS_LOG_LEVEL: 'info',
       HOOKS_SECRET_FAULTS_GITHUB_SECRET: GITHUB_SECRET,
     };
-    await Promise.all(['ingress', 'scheduler-1', 'scheduler-2', 'executor-1', 'executor-2'].map((n) => this.startRole(n)));
+    // The ingress first: it creates the streams, which on a fresh NATS cluster (a
+    // replicated stream placed while five roles ask at once) can outlast a request.
+    await this.startRole('ingress');
+    const rest = await Promise.allSettled(['scheduler-1', 'scheduler-2', 'executor-1', 'executor-2'].map((n) => this.startRole(n)));
+    for (const r of rest) if (r.status === 'rejected') throw r.reason;
     this.api = new Api(`http://127.0.0.1:${this.ingressPort}`, this.token);
     for (const tool of ['once', 'resume']) {
       await this.api.ok('POST', '/api/tools', {
@@ -111,6 +131,7 @@ export class World {
     await this.sink?.close();
     await this.redis?.kill();
     await this.nats?.kill();
+    await this.natsCluster?.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
