@@ -16,6 +16,11 @@ export interface FaultOptions {
   windowMs: number;
   /** No executor dies or freezes: a tool call answered 200 must end its run succeeded. */
   rolesLive?: boolean;
+  /**
+   * Nothing the fault does may hold a run failed: no executor dies mid-call, and an
+   * outage shorter than the retry budget (8 attempts, 0.2 s doubling to 2 s) is waited out.
+   */
+  noFailures?: boolean;
 }
 
 export type Inject = (at: (ms: number) => Promise<void>, notes: string[]) => Promise<void>;
@@ -64,11 +69,14 @@ export class FaultRunner {
     const c = count(name, deliveries, once, resume, world.sink.calls);
     c.notes.push(...notes);
     this.rows.push(c);
+    const f = [...once, ...resume].find((r) => r.status === 'failed');
+    if (f && process.env.FAULT_DEBUG) process.stdout.write(`DEBUG ${JSON.stringify(await world.api.ok('GET', `/api/hook-runs/${f.id}`))}\n`);
     expect({ lost: c.lost, notTerminal: c.notTerminal }).toEqual({ lost: [], notTerminal: [] });
     expect({ calledTwice: c.calledTwice, badReplayKeys: c.badReplayKeys }).toEqual({ calledTwice: [], badReplayKeys: [] });
     // A delivery id dedupes the sender's retries: one event per delivery, however the answers were cut.
     if (opts.verified) expect(c.keptTwice).toEqual([]);
     if (opts.rolesLive) expect(c.failedAfterAnswered).toBe(0);
+    if (opts.noFailures) expect({ failed: c.failedOnce + c.failedResume, errors: c.failedErrors }).toEqual({ failed: 0, errors: [] });
     expect(c.accepted + c.duplicate).toBe(this.events);
     return c;
   }

@@ -45,14 +45,29 @@ export class Sink {
         this.calls.push(call);
         const [lo, hi] = this.delayMs;
         setTimeout(() => {
-          res.writeHead(200, { 'content-type': 'application/json' });
+          // One connection per call: a sink taken down refuses the next call cleanly
+          // (ECONNREFUSED, provably not sent) instead of resetting a reused socket.
+          res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
           res.end(JSON.stringify({ ok: call.key }), () => (call.answered = true));
         }, lo + this.rand() * (hi - lo));
       });
     });
     this.server.keepAliveTimeout = 1000;
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}`;
+  }
+
+  private port = 0;
+
+  /** Stops accepting calls (new connections are refused); calls in flight still get their answer. */
+  async down(): Promise<void> {
+    await new Promise<void>((r) => this.server!.close(() => r()));
+  }
+
+  /** Accepts calls again on the same port. */
+  async up(): Promise<void> {
+    await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', () => r()));
   }
 
   async close(): Promise<void> {

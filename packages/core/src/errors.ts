@@ -161,7 +161,8 @@ export function toHookyardError(err: unknown): HookyardError {
     const cause = (err as { cause?: unknown }).cause;
     if (!kindFromCode && cause instanceof Error) {
       const inner = toHookyardError(cause);
-      if (inner.kind !== 'internal') return new HookyardError(inner.kind, `${err.message}: ${inner.message}`, { cause: err });
+      // The wrapper (fetch's "fetch failed") keeps what its cause proves: a connection never made was not sent.
+      if (inner.kind !== 'internal') return new HookyardError(inner.kind, `${err.message}: ${inner.message}`, { cause: err, notSent: inner.notSent });
     }
     const notSent = typeof code === 'string' && NOT_SENT_CODES.has(code);
     return new HookyardError(kindFromCode ?? 'internal', err.message, { cause: err, notSent });
