@@ -3,8 +3,11 @@
  * nats-server binaries), its stream at three replicas: the conformance suite,
  * and one node SIGKILLed under load while two replicas (each connected to a
  * different node first) consume. Counted: every id whose publish was acked is
- * delivered (nothing lost); ids delivered again after their handler finished
- * are counted as doubled.
+ * delivered (nothing lost, asserted); ids delivered again after their handler
+ * finished are counted and printed: an ack on its way to the dying leader is
+ * lost with it, so JetStream redelivers (at least once, by contract). That a
+ * redelivery never runs a run twice is the executor's claim (a compare-and-set
+ * in Redis), proven end to end on this cluster by test/cluster/nats-cluster.e2e.
  */
 import { connect, type NatsConnection } from 'nats';
 import { startNatsCluster, waitForJetStream, type NatsCluster } from '../../../test/support/clusters';
@@ -64,7 +67,7 @@ describe('JetStream bus on a NATS cluster', () => {
     }
   });
 
-  it('a node SIGKILLed under load loses no acked publish and doubles nothing', async () => {
+  it('a node SIGKILLed under load loses no acked publish (redeliveries counted)', async () => {
     const world = await openWorld({ ackWaitMs: 2000 });
     const nodes = cluster!.url.split(',');
     try {
@@ -124,7 +127,6 @@ describe('JetStream bus on a NATS cluster', () => {
           `${lost} lost, ${doubled} delivered again after their handler finished\n`,
       );
       expect(lost).toBe(0);
-      expect(doubled).toBe(0);
     } finally {
       await world.dispose();
       // The next test (none today) would want three nodes again.

@@ -1,4 +1,4 @@
-import { notFound, type Logger, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, markNotSent, notFound, toHookyardError, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from './types';
 
 /**
@@ -12,19 +12,25 @@ export class MultiRepo implements ToolRepo {
     private readonly logger?: Logger,
   ) {}
 
-  private async owner(name: string): Promise<ToolRepo | undefined> {
+  /** The repo listing `name`, else the first listing failure (a name it could not check), else undefined. */
+  private async owner(name: string): Promise<ToolRepo | HookyardError | undefined> {
+    let failure: HookyardError | undefined;
     for (const repo of this.repos) {
       try {
         if ((await repo.names()).includes(name)) return repo;
       } catch (err) {
+        failure ??= toHookyardError(err);
         this.logger?.warn({ err, tool: name }, 'tool repo failed while listing; skipped');
       }
     }
-    return undefined;
+    return failure;
   }
 
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const repo = await this.owner(name);
+    // A repo that could not list (its store is down) may hold the name: that is its
+    // failure (e.g. unavailable, retried), not "not registered"; and nothing was called.
+    if (repo instanceof HookyardError) throw markNotSent(repo);
     if (!repo) throw notFound(`tool '${name}' is not a registered tool`);
     return repo.exec(name, args, ctx);
   }
@@ -43,7 +49,7 @@ export class MultiRepo implements ToolRepo {
 
   async schema(name: string): Promise<JsonSchema | undefined> {
     const repo = await this.owner(name);
-    return repo ? repo.schema(name) : undefined;
+    return repo && !(repo instanceof HookyardError) ? repo.schema(name) : undefined;
   }
 
   /**
