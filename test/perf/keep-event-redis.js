@@ -7,6 +7,8 @@
  *   node test/perf/keep-event-redis.js [--calls N] [--inflight K] [--rounds R] [--raw]
  *
  * --raw passes the payload as already-serialised JSON (payloadJson) as the door does for a JSON object body.
+ * --claimed keeps each call with a fresh delivery id claimed in the same script (keepDelivery, a verified topic);
+ * --two-writes does what the door did before that: SET NX on the claim key, then keepEvent (for comparison).
  */
 const path = require('node:path');
 const { createRequire } = require('node:module');
@@ -34,11 +36,16 @@ async function main() {
   const inflight = arg('inflight', 50);
   const rounds = arg('rounds', 3);
   const raw = process.argv.includes('--raw');
+  const claimed = process.argv.includes('--claimed');
+  const twoWrites = process.argv.includes('--two-writes');
+  let seq = 0;
   const prefix = `perfkeep${process.pid}`;
   const stores = await createRedisStores({ url: URL, prefix, partitions: 4 });
   const r = new Redis(URL);
   const text = jsonBody(1024);
-  await r.zadd(`{${prefix}}:topic:bench`, 0, 'b1');
+  // Through the store, so every partition's copy of the topic's hook index lists it (keep_event reads the copy).
+  const at = new Date().toISOString();
+  await stores.hooks.putHook({ name: 'b1', topic: 'bench', tool: 'echo', tool_kwargs: {}, created_at: at, updated_at: at });
   try {
     for (let round = 0; round < rounds + 1; round++) {
       const s0 = await redisStats(r);
@@ -48,7 +55,13 @@ async function main() {
         while (next < calls) {
           next += 1;
           const payload = JSON.parse(text);
-          await stores.runs.keepEvent({ topic: 'bench', payload, ...(raw ? { payloadJson: text } : {}), now: Date.now(), dispatchGraceMs: 30000 });
+          const input = { topic: 'bench', payload, ...(raw ? { payloadJson: text } : {}), now: Date.now(), dispatchGraceMs: 30000 };
+          const id = `d${(seq += 1)}`;
+          if (claimed) await stores.runs.keepDelivery(input, { id, ttlMs: 3_600_000 });
+          else if (twoWrites) {
+            await r.set(`{${prefix}}:delivery:bench:${id}`, '1', 'PX', 3_600_000, 'NX');
+            await stores.runs.keepEvent({ ...input, deliveryId: id });
+          } else await stores.runs.keepEvent(input);
         }
       };
       const t0 = Date.now();
@@ -59,7 +72,7 @@ async function main() {
       if (round === 0) continue; // warm-up
       const evalCalls = s1.evalCalls - s0.evalCalls;
       process.stdout.write(
-        `${raw ? 'raw ' : ''}round ${round}: ${Math.round(calls / (ms / 1000))}/s node ${((c.user + c.system) / calls).toFixed(1)} us/call, ` +
+        `${raw ? 'raw ' : ''}${claimed ? 'claimed ' : twoWrites ? 'two-writes ' : ''}round ${round}: ${Math.round(calls / (ms / 1000))}/s node ${((c.user + c.system) / calls).toFixed(1)} us/call, ` +
           `redis ${((s1.cpuUs - s0.cpuUs) / calls).toFixed(1)} us/call, evalsha ${((s1.evalUs - s0.evalUs) / evalCalls).toFixed(1)} us/call\n`,
       );
     }
