@@ -81,7 +81,7 @@ function routes(app: unknown): Map<string, Set<string>> {
 async function doorServed(base: string): Promise<boolean> {
   const res = await fetch(`${base}/universal_webhook/openapi-probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const body = (await res.json()) as unknown;
-  return res.status === 200 && JSON.stringify(body) === '{"status":"accepted","runs":0}';
+  return res.status === 200 && JSON.stringify(body) === '{"status":"accepted","runs":0,"run_ids":[],"event_id":null}';
 }
 
 describe('docs/openapi.json', () => {

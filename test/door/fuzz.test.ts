@@ -468,7 +468,7 @@ describe('door fuzz (fast-check, seeded)', () => {
     expect(health.headers.get('x-content-type-options')).toBe('nosniff');
     const r = await fetch(`${app.url}/universal_webhook/${OPEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"opened"}' });
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ status: 'accepted', runs: 2 });
+    expect(await r.json()).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
     expect(unhandled).toEqual([]);
   });
 });

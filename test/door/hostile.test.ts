@@ -44,7 +44,7 @@ describe('the door against hostile input', () => {
     const runsBefore = (await app.allRuns()).length;
     const r = await send();
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toEqual({ status: 'accepted', runs: 1 });
+    expect(JSON.parse(r.body)).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     expect({ nosniff: r.headers['x-content-type-options'], cache: r.headers['cache-control'] }).toEqual(SECURITY);
     const runs = await app.allRuns();
     expect(runs.length).toBe(runsBefore + 1);

@@ -113,7 +113,7 @@ describe('door flood limiter across two ingress processes', () => {
     const limited = answers.filter((a) => a.status === 429);
     // Nothing but accepted or limited.
     expect(accepted.length + limited.length).toBe(REQUESTS);
-    for (const a of accepted) expect(JSON.parse(a.body)).toEqual({ status: 'accepted', runs: 1 });
+    for (const a of accepted) expect(JSON.parse(a.body)).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     for (const a of limited) {
       expect(JSON.parse(a.body)).toEqual({ error: 'too many requests' });
       expect(a.retryAfter).toMatch(/^[1-9]\d*$/);

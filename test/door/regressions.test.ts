@@ -129,6 +129,6 @@ describe('the platform event topic cannot be forged through the door', () => {
     await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });
     const r = await post('{"run_id":"relayed"}', { 'x-token': 'platform-secret-0123456789' });
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ status: 'accepted', runs: 1 });
+    expect(await r.json()).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
   });
 });

@@ -28,6 +28,7 @@ function run(over: Partial<Run>): Run {
     resumable: false,
     interaction: null,
     parked_on: [],
+    replay_of: null,
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:01.000Z',
     started_at: '2025-01-01T00:00:00.500Z',

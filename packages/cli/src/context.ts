@@ -4,6 +4,8 @@ import type { ApiClient } from './client';
 export interface CliContext {
   /** A client for `--url`/`HOOKYARD_URL` and `--token`/`HOOKYARD_TOKEN` (flags win). */
   client(): ApiClient;
+  /** The base URL (`--url`, `HOOKYARD_URL`, or the default), for the routes outside /api (the door). */
+  url(): string;
   /** True with `--json`. */
   json(): boolean;
   /** Prints `value` as JSON with `--json`, otherwise runs `human`. */

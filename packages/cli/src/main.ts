@@ -8,6 +8,7 @@ import { approvalsCommand, interactionAnswerCommands } from './commands/approval
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
 import { interactionsCommand } from './commands/interactions';
+import { sendCommand } from './commands/send';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
 import { templatesCommand } from './commands/templates';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
       const o = opts();
       return new ApiClient({ url: o.url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL, token: o.token ?? process.env.HOOKYARD_TOKEN });
     },
+    url: () => opts().url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL,
     json: () => Boolean(opts().json),
     emit: (value, human) => (opts().json ? printJson(value) : human()),
   };
@@ -68,6 +70,7 @@ export function buildProgram(): Command {
   approvalsCommand(program, ctx);
   // After every other command but completion: joins an `interactions` command registered before it.
   interactionAnswerCommands(program, ctx);
+  sendCommand(program, ctx);
   completionCommand(program);
   return program;
 }

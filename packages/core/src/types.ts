@@ -95,6 +95,8 @@ export interface Run {
   interaction: string | null;
   /** The open interactions the run waits on: `[interaction]` while `parked`, else `[]`. */
   parked_on: string[];
+  /** The run whose event this run replays (`POST /api/hook-runs/{id}/replay`), or null. */
+  replay_of: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;

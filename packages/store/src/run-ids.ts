@@ -40,3 +40,14 @@ export function deliveryPartition(topic: string, deliveryId: string, partitions:
   }
   return h % partitions;
 }
+
+/** The 10-char time prefix of the ids made at `ms` (see `newRunId`). */
+export function idTimePrefix(ms: number): string {
+  return Math.max(0, Math.floor(ms)).toString(36).padStart(10, '0');
+}
+
+/** True when a run id was made within [since, until] (epoch ms, inclusive; either bound open). */
+export function idInTimeRange(id: string, since: number | undefined, until: number | undefined): boolean {
+  const at = id.slice(0, 10);
+  return (since === undefined || at >= idTimePrefix(since)) && (until === undefined || at <= idTimePrefix(until));
+}

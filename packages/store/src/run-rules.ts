@@ -56,6 +56,19 @@ export function operatorRetryDetail(lastError: ErrorInfo | null): string {
   return `retried by operator${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
 }
 
+/** The history line of a replay's first event. Mirrored by the Redis store's caller of replay.lua. */
+export function replayDetail(sourceId: string): string {
+  return `replay of run ${sourceId}`;
+}
+
+/** Statuses a run leaves on its own: replaying one would run its event twice at once. */
+export const REPLAY_REFUSED: ReadonlySet<string> = new Set(['pending', 'running', 'retry_wait', 'parked']);
+
+/** The refusal of `replay` for a run that still runs on its own. */
+export function replayRefusal(id: string, status: string): Error {
+  return conflict(`run ${id} is ${status}; only a run that has ended (succeeded, skipped, failed, denied, cancelled, discarded) can be replayed`);
+}
+
 /** The refusal of `retry` for a run whose hook committed a resume or take. */
 export function committedRefusal(id: string, acted: Acted, actedIds: string[]): Error {
   return conflict(`run ${id} committed a ${acted} on ${actedIds.join(', ')}; it cannot be retried, only discarded`);

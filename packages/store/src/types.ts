@@ -102,6 +102,12 @@ export interface RunFilter {
   status?: RunStatus;
   hook?: string;
   topic?: string;
+  /** Only the runs of the delivery with this id (checked on each run: no index). */
+  deliveryId?: string;
+  /** Only runs created at or after this time (epoch ms). */
+  since?: number;
+  /** Only runs created at or before this time (epoch ms). */
+  until?: number;
 }
 
 export interface RunPage {
@@ -210,6 +216,13 @@ export interface RunStore {
   list(filter: RunFilter, limit: number, cursor?: string | null): Promise<RunPage>;
   /** A failed run runs again as a fresh run. `conflict` when its hook committed a resume or take. */
   retry(id: string, now: number): Promise<Run>;
+  /**
+   * A new pending run of a run's event (its payload) for `hook` as registered
+   * now, with `replay_of` naming the source; the source is left as it is.
+   * `conflict` while the source still runs on its own (pending, running,
+   * retry_wait, parked); `not_found` for no such run.
+   */
+  replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run>;
   /** Marks a run discarded (kept for retention). `conflict` while it is running. */
   discard(id: string, now: number): Promise<Run>;
   counts(): Promise<RunCounts>;

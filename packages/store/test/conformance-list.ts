@@ -73,6 +73,30 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
       expect(all.filter((r) => r.status === 'running')).toHaveLength(1);
     });
 
+    it('filters by since and until (inclusive, on the creation time) and by delivery id, with the others, across pages', async () => {
+      const s = stores();
+      const all = await fill(s);
+      const at = (r: Run) => Date.parse(r.created_at);
+      const cases: RunFilter[] = [
+        { since: T0 + 20 }, { until: T0 + 20 }, { since: T0 + 10, until: T0 + 30 }, { since: T0 + 11, until: T0 + 29 },
+        { since: T0 + 10, until: T0 + 10, hook: 'a' }, { since: T0 + 30, status: 'pending' }, { until: T0 - 1 }, { since: T0 + 1000 },
+      ];
+      for (const filter of cases) {
+        const want = all.filter(
+          (r) => (!filter.status || r.status === filter.status) && (!filter.hook || r.hook === filter.hook) &&
+            (filter.since === undefined || at(r) >= filter.since) && (filter.until === undefined || at(r) <= filter.until),
+        );
+        const got = (await pages(s, filter, 2)).flat();
+        expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);
+      }
+      expect(all.filter((r) => at(r) >= T0 + 10 && at(r) <= T0 + 30).length).toBeGreaterThan(0);
+      const kept = await s.runs.keepEvent({ topic: 'orders', payload: {}, deliveryId: 'gh-delivery-1', now: T0 + 5, dispatchGraceMs: 0 });
+      await s.runs.keepEvent({ topic: 'orders', payload: {}, deliveryId: 'gh-delivery-2', now: T0 + 6, dispatchGraceMs: 0 });
+      const got = (await pages(s, { deliveryId: 'gh-delivery-1' }, 2)).flat();
+      expect(got.map((r) => r.id).sort()).toEqual(kept.map((k) => k.id).sort());
+      expect((await pages(s, { deliveryId: 'gh-delivery-1', hook: 'b' }, 2)).flat().map((r) => r.hook)).toEqual(['b']);
+    });
+
     it('a hook moved to another topic: its old runs keep their topic for the filter', async () => {
       const s = stores();
       await s.hooks.putHook(hook('mover', 'before'));

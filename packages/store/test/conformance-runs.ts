@@ -358,6 +358,43 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await rejection(s.runs.discard('0'.repeat(26), T0))).kind).toBe('not_found');
         expect(await s.runs.counts()).toEqual({ pending: 0, running: 1, retry_wait: 0, parked: 0, failed: 0 });
       });
+
+      it('replay: an ended run\'s event runs again as a new run of the hook as registered now, recording replay_of', async () => {
+        const s = stores();
+        const [src] = await keep(s, 't', ['a']);
+        const c = await s.runs.claim(src!, 'w', 1_000, T0);
+        await s.runs.complete(src!, c!.token, 'succeeded', { ok: true }, T0 + 1);
+        const before = await s.runs.get(src!);
+        // The hook moved to another topic since: the replay runs under its topic now.
+        const r = await s.runs.replay(src!, { name: 'a', topic: 'moved' }, T0 + 100, 1_000);
+        expect(r.id).not.toBe(src);
+        expect(r).toMatchObject({
+          hook: 'a', topic: 'moved', status: 'pending', attempts: 0, acted: '', payload: before!.payload, replay_of: src,
+          delivery_id: null, result: null, error: null, created_at: new Date(T0 + 100).toISOString(),
+        });
+        expect(r.history).toEqual([{ at: new Date(T0 + 100).toISOString(), attempt: 0, event: 'kept', detail: `replay of run ${src}` }]);
+        expect(await s.runs.get(r.id)).toEqual(r);
+        // The source is untouched; the replay is listed, due after the grace, claimable now.
+        expect(await s.runs.get(src!)).toEqual(before);
+        expect((await s.runs.list({ topic: 'moved', status: 'pending' }, 10)).runs.map((x) => x.id)).toEqual([r.id]);
+        expect(await s.runs.sweepDue(T0 + 100, 10, 0)).toEqual([]);
+        expect(await s.runs.sweepDue(T0 + 1_100, 10, 0)).toEqual([r.id]);
+        expect((await s.runs.claim(r.id, 'w', 1_000, T0 + 1_100))?.run.attempts).toBe(1);
+        expect((await s.runs.get(src!))?.replay_of).toBeNull();
+      });
+
+      it('replay: refused while the run still runs on its own (pending, running); unknown is not_found', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['a', 'b']);
+        await s.runs.claim(b!, 'w', 1_000, T0);
+        for (const [id, status] of [[a!, 'pending'], [b!, 'running']] as const) {
+          const e = await rejection(s.runs.replay(id, { name: 'a', topic: 't' }, T0 + 1, 0));
+          expect(e.kind).toBe('conflict');
+          expect(e.message).toBe(`run ${id} is ${status}; only a run that has ended (succeeded, skipped, failed, denied, cancelled, discarded) can be replayed`);
+        }
+        expect((await rejection(s.runs.replay('0'.repeat(26), { name: 'a', topic: 't' }, T0, 0))).kind).toBe('not_found');
+        expect(await s.runs.counts()).toEqual({ pending: 1, running: 1, retry_wait: 0, parked: 0, failed: 0 });
+      });
     });
 
     describeInterruptConformance(stores);

@@ -105,6 +105,7 @@ describe('redis specifics', () => {
       await s.runs.fail(b!, cb3, { kind: 'internal', message: 'x' }, T0);
       await s.runs.retry(b!, T0);
       await s.runs.discard(b!, T0);
+      await s.runs.replay(b!, { name: 'b', topic: 't' }, T0, 0);
       await s.runs.sweepDue(T0, 10, 0);
       await s.runs.sweepLapsed(T0, 10, policy);
       // Refused (a was completed, not lapsed), but the script ran.

@@ -28,7 +28,7 @@ describe('door and API on the real Redis store', () => {
       expect(r.status).toBe(201);
     }
     const door = await h.call('/universal_webhook/redis-t?via=q', { method: 'POST', json: { n: 1 } });
-    expect(door.body).toEqual({ status: 'accepted', runs: 2 });
+    expect(door.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
     const list = await h.call('/api/hook-runs?topic=redis-t', { role: 'reader' });
     expect(list.body.runs.map((r: any) => r.hook).sort()).toEqual(['rh-1', 'rh-2']);
     expect(list.body.runs[0].payload).toEqual({ via: 'q', n: 1 });
@@ -44,7 +44,7 @@ describe('door and API on the real Redis store', () => {
     });
     expect(put.status).toBe(201);
     const headers = { 'x-webhook-secret': SECRET, 'x-delivery': 'rd-1' };
-    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'accepted', runs: 0 });
+    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'accepted', runs: 0, run_ids: [], event_id: null });
     expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'duplicate' });
   });
 });

@@ -62,7 +62,7 @@ describe('door with a verifier binding', () => {
 
   it('accepts a good delivery and answers duplicate for the same delivery id, keeping nothing more', async () => {
     const first = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-1' });
-    expect(first.body).toEqual({ status: 'accepted', runs: 1 });
+    expect(first.body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     const again = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-1' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ status: 'duplicate' });
@@ -75,7 +75,7 @@ describe('door with a verifier binding', () => {
     expect(r.status).toBe(500);
     expect(r.body).toEqual({ error: 'accept failed' });
     const retry = await post({ 'x-webhook-secret': SECRET, 'x-delivery': 'd-2' });
-    expect(retry.body).toEqual({ status: 'accepted', runs: 1 });
+    expect(retry.body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
   });
 
   it('a keep whose answer was lost is 503 accept outcome unknown, never "nothing kept"; the retry is a duplicate', async () => {
@@ -110,7 +110,7 @@ describe('door with a verifier binding', () => {
   it('a shared_secret binding with allow_get lets a GET through', async () => {
     await bind(inner, 'get-ok', ['env:HOOKS_SECRET_DOOR_SECRET'], { allow_get: true });
     const r = await h.call('/universal_webhook/get-ok?challenge=1', { headers: { 'x-webhook-secret': SECRET } });
-    expect(r.body).toEqual({ status: 'accepted', runs: 0 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 0, run_ids: [], event_id: null });
   });
 });
 

@@ -39,12 +39,16 @@ describe('public door', () => {
     const before = h.bus.published.length;
     const r = await h.call('/universal_webhook/orders?src=q', { method: 'POST', json: { id: 7 } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'accepted', runs: 2 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('cache-control')).toBe('no-store');
     const runs = await keptOn(h.stores, 'orders');
     expect(runs.map((x) => x.hook).sort()).toEqual(['h-a', 'h-b']);
     expect(runs[0]!.payload).toEqual({ src: 'q', id: 7 });
+    // The answer names exactly the runs kept, and the event id each of their ids starts with.
+    expect([...r.body.run_ids].sort()).toEqual(runs.map((x) => x.id).sort());
+    for (const id of r.body.run_ids) expect(id.startsWith(r.body.event_id)).toBe(true);
+    expect(r.body.event_id).toHaveLength(24);
     // The publish is not awaited before the answer; it lands right after.
     await new Promise((resolve) => setImmediate(resolve));
     expect(h.bus.published.slice(before).flat().sort()).toEqual(runs.map((x) => x.id).sort());
@@ -55,7 +59,7 @@ describe('public door', () => {
 
   it('accepts a topic with no hooks as runs: 0, counted under _unrouted', async () => {
     const r = await h.call('/universal_webhook/nobody-home', { method: 'POST', json: { a: 1 } });
-    expect(r.body).toEqual({ status: 'accepted', runs: 0 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 0, run_ids: [], event_id: null });
     const metrics = await h.metrics.registry.getSingleMetricAsString('tai42_hook_runs_accepted_total');
     expect(metrics).toContain('tai42_hook_runs_accepted_total{topic="_unrouted",hook=""} 1');
   });
@@ -63,7 +67,7 @@ describe('public door', () => {
   it('answers accepted even when the publish fails (logged; the sweep covers it)', async () => {
     h.bus.failNext = true;
     const r = await h.call('/universal_webhook/orders', { method: 'POST', body: 'plain', headers: { 'content-type': 'text/plain' } });
-    expect(r.body).toEqual({ status: 'accepted', runs: 2 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
   });
 
   it.each([
@@ -109,7 +113,7 @@ describe('public door', () => {
 
   it('a body exactly at the cap is accepted', async () => {
     const r = await h.call('/universal_webhook/orders', { method: 'POST', body: 'x'.repeat(1024), headers: { 'content-type': 'text/plain' } });
-    expect(r.body).toEqual({ status: 'accepted', runs: 2 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
   });
 
   it('a client that stops sending its body gets 408 and nothing is kept', async () => {
@@ -135,7 +139,7 @@ describe('public door', () => {
     const form = new FormData();
     form.append('note', 'hi');
     const r = await h.call('/universal_webhook/orders', { method: 'POST', body: form });
-    expect(r.body).toEqual({ status: 'accepted', runs: 2 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
     expect((await keptOn(h.stores, 'orders'))[0]!.payload).toEqual({ note: 'hi' });
   });
 

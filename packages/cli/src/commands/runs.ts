@@ -15,20 +15,61 @@ const MAX_LIMIT = 500;
 /** `--all` stops after this many pages rather than loop forever on a server that keeps answering a cursor. */
 const MAX_PAGES = 10_000;
 
-interface ListOptions {
-  status?: string;
-  hook?: string;
-  topic?: string;
+interface ListOptions extends FilterOptions {
   limit?: string;
   cursor?: string;
   all?: boolean;
 }
 
-function listQuery(opts: ListOptions, cursor: string | undefined): URLSearchParams {
+/** The run filter every list and bulk command shares. */
+export interface FilterOptions {
+  status?: string;
+  hook?: string;
+  topic?: string;
+  deliveryId?: string;
+  since?: string;
+  until?: string;
+}
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * `--since`/`--until`: an ISO 8601 time as the server reads it, or a span back
+ * from now (`30m`, `2h`, `7d`), sent as the ISO time it names.
+ */
+export function timeOption(option: string, raw: string, now = Date.now()): string {
+  const span = /^(\d{1,6})([smhd])$/.exec(raw.trim());
+  if (span) return new Date(now - Number(span[1]) * UNIT_MS[span[2]!]!).toISOString();
+  if (/^\d{4}-\d{2}-\d{2}/.test(raw.trim())) return raw.trim();
+  throw new CliError(`${option} must be an ISO 8601 time (2026-01-31T12:00:00Z) or a span back from now (30m, 2h, 7d), got ${JSON.stringify(raw)}`, EXIT.usage);
+}
+
+/** The filter as query parameters (`GET /api/hook-runs`). */
+export function filterQuery(opts: FilterOptions): URLSearchParams {
   const q = new URLSearchParams();
-  for (const k of ['status', 'hook', 'topic', 'limit'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+  for (const k of ['status', 'hook', 'topic'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+  if (opts.deliveryId !== undefined) q.set('delivery_id', opts.deliveryId);
+  if (opts.since !== undefined) q.set('since', timeOption('--since', opts.since));
+  if (opts.until !== undefined) q.set('until', timeOption('--until', opts.until));
+  return q;
+}
+
+function listQuery(opts: ListOptions, cursor: string | undefined): URLSearchParams {
+  const q = filterQuery(opts);
+  if (opts.limit !== undefined) q.set('limit', opts.limit);
   if (cursor !== undefined) q.set('cursor', cursor);
   return q;
+}
+
+/** Adds the shared filter options to a command. */
+export function withFilterOptions(cmd: Command): Command {
+  return cmd
+    .option('--status <status>', `only runs in one state: ${RUN_STATUSES.join(', ')}`)
+    .option('--hook <name>', 'only the runs of one hook')
+    .option('--topic <topic>', 'only the runs on one topic')
+    .option('--delivery-id <id>', "only the runs of one delivery (the sender's delivery id)")
+    .option('--since <time>', 'only runs created at or after: ISO 8601, or a span back from now (30m, 2h, 7d)')
+    .option('--until <time>', 'only runs created at or before: ISO 8601, or a span back from now');
 }
 
 function checkListOptions(opts: ListOptions): void {
@@ -39,6 +80,80 @@ function checkListOptions(opts: ListOptions): void {
     throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(opts.limit)}`, EXIT.usage);
   }
   if (opts.all && opts.cursor !== undefined) throw new CliError('give either --all or --cursor, not both', EXIT.usage);
+}
+
+interface BulkOptions extends FilterOptions {
+  yes?: boolean;
+  dryRun?: boolean;
+}
+
+interface BulkAnswer {
+  dry_run: boolean;
+  matched: number;
+  retried?: number;
+  discarded?: number;
+  refused: number;
+  refusals: { id: string; message: string }[];
+  truncated: boolean;
+}
+
+const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
+  status: '--status', hook: '--hook', topic: '--topic', deliveryId: '--delivery-id', since: '--since', until: '--until',
+};
+
+function refuseFilterWithId(verb: string, opts: BulkOptions): void {
+  const given = (Object.keys(FILTER_FLAGS) as (keyof FilterOptions)[]).filter((k) => opts[k] !== undefined).map((k) => FILTER_FLAGS[k]);
+  if (given.length || opts.yes || opts.dryRun) {
+    throw new CliError(`runs ${verb}: give either a run id or a filter (${[...given, ...(opts.yes ? ['--yes'] : []), ...(opts.dryRun ? ['--dry-run'] : [])].join(', ')}), not both`, EXIT.usage);
+  }
+}
+
+/** The filter as the bulk routes read it (`{filter: {...}}`), times resolved. */
+function bulkFilter(opts: FilterOptions): Record<string, string> {
+  return Object.fromEntries(filterQuery(opts));
+}
+
+/** Asks on the terminal; true only for an explicit yes. */
+async function confirm(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * `runs retry|discard` with a filter: count first (a dry run), then act once
+ * confirmed: `--yes`, or a "y" on the terminal. Without a terminal and without
+ * `--yes` nothing changes (exit 2).
+ */
+async function bulkCommand(ctx: CliContext, verb: 'retry' | 'discard', opts: BulkOptions): Promise<void> {
+  if (opts.status === undefined) {
+    throw new CliError(`runs ${verb}: give a run id, or a filter with --status (e.g. --status failed)`, EXIT.usage);
+  }
+  if (opts.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(opts.status)) {
+    throw new CliError(`--status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(opts.status)}`, EXIT.usage);
+  }
+  const filter = bulkFilter(opts);
+  const client = ctx.client();
+  const path = apiPath(['hook-runs', verb]);
+  const count = await client.post<BulkAnswer>(path, { filter, dry_run: true });
+  const what = `${count.matched}${count.truncated ? '+' : ''} run${count.matched === 1 ? '' : 's'}`;
+  if (opts.dryRun || count.matched === 0) {
+    return ctx.emit(count, () => say(count.matched === 0 ? `no runs match; nothing to ${verb}` : `${what} match; nothing changed (--dry-run)`));
+  }
+  if (!opts.yes) {
+    if (!process.stdin.isTTY) throw new CliError(`${what} match; pass --yes to ${verb} them (no terminal to ask)`, EXIT.usage);
+    if (!(await confirm(`${verb} ${what}? [y/N] `))) throw new CliError(`not confirmed; nothing changed`, EXIT.usage);
+  }
+  const res = await client.post<BulkAnswer>(path, { filter });
+  ctx.emit(res, () => {
+    say(`${verb === 'retry' ? 'retried' : 'discarded'} ${res.retried ?? res.discarded ?? 0} of ${res.matched} matching run${res.matched === 1 ? '' : 's'}; ${res.refused} refused`);
+    for (const r of res.refusals) say(`  ${r.id}: ${r.message}`);
+    if (res.truncated) say(`more runs match than one call acts on; run it again`);
+  });
 }
 
 /** One line per run for people; the error as `kind: message`. */
@@ -55,16 +170,11 @@ function runRow(r: WireRun): Record<string, unknown> {
 export function runsCommand(program: Command, ctx: CliContext): void {
   const runs = program.command('runs').description('list, show, retry and discard kept runs');
 
-  runs
-    .command('list')
-    .description('list runs, newest first, one page (or every page with --all)')
-    .option('--status <status>', `only runs in one state: ${RUN_STATUSES.join(', ')}`)
-    .option('--hook <name>', 'only the runs of one hook')
-    .option('--topic <topic>', 'only the runs on one topic')
+  withFilterOptions(runs.command('list').description('list runs, newest first, one page (or every page with --all)'))
     .option('--limit <n>', `page size, 1-${MAX_LIMIT} (server default 50)`)
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .option('--all', 'follow next_cursor to the last page and print every run')
-    .addHelpText('after', '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json')
+    .addHelpText('after', '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json\n  hookyard runs list --delivery-id 72d3162e-cc78-11e3-81ab-4c9367dc0958\n  hookyard runs list --status failed --since 2h')
     .action(async (opts: ListOptions) => {
       checkListOptions(opts);
       const client = ctx.client();
@@ -134,19 +244,39 @@ export function runsCommand(program: Command, ctx: CliContext): void {
       });
     });
 
-  runs
-    .command('retry <id>')
-    .description('run a failed run again (operator); refused (409) for a run that is not failed or whose hook committed a resume or take')
-    .action(async (id: string) => {
+  withFilterOptions(
+    runs
+      .command('retry [id]')
+      .description('run a failed run again, or every failed run a filter matches (operator); refused (409) for a run whose hook committed a resume or take'),
+  )
+    .option('--yes', 'act on every matching run without asking')
+    .option('--dry-run', 'only count the runs the filter matches')
+    .addHelpText('after', '\nExamples:\n  hookyard runs retry 0mhx5d3k0000a1b2c3d40100\n  hookyard runs retry --status failed --hook greet --since 2h --yes')
+    .action(async (id: string | undefined, opts: BulkOptions) => {
+      if (id === undefined) return bulkCommand(ctx, 'retry', opts);
+      refuseFilterWithId('retry', opts);
       const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'retry']));
       ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} is ${run.status} again`));
     });
 
-  runs
-    .command('discard <id>')
-    .description('discard a run (operator): it never runs again and is kept until retention')
-    .action(async (id: string) => {
+  withFilterOptions(
+    runs.command('discard [id]').description('discard a run, or every run a filter matches (operator): they never run again and are kept until retention'),
+  )
+    .option('--yes', 'act on every matching run without asking')
+    .option('--dry-run', 'only count the runs the filter matches')
+    .addHelpText('after', '\nExamples:\n  hookyard runs discard 0mhx5d3k0000a1b2c3d40100\n  hookyard runs discard --status failed --topic demo --yes')
+    .action(async (id: string | undefined, opts: BulkOptions) => {
+      if (id === undefined) return bulkCommand(ctx, 'discard', opts);
+      refuseFilterWithId('discard', opts);
       const run = await ctx.client().delete<WireRun>(apiPath(['hook-runs', id]));
       ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} is ${run.status}`));
+    });
+
+  runs
+    .command('replay <id>')
+    .description("run an ended run's event again as a new run of the hook as registered now (operator); the new run records replay_of")
+    .action(async (id: string) => {
+      const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'replay']));
+      ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} replays run ${id}: ${run.status}`));
     });
 }

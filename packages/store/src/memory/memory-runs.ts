@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
-import { MAX_HOOKS_PER_EVENT, runIdAt, runIdBase } from '../run-ids';
+import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
 import type {
   ActInput, Claimed, CompletedStatus, DeliveryClaim, InterruptPolicy, KeepDeliveryResult, KeepEventInput, KeptRun, LapsedOutcome,
@@ -77,7 +77,7 @@ export class MemoryRunStore implements RunStore {
       const run: Run = {
         id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
         acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], created_at: at, updated_at: at, started_at: null,
+        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], replay_of: null, created_at: at, updated_at: at, started_at: null,
         finished_at: null, history: [],
       };
       const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
@@ -302,10 +302,28 @@ export class MemoryRunStore implements RunStore {
       .map((s) => s.run)
       .filter((r) => (!cursor || r.id < cursor) && (!filter.status || r.status === filter.status))
       .filter((r) => (!filter.hook || r.hook === filter.hook) && (!filter.topic || r.topic === filter.topic))
+      .filter((r) => (filter.deliveryId === undefined || r.delivery_id === filter.deliveryId) && idInTimeRange(r.id, filter.since, filter.until))
       .sort((a, b) => (a.id < b.id ? 1 : -1));
     const runs = matches.slice(0, Math.max(0, limit));
     const last = runs[runs.length - 1];
     return { runs: structuredClone(runs), nextCursor: matches.length > runs.length && last ? last.id : null };
+  }
+
+  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run> {
+    const source = this.find(id).run;
+    if (rules.REPLAY_REFUSED.has(source.status)) throw rules.replayRefusal(id, source.status);
+    const newId = runIdAt(runIdBase(now, 0), 0);
+    const at = iso(now);
+    const run: Run = {
+      id: newId, hook: hook.name, topic: hook.topic, status: 'pending', payload: structuredClone(source.payload), attempts: 0, acted: '',
+      acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
+      delivery_id: null, resumable: false, interaction: null, parked_on: [], replay_of: id, created_at: at, updated_at: at, started_at: null,
+      finished_at: null, history: [],
+    };
+    const slot: Slot = { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };
+    this.slots.set(newId, slot);
+    this.log(slot, now, 'kept', rules.replayDetail(id));
+    return structuredClone(run);
   }
 
   async retry(id: string, now: number): Promise<Run> {

@@ -1,6 +1,7 @@
 import type { Run } from '@hookyard/core';
 import type { RedisClient } from './client';
 import type { RunFilter, RunPage } from '../types';
+import { idInTimeRange, idTimePrefix } from '../run-ids';
 import type { KeyLayout } from './keys';
 import { fieldsToRun, toFields } from './run-hash';
 
@@ -22,7 +23,19 @@ export function indexFor(filter: RunFilter): string {
 }
 
 const matches = (r: Run, f: RunFilter) =>
-  (!f.status || r.status === f.status) && (!f.hook || r.hook === f.hook) && (!f.topic || r.topic === f.topic);
+  (!f.status || r.status === f.status) && (!f.hook || r.hook === f.hook) && (!f.topic || r.topic === f.topic) &&
+  (f.deliveryId === undefined || r.delivery_id === f.deliveryId) && idInTimeRange(r.id, f.since, f.until);
+
+/**
+ * The lex bounds of a page: ids start with their creation time (base36 ms), so
+ * `since`/`until` are a range of the index, and the cursor narrows the top.
+ */
+function lexBounds(filter: RunFilter, after: string | null): { start: string; stop: string } {
+  const stop = filter.since === undefined ? '-' : `[${idTimePrefix(filter.since)}`;
+  const untilNext = filter.until === undefined ? null : idTimePrefix(filter.until + 1);
+  const top = after !== null && untilNext !== null ? (after < untilNext ? after : untilNext) : (after ?? untilNext);
+  return { start: top === null ? '+' : `(${top}`, stop };
+}
 
 /**
  * Newest first across partitions. Index members order by id (time first), so
@@ -39,9 +52,9 @@ export async function listRuns(
   let after = cursor;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const want = limit - runs.length;
-    const start = after ? `(${after}` : '+';
+    const { start, stop } = lexBounds(filter, after);
     const perPartition = await Promise.all(
-      Array.from({ length: partitions }, (_, p) => client.zrevrangebylex(keys.index(p, suffix), start, '-', 'LIMIT', 0, want + 1)),
+      Array.from({ length: partitions }, (_, p) => client.zrevrangebylex(keys.index(p, suffix), start, stop, 'LIMIT', 0, want + 1)),
     );
     const merged = perPartition.flat().sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     const page = merged.slice(0, want);

@@ -1,7 +1,7 @@
 import { HookyardError, badInput, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run } from '@hookyard/core';
 import type { RedisClient } from './client';
-import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdBase } from '../run-ids';
+import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
 import * as rules from '../run-rules';
 import type {
@@ -200,6 +200,14 @@ export class RedisRunStore implements RunStore {
 
   async retry(id: string, now: number): Promise<Run> {
     return this.runOf((await this.onRun('retry', id, undefined, [now]))[1]);
+  }
+
+  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run> {
+    const p = partitionOf(id, this.partitions);
+    if (p === null) throw notFound(`run ${id} not found`);
+    const newId = runIdAt(runIdBase(now, p), 0);
+    const args = [newId, hook.name, hook.topic, now, now + dispatchGraceMs, rules.replayDetail(id)];
+    return this.runOf((await this.onRun('replay', id, undefined, args))[1]);
   }
 
   async discard(id: string, now: number): Promise<Run> {

@@ -1,7 +1,7 @@
 import { HookyardError, badInput, conflict, internal, notFound, unavailable } from '@hookyard/core';
 import type { Acted } from '@hookyard/core';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
-import { committedRefusal, staleTokenError } from '../run-rules';
+import { committedRefusal, replayRefusal, staleTokenError } from '../run-rules';
 
 /** What a script was doing, for the error it may become. */
 export interface ReplyContext {
@@ -30,6 +30,7 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
     case -2:
       throw staleTokenError(id, ctx.token ?? 0, str(1), Number(reply[2] ?? 0));
     case -3:
+      if (ctx.op === 'replay') throw replayRefusal(id, str(1));
       if (ctx.op === 'retry') throw conflict(`run ${id} is ${str(1)}; only a failed run can be retried`);
       throw conflict(`run ${id} is ${str(1)}; ${str(1) === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
     case -4:

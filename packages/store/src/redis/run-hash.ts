@@ -4,7 +4,7 @@ import type { Acted, ErrorInfo, Run, RunEvent, RunStatus } from '@hookyard/core'
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
  * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
- * finished (epoch ms or ''), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
+ * finished (epoch ms or ''), replay_of (the replayed run's id, or ''), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
  * not needed yet may be absent (keep_event writes only what a fresh run needs):
  * absent reads as its empty value.
  */
@@ -54,6 +54,7 @@ export function fieldsToRun(f: RunFields): Run | null {
     resumable: f.resumable === '1',
     interaction: f.interaction || null,
     parked_on: f.status === 'parked' && f.interaction ? [f.interaction] : [],
+    replay_of: f.replay_of || null,
     created_at: iso(f.created) ?? '',
     updated_at: iso(f.updated) ?? '',
     started_at: iso(f.started),

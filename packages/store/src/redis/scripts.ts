@@ -6,7 +6,7 @@ import type { RedisClient } from './client';
 export const SCRIPT_NAMES = [
   'keep_event', 'claim', 'renew', 'set_claim_intent', 'act', 'note', 'complete', 'fail', 'schedule_retry', 'release',
   'outcome_lost', 'withdraw_start',
-  'retry', 'discard', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
+  'retry', 'discard', 'replay', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
   'put_approval_policy',
   'park', 'resolve_interaction', 'take_interaction', 'expire_interactions',
 ] as const;

@@ -7,6 +7,7 @@ import { hookRoutes } from './hooks-routes';
 import { interactionRoutes } from './interactions-routes';
 import { policyRoutes } from './policy-routes';
 import { answerRoutes } from './answer-routes';
+import { bulkRunRoutes } from './runs-bulk';
 import { runRoutes } from './runs-routes';
 import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
@@ -48,6 +49,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
+  bulkRunRoutes(router, ctx);
   runRoutes(router, ctx);
   interactionRoutes(router, ctx);
   toolRoutes(router, ctx);

@@ -14,7 +14,7 @@ export function runToWire(run: Run): Record<string, unknown> {
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;
 export const RUN_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'hook', 'topic', 'limit', 'cursor']);
+const QUERY_KEYS = new Set(['status', 'hook', 'topic', 'delivery_id', 'since', 'until', 'limit', 'cursor']);
 
 export interface RunListQuery {
   filter: RunFilter;
@@ -48,6 +48,21 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
     if (isValidName(v)) filter[key] = v;
     else errors.push(`${key} must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(v)}`);
   }
+  const deliveryId = one('delivery_id');
+  if (deliveryId !== undefined) {
+    if (deliveryId.length >= 1 && deliveryId.length <= 512) filter.deliveryId = deliveryId;
+    else errors.push(`delivery_id must be 1 to 512 characters, got ${deliveryId.length}`);
+  }
+  for (const key of ['since', 'until'] as const) {
+    const v = one(key);
+    if (v === undefined) continue;
+    const ms = parseInstant(v);
+    if (ms === null) errors.push(`${key} must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(v)}`);
+    else filter[key] = ms;
+  }
+  if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
+    errors.push(`since must not be after until, got since=${new Date(filter.since).toISOString()} until=${new Date(filter.until).toISOString()}`);
+  }
   let limit = RUN_LIST_DEFAULT_LIMIT;
   const rawLimit = one('limit');
   if (rawLimit !== undefined) {
@@ -59,4 +74,12 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
   if (cursor !== null && (cursor === '' || cursor.length > 512)) errors.push('cursor must be the next_cursor of a previous page');
   if (errors.length) throw badInput('bad run list query', errors);
   return { filter, limit, cursor };
+}
+
+/** An ISO 8601 date or date-time (a time without a zone is UTC); null for anything else. */
+export function parseInstant(v: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i.test(v)) return null;
+  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(v.slice(10)) || v.length === 10 ? v : `${v}Z`;
+  const ms = Date.parse(zoned.replace(' ', 'T'));
+  return Number.isFinite(ms) ? ms : null;
 }

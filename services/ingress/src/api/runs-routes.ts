@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { RUN_ID_PATTERN, notFound } from '@hookyard/core';
+import { RUN_ID_PATTERN, conflict, notFound } from '@hookyard/core';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
@@ -34,6 +34,23 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
       ctx.logger.warn({ err, run: id }, 'publish of a retried run failed; the sweep will dispatch it');
     }
     res.json(runToWire(run));
+  });
+
+  router.post('/hook-runs/:id/replay', requireRole('operator'), async (req, res) => {
+    const id = runId(req.params.id as string);
+    const source = await ctx.stores.runs.get(id);
+    if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
+    const hook = await ctx.stores.hooks.getHook(source.hook);
+    if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
+    const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs);
+    ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id }, 'run replayed by an operator');
+    try {
+      await ctx.bus.publish([run.id]);
+      ctx.metrics.dispatched.inc({ source: 'replay' });
+    } catch (err) {
+      ctx.logger.warn({ err, run: run.id }, 'publish of a replayed run failed; the sweep will dispatch it');
+    }
+    res.status(201).json(runToWire(run));
   });
 
   router.delete('/hook-runs/:id', requireRole('operator'), async (req, res) => {

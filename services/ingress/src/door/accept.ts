@@ -127,7 +127,20 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
 
   if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
   else for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
-  return { answer: { status: 200, body: `{"status":"accepted","runs":${kept.length}}` }, kept };
+  return { answer: { status: 200, body: acceptedBody(kept) }, kept };
+}
+
+/** Run ids are the event's id (24 chars: time, sequence, randomness, partition) and the run's index within it. */
+const EVENT_ID_LENGTH = 24;
+
+/**
+ * The door's 200: how many runs it kept, their ids (so a sender's log line
+ * leads to them: `GET /api/hook-runs/{id}`) and the event id every one of them
+ * starts with; `event_id` is null when the topic has no hooks (nothing kept).
+ */
+export function acceptedBody(kept: readonly KeptRun[]): string {
+  const eventId = kept.length > 0 ? kept[0]!.id.slice(0, EVENT_ID_LENGTH) : null;
+  return JSON.stringify({ status: 'accepted', runs: kept.length, run_ids: kept.map((k) => k.id), event_id: eventId });
 }
 
 /**

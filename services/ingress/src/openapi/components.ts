@@ -191,6 +191,7 @@ export const SCHEMAS: Record<string, Schema> = {
       resumable: { type: 'boolean' },
       interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
       parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
+      replay_of: { type: 'string', nullable: true, description: 'The run whose event this run replays (POST /api/hook-runs/{id}/replay); null otherwise' },
       created_at: isoTime,
       updated_at: isoTime,
       started_at: nullable(isoTime),
@@ -371,7 +372,44 @@ export const SCHEMAS: Record<string, Schema> = {
   DoorAccepted: {
     type: 'object',
     required: ['status'],
-    properties: { status: { type: 'string', enum: ['accepted', 'duplicate'] }, runs: { type: 'integer', minimum: 0, description: 'Runs kept (one per hook on the topic); absent on duplicate' } },
+    properties: {
+      status: { type: 'string', enum: ['accepted', 'duplicate'] },
+      runs: { type: 'integer', minimum: 0, description: 'Runs kept (one per hook on the topic); absent on duplicate' },
+      run_ids: { type: 'array', items: { type: 'string' }, description: 'The ids of the runs kept (GET /api/hook-runs/{id}); absent on duplicate' },
+      event_id: { type: 'string', nullable: true, description: 'The id every run id of this event starts with; null when nothing was kept; absent on duplicate' },
+    },
+  },
+  RunFilter: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Runs matching every field given (the query parameters of GET /api/hook-runs)',
+    properties: {
+      status: { type: 'string', enum: [...RUN_STATUSES] },
+      hook: { type: 'string' },
+      topic: { type: 'string' },
+      delivery_id: { type: 'string' },
+      since: { type: 'string', description: 'ISO 8601: created at or after' },
+      until: { type: 'string', description: 'ISO 8601: created at or before' },
+    },
+  },
+  BulkRequest: {
+    type: 'object',
+    required: ['filter'],
+    additionalProperties: false,
+    properties: { filter: { $ref: '#/components/schemas/RunFilter' }, dry_run: { type: 'boolean', default: false, description: 'Count only; change nothing' } },
+  },
+  BulkAnswer: {
+    type: 'object',
+    required: ['dry_run', 'matched', 'refused', 'refusals', 'truncated'],
+    properties: {
+      dry_run: { type: 'boolean' },
+      matched: { type: 'integer', minimum: 0, description: 'Runs the filter matched (at most 10000 per call)' },
+      retried: { type: 'integer', minimum: 0, description: 'Runs retried (bulk retry; 0 on a dry run)' },
+      discarded: { type: 'integer', minimum: 0, description: 'Runs discarded (bulk discard; 0 on a dry run)' },
+      refused: { type: 'integer', minimum: 0, description: 'Runs the store refused (moved on since listed, or committed a resume/take)' },
+      refusals: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, message: { type: 'string' } } }, description: 'The first 20 refusals' },
+      truncated: { type: 'boolean', description: 'More runs matched than one call acts on: call again' },
+    },
   },
   DoorRejected: {
     type: 'object',

@@ -267,9 +267,36 @@ const PATHS: Obj = {
         { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
         { name: 'hook', in: 'query', schema: ref('Name') },
         { name: 'topic', in: 'query', schema: ref('Name') },
+        { name: 'delivery_id', in: 'query', description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)", schema: { type: 'string', maxLength: 512 } },
+        { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
+        { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
         { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
       ],
+    }),
+  },
+  '/api/hook-runs/retry': {
+    post: op('operator', 'Retry every failed run a filter matches', { '200': answer('How many matched, were retried and were refused', ref('BulkAnswer')), ...fail(400) }, {
+      tags: ['runs'],
+      operationId: 'retryRuns',
+      description: 'filter.status, when given, must be failed. With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call (truncated says more matched).',
+      requestBody: body(ref('BulkRequest')),
+    }),
+  },
+  '/api/hook-runs/discard': {
+    post: op('operator', 'Discard every run a filter matches', { '200': answer('How many matched, were discarded and were refused', ref('BulkAnswer')), ...fail(400) }, {
+      tags: ['runs'],
+      operationId: 'discardRuns',
+      description: 'filter.status is required (not running or discarded). With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call.',
+      requestBody: body(ref('BulkRequest')),
+    }),
+  },
+  '/api/hook-runs/{id}/replay': {
+    parameters: [pathParam('id', 'Run id', { type: 'string' })],
+    post: op('operator', "Run an ended run's event again", { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(404, 409) }, {
+      tags: ['runs'],
+      operationId: 'replayRun',
+      description: 'A new run of the same payload for the hook as it is registered now; the source run is left as it is. 409 while the source still runs (pending, running, retry_wait, parked) or when its hook is no longer registered.',
     }),
   },
   '/api/hook-runs/{id}': {
