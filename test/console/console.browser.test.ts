@@ -4,7 +4,8 @@
  * embedded default: sign in, register a hook through the form (the dry run
  * checks its condition where the server has one), send an event and watch
  * its run appear without a reload, read its story, make a run fail, fix its
- * hook through the edit form and retry it from the page, approve a run the
+ * hook through the edit form and retry it from the page, discard a filtered
+ * selection of failed runs in bulk (counted, confirmed), approve a run the
  * approval policy parked, and check that a reader sees no operator button. A screenshot of each screen goes to
  * test/console/screenshots/ (gitignored).
  */
@@ -180,6 +181,20 @@ describe('operator console in Chromium', () => {
     await timeline.getByText('Retried by an operator', { exact: true }).waitFor();
     await shot(page, '08-run-retried');
 
+    // Bulk: every failed run of a hook, counted, confirmed, discarded.
+    await api('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
+    for (let n = 0; n < 3; n++) await send('brittle', { x: 'not an object' });
+    await eventually(async () => ((await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined), UI_MS, 'three failed runs of brittle');
+    await page.goto(`${url}/console#/runs?status=failed&hook=brittle`);
+    await page.locator('tr[data-run]').nth(2).waitFor();
+    await page.getByRole('button', { name: 'Discard all matching…' }).click();
+    await dialog.getByText('Discard 3 failed runs of hook brittle?').waitFor();
+    await shot(page, '09-bulk-confirm');
+    await dialog.getByRole('button', { name: 'Discard 3' }).click();
+    await page.getByTestId('bulk-progress').filter({ hasText: 'Discarded 3 of 3.' }).waitFor();
+    await page.getByText('No runs match.').waitFor();
+    expect((await api('GET', '/api/hook-runs?hook=brittle&status=discarded')).runs).toHaveLength(3);
+
     // A parked run: the deployment's policy asks before `print`; the operator approves it from the Approvals page.
     await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
     await api('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
@@ -192,7 +207,7 @@ describe('operator console in Chromium', () => {
     await card.getByText('ask before print').waitFor();
     await card.locator('pre').filter({ hasText: '"note": "ship it"' }).waitFor();
     await card.getByTestId('args-check').filter({ hasText: 'SHA-256 matches' }).waitFor();
-    await shot(page, '09-approvals');
+    await shot(page, '10-approvals');
     await card.getByLabel('Reason (kept with the answer)').fill('looks right');
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
@@ -204,10 +219,10 @@ describe('operator console in Chromium', () => {
     await nav(page, 'Tools').click();
     await page.locator('tr[data-tool="echo"]').waitFor();
     await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
-    await shot(page, '10-tools');
+    await shot(page, '11-tools');
     await nav(page, 'Verifiers').click();
     await page.getByRole('cell', { name: 'demo' }).waitFor();
-    await shot(page, '11-verifiers');
+    await shot(page, '12-verifiers');
 
     // Sign out: the token is gone from the tab.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -224,11 +239,11 @@ describe('operator console in Chromium', () => {
     await r.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
     await r.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await r.getByRole('button', { name: /Retry|Discard/ }).count()).toBe(0);
-    await shot(r, '12-reader-run');
+    await shot(r, '13-reader-run');
     await r.goto(`${url}/console#/approvals`);
     await r.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
     expect(await r.getByRole('button', { name: /Approve|Deny/ }).count()).toBe(0);
-    await shot(r, '13-reader-approvals');
+    await shot(r, '14-reader-approvals');
     await r.goto(`${url}/console#/runs?status=failed`);
     await r.getByRole('heading', { name: 'Runs' }).waitFor();
     await r.getByText(/live|connecting|unavailable/).first().waitFor();
@@ -241,7 +256,7 @@ describe('operator console in Chromium', () => {
     await r.goto(`${url}/console#/tools`);
     await r.locator('tr[data-tool="echo"]').waitFor();
     expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
-    await shot(r, '14-reader-hooks');
+    await shot(r, '15-reader-hooks');
     expect(reader.errors).toEqual([]);
   }
 });
