@@ -6,8 +6,8 @@
  * its run appear without a reload, read its story, make a run fail, fix its
  * hook through the edit form and retry it from the page, discard a filtered
  * selection of failed runs in bulk (counted, confirmed), approve a run the
- * approval policy parked, and check that a reader sees no operator button. A screenshot of each screen goes to
- * test/console/screenshots/ (gitignored).
+ * approval policy parked, and check that a reader sees no operator button.
+ * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
