@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, loadSettings, type Logger } from '@hookyard/core';
+import { createLogDestination, createLogger, loadSettings, type LogDestination, type Logger } from '@hookyard/core';
+import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
 import { answerClientError, createIngressApp, createIngressLimiter } from '@hookyard/ingress';
 // Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
@@ -20,8 +21,11 @@ export interface Served {
 /** Starts the role(s) of one process and its HTTP server. */
 export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Logger): Promise<Served> {
   const settings = loadSettings(env);
-  const log = logger ?? createLogger({ level: settings.logLevel, role, instance: settings.instanceId });
+  // Never pino's synchronous stdout: a stalled or closed reader must not stop the process.
+  const logOut = logger ? undefined : createLogDestination();
+  const log = logger ?? createLogger({ level: settings.logLevel, role, instance: settings.instanceId, destination: logOut });
   const runtime = await buildRuntime(role, settings, log);
+  if (logOut) countDroppedLogLines(runtime, logOut);
   const s = runtime.settings;
   let stopping = false;
   let executor: ExecutorHandle | null = null;
@@ -117,4 +121,19 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
   }
   runtime.logger.info({ subjects: `${s.natsPrefix}.ingest.>` }, 'NATS ingest started');
   return ingest;
+}
+
+/** `hookyard_log_lines_dropped_total`: log lines the non-blocking destination dropped (buffer full, or stdout's reader gone). */
+function countDroppedLogLines(runtime: Runtime, out: LogDestination): void {
+  let reported = 0;
+  new Counter({
+    name: 'hookyard_log_lines_dropped_total',
+    help: 'Log lines dropped instead of blocking the process: the buffer was full (a slow reader) or stdout was closed (EPIPE)',
+    registers: [runtime.metrics.registry],
+    collect() {
+      const now = out.dropped();
+      if (now > reported) this.inc(now - reported);
+      reported = now;
+    },
+  });
 }

@@ -91,6 +91,8 @@ export type { ApiToken, Role, Settings } from './settings';
 export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';
 export { createLogger, silentLogger } from './logger';
+export { createLogDestination } from './log-destination';
+export type { LogDestination, LogDestinationOptions } from './log-destination';
 export type { Logger } from './logger';
 export {
   INGEST_EVENT_SCHEMA,
