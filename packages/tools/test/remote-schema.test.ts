@@ -114,13 +114,13 @@ describe('createToolRepo', () => {
     const stores = createMemoryStores();
     await stores.tools.putTool(rec());
     const plain = createToolRepo({ settings: loadSettings({}), toolStore: stores.tools, logger: silentLogger() });
-    expect(await plain.names()).toEqual(['echo', 'js_execution', 'print', 'svc', 'webhook']);
+    expect(await plain.names()).toEqual(['echo', 'js_execution', 'print', 'svc', 'wait', 'webhook']);
     const all = createToolRepo({
       settings: loadSettings({}, { localFsRoot: __dirname, localShellEnabled: true, localShellAllow: ['echo'] }),
       toolStore: stores.tools,
       logger: silentLogger(),
     });
-    expect(await all.names()).toEqual(['echo', 'js_execution', 'local_fs', 'local_shell', 'print', 'svc', 'webhook']);
+    expect(await all.names()).toEqual(['echo', 'js_execution', 'local_fs', 'local_shell', 'print', 'svc', 'wait', 'webhook']);
   });
 
   it('keeps local_shell off without a root even when enabled', async () => {
