@@ -34,6 +34,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   remove_hook: [keys.hooks],
   put_approval_policy: [keys.approvalPolicy],
   outcome_lost: keys.runScriptKeys(p, id),
+  withdraw_start: keys.runScriptKeys(p, id),
   park: keys.runScriptKeys(p, id),
   resolve_interaction: [keys.interaction(p, iid), keys.due(p), keys.lease(p), keys.done(p)],
   take_interaction: [keys.interaction(p, iid)],
