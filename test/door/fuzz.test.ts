@@ -23,7 +23,7 @@ const BATCH_SIZE = 25;
 const TOTAL = BATCHES * BATCH_SIZE; // 10,000
 const CONCURRENCY = 8;
 const GH_SECRET = 'fuzz-github-secret-0123456789';
-const GH_ENV = 'HOOKYARD_DOOR_FUZZ_GITHUB_SECRET';
+const GH_ENV = 'HOOKS_SECRET_DOOR_FUZZ_GITHUB';
 const ID_PARAM = '_fzq';
 
 const OPEN = 'fz-open';

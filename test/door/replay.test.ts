@@ -13,8 +13,8 @@ import { SECURITY, startDoorApp, type DoorApp } from './support';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const NEXT_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-const ENV = 'HOOKYARD_DOOR_REPLAY_SECRET';
-const ENV_NEXT = 'HOOKYARD_DOOR_REPLAY_SECRET_NEXT';
+const ENV = 'HOOKS_SECRET_DOOR_REPLAY';
+const ENV_NEXT = 'HOOKS_SECRET_DOOR_REPLAY_NEXT';
 const TOPIC = 'billing';
 
 function signed(secret: string, id: string, body: string, at = new Date()): Record<string, string> {
