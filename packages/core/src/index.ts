@@ -104,3 +104,5 @@ export {
   validateMessage,
 } from './schemas';
 export type { MessageCheck, MessageKind } from './schemas';
+export { PARKED_MAX, cancelIds, resumeAct } from './door-contract';
+export type { DoorAct } from './door-contract';

@@ -1,20 +1,17 @@
-import { TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, toHookyardError } from '@hookyard/core';
+import { PARKED_MAX, TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, cancelIds, resumeAct, toHookyardError } from '@hookyard/core';
+import type { DoorAct } from '@hookyard/core';
 import type { Hook, Interaction, JqField, Run, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
 import type { HookStore, InteractionStore } from '@hookyard/store';
 
+// The door contract's output rules live in core, so the dry run (ingress) reads outputs exactly as a run does.
+export { PARKED_MAX, cancelIds, resumeAct };
+export type { DoorAct };
+
 /** The extra carrying the rendered subject of a hook that declares one. */
 export const TOOL_EXTRA_SUBJECT = 'tai42/subject';
 
-/** At most this many open interactions are bound as `$parked` (oldest first). */
-export const PARKED_MAX = 100;
-
-/** What a run's door contract does to open interactions: one kind of act per run. */
-export type DoorAct =
-  | { verb: 'cancel'; ids: string[] }
-  | { verb: 'resume'; items: Array<{ id: string; payload: unknown }> }
-  | { verb: 'take'; id: string };
 
 /**
  * What a hook asks of one run: skip it (condition false, or `start_expr`
@@ -38,47 +35,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
-
-/** `cancel_expr`'s output: an id or a list of ids; null, no output or [] cancel nothing. */
-export function cancelIds(hook: string, out: unknown[]): string[] {
-  const first = out[0];
-  if (first === undefined || first === null) return [];
-  const list = Array.isArray(first) ? first : [first];
-  if (!list.every((x): x is string => typeof x === 'string' && x !== '')) {
-    throw badInput(`hook '${hook}' cancel_expr must yield an interaction id or a list of ids, got ${shown(out)}`);
-  }
-  return [...new Set(list)];
-}
-
-/**
- * `resume_expr`'s output: `{id, payload}`, an id, `{take: id}`, or a list of
- * them; null, no output or [] resume nothing. One take at most, and not
- * beside resumes: a take's outcome becomes this run's result.
- */
-export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
-  const first = out[0];
-  if (first === undefined || first === null) return null;
-  const list = Array.isArray(first) ? first : [first];
-  const items: Array<{ id: string; payload: unknown }> = [];
-  const takes: string[] = [];
-  const bad = () => badInput(`hook '${hook}' resume_expr must yield {id, payload}, an id, {take: id}, or a list of them, got ${shown(out)}`);
-  for (const x of list) {
-    if (typeof x === 'string' && x !== '') items.push({ id: x, payload: null });
-    else if (isObject(x) && 'take' in x) {
-      if (typeof x.take !== 'string' || x.take === '' || Object.keys(x).length !== 1) throw bad();
-      takes.push(x.take);
-    } else if (isObject(x) && typeof x.id === 'string' && x.id !== '') items.push({ id: x.id, payload: x.payload ?? null });
-    else throw bad();
-  }
-  if (takes.length > 0 && (items.length > 0 || takes.length > 1)) {
-    throw badInput(`hook '${hook}' resume_expr yielded ${takes.length} take(s) and ${items.length} resume(s); a run takes one outcome and resumes nothing beside it`);
-  }
-  if (takes.length === 1) return { verb: 'take', id: takes[0]! };
-  if (items.length === 0) return null;
-  const ids = items.map((i) => i.id);
-  if (new Set(ids).size !== ids.length) throw badInput(`hook '${hook}' resume_expr names an interaction twice: ${JSON.stringify(ids)}`);
-  return { verb: 'resume', items };
-}
 
 /**
  * Evaluates a hook's jq fields over a run's payload. Everything here happens

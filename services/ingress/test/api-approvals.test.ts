@@ -93,7 +93,7 @@ describe('approval policy, dry run and hook schema API', () => {
         hook: 'dry', tool: 'echo', outcome: 'approval',
         subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, parked: [],
         condition: { present: true, output: [true], matched: true },
-        cancel: [[]], resume: [[]],
+        cancel: [[]], resume: [[]], act: null,
         kwargs: { service: 'api', env: 'prod', ref: 'main' },
         extras: { pr: 7, 'tai42/subject': { scope: 'repo', kind: 'pr', key: 'api#7' }, 'tai42/idempotency_key': '<run id>' },
         allowlist: { allowed: true, list: '[*]' },
@@ -102,6 +102,33 @@ describe('approval policy, dry run and hook schema API', () => {
       });
       expect(await h.stores.hooks.getHook('dry')).toBeNull();
       expect((await h.stores.runs.list({}, 10)).runs).toHaveLength(0);
+    });
+
+    it('against the current $parked: an open interaction on the subject makes the door contract act (no tool, no approval)', async () => {
+      await h.stores.hooks.putHook({ ...(hook('parker', 'github') as any), created_at: 'x', updated_at: 'x' });
+      const now = Date.now();
+      const [kept] = await h.stores.runs.keepEvent({ topic: 'github', payload: {}, now, dispatchGraceMs: 60_000 });
+      const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
+      const { interaction } = await h.stores.interactions.park({
+        run: kept!.id, token: claimed.token, kind: 'wait', tool: 'echo', argsHash: 'c'.repeat(64), subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, onTimeout: 'fail', expiresAt: now + 60_000, now,
+      });
+      const r = await dry({ hook: { ...record, resume_expr: { content: 'null' } }, payload: merged });
+      expect(r.body).toMatchObject({
+        outcome: 'act', parked: [{ id: interaction.id, kind: 'wait', status: 'open' }],
+        cancel: [[interaction.id]], act: { verb: 'cancel', ids: [interaction.id] }, kwargs: null, approval: null, error: null, extras: { pr: 7 },
+      });
+      // Both yielding interactions is what a run refuses too.
+      const both = await dry({ hook: record, payload: merged });
+      expect(both.body.error).toMatchObject({ step: 'door contract', kind: 'bad_input', message: expect.stringContaining('cancel_expr and resume_expr both yielded') });
+      const resume = await dry({ hook: { ...record, cancel_expr: { content: 'null' } }, payload: merged });
+      expect(resume.body).toMatchObject({ outcome: 'act', act: { verb: 'resume', items: [{ id: interaction.id, payload: { verdict: 'approve' } }] } });
+      await h.stores.interactions.resolve(interaction.id, { status: 'cancelled', by: 'test', via: 'api' }, Date.now());
+      expect((await dry({ hook: record, payload: merged })).body).toMatchObject({ parked: [], act: null, outcome: 'approval' });
+    });
+
+    it('start_expr null starts nothing: skipped', async () => {
+      const r = await dry({ hook: { ...record, start_expr: { content: 'null' } }, payload: merged });
+      expect(r.body).toMatchObject({ outcome: 'skipped', kwargs: null, error: null });
     });
 
     it('a condition that does not match: skipped, nothing after it evaluated', async () => {
@@ -123,7 +150,7 @@ describe('approval policy, dry run and hook schema API', () => {
       const raised = await dry({ hook: { ...record, start_expr: { content: 'error("no service")' } }, payload: merged });
       expect(raised.body).toMatchObject({ outcome: 'error', kwargs: null, error: { step: 'start_expr', kind: 'bad_input', message: expect.stringContaining('no service') } });
       const shape = await dry({ hook: { ...record, start_expr: { content: '[1]' } }, payload: merged });
-      expect(shape.body.error).toEqual({ step: 'start_expr', kind: 'bad_input', message: "hook 'dry' start_expr must yield an object, got [1]" });
+      expect(shape.body.error).toEqual({ step: 'start_expr', kind: 'bad_input', message: "hook 'dry' start_expr must yield an object or null, got [1]" });
       const key = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '.missing' } } }, payload: merged });
       expect(key.body).toMatchObject({ outcome: 'error', subject: null, condition: null, error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield a non-empty string, got null" } });
       const narrow = await dry({ hook: { ...record, tools_allow: ['print'] }, payload: merged });

@@ -68,7 +68,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
       getTemplate: (id) => ctx.stores.hooks.getTemplate(id),
       toolsAllow: ctx.settings.toolsAllow,
       gate,
-      parked: async () => [],
+      openOnSubject: (subject, limit) => ctx.stores.interactions.openOnSubject(subject, limit),
     });
     res.json(report);
   });

@@ -1,12 +1,19 @@
 import {
+  PARKED_MAX,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
   allows,
+  assignOwn,
   badInput,
+  cancelIds,
+  resumeAct,
   toHookyardError,
+  type DoorAct,
   type ErrorInfo,
   type Hook,
+  type Interaction,
   type JqField,
   type JqTemplate,
+  type SubjectKey,
 } from '@hookyard/core';
 import { isTruthyOutput, resolveJqField, type JqEngine } from '@hookyard/jq';
 import { describeAllowlist, resolveAllowlist, type ApprovalDecision, type ApprovalRepo } from '@hookyard/tools';
@@ -23,24 +30,31 @@ export interface DryRunDeps {
   /** The deployment's tool allowlist (settings.toolsAllow). */
   toolsAllow: readonly string[];
   gate: ApprovalRepo;
-  /** The open interactions a hook with a subject sees as $parked; [] until a run can park. */
-  parked(subject: { scope: string; kind: string; key: string }): Promise<unknown[]>;
+  /** The open interactions on a subject, oldest first (InteractionStore.openOnSubject). */
+  openOnSubject(subject: SubjectKey, limit: number): Promise<Interaction[]>;
 }
 
 /** What a run of this hook over this payload would do, step by step. Nothing is kept or called. */
 export interface DryRunReport {
   hook: string;
   tool: string;
-  /** What the run would end in: skip, start the tool, be denied, park for an approval, be refused by the allowlist, or fail. */
-  outcome: 'skipped' | 'start' | 'denied' | 'approval' | 'refused' | 'error';
-  subject: { scope: string; kind: string; key: string } | null;
-  /** The $parked every expression saw. */
-  parked: unknown[];
+  /**
+   * What the run would do: skip (condition false, or start_expr null), act on
+   * interactions (cancel / resume / take, no tool call), start the tool, be
+   * denied, park for an approval, be refused by the allowlist, or fail.
+   */
+  outcome: 'skipped' | 'act' | 'start' | 'denied' | 'approval' | 'refused' | 'error';
+  subject: SubjectKey | null;
+  /** The $parked every expression (but subject.key_expr, which sees []) saw. */
+  parked: Interaction[];
   condition: { present: boolean; output: unknown[]; matched: boolean } | null;
   /** Outputs of the door contract's expressions (null when the hook has none). */
   cancel: unknown[] | null;
   resume: unknown[] | null;
+  /** What the door contract would do to open interactions (null: nothing, the tool is next). */
+  act: DoorAct | null;
   kwargs: Record<string, unknown> | null;
+  /** The tool's extras; with an act, the extras handed on to the interactions acted on. */
   extras: Record<string, unknown> | null;
   allowlist: { allowed: boolean; list: string } | null;
   approval: ApprovalDecision | null;
@@ -49,66 +63,95 @@ export interface DryRunReport {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
 
 /**
- * Evaluates a hook over a payload the way the executor does (subject,
+ * Evaluates a hook over a payload in the executor's order (subject, $parked,
  * condition, door contract, start_expr under the static kwargs, extras,
- * allowlist, approval policy) and reports every step. The first step that
- * fails ends the report with its error and kind; later steps stay null.
+ * allowlist, approval policy) with the executor's rules for each output, and
+ * reports every step. The first step that fails ends the report with its
+ * error and kind; later steps stay null.
  */
 export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Promise<DryRunReport> {
   const report: DryRunReport = {
     hook: hook.name, tool: hook.tool, outcome: 'error', subject: null, parked: [], condition: null,
-    cancel: null, resume: null, kwargs: null, extras: null, allowlist: null, approval: null, error: null,
+    cancel: null, resume: null, act: null, kwargs: null, extras: null, allowlist: null, approval: null, error: null,
   };
   let step = 'subject.key_expr';
-  const run = async (field: JqField, name: string): Promise<unknown[]> => {
+  const run = async (field: JqField, name: string, parked: unknown[]): Promise<unknown[]> => {
     step = name;
     const { expr, vars } = await resolveJqField(field, deps.getTemplate);
     try {
-      return await deps.jq.run(expr, payload, { vars: { ...vars, parked: report.parked }, timeoutMs: deps.jqTimeoutMs });
+      return await deps.jq.run(expr, payload, { vars: { ...vars, parked }, timeoutMs: deps.jqTimeoutMs });
     } catch (err) {
       const e = toHookyardError(err);
       if (e.kind === 'bad_input') throw badInput(`hook '${hook.name}' ${name}: ${e.message}`);
       throw e;
     }
   };
+  const extrasExpr = async (): Promise<Record<string, unknown> | null> => {
+    if (!hook.extras_expr) return null;
+    const out = await run(hook.extras_expr, 'extras_expr', report.parked);
+    const first = out[0];
+    if (isObject(first)) return assignOwn({}, first);
+    if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
+    return null;
+  };
   try {
     if (hook.subject) {
-      const out = await run(hook.subject.key_expr, 'subject.key_expr');
+      // The key decides what $parked is, so it sees [].
+      const out = await run(hook.subject.key_expr, 'subject.key_expr', []);
       const key = out[0];
-      if (typeof key !== 'string' || key === '') {
-        throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${out.length === 0 ? 'no output' : JSON.stringify(key)}`);
-      }
+      if (typeof key !== 'string' || key === '') throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${shown(out)}`);
       report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
       step = '$parked';
-      report.parked = await deps.parked(report.subject);
+      report.parked = await deps.openOnSubject(report.subject, PARKED_MAX);
     }
     if (hook.condition) {
-      const output = await run(hook.condition, 'condition');
+      const output = await run(hook.condition, 'condition', report.parked);
       report.condition = { present: true, output, matched: isTruthyOutput(output) };
       if (!report.condition.matched) {
         report.outcome = 'skipped';
         return report;
       }
     } else report.condition = { present: false, output: [], matched: true };
-    if (hook.cancel_expr) report.cancel = await run(hook.cancel_expr, 'cancel_expr');
-    if (hook.resume_expr) report.resume = await run(hook.resume_expr, 'resume_expr');
+
+    let cancel: string[] = [];
+    if (hook.cancel_expr) {
+      report.cancel = await run(hook.cancel_expr, 'cancel_expr', report.parked);
+      cancel = cancelIds(hook.name, report.cancel);
+    }
+    let resume: DoorAct | null = null;
+    if (hook.resume_expr) {
+      report.resume = await run(hook.resume_expr, 'resume_expr', report.parked);
+      resume = resumeAct(hook.name, report.resume);
+    }
+    if (cancel.length > 0 && resume) {
+      step = 'door contract';
+      throw badInput(`hook '${hook.name}' cancel_expr and resume_expr both yielded interactions; a run acts on interactions once (cancel or resume or take)`);
+    }
+    report.act = cancel.length > 0 ? { verb: 'cancel', ids: cancel } : resume;
+    if (report.act) {
+      report.extras = await extrasExpr();
+      report.outcome = 'act';
+      return report;
+    }
 
     let kwargs: Record<string, unknown> = { ...hook.tool_kwargs };
     if (hook.start_expr) {
-      const out = await run(hook.start_expr, 'start_expr');
+      const out = await run(hook.start_expr, 'start_expr', report.parked);
       const first = out[0];
-      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object, got ${out.length === 0 ? 'no output' : JSON.stringify(first)}`);
+      if (first === null) {
+        report.outcome = 'skipped';
+        return report;
+      }
+      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shown(out)}`);
       kwargs = { ...first, ...hook.tool_kwargs };
     }
     report.kwargs = kwargs;
     const extras: Record<string, unknown> = {};
-    if (hook.extras_expr) {
-      const first = (await run(hook.extras_expr, 'extras_expr'))[0];
-      if (isObject(first)) Object.assign(extras, first);
-      else if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
-    }
+    const own = await extrasExpr();
+    if (own) assignOwn(extras, own);
     if (report.subject) extras[TOOL_EXTRA_SUBJECT] = report.subject;
     extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = DRY_RUN_ID;
     report.extras = extras;
