@@ -41,7 +41,16 @@ export interface Runtime {
 
 /** Why a split deployment cannot run on the in-memory store and bus; null when it can. */
 export function embeddedRefusal(role: RoleName, settings: Settings): string | null {
-  if (role === 'all') return null;
+  if (role === 'all') {
+    // Half shared is worse than none: a shared bus over a per-process store (or the reverse) lets
+    // two such processes take each other's runs and find nothing, so the runs stay pending.
+    if (Boolean(settings.redisUrl) === Boolean(settings.natsUrl)) return null;
+    const [set, unset] = settings.redisUrl ? ['HOOKS_REDIS_URL', 'HOOKS_NATS_URL'] : ['HOOKS_NATS_URL', 'HOOKS_REDIS_URL'];
+    return (
+      `role 'all' with ${set} set needs ${unset} too: a shared ${settings.redisUrl ? 'store' : 'bus'} with an in-memory ${settings.redisUrl ? 'bus' : 'store'} ` +
+      `would let processes take each other's runs; set both, or neither for the embedded default`
+    );
+  }
   const missing = [!settings.redisUrl && 'HOOKS_REDIS_URL', !settings.natsUrl && 'HOOKS_NATS_URL'].filter(Boolean);
   if (missing.length === 0) return null;
   return (

@@ -67,12 +67,16 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   server.on('clientError', answerClientError);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  const started = [server && (role === 'ingress' || role === 'all') ? 'ingress' : null, scheduler ? 'scheduler' : null, executor ? 'executor' : null].filter(
+    (r): r is string => r !== null,
+  );
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   log.info(
-    { url, store: runtime.stores.kind, bus: runtime.bus.kind, maxWorkers: s.maxWorkers },
-    `hookyard ${role} listening on ${url}`,
+    { url, roles: started, store: runtime.stores.kind, bus: runtime.bus.kind, natsIngest: natsIngest !== null, maxWorkers: s.maxWorkers },
+    // What really runs here, not only what was asked for.
+    `hookyard ${role} listening on ${url}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
   );
 
   let stopped: Promise<void> | null = null;
