@@ -129,7 +129,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
   /** Sends an event on `topic` and waits until its run of `hook` is parked on an approval. */
   async function parkedRun(topic: string, hook: string, payload: Record<string, unknown>): Promise<{ run: Run; interaction: Interaction; request: Record<string, unknown> }> {
     const before = new Set((await api.allRuns(hook)).map((r) => r.id));
-    expect((await api.sendEvent(topic, payload)).body).toEqual({ status: 'accepted', runs: 1 });
+    expect((await api.sendEvent(topic, payload)).body).toMatchObject({ status: 'accepted', runs: 1 });
     const run = await eventually(async () => {
       const fresh = (await api.allRuns(hook)).find((r) => !before.has(r.id));
       return fresh && fresh.status === 'parked' ? runOf(fresh.id) : undefined;
@@ -244,7 +244,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
     expect((await api.ok<Interaction>('GET', `/api/interactions/${interaction.id}`)).status).toBe('open');
     const r = await send(body);
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ status: 'accepted', runs: 1 });
+    expect(await r.json()).toMatchObject({ status: 'accepted', runs: 1 });
     const done = await until(run.id, 'succeeded');
     expect(done.result).toEqual({ deployed: { service: 'billing', env: 'prod' } });
     const resolved = await api.ok<Interaction>('GET', `/api/interactions/${interaction.id}`);
