@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CLI_BIN, requireBuiltCli } from '../support/processes';
+import { CLI_BIN, eventually, requireBuiltCli, startRole } from '../support/processes';
 import { lines, runCli } from './support';
 
 /**
@@ -108,5 +108,37 @@ describe('a URL that is not Hookyard', () => {
     expect(lines(r.stderr)).toEqual([
       `hookyard: ${url} is not a Hookyard management API: GET /api/hooks answered 200 without the x-hookyard-api header (application/json: "{\\"ok\\":true}"); point --url or HOOKYARD_URL at a Hookyard ingress`,
     ]);
+  });
+});
+
+describe('settings at boot', () => {
+  it.each([
+    [{ HOOKS_KEY_PREFIX: '' }, 'hookyard: bad setting HOOKS_KEY_PREFIX: must not be empty (unset it for the default hookyard)'],
+    [{ HOOKS_NATS_PREFIX: 'a b' }, 'hookyard: bad setting HOOKS_NATS_PREFIX: must be NATS subject tokens (letters, digits, _ and -) joined by dots, got "a b"'],
+    [{ HOOKS_TRUSTED_PROXIES: 'lb' }, 'hookyard: bad setting HOOKS_TRUSTED_PROXIES: entry "lb" is not an IP address or CIDR range'],
+    [{ HOOKS_HTTP_HOST: 'a_b c' }, 'hookyard: bad setting HOOKS_HTTP_HOST: must be an IP address or a host name to bind, got "a_b c"'],
+    [{ HOOKS_TOOLS_ALLOW: '!echo' }, 'hookyard: bad setting HOOKS_TOOLS_ALLOW: allows no tool: "!echo" only excludes; add * (e.g. "*,!echo") or the names to allow'],
+    [{ HOOKS_LOCAL_FS_ROOT: '/nonexistent-hookyard-root' }, 'hookyard: bad setting HOOKS_LOCAL_FS_ROOT: /nonexistent-hookyard-root does not exist or cannot be read (ENOENT)'],
+    [{ HOOKS_REDIS_URL: 'redis://127.0.0.1:1' }, 'hookyard: bad setting HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)'],
+  ])('serve with %j: exit 2, one line naming the variable', async (env, line) => {
+    const r = await runCli(['serve'], { env: { HOOKS_HTTP_PORT: '0', ...env }, killAfterMs: 15_000 });
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 2, stderr: [line] });
+  });
+
+  it('an unknown HOOKS_* variable is warned about at boot with the nearest known name', async () => {
+    const server = startRole('typo', 'all', { HOOKS_API_TOKENS: 'admin:typo-test-admin-token-0123456', HOOKS_RUN_MAX_ATTEMPT: '3' });
+    try {
+      await server.waitListening();
+      const warned = await eventually(async () => server.logs().find((l) => l.variable === 'HOOKS_RUN_MAX_ATTEMPT'), 5_000, 'the warning');
+      expect(warned).toMatchObject({ level: 40, suggestion: 'HOOKS_RUN_MAX_ATTEMPTS', msg: 'HOOKS_RUN_MAX_ATTEMPT is not a Hookyard setting and is ignored; did you mean HOOKS_RUN_MAX_ATTEMPTS?' });
+      // Logs carry each key once: the base keys (service, role, instance) are never repeated on a line.
+      await eventually(async () => server.logs().find((l) => l.msg === 'executor started'), 5_000, 'the executor line');
+      for (const line of server.lines.filter((l) => l.startsWith('{'))) {
+        for (const key of ['service', 'role', 'instance']) expect([line, line.split(`"${key}":`).length - 1]).toEqual([line, 1]);
+      }
+    } finally {
+      server.kill('SIGTERM');
+      await server.wait();
+    }
   });
 });

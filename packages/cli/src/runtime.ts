@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import { SettingsError, createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
 import {
   createJetStreamBus,
   createMemoryBus,
@@ -65,7 +65,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
   let generatedToken: string | null = null;
   if (settings.apiTokens.length === 0 && (role === 'all' || role === 'ingress')) {
     if (settings.redisUrl || role !== 'all') {
-      throw new Error('HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)');
+      throw new SettingsError('HOOKS_API_TOKENS', 'no management token configured; set role:token pairs (only the embedded default makes one up)');
     }
     generatedToken = randomBytes(24).toString('base64url');
     settings = { ...settings, apiTokens: [{ role: 'admin', token: generatedToken }] };

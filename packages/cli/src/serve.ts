@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogDestination, createLogger, loadSettings, type LogDestination, type Logger } from '@hookyard/core';
+import { createLogDestination, createLogger, loadSettings, unknownSettingMessage, unknownSettings, type LogDestination, type Logger } from '@hookyard/core';
 import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
 import { answerClientError, createIngressApp, createIngressLimiter } from '@hookyard/ingress';
@@ -24,6 +24,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   // Never pino's synchronous stdout: a stalled or closed reader must not stop the process.
   const logOut = logger ? undefined : createLogDestination();
   const log = logger ?? createLogger({ level: settings.logLevel, role, instance: settings.instanceId, destination: logOut });
+  // A misspelt variable would otherwise be the default, silently.
+  for (const u of unknownSettings(env, settings.secretEnvPrefix)) log.warn({ variable: u.variable, suggestion: u.suggestion }, unknownSettingMessage(u));
   const runtime = await buildRuntime(role, settings, log);
   if (logOut) countDroppedLogLines(runtime, logOut);
   const s = runtime.settings;

@@ -86,7 +86,7 @@ export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutActio
 export { APPROVAL_LINK_PATH, approvalLinkValid, approvalLinks, signApprovalLink } from './approval-links';
 export type { LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
-export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, loadSettings, secretScopeOf, settingsDocs } from './settings';
+export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, checkSettingsAtBoot, loadSettings, unknownSettingMessage, unknownSettings, secretScopeOf, settingsDocs } from './settings';
 export type { ApiToken, Role, Settings } from './settings';
 export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';

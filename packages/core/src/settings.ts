@@ -1,6 +1,8 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
+import { statSync } from 'node:fs';
 import { secretRefFormViolation } from './secrets';
+import { ALLOWLIST_ENTRY_PATTERN, parseAllowlist } from './allowlist';
 import { posix } from 'node:path';
 
 /**
@@ -117,6 +119,57 @@ function secretDirs(raw: string | undefined, name: string): string[] {
   return dirs.map((d) => d.replace(/\/$/, ''));
 }
 
+/**
+ * A prefix: unset is the default; set, it must be a non-empty name of
+ * `pattern` (an empty one would put every key or subject at the root).
+ */
+function prefix(def: string, pattern: RegExp, what: string): (raw: string | undefined, name: string) => string {
+  return (raw, name) => {
+    if (raw === undefined) return def;
+    const v = raw.trim();
+    if (v === '') throw new SettingsError(name, `must not be empty (unset it for the default ${def})`);
+    if (!pattern.test(v)) throw new SettingsError(name, `must be ${what}, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+}
+
+/** A host name or an IP address to bind. */
+function host(def: string): (raw: string | undefined, name: string) => string {
+  return (raw, name) => {
+    const v = raw?.trim() || def;
+    const hostname = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+    if (isIP(v) === 0 && !hostname.test(v)) throw new SettingsError(name, `must be an IP address or a host name to bind, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+}
+
+/** Addresses and CIDR ranges (`10.0.0.0/8`, `::1`); the first entry that is neither is named. */
+function proxies(raw: string | undefined, name: string): string[] {
+  const entries = list([])(raw);
+  for (const entry of entries) {
+    const [addr = '', bits, extra] = entry.split('/');
+    const family = isIP(addr);
+    const max = family === 6 ? 128 : 32;
+    const okBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || extra !== undefined || !okBits) throw new SettingsError(name, `entry ${JSON.stringify(entry)} is not an IP address or CIDR range`);
+  }
+  return entries;
+}
+
+/** An allowlist that allows something: only exclusions (or nothing but commas) would refuse every tool. */
+function allowlist(raw: string | undefined, name: string): string[] {
+  const entries = list(['*'])(raw);
+  for (const e of entries) {
+    if (!ALLOWLIST_ENTRY_PATTERN.test(e)) throw new SettingsError(name, `entry ${JSON.stringify(e)} is not *, a tool name or !name`);
+  }
+  const parsed = parseAllowlist(entries);
+  if (raw !== undefined && raw.trim() !== '' && entries.length === 0) throw new SettingsError(name, `allows no tool, got ${JSON.stringify(raw)} (unset it for *)`);
+  if (!parsed.all && parsed.names.size === 0) {
+    throw new SettingsError(name, `allows no tool: ${JSON.stringify(raw)} only excludes; add * (e.g. "*,${entries[0] ?? '!name'}") or the names to allow`);
+  }
+  return entries;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const SPEC = {
@@ -137,13 +190,13 @@ const SPEC = {
     parse: bool(false),
   },
   natsUrl: { doc: 'HOOKS_NATS_URL: NATS with JetStream for dispatch (default: in-memory)', parse: optUrl(['nats', 'tls', 'ws', 'wss']) },
-  httpHost: { doc: 'HOOKS_HTTP_HOST: address the HTTP server binds (default 127.0.0.1)', parse: str('127.0.0.1') },
+  httpHost: { doc: 'HOOKS_HTTP_HOST: address the HTTP server binds (default 127.0.0.1)', parse: host('127.0.0.1') },
   httpPort: { doc: 'HOOKS_HTTP_PORT: HTTP port; 0 picks a free one (default 8080)', parse: int(8080, 0, 65535) },
   apiTokens: { doc: 'HOOKS_API_TOKENS: management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', parse: tokens },
-  natsPrefix: { doc: 'HOOKS_NATS_PREFIX: root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names (default hooks)', parse: str('hooks') },
+  natsPrefix: { doc: 'HOOKS_NATS_PREFIX: root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names (default hooks)', parse: prefix('hooks', /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/, 'NATS subject tokens (letters, digits, _ and -) joined by dots') },
   natsReplicas: { doc: 'HOOKS_NATS_REPLICAS: replicas of each JetStream stream the platform creates (runs, ingest), 1 to 5 (default 1)', parse: int(1, 1, 5) },
   natsDedupeMs: { doc: 'HOOKS_NATS_DEDUPE_SECONDS: how long the NATS door remembers a Nats-Msg-Id per topic, past JetStream\'s 2-minute window (default 86400)', parse: seconds(86400, 1) },
-  keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key (default hookyard)', parse: str('hookyard') },
+  keyPrefix: { doc: 'HOOKS_KEY_PREFIX: prefix of every Redis key (default hookyard)', parse: prefix('hookyard', /^[A-Za-z0-9_.:-]{1,64}$/, 'up to 64 letters, digits, _, ., : or - (no braces: the store adds its own hash tags)') },
   partitions: { doc: 'HOOKS_RUN_PARTITIONS: run partitions (Redis Cluster hash tags) (default 4)', parse: int(4, 1, 1024) },
   retentionMs: { doc: 'HOOKS_RUN_RETENTION_SECONDS: how long finished runs are kept; failed runs never expire (default 604800)', parse: seconds(604800, 1) },
   dispatchGraceMs: { doc: 'HOOKS_RUN_DISPATCH_GRACE_SECONDS: a due run nobody claimed is dispatched again after this (default 15)', parse: seconds(15, 0.01) },
@@ -152,7 +205,7 @@ const SPEC = {
   queryMaxBytes: { doc: 'HOOKS_QUERY_MAX_BYTES: longest query string the public door accepts (default 8192)', parse: int(8192, 1) },
   jqTimeoutMs: { doc: 'HOOKS_JQ_TIMEOUT_MS: time bound of one jq evaluation (default 1000)', parse: int(1000, 1) },
   toolTimeoutMs: { doc: 'HOOKS_TOOL_TIMEOUT_SECONDS: default time bound of one tool call (default 60)', parse: seconds(60, 0.001) },
-  toolsAllow: { doc: 'HOOKS_TOOLS_ALLOW: tools this deployment allows, allowlist grammar (default *)', parse: list(['*']) },
+  toolsAllow: { doc: 'HOOKS_TOOLS_ALLOW: tools this deployment allows, allowlist grammar (default *)', parse: allowlist },
   localFsRoot: { doc: 'HOOKS_LOCAL_FS_ROOT: the root local_fs is confined to and local_shell runs in; local_shell arguments are not path-checked (default: local_fs off)', parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined) },
   localShellEnabled: { doc: 'HOOKS_LOCAL_SHELL_ENABLED: turns local_shell on (default false)', parse: bool(false) },
   localShellAllow: { doc: 'HOOKS_LOCAL_SHELL_ALLOW: commands local_shell may run (default none)', parse: list([]) },
@@ -202,7 +255,7 @@ const SPEC = {
   doorRate: { doc: 'HOOKS_DOOR_RATE: public door requests per second per client and per topic, fractions allowed (0.1 = one per 10 s); 0 turns the door limiter off, said at boot (default 200)', parse: num({ def: 200, min: 0 }) },
   doorBurst: { doc: 'HOOKS_DOOR_BURST: public door burst per client and per topic (default 400)', parse: int(400, 1) },
   apiRate: { doc: 'HOOKS_API_RATE: management requests per second per client, fractions allowed; 0 turns the API limiter off, said at boot (default 1000)', parse: num({ def: 1000, min: 0 }) },
-  trustedProxies: { doc: 'HOOKS_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed (default none)', parse: list([]) },
+  trustedProxies: { doc: 'HOOKS_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed, addresses and CIDR ranges (default none)', parse: proxies },
   logLevel: {
     doc: 'HOOKS_LOG_LEVEL: fatal|error|warn|info|debug|trace|silent (default info)',
     parse: (raw: string | undefined, name: string) => {
@@ -246,4 +299,62 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
     throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);
   }
   return s;
+}
+
+/** Levenshtein distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j += 1) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+export interface UnknownSetting {
+  variable: string;
+  /** The known setting nearest in spelling, when one is close enough to be a typo. */
+  suggestion: string | null;
+}
+
+/**
+ * `HOOKS_*` variables in `env` that no setting reads (a typo is silently the
+ * default otherwise), each with the nearest known name. Variables under the
+ * secret prefix (`HOOKS_SECRET_ENV_PREFIX`, default HOOKS_SECRET_) are secrets, not settings.
+ */
+export function unknownSettings(env: Env, secretPrefix = 'HOOKS_SECRET_'): UnknownSetting[] {
+  const known = new Set(SETTINGS_VARIABLES);
+  const out: UnknownSetting[] = [];
+  for (const variable of Object.keys(env).sort()) {
+    if (!variable.startsWith('HOOKS_') || known.has(variable) || variable.startsWith(secretPrefix)) continue;
+    let best: string | null = null;
+    let bestD = Infinity;
+    for (const k of known) {
+      const d = distance(variable, k);
+      if (d < bestD) [best, bestD] = [k, d];
+    }
+    out.push({ variable, suggestion: best !== null && bestD <= Math.max(2, Math.floor(variable.length / 5)) ? best : null });
+  }
+  return out;
+}
+
+/** The one WARN line for an unknown variable. */
+export function unknownSettingMessage(u: UnknownSetting): string {
+  return `${u.variable} is not a Hookyard setting and is ignored${u.suggestion ? `; did you mean ${u.suggestion}?` : ' (see `hookyard settings`)'}`;
+}
+
+/**
+ * What can only be checked against the machine, at boot: `HOOKS_LOCAL_FS_ROOT`
+ * must be an existing directory (local_fs would otherwise fail on every call).
+ */
+export function checkSettingsAtBoot(s: Pick<Settings, 'localFsRoot'>, stat: (path: string) => { isDirectory(): boolean } = statSync): void {
+  if (s.localFsRoot === undefined) return;
+  let st: { isDirectory(): boolean };
+  try {
+    st = stat(s.localFsRoot);
+  } catch (err) {
+    throw new SettingsError('HOOKS_LOCAL_FS_ROOT', `${s.localFsRoot} does not exist or cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (!st.isDirectory()) throw new SettingsError('HOOKS_LOCAL_FS_ROOT', `${s.localFsRoot} is not a directory`);
 }

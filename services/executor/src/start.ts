@@ -98,7 +98,8 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
     },
     { concurrency: settings.maxWorkers },
   );
-  logger.info({ instance: settings.instanceId, workers: settings.maxWorkers, bus: deps.bus.kind, store: stores.kind }, 'executor started');
+  // role and instance are on every line already (the logger's base): each key once.
+  logger.info({ workers: settings.maxWorkers, bus: deps.bus.kind, store: stores.kind }, 'executor started');
 
   let stopped: Promise<void> | undefined;
   async function drain(graceMs: number): Promise<void> {

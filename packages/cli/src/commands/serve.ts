@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadSettings } from '@hookyard/core';
+import { checkSettingsAtBoot, loadSettings } from '@hookyard/core';
 import { CliError, EXIT } from '../client';
 import type { RoleName } from '../runtime';
 
@@ -18,6 +18,7 @@ export function serveCommand(program: Command): void {
     .addHelpText('after', '\nSettings come from the environment: see `hookyard settings`.')
     .action(async (opts: { role: RoleName }) => {
       const settings = loadSettings(process.env);
+      checkSettingsAtBoot(settings);
       // The runtime pulls in the store, bus, jq and tools: loaded only when serving.
       const { embeddedRefusal } = await import('../runtime');
       const refusal = embeddedRefusal(opts.role, settings);
