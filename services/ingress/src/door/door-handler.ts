@@ -3,7 +3,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
 import { sendJson } from '../http/headers';
 import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer } from './accept';
 import { createPublishBatcher } from './publish-batch';
-import { readBody } from './read-body';
+import { drainRefusedBody, readBody } from './read-body';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
 export type LimitStep = (req: IncomingMessage, topic: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -24,6 +24,8 @@ const TOO_MANY = '{"error":"too many requests"}';
 const BODY_TOO_LARGE = '{"error":"body too large"}';
 const TIMEOUT = '{"error":"request body not received in time"}';
 const INTERNAL = '{"error":"internal error"}';
+/** How long a refused (413) body is still read and discarded, so the client can read the answer. */
+const DRAIN_MS = 5000;
 
 /**
  * `POST /universal_webhook/{topic}` on node's own request/response: no body
@@ -61,7 +63,10 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
 
     const read = await readBody(req, opts.bodyMaxBytes, opts.readTimeoutMs);
     if (!read.ok) {
-      if (read.status === 413) return answer(res, 413, BODY_TOO_LARGE, undefined, true);
+      if (read.status === 413) {
+        drainRefusedBody(req, { maxBytes: Math.min(64 * 1024 * 1024, Math.max(1024 * 1024, 4 * opts.bodyMaxBytes)), maxMs: DRAIN_MS });
+        return answer(res, 413, BODY_TOO_LARGE, undefined, true);
+      }
       if (read.status === 408) return answer(res, 408, TIMEOUT, undefined, true);
       return; // the client went away: nothing to answer, nothing kept
     }

@@ -40,3 +40,40 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     req.on('aborted', onGone);
   });
 }
+
+/** How much of a refused body is read and thrown away after the 413, at most, and for how long. */
+export interface DrainLimits {
+  maxBytes: number;
+  maxMs: number;
+}
+
+/**
+ * After a 413 the rest of the body is still on its way. Closing the socket
+ * with it unread makes the kernel answer with a reset, and a client that is
+ * still writing (node's http, Python's requests) sees EPIPE/ECONNRESET instead
+ * of the 413 it was sent. So: answer (Connection: close), half-close our side
+ * once the answer is out, and keep reading and discarding until the client is
+ * done, or `maxBytes` more arrived, or `maxMs` passed; then close for good.
+ */
+export function drainRefusedBody(req: IncomingMessage, limits: DrainLimits): void {
+  const socket = req.socket;
+  let seen = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(stop, limits.maxMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  // node ends a Connection: close response with destroySoon (end, then destroy): keep the reading side open instead.
+  (socket as unknown as { destroySoon: () => void }).destroySoon = () => {
+    socket.end();
+  };
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limits.maxBytes) stop();
+  });
+  req.once('end', stop);
+  req.once('error', stop);
+  req.resume();
+}
