@@ -255,7 +255,10 @@ export class RunExecutor {
       const e = toHookyardError(err);
       // A call that never left is not a call: the start is withdrawn, and the platform's backoff applies.
       if (startsHere && e.notSent && !a.interruptReason) {
-        await a.write((token, now) => stores.runs.withdrawStart(run.id, token, `its tool call never left: ${e.kind}: ${e.message}`, now));
+        // Tried again through a store blip like an outcome write (idempotent per token): the
+        // blip that kept the tool from being reached often keeps this write out too.
+        await a.writeOutcome('start withdrawn', this.deps.settings.leaseMs, (token, now) =>
+          stores.runs.withdrawStart(run.id, token, `its tool call never left: ${e.kind}: ${e.message}`, now));
         state.acted = false;
       }
       throw e;
