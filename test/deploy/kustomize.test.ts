@@ -255,8 +255,7 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       const mine = policies.filter((p) => selects(p.spec.podSelector, podLabels(d)));
       expect({ role, policies: mine.length }).not.toEqual({ role, policies: 0 });
       const port = containersOf(d)[0].ports[0];
-      for (const p of mine) {
-        expect(p.spec.policyTypes).toContain('Ingress');
+      for (const p of mine.filter((x) => x.spec.policyTypes.includes('Ingress'))) {
         for (const rule of p.spec.ingress ?? []) {
           const ports = (rule.ports ?? []).map((x: any) => x.port);
           expect(ports.length).toBeGreaterThan(0);
@@ -266,6 +265,25 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
           expect({ role, open }).toEqual({ role, open: false });
           for (const f of rule.from) expect(JSON.stringify(f)).toMatch(/prometheus|monitoring/);
         }
+      }
+    }
+  });
+
+  test('egress: DNS, Redis and NATS for every role; public addresses only for executors and the ingress, never private ranges or metadata', () => {
+    const policies = of(objs, 'NetworkPolicy').filter((p) => p.spec.policyTypes.includes('Egress'));
+    for (const d of hookyardDeployments(objs)) {
+      const role = d.metadata.labels![COMPONENT];
+      const rules = policies.filter((p) => selects(p.spec.podSelector, podLabels(d))).flatMap((p) => p.spec.egress ?? []);
+      expect({ role, rules: rules.length > 0 }).toEqual({ role, rules: true });
+      const ports = rules.filter((r: any) => !r.to).flatMap((r: any) => (r.ports ?? []).map((x: any) => x.port));
+      expect(ports).toEqual(expect.arrayContaining([53, 6379, 4222]));
+      // No rule opens every destination on every port.
+      for (const r of rules) expect(Boolean(r.to) || Boolean(r.ports)).toBe(true);
+      const blocks = rules.flatMap((r: any) => (r.to ?? []).map((t: any) => t.ipBlock).filter(Boolean));
+      if (role === 'scheduler') expect(blocks).toEqual([]);
+      else {
+        const v4 = blocks.find((b: any) => b.cidr === '0.0.0.0/0');
+        expect(v4.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
       }
     }
   });
