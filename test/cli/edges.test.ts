@@ -119,7 +119,7 @@ describe('settings at boot', () => {
     [{ HOOKS_HTTP_HOST: 'a_b c' }, 'hookyard: bad setting HOOKS_HTTP_HOST: must be an IP address or a host name to bind, got "a_b c"'],
     [{ HOOKS_TOOLS_ALLOW: '!echo' }, 'hookyard: bad setting HOOKS_TOOLS_ALLOW: allows no tool: "!echo" only excludes; add * (e.g. "*,!echo") or the names to allow'],
     [{ HOOKS_LOCAL_FS_ROOT: '/nonexistent-hookyard-root' }, 'hookyard: bad setting HOOKS_LOCAL_FS_ROOT: /nonexistent-hookyard-root does not exist or cannot be read (ENOENT)'],
-    [{ HOOKS_REDIS_URL: 'redis://127.0.0.1:1' }, 'hookyard: bad setting HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)'],
+    [{ HOOKS_REDIS_URL: 'redis://127.0.0.1:1', HOOKS_NATS_URL: 'nats://127.0.0.1:1' }, 'hookyard: bad setting HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)'],
   ])('serve with %j: exit 2, one line naming the variable', async (env, line) => {
     const r = await runCli(['serve'], { env: { HOOKS_HTTP_PORT: '0', ...env }, killAfterMs: 15_000 });
     expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 2, stderr: [line] });

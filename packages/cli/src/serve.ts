@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogDestination, createLogger, loadSettings, unknownSettingMessage, unknownSettings, type LogDestination, type Logger } from '@hookyard/core';
 import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
-import { answerClientError, createIngressApp, createIngressLimiter } from '@hookyard/ingress';
+import { answerClientError, createIngressApp, createIngressLimiter, surfaceListener } from '@hookyard/ingress';
 // Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
 import { createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
@@ -13,6 +13,8 @@ import { buildRuntime, type RoleName, type Runtime } from './runtime';
 
 export interface Served {
   url: string;
+  /** Where the management API answers: the admin listener with HOOKS_ADMIN_PORT, else `url`. */
+  apiUrl: string;
   runtime: Runtime;
   /** Graceful stop: no new work, in-flight runs get the shutdown grace, then hand-back. */
   stop(): Promise<void>;
@@ -42,11 +44,17 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   };
 
   let server: Server;
+  // With HOOKS_ADMIN_PORT the ingress listens twice over one app: the public door here, the management API there.
+  let adminServer: Server | null = null;
   try {
     if (role === 'ingress' || role === 'all') {
       const app = createIngressApp({ ...runtime, limiter, readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined) });
       const { createServer } = await import('node:http');
-      server = createServer(app);
+      if (s.adminPort === undefined) server = createServer(app);
+      else {
+        server = createServer(surfaceListener(app, 'public'));
+        adminServer = createServer(surfaceListener(app, 'admin'));
+      }
     } else {
       server = createHealthServer(runtime.metrics, ready);
     }
@@ -57,7 +65,15 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
       server.once('error', reject);
       server.listen(s.httpPort, s.httpHost, () => resolve());
     });
+    if (adminServer) {
+      const admin = adminServer;
+      await new Promise<void>((resolve, reject) => {
+        admin.once('error', reject);
+        admin.listen(s.adminPort, s.httpHost, () => resolve());
+      });
+    }
   } catch (err) {
+    for (const srv of [server!, adminServer]) if (srv?.listening) srv.close();
     await natsIngest?.close().catch(() => undefined);
     await limiter?.close().catch(() => undefined);
     await executor?.stop(0).catch(() => undefined);
@@ -66,33 +82,41 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     throw err;
   }
   // Slow-loris guard for every role: a client must send its headers and body in time.
-  server.on('clientError', answerClientError);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  for (const srv of [server, adminServer]) {
+    if (!srv) continue;
+    srv.on('clientError', answerClientError);
+    srv.headersTimeout = 10_000;
+    srv.requestTimeout = 30_000;
+  }
   const started = [server && (role === 'ingress' || role === 'all') ? 'ingress' : null, scheduler ? 'scheduler' : null, executor ? 'executor' : null].filter(
     (r): r is string => r !== null,
   );
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
+  const adminAddr = adminServer?.address() as AddressInfo | undefined;
+  const adminUrl = adminAddr ? `http://${host}:${adminAddr.port}` : undefined;
   log.info(
-    { url, roles: started, store: runtime.stores.kind, bus: runtime.bus.kind, natsIngest: natsIngest !== null, maxWorkers: s.maxWorkers },
+    { url, ...(adminUrl ? { adminUrl } : {}), roles: started, store: runtime.stores.kind, bus: runtime.bus.kind, natsIngest: natsIngest !== null, maxWorkers: s.maxWorkers },
     // What really runs here, not only what was asked for.
-    `hookyard ${role} listening on ${url}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
+    `hookyard ${role} listening on ${url}${adminUrl ? ` (management API and /metrics on ${adminUrl})` : ''}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
   );
 
   let stopped: Promise<void> | null = null;
   return {
     url,
+    apiUrl: adminUrl ?? url,
     runtime,
     stop() {
       stopped ??= (async () => {
         stopping = true;
         log.info({ graceMs: s.shutdownGraceMs }, 'shutting down: no new work; runs in flight get the grace');
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = Promise.all([server, adminServer].map((srv) => (srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : undefined)));
         server.closeIdleConnections?.();
+        adminServer?.closeIdleConnections?.();
         await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop(), natsIngest?.close()]);
         server.closeAllConnections?.();
+        adminServer?.closeAllConnections?.();
         await closed;
         await limiter?.close().catch((err: unknown) => log.warn({ err }, 'limiter close failed'));
         await runtime.close();

@@ -192,6 +192,10 @@ const SPEC = {
   natsUrl: { doc: 'HOOKS_NATS_URL: NATS with JetStream for dispatch (default: in-memory)', parse: optUrl(['nats', 'tls', 'ws', 'wss']) },
   httpHost: { doc: 'HOOKS_HTTP_HOST: address the HTTP server binds (default 127.0.0.1)', parse: host('127.0.0.1') },
   httpPort: { doc: 'HOOKS_HTTP_PORT: HTTP port; 0 picks a free one (default 8080)', parse: int(8080, 0, 65535) },
+  adminPort: {
+    doc: 'HOOKS_ADMIN_PORT: when set, the ingress serves the management API, /metrics, /openapi.json and the console on this port and only the door, approval links and probes on HOOKS_HTTP_PORT; 0 picks a free one (default: one port for all)',
+    parse: (raw: string | undefined, name: string) => (raw === undefined || raw.trim() === '' ? undefined : int(0, 0, 65535)(raw, name)),
+  },
   apiTokens: { doc: 'HOOKS_API_TOKENS: management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', parse: tokens },
   natsPrefix: { doc: 'HOOKS_NATS_PREFIX: root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names (default hooks)', parse: prefix('hooks', /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/, 'NATS subject tokens (letters, digits, _ and -) joined by dots') },
   natsReplicas: { doc: 'HOOKS_NATS_REPLICAS: replicas of each JetStream stream the platform creates (runs, ingest), 1 to 5 (default 1)', parse: int(1, 1, 5) },
@@ -295,6 +299,9 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
     out[key] = key in overrides ? overrides[key] : spec.parse(env[name], name, env);
   }
   const s = out as Settings;
+  if (s.adminPort !== undefined && s.adminPort !== 0 && s.adminPort === s.httpPort) {
+    throw new SettingsError('HOOKS_ADMIN_PORT', `must differ from HOOKS_HTTP_PORT (${s.httpPort}): it exists to keep the management API off the public port`);
+  }
   if (s.retryCapMs < s.retryBaseMs) {
     throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);
   }

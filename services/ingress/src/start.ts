@@ -19,6 +19,7 @@ import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
 
 export { answerClientError } from './client-error';
+export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
 
 export interface IngressDeps {
   settings: Settings;

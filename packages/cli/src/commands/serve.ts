@@ -30,7 +30,7 @@ export function serveCommand(program: Command): void {
         process.stderr.write(
           `\nHookyard embedded default (in-memory store and bus; runs are lost when this process stops)\n` +
             `  listening on ${served.url}\n  admin token: ${token}\n` +
-            `  export HOOKYARD_URL=${served.url} HOOKYARD_TOKEN=${token}\n\n`,
+            `  export HOOKYARD_URL=${served.apiUrl} HOOKYARD_TOKEN=${token}\n\n`,
         );
       }
       let signals = 0;
