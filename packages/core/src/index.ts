@@ -71,6 +71,7 @@ export type {
   RunStatus,
   ToolRetryPolicy,
   VerifierBinding,
+  DedupeBinding,
 } from './types';
 export { DEFAULT_SECRET_SCOPE, SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefFormViolation, secretRefViolation } from './secrets';
 export type { SecretRef, SecretResolver, SecretResolverOptions, SecretScope, StringOrSecret } from './secrets';

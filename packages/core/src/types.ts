@@ -191,6 +191,19 @@ export interface VerifierBinding {
   updated_at: string;
 }
 
+/**
+ * An open topic's dedupe key: a jq expression over `{headers, query, body}`
+ * whose string (or number) answer is the event's delivery id, claimed for
+ * `horizon_seconds` in the same write that keeps the runs.
+ */
+export interface DedupeBinding {
+  topic: string;
+  expr: string;
+  horizon_seconds: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A stored jq template, referenced by a hook's jq field as `{id, kwargs}`; kwargs bind as `$name`. */
 export interface JqTemplate {
   id: string;

@@ -1,6 +1,6 @@
 import type {
   Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, Interaction, InteractionKind, InteractionStatus, JqTemplate, KeptOutcome,
-  RemoteToolRecord, ResolutionVia, ResolvedStatus, Run, RunStatus, SubjectKey, VerifierBinding,
+  RemoteToolRecord, ResolutionVia, ResolvedStatus, Run, RunStatus, SubjectKey, VerifierBinding, DedupeBinding,
 } from '@hookyard/core';
 
 /**
@@ -22,6 +22,11 @@ export interface HookStore {
   getVerifier(topic: string): Promise<VerifierBinding | null>;
   removeVerifier(topic: string): Promise<boolean>;
   listVerifiers(): Promise<VerifierBinding[]>;
+
+  /** A topic's dedupe key (already validated and compiled by the caller). */
+  putDedupe(binding: DedupeBinding): Promise<{ created: boolean }>;
+  getDedupe(topic: string): Promise<DedupeBinding | null>;
+  removeDedupe(topic: string): Promise<boolean>;
 
   putTemplate(template: JqTemplate): Promise<void>;
   getTemplate(id: string): Promise<JqTemplate | null>;

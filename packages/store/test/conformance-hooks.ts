@@ -98,6 +98,22 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await hooks.removeVerifier('gh')).toBe(false);
     });
 
+    it('dedupe keys: put (created flag), get, replace, remove; one topic never reads another', async () => {
+      const { hooks } = stores();
+      const d = { topic: 'orders', expr: '.headers["x-event-id"]', horizon_seconds: 86_400, created_at: 'c', updated_at: 'u' };
+      expect(await hooks.getDedupe('orders')).toBeNull();
+      expect(await hooks.putDedupe(d)).toEqual({ created: true });
+      expect(await hooks.getDedupe('orders')).toEqual(d);
+      expect(await hooks.putDedupe({ ...d, expr: '.body.id', horizon_seconds: 60, updated_at: 'u2' })).toEqual({ created: false });
+      expect(await hooks.getDedupe('orders')).toEqual({ ...d, expr: '.body.id', horizon_seconds: 60, updated_at: 'u2' });
+      expect(await hooks.getDedupe('orders-2')).toBeNull();
+      // A dedupe key is not a verifier binding: the topic stays open.
+      expect(await hooks.getVerifier('orders')).toBeNull();
+      expect(await hooks.removeDedupe('orders')).toBe(true);
+      expect(await hooks.getDedupe('orders')).toBeNull();
+      expect(await hooks.removeDedupe('orders')).toBe(false);
+    });
+
     it('templates: put, get, list, remove', async () => {
       const { hooks } = stores();
       await hooks.putTemplate({ id: 'b', content: '.b' });

@@ -1,4 +1,4 @@
-import { conflict, type ApprovalPolicy, type ApprovalRule, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding } from '@hookyard/core';
+import { conflict, type ApprovalPolicy, type ApprovalRule, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding, type DedupeBinding } from '@hookyard/core';
 import type { HookStore, ToolStore } from '../types';
 
 const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
@@ -10,6 +10,7 @@ const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -
 export class MemoryHookStore implements HookStore {
   private readonly hooks = new Map<string, Hook>();
   private readonly verifiers = new Map<string, VerifierBinding>();
+  private readonly dedupes = new Map<string, DedupeBinding>();
   private readonly templates = new Map<string, JqTemplate>();
   private policy: ApprovalPolicy = { version: 0, rules: [], updated_at: null };
 
@@ -48,6 +49,18 @@ export class MemoryHookStore implements HookStore {
   }
   async removeVerifier(topic: string): Promise<boolean> {
     return this.verifiers.delete(topic);
+  }
+  async putDedupe(binding: DedupeBinding): Promise<{ created: boolean }> {
+    const created = !this.dedupes.has(binding.topic);
+    this.dedupes.set(binding.topic, structuredClone(binding));
+    return { created };
+  }
+  async getDedupe(topic: string): Promise<DedupeBinding | null> {
+    const d = this.dedupes.get(topic);
+    return d ? structuredClone(d) : null;
+  }
+  async removeDedupe(topic: string): Promise<boolean> {
+    return this.dedupes.delete(topic);
   }
   async listVerifiers(): Promise<VerifierBinding[]> {
     return structuredClone([...this.verifiers.values()].sort(byKey((v) => v.topic)));

@@ -7,6 +7,7 @@
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON
+ *   {P}:dedupes               hash   topic -> dedupe key binding JSON
  *   {P}:templates             hash   template id -> JSON
  *   {P}:tools                 hash   tool name -> record JSON
  *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
@@ -50,6 +51,9 @@ export class KeyLayout {
   }
   get verifiers(): string {
     return `${this.hookTag}:verifiers`;
+  }
+  get dedupes(): string {
+    return `${this.hookTag}:dedupes`;
   }
   get templates(): string {
     return `${this.hookTag}:templates`;

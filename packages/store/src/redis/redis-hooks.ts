@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding } from '@hookyard/core';
+import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding, DedupeBinding } from '@hookyard/core';
 import type { RedisClient } from './client';
 import type { HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
@@ -98,6 +98,17 @@ export class RedisHookStore implements HookStore {
   }
   async listVerifiers(): Promise<VerifierBinding[]> {
     return this.values<VerifierBinding>('listVerifiers', this.keys.verifiers, (v) => v.topic);
+  }
+
+  async putDedupe(binding: DedupeBinding): Promise<{ created: boolean }> {
+    const added = await call('putDedupe', () => this.client.hset(this.keys.dedupes, binding.topic, JSON.stringify(binding)));
+    return { created: added === 1 };
+  }
+  async getDedupe(topic: string): Promise<DedupeBinding | null> {
+    return parse<DedupeBinding>(await call('getDedupe', () => this.client.hget(this.keys.dedupes, topic)));
+  }
+  async removeDedupe(topic: string): Promise<boolean> {
+    return (await call('removeDedupe', () => this.client.hdel(this.keys.dedupes, topic))) === 1;
   }
 
   async putTemplate(template: JqTemplate): Promise<void> {
