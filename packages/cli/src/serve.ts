@@ -5,7 +5,7 @@ import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
 import { answerClientError, createIngressApp, createIngressLimiter, surfaceListener } from '@hookyard/ingress';
 // Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
-import { createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
+import { createDedupeStep, createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
 import { createHealthServer } from './health-server';
@@ -143,6 +143,8 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
       dispatchGraceMs: s.dispatchGraceMs,
       bodyMaxBytes: s.bodyMaxBytes,
       dedupeTtlMs: s.natsDedupeMs,
+      // Its own cache (1 s): a dedupe key changed through the API applies here within a second.
+      dedupe: createDedupeStep({ hooks: runtime.stores.hooks, jq: runtime.jq }),
     });
     await ingest.start(handler, { concurrency: s.maxWorkers });
   } catch (err) {

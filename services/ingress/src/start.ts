@@ -10,6 +10,7 @@ import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
 import { createDoorHandler } from './door/door-handler';
 import { mountDoorFirst } from './door/mount';
 import { createVerifierStep } from './door/verifier-step';
+import { createDedupeStep } from './door/dedupe';
 import { SchemaChecker } from './hooks/schema-checker';
 import { approvalLinkRouter } from './approvals/link-routes';
 import { healthRoutes } from './ops/health';
@@ -36,7 +37,7 @@ export interface IngressDeps {
   secrets?: SecretResolver;
   /** How long the door waits for a slow client's body before a 408 (default 10000). */
   doorReadTimeoutMs?: number;
-  /** How long the door reuses a topic's verifier binding (default 1000). */
+  /** How long the door reuses a topic's verifier binding and dedupe key (default 1000). */
   verifierCacheMs?: number;
   /**
    * The flood limiter (door per client and per topic, API per client). Absent:
@@ -82,6 +83,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     cacheMs: deps.verifierCacheMs,
     now: () => clock.now(),
   });
+  const dedupe = createDedupeStep({ hooks: deps.stores.hooks, jq: deps.jq, cacheMs: deps.verifierCacheMs, now: () => clock.now() });
   const limiter =
     deps.limiter === undefined ? createDoorLimiter({ rate: settings.doorRate, burst: settings.doorBurst, apiRate: settings.apiRate, trustedProxies: settings.trustedProxies, logger }) : deps.limiter;
   const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
@@ -96,6 +98,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     queryMaxBytes: settings.queryMaxBytes,
     readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     verify: verifier.step,
+    dedupe,
     allowsGet: verifier.allowsGet,
     limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
   });
@@ -124,6 +127,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
       schemas: new SchemaChecker(),
       ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
       onVerifierChanged: (topic) => verifier.invalidate(topic),
+      onDedupeChanged: (topic) => dedupe.invalidate(topic),
     }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),
   );
   app.use(unknownRoute);

@@ -22,10 +22,10 @@ function apiRoutes(app: any): RouteEntry[] {
   return out;
 }
 
-/** The role each route must demand: reads are reader; verifier, tool-registry and approval-policy writes admin; other writes operator. */
+/** The role each route must demand: reads are reader; verifier, dedupe-key, tool-registry and approval-policy writes admin; other writes operator. */
 function expectedRole(r: RouteEntry): Role {
   if (r.method === 'GET') return 'reader';
-  if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path === '/api/approval-policy') return 'admin';
+  if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path.endsWith('/dedupe') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';
 }
 

@@ -20,4 +20,6 @@ export interface ApiContext {
   runEvents?: RunEventFeed;
   /** Called after a verifier binding changed, so the door's cache does not serve the old one. */
   onVerifierChanged(topic: string): void;
+  /** Called after a dedupe key changed, for the same reason. */
+  onDedupeChanged(topic: string): void;
 }

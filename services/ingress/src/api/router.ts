@@ -13,6 +13,7 @@ import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
 import { eventRoutes } from './events-routes';
 import { verifierRoutes } from './verifier-routes';
+import { dedupeRoutes } from './dedupe-routes';
 import { whoamiRoutes } from './whoami-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
@@ -49,6 +50,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
+  dedupeRoutes(router, ctx);
   bulkRunRoutes(router, ctx);
   runRoutes(router, ctx);
   interactionRoutes(router, ctx);

@@ -3,6 +3,8 @@ import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, type Clock, typ
 import type { RunBus } from '@hookyard/bus';
 import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
+import { parseQuery } from './fields';
+import type { DedupeVerdict, DedupeInput } from './dedupe';
 
 /** A delivery as the door read it: the raw bytes, before anything parsed them. */
 export interface Delivery {
@@ -40,6 +42,8 @@ export interface AcceptDeps {
   dispatchGraceMs: number;
   bodyMaxBytes: number;
   verify?: VerifyStep;
+  /** The topic's dedupe key (see createDedupeStep): used when the verifier gave no delivery id. */
+  dedupe?: { keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict> };
   /** Counts one kept run (default: metrics.accepted with its labels); see createAcceptedCounter. */
   countAccepted?: (topic: string, hook: string) => void;
 }
@@ -91,6 +95,19 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   });
   // A refused body keeps nothing and claims nothing: a corrected resend is not "duplicate".
   if (!parsed.ok) return { answer: { status: parsed.status, body: JSON.stringify(parsed.body) }, kept: [] };
+
+  // The verifier's delivery id wins: the dedupe key is asked only when there is none.
+  if (claim === null && deps.dedupe) {
+    let verdict: DedupeVerdict;
+    try {
+      verdict = await deps.dedupe.keyOf(delivery.topic, () => ({ headers: delivery.headers, query: parseQuery(delivery.query) ?? {}, body: parsed.payload }));
+    } catch (err) {
+      deps.logger.error({ err, topic: delivery.topic }, 'dedupe key could not be read or evaluated; nothing kept');
+      return { answer: ANSWERS.acceptFailed, kept: [] };
+    }
+    if (!verdict.ok) return { answer: { status: 400, body: JSON.stringify({ status: 'rejected', error: verdict.reason }) }, kept: [] };
+    claim = verdict.claim;
+  }
 
   const json = parsed.json;
   const input: KeepEventInput =

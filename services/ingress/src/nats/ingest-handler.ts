@@ -2,6 +2,7 @@ import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, nameV
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
+import type { DedupeInput, DedupeVerdict } from '../door/dedupe';
 
 export interface NatsIngestHandlerDeps {
   stores: Pick<Stores, 'runs'>;
@@ -16,6 +17,12 @@ export interface NatsIngestHandlerDeps {
   dedupeTtlMs?: number;
   /** The Content-Type assumed when a message carries none (default application/json). */
   defaultContentType?: string;
+  /**
+   * The topic's dedupe key (see createDedupeStep), asked only for a message
+   * without `Nats-Msg-Id` (which wins); its expression sees the message's headers
+   * (names lower-cased, first value), an empty query and the payload as `body`.
+   */
+  dedupe?: { keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict> };
 }
 
 /** Longest `Nats-Msg-Id` taken as a delivery id; longer is malformed. */
@@ -69,16 +76,24 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     });
     if (!parsed.ok) return reject(msg, parsed.body.error);
 
+    let claim: { id: string; ttlMs: number } | null = msgId === null ? null : { id: msgId, ttlMs };
+    if (claim === null && deps.dedupe) {
+      // A store that cannot be read throws: the message is redelivered later.
+      const key = await deps.dedupe.keyOf(topic, () => ({ headers: msg.headers, query: {}, body: parsed.payload }));
+      if (!key.ok) return reject(msg, key.reason);
+      claim = key.claim;
+    }
+
     const now = clock.now();
     const input = { topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs };
     let kept: KeptRun[];
-    if (msgId === null) kept = await deps.stores.runs.keepEvent(input);
+    if (claim === null) kept = await deps.stores.runs.keepEvent(input);
     else {
       // Parsed before claimed: a refused body never holds a claim that would make its corrected resend a duplicate.
-      const result = await deps.stores.runs.keepDelivery(input, { id: msgId, ttlMs });
+      const result = await deps.stores.runs.keepDelivery(input, claim);
       if (result.status === 'duplicate') {
         verdict('duplicate');
-        logger.debug({ topic, msgId }, 'NATS ingest message already kept; acknowledged as duplicate');
+        logger.debug({ topic, msgId, deliveryId: claim.id }, 'NATS ingest message already kept; acknowledged as duplicate');
         return 'duplicate';
       }
       kept = result.runs;

@@ -354,6 +354,20 @@ export const SCHEMAS: Record<string, Schema> = {
       updated_at: isoTime,
     },
   },
+  DedupeInput: {
+    type: 'object',
+    required: ['expr'],
+    properties: {
+      expr: { type: 'string', maxLength: 4096, description: 'jq over {headers, query, body}, e.g. .headers["x-event-id"] or .body.id; compiled when written' },
+      horizon_seconds: { type: 'integer', minimum: 1, maximum: 604800, default: 86400, description: 'How long a key value stays claimed' },
+      topic: { ...name, description: 'Optional; must equal the path topic' },
+    },
+  },
+  Dedupe: {
+    type: 'object',
+    required: ['topic', 'expr', 'horizon_seconds', 'created_at', 'updated_at'],
+    properties: { topic: ref('Name'), expr: { type: 'string' }, horizon_seconds: { type: 'integer' }, created_at: isoTime, updated_at: isoTime },
+  },
   JqTemplate: {
     type: 'object',
     required: ['id', 'content'],

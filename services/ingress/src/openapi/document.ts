@@ -259,6 +259,29 @@ const PATHS: Obj = {
     ),
     delete: op('admin', 'Remove the binding (the topic becomes open)', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['verifiers'], operationId: 'removeVerifier' }),
   },
+  '/api/hooks/topics/{topic}/dedupe': {
+    parameters: [pathParam('topic', 'Topic')],
+    get: op('reader', "A topic's dedupe key", { '200': answer('The dedupe key', ref('Dedupe')), ...fail(404) }, { tags: ['verifiers'], operationId: 'getDedupe' }),
+    put: op(
+      'admin',
+      'Set or replace the dedupe key of a topic',
+      {
+        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, dedupe: ref('Dedupe') } }),
+        '201': answer('Set', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, dedupe: ref('Dedupe') } }),
+        ...fail(400),
+      },
+      {
+        tags: ['verifiers'],
+        operationId: 'putDedupe',
+        requestBody: body(ref('DedupeInput')),
+        description:
+          'Needs the admin role. The expression runs over {headers, query, body} of every delivery on the topic that its verifier gave no delivery id (a verifier\'s delivery id wins). ' +
+          'A non-empty string or a number is the delivery id, claimed for horizon_seconds in the same write that keeps the runs: a repeat is 200 duplicate. ' +
+          'null, no output or "" keeps without dedupe; a jq error, several outputs or any other value is a 400 that keeps nothing.',
+      },
+    ),
+    delete: op('admin', 'Remove the dedupe key', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['verifiers'], operationId: 'removeDedupe' }),
+  },
   '/api/hook-runs': {
     get: op('reader', 'List runs, newest first, with filters and a cursor', { '200': answer('A page of runs', ref('RunPage')), ...fail(400) }, {
       tags: ['runs'],
