@@ -206,6 +206,19 @@ describe('hooks', () => {
     expect(err.slice(1).join('\n')).toMatch(/hook tool 'ghost' is not a registered tool/);
   });
 
+  it('dedupe set, show, remove with --json; a refused key lists its details', async () => {
+    const set = await ok(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.headers["x-event-id"]', '--horizon', '3600']);
+    expect(set).toMatchObject({ created: true, dedupe: { topic: 'cli-open', expr: '.headers["x-event-id"]', horizon_seconds: 3600 } });
+    expect(await ok(['hooks', 'dedupe', 'show', 'cli-open'], { token: READER })).toMatchObject({ topic: 'cli-open', expr: '.headers["x-event-id"]', horizon_seconds: 3600 });
+    expect(await ok(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.body.id'])).toMatchObject({ created: false, dedupe: { expr: '.body.id', horizon_seconds: 86400 } });
+    expect(await ok(['hooks', 'dedupe', 'remove', 'cli-open'])).toEqual({ removed: true, topic: 'cli-open' });
+    expectRefused(await hy(['hooks', 'dedupe', 'show', 'cli-open']), 1, /^hookyard: 404 not_found: /);
+    expectRefused(await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id', '--horizon', '2h']), 2, /^hookyard: --horizon must be a whole number of seconds, got "2h"/);
+
+    const err = expectRefused(await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id |||', '--horizon', '0']), 1, /^hookyard: 400 bad_input: dedupe key refused$/);
+    expect(err.slice(1)).toEqual([expect.stringMatching(/^ {2}- expr ".id \|\|\|" does not compile: /), '  - horizon_seconds must be a whole number from 1 to 604800 (7 days), got 0']);
+  });
+
   it('verifier set, show, remove with --json; a refused binding lists its details', async () => {
     const set = await ok(['hooks', 'verifier', 'set', 'cli-signed', '--kind', 'hmac', '--secret', 'env:HOOKS_SECRET_CLI_TEST_SECRET', '--setting', 'header=X-Sig', 'algorithm=sha512']);
     expect(set).toMatchObject({ created: true, verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:HOOKS_SECRET_CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } } });

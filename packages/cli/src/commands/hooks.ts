@@ -3,6 +3,7 @@ import { CliError, EXIT, apiPath, parseJsonOption, readRecord } from '../client'
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 import { verifierCommand } from './verifier';
+import { dedupeCommand } from './dedupe';
 
 type HookRecord = Record<string, unknown> & { name: string; topic: string; tool: string };
 
@@ -11,7 +12,7 @@ type HookRecord = Record<string, unknown> & { name: string; topic: string; tool:
  * Answers: list `{hooks: [...]}`, register `{created, hook}`, show the bare hook, remove `{removed, name}`.
  */
 export function hooksCommand(program: Command, ctx: CliContext): void {
-  const hooks = program.command('hooks').description('register, list, show and remove hooks; topic verifiers');
+  const hooks = program.command('hooks').description('register, list, show and remove hooks; topic verifiers and dedupe keys');
 
   hooks
     .command('register')
@@ -71,4 +72,5 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     });
 
   verifierCommand(hooks, ctx);
+  dedupeCommand(hooks, ctx);
 }
