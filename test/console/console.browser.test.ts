@@ -138,7 +138,7 @@ describe('operator console in Chromium', () => {
     await nav(page, 'Runs').click();
     await page.getByText('live', { exact: true }).waitFor();
     await page.evaluate(() => ((window as any).__noReload = true));
-    expect(await send('demo', { action: 'opened', sender: 'ada' })).toEqual({ status: 'accepted', runs: 1 });
+    expect(await send('demo', { action: 'opened', sender: 'ada' })).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     const row = page.locator('tr[data-run]').filter({ hasText: 'greet' }).filter({ hasText: 'succeeded' });
     await row.waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);

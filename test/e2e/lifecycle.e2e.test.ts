@@ -65,7 +65,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
     const started = Date.now();
     await pool(1000, 25, async (i) => {
       const r = await api.sendEvent('orders', { n: i });
-      expect(r).toEqual({ status: 200, body: { status: 'accepted', runs: 1 } });
+      expect(r).toEqual({ status: 200, body: { status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) } });
     });
     const acceptedMs = Date.now() - started;
     const runs = await eventually(

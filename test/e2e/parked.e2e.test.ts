@@ -176,7 +176,7 @@ describe('parked runs across processes (Redis + JetStream)', () => {
       const used = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
       const [before, usedBefore] = [await keysBytes(), await used()];
       await pool(1000, 25, async (n) => {
-        expect((await api.sendEvent('park-many', { n })).body).toEqual({ status: 'accepted', runs: 1 });
+        expect((await api.sendEvent('park-many', { n })).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
       });
       await eventually(async () => ((await api.allRuns('e2e-park')).filter((r) => r.status === 'parked').length === 1000 ? true : undefined), 120_000, '1,000 parked runs');
       const [after, usedAfter] = [await keysBytes(), await used()];

@@ -137,7 +137,7 @@ describe('tool secrets through the API, the door and the executor', () => {
 
     expect((await api('/api/hooks', { method: 'POST', json: { name: 'open-ticket', topic: 'support', tool: 'tickets', tool_kwargs: { title: 't' } } })).status).toBe(201);
     expect((await api('/api/hooks', { method: 'POST', json: { name: 'adopt', topic: 'support', tool: 'pets__create_pet', start_expr: { content: '{name: .pet}' } } })).status).toBe(201);
-    expect((await door('support', { pet: 'rex' })).body).toEqual({ status: 'accepted', runs: 2 });
+    expect((await door('support', { pet: 'rex' })).body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
 
     const ticket = await runOf('open-ticket');
     const adopt = await runOf('adopt');

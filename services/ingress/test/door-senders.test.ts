@@ -68,7 +68,7 @@ describe('Slack', () => {
   it('an event callback is kept as before', async () => {
     const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', event: { type: 'app_mention', text: 'url_verification is just a word here' } });
     const r = await post('slack-events', event, slackHeaders(event));
-    expect(r.body).toEqual({ status: 'accepted', runs: 1 });
+    expect(r.body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     expect(await runs('slack-events')).toBe(1);
   });
 });
@@ -100,7 +100,7 @@ describe('GitHub', () => {
   it('keeps a pull_request delivery once; a redelivery (same X-GitHub-Delivery) is a duplicate', async () => {
     const body = JSON.stringify(example('pull_request', 'opened'));
     const headers = await signed('pull_request', body, '8f1b2c00-5f4e-11ef-9a52-0c0a9f3b1d2e');
-    expect((await post('github', body, headers)).body).toEqual({ status: 'accepted', runs: 1 });
+    expect((await post('github', body, headers)).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     expect((await post('github', body, headers)).body).toEqual({ status: 'duplicate' });
     expect(await runs('github')).toBe(1);
   });
