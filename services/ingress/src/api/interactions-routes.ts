@@ -4,6 +4,7 @@ import type { InteractionKind, InteractionStatus } from '@hookyard/core';
 import type { InteractionFilter } from '@hookyard/store';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
+import { listQueryReader } from './list-query';
 
 export const INTERACTION_LIST_DEFAULT_LIMIT = 50;
 export const INTERACTION_LIST_MAX_LIMIT = 500;
@@ -12,17 +13,7 @@ const BODY_KEYS = new Set(['reason']);
 
 /** Reads `GET /api/interactions` query parameters; every bad value is one line of a 400. */
 export function parseInteractionQuery(query: Record<string, unknown>): { filter: InteractionFilter; limit: number; cursor: string | null } {
-  const errors: string[] = [];
-  const one = (key: string): string | undefined => {
-    const v = query[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string') {
-      errors.push(`${key} must be given once, got ${JSON.stringify(v)}`);
-      return undefined;
-    }
-    return v;
-  };
-  for (const key of Object.keys(query)) if (!QUERY_KEYS.has(key)) errors.push(`unknown query parameter '${key}' (known: ${[...QUERY_KEYS].join(', ')})`);
+  const { one, limit: readLimit, errors } = listQueryReader(query, QUERY_KEYS);
   const filter: InteractionFilter = {};
   const status = one('status');
   if (status !== undefined) {
@@ -44,13 +35,7 @@ export function parseInteractionQuery(query: Record<string, unknown>): { filter:
     if (isValidName(hook)) filter.hook = hook;
     else errors.push(`hook must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(hook)}`);
   }
-  let limit = INTERACTION_LIST_DEFAULT_LIMIT;
-  const rawLimit = one('limit');
-  if (rawLimit !== undefined) {
-    const n = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (n >= 1 && n <= INTERACTION_LIST_MAX_LIMIT) limit = n;
-    else errors.push(`limit must be a whole number from 1 to ${INTERACTION_LIST_MAX_LIMIT}, got ${JSON.stringify(rawLimit)}`);
-  }
+  const limit = readLimit(INTERACTION_LIST_DEFAULT_LIMIT, INTERACTION_LIST_MAX_LIMIT);
   const cursor = one('cursor') ?? null;
   if (cursor !== null && !INTERACTION_ID_PATTERN.test(cursor)) errors.push(`cursor must be the next_cursor of a previous page, got ${JSON.stringify(cursor)}`);
   if (errors.length) throw badInput('bad interaction list query', errors);

@@ -1,5 +1,6 @@
 import { RUN_STATUSES, badInput, isValidName, type Run, type RunStatus } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
+import { listQueryReader } from './list-query';
 
 /**
  * A run on the wire: every core Run field (payload included, in lists too, so
@@ -24,17 +25,7 @@ export interface RunListQuery {
 
 /** Reads `GET /api/hook-runs` query parameters; every bad value is one line of a 400. */
 export function parseRunListQuery(query: Record<string, unknown>): RunListQuery {
-  const errors: string[] = [];
-  const one = (key: string): string | undefined => {
-    const v = query[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string') {
-      errors.push(`${key} must be given once, got ${JSON.stringify(v)}`);
-      return undefined;
-    }
-    return v;
-  };
-  for (const key of Object.keys(query)) if (!QUERY_KEYS.has(key)) errors.push(`unknown query parameter '${key}' (known: ${[...QUERY_KEYS].join(', ')})`);
+  const { one, limit: readLimit, errors } = listQueryReader(query, QUERY_KEYS);
 
   const filter: RunFilter = {};
   const status = one('status');
@@ -63,13 +54,7 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
   if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
     errors.push(`since must not be after until, got since=${new Date(filter.since).toISOString()} until=${new Date(filter.until).toISOString()}`);
   }
-  let limit = RUN_LIST_DEFAULT_LIMIT;
-  const rawLimit = one('limit');
-  if (rawLimit !== undefined) {
-    const n = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (n >= 1 && n <= RUN_LIST_MAX_LIMIT) limit = n;
-    else errors.push(`limit must be a whole number from 1 to ${RUN_LIST_MAX_LIMIT}, got ${JSON.stringify(rawLimit)}`);
-  }
+  const limit = readLimit(RUN_LIST_DEFAULT_LIMIT, RUN_LIST_MAX_LIMIT);
   const cursor = one('cursor') ?? null;
   if (cursor !== null && (cursor === '' || cursor.length > 512)) errors.push('cursor must be the next_cursor of a previous page');
   if (errors.length) throw badInput('bad run list query', errors);
