@@ -5,8 +5,10 @@
  * checks its condition where the server has one), send an event and watch
  * its run appear without a reload, read its story, make a run fail, fix its
  * hook through the edit form and retry it from the page, discard a filtered
- * selection of failed runs in bulk (counted, confirmed), approve a run the
- * approval policy parked, and check that a reader sees no operator button.
+ * selection of failed runs in bulk (counted, confirmed), filter the runs
+ * by a delivery id and a since time (and see a backwards range refused
+ * inline), approve a run the approval policy parked, and check that a
+ * reader sees no operator button.
  * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -194,6 +196,46 @@ describe('operator console in Chromium', () => {
     await page.getByTestId('bulk-progress').filter({ hasText: 'Discarded 3 of 3.' }).waitFor();
     await page.getByText('No runs match.').waitFor();
     expect((await api('GET', '/api/hook-runs?hook=brittle&status=discarded')).runs).toHaveLength(3);
+
+    // Filters: a delivery id (the topic's dedupe key makes `.body.id` one) and a since time that leaves the older runs out.
+    await api('PUT', '/api/hooks/topics/picked/dedupe', { expr: '.body.id' });
+    await api('POST', '/api/hooks', { name: 'pick', topic: 'picked', tool: 'echo' });
+    const [first] = (await send('picked', { id: 'order-1' })).run_ids;
+    const [second] = (await send('picked', { id: 'order-2' })).run_ids;
+    const shown = (ids: string[]) =>
+      page.waitForFunction((want) => {
+        const rows = [...document.querySelectorAll('tr[data-run]')].map((tr) => tr.getAttribute('data-run'));
+        return document.querySelector('table.runs')?.getAttribute('aria-busy') === 'false' && rows.length === want.length && want.every((id) => rows.includes(id));
+      }, ids);
+    await nav(page, 'Runs').click();
+    const filters = page.getByRole('form', { name: 'Filter runs' });
+    await filters.getByLabel('Delivery id').fill('order-1');
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await shown([first]);
+    expect(page.url()).toContain('delivery_id=order-1');
+    // Since the second run was kept (its id starts with that time): only it, none of the older runs.
+    const keptAt = new Date(parseInt(second.slice(0, 10), 36)).toISOString();
+    // The page's local time, in the shortest form a datetime-local input keeps (what `fill` checks it took).
+    const local = (iso: string) =>
+      page.evaluate((at) => {
+        const d = new Date(at);
+        const p = (n: number, w = 2) => String(n).padStart(w, '0');
+        const ms = d.getMilliseconds() ? `.${p(d.getMilliseconds(), 3).replace(/0+$/, '')}` : '';
+        const sec = d.getSeconds() || ms ? `:${p(d.getSeconds())}${ms}` : '';
+        return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}${sec}`;
+      }, iso);
+    await filters.getByLabel('Delivery id').fill('');
+    await filters.getByLabel('Since').fill(await local(keptAt));
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await shown([second]);
+    expect(decodeURIComponent(page.url())).toContain(`since=${keptAt}`);
+    await shot(page, '09b-runs-filtered');
+    // A range that ends before it starts: the API's 400, inline.
+    await filters.getByLabel('Until').fill(await local(new Date(Date.parse(keptAt) - 60_000).toISOString()));
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('alert').filter({ hasText: 'since must not be after until' }).waitFor();
+    await shown([]);
+    expect(await page.getByRole('button', { name: /all matching/ }).count()).toBe(0);
 
     // A parked run: the deployment's policy asks before `print`; the operator approves it from the Approvals page.
     await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });

@@ -1,19 +1,24 @@
 import { useState } from 'preact/hooks';
 import { api, atLeast, query, type Role, type RunPage } from '../api';
-import { useConfirm } from '../util';
+import { time, useConfirm } from '../util';
 
 /** How many runs one bulk action walks at most; more are left for the next one (and said so). */
 export const BULK_MAX = 10_000;
 const DISCARDABLE = new Set(['pending', 'retry_wait', 'parked', 'failed']);
 
+/** The Runs page's filter: the same query lists the runs a bulk action walks. */
 interface Filter {
   status: string;
   hook: string;
   topic: string;
+  delivery_id: string;
+  since: string;
+  until: string;
 }
 
 /**
- * Retry or discard every run of the filtered selection: the ids are counted
+ * Retry or discard every run of the filtered selection (every filter of the
+ * Runs page, time range and delivery id included): the ids are counted
  * first (page by page, at most BULK_MAX), the count is confirmed, then each
  * run is retried or discarded through the same API as the run page, a few at
  * a time, with progress and the refusals counted.
@@ -45,7 +50,15 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
         setProgress('No runs match.');
         return;
       }
-      const scope = [filter.hook && `hook ${filter.hook}`, filter.topic && `topic ${filter.topic}`].filter(Boolean).join(', ');
+      const scope = [
+        filter.hook && `hook ${filter.hook}`,
+        filter.topic && `topic ${filter.topic}`,
+        filter.delivery_id && `delivery ${filter.delivery_id}`,
+        filter.since && `since ${time(filter.since)}`,
+        filter.until && `until ${time(filter.until)}`,
+      ]
+        .filter(Boolean)
+        .join(', ');
       const ok = await confirm(
         `${what === 'retry' ? 'Retry' : 'Discard'} ${ids.length}${more ? ` (the newest ${BULK_MAX}; more match)` : ''} ${filter.status} run${ids.length === 1 ? '' : 's'}${scope ? ` of ${scope}` : ''}?`,
         `${what === 'retry' ? 'Retry' : 'Discard'} ${ids.length}`,

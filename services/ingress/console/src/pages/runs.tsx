@@ -7,20 +7,48 @@ import { BulkActions } from './bulk';
 
 const PAGE = 50;
 
+const HOUR_MS = 3_600_000;
+
+/** `<input type="datetime-local">` shows local time; the URL and the API carry ISO UTC. */
+export function localInputValue(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+function isoFromInput(local: string): string {
+  if (!local) return '';
+  const d = new Date(local);
+  return Number.isNaN(d.getTime()) ? local : d.toISOString();
+}
+
 /**
  * The kept runs, newest first: the filters the API supports (status, hook,
- * topic), cursor paging (one page at a time, never all), and on the first
- * page the runs that arrive while it is open.
+ * topic, delivery id, a since / until time range), kept in the hash; cursor
+ * paging (one page at a time, never all), and on the first page the runs
+ * that arrive while it is open.
  */
 export function RunsPage({ role, params }: { role: Role; params: URLSearchParams }) {
-  const filter = { status: params.get('status') ?? '', hook: params.get('hook') ?? '', topic: params.get('topic') ?? '' };
+  const filter = {
+    status: params.get('status') ?? '',
+    hook: params.get('hook') ?? '',
+    topic: params.get('topic') ?? '',
+    delivery_id: params.get('delivery_id') ?? '',
+    since: params.get('since') ?? '',
+    until: params.get('until') ?? '',
+  };
   const cursor = params.get('cursor');
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
-  const page = useLoad(() => api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`), [filter.status, filter.hook, filter.topic, cursor]);
+  const page = useLoad(
+    () => api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`),
+    [filter.status, filter.hook, filter.topic, filter.delivery_id, filter.since, filter.until, cursor],
+  );
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
-    if (page.data) setRows(page.data.runs);
+    // A refused filter (the API's 400, shown above the table) shows no rows of the previous one.
+    setRows(page.data?.runs ?? []);
     setFresh(new Set());
   }, [page.data]);
 
@@ -29,6 +57,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     !cursor,
     (e: RunSummary) => {
       if ((filter.hook && e.hook !== filter.hook) || (filter.topic && e.topic !== filter.topic)) return;
+      if (page.error) return;
       setRows((current) => {
         const at = current.findIndex((r) => r.id === e.run_id);
         if (at >= 0) {
@@ -39,6 +68,10 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           return next;
         }
         if (filter.status && e.status !== filter.status) return current;
+        // A summary carries no delivery id, and a new run is outside a range that ended before it.
+        if (filter.delivery_id) return current;
+        const created = Date.parse(e.created_at);
+        if ((filter.since && created < Date.parse(filter.since)) || (filter.until && created > Date.parse(filter.until))) return current;
         setFresh((f) => new Set(f).add(e.run_id));
         const added: Run = {
           id: e.run_id, hook: e.hook, topic: e.topic, status: e.status, attempts: e.attempts, payload: undefined, acted: '', acted_ids: [], claim_intent: '',
@@ -51,10 +84,25 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   );
 
   const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
+  const read = (formEl: HTMLFormElement) => {
+    const form = new FormData(formEl);
+    const field = (k: string) => String(form.get(k) ?? '');
+    return {
+      status: field('status'),
+      hook: field('hook'),
+      topic: field('topic'),
+      delivery_id: field('delivery_id').trim(),
+      since: isoFromInput(field('since')),
+      until: isoFromInput(field('until')),
+    };
+  };
   const apply = (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.target as HTMLFormElement);
-    go('/runs', { status: String(form.get('status') ?? ''), hook: String(form.get('hook') ?? ''), topic: String(form.get('topic') ?? '') });
+    go('/runs', read(e.target as HTMLFormElement));
+  };
+  const last = (ms: number) => (e: Event) => {
+    const formEl = (e.currentTarget as HTMLButtonElement).form!;
+    go('/runs', { ...read(formEl), since: new Date(Date.now() - ms).toISOString(), until: '' });
   };
 
   return (
@@ -96,12 +144,32 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
             {filter.topic && !topics.includes(filter.topic) && <option value={filter.topic}>{filter.topic}</option>}
           </select>
         </label>
+        <label>
+          Delivery id
+          <input name="delivery_id" type="text" value={filter.delivery_id} maxLength={512} autoComplete="off" spellcheck={false} />
+        </label>
+        <label>
+          Since
+          <input name="since" type="datetime-local" step="any" value={localInputValue(filter.since)} />
+        </label>
+        <label>
+          Until
+          <input name="until" type="datetime-local" step="any" value={localInputValue(filter.until)} />
+        </label>
+        <div class="quick" role="group" aria-label="Quick time range">
+          <button type="button" onClick={last(HOUR_MS)}>
+            Last hour
+          </button>
+          <button type="button" onClick={last(24 * HOUR_MS)}>
+            Last 24 h
+          </button>
+        </div>
         <button type="submit">Apply</button>
         <span class="live-state" aria-live="polite">
           {cursor ? 'older page (live updates on the first page)' : live === 'open' ? 'live' : live === 'connecting' ? 'connecting…' : 'live updates unavailable'}
         </span>
       </form>
-      <BulkActions role={role} filter={filter} onDone={page.reload} />
+      {!page.error && <BulkActions role={role} filter={filter} onDone={page.reload} />}
       <ErrorBox error={page.error} />
       <table class="runs" aria-busy={page.loading}>
         <caption class="sr-only">Runs, newest first</caption>
@@ -134,7 +202,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           ))}
         </tbody>
       </table>
-      {!page.loading && rows.length === 0 && <p class="empty">No runs match.</p>}
+      {!page.loading && !page.error && rows.length === 0 && <p class="empty">No runs match.</p>}
       <nav class="pager" aria-label="Pages">
         {cursor && (
           <a href={href('/runs', filter)} class="button">
