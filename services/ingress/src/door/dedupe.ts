@@ -1,6 +1,7 @@
 import { nameViolation, toHookyardError, type DedupeBinding } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { HookStore } from '@hookyard/store';
+import { createTopicCache } from './topic-cache';
 
 /** How long a dedupe key value stays claimed when the binding names no horizon: 24 h. */
 export const DEDUPE_HORIZON_DEFAULT_SECONDS = 86_400;
@@ -82,8 +83,6 @@ export interface DedupeStepDeps {
   now?: () => number;
 }
 
-const CACHE_MAX = 10_000;
-
 /**
  * The doors' dedupe key: the topic's binding briefly cached (a topic without
  * one costs a map lookup, and the input is built only for a topic that has
@@ -94,18 +93,8 @@ export function createDedupeStep(deps: DedupeStepDeps): {
   keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict>;
   invalidate(topic: string): void;
 } {
-  const cacheMs = deps.cacheMs ?? 1000;
-  const now = deps.now ?? Date.now;
-  const cache = new Map<string, { binding: DedupeBinding | null; at: number }>();
-
-  async function lookup(topic: string): Promise<DedupeBinding | null> {
-    const hit = cache.get(topic);
-    if (hit && now() - hit.at < cacheMs) return hit.binding;
-    const binding = await deps.hooks.getDedupe(topic);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(topic, { binding, at: now() });
-    return binding;
-  }
+  const bindings = createTopicCache((topic) => deps.hooks.getDedupe(topic), deps);
+  const lookup = bindings.get;
 
   return {
     async keyOf(topic, input) {
@@ -130,9 +119,7 @@ export function createDedupeStep(deps: DedupeStepDeps): {
       if (id.length > DEDUPE_KEY_MAX_LENGTH) return { ok: false, reason: `${named} yielded a string of ${id.length} characters, more than ${DEDUPE_KEY_MAX_LENGTH}` };
       return { ok: true, claim: { id, ttlMs: binding.horizon_seconds * 1000 } };
     },
-    invalidate(topic) {
-      cache.delete(topic);
-    },
+    invalidate: bindings.invalidate,
   };
 }
 

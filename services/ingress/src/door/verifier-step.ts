@@ -2,6 +2,7 @@ import type { HookMetrics, Logger, VerifierBinding } from '@hookyard/core';
 import type { HookStore } from '@hookyard/store';
 import { UNAUTHORIZED_BODY, verifyDelivery, type SecretResolver } from '../verify';
 import { ANSWERS, type VerifyStep } from './accept';
+import { createTopicCache } from './topic-cache';
 
 export interface VerifierStepDeps {
   hooks: HookStore;
@@ -18,8 +19,6 @@ export interface VerifierStepDeps {
 }
 
 const UNAUTHORIZED = JSON.stringify(UNAUTHORIZED_BODY);
-/** Bounds the cache when deliveries spray many topic names; clearing costs only a store read each. */
-const CACHE_MAX = 10_000;
 
 /**
  * The door's verification: look the topic's binding up (briefly cached, so the
@@ -33,18 +32,8 @@ export function createVerifierStep(deps: VerifierStepDeps): {
   allowsGet(topic: string): Promise<boolean>;
   invalidate(topic: string): void;
 } {
-  const cacheMs = deps.cacheMs ?? 1000;
-  const now = deps.now ?? Date.now;
-  const cache = new Map<string, { binding: VerifierBinding | null; at: number }>();
-
-  async function lookup(topic: string): Promise<VerifierBinding | null> {
-    const hit = cache.get(topic);
-    if (hit && now() - hit.at < cacheMs) return hit.binding;
-    const binding = await deps.hooks.getVerifier(topic);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(topic, { binding, at: now() });
-    return binding;
-  }
+  const bindings = createTopicCache((topic) => deps.hooks.getVerifier(topic), deps);
+  const lookup = bindings.get;
 
   const step: VerifyStep = async (delivery, at) => {
     const { topic } = delivery;
@@ -84,8 +73,6 @@ export function createVerifierStep(deps: VerifierStepDeps): {
         return false;
       }
     },
-    invalidate(topic) {
-      cache.delete(topic);
-    },
+    invalidate: bindings.invalidate,
   };
 }
