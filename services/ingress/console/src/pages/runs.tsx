@@ -108,7 +108,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   return (
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
-      <form class="filters" onSubmit={apply} aria-label="Filter runs">
+      {/* Text and time fields are the browser's until Apply (a live update re-rendering the page must not wipe what is being typed); the key remounts the form when the filter in the hash changes. */}
+      <form class="filters" key={JSON.stringify(filter)} onSubmit={apply} aria-label="Filter runs">
         <label>
           Status
           <select name="status" value={filter.status}>
@@ -146,15 +147,15 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
         </label>
         <label>
           Delivery id
-          <input name="delivery_id" type="text" value={filter.delivery_id} maxLength={512} autoComplete="off" spellcheck={false} />
+          <input name="delivery_id" type="text" defaultValue={filter.delivery_id} maxLength={512} autoComplete="off" spellcheck={false} />
         </label>
         <label>
           Since
-          <input name="since" type="datetime-local" step="any" value={localInputValue(filter.since)} />
+          <input name="since" type="datetime-local" step="any" defaultValue={localInputValue(filter.since)} />
         </label>
         <label>
           Until
-          <input name="until" type="datetime-local" step="any" value={localInputValue(filter.until)} />
+          <input name="until" type="datetime-local" step="any" defaultValue={localInputValue(filter.until)} />
         </label>
         <div class="quick" role="group" aria-label="Quick time range">
           <button type="button" onClick={last(HOUR_MS)}>
