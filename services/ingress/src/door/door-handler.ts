@@ -24,7 +24,7 @@ const TOO_MANY = '{"error":"too many requests"}';
 const BODY_TOO_LARGE = '{"error":"body too large"}';
 const TIMEOUT = '{"error":"request body not received in time"}';
 const INTERNAL = '{"error":"internal error"}';
-/** How long a refused (413) body is still read and discarded, so the client can read the answer. */
+/** How long a refused (413, 408) body is still read and discarded, so the client can read the answer. */
 const DRAIN_MS = 5000;
 
 /**
@@ -63,12 +63,11 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
 
     const read = await readBody(req, opts.bodyMaxBytes, opts.readTimeoutMs);
     if (!read.ok) {
-      if (read.status === 413) {
-        drainRefusedBody(req, { maxBytes: Math.min(64 * 1024 * 1024, Math.max(1024 * 1024, 4 * opts.bodyMaxBytes)), maxMs: DRAIN_MS });
-        return answer(res, 413, BODY_TOO_LARGE, undefined, true);
-      }
-      if (read.status === 408) return answer(res, 408, TIMEOUT, undefined, true);
-      return; // the client went away: nothing to answer, nothing kept
+      if (read.status === 0) return; // the client went away: nothing to answer, nothing kept
+      // Too large or too slow, the rest of the body is still on its way: answer, then read and
+      // discard it (bounded) so the client reads the answer instead of a reset.
+      drainRefusedBody(req, { maxBytes: Math.min(64 * 1024 * 1024, Math.max(1024 * 1024, 4 * opts.bodyMaxBytes)), maxMs: DRAIN_MS });
+      return answer(res, read.status, read.status === 413 ? BODY_TOO_LARGE : TIMEOUT, undefined, true);
     }
 
     const { answer: a, kept } = await acceptDelivery(opts, {

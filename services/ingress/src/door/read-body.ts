@@ -4,9 +4,10 @@ export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 408 |
 
 /**
  * Reads a request body with a cap on the bytes actually read and a bound on
- * how long a slow client may take. Past the cap it stops listening at once
- * (the caller answers 413 with `Connection: close`, so the rest is never
- * read); a declared Content-Length over the cap is refused before any byte.
+ * how long a slow client may take. Past the cap or the time it stops listening
+ * at once (the caller answers 413 or 408 with `Connection: close` and drains
+ * the rest with drainRefusedBody); a declared Content-Length over the cap is
+ * refused before any byte.
  * Status 0 means the client went away: there is nobody to answer.
  */
 export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyResult> {
@@ -48,7 +49,7 @@ export interface DrainLimits {
 }
 
 /**
- * After a 413 the rest of the body is still on its way. Closing the socket
+ * After a 413 (or a 408 to a slow client) the rest of the body is still on its way. Closing the socket
  * with it unread makes the kernel answer with a reset, and a client that is
  * still writing (node's http, Python's requests) sees EPIPE/ECONNRESET instead
  * of the 413 it was sent. So: answer (Connection: close), half-close our side
