@@ -86,7 +86,7 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
       new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets, fetch: fetchFn }),
     ],
   });
-  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets });
+  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets, guard });
   const repo = new MultiRepo([local, remote, discovered, grpc], logger);
   if (options.guard) return repo;
   const close = repo.close.bind(repo);

@@ -15,12 +15,22 @@ import type { FetchFn } from './http-call';
  * address it resolves to is checked, and the socket connects to the checked
  * address (the agent's own `lookup`), so a name that answers differently the
  * second time (DNS rebinding) gains nothing. Redirects are never followed.
+ * gRPC channels (calls and reflection) dial the address `checkedAddress`
+ * answered, with the name as authority and TLS server name. A refusal is
+ * `forbidden` and `notSent`: nothing of the request left.
  */
 export interface OutboundGuard {
   /** fetch through the guard: `forbidden` for a refused destination, `redirect: 'manual'` always. */
   fetch: FetchFn;
   /** As `fetch`, but only addresses in HOOKS_OUTBOUND_ALLOW_NETS (the webhook tool's rule for a host it does not list). */
   fetchAllowedNetsOnly: FetchFn;
+  /**
+   * Resolves `host` (a name or an IP literal), checks every address it
+   * resolves to, and answers the one to connect to: `forbidden` (notSent)
+   * naming the address when one is refused, `unavailable` (notSent) when the
+   * name resolves to nothing.
+   */
+  checkedAddress(host: string): Promise<LookupAddress>;
   /** Why `address` (an IP literal) may not be reached, or undefined when it may. */
   refusal(address: string): string | undefined;
   /** True when `address` lies in an explicitly allowed range (HOOKS_OUTBOUND_ALLOW_NETS). */
@@ -112,22 +122,43 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
       const why = refuse(host);
-      if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`);
+      if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`, { notSent: true });
     }
     try {
       return (await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-      if (cause?.code === REFUSED) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${String(cause.message)}`, { cause: err });
+      if (cause?.code === REFUSED) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${String(cause.message)}`, { cause: err, notSent: true });
       throw err;
     }
   }) as FetchFn;
+
+  const checkedAddress = async (host: string): Promise<LookupAddress> => {
+    const bare = host.replace(/^\[|\]$/g, '');
+    const family = isIP(bare);
+    let addrs: LookupAddress[];
+    if (family) addrs = [{ address: bare, family }];
+    else {
+      try {
+        addrs = await resolve(bare);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        throw new HookyardError('unavailable', `${bare} could not be resolved: ${String(code ?? err)}`, { cause: err, notSent: true });
+      }
+    }
+    if (addrs.length === 0) throw new HookyardError('unavailable', `${bare} resolved to no address`, { notSent: true });
+    // Every address must pass, as for HTTP: a name with one public and one internal address is refused.
+    const bad = addrs.map((x) => refusal(x.address)).find((r) => r !== undefined);
+    if (bad) throw new HookyardError('forbidden', family ? `outbound call to ${bare} refused: ${bad}` : `outbound call to ${bare} refused: ${bare} resolves to ${bad}`, { notSent: true });
+    return addrs[0]!;
+  };
 
   const open = agentFor(refusal);
   const narrow = agentFor(netsOnly);
   return {
     fetch: fetchThrough(open, refusal),
     fetchAllowedNetsOnly: fetchThrough(narrow, netsOnly),
+    checkedAddress,
     refusal,
     explicitlyAllowed,
     close: async () => {

@@ -48,7 +48,7 @@ describe('outbound calls for records', () => {
   it('refuse loopback by default: HTTP service, OpenAPI document, MCP over HTTP', async () => {
     const repo = await repoWith({}, records());
     try {
-      await expect(repo.exec('svc', {}, testContext())).rejects.toMatchObject({ kind: 'forbidden', message: expect.stringContaining('127.0.0.1 is a loopback address') });
+      await expect(repo.exec('svc', {}, testContext())).rejects.toMatchObject({ kind: 'forbidden', notSent: true, message: expect.stringContaining('127.0.0.1 is a loopback address') });
       // Discovery that cannot reach its server lists no tools from it.
       expect(await repo.names()).not.toContain('pets__ping');
       expect(mock.seen).toHaveLength(0);

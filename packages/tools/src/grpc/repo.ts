@@ -1,5 +1,7 @@
 import { HookyardError, badInput, createSecretResolver, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import { createOutboundGuard, type OutboundGuard } from '../outbound';
 import { resolveStringMap } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { grpcConfigOf, metadataSafe, type GrpcRecordConfig } from './fields';
@@ -23,6 +25,12 @@ export interface GrpcRepoOptions {
   failureTtlMs?: number;
   /** Epoch ms; injected so cache tests control time (default Date.now). */
   now?: () => number;
+  /**
+   * Checks where a channel may connect before it dials (calls and reflection
+   * alike); default: public addresses only, as HOOKS_OUTBOUND_ALLOW_NETS with
+   * no entry.
+   */
+  guard?: Pick<OutboundGuard, 'checkedAddress'>;
 }
 
 export type GrpcRepo = ToolRepo & { close(): Promise<void> };
@@ -48,7 +56,10 @@ interface CacheEntry {
  * method, found through server reflection or the record's `.proto` text.
  * Discovery is cached per record and refreshed after a TTL; when a refresh
  * fails the last good answer is kept. One channel per record, reused by
- * every call and closed by `close()`.
+ * every call and closed by `close()`. Before a channel dials, its host is
+ * resolved and checked by the outbound guard, and the channel goes to the
+ * checked address (the name stays the authority and the TLS server name), so
+ * loopback, link-local and private services are refused unless allowed.
  */
 export function createGrpcRepo(options: GrpcRepoOptions): GrpcRepo {
   return new GrpcToolRepo(options);
@@ -57,6 +68,8 @@ export function createGrpcRepo(options: GrpcRepoOptions): GrpcRepo {
 class GrpcToolRepo implements ToolRepo {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly channels = new Map<string, { key: string; client: grpc.Client }>();
+  private readonly guard: Pick<OutboundGuard, 'checkedAddress'>;
+  private readonly ownGuard?: OutboundGuard;
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
   private readonly now: () => number;
@@ -68,6 +81,8 @@ class GrpcToolRepo implements ToolRepo {
     this.ttlMs = options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
     this.failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
     this.now = options.now ?? Date.now;
+    if (options.guard) this.guard = options.guard;
+    else this.guard = this.ownGuard = createOutboundGuard({ allowNets: [] });
   }
 
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
@@ -122,6 +137,7 @@ class GrpcToolRepo implements ToolRepo {
     for (const { client } of this.channels.values()) client.close();
     this.channels.clear();
     this.cache.clear();
+    await this.ownGuard?.close();
   }
 
   private async records(): Promise<RemoteToolRecord[]> {
@@ -195,7 +211,7 @@ class GrpcToolRepo implements ToolRepo {
       found = parsed;
     } else {
       const what = `gRPC tool '${config.name}'`;
-      found = await reflect(this.channel(config), what, await this.metadataOf(config, what), Math.min(config.timeoutMs, DISCOVERY_TIMEOUT_MS));
+      found = await reflect(await this.channel(config), what, await this.metadataOf(config, what), Math.min(config.timeoutMs, DISCOVERY_TIMEOUT_MS));
     }
     let services = found.services;
     if (config.services) {
@@ -206,14 +222,31 @@ class GrpcToolRepo implements ToolRepo {
     return { methods: unaryMethods(config.name, found.root, services, this.options.logger) };
   }
 
-  /** The record's channel, made on first use and replaced when the endpoint changes. */
-  private channel(config: GrpcRecordConfig): grpc.Client {
+  /**
+   * The record's channel, made on first use and replaced when the endpoint or
+   * the address its host resolves to changes. The host is resolved and checked
+   * on every use (a refusal is `forbidden`, notSent) and the channel dials the
+   * checked address itself, never the name: no second lookup to rebind.
+   */
+  private async channel(config: GrpcRecordConfig): Promise<grpc.Client> {
     if (this.closed) throw internal('gRPC tool repo is closed');
-    const key = `${config.tls ? 'tls' : 'plain'}:${config.address}`;
+    const colon = config.address.lastIndexOf(':');
+    const host = config.address.slice(0, colon).replace(/^\[|\]$/g, '');
+    const port = config.address.slice(colon + 1);
+    const checked = await this.guard.checkedAddress(host);
+    if (this.closed) throw internal('gRPC tool repo is closed');
+    const target = checked.family === 6 ? `[${checked.address}]:${port}` : `${checked.address}:${port}`;
+    const key = `${config.tls ? 'tls' : 'plain'}:${config.address}:${target}`;
     const have = this.channels.get(config.name);
     if (have?.key === key) return have.client;
     have?.client.close();
-    const client = new grpc.Client(config.address, config.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
+    // A proxy from the environment would dial somewhere the guard never checked.
+    const options: grpc.ChannelOptions = { 'grpc.enable_http_proxy': 0 };
+    if (!isIP(host)) {
+      options['grpc.default_authority'] = config.address;
+      if (config.tls) options['grpc.ssl_target_name_override'] = host;
+    }
+    const client = new grpc.Client(target, config.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(), options);
     this.channels.set(config.name, { key, client });
     return client;
   }
@@ -226,8 +259,8 @@ class GrpcToolRepo implements ToolRepo {
     return md;
   }
 
-  private call(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
-    const client = this.channel(config);
+  private async call(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
+    const client = await this.channel(config);
     return new Promise<Buffer>((resolve, reject) => {
       const call = client.makeUnaryRequest<Buffer, Buffer>(
         path,

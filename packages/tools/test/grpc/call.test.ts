@@ -3,7 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
 import { kindOfGrpcStatus } from '../../src/grpc/status';
 import { testContext } from '../support/context';
-import { grpcRecord } from './records';
+import { LOOPBACK_GUARD, grpcRecord } from './records';
 import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, type TestServer } from './server';
 
 let server: TestServer;
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 function repo(records: RemoteToolRecord[]): GrpcRepo {
-  const r = createGrpcRepo({ records: async () => records, logger: silentLogger() });
+  const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), guard: LOOPBACK_GUARD });
   repos.push(r);
   return r;
 }
@@ -161,7 +161,7 @@ describe('discovery cache', () => {
     const own = await startCatalogServer();
     let now = 1_000;
     const records = [grpcRecord('shop', own.endpoint)];
-    const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), discoveryTtlMs: 100, now: () => now });
+    const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), guard: LOOPBACK_GUARD, discoveryTtlMs: 100, now: () => now });
     repos.push(r);
     expect(await r.names()).toContain('shop__create_item');
     await own.close();
@@ -172,7 +172,7 @@ describe('discovery cache', () => {
   });
 
   test('close() closes the channels; a closed repo refuses new discovery', async () => {
-    const r = createGrpcRepo({ records: async () => [grpcRecord('shop', server.endpoint)], logger: silentLogger() });
+    const r = createGrpcRepo({ records: async () => [grpcRecord('shop', server.endpoint)], logger: silentLogger(), guard: LOOPBACK_GUARD });
     expect(await r.names()).toContain('shop__check');
     await r.close();
     await expect(r.exec('shop__check', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('closed') });
@@ -183,7 +183,7 @@ describe('metadata secret references', () => {
   test('a reference is resolved per call and sent as metadata (reflection included); the record keeps the reference', async () => {
     const env: NodeJS.ProcessEnv = { HOOKS_SECRET_GRPC_TENANT: 'acme-from-env' };
     const record = grpcRecord('shopref', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } } });
-    const r = createGrpcRepo({ records: async () => [record], logger: silentLogger(), secrets: createSecretResolver({ env, fileCacheMs: 0 }) });
+    const r = createGrpcRepo({ records: async () => [record], logger: silentLogger(), guard: LOOPBACK_GUARD, secrets: createSecretResolver({ env, fileCacheMs: 0 }) });
     repos.push(r);
     const out = (await r.exec('shopref__create_item', { item: { name: 'lamp' } }, testContext())) as { seenMetadata: string };
     expect(out.seenMetadata).toBe('x-tenant=acme-from-env;idempotency-key=idem-123');
@@ -199,6 +199,7 @@ describe('metadata secret references', () => {
     const r = createGrpcRepo({
       records: async () => [grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } })],
       logger: silentLogger(),
+      guard: LOOPBACK_GUARD,
       secrets: createSecretResolver({ env: {} }),
     });
     repos.push(r);

@@ -1,7 +1,7 @@
 import { silentLogger, type RemoteToolRecord } from '@hookyard/core';
 import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
 import { testContext } from '../support/context';
-import { grpcRecord } from './records';
+import { LOOPBACK_GUARD, grpcRecord } from './records';
 import { CATALOG_PROTO_TEXT, startCatalogServer, type TestServer } from './server';
 
 let server: TestServer;
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 function repo(records: RemoteToolRecord[], logger = silentLogger()): GrpcRepo {
-  const r = createGrpcRepo({ records: async () => records, logger });
+  const r = createGrpcRepo({ records: async () => records, logger, guard: LOOPBACK_GUARD });
   repos.push(r);
   return r;
 }

@@ -12,12 +12,12 @@ import { HookyardError, silentLogger } from '@hookyard/core';
 import { HealthImplementation, protoPath } from 'grpc-health-check';
 import { createGrpcRepo } from '../../src/grpc';
 import { testContext } from '../support/context';
-import { grpcRecord } from './records';
+import { LOOPBACK_GUARD, grpcRecord } from './records';
 
 let server: grpc.Server;
 let endpoint: string;
 const health = new HealthImplementation({ '': 'SERVING', 'shop.Catalog': 'SERVING' });
-const repo = createGrpcRepo({ records: async () => [grpcRecord('health', endpoint)], logger: silentLogger() });
+const repo = createGrpcRepo({ records: async () => [grpcRecord('health', endpoint)], logger: silentLogger(), guard: LOOPBACK_GUARD });
 
 beforeAll(async () => {
   server = new grpc.Server();

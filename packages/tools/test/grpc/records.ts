@@ -1,4 +1,5 @@
 import type { RemoteToolRecord } from '@hookyard/core';
+import { createOutboundGuard } from '../../src/outbound';
 
 /** A stored record of kind `grpc`; `extra` carries the gRPC-only fields (`proto`, `services`, `metadata`). */
 export function grpcRecord(name: string, endpoint: string, extra: Record<string, unknown> = {}, overrides: Partial<RemoteToolRecord> = {}): RemoteToolRecord {
@@ -17,3 +18,6 @@ export function grpcRecord(name: string, endpoint: string, extra: Record<string,
     ...extra,
   } as RemoteToolRecord;
 }
+
+/** The outbound guard with loopback allowed (HOOKS_OUTBOUND_ALLOW_NETS=127.0.0.0/8,::1): the test servers listen there. */
+export const LOOPBACK_GUARD = createOutboundGuard({ allowNets: ['127.0.0.0/8', '::1'] });
