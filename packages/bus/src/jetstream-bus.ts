@@ -2,6 +2,7 @@ import type { JsMsg } from 'nats';
 import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
+import { openJetStreamPullSource } from './pull-source';
 import { startPullWorker, type PullWorker } from './pull-worker';
 import type { RunBus, Subscription } from './types';
 
@@ -88,17 +89,16 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
         throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(opts.concurrency)}`);
       }
-      let consumer;
       try {
-        consumer = await js.consumers.get(stream, RUN_CONSUMER);
+        // Checked here so a missing consumer is an error of subscribe, not of every pull.
+        await js.consumers.get(stream, RUN_CONSUMER);
       } catch (err) {
         throw toBusError(err, `open consumer ${JSON.stringify(RUN_CONSUMER)} on ${JSON.stringify(stream)}`);
       }
       const worker = startPullWorker({
-        consumer,
+        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: RUN_CONSUMER, expiresMs: 5000, logger }, handlers),
         concurrency: opts.concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
-        expiresMs: 5000,
         logger,
         prepare: (msg) => ({
           tasks: readIds(msg).map((id) => () => handler(id)),

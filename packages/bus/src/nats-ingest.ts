@@ -2,6 +2,7 @@ import type { JsMsg } from 'nats';
 import { badInput, setOwn, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
+import { openJetStreamPullSource } from './pull-source';
 import { startPullWorker, type PullWorker } from './pull-worker';
 
 /** One event delivered on `${prefix}.ingest.<topic>`. */
@@ -118,17 +119,16 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
       if (!Number.isInteger(concurrency) || concurrency < 1) {
         throw badInput(`ingest concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
       }
-      let consumer;
       try {
-        consumer = await nc.jetstream().consumers.get(stream, INGEST_CONSUMER);
+        // Checked here so a missing consumer is an error of subscribe, not of every pull.
+        await nc.jetstream().consumers.get(stream, INGEST_CONSUMER);
       } catch (err) {
         throw toBusError(err, `open consumer ${JSON.stringify(INGEST_CONSUMER)} on ${JSON.stringify(stream)}`);
       }
       worker = startPullWorker({
-        consumer,
+        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: INGEST_CONSUMER, expiresMs: 5000, logger }, handlers),
         concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
-        expiresMs: 5000,
         logger,
         prepare: (msg) => ({
           tasks: [() => handler(toMessage(msg))],

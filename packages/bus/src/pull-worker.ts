@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type { Consumer, ConsumerMessages, JsMsg } from 'nats';
+import type { JsMsg } from 'nats';
 import type { Logger } from '@hookyard/core';
 import { toBusError } from './nats-errors';
+import type { PullSource, PullSourceHandlers } from './pull-source';
 
 /** What one pulled message asks of this process: tasks to run, then how to settle the message. */
 export interface MessageWork {
@@ -11,13 +12,12 @@ export interface MessageWork {
 }
 
 export interface PullWorkerOptions {
-  consumer: Consumer;
+  /** Opens the standing pull the worker asks through (JetStream: openJetStreamPullSource). */
+  open(handlers: PullSourceHandlers): PullSource;
   /** Tasks in flight at most, across all messages this worker holds. */
   concurrency: number;
   /** How often a held message is marked "in progress" so its ack wait does not lapse. */
   heartbeatMs: number;
-  /** How long one pull request waits at the server for messages. */
-  expiresMs: number;
   logger: Logger;
   prepare(msg: JsMsg): MessageWork;
 }
@@ -47,19 +47,22 @@ interface Item {
 }
 
 /**
- * The fewest free slots worth a pull while the worker is saturated: a pull is
- * an inbox subscription, a request and an unsubscribe on the connection, so
- * pulling for every single slot freed would cost about as much as the message
- * itself. A quiet worker pulls for all its free slots at once anyway.
+ * The fewest missing messages worth a new pull request while others are still
+ * open: a request is a publish the server parses and queues, so asking again
+ * for every single slot freed would cost about as much as the message itself.
+ * With nothing open the worker asks for all its free slots at once.
  */
 export function minPullSlots(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, Math.floor(concurrency / 8)));
 }
 
 /**
- * Pulls only as many messages as it has free task slots, so a message never
- * waits in a local buffer while its ack wait runs; a message carrying more
- * tasks than free slots queues them here and is kept alive by heartbeats.
+ * Keeps pull requests open at the server for every free task slot (a standing
+ * pull: an idle worker already has requests waiting, so a message is handed
+ * over as soon as it is stored), and never for more than are free, so a
+ * message never waits in a local buffer while its ack wait runs; a message
+ * carrying more tasks than free slots queues them here and is kept alive by
+ * heartbeats.
  *
  * Per message nothing but the message itself: one heartbeat timer for all the
  * messages held (each marked "in progress" once it is heartbeatMs/2 old, so
@@ -76,23 +79,24 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   let tasksPerMessage = 1;
   let stopping = false;
   let aborted = false;
-  let current: ConsumerMessages | null = null;
-  let wake: (() => void) | null = null;
   let idle: (() => void) | null = null;
   const minPull = minPullSlots(opts.concurrency);
   let heartbeat: NodeJS.Timeout | undefined;
   let toSettle: Held[] = [];
   let settling: NodeJS.Immediate | undefined;
 
-  // Room for a pull: every task queued here has started, and enough slots are free
-  // (all of them when nothing runs, so a slow trickle never waits for company).
-  const hasCapacity = () => queue.length === 0 && (inFlight === 0 || opts.concurrency - inFlight >= minPull);
+  // Messages asked for at most: free slots over the tasks a message carries, less what is already asked for.
+  // A new request goes out for minPull or more missing, or for any when nothing runs (a trickle never waits).
+  const topUp = () => {
+    if (stopping || aborted) return;
+    const free = opts.concurrency - inFlight - queue.length;
+    if (free <= 0) return;
+    const open = source.outstanding();
+    const missing = Math.max(1, Math.floor(free / tasksPerMessage)) - open;
+    if (missing >= minPull || (missing > 0 && inFlight === 0)) source.request(missing);
+  };
   const notify = () => {
-    if (wake && (stopping || hasCapacity())) {
-      const w = wake;
-      wake = null;
-      w();
-    }
+    topUp();
     if (idle && inFlight === 0) idle();
   };
   const safely = (what: string, fn: () => void) => {
@@ -189,34 +193,20 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
     pump();
   };
 
-  const loop = async () => {
-    while (!stopping) {
-      if (!hasCapacity()) await new Promise<void>((resolve) => (wake = resolve));
-      if (stopping) break;
-      try {
-        const wanted = Math.max(1, Math.floor((opts.concurrency - inFlight) / tasksPerMessage));
-        current = await opts.consumer.fetch({ max_messages: wanted, expires: opts.expiresMs });
-        if (stopping) current.stop();
-        for await (const msg of current) accept(msg);
-      } catch (err) {
-        if (stopping) break;
-        opts.logger.warn({ err: toBusError(err, 'pull messages') }, 'pull failed; retrying');
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 1000).unref();
-        });
-        wake = null;
-      } finally {
-        current = null;
-      }
-    }
-  };
-  const loopDone = loop();
+  const source = opts.open({
+    message: (msg) => {
+      accept(msg);
+      topUp();
+    },
+    changed: topUp,
+  });
+  topUp();
 
   const halt = () => {
     stopping = true;
-    current?.stop();
-    notify();
+    // Deliveries still on their way are dropped with the subscription: the server redelivers them after ack wait.
+    source.close();
+    if (idle && inFlight === 0) idle();
     // Tasks not started are dropped; their messages go back to the server once
     // the tasks already running settled.
     for (const item of queue.splice(0)) {
@@ -229,7 +219,6 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   return {
     async stop() {
       halt();
-      await loopDone;
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
       // Acks gathered for the next turn leave now, before the caller closes the connection.
       if (settling) {

@@ -59,6 +59,27 @@ describe('JetStream bus', () => {
     }
   });
 
+  it('keeps pull requests waiting at the server while idle (a standing pull), for no more than its free slots', async () => {
+    const world = await openWorld();
+    try {
+      const bus = await world.replica();
+      const seen: string[] = [];
+      const sub = await bus.subscribe(async (id) => void seen.push(id), { concurrency: 8 });
+      const jsm = await admin.jetstreamManager();
+      // An idle subscriber already has its requests open, so a run published now is handed over at once.
+      await waitFor('a pull request waiting at the server', async () => (await jsm.consumers.info(world.stream, RUN_CONSUMER)).num_waiting > 0);
+      expect((await jsm.consumers.info(world.stream, RUN_CONSUMER)).num_waiting).toBeLessThanOrEqual(8);
+      await bus.publish(['late-1']);
+      await waitFor('the late id', () => seen.length === 1);
+      await bus.publish(['late-2']);
+      await waitFor('the second late id', () => seen.length === 2);
+      expect(seen).toEqual(['late-1', 'late-2']);
+      await sub.stop();
+    } finally {
+      await world.dispose();
+    }
+  });
+
   it('packs many ids into few messages and leaves none behind once handled', async () => {
     const world = await openWorld({ ackWaitMs: 1000 });
     try {

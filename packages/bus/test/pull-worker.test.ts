@@ -1,6 +1,7 @@
-import type { Consumer, ConsumerMessages, JsMsg } from 'nats';
+import type { JsMsg } from 'nats';
 import { silentLogger } from '@hookyard/core';
-import { minPullSlots, startPullWorker, type MessageWork } from '../src/pull-worker';
+import type { PullSourceHandlers } from '../src/pull-source';
+import { minPullSlots, startPullWorker, type MessageWork, type PullWorkerOptions } from '../src/pull-worker';
 
 /** A message carrying run ids, recording how it was settled. */
 interface FakeMsg {
@@ -10,27 +11,44 @@ interface FakeMsg {
 }
 
 /**
- * A consumer over a backlog of messages: each fetch hands over up to
- * max_messages at once (what a server with a backlog does) and records its size.
+ * A standing pull over a backlog: each request stays open until it got its
+ * batch (what JetStream does with a pull request that has not expired), and a
+ * message added later goes to an open request at once. Records every request.
  */
-function backlog(messages: FakeMsg[]): { consumer: Consumer; fetches: number[] } {
-  const fetches: number[] = [];
-  const consumer = {
-    async fetch({ max_messages }: { max_messages: number }) {
-      fetches.push(max_messages);
-      const batch = messages.splice(0, max_messages);
-      const iter = {
-        stop() {},
-        async *[Symbol.asyncIterator]() {
-          for (const m of batch) yield m as unknown as JsMsg;
-          // An empty backlog: the pull waits (as until its expiry) so the loop does not spin.
-          if (batch.length === 0) await new Promise((r) => setTimeout(r, 20));
+function backlog(messages: FakeMsg[]): { open: PullWorkerOptions['open']; requests: number[]; add(m: FakeMsg): void; outstanding(): number } {
+  const requests: number[] = [];
+  let outstanding = 0;
+  let handlers: PullSourceHandlers | null = null;
+  let closed = false;
+  const deliver = () => {
+    while (!closed && handlers && outstanding > 0 && messages.length > 0) {
+      outstanding -= 1;
+      handlers.message(messages.shift() as unknown as JsMsg);
+    }
+  };
+  return {
+    requests,
+    outstanding: () => outstanding,
+    add(m) {
+      messages.push(m);
+      deliver();
+    },
+    open(h) {
+      handlers = h;
+      return {
+        request(batch) {
+          requests.push(batch);
+          outstanding += batch;
+          // Delivered on a later turn, as over a socket.
+          setImmediate(deliver);
+        },
+        outstanding: () => outstanding,
+        close() {
+          closed = true;
         },
       };
-      return iter as unknown as ConsumerMessages;
     },
   };
-  return { consumer: consumer as unknown as Consumer, fetches };
 }
 
 let tick = 0;
@@ -57,9 +75,9 @@ describe('pull worker', () => {
     let peak = 0;
     const done: string[] = [];
     const one = msg(Array.from({ length: 30 }, (_, i) => `r${i}`));
-    const { consumer } = backlog([one]);
+    const { open } = backlog([one]);
     const worker = startPullWorker({
-      consumer, concurrency: 10, heartbeatMs: 10_000, expiresMs: 1000, logger: silentLogger(),
+      open, concurrency: 10, heartbeatMs: 10_000, logger: silentLogger(),
       prepare: prepare(async (id) => {
         running += 1;
         peak = Math.max(peak, running);
@@ -76,17 +94,20 @@ describe('pull worker', () => {
     expect(one.settled).toEqual(['ack']);
   });
 
-  it('pulls for a handful of free slots at a time while saturated, never for more than are free', async () => {
+  it('keeps requests open for a handful of free slots at a time while saturated, never for more than are free', async () => {
     const messages = Array.from({ length: 200 }, (_, i) => msg([`r${i}`]));
     const all = [...messages];
-    const { consumer, fetches } = backlog(messages);
+    const source = backlog(messages);
+    const { open, requests } = source;
     let running = 0;
     let peak = 0;
+    let peakAsked = 0;
     const worker = startPullWorker({
-      consumer, concurrency: 16, heartbeatMs: 10_000, expiresMs: 1000, logger: silentLogger(),
+      open, concurrency: 16, heartbeatMs: 10_000, logger: silentLogger(),
       prepare: prepare(async () => {
         running += 1;
         peak = Math.max(peak, running);
+        peakAsked = Math.max(peakAsked, running + source.outstanding());
         await new Promise((r) => setTimeout(r, Math.random() * 4));
         running -= 1;
       }),
@@ -95,20 +116,22 @@ describe('pull worker', () => {
     await worker.stop();
     expect(all.every((m) => m.settled.join() === 'ack')).toBe(true);
     expect(peak).toBeLessThanOrEqual(16);
-    // The first pull fills every slot; later ones wait for minPullSlots(16) = 2 free slots.
-    expect(fetches[0]).toBe(16);
-    expect(fetches.filter((n) => n < minPullSlots(16))).toEqual([]);
+    // Tasks running plus messages asked for never pass the bound.
+    expect(peakAsked).toBeLessThanOrEqual(16);
+    // The first request asks for every slot; later ones for minPullSlots(16) = 2 missing or more.
+    expect(requests[0]).toBe(16);
+    expect(requests.filter((n) => n < minPullSlots(16))).toEqual([]);
   });
 
   it('gathers the acks of one event-loop turn and sends them together; stop() sends what is pending', async () => {
     const messages = Array.from({ length: 8 }, (_, i) => msg([`r${i}`]));
     const all = [...messages];
-    const { consumer } = backlog(messages);
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
+    const { open } = backlog(messages);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     let started = 0;
     const worker = startPullWorker({
-      consumer, concurrency: 8, heartbeatMs: 10_000, expiresMs: 1000, logger: silentLogger(),
+      open, concurrency: 8, heartbeatMs: 10_000, logger: silentLogger(),
       prepare: prepare(() => {
         started += 1;
         return gate;
@@ -117,7 +140,7 @@ describe('pull worker', () => {
     for (let i = 0; i < 200 && started < 8; i += 1) await new Promise((r) => setTimeout(r, 1));
     expect(started).toBe(8);
     tick = 1;
-    open();
+    release();
     const stopped = worker.stop();
     await stopped;
     // Every task settled in one turn: all acks left in the same batch, and before stop() resolved.
@@ -127,11 +150,11 @@ describe('pull worker', () => {
 
   it('marks a long-held message in progress from the shared heartbeat', async () => {
     const slow = msg(['slow']);
-    const { consumer } = backlog([slow]);
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
+    const { open } = backlog([slow]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     const worker = startPullWorker({
-      consumer, concurrency: 2, heartbeatMs: 20, expiresMs: 1000, logger: silentLogger(),
+      open, concurrency: 2, heartbeatMs: 20, logger: silentLogger(),
       prepare: prepare(() => gate),
     });
     // Counted, not timed: the task holds its message until the heartbeat marked it four times.
@@ -139,18 +162,18 @@ describe('pull worker', () => {
     for (let i = 0; i < 2000 && beats() < 4; i += 1) await new Promise((r) => setTimeout(r, 5));
     expect(beats()).toBeGreaterThanOrEqual(4);
     expect(slow.settled).not.toContain('ack');
-    open();
+    release();
     await worker.stop();
     expect(slow.settled[slow.settled.length - 1]).toBe('ack');
   });
 
   it('settles nothing after abort(), as after a crash', async () => {
     const m = msg(['a']);
-    const { consumer } = backlog([m]);
+    const { open } = backlog([m]);
     let ran!: () => void;
     const hasRun = new Promise<void>((r) => (ran = r));
     const worker = startPullWorker({
-      consumer, concurrency: 2, heartbeatMs: 10_000, expiresMs: 1000, logger: silentLogger(),
+      open, concurrency: 2, heartbeatMs: 10_000, logger: silentLogger(),
       prepare: prepare(async () => ran()),
     });
     // The task settled; its ack waits for the next turn of the loop, and the crash comes first.
@@ -158,5 +181,28 @@ describe('pull worker', () => {
     worker.abort();
     await new Promise((r) => setTimeout(r, 10));
     expect(m.settled).toEqual([]);
+  });
+
+  it('has requests waiting while idle, so a message stored later is handed over without a new request', async () => {
+    const source = backlog([]);
+    const done: string[] = [];
+    const worker = startPullWorker({
+      open: source.open, concurrency: 8, heartbeatMs: 10_000, logger: silentLogger(),
+      prepare: prepare(async (id) => {
+        done.push(id);
+      }),
+    });
+    // Nothing to do yet: every slot already has a request open at the server.
+    expect(source.requests).toEqual([8]);
+    expect(source.outstanding()).toBe(8);
+    const late = msg(['late']);
+    source.add(late);
+    for (let i = 0; i < 100 && late.settled.length < 1; i += 1) await new Promise((r) => setTimeout(r, 1));
+    expect(late.settled).toEqual(['ack']);
+    expect(done).toEqual(['late']);
+    // The delivery counted one off; once its slot was free again one request (minPullSlots(8) = 1) put it back.
+    expect(source.requests).toEqual([8, 1]);
+    expect(source.outstanding()).toBe(8);
+    await worker.stop();
   });
 });
