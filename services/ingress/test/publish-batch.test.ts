@@ -46,4 +46,35 @@ describe('door publish batcher', () => {
     await turn();
     expect(bus.published).toEqual([['y']]);
   });
+
+  it('sends publishes without waiting for the ack of the one before, up to its window; then waits for an ack', async () => {
+    const sent: string[][] = [];
+    const acks: Array<() => void> = [];
+    const bus = {
+      kind: 'held',
+      publish: (ids: readonly string[]) => {
+        sent.push([...ids]);
+        return new Promise<void>((resolve) => acks.push(resolve));
+      },
+    } as unknown as Parameters<typeof createPublishBatcher>[0]['bus'];
+    const metrics = createMetrics({ defaultMetrics: false });
+    const publish = createPublishBatcher({ bus, metrics, logger: silentLogger() }, 50, 3);
+    for (const id of ['a', 'b', 'c']) {
+      publish([id]);
+      await turn();
+    }
+    // Three publishes out, none acked yet: none waited for another.
+    expect(sent).toEqual([['a'], ['b'], ['c']]);
+    publish(['d']);
+    publish(['e']);
+    await turn();
+    // The window is full: d and e gather.
+    expect(sent).toHaveLength(3);
+    acks[0]!();
+    await turn();
+    expect(sent).toEqual([['a'], ['b'], ['c'], ['d', 'e']]);
+    for (const ack of acks.slice(1)) ack();
+    await turn();
+    expect(await metrics.registry.getSingleMetricAsString('tai42_hook_runs_dispatched_total')).toContain('source="door"} 5');
+  });
 });

@@ -3,18 +3,23 @@ import type { RunBus } from '@hookyard/bus';
 
 /** Most ids one door publish carries; small enough that one message does not pin much work on one executor. */
 export const DOOR_PUBLISH_MAX_IDS = 50;
-/** Publishes awaiting their broker ack at once before further ids wait for one of them (bounded by DOOR_PUBLISH_MAX_IDS). */
-export const DOOR_PUBLISHES_IN_FLIGHT = 1;
+/**
+ * Publishes awaiting their broker ack at once (the window); past it further
+ * ids gather until an ack frees a place, so a stalled broker holds at most
+ * this many publishes of ids in memory (plus one gathering batch per turn).
+ */
+export const DOOR_PUBLISHES_IN_FLIGHT = 16;
 
 /**
  * Publishes the door's kept run ids, coalescing the ids of every delivery
- * kept within one event-loop turn into one bus publish; while a publish awaits
- * its broker ack, later ids gather and go out together when it settles (or at
- * once when they fill a message). Under load that turns one broker round trip
- * per delivery into about one per ack round trip (the ids reach the bus at most
- * one ack later); when idle it is one publish per delivery as before.
- * Nobody waits on it: a failed publish is a warning, and the scheduler's sweep
- * dispatches any run that was kept but never published.
+ * kept within one event-loop turn into one bus publish. A publish does not
+ * wait for the ack of the one before: up to `maxInFlight` await their broker
+ * acks side by side, so ids reach the bus one turn after their keep instead
+ * of one ack round trip later; only past that window do ids gather until an
+ * ack settles (or at once when they fill a message). Each ack is tracked (the
+ * dispatched counter; a refusal is a warning). Nobody waits on it: the runs
+ * were kept before the door answered, and the scheduler's sweep dispatches
+ * any run that was kept but never published.
  */
 export function createPublishBatcher(
   deps: { bus: RunBus; metrics: HookMetrics; logger: Logger },
