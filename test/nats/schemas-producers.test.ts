@@ -4,7 +4,7 @@
  * platform event payload.
  */
 import { validateMessage, type Run } from '@hookyard/core';
-import { summarizeRun } from '@hookyard/bus';
+import { acceptedSummaries, summarizeRun } from '@hookyard/bus';
 import { createMemoryStores, createRedisStores } from '@hookyard/store';
 import { deleteRedisKeys, requireRedis, uniquePrefix } from '../support/services';
 
@@ -48,6 +48,24 @@ describe('produced messages fit the documented schemas', () => {
     ['failed', run({ status: 'failed', attempts: 5, error: { kind: 'unavailable', message: 'down' } })],
   ])('run summary of a %s run', (_what, r) => {
     expect(validateMessage('run_summary', summarizeRun(r))).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['started', run({ status: 'running', finished_at: null, result: null, lease: { owner: 'w', until: 0, token: 1 } })],
+    ['parked', run({ status: 'parked', finished_at: null, result: null, interaction: 'i-1', parked_on: ['i-1'] })],
+    ['retry_scheduled', run({ status: 'retry_wait', finished_at: null, due_at: '2025-01-01T00:00:02.000Z', error: { kind: 'timeout', message: 'slow' } })],
+    ['retried', run({ status: 'pending', attempts: 0, finished_at: null, started_at: null })],
+    ['discarded', run({ status: 'discarded' })],
+    ['woken', run({ status: 'pending', finished_at: null })],
+  ] as const)('run summary of a %s event', (event, r) => {
+    const s = summarizeRun(r, event);
+    expect(validateMessage('run_summary', s)).toEqual({ ok: true });
+    expect(s).toMatchObject({ event, status: r.status, duration_ms: null, due_at: event === 'retry_scheduled' ? r.due_at : null });
+  });
+
+  it("the door's accepted summaries", () => {
+    const [s] = acceptedSummaries('demo', [{ id: 'r-1', hook: 'greet' }], Date.parse('2025-01-01T00:00:00Z'));
+    expect(validateMessage('run_summary', s)).toEqual({ ok: true });
   });
 
   it.each([

@@ -10,5 +10,5 @@ export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject
 export type { MemoryRunEventPublisher, RunEventPublisher, RunEventPublisherOptions, RunSummary } from './run-events';
 export { createRunEventHub, createRunEventSubscriber } from './run-event-feed';
 export type { RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
-export { createRunReporter, summarizeRun } from './run-reporter';
+export { acceptedSummaries, announceRun, createRunReporter, summarizeRun } from './run-reporter';
 export type { PlatformEventKeeper, RunEventSink, RunReporter, RunReporterDeps } from './run-reporter';

@@ -1,10 +1,14 @@
-import { type ErrorKind, type Logger, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
+import { type ErrorKind, type Logger, type RunEventType, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
 import { checkPrefix, connectNats, subjectToken } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
 
 /** What the platform tells about a run that reached a state worth announcing. */
 export interface RunSummary {
   run_id: string;
+  /** What happened: accepted, started, parked, retry_scheduled, finished, retried, discarded, woken. */
+  event: RunEventType;
+  /** ISO time it happened. */
+  at: string;
   hook: string;
   topic: string;
   status: RunStatus;
@@ -14,10 +18,12 @@ export interface RunSummary {
   /** ISO timestamps, as on the Run. */
   created_at: string;
   finished_at: string | null;
+  /** When the next attempt is due (a retry_scheduled event), else null. */
+  due_at: string | null;
   duration_ms: number | null;
 }
 
-/** Announces run outcomes on core NATS (fire and forget; no stream keeps them). */
+/** Announces run events on core NATS (fire and forget; no stream keeps them). */
 export interface RunEventPublisher {
   publish(summary: RunSummary): Promise<void>;
   close(): Promise<void>;

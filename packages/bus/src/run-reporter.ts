@@ -1,5 +1,5 @@
 import { toHookyardError } from '@hookyard/core';
-import type { Clock, HookMetrics, Logger, Run } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, Run, RunEventType } from '@hookyard/core';
 import type { RunBus } from './types';
 import type { RunSummary } from './run-events';
 
@@ -11,7 +11,7 @@ import type { RunSummary } from './run-events';
  * executor and the scheduler (for the runs its lapse sweep fails) share it.
  */
 
-/** Where finished runs are announced (optional; a failure there is logged, never fatal). */
+/** Where run events are announced (optional; a failure there is logged, never fatal). */
 export interface RunEventSink {
   publish(summary: RunSummary): Promise<void>;
 }
@@ -32,8 +32,16 @@ export interface RunReporterDeps {
 }
 
 export interface RunReporter {
-  /** Reports a run that just reached succeeded, skipped or failed. Never throws. */
+  /** Reports a run that just reached an outcome (succeeded, skipped, denied, cancelled, failed). Never throws. */
   finished(run: Run): Promise<void>;
+  /**
+   * Announces a transition that is not an outcome (`started`, `parked`,
+   * `retry_scheduled`, ...) from the run as the caller holds it: no store
+   * read, nothing awaited, a failure logged at debug (a live view may miss it).
+   */
+  announce(run: Run, event: RunEventType): void;
+  /** True when there is somewhere to announce to (so a caller may skip reading a run only to announce it). */
+  readonly announcing: boolean;
   /**
    * Fires a platform event (e.g. `hooks_approval_requested`): keeps one run
    * per hook on `topic` and publishes them. Best effort: a failure is logged
@@ -50,6 +58,7 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
     try {
       const kept = await deps.runs.keepEvent({ topic, payload, now, dispatchGraceMs: deps.dispatchGraceMs });
       for (const k of kept) metrics.accepted.inc({ topic, hook: k.hook });
+      if (kept.length > 0 && deps.events) for (const summary of acceptedSummaries(topic, kept, now)) void deps.events.publish(summary).catch(() => undefined);
       if (kept.length > 0) {
         await deps.bus.publish(kept.map((k) => k.id));
         metrics.dispatched.inc({ source: 'event' }, kept.length);
@@ -72,6 +81,8 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
 
   return {
     platformEvent,
+    announcing: deps.events !== undefined,
+    announce: (run, event) => announceRun(deps.events, run, event, logger),
     async finished(run) {
       if (run.status === 'failed') {
         const kind = run.error?.kind ?? 'internal';
@@ -92,12 +103,18 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
   };
 }
 
-/** The summary of a finished run, as published on `<prefix>.events.run.<status>.<hook>`. */
-export function summarizeRun(run: Run): RunSummary {
+/**
+ * The summary of a run as `event` left it, as published on
+ * `<prefix>.events.run.<status>.<hook>`; `duration_ms` only for an outcome.
+ */
+export function summarizeRun(run: Run, event: RunEventType = 'finished'): RunSummary {
   const from = Date.parse(run.started_at ?? run.created_at);
-  const to = run.finished_at === null ? NaN : Date.parse(run.finished_at);
+  const to = run.finished_at === null || event !== 'finished' ? NaN : Date.parse(run.finished_at);
+  const at = event === 'accepted' ? run.created_at : event === 'started' ? (run.started_at ?? run.updated_at) : event === 'finished' ? (run.finished_at ?? run.updated_at) : run.updated_at;
   return {
     run_id: run.id,
+    event,
+    at,
     hook: run.hook,
     topic: run.topic,
     status: run.status,
@@ -106,6 +123,40 @@ export function summarizeRun(run: Run): RunSummary {
     error_message: run.error?.message ?? null,
     created_at: run.created_at,
     finished_at: run.finished_at,
+    due_at: event === 'retry_scheduled' ? run.due_at : null,
     duration_ms: Number.isFinite(from) && Number.isFinite(to) ? Math.max(0, to - from) : null,
   };
+}
+
+/**
+ * Publishes `run` as `event` left it, without waiting: a miss (no sink, NATS
+ * away) is only a live view's loss, logged at debug. For callers that hold
+ * the run already (an executor's claim, an operator's retry): no store read.
+ */
+export function announceRun(sink: RunEventSink | undefined, run: Run, event: RunEventType, logger: Logger): void {
+  if (!sink) return;
+  sink.publish(summarizeRun(run, event)).catch((err: unknown) => logger.debug({ run: run.id, event, err: toHookyardError(err).message }, 'run event not published'));
+}
+
+/**
+ * The `accepted` summaries of the runs a door just kept, from what the door
+ * holds (ids, hooks, the topic and the keep's time): no store read.
+ */
+export function acceptedSummaries(topic: string, kept: readonly { id: string; hook: string }[], keptAt: number): RunSummary[] {
+  const at = new Date(keptAt).toISOString();
+  return kept.map((k) => ({
+    run_id: k.id,
+    event: 'accepted',
+    at,
+    hook: k.hook,
+    topic,
+    status: 'pending',
+    attempts: 0,
+    error_kind: null,
+    error_message: null,
+    created_at: at,
+    finished_at: null,
+    due_at: null,
+    duration_ms: null,
+  }));
 }

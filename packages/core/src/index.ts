@@ -51,6 +51,7 @@ export {
   JQ_FIELDS,
   PLATFORM_EVENT_TOPICS,
   RESULT_MAX_BYTES,
+  RUN_EVENT_TYPES,
   RUN_STATUSES,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
 } from './types';
@@ -68,6 +69,7 @@ export type {
   RemoteToolRecord,
   Run,
   RunEvent,
+  RunEventType,
   RunStatus,
   ToolRetryPolicy,
   VerifierBinding,

@@ -49,6 +49,18 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * What a run event says happened (the `event` of a RunSummary on
+ * `<prefix>.events.run.<status>.<hook>` and `GET /api/events`): kept by a door
+ * or an operator's replay (`accepted`), claimed by an executor (`started`),
+ * parked on an interaction (`parked`), an attempt failed and another is due
+ * (`retry_scheduled`), an outcome (`finished`), an operator's retry
+ * (`retried`) or discard (`discarded`), an answered interaction made it due
+ * again (`woken`).
+ */
+export const RUN_EVENT_TYPES = ['accepted', 'started', 'parked', 'retry_scheduled', 'finished', 'retried', 'discarded', 'woken'] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
 /** States a run does not leave on its own. */
 export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'discarded']);
 

@@ -1,31 +1,43 @@
 import { ERROR_KINDS } from '../errors';
 import { NAME_MAX_LENGTH, NAME_PATTERN_SOURCE } from '../names';
-import { RUN_STATUSES } from '../types';
+import { RUN_EVENT_TYPES, RUN_STATUSES } from '../types';
 
 const name = { type: 'string', pattern: NAME_PATTERN_SOURCE, maxLength: NAME_MAX_LENGTH } as const;
 const isoTime = { type: 'string', format: 'date-time' } as const;
 
 /**
  * What `<prefix>.events.run.<status>.<hook>` carries (RunSummary of
- * @hookyard/bus): one message each time a run reaches succeeded, skipped or
- * failed. Core NATS, at most once: a subscriber that was away misses it (the
- * management API has the run).
+ * @hookyard/bus): one message per transition worth watching (`event`: kept,
+ * started, parked, retry scheduled, an outcome, an operator's retry or
+ * discard, woken by an answer). Core NATS, at most once: a subscriber that was
+ * away misses it, and a busy publisher may drop some (the management API has
+ * the run).
  */
 export const RUN_SUMMARY_SCHEMA = {
   title: 'RunSummary',
   type: 'object',
-  required: ['run_id', 'hook', 'topic', 'status', 'attempts', 'error_kind', 'error_message', 'created_at', 'finished_at', 'duration_ms'],
+  required: ['run_id', 'event', 'at', 'hook', 'topic', 'status', 'attempts', 'error_kind', 'error_message', 'created_at', 'finished_at', 'due_at', 'duration_ms'],
   additionalProperties: false,
   properties: {
     run_id: { type: 'string', minLength: 1 },
+    event: {
+      description:
+        'What happened: accepted (kept by a door, a platform event or an operator\'s replay), started (claimed by an executor), parked (waiting on an interaction), ' +
+        'retry_scheduled (an attempt failed before the hook acted, or its lease lapsed; due_at says when the next is due), finished (an outcome: succeeded, skipped, denied, cancelled or failed), ' +
+        'retried (an operator retried it), discarded (an operator discarded it), woken (an answered approval made it due again)',
+      type: 'string',
+      enum: [...RUN_EVENT_TYPES],
+    },
+    at: { description: 'When it happened', ...isoTime },
     hook: name,
     topic: name,
-    status: { type: 'string', enum: [...RUN_STATUSES] },
+    status: { description: 'The status the run is in after the event', type: 'string', enum: [...RUN_STATUSES] },
     attempts: { type: 'integer', minimum: 0 },
     error_kind: { oneOf: [{ type: 'string', enum: [...ERROR_KINDS] }, { type: 'null' }] },
     error_message: { type: ['string', 'null'] },
     created_at: isoTime,
     finished_at: { oneOf: [isoTime, { type: 'null' }] },
+    due_at: { description: 'When the next attempt is due (retry_scheduled), else null', oneOf: [isoTime, { type: 'null' }] },
     duration_ms: { description: 'From the start of the last attempt (or creation) to the finish', type: ['number', 'null'], minimum: 0 },
   },
 } as const;

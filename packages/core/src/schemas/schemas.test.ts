@@ -2,6 +2,8 @@ import { validateMessage } from './validate';
 
 const summary = {
   run_id: 'r-1',
+  event: 'finished',
+  at: '2025-01-01T00:00:01.250Z',
   hook: 'greet',
   topic: 'demo',
   status: 'failed',
@@ -10,6 +12,7 @@ const summary = {
   error_message: 'tool service down',
   created_at: '2025-01-01T00:00:00.000Z',
   finished_at: '2025-01-01T00:00:01.250Z',
+  due_at: null,
   duration_ms: 1250,
 };
 
@@ -17,6 +20,15 @@ describe('validateMessage', () => {
   it('accepts a run summary, also a succeeded one with nulls', () => {
     expect(validateMessage('run_summary', summary)).toEqual({ ok: true });
     expect(validateMessage('run_summary', { ...summary, status: 'succeeded', error_kind: null, error_message: null, duration_ms: null })).toEqual({ ok: true });
+  });
+
+  it('accepts every transition event and refuses an unknown one', () => {
+    const accepted = { ...summary, event: 'accepted', status: 'pending', attempts: 0, error_kind: null, error_message: null, finished_at: null, duration_ms: null };
+    expect(validateMessage('run_summary', accepted)).toEqual({ ok: true });
+    expect(validateMessage('run_summary', { ...summary, event: 'retry_scheduled', status: 'retry_wait', finished_at: null, due_at: '2025-01-01T00:00:02.000Z' })).toEqual({ ok: true });
+    const bad = validateMessage('run_summary', { ...summary, event: 'exploded' });
+    expect(bad.ok).toBe(false);
+    expect((bad as { errors: string[] }).errors.join('\n')).toMatch(/\/event must be equal to one of the allowed values/);
   });
 
   it('names every miss of a bad run summary', () => {
