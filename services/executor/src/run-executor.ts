@@ -142,6 +142,7 @@ export class RunExecutor {
     this.inFlight.add(a);
     this.leases.add(a);
     metrics.started.inc({ hook: a.run.hook });
+    this.deps.reporter.announce(a.run, 'started');
     if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);
     metrics.inFlight.inc();
     try {
@@ -350,6 +351,7 @@ export class RunExecutor {
       }),
     );
     metrics.parkedTotal.inc({ hook: run.hook, kind: req.kind });
+    this.deps.reporter.announce({ ...run, status: 'parked', lease: null, interaction: interaction.id, updated_at: interaction.created_at }, 'parked');
     logger.info({ run: run.id, hook: run.hook, interaction: interaction.id, kind: req.kind, expires_at: interaction.expires_at }, 'run parked');
     return { parked: interaction };
   }
@@ -399,8 +401,9 @@ export class RunExecutor {
     const { error, acted } = outcome;
     if (!acted && isRetryableKind(error.kind) && run.attempts < settings.maxAttempts) {
       const dueAt = clock.now() + backoffMs(run.attempts, settings.retryBaseMs, settings.retryCapMs);
-      await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
+      const waiting = await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
       metrics.retried.inc({ hook: run.hook, kind: error.kind });
+      this.deps.reporter.announce(waiting, 'retry_scheduled');
       this.observe(run, startedAt, 'retry_wait');
       logger.warn(
         { run: run.id, hook: run.hook, attempt: run.attempts, kind: error.kind, err: error.message, due_at: new Date(dueAt).toISOString() },

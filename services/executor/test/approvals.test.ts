@@ -37,7 +37,7 @@ describe('executor: the approval policy around the tool call', () => {
     expect(run.history.map((l) => l.event)).toContain('approval policy');
     expect(run.history.find((l) => l.event === 'approval policy')!.detail).toContain('denied by deployment rule 1');
     expect(await counter(h.metrics.denied, { hook: 'ship' })).toBe(1);
-    expect(h.events.map((e) => e.status)).toEqual(['denied']);
+    expect(h.events.map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['finished', 'denied']]);
   });
 
   it("a hook's own rule makes an allowed call stricter (deny, with its message)", async () => {
@@ -82,6 +82,9 @@ describe('executor: the approval policy around the tool call', () => {
       policy_version: 1, answer_hooks: [], on_timeout: 'deny', expires_at: interaction!.expires_at, subject: null,
       approve_url: null, deny_url: null,
     });
+    // Announced: the claim, the park (with its interaction), and the platform event's run as accepted.
+    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[id, 'started', 'running'], [id, 'parked', 'parked'], [event!.id, 'accepted', 'pending']]);
+    expect(h.events[2]).toMatchObject({ hook: 'ask-humans', topic: HOOKS_APPROVAL_REQUESTED_TOPIC, attempts: 0, created_at: event!.created_at });
     await h.executor.handle(event!.id);
     expect(notify.calls).toHaveLength(1);
   });

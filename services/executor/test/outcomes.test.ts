@@ -27,7 +27,7 @@ describe('executor: one attempt', () => {
     const run = await h.stores.runs.get(id!);
     expect(run).toMatchObject({ status: 'skipped', result: { condition: false }, attempts: 1, acted: '' });
     expect(tool.calls).toHaveLength(0);
-    expect(h.events.map((e) => [e.run_id, e.status])).toEqual([[id, 'skipped']]);
+    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[id, 'started', 'running'], [id, 'finished', 'skipped']]);
     expect(await counter(h.metrics.skipped, { hook: 'h' })).toBe(1);
   });
 
@@ -49,7 +49,7 @@ describe('executor: one attempt', () => {
     expect(tool.calls[0]!.ctx.idempotencyKey).toBe(id);
     const run = await h.stores.runs.get(id!);
     expect(run).toMatchObject({ status: 'succeeded', result: { got: want }, acted: 'start', input: want, attempts: 1 });
-    expect(h.events.map((e) => e.status)).toEqual(['succeeded']);
+    expect(h.events.map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['finished', 'succeeded']]);
     expect(await counter(h.metrics.succeeded, { hook: 'h' })).toBe(1);
   });
 
@@ -183,9 +183,11 @@ describe('executor: one attempt', () => {
     await h.executor.handle(event.id);
     expect(await h.stores.runs.get(event.id)).toMatchObject({ status: 'failed' });
     expect((await h.stores.runs.list({ topic: HOOKS_RUN_FAILED_TOPIC }, 10)).runs).toHaveLength(1);
-    expect(h.events.map((e) => [e.hook, e.status, e.error_kind])).toEqual([
-      ['h', 'failed', 'unavailable'],
-      ['alert', 'failed', 'unavailable'],
+    expect(h.events.map((e) => [e.event, e.hook, e.status, e.error_kind])).toEqual([
+      ['started', 'h', 'running', null],
+      ['finished', 'h', 'failed', 'unavailable'],
+      ['started', 'alert', 'running', null],
+      ['finished', 'alert', 'failed', 'unavailable'],
     ]);
   });
 

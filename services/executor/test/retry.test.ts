@@ -32,6 +32,11 @@ describe('executor: retries', () => {
       h.clock.advance(1);
     }
     expect(delays).toEqual([1000, 2000, 3000, 3000]);
+    // Every claim and every scheduled retry is announced, with when the next attempt is due.
+    const retries = h.events.filter((e) => e.event === 'retry_scheduled');
+    expect(retries.map((e) => [e.status, e.attempts, e.error_kind])).toEqual([1, 2, 3, 4].map((n) => ['retry_wait', n, 'unavailable']));
+    expect(retries.map((e) => Date.parse(e.due_at!) - Date.parse(e.at))).toEqual([1000, 2000, 3000, 3000]);
+    expect(h.events.filter((e) => e.event === 'started').map((e) => e.attempts)).toEqual([1, 2, 3, 4]);
     await h.executor.handle(id!);
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'failed', attempts: 5, error: { kind: 'unavailable' } });
     expect(tool.calls).toHaveLength(0);

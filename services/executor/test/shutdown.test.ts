@@ -23,7 +23,7 @@ describe('executor: start and stop', () => {
     const events: string[] = [];
     const handle = await startExecutor({
       settings: h.settings, stores: h.stores, bus: h.bus, jq: slowJq, tools: new LocalRepo([plain, resumable, alert]),
-      metrics: h.metrics, logger: h.logger, clock: h.clock, events: { publish: async (s) => void events.push(`${s.hook}:${s.status}`) },
+      metrics: h.metrics, logger: h.logger, clock: h.clock, events: { publish: async (s) => void events.push(`${s.event}:${s.hook}:${s.status}`) },
     });
     const ids = await h.keep('gh', {});
     await h.bus.publish(ids);
@@ -37,7 +37,9 @@ describe('executor: start and stop', () => {
     expect(byHook.unacted).toMatchObject({ status: 'retry_wait', attempts: 1, acted: '', due_at: new Date(h.clock.now()).toISOString() });
     expect(byHook.started).toMatchObject({ status: 'failed', attempts: 1, acted: 'start', error: { kind: 'internal' } });
     expect(byHook.replays).toMatchObject({ status: 'pending', attempts: 1, acted: 'start' });
-    expect(events).toEqual(['started:failed']);
+    // Each claim is announced; of the three handed back, only the one held failed is an outcome.
+    expect(events.filter((e) => e.startsWith('started:')).sort()).toEqual(['started:replays:running', 'started:started:running', 'started:unacted:running']);
+    expect(events.filter((e) => !e.startsWith('started:'))).toEqual(['finished:started:failed']);
     const failedEvents = await h.stores.runs.list({ topic: HOOKS_RUN_FAILED_TOPIC }, 10);
     expect(failedEvents.runs.map((r) => (r.payload as { run_id: string }).run_id)).toEqual([byHook.started!.id]);
 

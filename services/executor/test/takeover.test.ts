@@ -26,7 +26,8 @@ describe('executor: takeover and replay', () => {
     await first;
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'succeeded', result: { by: 'exec-2' }, attempts: 2 });
     expect(h.lines.find((l) => l.msg.includes('attempt superseded'))).toMatchObject({ level: 40, run: id });
-    expect(h.events).toHaveLength(0);
+    // Its claim was announced; the superseded attempt announces no outcome.
+    expect(h.events.map((e) => e.event)).toEqual(['started']);
   });
 
   it('stops the work when a lease renewal is refused, and writes nothing more', async () => {

@@ -92,6 +92,13 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
     report.replayed += again.filter((o) => o.outcome === 'replay').length;
     // Published first: a failure report that cannot read its run must not hold these back.
     await publish(again.map((o) => o.id));
+    // Lapses are rare and off the hot path: reading the run to announce it (only when someone listens) is cheap enough.
+    if (deps.reporter.announcing) {
+      for (const o of again) {
+        const run = await stores.runs.get(o.id).catch(() => null);
+        if (run) deps.reporter.announce(run, 'retry_scheduled');
+      }
+    }
     for (const o of outcomes.filter((x) => x.outcome === 'failed')) {
       report.failed += 1;
       try {

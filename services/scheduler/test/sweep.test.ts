@@ -125,8 +125,11 @@ describe('scheduler sweep', () => {
     const report = await t.scheduler.sweepOnce();
     expect(report).toMatchObject({ retried: 1, failed: 0 });
     expect(t.bus.published).toContain(id);
-    expect(await t.stores.runs.get(id!)).toMatchObject({ status: 'retry_wait', attempts: 1, lease: null });
+    const lapsed = await t.stores.runs.get(id!);
+    expect(lapsed).toMatchObject({ status: 'retry_wait', attempts: 1, lease: null });
     expect(await gauge(t.metrics.leaseLapsed)).toBe(1);
+    // Announced as a scheduled retry, due at once, with the lapse as its error.
+    expect(t.events.map((e) => [e.run_id, e.event, e.status, e.due_at, e.error_kind])).toEqual([[id, 'retry_scheduled', 'retry_wait', lapsed!.due_at, lapsed!.error!.kind]]);
     // A new worker can claim it right away.
     expect(await t.stores.runs.claim(id!, 'exec-2', t.settings.leaseMs, t.clock.now())).not.toBeNull();
   });
@@ -143,7 +146,7 @@ describe('scheduler sweep', () => {
     expect(await t.scheduler.sweepOnce()).toMatchObject({ failed: 1, retried: 0, replayed: 0 });
     expect(await t.stores.runs.get(id!)).toMatchObject({ status: 'failed', acted: 'start' });
     expect(t.lines.find((l) => l.msg === 'hook run failed')).toMatchObject({ level: 50, run: id, hook: 'h', topic: 'gh' });
-    expect(t.events.map((e) => [e.run_id, e.status])).toEqual([[id, 'failed']]);
+    expect(t.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[id, 'finished', 'failed']]);
     const alerts = (await t.stores.runs.list({ topic: HOOKS_RUN_FAILED_TOPIC }, 10)).runs;
     expect(alerts.map((r) => (r.payload as { run_id: string }).run_id)).toEqual([id]);
     // Kept with the fail transition, due at once: the next sweep dispatches it.
