@@ -5,7 +5,7 @@
  * rejections recorded, and a keep that fails throwing so the message comes back.
  */
 import { HookyardError, ManualClock, createMetrics, silentLogger, type Hook, type Logger } from '@hookyard/core';
-import { createMemoryBus, type IngestMessage } from '@hookyard/bus';
+import { createMemoryBus, createMemoryRunEventPublisher, type IngestMessage } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
 import { createNatsIngestHandler } from '../../services/ingress/src/nats';
 
@@ -45,13 +45,14 @@ async function setup(opts: { clock?: ManualClock } = {}) {
   const logger = recordingLogger();
   await stores.hooks.putHook(hook('h1', 'orders'));
   await stores.hooks.putHook(hook('h2', 'orders'));
-  const handler = createNatsIngestHandler({ stores, bus, metrics, logger, clock, dispatchGraceMs: 15_000, bodyMaxBytes: 1024, dedupeTtlMs: 3_600_000 });
+  const events = createMemoryRunEventPublisher();
+  const handler = createNatsIngestHandler({ stores, bus, metrics, logger, clock, dispatchGraceMs: 15_000, bodyMaxBytes: 1024, dedupeTtlMs: 3_600_000, events });
   const runsOf = async (hookName: string) => (await stores.runs.list({ hook: hookName }, 500, null)).runs;
   const verdicts = async () => {
     const m = await metrics.registry.getSingleMetricAsString('tai42_hook_runs_ingest_messages_total');
     return m;
   };
-  return { stores, bus, published, metrics, logger, handler, runsOf, verdicts, clock };
+  return { stores, bus, published, metrics, logger, handler, runsOf, verdicts, clock, events };
 }
 
 describe('createNatsIngestHandler', () => {
@@ -65,6 +66,10 @@ describe('createNatsIngestHandler', () => {
     expect(r1[0]!.delivery_id).toBe('m-1');
     await new Promise((r) => setImmediate(r));
     expect(t.published.sort()).toEqual([r1[0]!.id, r2[0]!.id].sort());
+    // Each kept run is announced as accepted, from what the door held (no store read): its id, hook, topic and created_at.
+    expect(t.events.published.map((e) => [e.run_id, e.event, e.hook, e.topic, e.status, e.created_at]).sort()).toEqual(
+      [r1[0]!, r2[0]!].map((r) => [r.id, 'accepted', r.hook, 'orders', 'pending', r.created_at]).sort(),
+    );
   });
 
   it('reads a message without Content-Type as JSON, and other types by the HTTP door rules', async () => {

@@ -5,7 +5,7 @@
  * again after that window was shrunk and had passed (JetStream lets them
  * through; Hookyard's own Nats-Msg-Id claim drops them). Each distinct event
  * is kept once, every run ends, and a summary of each run arrives on
- * `<prefix>.events.run.*`. Malformed messages are terminated as rejected,
+ * `<prefix>.events.run.*` (accepted, started, finished). Malformed messages are terminated as rejected,
  * recorded, and not redelivered.
  */
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,7 @@ const TERMINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded']);
 
 interface Summary {
   run_id: string;
+  event: string;
   hook: string;
   status: string;
 }
@@ -154,10 +155,14 @@ describe('NATS ingest across processes (Redis + JetStream)', () => {
       pending: 0,
     });
 
-    // One summary per run, on the subject of its status and hook.
-    await eventually(async () => (runs.every((r) => summaries.has(r.id)) ? true : undefined), 30_000, 'a run summary for every run');
+    // Three events per run, each on the subject of its status and hook: accepted (the ingress), started and finished (the
+    // executor). Two processes publish them, so they may arrive in either order.
+    const done = (id: string) => summaries.get(id)?.some((s) => s.event === 'finished');
+    await eventually(async () => (runs.every((r) => done(r.id)) ? true : undefined), 30_000, 'a finished run event for every run');
     expect(badSummaries).toEqual([]);
-    for (const r of runs) expect(summaries.get(r.id)!.map((s) => `${s.status}/${s.hook}`)).toEqual(['succeeded/nats-echo']);
+    for (const r of runs) {
+      expect(summaries.get(r.id)!.map((s) => `${s.event}:${s.status}/${s.hook}`).sort()).toEqual(['accepted:pending/nats-echo', 'finished:succeeded/nats-echo', 'started:running/nats-echo']);
+    }
     expect(summaries.size).toBe(EVENTS);
   });
 });

@@ -27,9 +27,10 @@ export interface Runtime {
   metrics: HookMetrics;
   logger: Logger;
   /**
-   * Where executors and schedulers announce finished runs
-   * (`<prefix>.events.run.<status>.<hook>`) with NATS configured; in the
-   * embedded default, an in-process hub that is also `runEvents`.
+   * Where every role announces run events (`<prefix>.events.run.<status>.<hook>`:
+   * the doors' accepted runs, claims, parks, retries, outcomes, operators'
+   * actions) with NATS configured; in the embedded default, an in-process hub
+   * that is also `runEvents`.
    */
   events?: RunEventPublisher;
   /** What the ingress streams at `GET /api/events` (NATS `<prefix>.events.run.>`, or the embedded hub). */
@@ -83,7 +84,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });
     closers.push(() => jq.close());
     let events: RunEventPublisher | undefined;
-    if (settings.natsUrl && role !== 'ingress') {
+    if (settings.natsUrl) {
       const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
       closers.push(() => publisher.close());
       events = publisher;

@@ -145,6 +145,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
       dedupeTtlMs: s.natsDedupeMs,
       // Its own cache (1 s): a dedupe key changed through the API applies here within a second.
       dedupe: createDedupeStep({ hooks: runtime.stores.hooks, jq: runtime.jq }),
+      ...(runtime.events ? { events: runtime.events } : {}),
     });
     await ingest.start(handler, { concurrency: s.maxWorkers });
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { secretScopeOf, systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
-import type { RunBus, RunEventFeed } from '@hookyard/bus';
+import type { RunBus, RunEventFeed, RunEventSink } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
@@ -47,6 +47,12 @@ export interface IngressDeps {
   limiter?: DoorLimiter | null;
   /** Run summaries streamed by `GET /api/events` (the caller owns and closes it); absent, that route answers 503. */
   runEvents?: RunEventFeed;
+  /**
+   * Where this ingress announces the transitions it makes: runs kept by the
+   * door (`accepted`), operators' retries, discards and replays, answered
+   * approvals (`woken`). Absent: none are announced (the caller owns it).
+   */
+  events?: RunEventSink;
   /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */
   consoleAssets?: string;
 }
@@ -101,6 +107,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     dedupe,
     allowsGet: verifier.allowsGet,
     limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
+    ...(deps.events ? { events: deps.events } : {}),
   });
 
   const app = express();
@@ -112,7 +119,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));
-  app.use(approvalLinkRouter({ stores: deps.stores, bus: deps.bus, clock, logger, settings, secrets }));
+  app.use(approvalLinkRouter({ stores: deps.stores, bus: deps.bus, clock, logger, settings, secrets, ...(deps.events ? { events: deps.events } : {}) }));
   app.use(
     '/api',
     createApiRouter({
@@ -126,6 +133,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
       clock,
       schemas: new SchemaChecker(),
       ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
+      ...(deps.events ? { events: deps.events } : {}),
       onVerifierChanged: (topic) => verifier.invalidate(topic),
       onDedupeChanged: (topic) => dedupe.invalidate(topic),
     }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),

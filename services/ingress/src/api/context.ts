@@ -1,5 +1,5 @@
 import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
-import type { RunBus, RunEventFeed } from '@hookyard/bus';
+import type { RunBus, RunEventFeed, RunEventSink } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
@@ -18,6 +18,8 @@ export interface ApiContext {
   schemas: SchemaChecker;
   /** Run summaries for `GET /api/events`; absent, that route answers 503. */
   runEvents?: RunEventFeed;
+  /** Where operators' transitions (retried, discarded, replayed, woken) are announced; absent, they are not. */
+  events?: RunEventSink;
   /** Called after a verifier binding changed, so the door's cache does not serve the old one. */
   onVerifierChanged(topic: string): void;
   /** Called after a dedupe key changed, for the same reason. */

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { badInput, isValidName, RUN_STATUSES, unavailable } from '@hookyard/core';
+import { badInput, isValidName, RUN_EVENT_TYPES, RUN_STATUSES, unavailable } from '@hookyard/core';
 import type { RunEventFeed, RunSummary } from '@hookyard/bus';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -10,12 +10,14 @@ export const EVENT_STREAMS_MAX = 200;
 export const EVENT_HEARTBEAT_MS = 15_000;
 /** A client this far behind (bytes queued in the socket) is dropped rather than buffered without end. */
 const SLOW_CLIENT_BYTES = 1 << 20;
-const QUERY_KEYS = new Set(['hook', 'topic', 'status']);
+const QUERY_KEYS = new Set(['hook', 'topic', 'status', 'event']);
 
 interface StreamFilter {
   hook?: string;
   topic?: string;
   status?: string;
+  /** One or more event types, comma-separated in the query. */
+  events?: ReadonlySet<string>;
 }
 
 function parseFilter(query: Record<string, unknown>): StreamFilter {
@@ -33,16 +35,25 @@ function parseFilter(query: Record<string, unknown>): StreamFilter {
     if (typeof status === 'string' && (RUN_STATUSES as readonly string[]).includes(status)) filter.status = status;
     else errors.push(`status must be one of ${RUN_STATUSES.join('|')}, got ${JSON.stringify(status)}`);
   }
+  const event = query.event;
+  if (event !== undefined) {
+    const wanted = typeof event === 'string' ? event.split(',') : [];
+    const unknown = wanted.filter((e) => !(RUN_EVENT_TYPES as readonly string[]).includes(e));
+    if (wanted.length === 0 || unknown.length) errors.push(`event must be one or more (comma-separated) of ${RUN_EVENT_TYPES.join('|')}, got ${JSON.stringify(event)}`);
+    else filter.events = new Set(wanted);
+  }
   if (errors.length) throw badInput('bad event stream query', errors);
   return filter;
 }
 
-const matches = (f: StreamFilter, s: RunSummary) => (!f.hook || s.hook === f.hook) && (!f.topic || s.topic === f.topic) && (!f.status || s.status === f.status);
+const matches = (f: StreamFilter, s: RunSummary) =>
+  (!f.hook || s.hook === f.hook) && (!f.topic || s.topic === f.topic) && (!f.status || s.status === f.status) && (!f.events || f.events.has(s.event));
 
 /**
  * `GET /api/events`: server-sent events, one `event: run` per run summary
- * (the same JSON as `hooks.events.run.*`: a run that reached an outcome),
- * optionally only of a hook, topic or status. Authenticated like every API
+ * (the same JSON as `hooks.events.run.*`: accepted, started, parked, retry
+ * scheduled, an outcome, an operator's retry or discard, woken), optionally
+ * only of a hook, topic, status or event types. Authenticated like every API
  * route (a browser reads it through fetch with the bearer header). What was
  * published before the stream opened is not replayed: the runs list is the
  * record, the stream only says what changed.
@@ -72,7 +83,7 @@ export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed 
         res.destroy();
         return;
       }
-      res.write(`event: run\nid: ${summary.run_id}.${summary.status}.${summary.attempts}\ndata: ${JSON.stringify(summary)}\n\n`);
+      res.write(`event: run\nid: ${summary.run_id}.${summary.event}.${summary.attempts}\ndata: ${JSON.stringify(summary)}\n\n`);
     });
     const heartbeat = setInterval(() => res.write(': keepalive\n\n'), EVENT_HEARTBEAT_MS);
     heartbeat.unref();

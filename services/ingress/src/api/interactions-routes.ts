@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_ID_PATTERN, badInput, isValidName, notFound } from '@hookyard/core';
 import type { InteractionKind, InteractionStatus } from '@hookyard/core';
+import { announceRun } from '@hookyard/bus';
 import type { InteractionFilter } from '@hookyard/store';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -85,6 +86,7 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     const { interaction, run } = await ctx.stores.interactions.resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now());
     ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
     if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
+    if (run) announceRun(ctx.events, run, run.status === 'cancelled' ? 'finished' : 'woken', ctx.logger);
     res.json(interaction);
   });
 }

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { HookyardError, badInput, type Run } from '@hookyard/core';
+import { announceRun } from '@hookyard/bus';
 import type { RunFilter } from '@hookyard/store';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -88,8 +89,8 @@ async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: bool
     const retried: string[] = [];
     for (const run of step.value) {
       try {
-        if (verb === 'retry') await ctx.stores.runs.retry(run.id, now);
-        else await ctx.stores.runs.discard(run.id, now);
+        const moved = verb === 'retry' ? await ctx.stores.runs.retry(run.id, now) : await ctx.stores.runs.discard(run.id, now);
+        announceRun(ctx.events, moved, verb === 'retry' ? 'retried' : 'discarded', ctx.logger);
         answer.done += 1;
         if (verb === 'retry') retried.push(run.id);
       } catch (err) {

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { RUN_ID_PATTERN, conflict, notFound } from '@hookyard/core';
+import { announceRun } from '@hookyard/bus';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
@@ -27,6 +28,7 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     // The store refuses (conflict, with the reason) a run whose hook committed a resume or take.
     const run = await ctx.stores.runs.retry(id, ctx.clock.now());
     ctx.logger.info({ run: id, hook: run.hook }, 'run retried by an operator');
+    announceRun(ctx.events, run, 'retried', ctx.logger);
     try {
       await ctx.bus.publish([id]);
       ctx.metrics.dispatched.inc({ source: 'retry' });
@@ -44,6 +46,7 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
     const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs);
     ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id }, 'run replayed by an operator');
+    announceRun(ctx.events, run, 'accepted', ctx.logger);
     try {
       await ctx.bus.publish([run.id]);
       ctx.metrics.dispatched.inc({ source: 'replay' });
@@ -57,6 +60,7 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     const id = runId(req.params.id as string);
     const run = await ctx.stores.runs.discard(id, ctx.clock.now());
     ctx.logger.info({ run: id, hook: run.hook }, 'run discarded by an operator');
+    announceRun(ctx.events, run, 'discarded', ctx.logger);
     res.json(runToWire(run));
   });
 }

@@ -1,5 +1,5 @@
 import { conflict, notFound, toHookyardError, type Interaction, type ResolutionVia, type Run } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
+import { announceRun, type RunBus, type RunEventSink } from '@hookyard/bus';
 import type { Clock, Logger } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 
@@ -10,6 +10,8 @@ export interface AnswerDeps {
   bus: Pick<RunBus, 'publish'>;
   clock: Clock;
   logger: Logger;
+  /** Where the woken run is announced (`woken`); absent, it is not. */
+  events?: RunEventSink;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function answerApproval(
   }
   const out = await deps.stores.interactions.resolve(id, { status: verdict === 'approve' ? 'approved' : 'denied', by: who.by, via: who.via, reason: who.reason }, now);
   deps.logger.info({ interaction: id, run: out.interaction.run, verdict, by: who.by, via: who.via }, `approval ${verdict === 'approve' ? 'approved' : 'denied'}`);
+  if (out.run) announceRun(deps.events, out.run, out.run.status === 'pending' ? 'woken' : 'finished', deps.logger);
   if (out.run && out.run.status === 'pending') {
     try {
       await deps.bus.publish([out.run.id]);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
+import type { RunBus, RunEventSink } from '@hookyard/bus';
 import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
 import { parseQuery } from './fields';
@@ -44,6 +44,8 @@ export interface AcceptDeps {
   verify?: VerifyStep;
   /** The topic's dedupe key (see createDedupeStep): used when the verifier gave no delivery id. */
   dedupe?: { keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict> };
+  /** Where the door announces the runs it kept (`accepted` run events, after the answer; best effort). */
+  events?: RunEventSink;
   /** Counts one kept run (default: metrics.accepted with its labels); see createAcceptedCounter. */
   countAccepted?: (topic: string, hook: string) => void;
 }
@@ -71,7 +73,7 @@ const RESERVED: ReadonlyMap<string, DoorAnswer> = new Map(
  * so a slow or failing bus never delays or fails an accepted event: the
  * scheduler's sweep dispatches whatever was not published.
  */
-export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[] }> {
+export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[]; keptAt?: number }> {
   const now = deps.clock.now();
   let claim: { id: string; ttlMs: number } | null = null;
   // Only the platform fires its own events, unless an operator bound a verifier to the topic.
@@ -144,7 +146,8 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
 
   if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
   else for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
-  return { answer: { status: 200, body: acceptedBody(kept) }, kept };
+  // keptAt: the runs' created_at, for the door's `accepted` run events.
+  return { answer: { status: 200, body: acceptedBody(kept) }, kept, keptAt: now };
 }
 
 /** Run ids are the event's id (24 chars: time, sequence, randomness, partition) and the run's index within it. */

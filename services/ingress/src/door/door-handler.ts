@@ -3,6 +3,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
 import { sendJson } from '../http/headers';
 import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer } from './accept';
 import { createPublishBatcher } from './publish-batch';
+import { createAcceptAnnouncer } from './announce';
 import { drainRefusedBody, readBody } from './read-body';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
@@ -31,11 +32,12 @@ const DRAIN_MS = 5000;
  * `POST /universal_webhook/{topic}` on node's own request/response: no body
  * parser, no express helpers, one writeHead per answer. Order: topic -> method
  * -> query cap -> flood limiter -> body cap and read timeout -> accept
- * (verify, claim, parse, keep) -> answer -> publish.
+ * (verify, claim, parse, keep) -> answer -> publish (and announce the kept runs).
  */
 export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
   const opts: DoorOptions = { ...options, countAccepted: options.countAccepted ?? createAcceptedCounter(options.metrics) };
   const publish = createPublishBatcher(opts);
+  const announce = opts.events ? createAcceptAnnouncer(opts.events, (n) => opts.logger.debug({ events: n }, 'accepted run events dropped')) : undefined;
   // Label children are looked up once per status code, not hashed per request.
   const byCode = new Map<number, { inc(): void }>();
   const answer = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>, close = false) => {
@@ -70,7 +72,7 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       return answer(res, read.status, read.status === 413 ? BODY_TOO_LARGE : TIMEOUT, undefined, true);
     }
 
-    const { answer: a, kept } = await acceptDelivery(opts, {
+    const { answer: a, kept, keptAt } = await acceptDelivery(opts, {
       topic,
       method: req.method ?? 'POST',
       headers: req.headers,
@@ -78,7 +80,11 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       query,
     });
     respond(res, a);
-    if (kept.length) publish(kept.map((k) => k.id));
+    if (kept.length) {
+      // Announced first: in one process (the embedded default) `accepted` then leaves before the executor's `started`.
+      announce?.(topic, kept, keptAt!);
+      publish(kept.map((k) => k.id));
+    }
   }
 
   const respond = (res: ServerResponse, a: DoorAnswer) => answer(res, a.status, a.body, a.headers);

@@ -1,8 +1,9 @@
 import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, nameViolation, systemClock, toHookyardError, UNROUTED_TOPIC } from '@hookyard/core';
-import type { IngestHandler, IngestMessage, IngestVerdict, RunBus } from '@hookyard/bus';
+import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
 import type { DedupeInput, DedupeVerdict } from '../door/dedupe';
+import { createAcceptAnnouncer } from '../door/announce';
 
 export interface NatsIngestHandlerDeps {
   stores: Pick<Stores, 'runs'>;
@@ -23,6 +24,8 @@ export interface NatsIngestHandlerDeps {
    * (names lower-cased, first value), an empty query and the payload as `body`.
    */
   dedupe?: { keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict> };
+  /** Where the kept runs are announced as `accepted` run events (best effort, as at the HTTP door). */
+  events?: RunEventSink;
 }
 
 /** Longest `Nats-Msg-Id` taken as a delivery id; longer is malformed. */
@@ -50,6 +53,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
   const clock = deps.clock ?? systemClock;
   const ttlMs = deps.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const { metrics, logger } = deps;
+  const announce = deps.events ? createAcceptAnnouncer(deps.events, (n) => logger.debug({ events: n }, 'accepted run events dropped')) : undefined;
 
   const verdict = (v: IngestVerdict | 'failed') => metrics.ingestMessages.inc({ verdict: v });
   const reject = (msg: IngestMessage, reason: string): IngestVerdict => {
@@ -103,6 +107,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     if (kept.length === 0) metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
     for (const run of kept) metrics.accepted.inc({ topic, hook: run.hook });
     if (kept.length > 0) {
+      announce?.(topic, kept, now);
       const ids = kept.map((k) => k.id);
       try {
         await deps.bus.publish(ids);

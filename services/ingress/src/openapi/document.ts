@@ -1,4 +1,4 @@
-import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_STATUSES } from '@hookyard/core';
+import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { SCHEMAS } from './components';
 
 type Obj = Record<string, unknown>;
@@ -141,9 +141,10 @@ const PATHS: Obj = {
       {
         '200': {
           description:
-            'A `text/event-stream`: one `event: run` per run summary, `data` the same JSON as the NATS `hooks.events.run.<status>.<hook>` message ' +
-            '(run_id, hook, topic, status, attempts, error_kind, error_message, created_at, finished_at, duration_ms); a comment line every 15 s. ' +
-            'Nothing published before the stream opened is replayed.',
+            'A `text/event-stream`: one `event: run` per run event, `data` the same JSON as the NATS `hooks.events.run.<status>.<hook>` message ' +
+            '(run_id, event, at, hook, topic, status, attempts, error_kind, error_message, created_at, finished_at, due_at, duration_ms); `event` is one of ' +
+            'accepted, started, parked, retry_scheduled, finished, retried, discarded, woken; a comment line every 15 s. ' +
+            'Nothing published before the stream opened is replayed, and the events are best effort (a live view, not a record: GET /api/hook-runs is).',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
         ...fail(400, 503),
@@ -153,11 +154,17 @@ const PATHS: Obj = {
         operationId: 'runEvents',
         description:
           'Needs the reader role (send the bearer header; a browser reads the stream through fetch). The source is NATS `<prefix>.events.run.>` ' +
-          '(every executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open.',
+          '(every ingress, executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open.',
         parameters: [
           { name: 'hook', in: 'query', schema: ref('Name') },
           { name: 'topic', in: 'query', schema: ref('Name') },
-          { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+          { name: 'status', in: 'query', description: 'Only events that leave a run in this status', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+          {
+            name: 'event',
+            in: 'query',
+            description: `Only these event types, comma-separated (${RUN_EVENT_TYPES.join(', ')})`,
+            schema: { type: 'string', pattern: `^(${RUN_EVENT_TYPES.join('|')})(,(${RUN_EVENT_TYPES.join('|')}))*$` },
+          },
         ],
       },
     ),
