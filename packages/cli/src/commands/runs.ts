@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { RUN_STATUSES } from '@hookyard/core';
+import { RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
@@ -196,15 +196,23 @@ export function runsCommand(program: Command, ctx: CliContext): void {
 
   runs
     .command('tail')
-    .description('follow run outcomes as they happen (GET /api/events), one line each, until interrupted')
-    .option('--status <status>', `only outcomes of one state: ${RUN_STATUSES.join(', ')}`)
+    .description('follow run events as they happen (GET /api/events): accepted, started, parked, retries, outcomes, one line each, until interrupted')
+    .option('--status <status>', `only events that leave a run in one state: ${RUN_STATUSES.join(', ')}`)
     .option('--hook <name>', 'only the runs of one hook')
     .option('--topic <topic>', 'only the runs on one topic')
-    .addHelpText('after', '\nWith --json, one run summary (the hooks.events.run.* JSON) per line.\n\nExamples:\n  hookyard runs tail\n  hookyard runs tail --status failed --json')
-    .action(async (opts: Pick<ListOptions, 'status' | 'hook' | 'topic'>) => {
+    .option('--event <types>', `only these event types, comma-separated: ${RUN_EVENT_TYPES.join(', ')}`)
+    .addHelpText(
+      'after',
+      '\nWith --json, one run summary (the hooks.events.run.* JSON) per line.\n\nExamples:\n  hookyard runs tail\n  hookyard runs tail --event finished\n  hookyard runs tail --status failed --json',
+    )
+    .action(async (opts: Pick<ListOptions, 'status' | 'hook' | 'topic'> & { event?: string }) => {
       checkListOptions(opts);
+      const unknown = opts.event === undefined ? [] : opts.event.split(',').filter((e) => !(RUN_EVENT_TYPES as readonly string[]).includes(e));
+      if (opts.event !== undefined && (opts.event === '' || unknown.length)) {
+        throw new CliError(`--event must be one or more (comma-separated) of ${RUN_EVENT_TYPES.join(', ')}, got ${JSON.stringify(opts.event)}`, EXIT.usage);
+      }
       const q = new URLSearchParams();
-      for (const k of ['status', 'hook', 'topic'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+      for (const k of ['status', 'hook', 'topic', 'event'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
@@ -215,8 +223,13 @@ export function runsCommand(program: Command, ctx: CliContext): void {
           (event, data) => {
             if (event !== 'run') return;
             if (ctx.json()) return void process.stdout.write(`${data}\n`);
-            const e = JSON.parse(data) as { run_id: string; hook: string; topic: string; status: string; attempts: number; error_kind: string | null; error_message: string | null; finished_at: string | null };
-            say(`${e.finished_at ?? '-'}  ${e.status}  ${e.hook}  ${e.topic}  ${e.run_id}  attempts=${e.attempts}${e.error_kind ? `  ${e.error_kind}: ${cell(e.error_message ?? '')}` : ''}`);
+            const e = JSON.parse(data) as {
+              run_id: string; event?: string; at?: string; hook: string; topic: string; status: string; attempts: number;
+              error_kind: string | null; error_message: string | null; finished_at: string | null; due_at?: string | null;
+            };
+            const what = `${(e.event ?? 'finished').padEnd(15)}  ${e.status.padEnd(10)}`;
+            const due = e.due_at ? `  due ${e.due_at}` : '';
+            say(`${e.at ?? e.finished_at ?? '-'}  ${what}  ${e.hook}  ${e.topic}  ${e.run_id}  attempts=${e.attempts}${e.error_kind ? `  ${e.error_kind}: ${cell(e.error_message ?? '')}` : ''}${due}`);
           },
           stop.signal,
         );
