@@ -29,6 +29,7 @@ function run(over: Partial<Run>): Run {
     interaction: null,
     parked_on: [],
     replay_of: null,
+    traceparent: null,
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:01.000Z',
     started_at: '2025-01-01T00:00:00.500Z',

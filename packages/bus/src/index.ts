@@ -1,4 +1,4 @@
-export type { RunBus, Subscription } from './types';
+export type { PublishOptions, RunBus, RunHandler, Subscription } from './types';
 export { createMemoryBus } from './memory-bus';
 export { createJetStreamBus, RUN_CONSUMER, RUN_IDS_PER_MESSAGE, runSubject } from './jetstream-bus';
 export type { JetStreamBusOptions } from './jetstream-bus';

@@ -1,4 +1,4 @@
-import type { JsMsg } from 'nats';
+import { headers as natsHeaders, type JsMsg } from 'nats';
 import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
 import { toBusError, withTimeout } from './nats-errors';
@@ -70,14 +70,15 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
 
   return {
     kind: 'jetstream',
-    async publish(runIds) {
+    async publish(runIds, options) {
       if (closed) throw unavailable(`run bus is closed; ${runIds.length} run id(s) not published`);
       if (!conn.isConnected()) throw unavailable(`NATS is disconnected; ${runIds.length} run id(s) not published to ${JSON.stringify(subject)}`);
       const chunks: string[][] = [];
       for (let i = 0; i < runIds.length; i += RUN_IDS_PER_MESSAGE) chunks.push(runIds.slice(i, i + RUN_IDS_PER_MESSAGE));
       try {
         // Acks in flight together: the caller waits one round trip, not one per chunk.
-        await Promise.all(chunks.map((chunk) => js.publish(subject, JSON.stringify(chunk), { timeout: publishTimeoutMs })));
+        const opts = options?.traceparent ? { timeout: publishTimeoutMs, headers: traceHeaders(options.traceparent) } : { timeout: publishTimeoutMs };
+        await Promise.all(chunks.map((chunk) => js.publish(subject, JSON.stringify(chunk), opts)));
       } catch (err) {
         const doing = `publish ${runIds.length} run id(s) to ${JSON.stringify(subject)}`;
         if (!conn.isConnected()) throw unavailable(`${doing}: NATS disconnected`, err);
@@ -100,14 +101,17 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
         concurrency: opts.concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
         logger,
-        prepare: (msg) => ({
-          tasks: readIds(msg).map((id) => () => handler(id)),
-          // Acked even when a handler threw: the sweep re-dispatches what was not done.
-          settle: (outcomes) => {
-            for (const o of outcomes) if (o.status === 'rejected') logger.debug({ err: o.reason }, 'run handler threw');
-            msg.ack();
-          },
-        }),
+        prepare: (msg) => {
+          const traceparent = msg.headers?.get(TRACEPARENT) || undefined;
+          return {
+            tasks: readIds(msg).map((id) => () => handler(id, traceparent)),
+            // Acked even when a handler threw: the sweep re-dispatches what was not done.
+            settle: (outcomes) => {
+              for (const o of outcomes) if (o.status === 'rejected') logger.debug({ err: o.reason }, 'run handler threw');
+              msg.ack();
+            },
+          };
+        },
       });
       workers.add(worker);
       return {
@@ -140,4 +144,13 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       }
     },
   };
+}
+
+/** The message header carrying the publisher's W3C trace context. */
+const TRACEPARENT = 'traceparent';
+
+function traceHeaders(traceparent: string) {
+  const h = natsHeaders();
+  h.set(TRACEPARENT, traceparent);
+  return h;
 }

@@ -1,7 +1,9 @@
 import { badInput, unavailable } from '@hookyard/core';
-import type { RunBus, Subscription } from './types';
+import type { RunBus, RunHandler, Subscription } from './types';
 
-type Handler = (runId: string) => Promise<void>;
+type Handler = RunHandler;
+/** A queued id and the traceparent it was published with ('' for none). */
+type Queued = { id: string; traceparent: string | undefined };
 
 interface MemorySubscription {
   handler: Handler;
@@ -17,16 +19,16 @@ interface MemorySubscription {
  * concurrency. Nothing survives the process; the sweep covers that.
  */
 export function createMemoryBus(): RunBus {
-  const queue: string[] = [];
+  const queue: Queued[] = [];
   const subs: MemorySubscription[] = [];
   let closed = false;
   // Round-robin start point, so two subscriptions share the work.
   let turn = 0;
 
-  const run = (sub: MemorySubscription, runId: string) => {
+  const run = (sub: MemorySubscription, q: Queued) => {
     sub.inFlight += 1;
     Promise.resolve()
-      .then(() => sub.handler(runId))
+      .then(() => sub.handler(q.id, q.traceparent))
       // A handler that throws is the caller's to log; the id counts as delivered.
       .catch(() => undefined)
       .then(() => {
@@ -52,9 +54,10 @@ export function createMemoryBus(): RunBus {
 
   return {
     kind: 'memory',
-    async publish(runIds) {
+    async publish(runIds, options) {
       if (closed) throw unavailable(`memory bus is closed; ${runIds.length} run id(s) not published`);
-      queue.push(...runIds);
+      const traceparent = options?.traceparent;
+      for (const id of runIds) queue.push({ id, traceparent });
       dispatch();
     },
     async subscribe(handler, options): Promise<Subscription> {

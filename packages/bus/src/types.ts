@@ -4,15 +4,19 @@
  * scheduler's sweep, a duplicate by the executor's compare-and-set claim.
  */
 export interface RunBus {
-  /** Publishes run ids for executors. Rejects when the bus refused them. */
-  publish(runIds: readonly string[]): Promise<void>;
+  /**
+   * Publishes run ids for executors. Rejects when the bus refused them.
+   * `traceparent` (W3C) travels with the ids (a JetStream message header) to
+   * the handler, so the executor's spans continue the publisher's.
+   */
+  publish(runIds: readonly string[], options?: PublishOptions): Promise<void>;
   /**
    * Delivers each id to `handler`, at most `concurrency` at a time across this
    * subscription; a message is acknowledged once its handler settled (a handler
    * that throws is logged by the caller and still acknowledged: the sweep
    * re-dispatches whatever was not done).
    */
-  subscribe(handler: (runId: string) => Promise<void>, options: { concurrency: number }): Promise<Subscription>;
+  subscribe(handler: RunHandler, options: { concurrency: number }): Promise<Subscription>;
   /** `memory` or `jetstream`. */
   readonly kind: string;
   ping(): Promise<void>;
@@ -23,3 +27,11 @@ export interface Subscription {
   /** Stops taking new messages; resolves when handlers in flight settled. */
   stop(): Promise<void>;
 }
+
+export interface PublishOptions {
+  /** The W3C traceparent of the publishing span; absent when tracing is off. */
+  traceparent?: string;
+}
+
+/** Takes one run id; `traceparent` is the one its message carried, if any. */
+export type RunHandler = (runId: string, traceparent?: string) => Promise<void>;

@@ -10,6 +10,7 @@ import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
 import { createHealthServer } from './health-server';
 import { buildRuntime, type RoleName, type Runtime } from './runtime';
+import { startTracing } from './tracing';
 
 export interface Served {
   url: string;
@@ -23,6 +24,8 @@ export interface Served {
 /** Starts the role(s) of one process and its HTTP server. */
 export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Logger): Promise<Served> {
   const settings = loadSettings(env);
+  // Before the logger: with tracing on, its lines carry the active span's trace_id.
+  const tracing = await startTracing(env, role, settings.instanceId);
   // Never pino's synchronous stdout: a stalled or closed reader must not stop the process.
   const logOut = logger ? undefined : createLogDestination();
   const log = logger ?? createLogger({ level: settings.logLevel, role, instance: settings.instanceId, destination: logOut });
@@ -120,6 +123,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         await closed;
         await limiter?.close().catch((err: unknown) => log.warn({ err }, 'limiter close failed'));
         await runtime.close();
+        await tracing?.flush().catch((err: unknown) => log.warn({ err }, 'spans could not be exported at shutdown'));
         log.info('stopped');
       })();
       return stopped;

@@ -109,3 +109,23 @@ export {
 export type { MessageCheck, MessageKind } from './schemas';
 export { PARKED_MAX, cancelIds, resumeAct } from './door-contract';
 export type { DoorAct } from './door-contract';
+export {
+  SpanKind,
+  SpanStatusCode,
+  TRACER_NAME,
+  activeTraceparent,
+  contextOfHeaders,
+  contextOfTraceparent,
+  endSpanWithError,
+  injectTrace,
+  linkOf,
+  parseTraceparent,
+  setTracingOn,
+  startSpan,
+  traceLogFields,
+  traced,
+  traceparentOf,
+  tracingOn,
+  withSpan,
+} from './tracing';
+export type { Span, SpanOptions, TraceContext } from './tracing';

@@ -109,6 +109,12 @@ export interface Run {
   parked_on: string[];
   /** The run whose event this run replays (`POST /api/hook-runs/{id}/replay`), or null. */
   replay_of: string | null;
+  /**
+   * The W3C `traceparent` this run's spans continue: the door's request span
+   * when tracing is on (every attempt, a resumed one too, joins that trace);
+   * null when the run was kept with tracing off or by the platform.
+   */
+  traceparent: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;

@@ -60,6 +60,8 @@ export interface KeepEventInput {
    * stringifying `payload` again. It must parse to a value equal to `payload`.
    */
   payloadJson?: string;
+  /** The W3C `traceparent` the runs keep (the door's span when tracing is on); absent or null for none. */
+  traceparent?: string | null;
   deliveryId?: string | null;
   now: number;
   /**

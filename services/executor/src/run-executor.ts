@@ -12,6 +12,8 @@ import { checkStoppedClaim, waitOutcome } from './woken';
 import type { WokenOutcome } from './woken';
 import type { RunReporter } from '@hookyard/bus';
 import { callTool } from './tool-call';
+import { SPAN, beginAttempt, recordWait, tracingOn } from './tracing';
+import { traced } from '@hookyard/core';
 
 type Outcome = { status: CompletedStatus; result: unknown } | { error: HookyardError; acted: boolean } | { parked: Interaction };
 
@@ -119,11 +121,13 @@ export class RunExecutor {
     }
   }
 
-  async handle(runId: string): Promise<void> {
+  /** One attempt of `runId`; `traceparent` is the one its dispatch message carried (tracing). */
+  async handle(runId: string, traceparent?: string): Promise<void> {
     // Stopping: no new claim (a claim would use up an attempt only to be handed back).
     if (this.closed) return;
     const { settings, stores, metrics, logger, clock } = this.deps;
     const now = clock.now();
+    const claimStartedAt = tracingOn() ? Date.now() : 0;
     let claimed;
     try {
       claimed = await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
@@ -145,10 +149,13 @@ export class RunExecutor {
     this.deps.reporter.announce(a.run, 'started');
     if (a.run.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(a.run.created_at)) / 1000);
     metrics.inFlight.inc();
+    // Tracing on: the attempt's steps run inside its span (see tracing.ts); off: nothing is built.
+    const span = tracingOn() ? beginAttempt(a.run, traceparent, claimStartedAt) : undefined;
     try {
       // An interrupted attempt stops at once even if its tool ignores the signal.
-      await Promise.race([this.work(a, now), a.interrupted]);
+      await Promise.race([span ? span.within(() => this.work(a, now)) : this.work(a, now), a.interrupted]);
     } finally {
+      span?.end(a.interruptError);
       this.leases.delete(a);
       this.inFlight.delete(a);
       metrics.inFlight.dec();
@@ -165,7 +172,10 @@ export class RunExecutor {
     }
     if (a.interruptReason) return;
     try {
-      await this.record(a, startedAt, outcome);
+      await traced(SPAN.outcome, async (span) => {
+        span?.setAttribute('hookyard.run.outcome', 'status' in outcome ? outcome.status : 'parked' in outcome ? 'parked' : `error:${outcome.error.kind}`);
+        await this.record(a, startedAt, outcome);
+      });
     } catch (err) {
       const e = toHookyardError(err);
       const where = { run: a.run.id, hook: a.run.hook, attempt: a.run.attempts, err: e.message };
@@ -187,6 +197,7 @@ export class RunExecutor {
     if (run.interaction) {
       const i = await stores.interactions.get(run.interaction);
       if (i && i.status !== 'open') {
+        if (tracingOn()) recordWait(i);
         const woken = await this.woken(a, hook, i);
         if (woken !== 'proceed') return woken;
         approved = true;
@@ -206,7 +217,11 @@ export class RunExecutor {
       kwargs = run.input ?? {};
       extras = await this.evaluator.extras(hook, run);
     } else {
-      const plan = await this.evaluator.plan(hook, run);
+      const plan = await traced(SPAN.condition, async (span) => {
+        const p = await this.evaluator.plan(hook, run);
+        span?.setAttribute('hookyard.condition.matched', !p.skip);
+        return p;
+      });
       if (plan.skip) return { status: 'skipped', result: plan.result };
       if (plan.act) return this.act(a, hook, plan.act, plan.handOn, state);
       ({ kwargs, extras } = plan);

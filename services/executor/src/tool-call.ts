@@ -2,6 +2,7 @@ import { backoffMs, clearNotSent, timeoutError, toHookyardError } from '@hookyar
 import type { HookyardError, Logger, ToolRetryPolicy } from '@hookyard/core';
 import type { ToolCallContext, ToolRepo } from '@hookyard/tools';
 import type { Interruptible } from './attempt';
+import { endToolCall, startToolCall, tracingOn, withSpan } from './tracing';
 
 export interface ToolCall {
   tool: string;
@@ -21,7 +22,7 @@ export interface ToolCall {
  * no listener on a second signal). The race also covers a tool that ignores
  * its signal: the attempt moves on and the call's late result is dropped.
  */
-async function callOnce(repo: ToolRepo, call: ToolCall): Promise<unknown> {
+async function callOnce(repo: ToolRepo, call: ToolCall, n: number): Promise<unknown> {
   const { interrupt } = call;
   if (interrupt.interruptError) throw interrupt.interruptError;
   const controller = new AbortController();
@@ -36,13 +37,21 @@ async function callOnce(repo: ToolRepo, call: ToolCall): Promise<unknown> {
   });
   const handle = setTimeout(() => stop(timeoutError(`tool '${call.tool}' did not finish within ${call.timeoutMs} ms`)), call.timeoutMs);
   interrupt.link(stop);
+  // Tracing on: the call runs inside its own span, whose traceparent the providers send on.
+  const span = tracingOn() ? startToolCall(call.tool, n) : undefined;
+  let failed: unknown;
   try {
-    const pending = repo.exec(call.tool, call.args, { ...call.ctx, signal });
+    const exec = () => repo.exec(call.tool, call.args, { ...call.ctx, signal });
+    const pending = span ? withSpan(span, exec) : exec();
     pending.catch(() => undefined); // a call that loses the race must not be an unhandled rejection
     return await Promise.race([pending, stopped]);
+  } catch (err) {
+    failed = err;
+    throw err;
   } finally {
     clearTimeout(handle);
     interrupt.unlink();
+    if (span) endToolCall(span, failed);
   }
 }
 
@@ -74,7 +83,7 @@ export async function callTool(repo: ToolRepo, call: ToolCall): Promise<{ result
   for (let n = 1; ; n += 1) {
     let error: HookyardError;
     try {
-      return { result: await callOnce(repo, call), calls: n };
+      return { result: await callOnce(repo, call, n), calls: n };
     } catch (err) {
       error = toHookyardError(err);
       if (!error.notSent) sent = true;

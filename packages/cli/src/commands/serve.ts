@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { checkSettingsAtBoot, loadSettings } from '@hookyard/core';
 import { CliError, EXIT } from '../client';
 import type { RoleName } from '../runtime';
+import { tracingConfig } from '../tracing';
 
 /** The roles of `serve --role`; kept here so the CLI does not load the runtime to print help. */
 export const ROLES = ['ingress', 'scheduler', 'executor', 'all'] as const satisfies readonly RoleName[];
@@ -19,6 +20,8 @@ export function serveCommand(program: Command): void {
     .action(async (opts: { role: RoleName }) => {
       const settings = loadSettings(process.env);
       checkSettingsAtBoot(settings);
+      // The OTEL_* variables that turn tracing on are checked as strictly (exit 2 naming the variable).
+      tracingConfig(process.env);
       // The runtime pulls in the store, bus, jq and tools: loaded only when serving.
       const { embeddedRefusal } = await import('../runtime');
       const refusal = embeddedRefusal(opts.role, settings);

@@ -77,7 +77,7 @@ export class MemoryRunStore implements RunStore {
       const run: Run = {
         id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
         acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], replay_of: null, created_at: at, updated_at: at, started_at: null,
+        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], replay_of: null, traceparent: input.traceparent ?? null, created_at: at, updated_at: at, started_at: null,
         finished_at: null, history: [],
       };
       const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
@@ -317,7 +317,7 @@ export class MemoryRunStore implements RunStore {
     const run: Run = {
       id: newId, hook: hook.name, topic: hook.topic, status: 'pending', payload: structuredClone(source.payload), attempts: 0, acted: '',
       acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-      delivery_id: null, resumable: false, interaction: null, parked_on: [], replay_of: id, created_at: at, updated_at: at, started_at: null,
+      delivery_id: null, resumable: false, interaction: null, parked_on: [], replay_of: id, traceparent: null, created_at: at, updated_at: at, started_at: null,
       finished_at: null, history: [],
     };
     const slot: Slot = { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };

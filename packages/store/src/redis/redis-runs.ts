@@ -62,6 +62,7 @@ export class RedisRunStore implements RunStore {
     const args: Array<string | number> = [
       this.keys.tag(p), base, input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
       deliveryId, input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
+      input.traceparent ?? '',
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
     if (ttlMs !== null) {

@@ -4,7 +4,7 @@ import type { Acted, ErrorInfo, Run, RunEvent, RunStatus } from '@hookyard/core'
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
  * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
- * finished (epoch ms or ''), replay_of (the replayed run's id, or ''), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
+ * finished (epoch ms or ''), replay_of (the replayed run's id, or ''), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
  * not needed yet may be absent (keep_event writes only what a fresh run needs):
  * absent reads as its empty value.
  */
@@ -55,6 +55,7 @@ export function fieldsToRun(f: RunFields): Run | null {
     interaction: f.interaction || null,
     parked_on: f.status === 'parked' && f.interaction ? [f.interaction] : [],
     replay_of: f.replay_of || null,
+    traceparent: f.trace || null,
     created_at: iso(f.created) ?? '',
     updated_at: iso(f.updated) ?? '',
     started_at: iso(f.started),

@@ -1,4 +1,4 @@
-import { HookyardError, badInput, createSecretResolver, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { HookyardError, badInput, createSecretResolver, injectTrace, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
 import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
@@ -96,6 +96,7 @@ class GrpcToolRepo implements ToolRepo {
     if (ctx.signal.aborted) throw abortError(`tool '${name}'`, ctx.signal);
     const request = encodeRequest(method.request, args);
     const metadata = await this.metadataOf(config, `tool '${name}'`);
+    injectTrace(metadata);
     metadata.set('idempotency-key', ctx.idempotencyKey);
     const raw = await this.call(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
     try {

@@ -1,4 +1,4 @@
-import { badInput, unauthorized } from '@hookyard/core';
+import { badInput, unauthorized, injectTrace } from '@hookyard/core';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import type { LocalTool } from './local-repo';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
@@ -80,6 +80,7 @@ export function webhookTool(options: WebhookOptions): LocalTool {
           headers.set(k, v);
         }
       }
+      injectTrace(headers);
       let timeout = options.timeoutMs;
       if (args.timeout_ms !== undefined) {
         if (typeof args.timeout_ms !== 'number' || !Number.isInteger(args.timeout_ms) || args.timeout_ms < 1) throw badInput(`webhook: timeout_ms must be a whole number >= 1, got ${JSON.stringify(args.timeout_ms)}`);

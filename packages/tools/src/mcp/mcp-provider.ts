@@ -1,4 +1,4 @@
-import { HookyardError, createSecretResolver, markNotSent, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { HookyardError, createSecretResolver, markNotSent, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace, tracingOn } from '@hookyard/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
@@ -92,7 +92,7 @@ export class McpProvider implements ToolProvider {
     }
     let result: unknown;
     try {
-      result = await client.callTool({ name: key, arguments: args }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });
+      result = await client.callTool({ name: key, arguments: args, ...traceMeta() }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });
     } catch (err) {
       const e = mcpError(what, err, ctx.signal);
       if (e.kind === 'unavailable') this.drop(record.name, server);
@@ -185,4 +185,12 @@ export class McpProvider implements ToolProvider {
     if (forget && this.servers.get(name) === server) this.servers.delete(name);
     client?.close().catch((err: unknown) => this.options.logger.debug({ err, tool: name }, 'MCP client close failed'));
   }
+}
+
+/** The W3C trace context of the tool-call span as the request's `_meta` (`traceparent`, `tracestate`); nothing when tracing is off. */
+function traceMeta(): { _meta?: Record<string, string> } {
+  if (!tracingOn()) return {};
+  const meta: Record<string, string> = {};
+  injectTrace(meta);
+  return Object.keys(meta).length ? { _meta: meta } : {};
 }

@@ -1,4 +1,4 @@
-import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace } from '@hookyard/core';
 import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
@@ -91,6 +91,7 @@ export class OpenApiProvider implements ToolProvider {
     base.pathname = `${base.pathname.replace(/\/+$/, '')}${service.basePath}`;
     const req = buildRequest(what, base.toString(), op, args, await resolveHeaders(this.secrets, what, record.headers));
     req.headers.set('Idempotency-Key', ctx.idempotencyKey);
+    injectTrace(req.headers);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
       const res = await this.fetchFn(req.url, { method: op.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
       const body = await readBounded(res, this.maxBytes, what);

@@ -1,4 +1,4 @@
-import { createSecretResolver, internal, notFound, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import { createSecretResolver, internal, notFound, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import { resolveHeaders } from '../secret-values';
@@ -65,6 +65,7 @@ export class RemoteRepo implements ToolRepo {
     const headers = new Headers({ 'Content-Type': 'application/json' });
     for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, what, record.headers))) headers.set(k, v);
     headers.set('Idempotency-Key', ctx.idempotencyKey);
+    injectTrace(headers);
     const hasBody = method !== 'GET';
     const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {

@@ -1,4 +1,4 @@
-import { RUN_STATUSES, badInput, isValidName, type Run, type RunStatus } from '@hookyard/core';
+import { RUN_STATUSES, badInput, isValidName, parseTraceparent, type Run, type RunStatus } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import { listQueryReader } from './list-query';
 
@@ -6,11 +6,14 @@ import { listQueryReader } from './list-query';
  * A run on the wire: every core Run field (payload included, in lists too, so
  * a failed run is explainable from one page: status, attempts, error, acted,
  * acted_ids, claim_intent, result, input, history, timestamps). The lease shows
- * its owner, until (ISO) and fencing token.
+ * its owner, until (ISO) and fencing token. A traced run's history entries
+ * each name its trace id: every attempt of the run joins that one trace.
  */
 export function runToWire(run: Run): Record<string, unknown> {
   const lease = run.lease ? { owner: run.lease.owner, until: new Date(run.lease.until).toISOString(), token: run.lease.token } : null;
-  return { ...run, lease };
+  const traceId = parseTraceparent(run.traceparent)?.traceId;
+  if (!traceId) return { ...run, lease };
+  return { ...run, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
 }
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, traced, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
 import type { RunBus, RunEventSink } from '@hookyard/bus';
+import { KEEP_SPAN } from './tracing';
 import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from './payload';
 import { parseQuery } from './fields';
@@ -14,6 +15,8 @@ export interface Delivery {
   rawBody: Buffer;
   /** Raw query string without `?`. */
   query: string;
+  /** The door span's W3C traceparent, kept on every run (tracing on); absent when off. */
+  traceparent?: string;
 }
 
 /** What the door answers. `body` is the JSON text. */
@@ -114,7 +117,7 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   const json = parsed.json;
   const input: KeepEventInput =
     json === undefined
-      ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs }
+      ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: delivery.traceparent }
       : {
           topic: delivery.topic,
           // Read only by a store that does not keep the JSON text (the text parses to the same value).
@@ -124,12 +127,14 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
           payloadJson: json,
           now,
           dispatchGraceMs: deps.dispatchGraceMs,
+          traceparent: delivery.traceparent,
         };
   let kept: KeptRun[];
   try {
-    if (claim === null) kept = await deps.stores.runs.keepEvent(input);
+    const c = claim;
+    if (c === null) kept = await traced(KEEP_SPAN, () => deps.stores.runs.keepEvent(input));
     else {
-      const result = await deps.stores.runs.keepDelivery(input, claim);
+      const result = await traced(KEEP_SPAN, () => deps.stores.runs.keepDelivery(input, c));
       if (result.status === 'duplicate') return { answer: ANSWERS.duplicate, kept: [] };
       kept = result.runs;
     }

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NAME_MAX_LENGTH, NAME_PATTERN } from '@hookyard/core';
+import { NAME_MAX_LENGTH, NAME_PATTERN, activeTraceparent } from '@hookyard/core';
 import { sendJson } from '../http/headers';
 import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer } from './accept';
 import { createPublishBatcher } from './publish-batch';
 import { createAcceptAnnouncer } from './announce';
 import { drainRefusedBody, readBody } from './read-body';
+import { tracedDelivery, tracingOn } from './tracing';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
 export type LimitStep = (req: IncomingMessage, topic: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -78,19 +79,21 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       headers: req.headers,
       rawBody: read.body,
       query,
+      traceparent: activeTraceparent(),
     });
     respond(res, a);
     if (kept.length) {
       // Announced first: in one process (the embedded default) `accepted` then leaves before the executor's `started`.
       announce?.(topic, kept, keptAt!);
-      publish(kept.map((k) => k.id));
+      publish(kept.map((k) => k.id), activeTraceparent());
     }
   }
 
   const respond = (res: ServerResponse, a: DoorAnswer) => answer(res, a.status, a.body, a.headers);
 
   return (req, res, topic) => {
-    handle(req, res, topic).catch((err: unknown) => {
+    // Tracing on: the delivery runs inside its door span (see tracing.ts); off: nothing is built.
+    (tracingOn() ? tracedDelivery(req, res, topic, () => handle(req, res, topic)) : handle(req, res, topic)).catch((err: unknown) => {
       opts.logger.error({ err, topic }, 'door failed unexpectedly');
       answer(res, 500, INTERNAL, undefined, true);
     });

@@ -1,5 +1,6 @@
 import type { HookMetrics, Logger } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
+import { publishTraced } from './tracing';
 
 /** Most ids one door publish carries; small enough that one message does not pin much work on one executor. */
 export const DOOR_PUBLISH_MAX_IDS = 50;
@@ -25,8 +26,10 @@ export function createPublishBatcher(
   deps: { bus: RunBus; metrics: HookMetrics; logger: Logger },
   maxIds = DOOR_PUBLISH_MAX_IDS,
   maxInFlight = DOOR_PUBLISHES_IN_FLIGHT,
-): (ids: readonly string[]) => void {
+): (ids: readonly string[], traceparent?: string) => void {
   let pending: string[] = [];
+  // The traceparent of each pending id, kept only once a traced delivery's ids wait (tracing on).
+  let traces: (string | undefined)[] | null = null;
   let scheduled = false;
   let inFlight = 0;
 
@@ -41,10 +44,11 @@ export function createPublishBatcher(
     // Wait for an ack unless the batch is full: the settle flushes what gathered meanwhile.
     if (inFlight >= maxInFlight && pending.length < maxIds) return;
     const batch = pending;
+    const batchTraces = traces;
     pending = [];
+    traces = null;
     inFlight += 1;
-    deps.bus
-      .publish(batch)
+    (batchTraces ? publishTraced(deps.bus, batch, batchTraces) : deps.bus.publish(batch))
       .then(
         () => deps.metrics.dispatched.inc({ source: 'door' }, batch.length),
         (err: unknown) => deps.logger.warn({ err, runs: batch }, 'publish of kept runs failed; the sweep will dispatch them'),
@@ -52,9 +56,11 @@ export function createPublishBatcher(
       .finally(settled);
   };
 
-  return (ids) => {
+  return (ids, traceparent) => {
     if (ids.length === 0) return;
+    if (traceparent !== undefined && traces === null) traces = new Array<string | undefined>(pending.length).fill(undefined);
     for (const id of ids) pending.push(id);
+    if (traces) for (let i = 0; i < ids.length; i += 1) traces.push(traceparent);
     if (pending.length >= maxIds) flush();
     else if (!scheduled) {
       scheduled = true;

@@ -193,6 +193,7 @@ export const SCHEMAS: Record<string, Schema> = {
       interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
       parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
       replay_of: { type: 'string', nullable: true, description: 'The run whose event this run replays (POST /api/hook-runs/{id}/replay); null otherwise' },
+      traceparent: nullable({ type: 'string', description: 'The W3C traceparent every span of this run continues (the door\'s request span, when tracing is on); null otherwise' }),
       created_at: isoTime,
       updated_at: isoTime,
       started_at: nullable(isoTime),
@@ -202,7 +203,13 @@ export const SCHEMAS: Record<string, Schema> = {
         items: {
           type: 'object',
           required: ['at', 'attempt', 'event'],
-          properties: { at: isoTime, attempt: { type: 'integer' }, event: { type: 'string' }, detail: { type: 'string' } },
+          properties: {
+            at: isoTime,
+            attempt: { type: 'integer' },
+            event: { type: 'string' },
+            detail: { type: 'string' },
+            trace_id: { type: 'string', description: "The run's trace id (from traceparent), on every entry of a traced run" },
+          },
         },
       },
     },

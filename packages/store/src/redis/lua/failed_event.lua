@@ -23,7 +23,7 @@ local function keep_failed_event(c, now, base, failed_at)
     .. ',"failed_at":' .. cjson.encode(failed_at) .. '}'
   local history = '[' .. history_line(now, 0, 'kept', 'event on ' .. FAILED_TOPIC) .. ']'
   for i, hook in ipairs(names) do
-    new_run(c.tag, c.due, run_id_at(base, i), hook, FAILED_TOPIC, payload, '', now, now, history)
+    new_run(c.tag, c.due, run_id_at(base, i), hook, FAILED_TOPIC, payload, '', now, now, history, '')
   end
 end
 

@@ -1,9 +1,9 @@
--- Fragment: new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history)
+-- Fragment: new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace)
 -- and run_id_at(base, i). Writes one fresh pending run (keep_event, and the
 -- platform events the fail transitions keep), its list indexes and its next
 -- dispatch. Only the fields a fresh run needs (run-hash.ts reads an absent
 -- field as its empty value; claim_intent, error, result, input, owner, until,
--- token, resumable, finished and an empty delivery are written when they get
+-- token, resumable, finished, an empty delivery and an empty trace are written when they get
 -- one). acted, acted_ids and started stay: scripts compare them with their empty value.
 --!include index
 local ID_DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
@@ -14,12 +14,13 @@ local function run_id_at(base, i)
   return base .. ID_DIGITS:sub(hi + 1, hi + 1) .. ID_DIGITS:sub(lo + 1, lo + 1)
 end
 
-local function new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history)
+local function new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace)
   local key = tag .. ':run:' .. id
   redis.call('HSET', key,
     'id', id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', payload, 'attempts', 0,
     'acted', '', 'acted_ids', '[]', 'due', now, 'created', now, 'updated', now, 'started', '', 'history', history)
   if delivery ~= '' then redis.call('HSET', key, 'delivery', delivery) end
+  if trace and trace ~= '' then redis.call('HSET', key, 'trace', trace) end
   ix_add_run(tag, id, hook, topic, 'pending')
   redis.call('ZADD', due_key, next_dispatch, id)
 end
