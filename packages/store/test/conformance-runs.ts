@@ -43,6 +43,20 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await s.runs.counts()).pending).toBe(3);
       });
 
+      it('keeps the traceparent it is given on every run of the event (delivery claim or not); none is null', async () => {
+        const s = stores();
+        const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+        for (const h of ['a', 'b']) await s.hooks.putHook(hook(h, 'traced'));
+        const ids = (await s.runs.keepEvent({ topic: 'traced', payload: {}, now: T0, dispatchGraceMs: 0, traceparent: tp })).map((k) => k.id);
+        const claimed = await s.runs.keepDelivery({ topic: 'traced', payload: {}, now: T0, dispatchGraceMs: 0, traceparent: tp }, { id: 'd-9', ttlMs: 1000 });
+        expect(claimed.status).toBe('kept');
+        if (claimed.status === 'kept') ids.push(...claimed.runs.map((k) => k.id));
+        expect(ids).toHaveLength(4);
+        for (const id of ids) expect((await s.runs.get(id))!.traceparent).toBe(tp);
+        const [plain] = await keep(s, 'plain', ['c']);
+        expect((await s.runs.get(plain!))!.traceparent).toBeNull();
+      });
+
       it('dispatches again only after the grace, not before', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h'], T0, 5_000);

@@ -43,7 +43,7 @@ describe('keep_event on Redis', () => {
       const keys = new KeyLayout(p);
       const scripts = new Scripts(client);
       const args = (base: string, part: number, delivery = '') => [
-        keys.tag(part), base, 't', '{}', delivery, T0, T0, MAX_HOOKS_PER_EVENT, 'event on t',
+        keys.tag(part), base, 't', '{}', delivery, T0, T0, MAX_HOOKS_PER_EVENT, 'event on t', '',
       ];
       const open = runIdBase(T0, 1);
       const sent = async () => scripts.run('keep_event', [keys.topicHooks(1, 't'), keys.due(1)], args(open, 1));
