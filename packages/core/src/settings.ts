@@ -206,6 +206,7 @@ const SPEC = {
   dispatchGraceMs: { doc: 'HOOKS_RUN_DISPATCH_GRACE_SECONDS: a due run nobody claimed is dispatched again after this (default 15)', parse: seconds(15, 0.01) },
   bodyMaxBytes: { doc: 'HOOKS_BODY_MAX_BYTES: largest body the public door reads (default 1048576)', parse: int(1048576, 1) },
   apiBodyMaxBytes: { doc: 'HOOKS_API_BODY_MAX_BYTES: largest management API request body; past it the API answers 413 (default 262144)', parse: int(262144, 1) },
+  stateMaxBytes: { doc: 'HOOKS_STATE_MAX_BYTES: largest subject state document (its compact JSON); a larger write is refused, 400 from the API, bad_input from a state tool (default 65536)', parse: int(65536, 16, 16 * 1024 * 1024) },
   queryMaxBytes: { doc: 'HOOKS_QUERY_MAX_BYTES: longest query string the public door accepts (default 8192)', parse: int(8192, 1) },
   jqTimeoutMs: { doc: 'HOOKS_JQ_TIMEOUT_MS: time bound of one jq evaluation (default 1000)', parse: int(1000, 1) },
   toolTimeoutMs: { doc: 'HOOKS_TOOL_TIMEOUT_SECONDS: default time bound of one tool call (default 60)', parse: seconds(60, 0.001) },

@@ -2,6 +2,8 @@ export { createMemoryStores } from './memory/create';
 export { createRedisStores } from './redis/create';
 export type { RedisStoresOptions } from './redis/create';
 export { MAX_HOOKS_PER_EVENT } from './run-ids';
+export { DEFAULT_STATE_MAX_BYTES } from './state-rules';
+export type { MemoryStoresOptions } from './memory/create';
 export type {
   ActInput,
   Claimed,
@@ -22,6 +24,9 @@ export type {
   RunFilter,
   RunPage,
   RunStore,
+  StatePage,
+  StateStore,
+  StateWriteInput,
   Stores,
   ToolStore,
 } from './types';

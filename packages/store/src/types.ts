@@ -1,6 +1,7 @@
 import type {
   Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, Interaction, InteractionKind, InteractionStatus, JqTemplate, KeptOutcome,
   RemoteToolRecord, ResolutionVia, ResolvedStatus, Run, RunStatus, SubjectKey, VerifierBinding, DedupeBinding,
+  StateAttribution, StateRecord, StateSummary,
 } from '@hookyard/core';
 
 /**
@@ -308,12 +309,55 @@ export interface InteractionStore {
   expireDue(now: number, limit: number): Promise<Interaction[]>;
 }
 
+/** Who writes, when, and (optionally) against which version. */
+export interface StateWriteInput extends StateAttribution {
+  /**
+   * Compare-and-set: the write applies only if the kept version is this one
+   * (0: no document yet), else `conflict` naming the kept version. Absent or
+   * null: any version.
+   */
+  ifVersion?: number | null;
+  now: number;
+}
+
+export interface StatePage {
+  states: StateSummary[];
+  /** Opaque; pass back as `cursor` for the next page (keys in ascending order). Null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * Subject state: one versioned JSON object per (scope, kind, key), every write
+ * attributed and kept in a bounded history (STATE_HISTORY_MAX, oldest first).
+ * A write is one atomic step (one Lua script in Redis). A document larger than
+ * the store's cap (HOOKS_STATE_MAX_BYTES) is `bad_input` naming the setting;
+ * a version mismatch is `conflict` naming the kept version.
+ */
+export interface StateStore {
+  /** The subject's state, or null when it has none. */
+  get(subject: SubjectKey): Promise<StateRecord | null>;
+  /** Replaces the document whole. */
+  set(subject: SubjectKey, document: Record<string, unknown>, write: StateWriteInput): Promise<StateRecord>;
+  /**
+   * JSON Merge Patch (RFC 7396) of `patch` onto the kept document (or `{}`):
+   * read, merged and written with a compare-and-set, read again when another
+   * write came between (a few times, then `conflict`). With `ifVersion`
+   * the merge applies only on that version, never read again.
+   */
+  merge(subject: SubjectKey, patch: Record<string, unknown>, write: StateWriteInput): Promise<StateRecord>;
+  /** Removes the document and its history; the version it removed, or null when there was none. */
+  remove(subject: SubjectKey, write: StateWriteInput): Promise<{ version: number } | null>;
+  /** The subjects of one scope and kind, by key ascending. */
+  list(scope: string, kind: string, limit: number, cursor?: string | null): Promise<StatePage>;
+}
+
 /** The stores behind one handle, with a lifecycle. */
 export interface Stores {
   hooks: HookStore;
   runs: RunStore;
   tools: ToolStore;
   interactions: InteractionStore;
+  states: StateStore;
   /** `memory` or `redis`. */
   kind: string;
   /** Cheap liveness check for /readyz. */

@@ -7,4 +7,6 @@ export { describeRunStoreConformance } from './conformance-runs';
 export { describeRunListConformance } from './conformance-list';
 export { describeHookStoreConformance } from './conformance-hooks';
 export { describeInteractionConformance } from './conformance-interactions';
+export { describeStateConformance } from './conformance-states';
+export type { StateStoresFactory } from './conformance-states';
 export type { StoresFactory } from './fixtures';

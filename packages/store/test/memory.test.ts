@@ -1,6 +1,6 @@
 import { createMemoryStores } from '../src';
 import {
-  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance,
+  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance, describeStateConformance,
 } from './conformance';
 
 const factory = async () => createMemoryStores();
@@ -9,3 +9,4 @@ describeRunStoreConformance('memory', factory);
 describeRunListConformance('memory', factory);
 describeHookStoreConformance('memory', factory);
 describeInteractionConformance('memory', factory);
+describeStateConformance('memory', async (options) => createMemoryStores(options));

@@ -39,6 +39,8 @@ const FIXTURE: Record<ScriptName, string[]> = {
   resolve_interaction: [keys.interaction(p, iid), keys.due(p), keys.lease(p), keys.done(p)],
   take_interaction: [keys.interaction(p, iid)],
   expire_interactions: [keys.interactionExpiry(p), keys.due(p), keys.lease(p), keys.done(p)],
+  put_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
+  delete_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
 };
 
 describe('redis cluster slots', () => {

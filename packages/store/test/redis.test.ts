@@ -3,7 +3,7 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
-  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance,
+  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance, describeStateConformance,
 } from './conformance';
 import { T0, hook, rejection } from './fixtures';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
@@ -38,6 +38,7 @@ describeRunStoreConformance('redis', factory);
 describeRunListConformance('redis', factory);
 describeHookStoreConformance('redis', factory);
 describeInteractionConformance('redis', factory);
+describeStateConformance('redis', async (options) => createRedisStores({ url, prefix: `${suitePrefix}x${(n += 1)}`, partitions: 3, ...options }));
 
 describe('redis specifics', () => {
   it('spreads events over partitions; a run id names its partition', async () => {
@@ -124,6 +125,9 @@ describe('redis specifics', () => {
       await s.interactions.expireDue(T0 + 10, 10);
       await s.hooks.removeHook('a');
       await s.hooks.putApprovalPolicy([], null, T0);
+      const subject = { scope: 'gh', kind: 'pr', key: 'a{1}' };
+      await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
+      await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });
     } finally {
       spy.mockRestore();
       await s.close();

@@ -2,13 +2,20 @@ import type { Stores } from '../types';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
 import { MemoryRunStore } from './memory-runs';
+import { MemoryStateStore } from './memory-states';
+import { DEFAULT_STATE_MAX_BYTES } from '../state-rules';
+
+export interface MemoryStoresOptions {
+  /** Largest subject state document in bytes (HOOKS_STATE_MAX_BYTES; default 65536). */
+  stateMaxBytes?: number;
+}
 
 /**
  * Stores held in this process: the embedded default and the twin the
  * conformance suite holds Redis to. Time comes from the callers (`now` of
  * each call), as for the Redis store.
  */
-export function createMemoryStores(): Stores {
+export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
   const hooks = new MemoryHookStore();
   const runs = new MemoryRunStore((topic) => hooks.hookNamesOnTopic(topic));
   return {
@@ -16,6 +23,7 @@ export function createMemoryStores(): Stores {
     runs,
     tools: new MemoryToolStore(),
     interactions: new MemoryInteractionStore(runs),
+    states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     kind: 'memory',
     ping: async () => undefined,
     close: async () => undefined,

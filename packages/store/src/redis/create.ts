@@ -7,6 +7,8 @@ import { KeyLayout } from './keys';
 import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisInteractionStore } from './redis-interactions';
 import { RedisRunStore } from './redis-runs';
+import { RedisStateStore } from './redis-states';
+import { DEFAULT_STATE_MAX_BYTES } from '../state-rules';
 import { storeError } from './replies';
 import { Scripts } from './scripts';
 import { StoreSetup } from './setup';
@@ -24,6 +26,8 @@ export interface RedisStoresOptions {
    */
   partitions: number;
   logger?: Logger;
+  /** Largest subject state document in bytes (HOOKS_STATE_MAX_BYTES; default 65536). */
+  stateMaxBytes?: number;
   /** Bound on one command, so a hung Redis fails the caller instead of stalling it (default 2000). */
   commandTimeoutMs?: number;
 }
@@ -75,6 +79,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     runs: new RedisRunStore(client, scripts, keys, setup, options.partitions),
     tools: new RedisToolStore(client, keys),
     interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
+    states: new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     kind: 'redis',
     ping: async () => {
       // Not connected: say so at once rather than queue the PING behind a reconnect.

@@ -24,6 +24,12 @@
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
  *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
  *
+ *   {P:st:<scope>:<kind>}:doc:<key>   hash  a subject's state: version, document (JSON), created_at,
+ *                                           updated_at, updated_by (JSON attribution)
+ *   {P:st:<scope>:<kind>}:hist:<key>  list  its write history, JSON lines, oldest first (STATE_HISTORY_MAX)
+ *   {P:st:<scope>:<kind>}:ix          zset  score 0, the keys of that scope and kind (ZRANGEBYLEX pages)
+ *   Scope and kind match the name pattern (no braces), so a kind's subjects share one slot.
+ *
  * A run id carries its partition (run-ids.ts), so its keys derive from the id;
  * all runs of one event go to one partition: chosen from a hash of topic and
  * delivery id for a claimed delivery (so claim and runs are one atomic
@@ -108,6 +114,15 @@ export class KeyLayout {
   }
   interactionExpiry(partition: number): string {
     return `${this.tag(partition)}:int:expiry`;
+  }
+  /** Hash tag of one scope and kind's subject states. */
+  stateTag(scope: string, kind: string): string {
+    return `{${this.prefix}:st:${scope}:${kind}}`;
+  }
+  /** KEYS of a state script: state hash, history list, kind index. */
+  stateScriptKeys(scope: string, kind: string, key: string): string[] {
+    const tag = this.stateTag(scope, kind);
+    return [`${tag}:doc:${key}`, `${tag}:hist:${key}`, `${tag}:ix`];
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

@@ -1,5 +1,6 @@
 import { HookyardError, badInput, conflict, internal, notFound, unavailable } from '@hookyard/core';
-import type { Acted } from '@hookyard/core';
+import type { Acted, SubjectKey } from '@hookyard/core';
+import { versionConflict } from '../state-rules';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import { committedRefusal, replayRefusal, staleTokenError } from '../run-rules';
 
@@ -9,15 +10,18 @@ export interface ReplyContext {
   id?: string;
   token?: number;
   topic?: string;
-  /** put_approval_policy: the version the caller expected. */
+  /** put_approval_policy, put_state, delete_state: the version the caller expected. */
   expected?: number;
+  /** put_state, delete_state: the subject written. */
+  subject?: SubjectKey;
 }
 
 /**
  * The one place a script's negative code becomes an error. Codes:
  * -1 no such run; -2 stale token / not running {status, token}; -3 wrong status
  * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count};
- * -6 approval policy version moved {kept version}; -7 a committed claim cannot be withdrawn {acted}.
+ * -6 approval policy version moved {kept version}; -7 a committed claim cannot be withdrawn {acted};
+ * -8 a subject's state is at another version {kept version}.
  */
 export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   const code = Number(reply[0]);
@@ -41,6 +45,8 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
       throw conflict(`the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`);
     case -7:
       throw conflict(`run ${id} committed a ${str(1)}; only a tool start that never left can be withdrawn`);
+    case -8:
+      throw versionConflict(ctx.subject ?? { scope: '?', kind: '?', key: '?' }, Number(reply[1] ?? 0), ctx.expected ?? 0);
     default:
       throw internal(`store script ${ctx.op} answered unknown code ${code}`);
   }

@@ -9,6 +9,7 @@ export const SCRIPT_NAMES = [
   'retry', 'discard', 'replay', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
   'put_approval_policy',
   'park', 'resolve_interaction', 'take_interaction', 'expire_interactions',
+  'put_state', 'delete_state',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
