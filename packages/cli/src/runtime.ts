@@ -74,8 +74,10 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
   const closers: (() => Promise<void>)[] = [];
   try {
     const stores = settings.redisUrl
-      ? await createRedisStores({ url: settings.redisUrl, cluster: settings.redisCluster, prefix: settings.keyPrefix, partitions: settings.partitions, logger })
-      : createMemoryStores();
+      ? await createRedisStores({
+        url: settings.redisUrl, cluster: settings.redisCluster, prefix: settings.keyPrefix, partitions: settings.partitions, stateMaxBytes: settings.stateMaxBytes, logger,
+      })
+      : createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
     closers.push(() => stores.close());
     const bus = settings.natsUrl
       ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, replicas: settings.natsReplicas, logger })
@@ -101,7 +103,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       events = hub;
       runEvents = hub;
     }
-    const tools = createToolRepo({ settings, toolStore: stores.tools, logger });
+    const tools = createToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger });
     closers.push(() => tools.close());
     const metrics = createMetrics({ role });
     return {

@@ -10,8 +10,8 @@ import type { SubjectKey } from './interactions';
 /** Writes kept per subject, oldest first (like a run's history). */
 export const STATE_HISTORY_MAX = 50;
 
-/** What a write did. */
-export const STATE_OPS = ['set', 'merge', 'delete'] as const;
+/** What a write did (a delete removes the history with the document). */
+export const STATE_OPS = ['set', 'merge'] as const;
 export type StateOp = (typeof STATE_OPS)[number];
 
 /** Where a write came from: a hook's tool call, or the management API. */

@@ -1,5 +1,5 @@
 import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
+import type { StateStore, ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
 import { createOutboundGuard, type OutboundGuard } from './outbound';
 import { createGrpcRepo } from './grpc';
@@ -10,6 +10,7 @@ import { localShellTool } from './local/local-shell';
 import { webhookTool } from './local/webhook';
 import { LocalRepo, type LocalTool } from './local/local-repo';
 import { printTool } from './local/print';
+import { stateTools } from './local/state';
 import { waitTool } from './local/wait';
 import { McpProvider } from './mcp/mcp-provider';
 import { MultiRepo } from './multi-repo';
@@ -34,6 +35,8 @@ export interface CreateToolRepoOptions {
    * process's environment and mounted files.
    */
   secrets?: SecretResolver;
+  /** Subject state: with it, the state_get/state_set/state_merge/state_delete tools are on. */
+  states?: StateStore;
   /** The outbound guard (default: one built from HOOKS_OUTBOUND_ALLOW_NETS, closed with the repo). */
   guard?: OutboundGuard;
 }
@@ -43,12 +46,13 @@ const JS_EXECUTION_MAX_MS = 5000;
 
 /**
  * The built-in tools this deployment's settings turn on: echo, print, wait,
- * webhook and js_execution always; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
+ * webhook and js_execution always; the state_* tools over `states`; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
  * HOOKS_LOCAL_SHELL_ENABLED (and a root to run in).
  */
 export function localTools(options: CreateToolRepoOptions): LocalTool[] {
   const { settings, logger } = options;
   const tools: LocalTool[] = [echoTool, printTool, waitTool];
+  if (options.states) tools.push(...stateTools(options.states));
   if (settings.localFsRoot) tools.push(localFsTool(settings.localFsRoot));
   if (settings.localShellEnabled) {
     if (settings.localFsRoot) {

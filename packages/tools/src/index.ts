@@ -9,6 +9,7 @@ export { echoTool } from './local/echo';
 export { printTool } from './local/print';
 export { ParkRequest, WAIT_MAX_SECONDS, WAIT_ON_TIMEOUT, isParkRequest, waitTool } from './local/wait';
 export type { WaitOnTimeout } from './local/wait';
+export { STATE_TOOL_NAMES, callSubject, stateTools } from './local/state';
 export { LOCAL_FS_LIMITS, localFsTool } from './local/local-fs';
 export type { LocalFsLimits } from './local/local-fs';
 export { localShellTool } from './local/local-shell';

@@ -1,4 +1,4 @@
-import type { Logger, RemoteToolRecord, ToolRetryPolicy } from '@hookyard/core';
+import type { Logger, RemoteToolRecord, SubjectKey, ToolRetryPolicy } from '@hookyard/core';
 import type { ApprovalDecision } from './approval/evaluate';
 
 export type JsonSchema = Record<string, unknown>;
@@ -32,6 +32,8 @@ export interface ToolCallContext {
   idempotencyKey: string;
   /** Extras handed to the tool, including `tai42/idempotency_key`. */
   extras: Record<string, unknown>;
+  /** The subject the run's hook rendered (the state tools' default subject); absent when it declares none. */
+  subject?: SubjectKey | null;
   /** Aborted when the call's time bound passes or the process shuts down. */
   signal: AbortSignal;
   logger: Logger;

@@ -3,7 +3,7 @@ import type { DoorAct } from '@hookyard/core';
 import type { Hook, Interaction, JqField, Run, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
-import type { HookStore, InteractionStore } from '@hookyard/store';
+import type { HookStore, InteractionStore, StateStore } from '@hookyard/store';
 
 // The door contract's output rules live in core, so the dry run (ingress) reads outputs exactly as a run does.
 export { PARKED_MAX, cancelIds, resumeAct };
@@ -27,8 +27,18 @@ export interface PlanDeps {
   jq: JqEngine;
   hooks: Pick<HookStore, 'getTemplate'>;
   interactions: Pick<InteractionStore, 'openOnSubject'>;
+  states: Pick<StateStore, 'get'>;
   jqTimeoutMs: number;
 }
+
+/** What every expression but subject.key_expr sees besides the payload: `$parked` and `$state`. */
+export interface HookContext {
+  parked: unknown[];
+  /** The subject's state document, or null (no subject, or no document yet). */
+  state: unknown;
+}
+
+const EMPTY: HookContext = { parked: [], state: null };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,15 +50,17 @@ const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringi
  * Evaluates a hook's jq fields over a run's payload. Everything here happens
  * before the hook acts, so a failure that can pass is retried by the caller.
  * `$parked` is bound in every expression to the open interactions on the
- * hook's subject (same scope, kind and key) when it has one, else `[]`.
+ * hook's subject (same scope, kind and key) when it has one, else `[]`;
+ * `$state` to the subject's state document, else null. Both are read once per
+ * attempt (a store failure there is retryable: nothing acted yet).
  */
 export class HookEvaluator {
   constructor(private readonly deps: PlanDeps) {}
 
-  private async run(field: JqField, name: string, hook: Hook, payload: unknown, parked: unknown[]): Promise<unknown[]> {
+  private async run(field: JqField, name: string, hook: Hook, payload: unknown, seen: HookContext): Promise<unknown[]> {
     const { expr, vars } = await resolveJqField(field, (id) => this.deps.hooks.getTemplate(id));
     try {
-      return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked }, timeoutMs: this.deps.jqTimeoutMs });
+      return await this.deps.jq.run(expr, payload, { vars: { ...vars, parked: seen.parked, state: seen.state }, timeoutMs: this.deps.jqTimeoutMs });
     } catch (err) {
       const e = toHookyardError(err);
       // A jq error over this payload raises again on every attempt: bad input, named by field.
@@ -57,10 +69,10 @@ export class HookEvaluator {
     }
   }
 
-  /** The hook's subject rendered over the payload (its key_expr sees `$parked` as []: it decides what $parked is). */
+  /** The hook's subject rendered over the payload (its key_expr sees `$parked` [] and `$state` null: it decides what they are). */
   async subject(hook: Hook, run: Run): Promise<SubjectKey | null> {
     if (!hook.subject) return null;
-    const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload, []);
+    const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload, EMPTY);
     const key = out[0];
     if (typeof key !== 'string' || key === '') {
       throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${shown(out)}`);
@@ -73,37 +85,44 @@ export class HookEvaluator {
     return subject ? this.deps.interactions.openOnSubject(subject, PARKED_MAX) : [];
   }
 
+  /** `$parked` and `$state` of one attempt, read once (the state-context render). */
+  async context(subject: SubjectKey | null): Promise<HookContext> {
+    if (!subject) return EMPTY;
+    const [parked, kept] = await Promise.all([this.parked(subject), this.deps.states.get(subject)]);
+    return { parked, state: kept?.document ?? null };
+  }
+
   /** The whole plan of a fresh start: subject, `$parked`, condition, door contract, extras. */
   async plan(hook: Hook, run: Run): Promise<HookPlan> {
     const subject = await this.subject(hook, run);
-    const parked = await this.parked(subject);
+    const seen = await this.context(subject);
     if (hook.condition) {
-      const out = await this.run(hook.condition, 'condition', hook, run.payload, parked);
+      const out = await this.run(hook.condition, 'condition', hook, run.payload, seen);
       if (!isTruthyOutput(out)) return { skip: true, result: { condition: false } };
     }
-    const cancel = hook.cancel_expr ? cancelIds(hook.name, await this.run(hook.cancel_expr, 'cancel_expr', hook, run.payload, parked)) : [];
-    const resume = hook.resume_expr ? resumeAct(hook.name, await this.run(hook.resume_expr, 'resume_expr', hook, run.payload, parked)) : null;
+    const cancel = hook.cancel_expr ? cancelIds(hook.name, await this.run(hook.cancel_expr, 'cancel_expr', hook, run.payload, seen)) : [];
+    const resume = hook.resume_expr ? resumeAct(hook.name, await this.run(hook.resume_expr, 'resume_expr', hook, run.payload, seen)) : null;
     if (cancel.length > 0 && resume) {
       throw badInput(`hook '${hook.name}' cancel_expr and resume_expr both yielded interactions; a run acts on interactions once (cancel or resume or take)`);
     }
     const act: DoorAct | null = cancel.length > 0 ? { verb: 'cancel', ids: cancel } : resume;
-    if (act) return { skip: false, act, handOn: await this.extrasExpr(hook, run, parked), subject };
+    if (act) return { skip: false, act, handOn: await this.extrasExpr(hook, run, seen), subject };
 
     let kwargs: Record<string, unknown> = { ...hook.tool_kwargs };
     if (hook.start_expr) {
-      const out = await this.run(hook.start_expr, 'start_expr', hook, run.payload, parked);
+      const out = await this.run(hook.start_expr, 'start_expr', hook, run.payload, seen);
       const first = out[0];
       if (first === null) return { skip: true, result: { start: null } };
       if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shown(out)}`);
       // The static tool_kwargs win on a clash: the registrant's word beats the payload's.
       kwargs = { ...first, ...hook.tool_kwargs };
     }
-    return { skip: false, act: null, kwargs, extras: await this.extras(hook, run, subject, parked), subject };
+    return { skip: false, act: null, kwargs, extras: await this.extras(hook, run, subject, seen), subject };
   }
 
-  private async extrasExpr(hook: Hook, run: Run, parked: unknown[]): Promise<Record<string, unknown> | null> {
+  private async extrasExpr(hook: Hook, run: Run, seen: HookContext): Promise<Record<string, unknown> | null> {
     if (!hook.extras_expr) return null;
-    const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload, parked);
+    const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload, seen);
     const first = out[0];
     if (isObject(first)) return assignOwn({}, first);
     if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
@@ -113,12 +132,12 @@ export class HookEvaluator {
   /**
    * Extras of this run's own tool call: extras_expr, the subject, and the
    * idempotency key (the run id, stable across attempts and replays). A
-   * replayed start computes them again (`$parked` read anew).
+   * replayed start computes them again (`$parked` and `$state` read anew).
    */
-  async extras(hook: Hook, run: Run, subject?: SubjectKey | null, parked?: unknown[]): Promise<Record<string, unknown>> {
+  async extras(hook: Hook, run: Run, subject?: SubjectKey | null, seen?: HookContext): Promise<Record<string, unknown>> {
     const subj = subject === undefined ? await this.subject(hook, run) : subject;
     const extras: Record<string, unknown> = {};
-    const own = await this.extrasExpr(hook, run, parked ?? (await this.parked(subj)));
+    const own = await this.extrasExpr(hook, run, seen ?? (hook.extras_expr ? await this.context(subj) : EMPTY));
     if (own) assignOwn(extras, own);
     if (subj) extras[TOOL_EXTRA_SUBJECT] = subj;
     extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = run.id;

@@ -1,5 +1,5 @@
 import { HOOKS_APPROVAL_REQUESTED_TOPIC, TOOL_EXTRA_IDEMPOTENCY_KEY, approvalLinks, assignOwn, createSecretResolver, secretScopeOf, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
-import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings } from '@hookyard/core';
+import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
 import { ApprovalRepo, ParkRequest, describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ApprovalDecision, type ToolRepo } from '@hookyard/tools';
@@ -71,7 +71,9 @@ export class RunExecutor {
   private handingBack = false;
 
   constructor(private readonly deps: RunExecutorDeps) {
-    this.evaluator = new HookEvaluator({ jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, jqTimeoutMs: deps.settings.jqTimeoutMs });
+    this.evaluator = new HookEvaluator({
+      jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, states: deps.stores.states, jqTimeoutMs: deps.settings.jqTimeoutMs,
+    });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
     this.gate = new ApprovalRepo(deps.tools, { policies: deps.stores.hooks, jq: deps.jq, jqTimeoutMs: deps.settings.jqTimeoutMs });
@@ -212,10 +214,12 @@ export class RunExecutor {
     }
     let kwargs: Record<string, unknown>;
     let extras: Record<string, unknown>;
+    let subject: SubjectKey | null;
     if (state.acted && !approved) {
       // A replayed start: the kept input, the same extras; no condition or door contract.
       kwargs = run.input ?? {};
-      extras = await this.evaluator.extras(hook, run);
+      subject = await this.evaluator.subject(hook, run);
+      extras = await this.evaluator.extras(hook, run, subject);
     } else {
       const plan = await traced(SPAN.condition, async (span) => {
         const p = await this.evaluator.plan(hook, run);
@@ -224,7 +228,7 @@ export class RunExecutor {
       });
       if (plan.skip) return { status: 'skipped', result: plan.result };
       if (plan.act) return this.act(a, hook, plan.act, plan.handOn, state);
-      ({ kwargs, extras } = plan);
+      ({ kwargs, extras, subject } = plan);
       // Extras the answering run handed on are merged in; the platform's own (idempotency key, subject) stay.
       const handedOn = answered?.resolution?.extras;
       if (handedOn) {
@@ -261,7 +265,7 @@ export class RunExecutor {
       called = await callTool(this.gate, {
         tool: hook.tool,
         args: kwargs,
-        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, logger: this.deps.logger, approval: step.decision },
+        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, subject, logger: this.deps.logger, approval: step.decision },
         interrupt: a,
         timeoutMs: this.deps.settings.toolTimeoutMs,
         retry: policy.retry,

@@ -34,6 +34,9 @@ function concrete(path: string): string {
     .replace(':name', 'inv-hook')
     .replace(':topic', 'inv-topic')
     .replace(':id', '0000000000000000000000')
+    .replace(':scope', 'inv-scope')
+    .replace(':kind', 'inv-kind')
+    .replace(':key', 'inv-key')
     .replace('*id', 'jq/inv');
 }
 
@@ -72,6 +75,10 @@ describe('route inventory: every /api route is guarded', () => {
       'PUT /api/approval-policy',
       'GET /api/hooks/schema',
       'POST /api/hooks/dry-run',
+      'GET /api/states',
+      'GET /api/states/:scope/:kind/:key',
+      'PUT /api/states/:scope/:kind/:key',
+      'DELETE /api/states/:scope/:kind/:key',
     ]) {
       expect(keys).toContain(must);
     }

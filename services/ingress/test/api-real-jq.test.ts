@@ -23,6 +23,27 @@ describe('hook registration with the real jq engine', () => {
     expect(r.status).toBe(201);
   });
 
+  it('binds $state beside $parked in every field; a subject whose key_expr does not compile is one line', async () => {
+    const subject = { scope: 'github', kind: 'pull_request', key_expr: { content: '.pr | tostring' } };
+    const ok = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'stateful', topic: 't', tool: 'echo', subject, condition: { content: '($state // {}).checks != "green"' }, extras_expr: { content: '{seen: $state}' } },
+    });
+    expect(ok.status).toBe(201);
+    const bad = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'stateful2', topic: 't', tool: 'echo', subject: { ...subject, kind: 'Pull', key_expr: { content: '.pr | (' } }, condition: { content: '$nothing' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      expect.stringMatching(/^condition does not compile: .*nothing/),
+      'subject.kind "Pull" must match ^[a-z0-9][a-z0-9_-]*$',
+      expect.stringMatching(/^subject.key_expr does not compile: /),
+    ]);
+  });
+
   it('refuses a syntax error with a line naming the field and quoting jq', async () => {
     const r = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'bad', topic: 't', tool: 'echo', condition: { content: '.a | (' } } });
     expect(r.status).toBe(400);

@@ -102,9 +102,18 @@ describe('validateHook', () => {
     const errors = await refusals({ ...base, subject: { scope: '', key_expr: 'x', extra: 1 } });
     expect(errors).toEqual([
       "subject has unknown field 'extra'",
-      'subject.scope must be a non-empty string',
-      'subject.kind must be a non-empty string',
+      'subject.scope "" must match ^[a-z0-9][a-z0-9_-]*$',
+      'subject.kind must be a string matching ^[a-z0-9][a-z0-9_-]*$',
       expect.stringMatching(/^subject.key_expr must be \{"content"/),
+    ]);
+  });
+
+  it('scope and kind of a subject match the name pattern (they key the state): one line per miss', async () => {
+    const errors = await refusals({ ...base, subject: { scope: 'GitHub', kind: 'pull request', key_expr: { content: '.id' } } });
+    expect(errors).toEqual(['subject.scope "GitHub" must match ^[a-z0-9][a-z0-9_-]*$', 'subject.kind "pull request" must match ^[a-z0-9][a-z0-9_-]*$']);
+    expect(await refusals({ ...base, subject: { scope: 'a'.repeat(129), kind: 'pr', key_expr: { id: 'jq/none' } } })).toEqual([
+      'subject.scope must be at most 128 characters',
+      "stored id 'jq/none' at subject.key_expr is not a stored template",
     ]);
   });
 

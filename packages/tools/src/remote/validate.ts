@@ -5,7 +5,7 @@ import { checkStringOrSecretMap, headerSafe } from '../secret-values';
 import { PROTOCOL_ALIASES } from './protocols';
 
 /** Names of the built-in tools; a registration may not take them (the local tool would shadow it). */
-export const BUILTIN_TOOL_NAMES: readonly string[] = ['echo', 'print', 'wait', 'local_fs', 'local_shell', 'webhook', 'js_execution'];
+export const BUILTIN_TOOL_NAMES: readonly string[] = ['echo', 'print', 'wait', 'local_fs', 'local_shell', 'webhook', 'js_execution', 'state_get', 'state_set', 'state_merge', 'state_delete'];
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

@@ -69,6 +69,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
       toolsAllow: ctx.settings.toolsAllow,
       gate,
       openOnSubject: (subject, limit) => ctx.stores.interactions.openOnSubject(subject, limit),
+      stateOf: async (subject) => (await ctx.stores.states.get(subject))?.document ?? null,
     });
     res.json(report);
   });

@@ -14,6 +14,7 @@ import { toolRoutes } from './tools-routes';
 import { eventRoutes } from './events-routes';
 import { verifierRoutes } from './verifier-routes';
 import { dedupeRoutes } from './dedupe-routes';
+import { stateRoutes } from './states-routes';
 import { whoamiRoutes } from './whoami-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
@@ -58,6 +59,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   templateRoutes(router, ctx);
   policyRoutes(router, ctx);
   answerRoutes(router, ctx);
+  stateRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }

@@ -32,6 +32,8 @@ export interface DryRunDeps {
   gate: ApprovalRepo;
   /** The open interactions on a subject, oldest first (InteractionStore.openOnSubject). */
   openOnSubject(subject: SubjectKey, limit: number): Promise<Interaction[]>;
+  /** The subject's state document, or null (StateStore.get). */
+  stateOf(subject: SubjectKey): Promise<unknown>;
 }
 
 /** What a run of this hook over this payload would do, step by step. Nothing is kept or called. */
@@ -47,6 +49,8 @@ export interface DryRunReport {
   subject: SubjectKey | null;
   /** The $parked every expression (but subject.key_expr, which sees []) saw. */
   parked: Interaction[];
+  /** The $state every expression (but subject.key_expr, which sees null) saw. */
+  state: unknown;
   condition: { present: boolean; output: unknown[]; matched: boolean } | null;
   /** Outputs of the door contract's expressions (null when the hook has none). */
   cancel: unknown[] | null;
@@ -74,15 +78,17 @@ const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringi
  */
 export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Promise<DryRunReport> {
   const report: DryRunReport = {
-    hook: hook.name, tool: hook.tool, outcome: 'error', subject: null, parked: [], condition: null,
+    hook: hook.name, tool: hook.tool, outcome: 'error', subject: null, parked: [], state: null, condition: null,
     cancel: null, resume: null, act: null, kwargs: null, extras: null, allowlist: null, approval: null, error: null,
   };
   let step = 'subject.key_expr';
   const run = async (field: JqField, name: string, parked: unknown[]): Promise<unknown[]> => {
     step = name;
     const { expr, vars } = await resolveJqField(field, deps.getTemplate);
+    // subject.key_expr sees $parked [] and $state null: it decides what they are.
+    const state = name === 'subject.key_expr' ? null : report.state;
     try {
-      return await deps.jq.run(expr, payload, { vars: { ...vars, parked }, timeoutMs: deps.jqTimeoutMs });
+      return await deps.jq.run(expr, payload, { vars: { ...vars, parked, state }, timeoutMs: deps.jqTimeoutMs });
     } catch (err) {
       const e = toHookyardError(err);
       if (e.kind === 'bad_input') throw badInput(`hook '${hook.name}' ${name}: ${e.message}`);
@@ -106,6 +112,8 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
       report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
       step = '$parked';
       report.parked = await deps.openOnSubject(report.subject, PARKED_MAX);
+      step = '$state';
+      report.state = await deps.stateOf(report.subject);
     }
     if (hook.condition) {
       const output = await run(hook.condition, 'condition', report.parked);

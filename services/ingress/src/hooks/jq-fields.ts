@@ -7,8 +7,8 @@ export interface JqFieldDeps {
   getTemplate(id: string): Promise<JqTemplate | null>;
 }
 
-/** Variables every hook jq field may use: the run's parked interactions bind as `$parked`. */
-export const HOOK_JQ_VARS: readonly string[] = ['parked'];
+/** Variables every hook jq field may use: the open interactions on the subject as `$parked`, its state document as `$state`. */
+export const HOOK_JQ_VARS: readonly string[] = ['parked', 'state'];
 
 const SHAPE = `must be {"content": "<jq>"} or {"id": "<stored template id>", "kwargs": {...}}`;
 

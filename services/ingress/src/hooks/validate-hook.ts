@@ -140,8 +140,11 @@ async function checkSubject(value: unknown, deps: ValidateHookDeps): Promise<str
   const s = value as Record<string, unknown>;
   const lines: string[] = [];
   for (const key of Object.keys(s)) if (!SUBJECT_FIELDS.has(key)) lines.push(`subject has unknown field '${key}'`);
-  if (typeof s.scope !== 'string' || s.scope === '') lines.push('subject.scope must be a non-empty string');
-  if (typeof s.kind !== 'string' || s.kind === '') lines.push('subject.kind must be a non-empty string');
+  // Scope and kind key the state and its Redis hash tag: names, never sanitized.
+  for (const field of ['scope', 'kind'] as const) {
+    const bad = nameViolation(`subject.${field}`, s[field]);
+    if (bad) lines.push(bad);
+  }
   if (s.key_expr === undefined) lines.push('subject.key_expr is required (a jq field)');
   else lines.push(...(await checkJqField(s.key_expr, 'subject.key_expr', deps)));
   return lines;

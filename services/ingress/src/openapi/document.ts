@@ -246,6 +246,35 @@ const PATHS: Obj = {
       requestBody: body(ref('ApprovalPolicyInput')),
     }),
   },
+  '/api/states': {
+    get: op('reader', 'List the subjects of one scope and kind that have state, by key, with a cursor', { '200': answer('A page of subjects (no documents)', ref('StatePage')), ...fail(400) }, {
+      tags: ['states'],
+      operationId: 'listStates',
+      parameters: [
+        { name: 'scope', in: 'query', required: true, schema: ref('Name') },
+        { name: 'kind', in: 'query', required: true, schema: ref('Name') },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
+      ],
+    }),
+  },
+  '/api/states/{scope}/{kind}/{key}': {
+    parameters: [pathParam('scope', 'Subject scope'), pathParam('kind', 'Subject kind'), pathParam('key', 'Subject key (URL-encoded: it may hold / and #)', { type: 'string', minLength: 1, maxLength: 512 })],
+    get: op('reader', "A subject's state: document, version and write history", { '200': answer('The state', ref('StateRecord')), ...fail(400, 404) }, { tags: ['states'], operationId: 'getState' }),
+    put: op('operator', "Replace a subject's state document (door api)", { '200': answer('Replaced', ref('StateRecord')), '201': answer('Created (version 1)', ref('StateRecord')), ...fail(400, 409) }, {
+      tags: ['states'],
+      operationId: 'putState',
+      description:
+        'Needs the operator role. The write is attributed to door `api` and the token (`<role>:<label>`). With `if_version`, applies only on that version (0: none yet), ' +
+        'else 409 naming the kept version. A document larger than HOOKS_STATE_MAX_BYTES is 400 naming the setting (a body past HOOKS_API_BODY_MAX_BYTES is 413).',
+      requestBody: body(ref('StateInput')),
+    }),
+    delete: op('operator', "Delete a subject's state and its history", { '200': answer('Deleted', ref('StateDeleted')), ...fail(400, 404, 409) }, {
+      tags: ['states'],
+      operationId: 'deleteState',
+      parameters: [{ name: 'if_version', in: 'query', description: 'Deletes only on that version, else 409', schema: { type: 'integer', minimum: 0 } }],
+    }),
+  },
   '/api/hooks/{name}': {
     parameters: [pathParam('name', 'Hook name')],
     get: op('reader', 'One hook', { '200': answer('The hook', ref('Hook')), ...fail(404) }, { tags: ['hooks'], operationId: 'getHook' }),
@@ -474,6 +503,7 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'tools' },
     { name: 'templates' },
     { name: 'approvals', description: 'The approval policy around every tool call' },
+    { name: 'states', description: 'Subject state: one versioned JSON document per (scope, kind, key), every write attributed' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
   ],
   paths: PATHS,

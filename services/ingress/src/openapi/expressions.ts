@@ -14,7 +14,10 @@ export interface ExpressionAnnotation {
 const PARKED = {
   $parked:
     "the open interactions on the hook's subject (same scope, kind and key), oldest first, each {id, kind, run, hook, tool, status, created_at, expires_at, ...}; [] when the hook has no subject",
+  $state: "the subject's state document (a JSON object, read once per attempt), or null when the hook has no subject or the subject no state yet",
 };
+/** subject.key_expr decides the subject, so it sees neither. */
+const KEY_VARS = { $parked: 'always [] here', $state: 'always null here' };
 const PAYLOAD = 'payload: the event as kept (a JSON object body with query parameters merged in, or {body}, {raw_body}, {raw_body_base64}, form fields)';
 
 /** The annotation per hook jq field (the keys are the fields' paths in the hook record). */
@@ -28,7 +31,7 @@ export const EXPRESSIONS: Record<string, ExpressionAnnotation> = {
     variables: PARKED,
   },
   extras_expr: { input: PAYLOAD, result: "object: extras handed to the interactions this run acts on, or to this run's own tool", variables: PARKED },
-  'subject.key_expr': { input: PAYLOAD, result: "non-empty string: the subject key ($parked and the subject's state are keyed by scope, kind and this key)", variables: PARKED },
+  'subject.key_expr': { input: PAYLOAD, result: "non-empty string: the subject key ($parked and the subject's state are keyed by scope, kind and this key)", variables: KEY_VARS },
 };
 
 /** The annotation of an approval rule's `when`. */

@@ -73,7 +73,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...opts.settings,
     },
   );
-  const stores = opts.stores ?? createMemoryStores();
+  const stores = opts.stores ?? createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
   const bus = recordingBus();
   const metrics = createMetrics({ defaultMetrics: false });
   const app = createIngressApp({
