@@ -45,6 +45,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
+/** Every output, for a field that must yield exactly one (at most 5 shown). */
+export const shownAll = (out: unknown[]) =>
+  out.length === 1 ? JSON.stringify(out[0]) : out.length === 0 ? 'no output' : `${out.length} outputs: ${out.slice(0, 5).map((o) => JSON.stringify(o)).join(', ')}${out.length > 5 ? ', ...' : ''}`;
 
 /**
  * Evaluates a hook's jq fields over a run's payload. Everything here happens
@@ -74,8 +77,8 @@ export class HookEvaluator {
     if (!hook.subject) return null;
     const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload, EMPTY);
     const key = out[0];
-    if (typeof key !== 'string' || key === '') {
-      throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${shown(out)}`);
+    if (out.length !== 1 || typeof key !== 'string' || key === '') {
+      throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${shownAll(out)}`);
     }
     return { scope: hook.subject.scope, kind: hook.subject.kind, key };
   }

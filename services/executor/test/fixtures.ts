@@ -78,7 +78,8 @@ export interface Harness {
 
 export function harness(opts: {
   jq: JqEngine;
-  tools: LocalTool[];
+  /** The tools, or a function building them over the harness's stores and clock (the state tools). */
+  tools: LocalTool[] | ((stores: Stores, clock: ManualClock) => LocalTool[]);
   settings?: Partial<Settings>;
   stores?: (s: Stores) => Stores;
   /** The executor's wait between two tries of an outcome write (default: a timer); gets the harness clock. */
@@ -98,7 +99,7 @@ export function harness(opts: {
   });
   const sleep = opts.sleep ? (ms: number) => opts.sleep!(ms, clock) : undefined;
   const executor = new RunExecutor({
-    settings, stores, jq: opts.jq, tools: new LocalRepo(opts.tools), metrics, logger, clock, reporter, sleep, dispatch: (ids) => bus.publish(ids),
+    settings, stores, jq: opts.jq, tools: new LocalRepo(typeof opts.tools === 'function' ? opts.tools(stores, clock) : opts.tools), metrics, logger, clock, reporter, sleep, dispatch: (ids) => bus.publish(ids),
   });
   return {
     settings, stores, bus, clock, metrics, lines, logger, events, executor,

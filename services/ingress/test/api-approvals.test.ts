@@ -91,7 +91,7 @@ describe('approval policy, dry run and hook schema API', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         hook: 'dry', tool: 'echo', outcome: 'approval',
-        subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, parked: [],
+        subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, parked: [], state: null,
         condition: { present: true, output: [true], matched: true },
         cancel: [[]], resume: [[]], act: null,
         kwargs: { service: 'api', env: 'prod', ref: 'main' },
@@ -126,6 +126,19 @@ describe('approval policy, dry run and hook schema API', () => {
       expect((await dry({ hook: record, payload: merged })).body).toMatchObject({ parked: [], act: null, outcome: 'approval' });
     });
 
+    it("against the subject's current $state: the condition reads it, and the report shows it", async () => {
+      const subject = { scope: 'repo', kind: 'pr', key: 'api#7' };
+      const gated = { ...record, condition: { content: '$state.deployed != true' }, extras_expr: { content: '{pr: .number, seen: $state}' } };
+      await h.stores.states.set(subject, { deployed: true }, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
+      expect((await dry({ hook: gated, payload: merged })).body).toMatchObject({ state: { deployed: true }, outcome: 'skipped', condition: { output: [false], matched: false } });
+      await h.stores.states.set(subject, { deployed: false }, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
+      const r = await dry({ hook: gated, payload: merged });
+      expect(r.body).toMatchObject({ state: { deployed: false }, condition: { matched: true }, extras: { pr: 7, seen: { deployed: false } } });
+      await h.stores.states.remove(subject, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
+      const twice = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '"a", "b"' } } }, payload: merged });
+      expect(twice.body.error).toEqual({ step: 'subject.key_expr', kind: 'bad_input', message: 'hook \'dry\' subject.key_expr must yield one non-empty string, got 2 outputs: "a", "b"' });
+    });
+
     it('start_expr null starts nothing: skipped', async () => {
       const r = await dry({ hook: { ...record, start_expr: { content: 'null' } }, payload: merged });
       expect(r.body).toMatchObject({ outcome: 'skipped', kwargs: null, error: null });
@@ -152,7 +165,7 @@ describe('approval policy, dry run and hook schema API', () => {
       const shape = await dry({ hook: { ...record, start_expr: { content: '[1]' } }, payload: merged });
       expect(shape.body.error).toEqual({ step: 'start_expr', kind: 'bad_input', message: "hook 'dry' start_expr must yield an object or null, got [1]" });
       const key = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '.missing' } } }, payload: merged });
-      expect(key.body).toMatchObject({ outcome: 'error', subject: null, condition: null, error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield a non-empty string, got null" } });
+      expect(key.body).toMatchObject({ outcome: 'error', subject: null, condition: null, error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield one non-empty string, got null" } });
       const narrow = await dry({ hook: { ...record, tools_allow: ['print'] }, payload: merged });
       expect(narrow.status).toBe(400); // registration itself refuses a tool outside its own list
       const listed = await dry({ hook: hook('outside', 't', { tools_allow: ['*', '!print'] }), payload: {} });
@@ -194,7 +207,7 @@ describe('approval policy, dry run and hook schema API', () => {
         ].sort(),
       );
       for (const f of ['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr']) {
-        expect(s.properties[f]['x-tai42-expression']).toEqual({ input: expect.stringMatching(/^payload/), result: expect.any(String), variables: { $parked: expect.any(String) } });
+        expect(s.properties[f]['x-tai42-expression']).toEqual({ input: expect.stringMatching(/^payload/), result: expect.any(String), variables: { $parked: expect.any(String), $state: expect.any(String) } });
       }
       expect(s.$defs.ApprovalRule.properties.when['x-tai42-expression'].input).toMatch(/^call: \{tool, args, hook, topic, subject\}/);
       // Every $ref resolves inside the document.

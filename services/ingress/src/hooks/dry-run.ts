@@ -108,7 +108,10 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
       // The key decides what $parked is, so it sees [].
       const out = await run(hook.subject.key_expr, 'subject.key_expr', []);
       const key = out[0];
-      if (typeof key !== 'string' || key === '') throw badInput(`hook '${hook.name}' subject.key_expr must yield a non-empty string, got ${shown(out)}`);
+      if (out.length !== 1 || typeof key !== 'string' || key === '') {
+        const all = out.length === 1 ? JSON.stringify(key) : out.length === 0 ? 'no output' : `${out.length} outputs: ${out.slice(0, 5).map((o) => JSON.stringify(o)).join(', ')}${out.length > 5 ? ', ...' : ''}`;
+        throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${all}`);
+      }
       report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
       step = '$parked';
       report.parked = await deps.openOnSubject(report.subject, PARKED_MAX);
