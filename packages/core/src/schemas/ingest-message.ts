@@ -36,6 +36,12 @@ export const INGEST_HEADERS_SCHEMA = {
       default: 'application/json',
       description: 'How to read the body (see IngestEvent). application/json when absent.',
     },
+    traceparent: {
+      type: 'string',
+      description:
+        "W3C trace context of the sender's span. With tracing on (OTEL_* variables) the ingest span continues it " +
+        '(a malformed one starts a trace) and the kept runs carry that trace; ignored with tracing off.',
+    },
   },
   additionalProperties: { type: 'string' },
 } as const;

@@ -25,6 +25,24 @@ import type { RunBus } from '@hookyard/bus';
 export const DOOR_SPAN = 'POST /universal_webhook/{topic}';
 export const KEEP_SPAN = 'hookyard.keep';
 export const PUBLISH_SPAN = 'hookyard.publish';
+/** The NATS door's span for one ingest message (CONSUMER), continuing the message's `traceparent` header. */
+export const INGEST_SPAN = 'hookyard.ingest';
+
+/** Runs one NATS ingest message inside its span (parent: the message's traceparent header, if any), ended with the verdict. */
+export function tracedIngest<V extends string>(topic: string, headers: Record<string, string>, handle: () => Promise<V>): Promise<V> {
+  const span = startSpan(INGEST_SPAN, { kind: SpanKind.CONSUMER, attributes: { 'hookyard.topic': topic } }, contextOfHeaders(headers));
+  return withSpan(span, handle).then(
+    (verdict) => {
+      span.setAttribute('hookyard.ingest.verdict', verdict);
+      span.end();
+      return verdict;
+    },
+    (err: unknown) => {
+      endSpanWithError(span, err);
+      throw err;
+    },
+  );
+}
 
 /** Runs one delivery inside its door span (started from the request's headers), ended with the answer's status. */
 export function tracedDelivery(req: IncomingMessage, res: ServerResponse, topic: string, handle: () => Promise<void>): Promise<void> {

@@ -1,9 +1,10 @@
-import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, nameViolation, systemClock, toHookyardError, UNROUTED_TOPIC } from '@hookyard/core';
+import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, SpanKind, activeTraceparent, nameViolation, systemClock, toHookyardError, traced, UNROUTED_TOPIC } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
 import type { DedupeInput, DedupeVerdict } from '../door/dedupe';
 import { createAcceptAnnouncer } from '../door/announce';
+import { KEEP_SPAN, PUBLISH_SPAN, tracedIngest, tracingOn } from '../door/tracing';
 
 export interface NatsIngestHandlerDeps {
   stores: Pick<Stores, 'runs'>;
@@ -89,15 +90,17 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     }
 
     const now = clock.now();
-    const input = { topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs };
+    // With tracing on, the runs keep the ingest span's traceparent (see door/tracing.ts).
+    const input = { topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: activeTraceparent() };
     let kept: KeptRun[];
-    if (claim === null) kept = await deps.stores.runs.keepEvent(input);
+    const c = claim;
+    if (c === null) kept = await traced(KEEP_SPAN, () => deps.stores.runs.keepEvent(input));
     else {
       // Parsed before claimed: a refused body never holds a claim that would make its corrected resend a duplicate.
-      const result = await deps.stores.runs.keepDelivery(input, claim);
+      const result = await traced(KEEP_SPAN, () => deps.stores.runs.keepDelivery(input, c));
       if (result.status === 'duplicate') {
         verdict('duplicate');
-        logger.debug({ topic, msgId, deliveryId: claim.id }, 'NATS ingest message already kept; acknowledged as duplicate');
+        logger.debug({ topic, msgId, deliveryId: c.id }, 'NATS ingest message already kept; acknowledged as duplicate');
         return 'duplicate';
       }
       kept = result.runs;
@@ -110,7 +113,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
       announce?.(topic, kept, now);
       const ids = kept.map((k) => k.id);
       try {
-        await deps.bus.publish(ids);
+        await traced(PUBLISH_SPAN, () => deps.bus.publish(ids, { traceparent: activeTraceparent() }), { kind: SpanKind.PRODUCER });
         metrics.dispatched.inc({ source: 'nats' }, ids.length);
       } catch (err) {
         // Kept is kept: the sweep dispatches what was not published.
@@ -122,7 +125,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
 
   return async (msg) => {
     try {
-      return await handle(msg);
+      return await (tracingOn() ? tracedIngest(msg.topic, msg.headers, () => handle(msg)) : handle(msg));
     } catch (err) {
       verdict('failed');
       const unknown = toHookyardError(err).outcomeUnknown;
