@@ -8,6 +8,7 @@ import { approvalsCommand, interactionAnswerCommands } from './commands/approval
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
 import { interactionsCommand } from './commands/interactions';
+import { statesCommand } from './commands/states';
 import { sendCommand } from './commands/send';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
@@ -68,6 +69,7 @@ export function buildProgram(): Command {
   toolsCommand(program, ctx);
   templatesCommand(program, ctx);
   approvalsCommand(program, ctx);
+  statesCommand(program, ctx);
   // After every other command but completion: joins an `interactions` command registered before it.
   interactionAnswerCommands(program, ctx);
   sendCommand(program, ctx);
