@@ -89,8 +89,26 @@ export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutActio
 export { APPROVAL_LINK_PATH, approvalLinkValid, approvalLinks, signApprovalLink } from './approval-links';
 export type { LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
-export { ROLES, SETTINGS_ENV, SETTINGS_VARIABLES, SettingsError, checkSettingsAtBoot, loadSettings, unknownSettingMessage, unknownSettings, secretScopeOf, settingsDocs } from './settings';
-export type { ApiToken, Role, Settings } from './settings';
+export {
+  LIVE_SETTINGS,
+  ROLES,
+  SETTINGS_ENV,
+  SETTINGS_REGISTRY,
+  SETTINGS_VARIABLES,
+  SettingsError,
+  checkSettingsAtBoot,
+  loadSettings,
+  nearestSetting,
+  unknownSettingMessage,
+  unknownSettings,
+  secretScopeOf,
+  settingsDocs,
+} from './settings';
+export type { ApiToken, Role, Settings, SettingSpec, SettingVariable } from './settings';
+export { parseSettingsFile, readSettingsFile, resolveSettings } from './settings-file';
+export type { ResolvedSettings, SettingSource } from './settings-file';
+export { createLiveSettings, shownValue } from './live-settings';
+export type { ApplyListener, LiveSettings, LiveSettingsOptions, ReloadResult, ReloadTrigger, SettingChange, SettingView, SettingsView } from './live-settings';
 export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';
 export { createLogger, silentLogger } from './logger';
