@@ -13,6 +13,10 @@ interface MemorySubscription {
   idle: Array<() => void>;
 }
 
+function checkConcurrency(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(n)}`);
+}
+
 /**
  * The in-process bus of the embedded default: one queue, shared by every
  * subscription of this bus (each one a "replica"), each bounded by its own
@@ -62,13 +66,16 @@ export function createMemoryBus(): RunBus {
     },
     async subscribe(handler, options): Promise<Subscription> {
       if (closed) throw unavailable('memory bus is closed; cannot subscribe');
-      if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
-        throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(options.concurrency)}`);
-      }
+      checkConcurrency(options.concurrency);
       const sub: MemorySubscription = { handler, concurrency: options.concurrency, inFlight: 0, stopped: false, idle: [] };
       subs.push(sub);
       dispatch();
       return {
+        resize(concurrency) {
+          checkConcurrency(concurrency);
+          sub.concurrency = concurrency;
+          dispatch();
+        },
         async stop() {
           sub.stopped = true;
           const at = subs.indexOf(sub);

@@ -27,6 +27,8 @@ export interface PullWorker {
   stop(): Promise<void>;
   /** As after a crash: stops pulling and heartbeats, settles nothing. The server redelivers after ack wait. */
   abort(): void;
+  /** Tasks in flight at most from now on; tasks running are never cancelled (shrinking only stops admitting). */
+  resize(concurrency: number): void;
 }
 
 interface Held {
@@ -80,7 +82,8 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   let stopping = false;
   let aborted = false;
   let idle: (() => void) | null = null;
-  const minPull = minPullSlots(opts.concurrency);
+  let concurrency = opts.concurrency;
+  let minPull = minPullSlots(concurrency);
   let heartbeat: NodeJS.Timeout | undefined;
   let toSettle: Held[] = [];
   let settling: NodeJS.Immediate | undefined;
@@ -89,7 +92,7 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   // A new request goes out for minPull or more missing, or for any when nothing runs (a trickle never waits).
   const topUp = () => {
     if (stopping || aborted) return;
-    const free = opts.concurrency - inFlight - queue.length;
+    const free = concurrency - inFlight - queue.length;
     if (free <= 0) return;
     const open = source.outstanding();
     const missing = Math.max(1, Math.floor(free / tasksPerMessage)) - open;
@@ -155,7 +158,7 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   };
 
   const pump = () => {
-    while (!aborted && inFlight < opts.concurrency && queue.length > 0) {
+    while (!aborted && inFlight < concurrency && queue.length > 0) {
       inFlight += 1;
       void runTask(queue.shift()!);
     }
@@ -217,6 +220,12 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   };
 
   return {
+    resize(n) {
+      concurrency = n;
+      minPull = minPullSlots(n);
+      pump();
+      notify();
+    },
     async stop() {
       halt();
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));

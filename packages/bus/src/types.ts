@@ -26,6 +26,12 @@ export interface RunBus {
 export interface Subscription {
   /** Stops taking new messages; resolves when handlers in flight settled. */
   stop(): Promise<void>;
+  /**
+   * Changes `concurrency` from the next id admitted: growing takes more at
+   * once; shrinking admits nothing new until fewer than `concurrency` run,
+   * and never cancels a handler in flight.
+   */
+  resize(concurrency: number): void;
 }
 
 export interface PublishOptions {

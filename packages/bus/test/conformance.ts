@@ -57,6 +57,32 @@ export function runBusConformance(name: string, openWorld: () => Promise<BusWorl
       expect(max).toBe(3);
     });
 
+    it('resize: growing admits more at once from the next id, shrinking cancels nothing in flight', async () => {
+      const bus = await world.replica();
+      const hold = gate();
+      const started: string[] = [];
+      let finished = 0;
+      const sub = await bus.subscribe(
+        async (id) => {
+          started.push(id);
+          await hold.wait;
+          finished += 1;
+        },
+        { concurrency: 2 },
+      );
+      subs.push(sub);
+      await bus.publish(ids('g', 6));
+      await waitFor('2 handlers held', () => started.length === 2);
+      sub.resize(5);
+      await waitFor('5 handlers held once grown to 5', () => started.length === 5);
+      // Shrinking below what runs: the 5 in flight go on, nothing new is admitted until they settle.
+      sub.resize(1);
+      expect(() => sub.resize(0)).toThrow(expect.objectContaining({ kind: 'bad_input' }));
+      hold.open();
+      await waitFor('all 6 handlers done', () => finished === 6);
+      expect(started).toHaveLength(6);
+    });
+
     it('shares the work between two replicas without losing an id', async () => {
       const a = await world.replica();
       const b = await world.replica();
