@@ -60,6 +60,19 @@ export function embeddedRefusal(role: RoleName, settings: Settings): string | nu
   );
 }
 
+/** The same refusal as a SettingsError naming the variable to set, for a reload that would leave the in-memory form shared. */
+export function embeddedRefusalError(role: RoleName, settings: Settings): SettingsError | null {
+  const refusal = embeddedRefusal(role, settings);
+  if (refusal === null) return null;
+  const variable = !settings.redisUrl ? 'HOOKS_REDIS_URL' : 'HOOKS_NATS_URL';
+  return new SettingsError(variable, refusal);
+}
+
+/**
+ * Builds what the role runs on. `settings` is the process's one settings
+ * object (live reloads write into it); a token made up for the embedded
+ * default is added to it in place.
+ */
 export async function buildRuntime(role: RoleName, settings: Settings, logger: Logger): Promise<Runtime> {
   const refusal = embeddedRefusal(role, settings);
   if (refusal) throw new Error(refusal);
@@ -69,7 +82,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       throw new SettingsError('HOOKS_API_TOKENS', 'no management token configured; set role:token pairs (only the embedded default makes one up)');
     }
     generatedToken = randomBytes(24).toString('base64url');
-    settings = { ...settings, apiTokens: [{ role: 'admin', token: generatedToken }] };
+    settings.apiTokens = [{ role: 'admin', token: generatedToken }];
   }
   const closers: (() => Promise<void>)[] = [];
   try {

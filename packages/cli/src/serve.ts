@@ -1,6 +1,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogDestination, createLogger, loadSettings, unknownSettingMessage, unknownSettings, type LogDestination, type Logger } from '@hookyard/core';
+import {
+  createLiveSettings,
+  createLogDestination,
+  createLogger,
+  resolveSettings,
+  unknownSettingMessage,
+  unknownSettings,
+  type LogDestination,
+  type Logger,
+  type ReloadResult,
+  type ReloadTrigger,
+  type ResolvedSettings,
+} from '@hookyard/core';
 import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
 import { answerClientError, createIngressApp, createIngressLimiter, surfaceListener } from '@hookyard/ingress';
@@ -9,7 +21,9 @@ import { createDedupeStep, createNatsIngestHandler } from '@hookyard/ingress/dis
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
 import { createHealthServer } from './health-server';
-import { buildRuntime, type RoleName, type Runtime } from './runtime';
+import { buildRuntime, embeddedRefusalError, type RoleName, type Runtime } from './runtime';
+import { watchConfigFile, type ConfigWatch } from './config-watch';
+import { connectLiveSettings } from './live';
 import { startTracing } from './tracing';
 
 export interface Served {
@@ -17,13 +31,24 @@ export interface Served {
   /** Where the management API answers: the admin listener with HOOKS_ADMIN_PORT, else `url`. */
   apiUrl: string;
   runtime: Runtime;
+  /**
+   * Re-reads the environment and HOOKS_CONFIG_FILE and applies what can change
+   * live, all or nothing (SIGHUP, the file watch and POST /api/settings/reload).
+   */
+  reload(trigger: ReloadTrigger): ReloadResult;
   /** Graceful stop: no new work, in-flight runs get the shutdown grace, then hand-back. */
   stop(): Promise<void>;
 }
 
-/** Starts the role(s) of one process and its HTTP server. */
-export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Logger): Promise<Served> {
-  const settings = loadSettings(env);
+/**
+ * Starts the role(s) of one process and its HTTP server. `resolved` is the
+ * boot reading of the settings when the caller already made it (the CLI checks
+ * them before it loads the runtime).
+ */
+export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Logger, resolved?: ResolvedSettings): Promise<Served> {
+  // A reload reads the same way and refuses what boot would (a split role without Redis and NATS).
+  const live = createLiveSettings({ env, resolved: resolved ?? resolveSettings(env), check: (next) => embeddedRefusalError(role, next) });
+  const settings = live.settings;
   // Before the logger: with tracing on, its lines carry the active span's trace_id.
   const tracing = await startTracing(env, role, settings.instanceId);
   // Never pino's synchronous stdout: a stalled or closed reader must not stop the process.
@@ -40,6 +65,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let natsIngest: NatsIngest | null = null;
   // One flood limiter per ingress process, Redis-backed when Redis is set, so replicas share it.
   const limiter = role === 'ingress' || role === 'all' ? createIngressLimiter(s, log) : null;
+  const reload = connectLiveSettings(live, runtime.metrics, { logger: log, executor: () => executor, limiter: () => limiter });
+  let watcher: ConfigWatch | null = null;
   const ready = async () => {
     if (stopping) throw new Error('shutting down');
     await runtime.stores.ping();
@@ -51,7 +78,12 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let adminServer: Server | null = null;
   try {
     if (role === 'ingress' || role === 'all') {
-      const app = createIngressApp({ ...runtime, limiter, readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined) });
+      const app = createIngressApp({
+        ...runtime,
+        limiter,
+        readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined),
+        settingsControl: { view: () => live.view(), reload: () => reload('api') },
+      });
       const { createServer } = await import('node:http');
       if (s.adminPort === undefined) server = createServer(app);
       else {
@@ -75,7 +107,9 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         admin.listen(s.adminPort, s.httpHost, () => resolve());
       });
     }
+    if (s.configFile) watcher = watchConfigFile(s.configFile, () => reload('file'), log);
   } catch (err) {
+    watcher?.close();
     for (const srv of [server!, adminServer]) if (srv?.listening) srv.close();
     await natsIngest?.close().catch(() => undefined);
     await limiter?.close().catch(() => undefined);
@@ -110,9 +144,11 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     url,
     apiUrl: adminUrl ?? url,
     runtime,
+    reload,
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        watcher?.close();
         log.info({ graceMs: s.shutdownGraceMs }, 'shutting down: no new work; runs in flight get the grace');
         const closed = Promise.all([server, adminServer].map((srv) => (srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : undefined)));
         server.closeIdleConnections?.();

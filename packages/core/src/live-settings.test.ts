@@ -172,5 +172,7 @@ describe('reload', () => {
     expect(row('HOOKS_API_TOKENS')).toMatchObject({ value: { set: true, roles: ['admin', 'reader'] }, source: 'environment' });
     expect(row('HOOKS_REDIS_URL')?.value).toBe('redis://user:***@redis.internal:6379/0');
     expect(row('HOOKS_APPROVAL_LINK_SECRET')?.value).toBe('env:HOOKS_SECRET_LINKS');
+    // In the variable's unit: seconds, though kept as ms.
+    expect(row('HOOKS_RUN_RETRY_BASE_SECONDS')).toMatchObject({ value: 2, source: 'default', live: true });
   });
 });

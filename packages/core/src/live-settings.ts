@@ -73,9 +73,10 @@ export interface LiveSettingsOptions {
 
 const SPECS = Object.entries(SETTINGS_REGISTRY) as [string, SettingSpec<keyof Settings & string>][];
 
-/** A value as the settings view shows it: no token, no URL password. */
-export function shownValue(spec: Pick<SettingSpec, 'secret'>, value: unknown): unknown {
+/** A value as the settings view shows it, in its variable's unit (seconds, not the ms it is kept as): no token, no URL password. */
+export function shownValue(variable: string, spec: Pick<SettingSpec, 'secret'>, value: unknown): unknown {
   if (value === undefined) return null;
+  if (variable.endsWith('_SECONDS') && typeof value === 'number') return value / 1000;
   if (spec.secret === 'tokens') {
     const tokens = value as { role: string }[];
     return { set: tokens.length > 0, roles: tokens.map((t) => t.role) };
@@ -133,7 +134,7 @@ export function createLiveSettings(options: LiveSettingsOptions): LiveSettings {
         const from = running[spec.field];
         const to = (next.settings as Record<string, unknown>)[spec.field];
         if (same(from, to)) continue;
-        const change = { variable, from: shownValue(spec, from), to: shownValue(spec, to) };
+        const change = { variable, from: shownValue(variable, spec, from), to: shownValue(variable, spec, to) };
         if (spec.live) {
           applied.push(change);
           changed.add(spec.field);
@@ -165,7 +166,7 @@ export function createLiveSettings(options: LiveSettingsOptions): LiveSettings {
         env_overrides_file: resolved.overridden,
         settings: SPECS.map(([variable, spec]) => ({
           variable,
-          value: shownValue(spec, running[spec.field]),
+          value: shownValue(variable, spec, running[spec.field]),
           source: resolved.sources[variable] ?? 'default',
           live: spec.live,
           ...(Object.hasOwn(pending, variable) ? { pending_restart: pending[variable] } : {}),

@@ -76,7 +76,13 @@ export class RunExecutor {
     });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
-    this.gate = new ApprovalRepo(deps.tools, { policies: deps.stores.hooks, jq: deps.jq, jqTimeoutMs: deps.settings.jqTimeoutMs });
+    this.gate = new ApprovalRepo(deps.tools, {
+      policies: deps.stores.hooks,
+      jq: deps.jq,
+      jqTimeoutMs: deps.settings.jqTimeoutMs,
+      // Read at each decision: HOOKS_APPROVAL_TIMEOUT_SECONDS applies live.
+      defaultTimeoutSeconds: () => deps.settings.approvalTimeoutMs / 1000,
+    });
   }
 
   attempts(): Attempt[] {

@@ -45,6 +45,8 @@ export interface ExecutorHandle {
   /** Stop taking work; give in-flight runs graceMs; hand back the rest. */
   stop(graceMs: number): Promise<void>;
   inFlight(): number;
+  /** Runs in flight at most from the next run admitted (a live HOOKS_MAX_WORKERS); runs in flight are never cancelled. */
+  resize(maxWorkers: number): void;
 }
 
 function settledOrTimeout(work: Promise<unknown>, ms: number): Promise<void> {
@@ -118,5 +120,9 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
       return stopped;
     },
     inFlight: () => executor.attempts().length,
+    resize(maxWorkers) {
+      subscription.resize(maxWorkers);
+      logger.info({ workers: maxWorkers }, 'executor workers resized');
+    },
   };
 }

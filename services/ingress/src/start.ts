@@ -18,9 +18,11 @@ import { openapiRouter } from './openapi';
 import { consoleRouter } from './console';
 import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
+import type { SettingsControl } from './api/settings-routes';
 
 export { answerClientError } from './client-error';
 export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
+export type { SettingsControl } from './api/settings-routes';
 
 export interface IngressDeps {
   settings: Settings;
@@ -53,6 +55,8 @@ export interface IngressDeps {
    * approvals (`woken`). Absent: none are announced (the caller owns it).
    */
   events?: RunEventSink;
+  /** This process's live settings, for GET /api/settings and POST /api/settings/reload (made by `hookyard serve`). */
+  settingsControl?: SettingsControl;
   /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */
   consoleAssets?: string;
 }
@@ -64,6 +68,7 @@ export function createIngressLimiter(settings: Settings, logger?: Logger): DoorL
     rate: settings.doorRate,
     burst: settings.doorBurst,
     apiRate: settings.apiRate,
+    apiBurst: settings.apiBurst,
     trustedProxies: settings.trustedProxies,
     logger,
   });
@@ -91,7 +96,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   });
   const dedupe = createDedupeStep({ hooks: deps.stores.hooks, jq: deps.jq, cacheMs: deps.verifierCacheMs, now: () => clock.now() });
   const limiter =
-    deps.limiter === undefined ? createDoorLimiter({ rate: settings.doorRate, burst: settings.doorBurst, apiRate: settings.apiRate, trustedProxies: settings.trustedProxies, logger }) : deps.limiter;
+    deps.limiter === undefined ? createDoorLimiter({ rate: settings.doorRate, burst: settings.doorBurst, apiRate: settings.apiRate, apiBurst: settings.apiBurst, trustedProxies: settings.trustedProxies, logger }) : deps.limiter;
   const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
   const door = createDoorHandler({
     stores: deps.stores,
@@ -134,6 +139,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
       schemas: new SchemaChecker(),
       ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
       ...(deps.events ? { events: deps.events } : {}),
+      ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
       onVerifierChanged: (topic) => verifier.invalidate(topic),
       onDedupeChanged: (topic) => dedupe.invalidate(topic),
     }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),

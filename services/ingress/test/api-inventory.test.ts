@@ -1,3 +1,4 @@
+import { createLiveSettings } from '@hookyard/core';
 import { createSecretResolver } from '../src/verify';
 import { TOKENS, hook, startHarness, type Harness } from './support/harness';
 
@@ -24,6 +25,9 @@ function apiRoutes(app: any): RouteEntry[] {
 
 /** The role each route must demand: reads are reader; verifier, dedupe-key, tool-registry and approval-policy writes admin; other writes operator. */
 function expectedRole(r: RouteEntry): Role {
+  // The effective settings are not for every reader; reloading them is for admins.
+  if (r.path === '/api/settings') return 'operator';
+  if (r.path === '/api/settings/reload') return 'admin';
   if (r.method === 'GET') return 'reader';
   if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path.endsWith('/dedupe') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';
@@ -45,8 +49,16 @@ describe('route inventory: every /api route is guarded', () => {
   let routes: RouteEntry[];
   const bodies: string[] = [];
   beforeAll(async () => {
+    // The settings routes show settings made from the same tokens: none may appear in a body.
+    const live = createLiveSettings({
+      env: { HOOKS_API_TOKENS: `reader:${TOKENS.reader},operator:${TOKENS.operator},admin:${TOKENS.admin}`, HOOKS_REDIS_URL: `redis://u:${VERIFIER_SECRET}@127.0.0.1:6379` },
+    });
     h = await startHarness({
-      deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }), verifierCacheMs: 0 },
+      deps: {
+        secrets: createSecretResolver({ env: { HOOKS_SECRET_INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }),
+        verifierCacheMs: 0,
+        settingsControl: { view: () => live.view(), reload: () => live.reload('api') },
+      },
     });
     routes = apiRoutes(h.app);
     await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: 'x', updated_at: 'x' });
@@ -79,6 +91,8 @@ describe('route inventory: every /api route is guarded', () => {
       'GET /api/states/:scope/:kind/:key',
       'PUT /api/states/:scope/:kind/:key',
       'DELETE /api/states/:scope/:kind/:key',
+      'GET /api/settings',
+      'POST /api/settings/reload',
     ]) {
       expect(keys).toContain(must);
     }
@@ -103,7 +117,7 @@ describe('route inventory: every /api route is guarded', () => {
       const need = expectedRole(r);
       const weaker: Role[] = need === 'admin' ? ['reader', 'operator'] : need === 'operator' ? ['reader'] : [];
       for (const role of weaker) {
-        const res = await h.call(concrete(r.path), { method: r.method, role, json: {} });
+        const res = await h.call(concrete(r.path), { method: r.method, role, json: r.method === 'GET' ? undefined : {} });
         record(res);
         expect([r.method, r.path, role, res.status]).toEqual([r.method, r.path, role, 403]);
         expect(res.body.error.kind).toBe('forbidden');
@@ -119,7 +133,7 @@ describe('route inventory: every /api route is guarded', () => {
   it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
     // The previous test's admin DELETE removed the binding; bind it again.
     await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
-    for (const path of ['/api/hooks', '/api/approval-policy', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
+    for (const path of ['/api/settings', '/api/hooks', '/api/approval-policy', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
       record(await h.call(path, { role: 'admin' }));
     }
     const door = await h.call('/universal_webhook/inv-topic', { method: 'POST', json: {}, headers: { 'x-webhook-secret': 'nope' } });

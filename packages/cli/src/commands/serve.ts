@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { checkSettingsAtBoot, loadSettings } from '@hookyard/core';
+import { checkSettingsAtBoot, resolveSettings } from '@hookyard/core';
 import { CliError, EXIT } from '../client';
 import type { RoleName } from '../runtime';
 import { tracingConfig } from '../tracing';
@@ -16,9 +16,10 @@ export function serveCommand(program: Command): void {
     .command('serve')
     .description('run Hookyard: one role, or all of them in one process (the embedded default when no Redis/NATS is set)')
     .addOption(new Option('--role <role>', 'which role this process plays').choices([...ROLES]).default('all'))
-    .addHelpText('after', '\nSettings come from the environment: see `hookyard settings`.')
+    .addHelpText('after', '\nSettings come from the environment and HOOKS_CONFIG_FILE (the environment wins): see `hookyard settings`.\nSIGHUP, a change of that file and POST /api/settings/reload re-apply the ones that can change live.')
     .action(async (opts: { role: RoleName }) => {
-      const settings = loadSettings(process.env);
+      const resolved = resolveSettings(process.env);
+      const settings = resolved.settings;
       checkSettingsAtBoot(settings);
       // The OTEL_* variables that turn tracing on are checked as strictly (exit 2 naming the variable).
       tracingConfig(process.env);
@@ -27,7 +28,7 @@ export function serveCommand(program: Command): void {
       const refusal = embeddedRefusal(opts.role, settings);
       if (refusal) throw new CliError(refusal, EXIT.usage);
       const { serve } = await import('../serve');
-      const served = await serve(opts.role, process.env);
+      const served = await serve(opts.role, process.env, undefined, resolved);
       const token = served.runtime.generatedToken;
       if (token) {
         process.stderr.write(
@@ -51,6 +52,10 @@ export function serveCommand(program: Command): void {
           },
         );
       };
+      // Each process reloads itself: in a split deployment, signal (or let the file watch reach) every role.
+      process.on('SIGHUP', () => {
+        if (signals === 0) served.reload('sighup');
+      });
       process.on('SIGTERM', () => onSignal('SIGTERM'));
       process.on('SIGINT', () => onSignal('SIGINT'));
     });

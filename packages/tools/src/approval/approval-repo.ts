@@ -14,6 +14,12 @@ export interface ApprovalRepoOptions {
   jq: PolicyJq;
   /** Time bound of one rule's `when` (settings.jqTimeoutMs). */
   jqTimeoutMs: number;
+  /**
+   * How long an approval stays open when its rule names no timeout_seconds
+   * (HOOKS_APPROVAL_TIMEOUT_SECONDS), read at each decision so a reload applies
+   * to the next approval; DEFAULT_APPROVAL_TIMEOUT_SECONDS when absent.
+   */
+  defaultTimeoutSeconds?: () => number;
 }
 
 /** A call the policy did not let through: denied, or waiting for an approval. Kind `forbidden`, never retried. */
@@ -62,10 +68,11 @@ export class ApprovalRepo implements ToolRepo {
   /** The policy's decision on one call: first match of the deployment's rules, made stricter by `hookRules`. */
   async decide(call: PolicyCall, hookRules: readonly ApprovalRule[] = []): Promise<ApprovalDecision> {
     const { jq, jqTimeoutMs } = this.options;
+    const defaults = { timeoutSeconds: this.options.defaultTimeoutSeconds?.() };
     const policy = await this.options.policies.getApprovalPolicy();
-    let decision = await evaluateRules(policy.rules, call, 'deployment', policy.version, jq, jqTimeoutMs);
+    let decision = await evaluateRules(policy.rules, call, 'deployment', policy.version, jq, jqTimeoutMs, defaults);
     if (decision.action !== 'deny' && hookRules.length > 0) {
-      decision = stricter(decision, await evaluateRules(hookRules, call, 'hook', policy.version, jq, jqTimeoutMs));
+      decision = stricter(decision, await evaluateRules(hookRules, call, 'hook', policy.version, jq, jqTimeoutMs, defaults));
     }
     this.issued.set(decision, { tool: call.tool, args: canonicalJson(call.args) });
     return decision;

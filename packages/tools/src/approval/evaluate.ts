@@ -48,11 +48,17 @@ export function ruleLabel(rule: ApprovalRule, index: number, source: RuleSource)
   return rule.name ?? `${source} rule ${index + 1}`;
 }
 
-function decided(rule: ApprovalRule, index: number, source: RuleSource, version: number): ApprovalDecision {
+/** What a rule that leaves a field out gets. */
+export interface RuleDefaults {
+  /** An approve rule without timeout_seconds (default DEFAULT_APPROVAL_TIMEOUT_SECONDS). */
+  timeoutSeconds?: number;
+}
+
+function decided(rule: ApprovalRule, index: number, source: RuleSource, version: number, defaults: RuleDefaults): ApprovalDecision {
   const d: ApprovalDecision = { action: rule.action, rule: ruleLabel(rule, index, source), source, policy_version: version, message: rule.message ?? '' };
   if (rule.action === 'deny' && d.message === '') d.message = DEFAULT_DENY_MESSAGE;
   if (rule.action === 'approve') {
-    d.timeout_seconds = rule.timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+    d.timeout_seconds = rule.timeout_seconds ?? defaults.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
     d.on_timeout = rule.on_timeout ?? 'deny';
     d.answer_hooks = [...(rule.answer_hooks ?? [])];
   }
@@ -72,6 +78,7 @@ export async function evaluateRules(
   version: number,
   jq: PolicyJq,
   timeoutMs: number,
+  defaults: RuleDefaults = {},
 ): Promise<ApprovalDecision> {
   for (let i = 0; i < rules.length; i += 1) {
     const rule = rules[i]!;
@@ -95,7 +102,7 @@ export async function evaluateRules(
       const first = out[0];
       if (out.length === 0 || first === false || first === null || first === undefined) continue;
     }
-    return decided(rule, i, source, version);
+    return decided(rule, i, source, version, defaults);
   }
   return { action: 'allow', rule: null, source: null, policy_version: version, message: '' };
 }

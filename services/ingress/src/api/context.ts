@@ -4,6 +4,7 @@ import type { JqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
 import type { SchemaChecker } from '../hooks/schema-checker';
+import type { SettingsControl } from './settings-routes';
 
 /** What every management route reads; built once by createIngressApp. */
 export interface ApiContext {
@@ -22,6 +23,8 @@ export interface ApiContext {
   events?: RunEventSink;
   /** Called after a verifier binding changed, so the door's cache does not serve the old one. */
   onVerifierChanged(topic: string): void;
+  /** This process's live settings (GET /api/settings, POST /api/settings/reload); absent, those routes answer 503. */
+  settingsControl?: SettingsControl;
   /** Called after a dedupe key changed, for the same reason. */
   onDedupeChanged(topic: string): void;
 }

@@ -21,7 +21,12 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     toolsAllow: ctx.settings.toolsAllow,
     now: ctx.clock.now(),
   });
-  const gate = new ApprovalRepo(ctx.tools, { policies: ctx.stores.hooks, jq: ctx.jq, jqTimeoutMs: ctx.settings.jqTimeoutMs });
+  const gate = new ApprovalRepo(ctx.tools, {
+    policies: ctx.stores.hooks,
+    jq: ctx.jq,
+    jqTimeoutMs: ctx.settings.jqTimeoutMs,
+    defaultTimeoutSeconds: () => ctx.settings.approvalTimeoutMs / 1000,
+  });
 
   router.get('/hooks', requireRole('reader'), async (req, res) => {
     const topic = req.query.topic;

@@ -16,6 +16,7 @@ import { verifierRoutes } from './verifier-routes';
 import { dedupeRoutes } from './dedupe-routes';
 import { stateRoutes } from './states-routes';
 import { whoamiRoutes } from './whoami-routes';
+import { settingsRoutes } from './settings-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -60,6 +61,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   policyRoutes(router, ctx);
   answerRoutes(router, ctx);
   stateRoutes(router, ctx);
+  settingsRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }

@@ -15,13 +15,20 @@ export interface BucketSetOptions {
   rate: number;
   burst: number;
   apiRate: number;
+  /** The management API's burst; one second's worth of apiRate when absent. */
+  apiBurst?: number;
   /** Told when the store fails (fail open) and when it answers again. */
   onStore?: (event: 'down' | 'up', err?: unknown) => void;
 }
 
+/** The rates and bursts of a bucket set, replaceable while it serves. */
+export type BucketRates = Pick<BucketSetOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst'>;
+
 export interface BucketSet {
   checkDoor(clientIp: string, topic: string): Promise<Verdict>;
   checkApi(clientIp: string): Promise<Verdict>;
+  /** New rates and bursts from the next check on; the Redis connection stays. */
+  setRates(rates: BucketRates): void;
   close(): Promise<void>;
 }
 
@@ -84,10 +91,16 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     };
   }
 
-  const byClient = bucket('door-client', options.rate, options.burst);
-  const byTopic = bucket('door-topic', options.rate, options.burst);
-  // The management API has no burst setting: one second's worth.
-  const api = bucket('api', options.apiRate, Math.max(1, Math.ceil(options.apiRate)));
+  let byClient: Take | undefined;
+  let byTopic: Take | undefined;
+  let api: Take | undefined;
+  const setRates = (r: BucketRates) => {
+    byClient = bucket('door-client', r.rate, r.burst);
+    byTopic = bucket('door-topic', r.rate, r.burst);
+    // Without HOOKS_API_BURST: one second's worth.
+    api = bucket('api', r.apiRate, r.apiBurst ?? Math.max(1, Math.ceil(r.apiRate)));
+  };
+  setRates(options);
 
   return {
     async checkDoor(clientIp, topic) {
@@ -98,6 +111,7 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     async checkApi(clientIp) {
       return verdict(api ? await api(clientIp) : 0);
     },
+    setRates,
     async close() {
       if (!client) return;
       // quit() is polite but needs a live link; a dead one is just dropped (and stops reconnecting).

@@ -35,6 +35,8 @@ export interface DoorLimiterOptions {
   burst: number;
   /** Management requests per second per client (HOOKS_API_RATE; 0 = unlimited). */
   apiRate: number;
+  /** Management burst per client (HOOKS_API_BURST); one second's worth of apiRate when absent. */
+  apiBurst?: number;
   /** Addresses and CIDR ranges whose X-Forwarded-For is believed (HOOKS_TRUSTED_PROXIES). */
   trustedProxies: string[];
   logger?: Logger;
@@ -45,28 +47,45 @@ export interface DoorLimiter {
   checkDoor(clientIp: string, topic: string): Promise<Verdict>;
   checkApi(clientIp: string): Promise<Verdict>;
   clientAddress(remoteAddress: string, xForwardedFor: string | undefined): string;
+  /** New rates and bursts from the next request on (a live reload); refused whole, naming the setting, like at boot. */
+  setRates(rates: LimiterRates): void;
   close(): Promise<void>;
 }
 
-export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
+export type LimiterRates = Pick<DoorLimiterOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst'>;
+
+function rateErrors(options: LimiterRates): string[] {
   const errors: string[] = [];
   const rateOk = (v: number) => Number.isFinite(v) && v >= 0;
   if (!rateOk(options.rate)) errors.push(`rate (HOOKS_DOOR_RATE) must be a number >= 0, got ${options.rate}`);
   if (!Number.isInteger(options.burst) || options.burst < 1) errors.push(`burst (HOOKS_DOOR_BURST) must be a whole number >= 1, got ${options.burst}`);
   if (!rateOk(options.apiRate)) errors.push(`apiRate (HOOKS_API_RATE) must be a number >= 0, got ${options.apiRate}`);
+  if (options.apiBurst !== undefined && (!Number.isInteger(options.apiBurst) || options.apiBurst < 1)) {
+    errors.push(`apiBurst (HOOKS_API_BURST) must be a whole number >= 1, got ${options.apiBurst}`);
+  }
+  return errors;
+}
+
+function warnUnlimited(options: LimiterRates, logger: Logger | undefined): void {
+  // 0 is the one value that turns a limiter off: said out loud, never a rounding accident.
+  if (options.rate === 0) logger?.warn('flood limiter: the public door is not limited (HOOKS_DOOR_RATE=0)');
+  if (options.apiRate === 0) logger?.warn('flood limiter: the management API is not limited (HOOKS_API_RATE=0)');
+}
+
+export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
+  const errors = rateErrors(options);
   const proxies = parseTrustedProxies(options.trustedProxies);
   errors.push(...proxies.errors);
   if (errors.length > 0) throw badInput(`flood limiter settings refused: ${errors.join('; ')}`, errors);
 
   const logger = options.logger;
-  // 0 is the one value that turns a limiter off: said out loud, never a rounding accident.
-  if (options.rate === 0) logger?.warn('flood limiter: the public door is not limited (HOOKS_DOOR_RATE=0)');
-  if (options.apiRate === 0) logger?.warn('flood limiter: the management API is not limited (HOOKS_API_RATE=0)');
+  warnUnlimited(options, logger);
   const buckets = createBucketSet({
     redis: options.redis,
     rate: options.rate,
     burst: options.burst,
     apiRate: options.apiRate,
+    apiBurst: options.apiBurst,
     onStore(event, err) {
       if (event === 'down') {
         logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'flood limiter: Redis unreachable, limiting per process until it answers (failing open)');
@@ -79,6 +98,12 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
     checkDoor: buckets.checkDoor,
     checkApi: buckets.checkApi,
     clientAddress: (remote, xff) => clientAddressFrom(proxies.table, remote, xff),
+    setRates(rates) {
+      const bad = rateErrors(rates);
+      if (bad.length > 0) throw badInput(`flood limiter settings refused: ${bad.join('; ')}`, bad);
+      buckets.setRates(rates);
+      warnUnlimited(rates, logger);
+    },
     close: buckets.close,
   };
 }

@@ -83,7 +83,7 @@ export const SCHEMAS: Record<string, Schema> = {
       when: { type: 'string', description: 'jq; the rule matches when its first output is neither false nor null', 'x-tai42-expression': POLICY_WHEN },
       action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
       message: { type: 'string', maxLength: 1000, description: "deny: the sentence the run's result carries (default: ask for clarification or try a less destructive approach); approve: shown to the approver" },
-      timeout_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: DEFAULT_APPROVAL_TIMEOUT_SECONDS, description: 'approve only: how long the approval stays open' },
+      timeout_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: DEFAULT_APPROVAL_TIMEOUT_SECONDS, description: 'approve only: how long the approval stays open (absent: HOOKS_APPROVAL_TIMEOUT_SECONDS, default 3600)' },
       on_timeout: { type: 'string', enum: [...APPROVAL_TIMEOUT_ACTIONS], default: 'deny', description: 'approve only: what expiry does' },
       answer_hooks: { type: 'array', items: ref('Name'), description: "approve only: hooks whose resume_expr may answer (their topic needs a verifier binding)" },
     },
@@ -489,6 +489,46 @@ export const SCHEMAS: Record<string, Schema> = {
       refused: { type: 'integer', minimum: 0, description: 'Runs the store refused (moved on since listed, or committed a resume/take)' },
       refusals: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, message: { type: 'string' } } }, description: 'The first 20 refusals' },
       truncated: { type: 'boolean', description: 'More runs matched than one call acts on: call again' },
+    },
+  },
+  SettingChange: {
+    type: 'object',
+    required: ['variable', 'from', 'to'],
+    properties: { variable: { type: 'string' }, from: {}, to: {} },
+  },
+  SettingsView: {
+    type: 'object',
+    required: ['generation', 'config_file', 'env_overrides_file', 'settings'],
+    properties: {
+      generation: { type: 'integer', minimum: 1, description: '1 at boot, +1 per reload that applied something (also the gauge tai42_hook_runs_config_generation)' },
+      config_file: { type: 'string', nullable: true, description: 'HOOKS_CONFIG_FILE' },
+      env_overrides_file: { type: 'array', items: { type: 'string' } },
+      settings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['variable', 'value', 'source', 'live'],
+          properties: {
+            variable: { type: 'string' },
+            value: { description: 'In effect in this process; API tokens as {set, roles}, URL passwords as ***' },
+            source: { type: 'string', enum: ['default', 'file', 'environment'] },
+            live: { type: 'boolean', description: 'A reload applies it; otherwise a change needs a restart' },
+            pending_restart: { description: 'What the file or environment now says, applied at the next restart' },
+          },
+        },
+      },
+    },
+  },
+  SettingsReload: {
+    type: 'object',
+    required: ['ok', 'trigger', 'generation', 'applied', 'restart_needed', 'env_overrides_file'],
+    properties: {
+      ok: { type: 'boolean', enum: [true] },
+      trigger: { type: 'string', enum: ['api'] },
+      generation: { type: 'integer' },
+      applied: { type: 'array', items: ref('SettingChange') },
+      restart_needed: { type: 'array', items: ref('SettingChange') },
+      env_overrides_file: { type: 'array', items: { type: 'string' } },
     },
   },
   DoorRejected: {

@@ -134,6 +134,42 @@ const PATHS: Obj = {
       operationId: 'whoami',
     }),
   },
+  '/api/settings': {
+    get: op(
+      'operator',
+      'The effective settings of the process that answers',
+      {
+        '200': answer('Settings, each with its value, source and whether a reload applies it', ref('SettingsView')),
+        ...fail(503),
+      },
+      {
+        tags: ['ops'],
+        operationId: 'getSettings',
+        description:
+          'Every setting of this process: `value` (API tokens as their roles only, URL passwords as ***, secrets as their env:/file: references), ' +
+          '`source` (default, file or environment), `live`, and `pending_restart` when the file or environment now says something that needs a restart. ' +
+          '`env_overrides_file` names the variables set in both HOOKS_CONFIG_FILE and the environment (the environment wins). 503 when the process was not started by `hookyard serve`.',
+      },
+    ),
+  },
+  '/api/settings/reload': {
+    post: op(
+      'admin',
+      'Reload the settings of the process that answers',
+      {
+        '200': answer('Reloaded: what was applied now and what needs a restart', ref('SettingsReload')),
+        ...fail(400, 503),
+      },
+      {
+        tags: ['ops'],
+        operationId: 'reloadSettings',
+        description:
+          'Re-reads the environment and HOOKS_CONFIG_FILE and applies every setting that can change live, or nothing: a value that fails validation ' +
+          '(or a configuration the process could not run, e.g. a split role without Redis) is a 400 naming the variable. Only this process reloads; ' +
+          'every other role reloads on its own SIGHUP or when its mounted file changes.',
+      },
+    ),
+  },
   '/api/events': {
     get: op(
       'reader',
