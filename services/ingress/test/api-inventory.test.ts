@@ -79,6 +79,7 @@ describe('route inventory: every /api route is guarded', () => {
       'PUT /api/hooks/topics/:topic/verifier',
       'DELETE /api/hooks/topics/:topic/verifier',
       'GET /api/hook-runs',
+      'GET /api/hook-runs/counts',
       'POST /api/hook-runs/:id/retry',
       'DELETE /api/hook-runs/:id',
       'POST /api/tools',

@@ -94,6 +94,21 @@ describe('management API: hook runs', () => {
     expect(h.bus.published.slice(before)).toEqual([[id]]);
   });
 
+  it('GET /api/hook-runs/counts: the unfinished states, exact, moving with each transition; no query parameters', async () => {
+    const before = (await h.call('/api/hook-runs/counts', { role: 'reader' })).body;
+    expect(Object.keys(before).sort()).toEqual(['failed', 'parked', 'pending', 'retry_wait', 'running']);
+    const id = await failRun('runs-b');
+    const after = await h.call('/api/hook-runs/counts', { role: 'reader' });
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual({ ...before, failed: before.failed + 1 });
+    await h.call(`/api/hook-runs/${id}/retry`, { method: 'POST', role: 'operator' });
+    expect((await h.call('/api/hook-runs/counts', { role: 'reader' })).body).toEqual({ ...before, pending: before.pending + 1 });
+    const bad = await h.call('/api/hook-runs/counts?status=failed', { role: 'reader' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual(["unknown query parameter 'status'"]);
+    expect((await h.call('/api/hook-runs/counts')).status).toBe(401);
+  });
+
   it('answers 404 for unknown and malformed run ids', async () => {
     expect((await h.call('/api/hook-runs/0000000000000000000000', { role: 'reader' })).status).toBe(404);
     expect((await h.call('/api/hook-runs/not-an-id', { role: 'reader' })).status).toBe(404);

@@ -1,19 +1,26 @@
 import type { Router } from 'express';
-import { RUN_ID_PATTERN, conflict, notFound } from '@hookyard/core';
+import { RUN_ID_PATTERN, badInput, conflict, notFound } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
 
 /**
- * The kept runs: list (filters + cursor), one run, retry (a failed run runs
- * again as a fresh run, published at once), discard.
+ * The kept runs: list (filters + cursor), counts of the unfinished states,
+ * one run, retry (a failed run runs again as a fresh run, published at
+ * once), discard.
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
   router.get('/hook-runs', requireRole('reader'), async (req, res) => {
     const q = parseRunListQuery(req.query as Record<string, unknown>);
     const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
     res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
+  });
+
+  // Before /hook-runs/:id ('counts' is not a run id): the store's per-status index sizes, no run read.
+  router.get('/hook-runs/counts', requireRole('reader'), async (req, res) => {
+    if (Object.keys(req.query).length) throw badInput('GET /api/hook-runs/counts takes no query parameters', Object.keys(req.query).map((k) => `unknown query parameter '${k}'`));
+    res.json(await ctx.stores.runs.counts());
   });
 
   router.get('/hook-runs/:id', requireRole('reader'), async (req, res) => {

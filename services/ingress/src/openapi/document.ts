@@ -394,6 +394,28 @@ const PATHS: Obj = {
       description: 'A new run of the same payload for the hook as it is registered now; the source run is left as it is. 409 while the source still runs (pending, running, retry_wait, parked) or when its hook is no longer registered.',
     }),
   },
+  '/api/hook-runs/counts': {
+    get: op(
+      'reader',
+      'How many runs are in each unfinished state, now',
+      {
+        '200': answer('Counts', {
+          type: 'object',
+          required: ['pending', 'running', 'retry_wait', 'parked', 'failed'],
+          additionalProperties: false,
+          properties: Object.fromEntries(['pending', 'running', 'retry_wait', 'parked', 'failed'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+        }),
+        ...fail(400),
+      },
+      {
+        tags: ['runs'],
+        operationId: 'countRuns',
+        description:
+          'Needs the reader role. Read from the store\'s status indexes (no run is read), so it is exact and cheap however many runs are kept; ' +
+          'the `tai42_hook_runs_pending`/`_held_failed`/`_parked` gauges carry the same numbers as of the last sweep. No query parameters (400 naming any).',
+      },
+    ),
+  },
   '/api/hook-runs/{id}': {
     parameters: [pathParam('id', 'Run id', { type: 'string' })],
     get: op('reader', 'One run: status, attempts, error, acted, input, result, history', { '200': answer('The run', ref('Run')), ...fail(404) }, { tags: ['runs'], operationId: 'getRun' }),
