@@ -3,15 +3,20 @@
  * driven by playwright-core) against `hookyard serve --role all`, the
  * embedded default: sign in, register a hook through the form (the dry run
  * checks its condition where the server has one), send an event and watch
- * its run appear without a reload, read its story, make a run fail, fix its
- * hook through the edit form and retry it from the page, discard a filtered
- * selection of failed runs in bulk (counted, confirmed), filter the runs
+ * its run appear without a reload, see a run appear the moment it is
+ * accepted (still pending: the only worker is held by a tool call the test
+ * keeps open) and the overview count it, read its story, make a run fail,
+ * fix its hook through the edit form and retry it from the page, retry and
+ * discard a filtered selection of failed runs in bulk through the API's bulk
+ * routes (counted, confirmed), filter the runs
  * by a delivery id and a since time (and see a backwards range refused
  * inline), approve a run the approval policy parked, and check that a
  * reader sees no operator button.
  * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
@@ -30,6 +35,11 @@ describe('operator console in Chromium', () => {
   let url: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  // A tool endpoint that answers only when the test says so: while it holds a call, the one worker is busy.
+  let held: Server;
+  let heldUrl: string;
+  const waiting: Array<() => void> = [];
+  let calls = 0;
 
   beforeAll(async () => {
     requireBuiltCli();
@@ -38,7 +48,19 @@ describe('operator console in Chromium', () => {
     }
     if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);
     mkdirSync(SHOTS, { recursive: true });
-    server = startRole('console', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
+    held = createServer((req, res) => {
+      calls += 1;
+      req.resume();
+      waiting.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    heldUrl = `http://127.0.0.1:${(held.address() as AddressInfo).port}/hold`;
+    server = startRole('console', 'all', {
+      HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}`,
+      // One worker, so a run waits (pending) while the held tool call runs; the webhook tool may reach the test's loopback endpoint.
+      HOOKS_MAX_WORKERS: '1',
+      HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
+    });
     url = await server.waitListening();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   });
@@ -48,6 +70,9 @@ describe('operator console in Chromium', () => {
     await browser?.close().catch(() => undefined);
     server?.kill();
     await server?.wait();
+    for (const release of waiting.splice(0)) release();
+    held?.closeAllConnections();
+    await new Promise((resolve) => held?.close(resolve));
   });
 
   async function newPage(): Promise<{ page: Page; errors: string[] }> {
@@ -144,7 +169,42 @@ describe('operator console in Chromium', () => {
     const row = page.locator('tr[data-run]').filter({ hasText: 'greet' }).filter({ hasText: 'succeeded' });
     await row.waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
+
+    // Live on accept: the first run holds the only worker in a tool call the test keeps open, so the second
+    // stays pending; only its `accepted` event can put it on the page.
+    await api('POST', '/api/hooks', { name: 'slow', topic: 'slow', tool: 'webhook', tool_kwargs: { url: heldUrl } });
+    const [busy] = (await send('slow', { n: 1 })).run_ids;
+    await eventually(async () => (calls === 1 ? true : undefined), UI_MS, 'the held tool call of the first run');
+    const [queued] = (await send('slow', { n: 2 })).run_ids;
+    const rowOf = (id: string) => page.locator(`tr[data-run="${id}"]`);
+    await rowOf(busy).filter({ hasText: 'running' }).waitFor();
+    await rowOf(queued).filter({ hasText: 'pending' }).waitFor();
+    expect((await api('GET', `/api/hook-runs/${queued}`)).status).toBe('pending');
     await shot(page, '05-runs-live');
+    // The overview counts it too, and follows it as it ends.
+    await nav(page, 'Overview').click();
+    await page.getByTestId('overview-live').filter({ hasText: 'live' }).waitFor();
+    const hourValue = async (key: string) => Number((await page.getByTestId(`hour-${key}`).locator('.value').textContent())!.replace(/\D/g, ''));
+    await page.waitForFunction(() => !document.querySelector('[data-testid="hour-accepted"] .value')?.textContent?.includes('…'));
+    const [accepted, succeeded] = [await hourValue('accepted'), await hourValue('succeeded')];
+    // The state cards are the store's exact counts: one run holds the worker, one waits.
+    await page.getByTestId('running').filter({ hasText: /^1$/ }).waitFor();
+    await page.getByTestId('pending').filter({ hasText: /^1$/ }).waitFor();
+    const [third] = (await send('slow', { n: 3 })).run_ids;
+    await page.getByTestId('hour-accepted').locator('.value').filter({ hasText: new RegExp(`^${accepted + 1}$`) }).waitFor();
+    // Release every held call (each run calls once): all three end, and the overview moves them to succeeded live.
+    await eventually(async () => {
+      for (const release of waiting.splice(0)) release();
+      const states = await Promise.all([busy, queued, third].map(async (id) => (await api('GET', `/api/hook-runs/${id}`)).status));
+      return states.every((st) => st === 'succeeded') ? true : undefined;
+    }, UI_MS, 'the three slow runs to succeed');
+    await page.getByTestId('hour-succeeded').locator('.value').filter({ hasText: new RegExp(`^${succeeded + 3}$`) }).waitFor();
+    await page.getByTestId('running').filter({ hasText: /^0$/ }).waitFor();
+    await page.getByTestId('pending').filter({ hasText: /^0$/ }).waitFor();
+    expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
+    await shot(page, '02b-overview-live');
+    await nav(page, 'Runs').click();
+    await rowOf(queued).filter({ hasText: 'succeeded' }).waitFor();
 
     // Its story: the timeline, the payload, the tool's input and result.
     await row.getByRole('link').click();
@@ -187,8 +247,23 @@ describe('operator console in Chromium', () => {
     await api('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
     for (let n = 0; n < 3; n++) await send('brittle', { x: 'not an object' });
     await eventually(async () => ((await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined), UI_MS, 'three failed runs of brittle');
+    const calledApi: string[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/api/hook-runs')) calledApi.push(`${req.method()} ${new URL(req.url()).pathname}`);
+    });
     await page.goto(`${url}/console#/runs?status=failed&hook=brittle`);
     await page.locator('tr[data-run]').nth(2).waitFor();
+    // A bulk retry: counted by the API (a dry run), confirmed, done in one call; they fail again (the hook is unchanged).
+    await page.getByRole('button', { name: 'Retry all matching…' }).click();
+    await dialog.getByText('Retry 3 failed runs of hook brittle?').waitFor();
+    await dialog.getByRole('button', { name: 'Retry 3' }).click();
+    await page.getByTestId('bulk-progress').filter({ hasText: 'Retried 3 of 3.' }).waitFor();
+    await eventually(async () => {
+      const runs = (await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs;
+      return runs.length === 3 && runs.every((r: any) => r.history.some((h: any) => h.event === 'retried')) ? true : undefined;
+    }, UI_MS, 'the three retried runs of brittle to fail again');
+    // Back in the failed list without a reload: each left it when retried and came back when it failed again.
+    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-run]')].filter((tr) => tr.textContent!.includes('failed')).length === 3);
     await page.getByRole('button', { name: 'Discard all matching…' }).click();
     await dialog.getByText('Discard 3 failed runs of hook brittle?').waitFor();
     await shot(page, '09-bulk-confirm');
@@ -196,6 +271,13 @@ describe('operator console in Chromium', () => {
     await page.getByTestId('bulk-progress').filter({ hasText: 'Discarded 3 of 3.' }).waitFor();
     await page.getByText('No runs match.').waitFor();
     expect((await api('GET', '/api/hook-runs?hook=brittle&status=discarded')).runs).toHaveLength(3);
+    // Through the bulk routes: a dry run and the act for each, never one call per run.
+    expect(calledApi.filter((c) => c.startsWith('POST') || c.startsWith('DELETE'))).toEqual([
+      'POST /api/hook-runs/retry',
+      'POST /api/hook-runs/retry',
+      'POST /api/hook-runs/discard',
+      'POST /api/hook-runs/discard',
+    ]);
 
     // Filters: a delivery id (the topic's dedupe key makes `.body.id` one) and a since time that leaves the older runs out.
     await api('PUT', '/api/hooks/topics/picked/dedupe', { expr: '.body.id' });

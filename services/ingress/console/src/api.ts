@@ -107,7 +107,7 @@ export interface Hook {
   [field: string]: unknown;
 }
 
-export const RUN_STATUSES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'failed', 'discarded'] as const;
+export const RUN_STATUSES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'discarded'] as const;
 
 /** Builds a query string from the set values only. */
 export function query(params: Record<string, string | number | undefined | null>): string {

@@ -4,6 +4,10 @@ import { session } from './api';
 /** The summary `GET /api/events` sends for each run event (the same as `hooks.events.run.*`). */
 export interface RunSummary {
   run_id: string;
+  /** accepted, started, parked, retry_scheduled, finished, retried, discarded, woken. */
+  event: string;
+  /** When it happened (ISO): events from different processes may arrive out of order, this orders them. */
+  at: string;
   hook: string;
   topic: string;
   status: string;
@@ -12,6 +16,7 @@ export interface RunSummary {
   error_message: string | null;
   created_at: string;
   finished_at: string | null;
+  due_at: string | null;
   duration_ms: number | null;
 }
 

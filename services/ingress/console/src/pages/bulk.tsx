@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
-import { api, atLeast, query, type Role, type RunPage } from '../api';
+import { api, atLeast, type Role } from '../api';
 import { time, useConfirm } from '../util';
 
-/** How many runs one bulk action walks at most; more are left for the next one (and said so). */
-export const BULK_MAX = 10_000;
+/** Statuses the Runs page offers a bulk discard for (the API also refuses running and discarded). */
 const DISCARDABLE = new Set(['pending', 'retry_wait', 'parked', 'failed']);
+/** Refusals quoted under the result (the API quotes at most 20). */
+const REFUSALS_SHOWN = 3;
 
-/** The Runs page's filter: the same query lists the runs a bulk action walks. */
+/** The Runs page's filter: the same fields the bulk routes take. */
 interface Filter {
   status: string;
   hook: string;
@@ -16,16 +17,37 @@ interface Filter {
   until: string;
 }
 
+/** What `POST /api/hook-runs/retry|discard` answers. */
+interface BulkAnswer {
+  dry_run: boolean;
+  matched: number;
+  retried?: number;
+  discarded?: number;
+  refused: number;
+  refusals: { id: string; message: string }[];
+  truncated: boolean;
+}
+
+/** The filter as the API takes it: only the fields that are set. */
+function apiFilter(filter: Filter): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(filter)) if (v) out[k] = v;
+  return out;
+}
+
 /**
  * Retry or discard every run of the filtered selection (every filter of the
- * Runs page, time range and delivery id included): the ids are counted
- * first (page by page, at most BULK_MAX), the count is confirmed, then each
- * run is retried or discarded through the same API as the run page, a few at
- * a time, with progress and the refusals counted.
+ * Runs page, time range and delivery id included) through the API's bulk
+ * routes: a dry run counts what the filter matches, the count is confirmed,
+ * then one call acts on them all on the server and answers how many it
+ * retried or discarded and which it refused (a run that moved on meanwhile,
+ * a committed resume). At most 10,000 per call: the answer says when more
+ * match, and the operator acts again.
  */
 export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filter; onDone: () => void }) {
   const [confirm, dialog] = useConfirm();
   const [progress, setProgress] = useState<string>('');
+  const [refusals, setRefusals] = useState<BulkAnswer['refusals']>([]);
   const [busy, setBusy] = useState(false);
   if (!atLeast(role, 'operator')) return null;
   const canRetry = filter.status === 'failed';
@@ -34,19 +56,14 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
 
   const run = async (what: 'retry' | 'discard') => {
     setBusy(true);
+    setRefusals([]);
+    const path = `/api/hook-runs/${what}`;
+    const body = { filter: apiFilter(filter) };
     try {
       setProgress('counting…');
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      let more = false;
-      do {
-        const page: RunPage = await api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: 500, cursor })}`);
-        for (const r of page.runs) if (ids.length < BULK_MAX) ids.push(r.id);
-        cursor = page.next_cursor;
-        if (ids.length >= BULK_MAX && cursor) more = true;
-      } while (cursor && ids.length < BULK_MAX);
+      const count = await api<BulkAnswer>('POST', path, { ...body, dry_run: true });
       setProgress('');
-      if (ids.length === 0) {
+      if (count.matched === 0) {
         setProgress('No runs match.');
         return;
       }
@@ -59,29 +76,21 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
       ]
         .filter(Boolean)
         .join(', ');
+      const verb = what === 'retry' ? 'Retry' : 'Discard';
       const ok = await confirm(
-        `${what === 'retry' ? 'Retry' : 'Discard'} ${ids.length}${more ? ` (the newest ${BULK_MAX}; more match)` : ''} ${filter.status} run${ids.length === 1 ? '' : 's'}${scope ? ` of ${scope}` : ''}?`,
-        `${what === 'retry' ? 'Retry' : 'Discard'} ${ids.length}`,
+        `${verb} ${count.matched}${count.truncated ? ' (the newest; more match)' : ''} ${filter.status} run${count.matched === 1 ? '' : 's'}${scope ? ` of ${scope}` : ''}?`,
+        `${verb} ${count.matched}`,
       );
       if (!ok) return;
-      let done = 0;
-      let refused = 0;
-      let next = 0;
-      const worker = async () => {
-        while (next < ids.length) {
-          const id = ids[next++]!;
-          try {
-            if (what === 'retry') await api('POST', `/api/hook-runs/${encodeURIComponent(id)}/retry`);
-            else await api('DELETE', `/api/hook-runs/${encodeURIComponent(id)}`);
-          } catch {
-            refused += 1;
-          }
-          done += 1;
-          if (done % 25 === 0 || done === ids.length) setProgress(`${done} of ${ids.length}…`);
-        }
-      };
-      await Promise.all([worker(), worker(), worker(), worker()]);
-      setProgress(`${what === 'retry' ? 'Retried' : 'Discarded'} ${done - refused} of ${ids.length}${refused ? `; ${refused} refused (their state changed or forbids it)` : ''}.`);
+      setProgress(`${what === 'retry' ? 'retrying' : 'discarding'} ${count.matched}…`);
+      const done = await api<BulkAnswer>('POST', path, body);
+      const n = (what === 'retry' ? done.retried : done.discarded) ?? 0;
+      setProgress(
+        `${what === 'retry' ? 'Retried' : 'Discarded'} ${n} of ${done.matched}.` +
+          (done.refused ? ` ${done.refused} refused (their state changed, or forbids it).` : '') +
+          (done.truncated ? ' More runs match: act again for the next ones.' : ''),
+      );
+      setRefusals(done.refusals.slice(0, REFUSALS_SHOWN));
       onDone();
     } catch (err) {
       setProgress(`Stopped: ${(err as Error).message}`);
@@ -104,6 +113,15 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
       <span aria-live="polite" data-testid="bulk-progress">
         {progress}
       </span>
+      {refusals.length > 0 && (
+        <ul class="refusals" aria-label="Refused runs">
+          {refusals.map((r) => (
+            <li key={r.id}>
+              <code>{r.id}</code>: {r.message}
+            </li>
+          ))}
+        </ul>
+      )}
       {dialog}
     </div>
   );

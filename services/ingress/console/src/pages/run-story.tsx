@@ -4,22 +4,36 @@ import { useRunEvents } from '../live';
 import { href } from '../route';
 import { ErrorBox, Json, Status, time, toApiError, useConfirm, useLoad } from '../util';
 
-const FINISHED = new Set(['succeeded', 'skipped', 'discarded']);
+/** States a discard is refused in (or pointless): ended without a failure, or already discarded. */
+const FINISHED = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'discarded']);
 
 /** What a history line says, in words; the raw event name stays beside it. */
 const EVENT_WORDS: Record<string, string> = {
   kept: 'Kept',
   claimed: 'Claimed',
+  claim_intent: 'Claim intent written',
+  claim_checked: 'Stopped claim checked',
   acted: 'Acted',
+  not_sent: 'Start withdrawn (the call never left)',
+  outcome_lost: 'Outcome lost',
+  lapsed: 'Lease lapsed',
+  released: 'Handed back (the executor stopped)',
   retry_scheduled: 'Retry scheduled',
-  lease_lapsed: 'Lease lapsed',
   succeeded: 'Succeeded',
   skipped: 'Skipped (condition false)',
+  denied: 'Denied',
+  cancelled: 'Cancelled',
   failed: 'Failed',
   retried: 'Retried by an operator',
   discarded: 'Discarded by an operator',
+  replay: 'Replay',
   parked: 'Parked',
+  woken: 'Woken (its interaction was answered)',
+  'approval requested': 'Approval requested',
+  'approval policy': 'Approval policy',
 };
+
+const words = (e: RunEvent): string | undefined => EVENT_WORDS[e.event];
 
 /** One run as its story: what happened, in order, then what it was given and what came back. */
 export function RunStory({ role, id }: { role: Role; id: string }) {
@@ -123,8 +137,8 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
         <ol class="timeline">
           {r.history.map((e: RunEvent, i: number) => (
             <li key={i} class={`event event-${e.event}`}>
-              <time dateTime={e.at}>{time(e.at)}</time> <span class="attempt">attempt {e.attempt}</span> <strong>{EVENT_WORDS[e.event] ?? e.event}</strong>
-              {EVENT_WORDS[e.event] && <code class="raw">{e.event}</code>}
+              <time dateTime={e.at}>{time(e.at)}</time> <span class="attempt">attempt {e.attempt}</span> <strong>{words(e) ?? e.event}</strong>
+              {words(e) && <code class="raw">{e.event}</code>}
               {e.detail && <div class="detail">{e.detail}</div>}
             </li>
           ))}

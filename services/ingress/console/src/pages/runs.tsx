@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
@@ -21,6 +21,60 @@ function isoFromInput(local: string): string {
   if (!local) return '';
   const d = new Date(local);
   return Number.isNaN(d.getTime()) ? local : d.toISOString();
+}
+
+/** Events kept to be applied again to a page that arrives after them (its read may predate them). */
+const RECENT_MS = 30_000;
+const RECENT_MAX = 500;
+
+interface Filter {
+  status: string;
+  hook: string;
+  topic: string;
+  delivery_id: string;
+  since: string;
+  until: string;
+}
+
+/**
+ * The first page's rows after a run event: its row updated (or removed when
+ * it left the status filtered on), or the run added in its place when it
+ * fits the filter and this page. Events of one run come from several
+ * processes (the door's accepted, the executor's started) and may cross: one
+ * older than what a row shows changes nothing, so applying an event twice,
+ * or after a page that already reflects it, is harmless.
+ */
+export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Filter; full: boolean }, added: Set<string>): Run[] {
+  const { filter } = scope;
+  if ((filter.hook && e.hook !== filter.hook) || (filter.topic && e.topic !== filter.topic)) return current;
+  const at = current.findIndex((r) => r.id === e.run_id);
+  const error = e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : null;
+  if (at >= 0) {
+    const r = current[at]!;
+    if (e.at < r.updated_at) return current;
+    const next = current.slice();
+    if (filter.status && e.status !== filter.status) next.splice(at, 1);
+    else next[at] = { ...r, status: e.status, attempts: e.attempts, error, finished_at: e.finished_at, due_at: e.due_at, updated_at: e.at };
+    return next;
+  }
+  if (filter.status && e.status !== filter.status) return current;
+  // A summary carries no delivery id, and a new run is outside a range that ended before it.
+  if (filter.delivery_id) return current;
+  const created = Date.parse(e.created_at);
+  if ((filter.since && created < Date.parse(filter.since)) || (filter.until && created > Date.parse(filter.until))) return current;
+  // Older than the last row of a full page: it belongs to a later page, not this one.
+  const oldest = current[current.length - 1];
+  if (scope.full && oldest && e.created_at < oldest.created_at) return current;
+  added.add(e.run_id);
+  const row: Run = {
+    id: e.run_id, hook: e.hook, topic: e.topic, status: e.status, attempts: e.attempts, payload: undefined, acted: '', acted_ids: [], claim_intent: '',
+    error, result: undefined, input: null, lease: null, due_at: e.due_at, delivery_id: null, resumable: false, created_at: e.created_at,
+    updated_at: e.at, started_at: null, finished_at: e.finished_at, history: [],
+  };
+  const place = current.findIndex((r) => r.created_at < e.created_at || (r.created_at === e.created_at && r.id < e.run_id));
+  const next = current.slice();
+  next.splice(place < 0 ? next.length : place, 0, row);
+  return next.slice(0, PAGE * 4);
 }
 
 /**
@@ -46,42 +100,32 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   );
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
+  // Events of the last moments, so a page that arrives after some of them (read before they happened) gets them too.
+  const recent = useRef<{ e: RunSummary; got: number }[]>([]);
+  const asked = useRef(0);
+  useEffect(() => {
+    // When a read starts (useLoad's effect, declared above, has just sent it): events from now on may be missing from its answer.
+    if (page.loading) asked.current = performance.now();
+  }, [page.loading]);
   useEffect(() => {
     // A refused filter (the API's 400, shown above the table) shows no rows of the previous one.
-    setRows(page.data?.runs ?? []);
-    setFresh(new Set());
+    let next = page.data?.runs ?? [];
+    const added = new Set<string>();
+    const scope = { filter, full: Boolean(page.data?.next_cursor) };
+    if (page.data && !cursor) for (const { e, got } of recent.current) if (got >= asked.current) next = applyRunEvent(next, e, scope, added);
+    setRows(next);
+    setFresh(added);
   }, [page.data]);
 
-  // Live: on the first page a run event updates its row, or adds the run when it fits the filter.
-  const live = useRunEvents(
-    !cursor,
-    (e: RunSummary) => {
-      if ((filter.hook && e.hook !== filter.hook) || (filter.topic && e.topic !== filter.topic)) return;
-      if (page.error) return;
-      setRows((current) => {
-        const at = current.findIndex((r) => r.id === e.run_id);
-        if (at >= 0) {
-          const next = current.slice();
-          const r = next[at]!;
-          if (filter.status && e.status !== filter.status) next.splice(at, 1);
-          else next[at] = { ...r, status: e.status, attempts: e.attempts, error: e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : r.error, finished_at: e.finished_at };
-          return next;
-        }
-        if (filter.status && e.status !== filter.status) return current;
-        // A summary carries no delivery id, and a new run is outside a range that ended before it.
-        if (filter.delivery_id) return current;
-        const created = Date.parse(e.created_at);
-        if ((filter.since && created < Date.parse(filter.since)) || (filter.until && created > Date.parse(filter.until))) return current;
-        setFresh((f) => new Set(f).add(e.run_id));
-        const added: Run = {
-          id: e.run_id, hook: e.hook, topic: e.topic, status: e.status, attempts: e.attempts, payload: undefined, acted: '', acted_ids: [], claim_intent: '',
-          error: e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : null, result: undefined, input: null, lease: null, due_at: null,
-          delivery_id: null, resumable: false, created_at: e.created_at, updated_at: e.created_at, started_at: null, finished_at: e.finished_at, history: [],
-        };
-        return [added, ...current].slice(0, PAGE * 4);
-      });
-    },
-  );
+  // Live: on the first page a run event updates its row, or adds the run (in its place, newest first) when it fits the filter.
+  const live = useRunEvents(!cursor, (e: RunSummary) => {
+    const now = performance.now();
+    recent.current = [...recent.current.filter((r) => now - r.got < RECENT_MS).slice(-RECENT_MAX + 1), { e, got: now }];
+    if (page.error || page.loading) return;
+    const added = new Set<string>();
+    setRows((current) => applyRunEvent(current, e, { filter, full: Boolean(page.data?.next_cursor) }, added));
+    if (added.size) setFresh((f) => new Set([...f, ...added]));
+  });
 
   const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
   const read = (formEl: HTMLFormElement) => {
