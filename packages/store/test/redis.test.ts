@@ -141,6 +141,29 @@ describe('redis specifics', () => {
     }
   });
 
+  it('a put_state re-sent by the client (the connection dropped before the answer) writes once and answers as stored', async () => {
+    const run = Scripts.prototype.run;
+    // Every put_state is sent twice with the same arguments, as ioredis re-sends a command cut off.
+    const spy = jest.spyOn(Scripts.prototype, 'run').mockImplementation(async function (this: Scripts, name, keys, args) {
+      if (name === 'put_state') await run.call(this, name, keys, args);
+      return run.call(this, name, keys, args);
+    });
+    const s = await factory();
+    try {
+      const subject = { scope: 'gh', kind: 'pr', key: 'resent' };
+      const by = { door: 'hook' as const, actor: 'run-1', hook: 'h' };
+      expect((await s.states.set(subject, { a: 1 }, { ...by, ifVersion: 0, now: T0 })).version).toBe(1);
+      const merged = await s.states.merge(subject, { b: 2 }, { ...by, now: T0 + 1 });
+      expect([merged.version, merged.document, merged.history.length]).toEqual([2, { a: 1, b: 2 }, 2]);
+      spy.mockRestore();
+      const kept = await s.states.get(subject);
+      expect(kept?.history.map((w) => w.version)).toEqual([1, 2]);
+    } finally {
+      spy.mockRestore();
+      await s.close();
+    }
+  });
+
   it('builds the per-partition hook copies once at start for hooks kept before they existed', async () => {
     const prefix = `${suitePrefix}copies`;
     const first = await createRedisStores({ url, prefix, partitions: 3 });

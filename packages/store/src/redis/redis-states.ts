@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { STATE_HISTORY_MAX } from '@hookyard/core';
 import type { StateAttribution, StateOp, StateRecord, StateSummary, StateWrite, SubjectKey } from '@hookyard/core';
 import type { RedisClient } from './client';
@@ -19,6 +20,9 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
  * Subject state on Redis: a hash per subject, its history list and the kind's
  * key index, all under the kind's hash tag (keys.ts); a write is one script
  * (put_state, delete_state). A merge is a read and a compare-and-set write.
+ * Each put carries a random write id, so a command the client re-sends after
+ * a dropped connection finds its own write and answers it as stored instead
+ * of writing it twice (or failing its own if_version).
  */
 export class RedisStateStore implements StateStore {
   constructor(private readonly client: RedisClient, private readonly scripts: Scripts, private readonly keys: KeyLayout, private readonly maxBytes: number) {}
@@ -40,12 +44,13 @@ export class RedisStateStore implements StateStore {
     const keys = this.keys.stateScriptKeys(subject.scope, subject.kind, subject.key);
     const args = [
       this.keys.stateTag(subject.scope, subject.kind), subject.key, text, expected === null ? '' : String(expected), at, op,
-      write.door, write.actor, write.hook ?? '', STATE_HISTORY_MAX,
+      write.door, write.actor, write.hook ?? '', STATE_HISTORY_MAX, randomBytes(12).toString('base64url'),
     ];
     const reply = await call('put_state', () => this.scripts.run('put_state', keys, args));
     checkReply({ op: 'put_state', subject, ...(expected === null ? {} : { expected }) }, reply);
     const history = (reply[3] as string[]).map((l) => JSON.parse(l) as StateWrite);
-    return { ...subject, document: JSON.parse(text) as Record<string, unknown>, version: Number(reply[1]), created_at: String(reply[2]), updated_at: at, history };
+    const version = Number(reply[1]);
+    return { ...subject, document: JSON.parse(text) as Record<string, unknown>, version, created_at: String(reply[2]), updated_at: history.find((w) => w.version === version)?.at ?? at, history };
   }
 
   merge(subject: SubjectKey, patch: Record<string, unknown>, write: StateWriteInput): Promise<StateRecord> {
