@@ -144,21 +144,37 @@ describe('operator console in Chromium', () => {
     await page.getByRole('textbox', { name: 'topic', exact: true }).fill('demo');
     await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
     await page.getByRole('textbox', { name: 'tool_kwargs', exact: true }).fill('{"greeting": "hello"}');
-    await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action == "opened"');
-    await page.getByRole('textbox', { name: 'start_expr', exact: true }).fill('{who: .sender}');
     await page.getByLabel('Sample payload (JSON)').fill('{"action": "opened", "sender": "ada"}');
     const doc = await (await fetch(`${url}/openapi.json`)).json();
+    if (doc.paths['/api/hooks/dry-run']) {
+      // A jq that does not compile is said under its field as it is typed, and the line goes when it is fixed.
+      await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action ==');
+      await page.getByTestId('jq-error-condition').filter({ hasText: 'condition does not compile' }).waitFor();
+    }
+    await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action == "opened"');
+    await page.waitForFunction(() => document.querySelector('[data-testid="jq-error-condition"]')?.textContent === '');
+    // Every jq field of the schema has the editor, the subject's key_expr (inside an object) too.
+    expect(await page.locator('.cm-editor [data-field="subject.key_expr"]').count()).toBe(1);
+    await page.getByRole('textbox', { name: 'subject.scope', exact: true }).fill('people');
+    await page.getByRole('textbox', { name: 'subject.kind', exact: true }).fill('sender');
+    await page.getByRole('textbox', { name: 'subject.key_expr', exact: true }).fill('.sender');
+    await page.getByRole('textbox', { name: 'start_expr', exact: true }).fill('{who: .sender}');
     if (doc.paths['/api/hooks/dry-run']) {
       // The live dry run evaluates the condition over the sample payload.
       await page.getByTestId('dry-run-outcome').filter({ hasText: 'start' }).waitFor();
       await page.getByTestId('dry-run-answer').filter({ hasText: 'condition matched' }).waitFor();
+      // start_expr merged with the static kwargs, as the run will call the tool.
+      await page.locator('pre[aria-label="Tool arguments"]').filter({ hasText: '"who": "ada"' }).filter({ hasText: '"greeting": "hello"' }).waitFor();
     } else {
       await page.getByTestId('dry-run-answer').filter({ hasText: 'This server has no dry run' }).waitFor();
     }
     await shot(page, '03-hook-form');
     await page.getByRole('button', { name: 'Register' }).click();
     await page.locator('tr[data-hook="greet"]').waitFor();
-    expect((await api('GET', '/api/hooks/greet')).condition).toEqual({ content: '.action == "opened"' });
+    expect(await api('GET', '/api/hooks/greet')).toMatchObject({
+      condition: { content: '.action == "opened"' },
+      subject: { scope: 'people', kind: 'sender', key_expr: { content: '.sender' } },
+    });
     await shot(page, '04-hooks');
 
     // The runs page is open and live; an event's run appears without a reload.

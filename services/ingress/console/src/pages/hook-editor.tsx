@@ -11,26 +11,50 @@ const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
 type Kind = 'expression' | 'json' | 'list' | 'enum' | 'tool' | 'text';
 
 interface Field {
+  /** The form's name: the record's field, or `parent.child` for a field of an object (subject.key_expr). */
   name: string;
   schema: Schema;
   kind: Kind;
   required: boolean;
+  /** Set for a field of an object field: the record's field it belongs to, and its key there. */
+  parent?: string;
+  key?: string;
+}
+
+function kindOf(name: string, raw: Schema, s: Schema, resolve: (s: Schema) => Schema): Kind {
+  if (isExpression(raw) || isExpression(s)) return 'expression';
+  if (name === 'tool') return 'tool';
+  if (s.enum) return 'enum';
+  if (s.type === 'array' && resolve(s.items ?? {}).type === 'string') return 'list';
+  if (s.type === 'object' || s.type === 'array' || s.type === undefined) return 'json';
+  return 'text';
 }
 
 function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
   const required = new Set(root.required ?? []);
   return Object.entries(root.properties ?? {})
     .filter(([name]) => !SERVER_FIELDS.has(name))
-    .map(([name, raw]) => {
+    .flatMap(([name, raw]): Field[] => {
       const s = resolve(raw);
-      let kind: Kind = 'text';
-      if (isExpression(raw) || isExpression(s)) kind = 'expression';
-      else if (name === 'tool') kind = 'tool';
-      else if (s.enum) kind = 'enum';
-      else if (s.type === 'array' && resolve(s.items ?? {}).type === 'string') kind = 'list';
-      else if (s.type === 'object' || s.type === 'array' || s.type === undefined) kind = 'json';
-      return { name, schema: { ...s, description: raw.description ?? s.description }, kind, required: required.has(name) };
+      const props = Object.entries(s.properties ?? {});
+      // An object holding a jq field (subject {scope, kind, key_expr}) is one input per property, so its jq gets the editor.
+      if (s.type === 'object' && props.some(([, p]) => isExpression(p) || isExpression(resolve(p)))) {
+        return props.map(([key, praw]) => {
+          const ps = resolve(praw);
+          // Required inside the object only once the object is given: the server names what is missing.
+          return { name: `${name}.${key}`, schema: { ...ps, description: praw.description ?? ps.description }, kind: kindOf(key, praw, ps, resolve), required: false, parent: name, key };
+        });
+      }
+      return [{ name, schema: { ...s, description: raw.description ?? s.description }, kind: kindOf(name, raw, s, resolve), required: required.has(name) }];
     });
+}
+
+/** The value of a field in a hook record (a field of an object field is read inside it). */
+function valueOf(f: Field, hook: Hook | null | undefined): unknown {
+  if (!hook) return undefined;
+  if (!f.parent) return hook[f.name];
+  const obj = hook[f.parent] as Record<string, unknown> | undefined;
+  return obj && typeof obj === 'object' ? obj[f.key!] : undefined;
 }
 
 /** Form text for a hook's field value. */
@@ -52,23 +76,26 @@ function toRecord(fields: Field[], values: Record<string, string>): { record: Re
   for (const f of fields) {
     const text = (values[f.name] ?? '').trim();
     if (!text) continue;
+    // A field of an object field lands inside it (created by its first set field; an object with none set is left out).
+    const into = f.parent ? ((record[f.parent] as Record<string, unknown> | undefined) ?? (record[f.parent] = {})) as Record<string, unknown> : record;
+    const key = f.key ?? f.name;
     if (f.kind === 'expression') {
       // A stored template reference is edited as its JSON; anything else is inline jq.
       if (text.startsWith('{"id"')) {
         try {
-          record[f.name] = JSON.parse(text);
+          into[key] = JSON.parse(text);
         } catch {
           errors.push(`${f.name}: not valid JSON`);
         }
-      } else record[f.name] = { content: text };
-    } else if (f.kind === 'list') record[f.name] = text.split(',').map((s) => s.trim()).filter(Boolean);
+      } else into[key] = { content: text };
+    } else if (f.kind === 'list') into[key] = text.split(',').map((s) => s.trim()).filter(Boolean);
     else if (f.kind === 'json') {
       try {
-        record[f.name] = JSON.parse(text);
+        into[key] = JSON.parse(text);
       } catch (err) {
         errors.push(`${f.name}: not valid JSON (${(err as Error).message})`);
       }
-    } else record[f.name] = text;
+    } else into[key] = text;
   }
   return { record, errors };
 }
@@ -93,7 +120,7 @@ export function HookEditor({ name }: { name: string | null }) {
   useEffect(() => {
     if (!schema.data || existing.loading || values) return;
     const v: Record<string, string> = {};
-    for (const f of fields) v[f.name] = toText(f, existing.data?.[f.name]);
+    for (const f of fields) v[f.name] = toText(f, valueOf(f, existing.data));
     setValues(v);
   }, [schema.data, existing.loading, fields]);
 
