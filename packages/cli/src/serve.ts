@@ -15,9 +15,7 @@ import {
 } from '@hookyard/core';
 import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
-import { answerClientError, createIngressApp, createIngressLimiter, surfaceListener } from '@hookyard/ingress';
-// Services export only their app or start function from their main; the NATS door lives beside the HTTP one.
-import { createDedupeStep, createNatsIngestHandler } from '@hookyard/ingress/dist/nats';
+import { answerClientError, createDedupeStep, createIngressApp, createIngressLimiter, createNatsIngestHandler, surfaceListener } from '@hookyard/ingress';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
 import { createHealthServer } from './health-server';

@@ -23,6 +23,8 @@ import type { SettingsControl } from './api/settings-routes';
 export { answerClientError } from './client-error';
 export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
 export type { SettingsControl } from './api/settings-routes';
+// The NATS door lives beside the HTTP one; the CLI wires it to the bus.
+export { MSG_ID_MAX_LENGTH, createNatsIngestHandler, createDedupeStep, type NatsIngestHandlerDeps } from './nats';
 
 export interface IngressDeps {
   settings: Settings;
