@@ -16,7 +16,7 @@ import { createToolRepo } from '@hookyard/tools';
 import { createIngressApp } from '../../services/ingress/src/start';
 import { OPENAPI_DOCUMENT } from '../../services/ingress/src/openapi';
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const SwaggerParser = require('@apidevtools/swagger-parser') as { validate(doc: unknown): Promise<unknown> };
 
 const DOC_PATH = join(__dirname, '..', '..', 'docs', 'openapi.json');
@@ -24,7 +24,6 @@ const REGENERATE = `pnpm build && node -e "process.stdout.write(JSON.stringify(r
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 const TOKEN = 'admin-token-for-the-openapi-test-0123';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 const doc: Doc = JSON.parse(readFileSync(DOC_PATH, 'utf8'));
 
@@ -54,7 +53,6 @@ function toOpenApi(path: string): string {
 /** Every method+path the app registers, walking mounted routers (express 5 / router 2 layers). */
 function routes(app: unknown): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const walk = (stack: any[], prefix: string) => {
     for (const layer of stack) {
       const raw = typeof layer.rawPath === 'string' ? layer.rawPath : '';
@@ -68,7 +66,6 @@ function routes(app: unknown): Map<string, Set<string>> {
       }
     }
   };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   walk((app as any).router.stack, '');
   return out;
 }
@@ -80,7 +77,7 @@ function routes(app: unknown): Map<string, Set<string>> {
  */
 async function doorServed(base: string): Promise<boolean> {
   const res = await fetch(`${base}/universal_webhook/openapi-probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  const body = (await res.json()) as unknown;
+  const body = await res.json();
   return res.status === 200 && JSON.stringify(body) === '{"status":"accepted","runs":0,"run_ids":[],"event_id":null}';
 }
 

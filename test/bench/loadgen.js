@@ -31,7 +31,7 @@ async function main() {
   let lastAnswerAt = 0;
   const startedAt = Date.now();
   const r = await new Promise((resolve, reject) => {
-    const inst = autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
+    const inst = autocannon(opts, (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)));
     inst.on('response', () => {
       lastAnswerAt = Date.now();
     });

@@ -54,7 +54,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown option ${k}`);
   }
-  for (const s of a.only || []) if (!SECTIONS[s]) throw new Error(`unknown section ${s} (one of ${Object.keys(SECTIONS).join(', ')})`);
+  for (const s of a.only || []) if (!SECTIONS[s]) throw new Error(`unknown section ${String(s)} (one of ${Object.keys(SECTIONS).join(', ')})`);
   return a;
 }
 

@@ -21,7 +21,7 @@ describe('serve --role all', () => {
     const role = startRole('embedded', 'all', { HOOKS_API_TOKENS: `admin:${randomBytes(24).toString('hex')}` });
     try {
       await role.waitListening();
-      const banner = role.logs().find((r) => String(r.msg ?? '').includes('listening'))!;
+      const banner = role.logs().find((r) => typeof r.msg === 'string' && r.msg.includes('listening'))!;
       expect(String(banner.msg)).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+: ingress, scheduler, executor on a memory store and a memory bus$/);
       expect(banner).toMatchObject({ roles: ['ingress', 'scheduler', 'executor'], store: 'memory', bus: 'memory' });
     } finally {

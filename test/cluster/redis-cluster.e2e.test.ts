@@ -83,7 +83,7 @@ describe('end to end on a Redis Cluster', () => {
         },
         body,
       });
-      return { status: res.status, body: (await res.json()) as unknown };
+      return { status: res.status, body: await res.json() };
     };
     await pool(SIGNED, 8, async (i) => {
       const delivery = randomUUID();

@@ -121,7 +121,7 @@ describe('operator console in Chromium', () => {
     } catch (err) {
       // The screen as it was when a step timed out, and what the page said.
       for (const [i, c] of contexts.entries()) for (const p of c.pages()) await shot(p, `failure-${i}`).catch(() => undefined);
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`);
+      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
     }
   });
 

@@ -17,7 +17,6 @@ const SECRET_NAME = /TOKEN|SECRET|PASSWORD|_URL$|_KEY$/;
 const CREDENTIAL_LITERAL = [/:\/\/[^/\s@]*:[^/\s@]+@/, /\b(admin|operator|reader):\S{16,}/, /\b[A-Za-z0-9+/_-]{32,}={0,2}\b/];
 
 // Any shape: manifests are walked structurally.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Container = any;
 
 const rendered: Record<string, K8sObject[]> = {};

@@ -117,7 +117,7 @@ describe('dashboard and rules on a live Prometheus', () => {
           await door();
           empty = [];
           for (const q of queries) {
-            const res = await fetch(`${promUrl}/api/v1/query?${new URLSearchParams({ query: q.expr })}`);
+            const res = await fetch(`${promUrl}/api/v1/query?${new URLSearchParams({ query: q.expr }).toString()}`);
             const body = (await res.json()) as { status: string; error?: string; data?: { result: unknown[] } };
             if (body.status !== 'success') throw new Error(`${q.what}: ${q.expr} -> ${body.error}`);
             if (!body.data || body.data.result.length === 0) empty.push(`${q.what}: ${q.expr}`);
@@ -128,7 +128,7 @@ describe('dashboard and rules on a live Prometheus', () => {
         'every query to return data',
       );
     } catch (err) {
-      throw new Error(`${(err as Error).message}\nstill empty:\n${empty.join('\n')}`);
+      throw new Error(`${(err as Error).message}\nstill empty:\n${empty.join('\n')}`, { cause: err });
     }
 
     // The three hooks really produced the three outcomes the panels show.

@@ -20,7 +20,7 @@ export function metricNames(expr: string): string[] {
   const out = new Set<string>();
   for (const m of stripped.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*/g)) {
     const word = m[0];
-    const rest = stripped.slice(m.index! + word.length);
+    const rest = stripped.slice(m.index + word.length);
     if (/^\s*\(/.test(rest)) continue; // a function or an aggregation
     if (KEYWORDS.has(word.toLowerCase())) continue;
     if (/^\d/.test(word)) continue;
@@ -34,7 +34,6 @@ export interface DashboardQuery {
   expr: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function dashboard(): any {
   return JSON.parse(readFileSync(join(DEPLOY, 'grafana', 'hookyard.json'), 'utf8'));
 }
@@ -42,7 +41,6 @@ export function dashboard(): any {
 /** Every query of every panel, rows' nested panels included. */
 export function dashboardQueries(): DashboardQuery[] {
   const out: DashboardQuery[] = [];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const walk = (panels: any[]) => {
     for (const p of panels ?? []) {
       for (const t of p.targets ?? []) if (t.expr) out.push({ panel: p.title, expr: t.expr });

@@ -38,7 +38,6 @@ export interface K8sObject {
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; [k: string]: unknown };
   // Manifests are checked structurally; `any` keeps the checks readable.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   spec?: any;
   data?: Record<string, string>;
   [k: string]: unknown;
@@ -68,7 +67,7 @@ export interface LabelSelector {
 export function selects(selector: LabelSelector | Record<string, string> | undefined, labels: Record<string, string> = {}): boolean {
   if (!selector) return false;
   const sel: LabelSelector =
-    'matchLabels' in selector || 'matchExpressions' in selector ? (selector as LabelSelector) : { matchLabels: selector as Record<string, string> };
+    'matchLabels' in selector || 'matchExpressions' in selector ? selector : { matchLabels: selector as Record<string, string> };
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {
     const has = k(e.key);

@@ -39,7 +39,7 @@ export class Api {
     do {
       const q = new URLSearchParams({ hook, limit: '500' });
       if (cursor) q.set('cursor', cursor);
-      const page: { runs: RunView[]; next_cursor: string | null } = await this.ok('GET', `/api/hook-runs?${q}`);
+      const page: { runs: RunView[]; next_cursor: string | null } = await this.ok('GET', `/api/hook-runs?${q.toString()}`);
       out.push(...page.runs);
       cursor = page.next_cursor;
     } while (cursor);

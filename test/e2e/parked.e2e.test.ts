@@ -168,7 +168,7 @@ describe('parked runs across processes (Redis + JetStream)', () => {
         do {
           const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
           cursor = next;
-          const sizes = await Promise.all(keys.map((k) => redis.memory('USAGE', k, 'SAMPLES', 0) as Promise<number | null>));
+          const sizes = await Promise.all(keys.map((k) => redis.memory('USAGE', k, 'SAMPLES', 0)));
           total += sizes.reduce<number>((a, b) => a + (b ?? 0), 0);
         } while (cursor !== '0');
         return total;

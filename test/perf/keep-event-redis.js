@@ -21,7 +21,7 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 async function redisStats(r) {
   const cpu = await r.info('cpu');
@@ -40,8 +40,8 @@ async function main() {
   const twoWrites = process.argv.includes('--two-writes');
   let seq = 0;
   const prefix = `perfkeep${process.pid}`;
-  const stores = await createRedisStores({ url: URL, prefix, partitions: 4 });
-  const r = new Redis(URL);
+  const stores = await createRedisStores({ url: REDIS_URL, prefix, partitions: 4 });
+  const r = new Redis(REDIS_URL);
   const text = jsonBody(1024);
   // Through the store, so every partition's copy of the topic's hook index lists it (keep_event reads the copy).
   const at = new Date().toISOString();

@@ -52,7 +52,7 @@ export class RoleProcess {
   async waitListening(timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const rec = this.logs().find((r) => typeof r.url === 'string' && String(r.msg ?? '').includes('listening'));
+      const rec = this.logs().find((r) => typeof r.url === 'string' && typeof r.msg === 'string' && r.msg.includes('listening'));
       if (rec) {
         this.url = String(rec.url);
         return this.url;
@@ -97,5 +97,5 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     }
     await sleep(100);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`);
 }

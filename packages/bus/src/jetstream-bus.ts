@@ -65,7 +65,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
       throw badInput(`run message is not a JSON array of strings: ${msg.string().slice(0, 200)}`);
     }
-    return ids as string[];
+    return ids;
   };
 
   return {

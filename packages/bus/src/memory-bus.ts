@@ -31,7 +31,8 @@ export function createMemoryBus(): RunBus {
 
   const run = (sub: MemorySubscription, q: Queued) => {
     sub.inFlight += 1;
-    Promise.resolve()
+    // Fire and forget: the handler's failure is caught in the chain, and nothing after it throws.
+    void Promise.resolve()
       .then(() => sub.handler(q.id, q.traceparent))
       // A handler that throws is the caller's to log; the id counts as delivered.
       .catch(() => undefined)

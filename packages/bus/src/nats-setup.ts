@@ -1,6 +1,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  Events,
   RetentionPolicy,
   StorageType,
   connect,
@@ -76,10 +77,10 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
   let connected = true;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect') {
+      if (s.type === Events.Disconnect) {
         connected = false;
         logger.warn({ nats: name, data: s.data }, 'NATS connection lost; reconnecting');
-      } else if (s.type === 'reconnect') {
+      } else if (s.type === Events.Reconnect) {
         connected = true;
         logger.info({ nats: name, data: s.data }, 'NATS connection restored');
       }

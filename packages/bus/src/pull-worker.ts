@@ -181,7 +181,7 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
     const h: Held = {
       msg,
       work,
-      outcomes: new Array(work.tasks.length),
+      outcomes: new Array<PromiseSettledResult<unknown>>(work.tasks.length),
       remaining: work.tasks.length,
       abandoned: false,
       markedAt: performance.now(),

@@ -65,7 +65,7 @@ export async function createRunEventPublisher(options: RunEventPublisherOptions)
       cached = 0;
       byHook = undefined;
     }
-    if (!byHook) subjects.set(summary.status, (byHook = new Map()));
+    if (!byHook) subjects.set(summary.status, (byHook = new Map<string, string>()));
     byHook.set(summary.hook, subject);
     cached += 1;
     return subject;

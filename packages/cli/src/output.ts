@@ -13,7 +13,9 @@ const MAX_CELL = 60;
 /** A value as one line of text: objects as compact JSON, newlines collapsed. */
 export function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  // Past null and objects, what a JSON answer holds is a primitive.
+  const primitive = v as string | number | boolean | bigint;
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(primitive);
   return s.replace(/\s*\n\s*/g, ' ');
 }
 

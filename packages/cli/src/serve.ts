@@ -148,7 +148,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         stopping = true;
         watcher?.close();
         log.info({ graceMs: s.shutdownGraceMs }, 'shutting down: no new work; runs in flight get the grace');
-        const closed = Promise.all([server, adminServer].map((srv) => (srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : undefined)));
+        const closed = Promise.all([server, adminServer].map((srv) => (srv ? new Promise<void>((resolve) => srv.close(() => resolve())) : Promise.resolve())));
         server.closeIdleConnections?.();
         adminServer?.closeIdleConnections?.();
         await Promise.all([executor?.stop(s.shutdownGraceMs), scheduler?.stop(), natsIngest?.close()]);

@@ -45,7 +45,7 @@ export function createLogDestination(options: LogDestinationOptions = {}): LogDe
     fsWrite(fd, chunk, 0, chunk.length, null, (err, written) => {
       writing = false;
       if (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        const code = err.code;
         if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') {
           queue.unshift(chunk);
           setTimeout(flush, retryMs).unref();

@@ -7,7 +7,6 @@
  * Needs the built package: `npx tsc -b packages/jq`, then
  * `node packages/jq/test/bench-conditions.js`. Prints JSON.
  */
-const { performance } = require('node:perf_hooks');
 const { loadJq } = require('jq-wasm');
 const { compileJq, createJqEngine } = require('../dist');
 

@@ -62,5 +62,8 @@ if (require.main === module) {
     } finally {
       await engine.close();
     }
-  })();
+  })().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
 }

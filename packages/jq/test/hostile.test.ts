@@ -1,7 +1,6 @@
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { hostileMix, measure } = require('./hostile-mix.js') as {
-  hostileMix(): { name: string; expr: string; input: unknown; vars?: Record<string, unknown> }[];
+const { measure } = require('./hostile-mix.js') as {
   measure(engine: HookyardJqEngine, rounds?: number): Promise<{ longestStallMs: number; outcomes: Record<string, string> }>;
 };
 

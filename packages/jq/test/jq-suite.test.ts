@@ -64,7 +64,7 @@ describe("jq's own test suite (1.8.2)", () => {
         }
         let wasm: { ok: true; out: unknown[] } | { ok: false };
         try {
-          wasm = { ok: true, out: jq.json(t.input, t.program, ['-c']) as unknown[] };
+          wasm = { ok: true, out: jq.json<unknown[]>(t.input, t.program, ['-c']) };
         } catch (err) {
           wasm = { ok: false };
           // A test that exhausts jq-wasm (a WebAssembly abort) leaves the instance unusable: a fresh one for the next.

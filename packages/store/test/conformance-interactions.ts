@@ -117,7 +117,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
 
       it('cancel ends the parked run cancelled (a result, kept for retention)', async () => {
         const s = stores();
-        const { interaction: i, run } = await parked(s);
+        const { interaction: i } = await parked(s);
         const out = await s.interactions.resolve(i.id, { status: 'cancelled', by: 'operator:ops', via: 'api', reason: 'not needed' }, T0 + 5);
         expect(out.interaction.status).toBe('cancelled');
         expect(out.run).toMatchObject({ status: 'cancelled', result: { cancelled: i.id }, finished_at: new Date(T0 + 5).toISOString(), parked_on: [] });

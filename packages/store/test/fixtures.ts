@@ -20,7 +20,7 @@ export async function rejection(p: Promise<unknown>): Promise<HookyardError> {
     await p;
   } catch (err) {
     if (err instanceof HookyardError) return err;
-    throw new Error(`expected a HookyardError, got ${String(err)}`);
+    throw new Error(`expected a HookyardError, got ${String(err)}`, { cause: err });
   }
   throw new Error('expected a rejection, but it resolved');
 }

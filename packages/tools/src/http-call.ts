@@ -30,7 +30,7 @@ export async function readBounded(res: Response, maxBytes: number, what: string,
 /** As readBounded, the bytes in one fresh (unpooled) buffer, so they can be handed to a worker without a copy. */
 export async function readBoundedBytes(res: Response, maxBytes: number, what: string, setting?: string): Promise<Uint8Array> {
   if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -91,7 +91,7 @@ function transportError(err: unknown): HookyardError {
   const e = toHookyardError(err);
   const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (e.kind !== 'internal' || typeof cause?.code !== 'string') return e;
-  const inner = toHookyardError(Object.assign(new Error(String(cause.message ?? cause.code)), { code: cause.code }));
+  const inner = toHookyardError(Object.assign(new Error(typeof cause.message === 'string' ? cause.message : cause.code), { code: cause.code }));
   // A connection never made (NOT_SENT_CODES): fetch had not written a byte of the request.
   return new HookyardError(inner.kind, `${e.message}: ${inner.message}`, { cause: err, notSent: inner.notSent });
 }

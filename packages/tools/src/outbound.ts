@@ -125,7 +125,7 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
       if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`, { notSent: true });
     }
     try {
-      return (await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
+      return await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent });
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
       if (cause?.code === REFUSED) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${String(cause.message)}`, { cause: err, notSent: true });

@@ -52,7 +52,7 @@ export function checkStringOrSecretMap(
   for (const [k, v] of Object.entries(map)) {
     const at = `${field}.${k}`;
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'secret' in v) {
-      const miss = secretValueViolation(at, v as Record<string, unknown>, scope);
+      const miss = secretValueViolation(at, v, scope);
       if (miss) errors.push(miss);
       else out[k] = { secret: (v as { secret: string }).secret };
     } else if (typeof v !== 'string') {

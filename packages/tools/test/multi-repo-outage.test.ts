@@ -19,7 +19,7 @@ function repo(names: string[] | 'down', calls: string[] = []): ToolRepo {
     async tools() {
       return [];
     },
-  } as unknown as ToolRepo;
+  };
 }
 
 const ctx = {} as never;

@@ -94,7 +94,7 @@ describe('webhook', () => {
     const tool = webhookTool({ allowHosts: ['example.com'], timeoutMs: 5000, fetch: (async () => {
       calls++;
       return new Response('{}');
-    }) as typeof fetch });
+    }) });
     await expect(tool.run({ url: 'https://example.com.evil.test/' }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining('not on the allowed hosts') });
     const public1 = createOutboundGuard({ allowNets: ['127.0.0.0/8'], lookup: async () => [{ address: '93.184.215.14', family: 4 }] });
     try {

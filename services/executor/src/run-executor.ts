@@ -112,7 +112,7 @@ export class RunExecutor {
    * tool -> replayed if crash-resumable, else held as failed (and reported).
    */
   async handBack(a: Attempt, reason: string): Promise<void> {
-    const { stores, settings, logger, clock } = this.deps;
+    const { stores, settings, logger } = this.deps;
     a.interrupt('shutdown');
     try {
       const policy = { maxAttempts: settings.maxAttempts, retryDelayMs: 0 };

@@ -217,7 +217,7 @@ describe('approval policy, dry run and hook schema API', () => {
     });
 
     it('is the schema registration checks against: a valid registration validates', async () => {
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const Ajv2020 = require('ajv/dist/2020').default;
       const ajv = new Ajv2020({ strict: false });
       const validate = ajv.compile((await h.call('/api/hooks/schema', { role: 'reader' })).body);
@@ -296,7 +296,7 @@ describe('signed approval links', () => {
     h = await startHarness({
       jq,
       settings: { approvalLinkSecret: 'env:HOOKS_SECRET_LINKS', publicUrl: 'https://hooks.example.test' },
-      deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_LINKS: KEY } as NodeJS.ProcessEnv }) },
+      deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_LINKS: KEY } }) },
     });
     await h.stores.hooks.putHook({ ...(hook('linked', 'answers') as any), created_at: 'x', updated_at: 'x' });
   });

@@ -50,7 +50,7 @@ describe('management API: bulk verbs, replay and run filters', () => {
     expect(noStatus.body.error.details).toEqual(['filter.status is required for a bulk discard (e.g. "failed"), so no call discards every run']);
     const r = await h.call('/api/hook-runs/discard', { method: 'POST', role: 'operator', json: { filter: { status: 'failed', topic: 'bulk-c' } } });
     expect(r.body).toMatchObject({ matched: 2, discarded: 2, refused: 0 });
-    for (const id of [a, b]) expect((await h.stores.runs.get(id!))?.status).toBe('discarded');
+    for (const id of [a, b]) expect((await h.stores.runs.get(id))?.status).toBe('discarded');
   });
 
   it('bulk: a reader is 403; bad bodies are one 400 line per miss', async () => {

@@ -19,7 +19,7 @@ describe('dedupe key of an open topic', () => {
   let h: Harness;
   beforeAll(async () => {
     jq = await createJqEngine({ workers: 1 });
-    h = await startHarness({ jq, deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_DD_SECRET: SECRET } as NodeJS.ProcessEnv }) } });
+    h = await startHarness({ jq, deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_DD_SECRET: SECRET } }) } });
   });
   afterAll(async () => {
     await h.close();

@@ -14,7 +14,7 @@ describe('door and API on the real Redis store', () => {
     url = await requireRedis();
     prefix = uniquePrefix('ingress');
     stores = await createRedisStores({ url, prefix, partitions: 2 });
-    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_RD_SECRET: SECRET } as NodeJS.ProcessEnv }), limiter: null } });
+    h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_RD_SECRET: SECRET } }), limiter: null } });
   });
   afterAll(async () => {
     await h.close();

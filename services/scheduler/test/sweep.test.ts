@@ -6,8 +6,6 @@ import type { RunSummary } from '@hookyard/bus';
 import { SWEEP_BATCH } from '../src/sweep';
 import { startScheduler, type SchedulerHandle } from '../src/start';
 
-const policy = { maxAttempts: 5, retryDelayMs: 0 };
-
 function hook(name: string, topic: string): Hook {
   const at = new Date(0).toISOString();
   return { name, topic, tool: 'echo', tool_kwargs: {}, created_at: at, updated_at: at };
@@ -186,7 +184,7 @@ describe('scheduler sweep', () => {
     t.clock.advance(100 * t.settings.retentionMs);
     expect((await t.scheduler.sweepOnce()).expired).toBe(0);
     const left = await Promise.all(ids.map((id) => t.stores.runs.get(id)));
-    expect(left.filter((r) => r !== null).map((r) => [r!.hook, r!.status])).toEqual([['bad', 'failed']]);
+    expect(left.filter((r) => r !== null).map((r) => [r.hook, r.status])).toEqual([['bad', 'failed']]);
   });
 
   it('reports a step that throws and still runs the others', async () => {

@@ -69,7 +69,7 @@ async function runsOf(base, hook) {
   do {
     const q = new URLSearchParams({ hook, limit: '500' });
     if (cursor) q.set('cursor', cursor);
-    const page = await api(base, 'GET', `/api/hook-runs?${q}`);
+    const page = await api(base, 'GET', `/api/hook-runs?${q.toString()}`);
     out.push(...page.runs);
     cursor = page.next_cursor;
   } while (cursor);

@@ -82,7 +82,7 @@ async function machine() {
     out.redis = (/redis_version:(\S+)/.exec(info) || [])[1] || null;
     r.disconnect();
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${REDIS_URL} (${err.message}); start redis-server or set REDIS_URL`);
+    throw new Error(`Redis is not reachable at ${REDIS_URL} (${err.message}); start redis-server or set REDIS_URL`, { cause: err });
   }
   try {
     const { connect } = deps.nats();
@@ -91,7 +91,7 @@ async function machine() {
     out.jetstream = nc.info ? Boolean(nc.info.jetstream) : null;
     await nc.close();
   } catch (err) {
-    throw new Error(`NATS is not reachable at ${NATS_URL} (${err.message}); start nats-server -js or set NATS_URL`);
+    throw new Error(`NATS is not reachable at ${NATS_URL} (${err.message}); start nats-server -js or set NATS_URL`, { cause: err });
   }
   return out;
 }

@@ -8,7 +8,6 @@
  */
 const path = require('node:path');
 const { ROOT, log, summary, ratio, percentile } = require('../lib/common');
-const { runLoad } = require('../lib/load');
 const { REDIS_URL, redisClient } = require('../lib/infra');
 const { startStack, registerHook, TOKEN } = require('../lib/hookyard');
 const { alternate, startCeiling } = require('./door');

@@ -113,9 +113,9 @@ export function sendCommand(program: Command, ctx: CliContext): void {
       }
       const out = signed ? { ...answer, delivery_id: signed.deliveryId } : answer;
       ctx.emit(out, () => {
-        if (answer!.status === 'duplicate') return say(`duplicate: delivery ${signed?.deliveryId ?? ''} was seen before; nothing kept`.replace('  ', ' '));
-        const ids = Array.isArray(answer!.run_ids) ? (answer!.run_ids as string[]) : [];
-        say(`accepted on ${topic}: ${String(answer!.runs)} run${answer!.runs === 1 ? '' : 's'}${ids.length ? ` (${ids.join(', ')})` : ''}${signed?.deliveryId ? `, delivery ${signed.deliveryId}` : ''}`);
+        if (answer.status === 'duplicate') return say(`duplicate: delivery ${signed?.deliveryId ?? ''} was seen before; nothing kept`.replace('  ', ' '));
+        const ids = Array.isArray(answer.run_ids) ? (answer.run_ids as string[]) : [];
+        say(`accepted on ${topic}: ${String(answer.runs)} run${answer.runs === 1 ? '' : 's'}${ids.length ? ` (${ids.join(', ')})` : ''}${signed?.deliveryId ? `, delivery ${signed.deliveryId}` : ''}`);
       });
     });
 }

@@ -34,6 +34,8 @@ function produces(gen: Gen, input: unknown, env: Env, accept: (v: unknown) => bo
   const stop = new Stop();
   try {
     gen(input, env, (v) => {
+      // A bare sentinel, not an Error: no stack is captured on this hot path, and only the catch below sees it.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       if (accept(v)) throw stop;
     });
   } catch (err) {

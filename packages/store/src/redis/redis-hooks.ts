@@ -2,7 +2,7 @@ import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, 
 import type { RedisClient } from './client';
 import type { HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
-import { checkReply, storeError } from './replies';
+import { checkReply, replyText, storeError } from './replies';
 import type { Scripts } from './scripts';
 import type { StoreSetup } from './setup';
 
@@ -48,7 +48,7 @@ export class RedisHookStore implements HookStore {
     const reply = await call('put_hook', () =>
       this.scripts.run('put_hook', [this.keys.hooks], [this.keys.hookTag, hook.name, JSON.stringify(hook), hook.topic]),
     );
-    const previous = parse<Hook>(String(checkReply({ op: 'put_hook' }, reply)[1] ?? ''));
+    const previous = parse<Hook>(replyText(checkReply({ op: 'put_hook' }, reply)[1]));
     // Moved by a concurrent put between the read and the script: leave that topic too.
     if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
       await this.leaveCopies('put_hook', previous.topic, hook.name);
@@ -69,7 +69,7 @@ export class RedisHookStore implements HookStore {
       { op: 'remove_hook' },
       await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name])),
     );
-    const removed = parse<Hook>(String(reply[2] ?? ''));
+    const removed = parse<Hook>(replyText(reply[2]));
     // Moved by a concurrent put between the read and the script: leave that topic too.
     if (removed && removed.topic !== before?.topic) await this.leaveCopies('remove_hook', removed.topic, name);
     return Number(reply[1]) === 1;

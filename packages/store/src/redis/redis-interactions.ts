@@ -7,7 +7,7 @@ import { staleTokenError } from '../run-rules';
 import type { InteractionFilter, InteractionPage, InteractionStore, ParkInput, ResolveInput } from '../types';
 import { fieldsToInteraction } from './interaction-hash';
 import type { KeyLayout } from './keys';
-import { storeError } from './replies';
+import { replyText, storeError } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
 import type { ScriptName, Scripts } from './scripts';
 import type { StoreSetup } from './setup';
@@ -26,7 +26,7 @@ const iso = (ms: unknown) => (ms ? new Date(Number(ms)).toISOString() : '');
 function check(op: string, id: string, reply: unknown[], token = 0): unknown[] {
   const code = Number(reply[0]);
   if (code >= 0) return reply;
-  const s = (i: number) => String(reply[i] ?? '');
+  const s = (i: number) => replyText(reply[i]);
   switch (code) {
     case -1: throw rules.missing(id);
     case -2: throw staleTokenError(id, token, s(1), Number(reply[2] ?? 0));

@@ -23,11 +23,20 @@ export interface ReplyContext {
  * -6 approval policy version moved {kept version}; -7 a committed claim cannot be withdrawn {acted};
  * -8 a subject's state is at another version {kept version}.
  */
+/** One element of a script's reply as text: bulk strings as they are, integers in decimal, nothing as ''. */
+export function replyText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (Buffer.isBuffer(v)) return v.toString('utf8');
+  return JSON.stringify(v);
+}
+
 export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   const code = Number(reply[0]);
   if (code >= 0) return reply;
   const id = ctx.id ?? '?';
-  const str = (i: number) => String(reply[i] ?? '');
+  const str = (i: number) => replyText(reply[i]);
   switch (code) {
     case -1:
       throw notFound(`run ${id} not found`);

@@ -3,7 +3,6 @@ import {
   APPROVAL_ACTIONS,
   APPROVAL_TIMEOUT_ACTIONS,
   nameViolation,
-  type ApprovalRule,
 } from '@hookyard/core';
 
 /** The jq a policy needs: compile checks and evaluation (the engine of @hookyard/jq fits). */

@@ -50,8 +50,14 @@ function jsonOfSingle(field: protobuf.Field, value: unknown): unknown {
   return scalarJson(field.type, value);
 }
 
+/** An int64 as protobufjs hands it over (a Long with its own decimal toString, a number or a string), as decimal text. */
+function longText(value: unknown): string {
+  if (value === undefined || value === null) return '0';
+  return (value as { toString(): string }).toString();
+}
+
 export function scalarJson(type: string, value: unknown): unknown {
-  if (LONG_TYPES.has(type)) return value === undefined || value === null ? '0' : String(value);
+  if (LONG_TYPES.has(type)) return longText(value);
   switch (type) {
     case 'bytes':
       return Buffer.from((value ?? new Uint8Array()) as Uint8Array).toString('base64');
@@ -95,9 +101,9 @@ function wellKnownJson(type: protobuf.Type, msg: Plain): unknown {
   if (wrapped) return scalarJson(wrapped, msg.value);
   switch (name) {
     case '.google.protobuf.Timestamp':
-      return timestampJson(Number(String(msg.seconds ?? 0)), Number(msg.nanos ?? 0));
+      return timestampJson(Number(longText(msg.seconds)), Number(msg.nanos ?? 0));
     case '.google.protobuf.Duration':
-      return durationJson(BigInt(String(msg.seconds ?? 0)), Number(msg.nanos ?? 0));
+      return durationJson(BigInt(longText(msg.seconds)), Number(msg.nanos ?? 0));
     case '.google.protobuf.Struct':
       return Object.fromEntries(Object.entries((msg.fields ?? {}) as Record<string, Plain>).map(([k, v]) => [k, valueJson(v)]));
     case '.google.protobuf.Value':

@@ -16,7 +16,7 @@ export function protoJsonName(name: string): string {
 
 /** The proto3 JSON name of a field: an explicit `json_name` option, else the derived one. */
 export function jsonNameOf(field: protobuf.Field): string {
-  const explicit = (field.options as Record<string, unknown> | undefined)?.json_name;
+  const explicit: unknown = field.options?.json_name;
   return typeof explicit === 'string' ? explicit : protoJsonName(field.name);
 }
 

@@ -103,7 +103,7 @@ async function reflectOver(client: grpc.Client, path: string, metadata: grpc.Met
   const stream = client.makeBidiStreamRequest<ReflectionRequest, ReflectionResponse>(
     path,
     (req) => Buffer.from(request.encode(req).finish()),
-    (buf) => response.toObject(response.decode(buf), { defaults: false }) as ReflectionResponse,
+    (buf) => response.toObject(response.decode(buf), { defaults: false }),
     metadata.clone(),
     { deadline: Date.now() + timeoutMs },
   );
@@ -190,7 +190,7 @@ function repairFromDescriptors(root: protobuf.Root, files: FileProto[]): void {
 /** One reflection stream, asked one question at a time (answers come back in order). */
 class Session {
   private readonly waiting: { resolve: (r: ReflectionResponse) => void; reject: (e: unknown) => void }[] = [];
-  private failure: unknown;
+  private failure: Error | undefined;
 
   constructor(private readonly stream: grpc.ClientDuplexStream<ReflectionRequest, ReflectionResponse>) {
     stream.on('data', (res: ReflectionResponse) => this.waiting.shift()?.resolve(res));
@@ -211,7 +211,7 @@ class Session {
   }
 
   private fail(err: unknown): void {
-    if (this.failure === undefined) this.failure = err;
+    if (this.failure === undefined) this.failure = err instanceof Error ? err : new Error(String(err));
     for (const w of this.waiting.splice(0)) w.reject(err);
   }
 

@@ -2,7 +2,7 @@ import { HookyardError, quote, type ErrorKind } from '@hookyard/core';
 import { status as Status } from '@grpc/grpc-js';
 
 /** The Hookyard kind a gRPC status code means for the caller: the one place that maps them. */
-export function kindOfGrpcStatus(code: number): ErrorKind {
+export function kindOfGrpcStatus(code: Status): ErrorKind {
   switch (code) {
     case Status.UNAVAILABLE:
       return 'unavailable';

@@ -28,7 +28,7 @@ export async function confine(root: string, relative: unknown): Promise<Confined
 
   const realRoot = await realpath(root);
   const missing: string[] = [];
-  let probe = segments.slice();
+  const probe = segments.slice();
   for (;;) {
     const candidate = path.join(realRoot, ...probe);
     try {

@@ -47,7 +47,7 @@ export function jsExecutionTool(options: JsExecutionOptions = {}): JsExecutionTo
     info: {
       name: 'js_execution',
       description: `Runs a JavaScript snippet in a sandbox (${timeoutMs} ms, ${Math.round(memoryBytes / 1048576)} MiB); returns {ok, value} or {ok: false, error}.`,
-      parameters: SCHEMA as unknown as Record<string, unknown>,
+      parameters: SCHEMA,
       provider: 'local',
     },
     async run(args, ctx) {

@@ -142,7 +142,7 @@ export function localFsTool(root: string, limits: LocalFsLimits = LOCAL_FS_LIMIT
     info: {
       name: 'local_fs',
       description: 'Reads, writes, lists and searches files inside the configured root directory.',
-      parameters: SCHEMA as unknown as Record<string, unknown>,
+      parameters: SCHEMA,
       provider: 'local',
     },
     async run(args) {

@@ -38,7 +38,7 @@ export function localShellTool(options: LocalShellOptions): LocalTool {
     info: {
       name: 'local_shell',
       description: `Runs one allowed command (${[...allow].join(', ') || 'none'}) with arguments, without a shell, in the configured root.`,
-      parameters: SCHEMA as unknown as Record<string, unknown>,
+      parameters: SCHEMA,
       provider: 'local',
     },
     async run(args, ctx) {
@@ -67,7 +67,7 @@ export function localShellTool(options: LocalShellOptions): LocalTool {
           },
           (err, stdout, stderr) => {
             if (!err) return resolve({ exit_code: 0, stdout, stderr, truncated: false });
-            const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: string };
+            const e = err as Omit<NodeJS.ErrnoException, 'code'> & { code?: string | number; killed?: boolean; signal?: string };
             if (e.code === 'ENOENT') return reject(notFound(`local_shell: command ${JSON.stringify(command)} was not found`));
             if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
               return resolve({ exit_code: null, stdout, stderr, truncated: true });

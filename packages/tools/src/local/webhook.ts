@@ -54,7 +54,7 @@ export function webhookTool(options: WebhookOptions): LocalTool {
     info: {
       name: 'webhook',
       description: 'Calls an HTTP endpoint (an allowed host or range) and returns {status, body}.',
-      parameters: SCHEMA as unknown as Record<string, unknown>,
+      parameters: SCHEMA,
       provider: 'local',
     },
     async run(args, ctx) {

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
 import type { DiscoveredTool, ToolProvider } from '../provider/types';
-import type { JsonSchema, ToolCallContext } from '../types';
+import type { ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
 import type { FetchFn } from '../http-call';
 import { transportFor } from './transport';
@@ -128,7 +128,7 @@ export class McpProvider implements ToolProvider {
       do {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: Math.min(record.timeout_ms, DISCOVERY_TIMEOUT_MS) });
         for (const t of page.tools) {
-          tools.push({ key: t.name, description: t.description ?? t.title ?? '', parameters: t.inputSchema as JsonSchema });
+          tools.push({ key: t.name, description: t.description ?? t.title ?? '', parameters: t.inputSchema });
         }
         cursor = page.nextCursor;
       } while (cursor);

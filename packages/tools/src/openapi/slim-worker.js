@@ -25,6 +25,8 @@ try {
 }
 if (doc !== undefined) {
   const slim = slimDocument(doc);
+  // Drop the parsed document so it can be collected while the batches are posted.
+  // eslint-disable-next-line no-useless-assignment
   doc = undefined;
   if (slim.error !== undefined) parentPort.postMessage({ error: slim.error, json: true });
   else {

@@ -4,6 +4,7 @@ import { TOOL_SEPARATOR } from './naming';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\0-\x1f\x7f]/;
 
 /** A provider name may not contain the separator: the first `__` of a tool name must end the provider part. */

@@ -26,7 +26,7 @@ describe('discovery through server reflection', () => {
   test('lists one tool per unary method; streaming methods are skipped and logged', async () => {
     const logged: [unknown, string | undefined][] = [];
     const logger = silentLogger();
-    logger.info = ((obj: unknown, msg?: string) => void logged.push([obj, msg])) as typeof logger.info;
+    logger.info = ((obj: unknown, msg?: string) => void logged.push([obj, msg]));
     const r = repo([grpcRecord('shop', server.endpoint)], logger);
     expect((await r.names()).sort()).toEqual(['shop__check', 'shop__create_item', 'shop__fail', 'shop__hang']);
     const skipped = logged.map(([obj]) => (obj as { method?: string }).method).sort();

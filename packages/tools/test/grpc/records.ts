@@ -16,7 +16,7 @@ export function grpcRecord(name: string, endpoint: string, extra: Record<string,
     updated_at: '2026-01-01T00:00:00.000Z',
     ...overrides,
     ...extra,
-  } as RemoteToolRecord;
+  };
 }
 
 /** The outbound guard with loopback allowed (HOOKS_OUTBOUND_ALLOW_NETS=127.0.0.0/8,::1): the test servers listen there. */

@@ -46,7 +46,7 @@ export async function api<T>(method: string, path: string, body?: unknown, token
     throw new ApiError(0, 'unavailable', `the server could not be reached (${(err as Error).message})`);
   }
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

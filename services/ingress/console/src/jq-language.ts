@@ -44,7 +44,7 @@ const jqParser: StreamParser<State> = {
     }
     if (state.interp.length) {
       const top = state.interp.length - 1;
-      if (ch === '(') state.interp[top]! += 1;
+      if (ch === '(') state.interp[top] += 1;
       if (ch === ')') {
         if (state.interp[top] === 0) {
           stream.next();
@@ -52,7 +52,7 @@ const jqParser: StreamParser<State> = {
           state.inString = true;
           return 'string';
         }
-        state.interp[top]! -= 1;
+        state.interp[top] -= 1;
       }
     }
     if (stream.match(/^\$[A-Za-z_][A-Za-z0-9_]*/)) return 'variableName';
@@ -64,7 +64,7 @@ const jqParser: StreamParser<State> = {
       if (ATOMS.has(word)) return 'atom';
       return 'function';
     }
-    if (stream.match(/^(==|!=|<=|>=|\/\/=?|\|=|\+=|-=|\*=|\/=|%=|\.\.|\?\/\/|[|,+\-*\/%<>=?])/)) return 'operator';
+    if (stream.match(/^(==|!=|<=|>=|\/\/=?|\|=|\+=|-=|\*=|\/=|%=|\.\.|\?\/\/|[|,+\-*/%<>=?])/)) return 'operator';
     stream.next();
     return 'punctuation';
   },

@@ -41,7 +41,7 @@ class RunStream {
     this.listeners.add(l);
     this.states.add(s);
     s(this.state);
-    if (!this.controller && this.timer === undefined) this.connect();
+    if (!this.controller && this.timer === undefined) void this.connect();
     return () => {
       this.listeners.delete(l);
       this.states.delete(s);

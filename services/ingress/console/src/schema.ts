@@ -39,7 +39,7 @@ export async function loadHookSchema(): Promise<HookSchema> {
   const doc = await api<{ components: { schemas: Record<string, Schema> } }>('GET', '/openapi.json');
   const schemas = doc.components.schemas;
   const pick = (ref: string) => schemas[ref.replace('#/components/schemas/', '')];
-  const root = schemas.HookInput!;
+  const root = schemas.HookInput;
   return { root, resolve: (s) => resolveWith(s, pick) };
 }
 

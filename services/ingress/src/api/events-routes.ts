@@ -61,7 +61,7 @@ const matches = (f: StreamFilter, s: RunSummary) =>
 export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed | undefined): void {
   let open = 0;
   router.get('/events', requireRole('reader'), (req: Request, res: Response) => {
-    const filter = parseFilter(req.query as Record<string, unknown>);
+    const filter = parseFilter(req.query);
     if (!feed) throw unavailable('this ingress has no run event source (it needs HOOKS_NATS_URL, or the embedded default)');
     if (open >= EVENT_STREAMS_MAX) throw unavailable(`too many event streams open (${EVENT_STREAMS_MAX}); retry later`);
     open += 1;

@@ -67,7 +67,7 @@ export function interactionId(id: string): string {
  */
 export function interactionRoutes(router: Router, ctx: ApiContext): void {
   router.get('/interactions', requireRole('reader'), async (req, res) => {
-    const q = parseInteractionQuery(req.query as Record<string, unknown>);
+    const q = parseInteractionQuery(req.query);
     const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
     res.json({ interactions: page.interactions, next_cursor: page.nextCursor });
   });

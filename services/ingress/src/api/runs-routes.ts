@@ -12,7 +12,7 @@ import { parseRunListQuery, runToWire } from './run-wire';
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
   router.get('/hook-runs', requireRole('reader'), async (req, res) => {
-    const q = parseRunListQuery(req.query as Record<string, unknown>);
+    const q = parseRunListQuery(req.query);
     const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
     res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
   });

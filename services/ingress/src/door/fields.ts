@@ -14,7 +14,7 @@ export function collectPairs(pairs: Iterable<readonly [string, string]>): Fields
     else if (Array.isArray(seen)) seen.push(value);
     else byName.set(name, [seen, value]);
   }
-  return Object.fromEntries(byName) as Fields;
+  return Object.fromEntries<string | string[]>(byName);
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });

@@ -84,7 +84,7 @@ describe('Redis down', () => {
     const logger = silentLogger();
     logger.warn = ((_obj: unknown, msg?: string) => {
       warnings.push(String(msg));
-    }) as typeof logger.warn;
+    });
     // Port 1 on loopback: nothing listens, the connection is refused.
     const limiter = createDoorLimiter({ redis: { url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down') }, rate: 0.01, burst: 3, apiRate: 5, trustedProxies: [], logger });
     limiters.push(limiter);

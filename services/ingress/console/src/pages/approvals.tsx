@@ -158,10 +158,10 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
           <label for={reasonId}>Reason (kept with the answer)</label>
           <input id={reasonId} type="text" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
           <div class="actions">
-            <button type="button" disabled={busy} onClick={() => answer('approve')}>
+            <button type="button" disabled={busy} onClick={() => void answer('approve')}>
               Approve
             </button>
-            <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>
+            <button type="button" class="danger" disabled={busy} onClick={() => void answer('deny')}>
               Deny
             </button>
           </div>

@@ -66,7 +66,7 @@ function toText(f: Field, v: unknown): string {
   }
   if (f.kind === 'list') return (v as string[]).join(', ');
   if (f.kind === 'json') return JSON.stringify(v, null, 2);
-  return String(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 /** The hook record the form describes; every field it cannot read is one error line. */
@@ -150,7 +150,7 @@ export function HookEditor({ name }: { name: string | null }) {
     <section aria-labelledby="editor-title">
       <h1 id="editor-title">{name ? `Edit hook ${name}` : 'Register a hook'}</h1>
       <div class="editor">
-        <form onSubmit={save} class="hook-form" aria-label="Hook">
+        <form onSubmit={(e) => void save(e)} class="hook-form" aria-label="Hook">
           {fields.map((f) => {
             const id = `field-${f.name}`;
             const help = f.schema.description ? `${id}-help` : undefined;
@@ -281,7 +281,7 @@ function DryRun({ record, formErrors, onLines }: { record: Record<string, unknow
       <h2 id="dry-run-title">Dry run</h2>
       <label for="sample-payload">Sample payload (JSON)</label>
       <textarea id="sample-payload" rows={6} spellcheck={false} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} />
-      <button type="button" onClick={fromRecent}>
+      <button type="button" onClick={() => void fromRecent()}>
         Take from a recent run of the topic
       </button>
       <span aria-live="polite">{sampleNote}</span>

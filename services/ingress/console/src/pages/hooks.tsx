@@ -64,7 +64,7 @@ export function HooksPage({ role }: { role: Role }) {
                   <a href={href(`/hooks/${encodeURIComponent(h.name)}/edit`)} aria-label={`Edit ${h.name}`}>
                     Edit
                   </a>{' '}
-                  <button type="button" class="danger small" onClick={() => remove(h.name)} aria-label={`Remove ${h.name}`}>
+                  <button type="button" class="danger small" onClick={() => void remove(h.name)} aria-label={`Remove ${h.name}`}>
                     Remove
                   </button>
                 </td>

@@ -120,12 +120,12 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
       {canAct && (
         <div class="actions" role="group" aria-label="Run actions">
           {r.status === 'failed' && (
-            <button type="button" disabled={busy} onClick={() => act('retry')}>
+            <button type="button" disabled={busy} onClick={() => void act('retry')}>
               Retry
             </button>
           )}
           {!FINISHED.has(r.status) && r.status !== 'running' && (
-            <button type="button" class="danger" disabled={busy} onClick={() => act('discard')}>
+            <button type="button" class="danger" disabled={busy} onClick={() => void act('discard')}>
               Discard
             </button>
           )}
