@@ -77,7 +77,7 @@ describe('hookyard runs tail', () => {
   it('--event narrows to the named types, and prints one readable line each', async () => {
     const stdout = await tail(['--event', 'accepted'], (out) => out.includes('tail-ok') && out.includes('tail-other'));
     const lines = stdout.trim().split('\n');
-    for (const l of lines) expect(l).toMatch(/^\S+Z  accepted {9}pending {5}tail-(ok|other)  tail-[ab]  \S+  attempts=0$/);
+    for (const l of lines) expect(l).toMatch(/^\S+Z {2}accepted {9}pending {5}tail-(ok|other) {2}tail-[ab] {2}\S+ {2}attempts=0$/);
   });
 
   it('a bad filter is a usage error before anything is asked (exit 2)', async () => {

@@ -1,4 +1,4 @@
-import { createInbox, nanos, type JsMsg, type Msg, type NatsConnection, type Subscription } from 'nats';
+import { Events, createInbox, nanos, type JsMsg, type Msg, type NatsConnection, type Subscription } from 'nats';
 // JsMsgImpl wraps a raw delivery with ack/nak/working/term; nats.js keeps its factory internal.
 import { toJsMsg } from 'nats/lib/jetstream/jsmsg';
 import type { Logger } from '@hookyard/core';
@@ -87,7 +87,7 @@ export function openJetStreamPullSource(opts: JetStreamPullSourceOptions, on: Pu
 
   const statuses = nc.status()[Symbol.asyncIterator]();
   void (async () => {
-    for (let s = await statuses.next(); !s.done && !closed; s = await statuses.next()) if (s.value.type === 'reconnect') forget('reconnected');
+    for (let s = await statuses.next(); !s.done && !closed; s = await statuses.next()) if (s.value.type === Events.Reconnect) forget('reconnected');
   })().catch(() => undefined);
 
   // Every open request expires within expiresMs and the server then says so: two expiries of silence means it forgot them.

@@ -82,7 +82,7 @@ describe('state tools', () => {
     ['state_merge', { patch: {}, if_version: 1.5 }, 'state_merge: if_version must be a whole number >= 0, got 1.5'],
     ['state_get', { key: 'k' }, "state_get: unknown argument 'key' (known: subject)"],
   ])('%s %j is bad_input: %s', async (name, args, message) => {
-    const e = await refusal(repo.exec(name, args as Record<string, unknown>, ctxOf('r', 'h', pr)));
+    const e = await refusal(repo.exec(name, args, ctxOf('r', 'h', pr)));
     expect(e.kind).toBe('bad_input');
     expect(e.message).toContain(message);
   });

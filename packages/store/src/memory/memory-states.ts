@@ -21,7 +21,7 @@ export class MemoryStateStore implements StateStore {
   private kind(s: SubjectKey, create: boolean): Map<string, Kept> | undefined {
     const k = `${s.scope}\0${s.kind}`;
     let m = this.byKind.get(k);
-    if (!m && create) this.byKind.set(k, (m = new Map()));
+    if (!m && create) this.byKind.set(k, (m = new Map<string, Kept>()));
     return m;
   }
 

@@ -45,7 +45,7 @@ export function stateRoutes(router: Router, ctx: ApiContext): void {
   });
 
   router.get('/states', requireRole('reader'), async (req, res) => {
-    const { one, limit: readLimit, errors } = listQueryReader(req.query as Record<string, unknown>, LIST_KEYS);
+    const { one, limit: readLimit, errors } = listQueryReader(req.query, LIST_KEYS);
     const scope = one('scope');
     const kind = one('kind');
     for (const [f, v] of [['scope', scope], ['kind', kind]] as const) {
