@@ -58,7 +58,7 @@ describe('states', () => {
     runId = sent.run_ids[0]!;
     await eventually(async () => {
       const r = await hy(['runs', 'show', runId, '--json']);
-      return r.code === 0 && (parseStdout(r) as { status: string }).status === 'succeeded' ? true : undefined;
+      return r.code === 0 && parseStdout<{ status: string }>(r).status === 'succeeded' ? true : undefined;
     }, 15_000, `run ${runId} to succeed`);
 
     const list = await ok(['states', 'list', '--scope', 'github', '--kind', 'pull_request'], READER);
