@@ -60,7 +60,7 @@ describe('live settings of a running process', () => {
   let admin: Api;
 
   /** Log records whose msg starts with `prefix`. */
-  const logsStarting = (prefix: string) => proc.logs().filter((r) => String(r.msg ?? '').startsWith(prefix));
+  const logsStarting = (prefix: string) => proc.logs().filter((r) => typeof r.msg === 'string' && r.msg.startsWith(prefix));
   const generation = () => metricValue(proc.url, 'tai42_hook_runs_config_generation');
   const untilGeneration = (n: number) => eventually(async () => ((await generation()) === n ? n : undefined), 15_000, `config generation ${n}`);
 

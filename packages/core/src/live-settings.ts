@@ -71,7 +71,7 @@ export interface LiveSettingsOptions {
   check?: (next: Settings) => SettingsError | null;
 }
 
-const SPECS = Object.entries(SETTINGS_REGISTRY) as [string, SettingSpec<keyof Settings & string>][];
+const SPECS = Object.entries(SETTINGS_REGISTRY) as [string, SettingSpec<keyof Settings>][];
 
 /** A value as the settings view shows it, in its variable's unit (seconds, not the ms it is kept as): no token, no URL password. */
 export function shownValue(variable: string, spec: Pick<SettingSpec, 'secret'>, value: unknown): unknown {

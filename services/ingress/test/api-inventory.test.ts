@@ -55,7 +55,7 @@ describe('route inventory: every /api route is guarded', () => {
     });
     h = await startHarness({
       deps: {
-        secrets: createSecretResolver({ env: { HOOKS_SECRET_INV_SECRET: VERIFIER_SECRET } as NodeJS.ProcessEnv }),
+        secrets: createSecretResolver({ env: { HOOKS_SECRET_INV_SECRET: VERIFIER_SECRET } }),
         verifierCacheMs: 0,
         settingsControl: { view: () => live.view(), reload: () => live.reload('api') },
       },

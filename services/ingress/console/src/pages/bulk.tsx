@@ -31,7 +31,7 @@ interface BulkAnswer {
 /** The filter as the API takes it: only the fields that are set. */
 function apiFilter(filter: Filter): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(filter)) if (v) out[k] = v;
+  for (const [k, v] of Object.entries(filter) as [string, string | undefined][]) if (v) out[k] = v;
   return out;
 }
 
@@ -101,12 +101,12 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
   return (
     <div class="bulk" role="group" aria-label="Bulk actions on the filtered runs">
       {canRetry && (
-        <button type="button" disabled={busy} onClick={() => run('retry')}>
+        <button type="button" disabled={busy} onClick={() => void run('retry')}>
           Retry all matching…
         </button>
       )}
       {canDiscard && (
-        <button type="button" class="danger" disabled={busy} onClick={() => run('discard')}>
+        <button type="button" class="danger" disabled={busy} onClick={() => void run('discard')}>
           Discard all matching…
         </button>
       )}

@@ -50,7 +50,7 @@ export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Fi
   const at = current.findIndex((r) => r.id === e.run_id);
   const error = e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : null;
   if (at >= 0) {
-    const r = current[at]!;
+    const r = current[at];
     if (e.at < r.updated_at) return current;
     const next = current.slice();
     if (filter.status && e.status !== filter.status) next.splice(at, 1);
@@ -130,7 +130,10 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
   const read = (formEl: HTMLFormElement) => {
     const form = new FormData(formEl);
-    const field = (k: string) => String(form.get(k) ?? '');
+    const field = (k: string) => {
+      const v = form.get(k);
+      return typeof v === 'string' ? v : '';
+    };
     return {
       status: field('status'),
       hook: field('hook'),
