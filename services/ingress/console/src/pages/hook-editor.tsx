@@ -77,7 +77,7 @@ function toRecord(fields: Field[], values: Record<string, string>): { record: Re
     const text = (values[f.name] ?? '').trim();
     if (!text) continue;
     // A field of an object field lands inside it (created by its first set field; an object with none set is left out).
-    const into = f.parent ? ((record[f.parent] as Record<string, unknown> | undefined) ?? (record[f.parent] = {})) as Record<string, unknown> : record;
+    const into = f.parent ? ((record[f.parent] as Record<string, unknown> | undefined) ?? (record[f.parent] = {})) : record;
     const key = f.key ?? f.name;
     if (f.kind === 'expression') {
       // A stored template reference is edited as its JSON; anything else is inline jq.
