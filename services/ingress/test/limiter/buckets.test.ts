@@ -49,6 +49,21 @@ describe.each([
   ['redis', true],
   ['memory', false],
 ])('door buckets (%s)', (_label, redis) => {
+  it('setRates (a live reload): door and API rates and bursts change from the next check; a bad value is refused whole', async () => {
+    const limiter = make({ rate: 1000, burst: 1000, apiRate: 1000, redis });
+    const ip = `10.1.0.${Math.floor(Math.random() * 200)}`;
+    expect(await passes(() => limiter.checkDoor(ip, 'live'), 10)).toBe(10);
+    expect(await passes(() => limiter.checkApi(ip), 10)).toBe(10);
+    limiter.setRates({ rate: 0.01, burst: 2, apiRate: 0.01, apiBurst: 3 });
+    expect(await passes(() => limiter.checkDoor(ip, 'live'), 5)).toBe(2);
+    expect(await passes(() => limiter.checkApi(ip), 6)).toBe(3);
+    expect(() => limiter.setRates({ rate: 1000, burst: 1000, apiRate: 1000, apiBurst: 0 })).toThrow('apiBurst (HOOKS_API_BURST) must be a whole number >= 1, got 0');
+    // Refused whole: the door is still at burst 2, not back at 1000.
+    expect((await limiter.checkDoor(ip, 'live')).ok).toBe(false);
+    limiter.setRates({ rate: 0, burst: 1, apiRate: 0 });
+    expect(await passes(() => limiter.checkDoor(ip, 'live'), 20)).toBe(20);
+  });
+
   it('lets one burst through, then refuses with a Retry-After of at least a second', async () => {
     const limiter = make({ rate: 0.01, burst: 5, redis });
     const ip = `10.0.0.${Math.floor(Math.random() * 200)}`;
