@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RUN_CONSUMER } from '../../packages/bus/src/jetstream-bus';
 import { streamName } from '../../packages/bus/src/nats-setup';
-import { DEPLOY, renderKustomization, type K8sObject } from './support';
+import { DEPLOY, renderKustomization, renderedSettings, type K8sObject } from './support';
 
 /**
  * The KEDA overlay: executors scale on the run stream's backlog (the durable
@@ -29,7 +29,7 @@ describe('kustomize keda', () => {
   test('the trigger reads the consumer executors pull from, and a replica takes HOOKS_MAX_WORKERS of backlog', () => {
     const [trigger, ...more] = of('ScaledObject')[0]!.spec.triggers;
     expect(more).toEqual([]);
-    const settings = of('ConfigMap').find((c) => c.metadata.name.startsWith('hookyard-settings'))!.data!;
+    const settings = renderedSettings(objs);
     const prefix = settings.HOOKS_NATS_PREFIX ?? 'hooks';
     expect(trigger.type).toBe('nats-jetstream');
     expect(trigger.metadata).toMatchObject({ stream: streamName(prefix, 'RUNS'), consumer: RUN_CONSUMER, account: '$G' });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SETTINGS_VARIABLES } from '@hookyard/core';
-import { DEPLOY, K8sObject, renderKustomization, selects } from './support';
+import { SETTINGS_REGISTRY, SETTINGS_VARIABLES, resolveSettings, type SettingVariable } from '@hookyard/core';
+import { DEPLOY, K8sObject, LIVE_SETTINGS_CONFIGMAP, renderKustomization, selects } from './support';
 
 /**
  * Renders every kustomization in deploy/k8s with `kubectl kustomize` and checks
@@ -90,6 +90,28 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       expect(names.length).toBeGreaterThan(5);
       const unknown = names.filter((n) => !known.has(n));
       expect({ deployment: d.metadata.name, unknown }).toEqual({ deployment: d.metadata.name, unknown: [] });
+    }
+  });
+
+  test('every role mounts the live settings ConfigMap as HOOKS_CONFIG_FILE; it holds only settings a reload applies, none overridden by the environment', () => {
+    const live = of(objs, 'ConfigMap').find((m) => m.metadata.name === LIVE_SETTINGS_CONFIGMAP);
+    expect(live).toBeDefined();
+    const text = live!.data!['settings.yaml']!;
+    for (const d of hookyardDeployments(objs)) {
+      const env = settingsConfigMap(objs, d);
+      const file = env.HOOKS_CONFIG_FILE!;
+      const c = containersOf(d)[0];
+      const mount = (c.volumeMounts ?? []).find((m: any) => file.startsWith(`${m.mountPath}/`));
+      expect({ deployment: d.metadata.name, mounted: mount?.readOnly }).toEqual({ deployment: d.metadata.name, mounted: true });
+      const volume = d.spec.template.spec.volumes.find((v: any) => v.name === mount.name);
+      expect(volume.configMap.name).toBe(LIVE_SETTINGS_CONFIGMAP);
+      expect(file.slice(mount.mountPath.length + 1)).toBe('settings.yaml');
+      // Read as a pod reads it: the environment plus this file, validated whole.
+      const resolved = resolveSettings({ ...env, HOOKS_CONFIG_FILE: file }, () => text);
+      const fromFile = Object.entries(resolved.sources).filter(([, s]) => s === 'file').map(([v]) => v);
+      expect(fromFile.length).toBeGreaterThan(3);
+      expect({ deployment: d.metadata.name, notLive: fromFile.filter((v) => !SETTINGS_REGISTRY[v as SettingVariable].live) }).toEqual({ deployment: d.metadata.name, notLive: [] });
+      expect({ deployment: d.metadata.name, overridden: resolved.overridden }).toEqual({ deployment: d.metadata.name, overridden: [] });
     }
   });
 

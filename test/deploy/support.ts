@@ -82,3 +82,20 @@ export function selects(selector: LabelSelector | Record<string, string> | undef
     return Object.prototype.hasOwnProperty.call(labels, key);
   }
 }
+
+/** The ConfigMap of the settings that apply live, mounted as HOOKS_CONFIG_FILE. */
+export const LIVE_SETTINGS_CONFIGMAP = 'hookyard-live-settings';
+
+/**
+ * The settings a rendered stack's pods start with: the live file (the
+ * ConfigMap's settings.yaml, read as HOOKS_CONFIG_FILE is read) under the
+ * environment ConfigMap hookyard-settings, which wins on a clash as it does in a pod.
+ */
+export function renderedSettings(objs: K8sObject[]): Record<string, string> {
+  // Loaded here so the helpers above need no build of the workspace.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseSettingsFile } = require('@hookyard/core') as typeof import('@hookyard/core');
+  const env = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('hookyard-settings'))?.data ?? {};
+  const live = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === LIVE_SETTINGS_CONFIGMAP)?.data?.['settings.yaml'] ?? '';
+  return { ...parseSettingsFile(live, LIVE_SETTINGS_CONFIGMAP), ...env };
+}
