@@ -21,13 +21,27 @@ export function settingDocs(): SettingDoc[] {
   }));
 }
 
-/** `hookyard settings`: every environment variable `serve` reads, with its default. Needs no server. */
+/** The README's settings table, one row per setting of the registry. */
+export function settingsMarkdown(): string[] {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = Object.entries(SETTINGS_REGISTRY).map(
+    ([variable, s]) => `| \`${variable}\` | ${cell(s.default)} | ${s.live ? 'live' : 'restart'} | ${cell(s.doc)} |`,
+  );
+  return ['| variable | default | applies | what |', '|---|---|---|---|', ...rows];
+}
+
+/** `hookyard settings`: every setting `serve` reads, with its default and whether a reload applies it. Needs no server. */
 export function settingsCommand(program: Command, ctx: CliContext): void {
   program
     .command('settings')
     .description('list every setting of `hookyard serve` (environment or HOOKS_CONFIG_FILE) with its default and whether a reload applies it')
-    .action(() => {
+    .option('--markdown', "print the README's settings table")
+    .action((opts: { markdown?: boolean }) => {
       const docs = settingDocs();
+      if (opts.markdown) {
+        for (const line of settingsMarkdown()) say(line);
+        return;
+      }
       ctx.emit({ settings: docs }, () => {
         for (const d of docs) say(d.doc);
       });
