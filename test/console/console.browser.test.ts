@@ -352,9 +352,12 @@ describe('operator console in Chromium', () => {
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
     await eventually(async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined), UI_MS, 'the approved run to succeed');
-    // One more asks, left open for the reader to see.
+    // One more asks, left open for the reader to see; it shows here without a reload once its run parks.
+    await page.evaluate(() => ((window as any).__noReload = true));
     await send('asks', { note: 'for the reader' });
     const openRun = await eventually(async () => (await api('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the second run of ask to park');
+    await page.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
+    expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
 
     await nav(page, 'Tools').click();
     await page.locator('tr[data-tool="echo"]').waitFor();

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, atLeast, query, type ApiError, type Role, type Run } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
@@ -57,6 +57,10 @@ async function exactArgs(i: Interaction, run: Run | null): Promise<Args | null> 
   return { kwargs: dry.kwargs, matches: hash === null ? null : hash === i.args_hash };
 }
 
+/** Run events that can open or close an approval. */
+const CHANGES_APPROVALS = new Set(['parked', 'woken', 'finished', 'discarded']);
+const RELOAD_MS = 1_000;
+
 /**
  * The open approvals: the tool, the exact arguments (the parked run's input;
  * their SHA-256 is what the answer is bound to), the rule, hook and run that
@@ -71,8 +75,17 @@ export function ApprovalsPage({ role }: { role: Role }) {
     );
     return { rows: withRuns, next: page.next_cursor };
   }, [cursor]);
-  // A run that parks or ends while the page is open changes the list.
-  useRunEvents(true, () => rows.reload());
+  // A run that parks, is woken, ends or is discarded while the page is open changes the list: read again, at most once a second
+  // (a reload reads every card's run; accepted, started and retry events change no approval).
+  const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(pending.current), []);
+  useRunEvents(true, (e) => {
+    if (!CHANGES_APPROVALS.has(e.event) || pending.current !== undefined) return;
+    pending.current = setTimeout(() => {
+      pending.current = undefined;
+      rows.reload();
+    }, RELOAD_MS);
+  });
   const operator = atLeast(role, 'operator');
   return (
     <section aria-labelledby="approvals-title">
