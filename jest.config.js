@@ -11,5 +11,7 @@ module.exports = {
   testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,
+  // Fails the run when dist/ is older than src/ (services and spawned roles run from dist/).
+  globalSetup: '<rootDir>/test/support/global-setup.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -15,12 +15,17 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 const INCLUDE = /^--!include ([a-z_]+)\s*$/;
 
-/** The .lua files sit beside this file in src; from dist they are read from the shipped src. */
+/**
+ * The .lua files sit beside this file: in src (tests run from source) and in
+ * dist, where `pnpm build` copies them (scripts/copy-lua.js). Never read from
+ * src at run time: the image ships dist only.
+ */
 function luaDir(): string {
-  const candidates = [join(__dirname, 'lua'), join(__dirname, '..', '..', 'src', 'redis', 'lua')];
-  const found = candidates.find((dir) => existsSync(join(dir, 'claim.lua')));
-  if (!found) throw new Error(`Lua scripts not found; looked in ${candidates.join(' and ')}`);
-  return found;
+  const dir = join(__dirname, 'lua');
+  if (!existsSync(join(dir, 'claim.lua'))) {
+    throw new Error(`Lua scripts not found in ${dir}: build the store with \`pnpm build\` (it copies src/redis/lua to dist/redis/lua)`);
+  }
+  return dir;
 }
 
 /**

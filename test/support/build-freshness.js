@@ -1,0 +1,73 @@
+'use strict';
+/**
+ * Whether the workspace's build output is older than its sources. Jest maps the
+ * packages to their sources, but the services, the CLI and every spawned role run
+ * from dist/, so a test after an edit without `pnpm build` would test old code.
+ * Checked once per jest run by test/support/global-setup.js.
+ */
+const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+/** Newest mtime (ms) of the files under `dir` that `keep` accepts, with that file; null when there are none. */
+function newest(dir, keep) {
+  let best = null;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (keep(e.name)) {
+        const t = statSync(p).mtimeMs;
+        if (!best || t > best.t) best = { t, file: p };
+      }
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return best;
+}
+
+/** What tsc compiles for a project: src/**\/*.ts and *.json, tests excluded (see the projects' tsconfig.json). */
+const compiled = (name) => (name.endsWith('.ts') && !name.endsWith('.test.ts')) || name.endsWith('.json');
+
+/**
+ * Every way the build under `root` is behind its sources, one sentence each
+ * (empty when it is fresh): a tsc project whose sources are newer than its
+ * tsconfig.tsbuildinfo, a Lua script in dist that differs from src (or is
+ * missing or left over), the console's assets older than its sources.
+ */
+function staleBuilds(root) {
+  const problems = [];
+  const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
+  for (const ref of build.references ?? []) {
+    const dir = join(root, ref.path);
+    const info = join(dir, 'tsconfig.tsbuildinfo');
+    const src = newest(join(dir, 'src'), compiled);
+    if (!existsSync(info)) problems.push(`${ref.path} was never built`);
+    else if (src && src.t > statSync(info).mtimeMs) problems.push(`${relative(root, src.file)} is newer than the build of ${ref.path}`);
+    const lua = join(dir, 'src', 'redis', 'lua');
+    if (existsSync(lua)) problems.push(...staleCopies(root, lua, join(dir, 'dist', 'redis', 'lua'), '.lua'));
+  }
+  const consoleDir = join(root, 'services', 'ingress', 'console');
+  if (existsSync(consoleDir)) {
+    const assets = join(root, 'services', 'ingress', 'dist', 'console-assets', 'index.html');
+    const src = newest(consoleDir, () => true);
+    if (!existsSync(assets)) problems.push('the operator console was never built');
+    else if (src && src.t > statSync(assets).mtimeMs) problems.push(`${relative(root, src.file)} is newer than the console's build`);
+  }
+  return problems;
+}
+
+/** Files with `ext` in `from` that `to` lacks or holds with other bytes, and those `to` holds that `from` does not. */
+function staleCopies(root, from, to, ext) {
+  const problems = [];
+  const names = (d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith(ext)) : []);
+  const shipped = new Set(names(to));
+  for (const f of names(from)) {
+    if (!shipped.has(f)) problems.push(`${relative(root, join(to, f))} is missing`);
+    else if (!readFileSync(join(from, f)).equals(readFileSync(join(to, f)))) problems.push(`${relative(root, join(to, f))} differs from src`);
+    shipped.delete(f);
+  }
+  for (const f of shipped) problems.push(`${relative(root, join(to, f))} has no source any more`);
+  return problems;
+}
+
+module.exports = { staleBuilds };
