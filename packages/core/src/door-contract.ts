@@ -1,4 +1,5 @@
 import { badInput } from './errors';
+import { assignOwn } from './own';
 
 /** At most this many open interactions are bound as `$parked` (oldest first). */
 export const PARKED_MAX = 100;
@@ -56,3 +57,22 @@ export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
   return { verb: 'resume', items };
 }
 
+
+/** Extras under this prefix are set by Hookyard (the subject approval rules see, the idempotency key), never by a hook. */
+export const RESERVED_EXTRA_PREFIX = 'tai42/';
+
+/**
+ * `extras_expr`'s output: an object (own keys only), or null / no output for
+ * none. A key under `tai42/` is refused: a payload must not choose the
+ * subject the approval rules and interactions see.
+ */
+export function extrasOf(hook: string, out: unknown[]): Record<string, unknown> | null {
+  const first = out[0];
+  if (first === undefined || first === null) return null;
+  if (!isObject(first)) throw badInput(`hook '${hook}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
+  const reserved = Object.keys(first).filter((k) => k.startsWith(RESERVED_EXTRA_PREFIX));
+  if (reserved.length) {
+    throw badInput(`hook '${hook}' extras_expr yielded ${reserved.map((k) => JSON.stringify(k)).join(', ')}: keys under '${RESERVED_EXTRA_PREFIX}' are set by Hookyard only`);
+  }
+  return assignOwn({}, first);
+}

@@ -127,7 +127,7 @@ export {
 export type { MessageCheck, MessageKind } from './schemas';
 export { STATE_DOORS, STATE_HISTORY_MAX, STATE_OPS, mergePatch, stateBytes, subjectLabel } from './state';
 export type { StateAttribution, StateDoor, StateOp, StateRecord, StateSummary, StateWrite } from './state';
-export { PARKED_MAX, cancelIds, resumeAct } from './door-contract';
+export { PARKED_MAX, RESERVED_EXTRA_PREFIX, cancelIds, extrasOf, resumeAct } from './door-contract';
 export type { DoorAct } from './door-contract';
 export {
   SpanKind,

@@ -1,4 +1,4 @@
-import { PARKED_MAX, TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, cancelIds, resumeAct, toHookyardError } from '@hookyard/core';
+import { PARKED_MAX, TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, cancelIds, extrasOf, resumeAct, toHookyardError } from '@hookyard/core';
 import type { DoorAct } from '@hookyard/core';
 import type { Hook, Interaction, JqField, Run, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
@@ -126,10 +126,7 @@ export class HookEvaluator {
   private async extrasExpr(hook: Hook, run: Run, seen: HookContext): Promise<Record<string, unknown> | null> {
     if (!hook.extras_expr) return null;
     const out = await this.run(hook.extras_expr, 'extras_expr', hook, run.payload, seen);
-    const first = out[0];
-    if (isObject(first)) return assignOwn({}, first);
-    if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
-    return null;
+    return extrasOf(hook.name, out);
   }
 
   /**

@@ -19,6 +19,7 @@ function jq(extra: Record<string, (input: unknown, vars: Record<string, unknown>
     'resume-named': (p) => [(p as { id: string }).id],
     'resume-verdict': (p) => [{ id: (p as { id: string }).id, payload: { verdict: (p as { verdict: string }).verdict } }],
     'hand-on': () => [{ note: 'from the answer' }],
+    'spoof-subject': () => [{ note: 'x', 'tai42/subject': { scope: 'conversation', kind: 'pr', key: 'someone-else#1' } }],
     '$parked | length': (_p, v) => [parked(v).length],
     ...extra,
   });
@@ -182,6 +183,21 @@ describe('executor: the parkable door', () => {
     expect(await h.stores.runs.get(ship!)).toMatchObject({ status: 'succeeded', result: { deployed: { env: 'prod' } } });
     expect(deploy.calls).toHaveLength(1);
     expect(deploy.calls[0]!.ctx.extras).toMatchObject({ note: 'from the answer', 'tai42/idempotency_key': ship });
+  });
+
+  it('an extras_expr yielding a tai42/ key (the subject approval rules see) fails bad_input naming it, before acting', async () => {
+    const { h, echo, fire } = await setup();
+    await h.stores.hooks.putHook(hook({ name: 'spoofer', topic: 'spoof', tool: 'echo', extras_expr: { content: 'spoof-subject' } }));
+    const run = await fire('spoof', {});
+    expect(run).toMatchObject({ status: 'failed', acted: '', error: { kind: 'bad_input' } });
+    expect(run.error!.message).toContain('"tai42/subject"');
+    expect(echo.calls).toHaveLength(0);
+    // Handed on to a resumed run, the same key is refused too: the answer fails, the parked run stays parked.
+    await h.stores.hooks.putHook(hook({ name: 'spoof-resumer', topic: 'spoof-merged', tool: 'echo', subject, resume_expr: { content: 'resume-first' }, extras_expr: { content: 'spoof-subject' } }));
+    const waiting = await fire('opened', { pr: 'acme#9' });
+    const answer = await fire('spoof-merged', { pr: 'acme#9' });
+    expect(answer).toMatchObject({ status: 'failed', error: { kind: 'bad_input' } });
+    expect(await h.stores.runs.get(waiting.id)).toMatchObject({ status: 'parked' });
   });
 
   it('start_expr null starts nothing', async () => {

@@ -5,6 +5,7 @@ import {
   assignOwn,
   badInput,
   cancelIds,
+  extrasOf,
   resumeAct,
   toHookyardError,
   type DoorAct,
@@ -98,10 +99,7 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
   const extrasExpr = async (): Promise<Record<string, unknown> | null> => {
     if (!hook.extras_expr) return null;
     const out = await run(hook.extras_expr, 'extras_expr', report.parked);
-    const first = out[0];
-    if (isObject(first)) return assignOwn({}, first);
-    if (first !== undefined && first !== null) throw badInput(`hook '${hook.name}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
-    return null;
+    return extrasOf(hook.name, out);
   };
   try {
     if (hook.subject) {
