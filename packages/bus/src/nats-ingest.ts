@@ -28,6 +28,8 @@ export interface NatsIngest {
    * delay so it comes back later.
    */
   start(handler: IngestHandler, options?: { concurrency?: number }): Promise<void>;
+  /** Messages handled at once from the next one admitted (a live HOOKS_MAX_WORKERS); none in flight is cancelled. */
+  resize(concurrency: number): void;
   /** Stops pulling and waits for handlers in flight. */
   stop(): Promise<void>;
   /** Stops (if started) and closes the connection. */
@@ -135,6 +137,10 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
           settle: ([outcome]) => settle(msg, outcome!),
         }),
       });
+    },
+    resize(concurrency) {
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw badInput(`ingest concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
+      worker?.resize(concurrency);
     },
     stop,
     async close() {

@@ -57,6 +57,28 @@ describe('NATS ingest', () => {
     await waitFor('both messages acked', async () => (await settled()) !== null);
   });
 
+  it('resize: a live HOOKS_MAX_WORKERS lets more messages in at once; the ones in flight go on', async () => {
+    const held: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await ingest.start(
+      async (m) => {
+        held.push(m.msgId ?? '');
+        await gate;
+        return 'accepted';
+      },
+      { concurrency: 1 },
+    );
+    for (let i = 0; i < 4; i += 1) await send('orders', `{"i":${i}}`, `r-${i}`);
+    await waitFor('one message held', () => held.length === 1);
+    expect(() => ingest.resize(0)).toThrow('ingest concurrency must be a positive integer, got 0');
+    ingest.resize(4);
+    await waitFor('four messages held', () => held.length === 4);
+    release();
+    await waitFor('all acked', async () => (await settled()) !== null);
+    expect(new Set(held).size).toBe(4);
+  });
+
   it('does not redeliver a message the handler rejected', async () => {
     const calls: string[] = [];
     await ingest.start(async (m) => {

@@ -6,6 +6,8 @@ export interface LiveTargets {
   logger: Logger;
   /** The executor of this process: HOOKS_MAX_WORKERS from the next run admitted. */
   executor(): { resize(maxWorkers: number): void } | null;
+  /** The NATS door of this process, whose concurrency is HOOKS_MAX_WORKERS too. */
+  natsIngest(): { resize(concurrency: number): void } | null;
   /** The flood limiter of this process: door and API rates and bursts. */
   limiter(): { setRates(r: { rate: number; burst: number; apiRate: number; apiBurst?: number }): void } | null;
 }
@@ -39,7 +41,10 @@ export function connectLiveSettings(live: LiveSettings, metrics: HookMetrics, ta
 
   live.onApply((changed, s) => {
     if (changed.has('logLevel')) log.level = s.logLevel;
-    if (changed.has('maxWorkers')) targets.executor()?.resize(s.maxWorkers);
+    if (changed.has('maxWorkers')) {
+      targets.executor()?.resize(s.maxWorkers);
+      targets.natsIngest()?.resize(s.maxWorkers);
+    }
     if (changed.has('doorRate') || changed.has('doorBurst') || changed.has('apiRate') || changed.has('apiBurst')) {
       targets.limiter()?.setRates({ rate: s.doorRate, burst: s.doorBurst, apiRate: s.apiRate, apiBurst: s.apiBurst });
     }

@@ -63,7 +63,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let natsIngest: NatsIngest | null = null;
   // One flood limiter per ingress process, Redis-backed when Redis is set, so replicas share it.
   const limiter = role === 'ingress' || role === 'all' ? createIngressLimiter(s, log) : null;
-  const reload = connectLiveSettings(live, runtime.metrics, { logger: log, executor: () => executor, limiter: () => limiter });
+  const reload = connectLiveSettings(live, runtime.metrics, { logger: log, executor: () => executor, natsIngest: () => natsIngest, limiter: () => limiter });
   let watcher: ConfigWatch | null = null;
   const ready = async () => {
     if (stopping) throw new Error('shutting down');
