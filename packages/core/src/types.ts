@@ -55,8 +55,8 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
  * or an operator's replay (`accepted`), claimed by an executor (`started`),
  * parked on an interaction (`parked`), an attempt failed and another is due
  * (`retry_scheduled`), an outcome (`finished`), an operator's retry
- * (`retried`) or discard (`discarded`), an answered interaction made it due
- * again (`woken`).
+ * (`retried`) or discard (`discarded`), its interaction was answered, resumed
+ * by a hook or expired, so it is due again (`woken`).
  */
 export const RUN_EVENT_TYPES = ['accepted', 'started', 'parked', 'retry_scheduled', 'finished', 'retried', 'discarded', 'woken'] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];

@@ -396,6 +396,7 @@ export class RunExecutor {
     const committed = await commitAct(act, handOn, byRun(hook, run), found, stores.interactions, () => clock.now());
     await a.write((token, now) => stores.runs.act(run.id, token, { acted: act.verb, actedIds: committed.ids }, now));
     state.acted = true;
+    for (const woken of committed.woken) this.deps.reporter.announce(woken, 'woken');
     if (committed.woken.length > 0) {
       await this.deps.dispatch?.(committed.woken.map((r) => r.id)).catch((err: unknown) => {
         logger.warn({ run: run.id, err: toHookyardError(err).message }, 'could not publish the woken runs; the sweep dispatches them');

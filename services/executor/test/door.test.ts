@@ -65,6 +65,8 @@ describe('executor: the parkable door', () => {
       status: 'resumed', resolution: { via: 'hook', by: `hook:resumer run:${resumer.id}`, payload: { merged: true }, extras: { note: 'from the answer' } },
     });
     expect((await h.stores.runs.get(waiting.id))?.status).toBe('pending');
+    // The parked run's events: claimed, parked, then woken by the resumer (which announced it: the run was at hand).
+    expect(h.events.filter((e) => e.run_id === waiting.id).map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['parked', 'parked'], ['woken', 'pending']]);
 
     await h.executor.handle(waiting.id);
     expect(await h.stores.runs.get(waiting.id)).toMatchObject({ status: 'succeeded', result: { merged: true } });

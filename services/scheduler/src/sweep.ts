@@ -117,6 +117,13 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
       for (const i of expired) logger.info({ interaction: i.id, kind: i.kind, run: i.run, on_timeout: i.on_timeout }, 'interaction expired; its run applies on_timeout');
       // The store made each run due in the same step: a lost publish is covered by the due sweep.
       await publish(expired.map((i) => i.run));
+      // Off the hot path, and only when someone listens: each woken run read once to announce it.
+      if (deps.reporter.announcing) {
+        for (const i of expired) {
+          const run = await stores.runs.get(i.run).catch(() => null);
+          if (run) deps.reporter.announce(run, 'woken');
+        }
+      }
       report.interactionsExpired += expired.length;
       if (expired.length < SWEEP_BATCH) break;
     }

@@ -78,6 +78,8 @@ describe('scheduler sweep', () => {
     expect(await t.stores.interactions.get(soon.interaction)).toMatchObject({ status: 'expired', resolution: { via: 'expiry' } });
     expect((await t.stores.runs.get(soon.id))?.status).toBe('pending');
     expect((await t.stores.runs.get(later.id))?.status).toBe('parked');
+    // The woken run is announced (only it).
+    expect(t.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[soon.id, 'woken', 'pending']]);
     expect(await gauge(t.metrics.parked)).toBe(1);
   });
 

@@ -24,7 +24,7 @@ export const RUN_SUMMARY_SCHEMA = {
       description:
         'What happened: accepted (kept by a door, a platform event or an operator\'s replay), started (claimed by an executor), parked (waiting on an interaction), ' +
         'retry_scheduled (an attempt failed before the hook acted, or its lease lapsed; due_at says when the next is due), finished (an outcome: succeeded, skipped, denied, cancelled or failed), ' +
-        'retried (an operator retried it), discarded (an operator discarded it), woken (an answered approval made it due again)',
+        'retried (an operator retried it), discarded (an operator discarded it), woken (its interaction was answered, resumed by a hook or expired: it is due again)',
       type: 'string',
       enum: [...RUN_EVENT_TYPES],
     },
