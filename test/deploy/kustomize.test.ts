@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTINGS_REGISTRY, SETTINGS_VARIABLES, resolveSettings, type SettingVariable } from '@hookyard/core';
+import { onPublicSurface } from '../../services/ingress/src/http/surface';
 import { DEPLOY, K8sObject, LIVE_SETTINGS_CONFIGMAP, renderKustomization, selects } from './support';
 
 /**
@@ -44,6 +45,13 @@ function settingsConfigMap(objs: K8sObject[], d: K8sObject): Record<string, stri
 }
 
 /** Resolves a probe or Service port (a number or a container port name) to a container port, or undefined. */
+/** A Deployment's settings as its pod reads them at start: the ConfigMap's, then the container's literal env over them. */
+function podSettings(objs: K8sObject[], d: K8sObject): Record<string, string> {
+  const env = settingsConfigMap(objs, d);
+  for (const c of containersOf(d)) for (const e of c.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
+  return env;
+}
+
 function containerPort(d: K8sObject, port: number | string): number | undefined {
   for (const c of containersOf(d)) {
     for (const p of c.ports ?? []) {
@@ -126,16 +134,41 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       }
     }
     for (const d of hookyardDeployments(objs)) {
-      const settings = settingsConfigMap(objs, d);
+      const settings = podSettings(objs, d);
       const c = containersOf(d)[0];
       expect(settings.HOOKS_HTTP_HOST).toBe('0.0.0.0');
       const port = Number(settings.HOOKS_HTTP_PORT ?? 8080);
-      expect(c.ports.map((p: any) => p.containerPort)).toEqual([port]);
+      // The ingress also listens on HOOKS_ADMIN_PORT (port `admin`); the other roles on one port.
+      const admin = settings.HOOKS_ADMIN_PORT === undefined ? [] : [Number(settings.HOOKS_ADMIN_PORT)];
+      expect({ deployment: d.metadata.name, ports: c.ports.map((p: any) => p.containerPort) }).toEqual({ deployment: d.metadata.name, ports: [port, ...admin] });
       expect(c.readinessProbe.httpGet.path).toBe('/readyz');
       expect(c.livenessProbe.httpGet.path).toBe('/healthz');
       expect(containerPort(d, c.readinessProbe.httpGet.port)).toBe(port);
       expect(containerPort(d, c.livenessProbe.httpGet.port)).toBe(port);
     }
+  });
+
+  test('the ingress splits its ports with HOOKS_ADMIN_PORT: the public Service reaches only the door, the admin Service the API and /metrics', () => {
+    const deps = hookyardDeployments(objs);
+    const ingress = deps.find((d) => d.metadata.labels![COMPONENT] === 'ingress')!;
+    // Read as the pod reads it: a bad or equal port would refuse to start.
+    const s = resolveSettings(podSettings(objs, ingress), () => '').settings;
+    expect(s.adminPort).toBeDefined();
+    expect(s.adminPort).not.toBe(s.httpPort);
+    expect(containerPort(ingress, 'http')).toBe(s.httpPort);
+    expect(containerPort(ingress, 'admin')).toBe(s.adminPort);
+    // Only the ingress splits (the setting does nothing for the other roles), so only it sets it.
+    for (const d of deps.filter((x) => x !== ingress)) expect({ deployment: d.metadata.name, admin: podSettings(objs, d).HOOKS_ADMIN_PORT }).toEqual({ deployment: d.metadata.name, admin: undefined });
+    const services = of(objs, 'Service').filter((x) => selects(x.spec.selector, podLabels(ingress)));
+    const targets = (name: string) => services.find((x) => x.metadata.name === name)!.spec.ports.map((p: any) => containerPort(ingress, p.targetPort ?? p.port));
+    expect(services.map((x) => x.metadata.name).sort()).toEqual(['hookyard-ingress', 'hookyard-ingress-admin']);
+    expect(targets('hookyard-ingress')).toEqual([s.httpPort]);
+    expect(targets('hookyard-ingress-admin')).toEqual([s.adminPort]);
+    // What each listener answers (services/ingress/src/http/surface.ts): the door and probes on the public one, not the API or /metrics.
+    for (const path of ['/universal_webhook/t', '/readyz', '/healthz']) expect(onPublicSurface(path)).toBe(true);
+    for (const path of ['/metrics', '/api/hooks', '/openapi.json', '/console']) expect(onPublicSurface(path)).toBe(false);
+    const c = containersOf(ingress)[0];
+    for (const [, p] of probes(c)) expect(onPublicSurface(p.httpGet.path) && containerPort(ingress, p.httpGet.port) === s.httpPort).toBe(true);
   });
 
   test('every Service selects a Deployment and targets one of its container ports', () => {
@@ -275,18 +308,29 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       const role = d.metadata.labels![COMPONENT];
       const mine = policies.filter((p) => selects(p.spec.podSelector, podLabels(d)));
       expect({ role, policies: mine.length }).not.toEqual({ role, policies: 0 });
-      const port = containersOf(d)[0].ports[0];
+      const [port, admin] = containersOf(d)[0].ports;
+      let adminRules = 0;
       for (const p of mine.filter((x) => x.spec.policyTypes.includes('Ingress'))) {
         for (const rule of p.spec.ingress ?? []) {
           const ports = (rule.ports ?? []).map((x: any) => x.port);
           expect(ports.length).toBeGreaterThan(0);
-          for (const x of ports) expect([port.name, port.containerPort]).toContain(x);
           const open = !rule.from || rule.from.length === 0;
+          const onAdmin = admin !== undefined && ports.some((x: unknown) => x === admin.name || x === admin.containerPort);
+          if (onAdmin) {
+            // The management API and /metrics: Prometheus and labelled API clients, never everyone.
+            adminRules += 1;
+            expect({ role, open }).toEqual({ role, open: false });
+            for (const f of rule.from) expect(JSON.stringify(f)).toMatch(/prometheus|monitoring|api-client/);
+            continue;
+          }
+          for (const x of ports) expect([port.name, port.containerPort]).toContain(x);
           if (role === 'ingress') continue;
           expect({ role, open }).toEqual({ role, open: false });
           for (const f of rule.from) expect(JSON.stringify(f)).toMatch(/prometheus|monitoring/);
         }
       }
+      // Prometheus must reach the port /metrics is on.
+      if (admin !== undefined) expect({ role, adminRules }).toEqual({ role, adminRules: 1 });
     }
   });
 

@@ -52,12 +52,24 @@ describe('deploy/prometheus', () => {
     const sm = parse(readFileSync(join(PROM, 'servicemonitor.yaml'), 'utf8')) as K8sObject;
     expect(sm.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(sm.kind).toBe('ServiceMonitor');
-    const services = renderKustomization(join(DEPLOY, 'k8s', 'base')).filter((o) => o.kind === 'Service');
+    const objs = renderKustomization(join(DEPLOY, 'k8s', 'base'));
+    const services = objs.filter((o) => o.kind === 'Service');
     const selected = services.filter((s) => selects(sm.spec.selector, s.metadata.labels));
-    expect(selected.map((s) => s.metadata.name).sort()).toEqual(['hookyard-executor', 'hookyard-ingress', 'hookyard-scheduler']);
-    for (const e of sm.spec.endpoints) {
-      expect(e.path).toBe('/metrics');
-      for (const s of selected) expect(s.spec.ports.map((p: { name: string }) => p.name)).toContain(e.port);
+    // Not the public hookyard-ingress: its port answers only the door (/metrics is on HOOKS_ADMIN_PORT).
+    expect(selected.map((s) => s.metadata.name).sort()).toEqual(['hookyard-executor', 'hookyard-ingress-admin', 'hookyard-scheduler']);
+    for (const e of sm.spec.endpoints) expect(e.path).toBe('/metrics');
+    const endpointPorts = sm.spec.endpoints.map((e: { port: string }) => e.port);
+    for (const s of selected) {
+      // Exactly one endpoint per Service, so each pod is scraped once ...
+      const scraped = s.spec.ports.filter((p: { name: string }) => endpointPorts.includes(p.name));
+      expect({ service: s.metadata.name, scraped: scraped.length }).toEqual({ service: s.metadata.name, scraped: 1 });
+      // ... on the container port that serves /metrics: the ingress's HOOKS_ADMIN_PORT, the other roles' HOOKS_HTTP_PORT.
+      const d = objs.find((o) => o.kind === 'Deployment' && selects(s.spec.selector, o.spec.template.metadata.labels))!;
+      const c = d.spec.template.spec.containers[0];
+      const target = c.ports.find((p: { name: string }) => p.name === scraped[0].targetPort);
+      const adminEnv = (c.env ?? []).find((e: { name: string }) => e.name === 'HOOKS_ADMIN_PORT');
+      const want = adminEnv ? Number(adminEnv.value) : 8080;
+      expect({ service: s.metadata.name, port: target?.containerPort }).toEqual({ service: s.metadata.name, port: want });
     }
   });
 });
