@@ -166,7 +166,8 @@ export function createLiveSettings(options: LiveSettingsOptions): LiveSettings {
         env_overrides_file: resolved.overridden,
         settings: SPECS.map(([variable, spec]) => ({
           variable,
-          value: shownValue(variable, spec, running[spec.field]),
+          // The object the process runs on (which may hold what the runtime added, e.g. the embedded default's token).
+          value: shownValue(variable, spec, (settings as Record<string, unknown>)[spec.field]),
           source: resolved.sources[variable] ?? 'default',
           live: spec.live,
           ...(Object.hasOwn(pending, variable) ? { pending_restart: pending[variable] } : {}),
