@@ -158,6 +158,17 @@ describe('operator console in Chromium', () => {
     await page.getByRole('textbox', { name: 'subject.scope', exact: true }).fill('people');
     await page.getByRole('textbox', { name: 'subject.kind', exact: true }).fill('sender');
     await page.getByRole('textbox', { name: 'subject.key_expr', exact: true }).fill('.sender');
+    // The hook's own approval rules: one group of inputs per rule, `when` in the jq editor with its compile error inline.
+    await page.getByRole('button', { name: 'Add a rule to approval' }).click();
+    const rule = page.getByRole('group', { name: 'approval[0]' });
+    await rule.getByRole('textbox', { name: 'tools', exact: true }).fill('echo');
+    await rule.getByRole('combobox', { name: 'action', exact: true }).selectOption('deny');
+    const when = page.getByRole('textbox', { name: 'approval[0].when', exact: true });
+    if (doc.paths['/api/hooks/dry-run']) {
+      await when.fill('.args.greeting ==');
+      await page.getByTestId('jq-error-approval[0].when').filter({ hasText: 'approval[0].when does not compile' }).waitFor();
+    }
+    await when.fill('.args.greeting == "nope"');
     await page.getByRole('textbox', { name: 'start_expr', exact: true }).fill('{who: .sender}');
     if (doc.paths['/api/hooks/dry-run']) {
       // The live dry run evaluates the condition over the sample payload.
@@ -174,6 +185,7 @@ describe('operator console in Chromium', () => {
     expect(await api('GET', '/api/hooks/greet')).toMatchObject({
       condition: { content: '.action == "opened"' },
       subject: { scope: 'people', kind: 'sender', key_expr: { content: '.sender' } },
+      approval: [{ tools: ['echo'], action: 'deny', when: '.args.greeting == "nope"' }],
     });
     await shot(page, '04-hooks');
 

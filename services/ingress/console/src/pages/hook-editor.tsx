@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Hook, type Run, type RunPage } from '../api';
 import { JqEditor } from '../jq-editor';
+import { RulesEditor } from './rules-editor';
 import { go } from '../route';
 import { isExpression, loadHookSchema, type Schema } from '../schema';
 import { ErrorBox, Json, toApiError, useLoad } from '../util';
@@ -8,7 +9,7 @@ import { ErrorBox, Json, toApiError, useLoad } from '../util';
 /** Fields the server sets (echoed on GET, ignored on input): not part of the form. */
 const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
 
-type Kind = 'expression' | 'json' | 'list' | 'enum' | 'tool' | 'text';
+type Kind = 'expression' | 'json' | 'rules' | 'list' | 'enum' | 'tool' | 'text';
 
 interface Field {
   /** The form's name: the record's field, or `parent.child` for a field of an object (subject.key_expr). */
@@ -19,6 +20,8 @@ interface Field {
   /** Set for a field of an object field: the record's field it belongs to, and its key there. */
   parent?: string;
   key?: string;
+  /** For `rules`: the schema of one item. */
+  item?: Schema;
 }
 
 function kindOf(name: string, raw: Schema, s: Schema, resolve: (s: Schema) => Schema): Kind {
@@ -45,6 +48,11 @@ function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
           return { name: `${name}.${key}`, schema: { ...ps, description: praw.description ?? ps.description }, kind: kindOf(key, praw, ps, resolve), required: false, parent: name, key };
         });
       }
+      // An array of objects holding a jq field (approval rules with `when`): one group of inputs per item.
+      const item = s.type === 'array' ? resolve(s.items ?? {}) : undefined;
+      if (item?.type === 'object' && Object.values(item.properties ?? {}).some((p) => isExpression(p) || isExpression(resolve(p)))) {
+        return [{ name, schema: { ...s, description: raw.description ?? s.description }, kind: 'rules', required: required.has(name), item }];
+      }
       return [{ name, schema: { ...s, description: raw.description ?? s.description }, kind: kindOf(name, raw, s, resolve), required: required.has(name) }];
     });
 }
@@ -65,7 +73,7 @@ function toText(f: Field, v: unknown): string {
     return typeof e.content === 'string' && Object.keys(e).length === 1 ? e.content : JSON.stringify(v);
   }
   if (f.kind === 'list') return (v as string[]).join(', ');
-  if (f.kind === 'json') return JSON.stringify(v, null, 2);
+  if (f.kind === 'json' || f.kind === 'rules') return JSON.stringify(v, null, 2);
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
@@ -89,7 +97,7 @@ function toRecord(fields: Field[], values: Record<string, string>): { record: Re
         }
       } else into[key] = { content: text };
     } else if (f.kind === 'list') into[key] = text.split(',').map((s) => s.trim()).filter(Boolean);
-    else if (f.kind === 'json') {
+    else if (f.kind === 'json' || f.kind === 'rules') {
       try {
         into[key] = JSON.parse(text);
       } catch (err) {
@@ -180,6 +188,11 @@ export function HookEditor({ name }: { name: string | null }) {
                     </option>
                   ))}
                 </select>
+              );
+            else if (f.kind === 'rules')
+              input = (
+                <RulesEditor id={id} name={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} item={f.item!} resolve={schema.data!.resolve}
+                  lines={serverLines.filter((l) => l.startsWith(`${f.name}[`))} />
               );
             else if (f.kind === 'json')
               input = <textarea {...common} rows={3} spellcheck={false} value={values[f.name]} onInput={(e) => set(f.name, (e.target as HTMLTextAreaElement).value)} />;
