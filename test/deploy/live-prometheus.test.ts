@@ -1,7 +1,8 @@
 /**
  * The dashboard and the alert rules against a live Prometheus: `hookyard
- * serve --role all` (embedded) scraped every second by a real `prometheus`,
- * with hooks that succeed, skip and fail, a delivery refused by a verifier
+ * serve --role all` (embedded) scraped every second by a real `prometheus`
+ * on its admin port (HOOKS_ADMIN_PORT, as deploy/k8s runs the ingress; events
+ * go to the door port, which has no /metrics), with hooks that succeed, skip and fail, a delivery refused by a verifier
  * and a few door answers. Every dashboard query (variables substituted) and
  * every metric a rule reads must come back with data.
  */
@@ -43,6 +44,7 @@ describe('dashboard and rules on a live Prometheus', () => {
   const promLog: string[] = [];
   let promUrl: string;
   let api: Api;
+  let publicDoor: Api;
 
   beforeAll(async () => {
     requireBuiltCli();
@@ -51,12 +53,18 @@ describe('dashboard and rules on a live Prometheus', () => {
     hookyard = startRole('all', 'all', {
       HOOKS_API_TOKENS: `admin:${token}`,
       HOOKS_HTTP_HOST: '127.0.0.1',
+      HOOKS_ADMIN_PORT: '0',
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
       HOOKS_SECRET_HOOKYARD_LIVE_SECRET: secret,
     });
     const url = await hookyard.waitListening();
-    api = new Api(url, token);
-    const target = new URL(url).host;
+    const adminUrl = hookyard.logs().find((r) => typeof r.adminUrl === 'string')?.adminUrl as string;
+    expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    api = new Api(adminUrl, token);
+    publicDoor = new Api(url, token);
+    // The door's port has no /metrics: a scrape there would be a target down.
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    const target = new URL(adminUrl).host;
     const port = await freePort();
     writeFileSync(
       join(dir, 'prometheus.yml'),
@@ -100,8 +108,8 @@ describe('dashboard and rules on a live Prometheus', () => {
     // Events keep coming while Prometheus scrapes, so rates over the window see them.
     let sent = 0;
     const door = async () => {
-      await api.sendEvent('live', { n: sent++ });
-      const bad = await fetch(`${api.base}/universal_webhook/signed`, { method: 'POST', headers: { 'x-webhook-secret': 'wrong', 'content-type': 'application/json' }, body: '{}' });
+      await publicDoor.sendEvent('live', { n: sent++ });
+      const bad = await fetch(`${publicDoor.base}/universal_webhook/signed`, { method: 'POST', headers: { 'x-webhook-secret': 'wrong', 'content-type': 'application/json' }, body: '{}' });
       expect(bad.status).toBe(401);
     };
     const queries = [
