@@ -12,7 +12,7 @@ import {
 } from '@hookyard/bus';
 import { createJqEngine, type JqEngine } from '@hookyard/jq';
 import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
-import { createToolRepo, type ToolRepo } from '@hookyard/tools';
+import { MultiRepo, createToolRepo, type ToolRepo } from '@hookyard/tools';
 
 export type RoleName = 'ingress' | 'scheduler' | 'executor' | 'all';
 export const ROLE_NAMES: readonly RoleName[] = ['ingress', 'scheduler', 'executor', 'all'];
@@ -116,7 +116,8 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       events = hub;
       runEvents = hub;
     }
-    const tools = createToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger });
+    // The scheduler calls no tool: it gets an empty repo, and its process never loads the providers.
+    const tools = role === 'scheduler' ? new MultiRepo([]) : createToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger });
     closers.push(() => tools.close());
     const metrics = createMetrics({ role });
     return {

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  answerClientError,
   createLiveSettings,
   createLogDestination,
   createLogger,
@@ -15,9 +16,17 @@ import {
 } from '@hookyard/core';
 import { Counter } from 'prom-client';
 import { createNatsIngest, type NatsIngest } from '@hookyard/bus';
-import { answerClientError, createDedupeStep, createIngressApp, createIngressLimiter, createNatsIngestHandler, surfaceListener } from '@hookyard/ingress';
-import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
-import { startScheduler, type SchedulerHandle } from '@hookyard/scheduler';
+import type { ExecutorHandle } from '@hookyard/executor';
+import type { SchedulerHandle } from '@hookyard/scheduler';
+
+// Each role's service loads when that role starts, so an executor never holds the ingress's
+// express app and a scheduler neither (footprint); the client-error answer every role needs is core's.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ingressService = () => require('@hookyard/ingress') as typeof import('@hookyard/ingress');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const executorService = () => require('@hookyard/executor') as typeof import('@hookyard/executor');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const schedulerService = () => require('@hookyard/scheduler') as typeof import('@hookyard/scheduler');
 import { createHealthServer } from './health-server';
 import { buildRuntime, embeddedRefusalError, type RoleName, type Runtime } from './runtime';
 import { watchConfigFile, type ConfigWatch } from './config-watch';
@@ -62,7 +71,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let scheduler: SchedulerHandle | null = null;
   let natsIngest: NatsIngest | null = null;
   // One flood limiter per ingress process, Redis-backed when Redis is set, so replicas share it.
-  const limiter = role === 'ingress' || role === 'all' ? createIngressLimiter(s, log) : null;
+  const limiter = role === 'ingress' || role === 'all' ? ingressService().createIngressLimiter(s, log) : null;
   const reload = connectLiveSettings(live, runtime.metrics, { logger: log, executor: () => executor, natsIngest: () => natsIngest, limiter: () => limiter });
   let watcher: ConfigWatch | null = null;
   const ready = async () => {
@@ -76,6 +85,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let adminServer: Server | null = null;
   try {
     if (role === 'ingress' || role === 'all') {
+      const { createIngressApp, surfaceListener } = ingressService();
       const app = createIngressApp({
         ...runtime,
         limiter,
@@ -92,8 +102,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
       server = createHealthServer(runtime.metrics, ready);
     }
     if ((role === 'ingress' || role === 'all') && s.natsUrl) natsIngest = await startNatsIngest(runtime);
-    if (role === 'executor' || role === 'all') executor = await startExecutor({ ...runtime });
-    if (role === 'scheduler' || role === 'all') scheduler = await startScheduler({ ...runtime });
+    if (role === 'executor' || role === 'all') executor = await executorService().startExecutor({ ...runtime });
+    if (role === 'scheduler' || role === 'all') scheduler = await schedulerService().startScheduler({ ...runtime });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(s.httpPort, s.httpHost, () => resolve());
@@ -173,6 +183,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
   const s = runtime.settings;
   const ingest = await createNatsIngest({ url: s.natsUrl!, prefix: s.natsPrefix, replicas: s.natsReplicas, logger: runtime.logger });
   try {
+    const { createDedupeStep, createNatsIngestHandler } = ingressService();
     const handler = createNatsIngestHandler({
       stores: runtime.stores,
       bus: runtime.bus,

@@ -22,6 +22,7 @@ export {
 export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
+export { answerClientError } from './client-error';
 export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';

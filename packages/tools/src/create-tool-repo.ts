@@ -2,7 +2,7 @@ import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, 
 import type { StateStore, ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
 import { createOutboundGuard, type OutboundGuard } from './outbound';
-import { createGrpcRepo } from './grpc';
+import { createGrpcRepo } from './grpc/lazy-repo';
 import { echoTool } from './local/echo';
 import { jsExecutionTool } from './local/js-execution';
 import { localFsTool } from './local/local-fs';

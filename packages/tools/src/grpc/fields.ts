@@ -1,6 +1,10 @@
 import { isSecretRef, type RemoteToolRecord, type SecretScope, type StringOrSecret } from '@hookyard/core';
 import { checkStringOrSecretMap } from '../secret-values';
-import { parseProtoText } from './proto-text';
+import { lazy } from '../lazy';
+
+// protobufjs only when a record carries a .proto to check.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const protoText = lazy(() => require('./proto-text') as typeof import('./proto-text'));
 
 /**
  * The gRPC-specific fields of a tool record of kind `grpc`. `RemoteToolRecord`
@@ -107,7 +111,7 @@ export function validateGrpcFields(input: Record<string, unknown>, scope?: Secre
     if (typeof input.proto !== 'string' || input.proto.trim() === '') errors.push(`proto must be the text of a .proto file, got ${show(input.proto)}`);
     else if (Buffer.byteLength(input.proto) > MAX_PROTO_BYTES) errors.push(`proto must be at most ${MAX_PROTO_BYTES} bytes`);
     else {
-      const parsed = parseProtoText(input.proto);
+      const parsed = protoText().parseProtoText(input.proto);
       if (!parsed.ok) errors.push(...parsed.errors.map((e) => `proto: ${e}`));
       else if (parsed.services.length === 0) errors.push('proto: declares no service');
       else if (services) {

@@ -6,5 +6,5 @@
  * `metadata` (see README "gRPC tools").
  */
 export { validateGrpcFields } from './fields';
-export { createGrpcRepo } from './repo';
+export { createGrpcRepo } from './lazy-repo';
 export type { GrpcRepo, GrpcRepoOptions } from './repo';

@@ -1,5 +1,6 @@
 import { HookyardError, createSecretResolver, markNotSent, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace, tracingOn } from '@hookyard/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { lazy } from '../lazy';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
 import type { DiscoveredTool, ToolProvider } from '../provider/types';
@@ -7,6 +8,10 @@ import type { ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
 import type { FetchFn } from '../http-call';
 import { transportFor } from './transport';
+
+/** The MCP SDK loads with the first MCP connection, not with the package. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sdkClient = lazy(() => require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js'));
 
 export interface McpProviderOptions {
   /** fetch for the HTTP transports (the outbound guard's in a deployment; default the SDK's). */
@@ -163,7 +168,7 @@ export class McpProvider implements ToolProvider {
     // References are resolved per connection: a rotated secret is used from the next reconnection on.
     const headers = record.transport === 'stdio' ? {} : await resolveHeaders(this.secrets, `MCP tool '${record.name}'`, record.headers);
     const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger, headers, this.options.fetch);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new (sdkClient().Client)(CLIENT_INFO, { capabilities: {} });
     // A server that goes away (a child that exits, a dropped session) is reconnected on next use.
     client.onclose = () => {
       if (server.client === client) server.client = undefined;

@@ -1,10 +1,15 @@
 import type { Readable } from 'node:stream';
 import { internal, quote, unauthorized, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchFn } from '../http-call';
+
+// Each transport of the MCP SDK loads when a record first needs it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sse = () => require('@modelcontextprotocol/sdk/client/sse.js') as typeof import('@modelcontextprotocol/sdk/client/sse.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const stdio = () => require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const streamable = () => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
 
 /** Longest piece of a server's stderr put in one log line. */
 const STDERR_LOG_CHARS = 2000;
@@ -23,16 +28,16 @@ export function transportFor(record: RemoteToolRecord, stdioAllow: readonly stri
       const command = record.command;
       if (!command) throw internal(`${what} is stored without a command; register it again`);
       if (!stdioAllow.includes(command)) throw unauthorized(`${what}: command ${JSON.stringify(command)} is not in HOOKS_MCP_STDIO_ALLOW`);
-      const transport = new StdioClientTransport({ command, args: record.args ?? [], stderr: 'pipe' });
+      const transport = new (stdio().StdioClientTransport)({ command, args: record.args ?? [], stderr: 'pipe' });
       (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
         logger.debug({ tool: record.name, stderr: quote(chunk.toString('utf8'), STDERR_LOG_CHARS) }, 'MCP server stderr');
       });
       return transport;
     }
     case 'sse':
-      return new SSEClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
+      return new (sse().SSEClientTransport)(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
     case 'streamable-http':
-      return new StreamableHTTPClientTransport(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
+      return new (streamable().StreamableHTTPClientTransport)(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
     default:
       throw internal(`${what} is stored without a known transport (${JSON.stringify(record.transport)}); register it again`);
   }

@@ -1,6 +1,9 @@
-import { fromSchema } from '@openapi-contrib/openapi-schema-to-json-schema';
-import { fullFormats } from 'ajv-formats/dist/formats';
 import type { JsonSchema } from '../types';
+import { lazy } from '../lazy';
+
+// The converter and the format list load with the first OpenAPI document, not with the package.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const converter = lazy(() => require('@openapi-contrib/openapi-schema-to-json-schema') as typeof import('@openapi-contrib/openapi-schema-to-json-schema'));
 
 /** Which dialect a document's schemas are written in. */
 export type SchemaDialect = '3.0' | '3.1';
@@ -8,7 +11,8 @@ export type SchemaDialect = '3.0' | '3.1';
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Formats a JSON Schema validator knows (ajv-formats' full set); any other is a hint no validator can check. */
-const KNOWN_FORMATS = new Set(Object.keys(fullFormats));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const knownFormats = lazy(() => new Set(Object.keys((require('ajv-formats/dist/formats') as typeof import('ajv-formats/dist/formats')).fullFormats)));
 /** OpenAPI's own schema keywords, none of them JSON Schema: dropped from 3.1 schemas too. */
 const OPENAPI_ONLY = ['discriminator', 'xml', 'externalDocs', 'example'];
 
@@ -25,7 +29,7 @@ const OPENAPI_ONLY = ['discriminator', 'xml', 'externalDocs', 'example'];
  */
 export function requestSchema(schema: JsonSchema, dialect: SchemaDialect): JsonSchema {
   if (dialect === '3.1') return cleanJsonSchema(schema);
-  const out = fromSchema(schema, {
+  const out = converter().fromSchema(schema, {
     cloneSchema: true,
     removeReadOnly: true,
     beforeTransform: (s) => nullableWithoutType(s as Record<string, unknown>) as never,
@@ -65,7 +69,7 @@ function numericBounds(s: Record<string, unknown>): void {
 
 function dropUnknown(s: Record<string, unknown>): void {
   for (const k of Object.keys(s)) if (k.startsWith('x-')) delete s[k];
-  if (typeof s.format === 'string' && !KNOWN_FORMATS.has(s.format)) delete s.format;
+  if (typeof s.format === 'string' && !knownFormats().has(s.format)) delete s.format;
 }
 
 /** A 3.1 schema: every subschema walked (any keyword may hold one), OpenAPI's keywords and readOnly properties dropped. */
