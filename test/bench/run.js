@@ -20,7 +20,7 @@ const path = require('node:path');
 const { BENCH_DIR, log } = require('./lib/common');
 const { stopAll, killAllSync } = require('./lib/procs');
 const { cleanup, deleteRedisKeys, machine } = require('./lib/infra');
-const { renderMarkdown } = require('./lib/report');
+const { renderMarkdown, verdicts } = require('./lib/report');
 
 const SECTIONS = {
   door: () => require('./sections/door').door,
@@ -108,6 +108,15 @@ function render(file) {
   return 0;
 }
 
+/** The figures with a target, PASS or MISS each, on stdout (smoke runs are too short to judge: their verdicts say so). */
+function printVerdicts(results) {
+  const rows = verdicts(results);
+  if (!rows.length) return;
+  const note = results.mode === 'smoke' ? ' (smoke: too brief to judge; no target is asserted)' : '';
+  process.stdout.write(`\nTargets${note}:\n`);
+  for (const v of rows) process.stdout.write(`  ${v.verdict.padEnd(4)}  ${v.name}: ${v.figure} (target ${v.target})\n`);
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.render) return render(args.render);
@@ -145,6 +154,7 @@ async function main() {
   writeFileSync(path.join(args.out, 'RESULTS.md'), md);
   if (!args.smoke && !args.only && failed === 0) writeFileSync(path.join(BENCH_DIR, 'RESULTS.md'), md);
   log(`wrote ${path.join(args.out, 'results.json')} in ${results.seconds} s${failed ? `; ${failed} section(s) failed` : ''}`);
+  printVerdicts(results);
   return failed ? 1 : 0;
 }
 

@@ -1,12 +1,61 @@
 'use strict';
 /**
- * Memory: peak RSS (VmHWM) of every role seen in the other sections, and RSS
- * drift of the three roles over a soak at a moderate constant rate: median RSS
- * of the first minute versus the last minute (first/last third when shorter).
+ * Memory: peak RSS (VmHWM) of every role seen in the other sections, RSS
+ * drift of the three roles over a soak at a moderate constant rate (median RSS
+ * of the first minute versus the last minute, first/last third when shorter),
+ * and what parked runs cost the executor: its heap before and after N runs
+ * parked on a `wait` (a parked run holds no lease and no worker slot, so it
+ * should cost nothing there).
  */
-const { log, sleep, summary } = require('../lib/common');
+const { fetchMetric, log, sleep, summary, until } = require('../lib/common');
 const { runLoad } = require('../lib/load');
-const { startStack, registerHook, metricOver } = require('../lib/hookyard');
+const { startStack, registerHook, metricOver, api } = require('../lib/hookyard');
+
+/**
+ * The executor's live heap: the lowest heap-used sample over `ms` (the value
+ * right after a collection), so garbage not yet collected does not count.
+ */
+async function liveHeap(executor, ms) {
+  let low = Infinity;
+  let n = 0;
+  for (const end = Date.now() + ms; Date.now() < end; n++) {
+    low = Math.min(low, await fetchMetric(executor.url, 'hookyard_nodejs_heap_size_used_bytes'));
+    await sleep(100);
+  }
+  return { bytes: low, samples: n };
+}
+
+async function parkedCost(ctx, stack) {
+  const executor = stack.byRole.executor;
+  const ingress = stack.byRole.ingress.url;
+  const n = ctx.smoke ? 200 : 5000;
+  const settleMs = ctx.smoke ? 1000 : 5000;
+  await api(ingress, 'POST', '/api/hooks', { name: 'parks', topic: 'parks', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 } });
+  // Warm the path once (JIT, caches) so the figure is the runs, not the first use.
+  const parkedSince = async (base) => (await metricOver([executor], 'parked_total')) - base;
+  const warm = await runLoad({ url: `${ingress}/universal_webhook/parks`, bodyBytes: 1024, connections: 10, amount: 200 });
+  await until(async () => ((await parkedSince(0)) >= warm.ok ? true : undefined), 60_000, 'the warm-up runs to park');
+  const before = await liveHeap(executor, settleMs);
+  const rssBefore = executor.memory().rss;
+  const counts0 = await parkedSince(0);
+  const load = await runLoad({ url: `${ingress}/universal_webhook/parks`, bodyBytes: 1024, connections: 10, amount: n });
+  await until(async () => ((await parkedSince(counts0)) >= load.ok ? true : undefined), 120_000, `${load.ok} runs to park`);
+  const after = await liveHeap(executor, settleMs);
+  const rssAfter = executor.memory().rss;
+  const mib = (b) => Math.round((b / 2 ** 20) * 10) / 10;
+  const out = {
+    method: `${load.ok} events on a topic whose one hook calls the built-in wait tool (timeout 3600 s), after 200 to warm up; executor heap used from its /metrics (hookyard_nodejs_heap_size_used_bytes), the lowest sample of ${settleMs / 1000} s every 100 ms, before and after every run parked`,
+    parked: load.ok,
+    samples: before.samples + after.samples,
+    heapBeforeMiB: mib(before.bytes),
+    heapAfterMiB: mib(after.bytes),
+    rssBeforeMiB: mib(rssBefore),
+    rssAfterMiB: mib(rssAfter),
+    heapBytesPerRun: Math.round((after.bytes - before.bytes) / Math.max(1, load.ok)),
+  };
+  log(`memory parked: ${out.parked} runs parked, executor heap ${out.heapBeforeMiB} -> ${out.heapAfterMiB} MiB (${out.heapBytesPerRun} bytes per run)`);
+  return out;
+}
 
 const MiB = 2 ** 20;
 const mib = (b) => (b == null ? null : Math.round((b / MiB) * 10) / 10);
@@ -59,12 +108,14 @@ async function memory(ctx) {
     };
     log(`memory ${name}: ${drift[name].firstWindowMedianMiB} -> ${drift[name].lastWindowMedianMiB} MiB`);
   }
+  const parked = await parkedCost(ctx, stack);
   await ctx.stop(stack.procs);
   const peaks = Object.fromEntries(Object.entries(ctx.peaks).map(([k, v]) => [k, mib(v)]));
   return {
     method: `${seconds} s at ${rate} events/s (autocannon overallRate, 10 connections, 1 KB), RSS sampled every 1 s from /proc/<pid>/status; windows of ${window} s`,
     soak: { seconds, offeredPerSecond: rate, sent: load.ok, failures: load.non2xx + load.errors, runsFinished: finished, drift },
     peakRssMiB: peaks,
+    parked,
   };
 }
 
