@@ -1,4 +1,4 @@
-import { argsHash, type Interaction } from '@hookyard/core';
+import { argsHash, type ApprovalPolicy, type Interaction } from '@hookyard/core';
 import type { ApprovalDecision, ApprovalRepo, PolicyCall } from '@hookyard/tools';
 
 /** The result of a run the approval policy or an approver said no to: a sentence the caller can act on. */
@@ -18,9 +18,9 @@ export type ApprovalStep =
   | { next: 'deny'; result: DeniedResult; detail: string }
   | { next: 'park'; decision: ApprovalDecision };
 
-/** A fresh call: the policy's decision (deployment rules, made stricter by the hook's). */
-export async function decideFresh(gate: ApprovalRepo, call: PolicyCall, hookRules: Parameters<ApprovalRepo['decide']>[1]): Promise<ApprovalStep> {
-  const decision = await gate.decide(call, hookRules);
+/** A fresh call: the policy's decision (deployment rules, made stricter by the hook's); `policy` as read beside the claim. */
+export async function decideFresh(gate: ApprovalRepo, call: PolicyCall, hookRules: Parameters<ApprovalRepo['decide']>[1], policy?: Promise<ApprovalPolicy>): Promise<ApprovalStep> {
+  const decision = await gate.decide(call, hookRules, policy);
   if (decision.action === 'allow') return { next: 'call', decision, detail: decision.rule ? `allowed by ${decision.rule}` : '' };
   if (decision.action === 'deny') {
     return {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { cancelled, toHookyardError } from '@hookyard/core';
-import type { Clock, HookyardError, Logger, Run } from '@hookyard/core';
+import type { ApprovalPolicy, Clock, HookyardError, Logger, Run } from '@hookyard/core';
 import type { RunStore } from '@hookyard/store';
 
 /** Why an attempt stopped before it could write its outcome. */
@@ -38,6 +38,8 @@ export class Attempt implements Interruptible {
    * each renewal that got through): outcome writes are retried until then.
    */
   leaseUntil: number;
+  /** The deployment's approval policy, read beside the claim (one round trip fewer before the tool starts). */
+  policy: Promise<ApprovalPolicy> | undefined;
   /** Set once the attempt was interrupted. */
   interruptReason: InterruptReason | undefined;
   interruptError: HookyardError | undefined;

@@ -136,6 +136,10 @@ export class RunExecutor {
     const { settings, stores, metrics, logger, clock } = this.deps;
     const now = clock.now();
     const claimStartedAt = tracingOn() ? Date.now() : 0;
+    // Read beside the claim, not after it: the policy does not depend on the run, and this
+    // saves a sequential round trip before the tool starts. Unused when the claim finds nothing.
+    const policy = stores.hooks.getApprovalPolicy();
+    policy.catch(() => undefined);
     let claimed;
     try {
       claimed = await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
@@ -149,6 +153,7 @@ export class RunExecutor {
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
     const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger, this.deps.sleep);
+    a.policy = policy;
     // A claim that landed after the grace ended: give the run straight back rather than start work.
     if (this.handingBack) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
@@ -331,7 +336,7 @@ export class RunExecutor {
   private async approvalStep(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, answered: Interaction | null): Promise<ApprovalStep> {
     if (answered) return answeredStep(this.gate, answered, hook.tool, kwargs);
     const subject = extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
-    return decideFresh(this.gate, { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null }, hook.approval ?? []);
+    return decideFresh(this.gate, { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null }, hook.approval ?? [], a.policy);
   }
 
   /**

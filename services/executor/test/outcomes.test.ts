@@ -31,6 +31,32 @@ describe('executor: one attempt', () => {
     expect(await counter(h.metrics.skipped, { hook: 'h' })).toBe(1);
   });
 
+  it('reads the approval policy beside its claim (once, not after it) and decides by what it read', async () => {
+    const tool = testTool('t', async () => 'ran');
+    const h = harness({ jq: jq(), tools: [tool] });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    await h.stores.hooks.putApprovalPolicy([{ name: 'no t', tools: ['t'], action: 'deny', message: 'not today' }], null, 0);
+    const order: string[] = [];
+    const readPolicy = h.stores.hooks.getApprovalPolicy.bind(h.stores.hooks);
+    h.stores.hooks.getApprovalPolicy = () => {
+      order.push('policy read');
+      return readPolicy();
+    };
+    const claim = h.stores.runs.claim.bind(h.stores.runs);
+    h.stores.runs.claim = async (...args) => {
+      order.push('claim sent');
+      const out = await claim(...args);
+      order.push('claim answered');
+      return out;
+    };
+    const [id] = await h.keep('gh', payload);
+    await h.executor.handle(id!);
+    // Sent together: the policy read does not wait for the claim's answer.
+    expect(order).toEqual(['policy read', 'claim sent', 'claim answered']);
+    expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'denied', result: { message: 'not today', rule: 'no t' } });
+    expect(tool.calls).toHaveLength(0);
+  });
+
   it('merges start_expr with static tool_kwargs (static wins) and passes the run id as idempotency key', async () => {
     const tool = testTool('t', async ({ args }) => ({ got: args }));
     const h = harness({ jq: jq(), tools: [tool] });

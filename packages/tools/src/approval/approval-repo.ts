@@ -65,11 +65,19 @@ export class ApprovalRepo implements ToolRepo {
     private readonly options: ApprovalRepoOptions,
   ) {}
 
-  /** The policy's decision on one call: first match of the deployment's rules, made stricter by `hookRules`. */
-  async decide(call: PolicyCall, hookRules: readonly ApprovalRule[] = []): Promise<ApprovalDecision> {
+  /**
+   * The policy's decision on one call: first match of the deployment's rules,
+   * made stricter by `hookRules`. `policy` is the deployment's policy when the
+   * caller already asked the store for it (the executor reads it beside its
+   * claim, saving a round trip); otherwise it is read here.
+   */
+  async decide(call: PolicyCall, hookRules: readonly ApprovalRule[] = [], policy?: Promise<ApprovalPolicy>): Promise<ApprovalDecision> {
+    return this.decideBy(await (policy ?? this.options.policies.getApprovalPolicy()), call, hookRules);
+  }
+
+  private async decideBy(policy: ApprovalPolicy, call: PolicyCall, hookRules: readonly ApprovalRule[]): Promise<ApprovalDecision> {
     const { jq, jqTimeoutMs } = this.options;
     const defaults = { timeoutSeconds: this.options.defaultTimeoutSeconds?.() };
-    const policy = await this.options.policies.getApprovalPolicy();
     let decision = await evaluateRules(policy.rules, call, 'deployment', policy.version, jq, jqTimeoutMs, defaults);
     if (decision.action !== 'deny' && hookRules.length > 0) {
       decision = stricter(decision, await evaluateRules(hookRules, call, 'hook', policy.version, jq, jqTimeoutMs, defaults));
