@@ -35,25 +35,34 @@ async function parkedCost(ctx, stack) {
   const parkedSince = async (base) => (await metricOver([executor], 'parked_total')) - base;
   const warm = await runLoad({ url: `${ingress}/universal_webhook/parks`, bodyBytes: 1024, connections: 10, amount: 200 });
   await until(async () => ((await parkedSince(0)) >= warm.ok ? true : undefined), 60_000, 'the warm-up runs to park');
-  const before = await liveHeap(executor, settleMs);
+  // The same load twice, measured the same way: N runs that park, then N runs that finish
+  // (the echo hook on 'bench'); garbage the collector has not reached yet costs both alike.
+  const grow = async (topic, done) => {
+    const before = await liveHeap(executor, settleMs);
+    const base = await done(0);
+    const load = await runLoad({ url: `${ingress}/universal_webhook/${topic}`, bodyBytes: 1024, connections: 10, amount: n });
+    await until(async () => ((await done(base)) >= load.ok ? true : undefined), 120_000, `${load.ok} runs on ${topic}`);
+    const after = await liveHeap(executor, settleMs);
+    return { ok: load.ok, before, after, perRun: (after.bytes - before.bytes) / Math.max(1, load.ok) };
+  };
   const rssBefore = executor.memory().rss;
-  const counts0 = await parkedSince(0);
-  const load = await runLoad({ url: `${ingress}/universal_webhook/parks`, bodyBytes: 1024, connections: 10, amount: n });
-  await until(async () => ((await parkedSince(counts0)) >= load.ok ? true : undefined), 120_000, `${load.ok} runs to park`);
-  const after = await liveHeap(executor, settleMs);
+  const parked = await grow('parks', parkedSince);
   const rssAfter = executor.memory().rss;
+  const finished = await grow('bench', async (base) => (await metricOver([executor], 'succeeded_total')) - base);
   const mib = (b) => Math.round((b / 2 ** 20) * 10) / 10;
   const out = {
-    method: `${load.ok} events on a topic whose one hook calls the built-in wait tool (timeout 3600 s), after 200 to warm up; executor heap used from its /metrics (hookyard_nodejs_heap_size_used_bytes), the lowest sample of ${settleMs / 1000} s every 100 ms, before and after every run parked`,
-    parked: load.ok,
-    samples: before.samples + after.samples,
-    heapBeforeMiB: mib(before.bytes),
-    heapAfterMiB: mib(after.bytes),
+    method: `${parked.ok} events on a topic whose one hook calls the built-in wait tool (timeout 3600 s), after 200 to warm up, then as many on a topic whose hook calls echo (the control: runs that finish); executor heap used from its /metrics (hookyard_nodejs_heap_size_used_bytes), the lowest sample of ${settleMs / 1000} s every 100 ms, before and after each; the cost of a parked run is its heap growth per run less the control's`,
+    parked: parked.ok,
+    samples: parked.before.samples + parked.after.samples + finished.before.samples + finished.after.samples,
+    heapBeforeMiB: mib(parked.before.bytes),
+    heapAfterMiB: mib(parked.after.bytes),
     rssBeforeMiB: mib(rssBefore),
     rssAfterMiB: mib(rssAfter),
-    heapBytesPerRun: Math.round((after.bytes - before.bytes) / Math.max(1, load.ok)),
+    parkedHeapBytesPerRun: Math.round(parked.perRun),
+    finishedHeapBytesPerRun: Math.round(finished.perRun),
+    heapBytesPerRun: Math.round(parked.perRun - finished.perRun),
   };
-  log(`memory parked: ${out.parked} runs parked, executor heap ${out.heapBeforeMiB} -> ${out.heapAfterMiB} MiB (${out.heapBytesPerRun} bytes per run)`);
+  log(`memory parked: ${out.parked} runs parked, executor heap ${out.heapBeforeMiB} -> ${out.heapAfterMiB} MiB; per run ${out.parkedHeapBytesPerRun} bytes parked, ${out.finishedHeapBytesPerRun} finished (control): ${out.heapBytesPerRun} bytes per parked run`);
   return out;
 }
 
