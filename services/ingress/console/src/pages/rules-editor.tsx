@@ -38,8 +38,8 @@ export function RulesEditor({ id, name, value, onChange, item, resolve, lines }:
   const write = (next: Item[]) => onChange(next.length ? JSON.stringify(next, null, 2) : '');
   const setProp = (i: number, key: string, v: unknown) => {
     const next = items.map((x) => ({ ...x }));
-    if (v === undefined || v === '') delete next[i]![key];
-    else next[i]![key] = v;
+    if (v === undefined || v === '') delete next[i][key];
+    else next[i][key] = v;
     write(next);
   };
   const required = new Set(item.required ?? []);
@@ -64,7 +64,7 @@ export function RulesEditor({ id, name, value, onChange, item, resolve, lines }:
               );
             } else if (s.enum) {
               input = (
-                <select id={fid} value={v === undefined ? '' : String(v)} onChange={(e) => setProp(i, key, (e.target as HTMLSelectElement).value || undefined)}>
+                <select id={fid} value={v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)} onChange={(e) => setProp(i, key, (e.target as HTMLSelectElement).value || undefined)}>
                   <option value="" />
                   {s.enum.map((o) => (
                     <option key={String(o)} value={String(o)}>
