@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { SettingsError, createMetrics, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import { SettingsError, createMetrics, unavailable, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
 import {
+  createDiscoveryHub,
+  createDiscoveryRequester,
+  createDiscoveryResponder,
   createJetStreamBus,
   createMemoryBus,
   createRunEventHub,
@@ -12,7 +15,7 @@ import {
 } from '@hookyard/bus';
 import { createJqEngine, type JqEngine } from '@hookyard/jq';
 import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
-import { MultiRepo, createToolRepo, type ToolRepo } from '@hookyard/tools';
+import { MultiRepo, createCatalogueToolRepo, createDiscoveryAnswer, createToolRepo, type ToolRepo } from '@hookyard/tools';
 
 export type RoleName = 'ingress' | 'scheduler' | 'executor' | 'all';
 export const ROLE_NAMES: readonly RoleName[] = ['ingress', 'scheduler', 'executor', 'all'];
@@ -23,7 +26,18 @@ export interface Runtime {
   stores: Stores;
   bus: RunBus;
   jq: JqEngine;
+  /**
+   * The tools an executor calls (every provider: it dials services and starts
+   * MCP stdio servers). Roles that call no tool (ingress, scheduler) get the
+   * catalogue repo here instead, so no such provider exists in their process.
+   */
   tools: ToolRepo;
+  /**
+   * What the ingress describes and checks hooks against: the local tools and
+   * the registrations as the executors describe them (discovery requests on
+   * `<prefix>.discovery.request`, or in process in the embedded default).
+   */
+  catalogue: ToolRepo;
   metrics: HookMetrics;
   logger: Logger;
   /**
@@ -116,9 +130,39 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       events = hub;
       runEvents = hub;
     }
-    // The scheduler calls no tool: it gets an empty repo, and its process never loads the providers.
-    const tools = role === 'scheduler' ? new MultiRepo([]) : createToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger });
-    closers.push(() => tools.close());
+    // Only an executor holds the providers that dial services and spawn MCP stdio servers; the
+    // ingress asks the executors (the internet-facing process never reaches a registered service).
+    const callsTools = role === 'executor' || role === 'all';
+    const full = callsTools ? createToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger }) : null;
+    if (full) closers.push(() => full.close());
+    let ask: (request: unknown, timeoutMs: number) => Promise<unknown> = async () => {
+      throw unavailable(`role '${role}' asks no executor for discovery`);
+    };
+    const answer = full ? createDiscoveryAnswer({ repo: full, toolStore: stores.tools, logger }) : null;
+    if (settings.natsUrl) {
+      if (answer) {
+        const responder = await createDiscoveryResponder({ url: settings.natsUrl, prefix: settings.natsPrefix, logger }, answer);
+        closers.push(() => responder.close());
+      }
+      if (role === 'ingress' || role === 'all') {
+        const requester = await createDiscoveryRequester({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+        closers.push(() => requester.close());
+        ask = (request, timeoutMs) => requester.ask(request, timeoutMs);
+      }
+    } else if (role === 'all' && answer) {
+      // The embedded default: the executor in this process answers.
+      const hub = createDiscoveryHub();
+      const served = hub.serve(answer);
+      closers.push(async () => {
+        await served.close();
+        await hub.close();
+      });
+      ask = (request, timeoutMs) => hub.ask(request, timeoutMs);
+    }
+    // The scheduler calls and describes no tool: an empty repo, and its process never loads the providers.
+    const catalogue = role === 'scheduler' ? new MultiRepo([]) : createCatalogueToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger, ask });
+    closers.push(() => catalogue.close());
+    const tools = full ?? catalogue;
     const metrics = createMetrics({ role });
     return {
       settings,
@@ -126,6 +170,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       bus,
       jq,
       tools,
+      catalogue,
       metrics,
       logger,
       ...(events ? { events } : {}),

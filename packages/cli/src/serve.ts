@@ -88,6 +88,7 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
       const { createIngressApp, surfaceListener } = ingressService();
       const app = createIngressApp({
         ...runtime,
+        tools: runtime.catalogue,
         limiter,
         readiness: async () => (stopping ? Promise.reject(new Error('shutting down')) : undefined),
         settingsControl: { view: () => live.view(), reload: () => reload('api') },

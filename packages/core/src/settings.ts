@@ -84,7 +84,7 @@ const REGISTRY = {
   }),
   HOOKS_API_TOKENS: setting('apiTokens', { doc: 'management tokens, comma-separated role:token (role reader|operator|admin; a bare token is admin)', default: 'generated (embedded default only)', live: false, secret: 'tokens', parse: tokens }),
   HOOKS_NATS_PREFIX: setting('natsPrefix', {
-    doc: 'root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*) and stream names',
+    doc: 'root of NATS subjects (<prefix>.runs.ready.*, <prefix>.ingest.*, <prefix>.events.run.*, <prefix>.discovery.request) and stream names',
     default: 'hooks',
     live: false,
     parse: prefix('hooks', NATS_PREFIX, 'NATS subject tokens (letters, digits, _ and -) joined by dots'),
@@ -110,6 +110,12 @@ const REGISTRY = {
   }),
   HOOKS_QUERY_MAX_BYTES: setting('queryMaxBytes', { doc: 'longest query string the public door accepts', default: '8192', live: false, parse: int(8192, 1) }),
   HOOKS_JQ_TIMEOUT_MS: setting('jqTimeoutMs', { doc: 'time bound of one jq evaluation', default: '1000', live: false, parse: int(1000, 1) }),
+  HOOKS_DISCOVERY_TIMEOUT_SECONDS: setting('discoveryTimeoutMs', {
+    doc: 'how long the ingress waits for an executor to discover a registration or describe the registered tools; past it the API answers 503',
+    default: '20',
+    live: false,
+    parse: seconds(20, 0.01),
+  }),
   HOOKS_TOOL_TIMEOUT_SECONDS: setting('toolTimeoutMs', { doc: 'default time bound of one tool call; a reload applies to the next call started', default: '60', live: true, parse: seconds(60, 0.001) }),
   HOOKS_TOOLS_ALLOW: setting('toolsAllow', { doc: 'tools this deployment allows, allowlist grammar; checked at call time', default: '*', live: true, parse: allowlist }),
   HOOKS_LOCAL_FS_ROOT: setting('localFsRoot', {

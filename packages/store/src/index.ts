@@ -29,4 +29,6 @@ export type {
   StateWriteInput,
   Stores,
   ToolStore,
+  DiscoveryOutcome,
+  DiscoveryStatus,
 } from './types';

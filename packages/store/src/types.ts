@@ -48,8 +48,32 @@ export interface HookStore {
 export interface ToolStore {
   putTool(record: RemoteToolRecord): Promise<{ created: boolean }>;
   getTool(name: string): Promise<RemoteToolRecord | null>;
+  /** Removes the record and its discovery status. */
   removeTool(name: string): Promise<boolean>;
   listTools(): Promise<RemoteToolRecord[]>;
+  /**
+   * Notes what a discovery of registration `name` (openapi, mcp, grpc) found:
+   * a success keeps its time and tool count, a failure its time, kind and
+   * message; each leaves the other as it was, so both the last success and the
+   * last error stay readable.
+   */
+  noteDiscovery(name: string, outcome: DiscoveryOutcome): Promise<void>;
+  /** Every registration's discovery status, by name. */
+  discoveryStatuses(): Promise<DiscoveryStatus[]>;
+}
+
+/** One discovery of a provider registration, as the executor that ran it saw it. */
+export type DiscoveryOutcome =
+  | { at: string; tools: number }
+  | { at: string; error: { kind: string; message: string } };
+
+/** What the API shows about a provider registration's discovery. */
+export interface DiscoveryStatus {
+  name: string;
+  /** ISO time of the last discovery that succeeded, and how many tools it exposed. */
+  last_success: { at: string; tools: number } | null;
+  /** The last discovery that failed: when, its error kind and message. */
+  last_error: { at: string; kind: string; message: string } | null;
 }
 
 export interface KeepEventInput {

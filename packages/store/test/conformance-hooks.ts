@@ -135,6 +135,29 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await tools.getTool('svc')).toBeNull();
     });
 
+    it('discovery status: the last success and the last error are both kept; removing the tool removes its status', async () => {
+      const { tools } = stores();
+      await tools.putTool(tool('pets'));
+      await tools.putTool(tool('constructor'));
+      expect(await tools.discoveryStatuses()).toEqual([]);
+      await tools.noteDiscovery('pets', { at: '2026-01-01T00:00:00.000Z', tools: 3 });
+      await tools.noteDiscovery('pets', { at: '2026-01-01T00:01:00.000Z', error: { kind: 'unavailable', message: 'connect ECONNREFUSED' } });
+      await tools.noteDiscovery('constructor', { at: '2026-01-01T00:02:00.000Z', error: { kind: 'forbidden', message: 'loopback' } });
+      expect(await tools.discoveryStatuses()).toEqual([
+        { name: 'constructor', last_success: null, last_error: { at: '2026-01-01T00:02:00.000Z', kind: 'forbidden', message: 'loopback' } },
+        {
+          name: 'pets',
+          last_success: { at: '2026-01-01T00:00:00.000Z', tools: 3 },
+          last_error: { at: '2026-01-01T00:01:00.000Z', kind: 'unavailable', message: 'connect ECONNREFUSED' },
+        },
+      ]);
+      // A later success replaces the success only.
+      await tools.noteDiscovery('pets', { at: '2026-01-01T00:03:00.000Z', tools: 4 });
+      expect((await tools.discoveryStatuses()).find((d) => d.name === 'pets')).toMatchObject({ last_success: { tools: 4 }, last_error: { kind: 'unavailable' } });
+      expect(await tools.removeTool('pets')).toBe(true);
+      expect((await tools.discoveryStatuses()).map((d) => d.name)).toEqual(['constructor']);
+    });
+
     it('ping answers', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();
     });

@@ -1,7 +1,10 @@
 import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
 import type { StateStore, ToolStore } from '@hookyard/store';
 import type { FetchFn } from './http-call';
-import { createOutboundGuard, type OutboundGuard } from './outbound';
+import { createOutboundGuard, createRefusingGuard, type OutboundGuard } from './outbound';
+import { CatalogueRepo } from './discovery/catalogue-repo';
+import { discoveryRecorder } from './discovery/recorder';
+import type { DiscoveryRequest } from './discovery/wire';
 import { createGrpcRepo } from './grpc/lazy-repo';
 import { echoTool } from './local/echo';
 import { jsExecutionTool } from './local/js-execution';
@@ -39,6 +42,8 @@ export interface CreateToolRepoOptions {
   states?: StateStore;
   /** The outbound guard (default: one built from HOOKS_OUTBOUND_ALLOW_NETS, closed with the repo). */
   guard?: OutboundGuard;
+  /** Keep each discovery's outcome in the tool store, where the API reads it (default true). */
+  recordDiscovery?: boolean;
 }
 
 /** Longest a js_execution snippet may run: snippets take turns in one sandbox thread. */
@@ -81,16 +86,17 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
   const fetchFn = options.fetch ?? guard.fetch;
   const local = new LocalRepo(localTools({ ...options, guard }));
   const remote = new RemoteRepo({ toolStore, logger, fetch: fetchFn, secrets });
+  const onDiscovery = options.recordDiscovery === false ? undefined : discoveryRecorder(toolStore, logger);
   const discovered = new ProviderRepo({
     toolStore,
     logger,
     secrets,
     providers: [
-      new OpenApiProvider({ logger, fetch: fetchFn, secrets, maxDocumentBytes: settings.openapiMaxBytes }),
-      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets, fetch: fetchFn }),
+      new OpenApiProvider({ logger, fetch: fetchFn, secrets, maxDocumentBytes: settings.openapiMaxBytes, onDiscovery }),
+      new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets, fetch: fetchFn, onDiscovery }),
     ],
   });
-  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets, guard });
+  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets, guard, onDiscovery });
   const repo = new MultiRepo([local, remote, discovered, grpc], logger);
   if (options.guard) return repo;
   const close = repo.close.bind(repo);
@@ -99,4 +105,34 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
     await guard.close();
   };
   return repo;
+}
+
+export interface CatalogueToolRepoOptions {
+  settings: Settings;
+  toolStore: ToolStore;
+  logger: Logger;
+  /** Sends a discovery request to an executor (the bus's DiscoveryRequester.ask). */
+  ask: (request: DiscoveryRequest, timeoutMs: number) => Promise<unknown>;
+  /** How long one catalogue answer is reused (default 1000 ms). */
+  cacheMs?: number;
+  /** Subject state: with it, the state_* tools are described (as on the executors). */
+  states?: StateStore;
+}
+
+/** Why the ingress's guard refuses everything. */
+const INGRESS_REFUSAL = 'this process describes tools but never reaches them: the executors call tools and discover services';
+
+/**
+ * The ingress's repo: the local tools (described, never run here) and every
+ * registration as the executors describe it (CatalogueRepo). It holds no
+ * provider that dials a service or starts an MCP stdio server, and its
+ * outbound guard refuses every address, so answering the management API never
+ * reaches a registered service.
+ */
+export function createCatalogueToolRepo(options: CatalogueToolRepoOptions): ClosableToolRepo {
+  const { settings, toolStore, logger } = options;
+  const guard = createRefusingGuard(INGRESS_REFUSAL);
+  const local = new LocalRepo(localTools({ settings, toolStore, logger, guard, states: options.states }));
+  const catalogue = new CatalogueRepo({ ask: options.ask, timeoutMs: settings.discoveryTimeoutMs, toolStore, logger, cacheMs: options.cacheMs });
+  return new MultiRepo([local, catalogue], logger);
 }

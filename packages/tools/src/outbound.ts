@@ -166,3 +166,26 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     },
   };
 }
+
+/**
+ * A guard that lets nothing out, for a process that must never reach a
+ * registered service (the ingress): every fetch and every address check is
+ * `forbidden` (notSent) with `reason`.
+ */
+export function createRefusingGuard(reason: string): OutboundGuard {
+  const refuse = (what: string) => new HookyardError('forbidden', `outbound call to ${what} refused: ${reason}`, { notSent: true });
+  const fetchNone = (async (input: string | URL | Request) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    throw refuse(url.origin);
+  }) as FetchFn;
+  return {
+    fetch: fetchNone,
+    fetchAllowedNetsOnly: fetchNone,
+    checkedAddress: async (host) => {
+      throw refuse(host);
+    },
+    refusal: () => reason,
+    explicitlyAllowed: () => false,
+    close: async () => undefined,
+  };
+}

@@ -1,7 +1,9 @@
 /**
- * Registering a service that provides tools discovers it then and there: the
- * answer counts its tools, or is a 422/502 saying why and keeps nothing;
- * `?discover=false` keeps it unchecked. Against real node:http servers on
+ * Registering a service that provides tools discovers it then and there, on
+ * an executor (the ingress asks over the discovery channel; here the
+ * in-memory twin): the answer counts its tools, or is a 422/502 saying why
+ * and keeps nothing, or a 503 when no executor answers; `?discover=false`
+ * keeps it unchecked. Each discovery's outcome is shown on `GET /api/tools`. Against real node:http servers on
  * 127.0.0.1: a small OpenAPI document, GitHub's published one (npm
  * @octokit/openapi, a hook on `issues/create`), and Hookyard's own
  * `/openapi.json` (a hook lists failed runs through it).
@@ -10,8 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecretResolver, loadSettings, silentLogger } from '@hookyard/core';
+import { createDiscoveryHub, type DiscoveryHub, type DiscoveryResponder } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
-import { createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
+import { createCatalogueToolRepo, createDiscoveryAnswer, createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
 import { startHarness, TOKENS, type Harness } from './support/harness';
 
 const GITHUB = readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'));
@@ -37,10 +40,18 @@ let docs: Server;
 let docsUrl: string;
 let closedUrl: string;
 let h: Harness;
+/** The executor's repo (it reaches the services) and the ingress's (it asks the executor). */
 let tools: ClosableToolRepo;
+let catalogue: ClosableToolRepo;
+let hub: DiscoveryHub;
+let served: DiscoveryResponder;
+let answer: ReturnType<typeof createDiscoveryAnswer>;
+/** Every request the document server received. */
+const seen: string[] = [];
 
 beforeAll(async () => {
   docs = createServer((req, res) => {
+    seen.push(req.url ?? '');
     const d = DOCS[req.url ?? ''] ?? { status: 404, type: 'text/plain', body: 'not here' };
     res.writeHead(d.status, { 'content-type': d.type, connection: 'close' });
     res.end(d.body);
@@ -58,10 +69,16 @@ beforeAll(async () => {
   const settings = loadSettings({}, { openapiMaxBytes: 16 * 1024 * 1024, outboundAllowNets: ['127.0.0.0/8', '::1'] });
   const secrets = createSecretResolver({ env: { HOOKS_SECRET_HOOKYARD_TOKEN: `Bearer ${TOKENS.reader}` } });
   tools = createToolRepo({ settings, toolStore: stores.tools, logger: silentLogger(), secrets });
-  h = await startHarness({ stores, tools, settings: { openapiMaxBytes: 16 * 1024 * 1024 } });
+  hub = createDiscoveryHub();
+  answer = createDiscoveryAnswer({ repo: tools, toolStore: stores.tools, logger: silentLogger() });
+  served = hub.serve(answer);
+  catalogue = createCatalogueToolRepo({ settings: loadSettings({}, { discoveryTimeoutMs: 30_000 }), toolStore: stores.tools, logger: silentLogger(), ask: (r, ms) => hub.ask(r, ms), cacheMs: 0 });
+  h = await startHarness({ stores, tools: catalogue, settings: { openapiMaxBytes: 16 * 1024 * 1024 } });
 }, 60_000);
 afterAll(async () => {
   await h.close();
+  await catalogue.close();
+  await hub.close();
   await tools.close();
   await new Promise<void>((resolve) => docs.close(() => resolve()));
 });
@@ -97,14 +114,40 @@ describe('registering an openapi tool discovers it', () => {
     expect(r.body.tools).toBeUndefined();
     const listed = (await h.call('/api/tools', { role: 'reader' })).body.registered as { name: string; endpoint: string }[];
     expect(listed.find((t) => t.name === 'later')?.endpoint).toBe(closedUrl);
-    // Kept, and reading it still tells the truth: the service is not up.
-    expect((await h.call('/api/tools/later', { role: 'reader' })).status).toBe(503);
+    // Kept, and reading it still tells the truth: no tools, and the last discovery's error.
+    const later = await h.call('/api/tools/later', { role: 'reader' });
+    expect(later.status).toBe(200);
+    expect(later.body).toMatchObject({ name: 'later', provider: 'openapi', tools: [], discovery: { name: 'later', last_success: null } });
+    expect(later.body.discovery.last_error).toEqual({ at: expect.any(String), kind: 'unavailable', message: expect.stringContaining('could not be reached') });
   });
 
-  it('an http tool is not discovered: its answer is as before', async () => {
+  it('GET /api/tools shows each registration\'s last discovery: success with its tool count, or the error with its time', async () => {
+    const listed = (await h.call('/api/tools', { role: 'reader' })).body.discovery as { name: string; last_success: unknown; last_error: unknown }[];
+    expect(listed.find((d) => d.name === 'pets')).toEqual({ name: 'pets', last_success: { at: expect.any(String), tools: 2 }, last_error: null });
+    expect(listed.find((d) => d.name === 'later')).toMatchObject({ last_success: null, last_error: { kind: 'unavailable' } });
+  });
+
+  it('no executor answering is a 503 saying so; the service is never asked and nothing is kept', async () => {
+    await served.close();
+    try {
+      seen.length = 0;
+      const r = await register({ name: 'nobody', kind: 'openapi', endpoint: `${docsUrl}/pets` });
+      expect(r.status).toBe(503);
+      expect(r.body.error).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('no executor answered the discovery request within 30000 ms (no executor is running)') });
+      expect(seen).toEqual([]);
+      expect((await h.call('/api/tools/nobody', { role: 'reader' })).status).toBe(404);
+    } finally {
+      served = hub.serve(answer);
+    }
+  });
+
+  it('an http tool is not discovered: its answer is as before, and it has no discovery status', async () => {
     const r = await register({ name: 'plain', endpoint: closedUrl, protocol: 'openai' });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(['created', 'tool']);
+    const listed = (await h.call('/api/tools', { role: 'reader' })).body;
+    expect(listed.registered.map((t: { name: string }) => t.name)).toContain('plain');
+    expect(listed.discovery.map((d: { name: string }) => d.name)).not.toContain('plain');
   });
 });
 

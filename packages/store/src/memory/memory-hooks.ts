@@ -1,5 +1,5 @@
 import { conflict, type ApprovalPolicy, type ApprovalRule, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding, type DedupeBinding } from '@hookyard/core';
-import type { HookStore, ToolStore } from '../types';
+import type { DiscoveryOutcome, DiscoveryStatus, HookStore, ToolStore } from '../types';
 
 const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
@@ -94,6 +94,7 @@ export class MemoryHookStore implements HookStore {
 
 export class MemoryToolStore implements ToolStore {
   private readonly tools = new Map<string, RemoteToolRecord>();
+  private readonly discovery = new Map<string, DiscoveryStatus>();
 
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
     const created = !this.tools.has(record.name);
@@ -105,9 +106,19 @@ export class MemoryToolStore implements ToolStore {
     return t ? structuredClone(t) : null;
   }
   async removeTool(name: string): Promise<boolean> {
+    this.discovery.delete(name);
     return this.tools.delete(name);
   }
   async listTools(): Promise<RemoteToolRecord[]> {
     return structuredClone([...this.tools.values()].sort(byKey((t) => t.name)));
+  }
+  async noteDiscovery(name: string, outcome: DiscoveryOutcome): Promise<void> {
+    const status = this.discovery.get(name) ?? { name, last_success: null, last_error: null };
+    if ('error' in outcome) status.last_error = { at: outcome.at, kind: outcome.error.kind, message: outcome.error.message };
+    else status.last_success = { at: outcome.at, tools: outcome.tools };
+    this.discovery.set(name, status);
+  }
+  async discoveryStatuses(): Promise<DiscoveryStatus[]> {
+    return structuredClone([...this.discovery.values()].sort(byKey((d) => d.name)));
   }
 }

@@ -10,6 +10,8 @@
  *   {P}:dedupes               hash   topic -> dedupe key binding JSON
  *   {P}:templates             hash   template id -> JSON
  *   {P}:tools                 hash   tool name -> record JSON
+ *   {P}:discovery-ok          hash   tool name -> {at, tools} of its last successful discovery
+ *   {P}:discovery-err         hash   tool name -> {at, kind, message} of its last failed discovery
  *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
@@ -66,6 +68,12 @@ export class KeyLayout {
   }
   get tools(): string {
     return `${this.hookTag}:tools`;
+  }
+  get discoveryOk(): string {
+    return `${this.hookTag}:discovery-ok`;
+  }
+  get discoveryErr(): string {
+    return `${this.hookTag}:discovery-err`;
   }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;

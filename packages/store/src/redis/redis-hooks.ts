@@ -1,6 +1,6 @@
 import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding, DedupeBinding } from '@hookyard/core';
 import type { RedisClient } from './client';
-import type { HookStore, ToolStore } from '../types';
+import type { DiscoveryOutcome, DiscoveryStatus, HookStore, ToolStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
 import type { Scripts } from './scripts';
@@ -163,10 +163,29 @@ export class RedisToolStore implements ToolStore {
     return parse<RemoteToolRecord>(await call('getTool', () => this.client.hget(this.keys.tools, name)));
   }
   async removeTool(name: string): Promise<boolean> {
-    return (await call('removeTool', () => this.client.hdel(this.keys.tools, name))) === 1;
+    const [removed] = await call('removeTool', () =>
+      Promise.all([this.client.hdel(this.keys.tools, name), this.client.hdel(this.keys.discoveryOk, name), this.client.hdel(this.keys.discoveryErr, name)]),
+    );
+    return removed === 1;
   }
   async listTools(): Promise<RemoteToolRecord[]> {
     const raws = await call('listTools', () => this.client.hvals(this.keys.tools));
     return raws.map((raw) => JSON.parse(raw) as RemoteToolRecord).sort(byKey((t) => t.name));
+  }
+  async noteDiscovery(name: string, outcome: DiscoveryOutcome): Promise<void> {
+    // One field of one hash: a success and a failure never overwrite each other.
+    if ('error' in outcome) {
+      const value = JSON.stringify({ at: outcome.at, kind: outcome.error.kind, message: outcome.error.message });
+      await call('noteDiscovery', () => this.client.hset(this.keys.discoveryErr, name, value));
+    } else {
+      await call('noteDiscovery', () => this.client.hset(this.keys.discoveryOk, name, JSON.stringify({ at: outcome.at, tools: outcome.tools })));
+    }
+  }
+  async discoveryStatuses(): Promise<DiscoveryStatus[]> {
+    const [ok, err] = await call('discoveryStatuses', () => Promise.all([this.client.hgetall(this.keys.discoveryOk), this.client.hgetall(this.keys.discoveryErr)]));
+    const names = [...new Set([...Object.keys(ok), ...Object.keys(err)])].sort();
+    // Own fields only: a tool named `constructor` must not read Object.prototype's.
+    const field = (h: Record<string, string>, name: string) => (Object.hasOwn(h, name) ? JSON.parse(h[name]!) : null);
+    return names.map((name) => ({ name, last_success: field(ok, name) as DiscoveryStatus['last_success'], last_error: field(err, name) as DiscoveryStatus['last_error'] }));
   }
 }

@@ -2,6 +2,7 @@ import { HookyardError, badInput, createSecretResolver, injectTrace, internal, n
 import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
+import type { DiscoveryListener } from '../provider/types';
 import { resolveStringMap } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { grpcConfigOf, metadataSafe, type GrpcRecordConfig } from './fields';
@@ -31,6 +32,8 @@ export interface GrpcRepoOptions {
    * no entry.
    */
   guard?: Pick<OutboundGuard, 'checkedAddress'>;
+  /** Told what every real discovery (reflection or .proto) found, not the cached answers: the discovery status. */
+  onDiscovery?: DiscoveryListener;
 }
 
 export type GrpcRepo = ToolRepo & { close(): Promise<void> };
@@ -186,10 +189,12 @@ class GrpcToolRepo implements ToolRepo {
       .then(
         (found) => {
           Object.assign(e, { good: found, error: undefined, at: this.now() });
+          this.options.onDiscovery?.(record, { tools: found.methods.map((m) => ({ key: m.tool })) });
           return found;
         },
         (err: unknown) => {
           e.at = this.now();
+          this.options.onDiscovery?.(record, { error: toHookyardError(err) });
           if (e.good) {
             this.options.logger.warn({ err, tool: record.name }, 'gRPC discovery failed; keeping the last good method list');
             return e.good;

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lazy } from '../lazy';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
-import type { DiscoveredTool, ToolProvider } from '../provider/types';
+import type { DiscoveredTool, DiscoveryListener, ToolProvider } from '../provider/types';
 import type { ToolCallContext } from '../types';
 import { mcpError, toolCallResult } from './result';
 import type { FetchFn } from '../http-call';
@@ -25,6 +25,8 @@ export interface McpProviderOptions {
   listTtlMs?: number;
   /** After a failed connection or listing, how long before the next try (default 5 s). */
   retryAfterMs?: number;
+  /** Told what every real listing found (not the cached answers): the discovery status. */
+  onDiscovery?: DiscoveryListener;
   /** Epoch ms; injected so cache tests control time (default Date.now). */
   now?: () => number;
 }
@@ -141,11 +143,13 @@ export class McpProvider implements ToolProvider {
       server.listedAt = this.now();
       server.failedAt = undefined;
       server.error = undefined;
+      this.options.onDiscovery?.(record, { tools });
     } catch (err) {
       const e = mcpError(`${what}: listing tools`, err);
       // A server that cannot be listed cannot be used right now; a later try may get past it.
       server.error = e.kind === 'unauthorized' || e.kind === 'internal' ? e : new HookyardError('unavailable', e.message, { cause: err });
       server.failedAt = this.now();
+      this.options.onDiscovery?.(record, { error: server.error });
       this.drop(record.name, server, false);
       this.options.logger.warn(
         { err: server.error, tool: record.name, kept: server.tools !== undefined },

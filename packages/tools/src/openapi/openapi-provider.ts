@@ -2,7 +2,7 @@ import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, 
 import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
-import type { ToolProvider } from '../provider/types';
+import type { DiscoveryListener, ToolProvider } from '../provider/types';
 import type { ToolCallContext } from '../types';
 import { buildRequest, parseReply } from './call';
 import { readOpenApiDocument } from './discover';
@@ -22,6 +22,8 @@ export interface OpenApiProviderOptions {
   maxDocumentBytes?: number;
   /** Largest reply body of a call read (default 8 MiB). */
   maxBytes?: number;
+  /** Told what every real fetch of a record's document found (not the cached answers): the discovery status. */
+  onDiscovery?: DiscoveryListener;
   /** Epoch ms; injected so cache tests control time (default Date.now). */
   now?: () => number;
 }
@@ -132,7 +134,14 @@ export class OpenApiProvider implements ToolProvider {
    */
   async check(record: RemoteToolRecord): Promise<OpenApiOperation[]> {
     const url = documentUrl(record.endpoint);
-    const service = await this.fetchDocument(record, `OpenAPI document of tool '${record.name}' (${url})`, url);
+    let service: OpenApiService;
+    try {
+      service = await this.fetchDocument(record, `OpenAPI document of tool '${record.name}' (${url})`, url);
+    } catch (err) {
+      this.options.onDiscovery?.(record, { error: toHookyardError(err) });
+      throw err;
+    }
+    this.options.onDiscovery?.(record, { tools: service.operations });
     const fingerprint = JSON.stringify([record.endpoint, record.headers, record.updated_at]);
     this.cache.set(record.name, { fingerprint, service, fetchedAt: this.now() });
     return service.operations;
@@ -158,11 +167,13 @@ export class OpenApiProvider implements ToolProvider {
       entry.fetchedAt = this.now();
       entry.failedAt = undefined;
       entry.error = undefined;
+      this.options.onDiscovery?.(record, { tools: service.operations });
     } catch (err) {
       const e = toHookyardError(err);
       // Whatever went wrong, the service cannot be described right now: a later try may get past it.
       entry.error = e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError ? e : new HookyardError('unavailable', e.message, { cause: err });
       entry.failedAt = this.now();
+      this.options.onDiscovery?.(record, { error: entry.error });
       this.options.logger.warn(
         { err: entry.error, tool: record.name, url, kept: entry.service !== undefined },
         entry.service ? 'OpenAPI document refresh failed; the last good document stays in use' : 'OpenAPI document could not be fetched',

@@ -136,6 +136,14 @@ export class ProviderRepo implements ToolRepo {
   }
 }
 
+/** How many of `discovered` the record exposes as tools (its `operations` filter, one tool per name). */
+export function exposedToolCount(record: RemoteToolRecord, discovered: readonly { key: string }[]): number {
+  const filter = parseAllowlist(record.operations ?? ['*']);
+  const names = new Set<string>();
+  for (const tool of discovered) if (exposed(filter, tool.key)) names.add(providerToolName(record.name, tool.key));
+  return names.size;
+}
+
 /** The `operations` filter matches an operation by its own name or by its tool-name part. */
 function exposed(filter: Allowlist, key: string): boolean {
   const slug = nameSlug(key);

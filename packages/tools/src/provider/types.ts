@@ -1,4 +1,4 @@
-import type { RemoteToolRecord } from '@hookyard/core';
+import type { HookyardError, RemoteToolRecord } from '@hookyard/core';
 import type { JsonSchema, ToolCallContext } from '../types';
 
 /** One tool a registered service offers, as its provider discovered it. */
@@ -26,3 +26,9 @@ export interface ToolProvider {
   /** Drops connections and child processes. */
   close(): Promise<void>;
 }
+
+/**
+ * Told the outcome of every real discovery of a record (a fetch, a listing, a
+ * reflection; never a cached answer): what it found, or why it failed.
+ */
+export type DiscoveryListener = (record: RemoteToolRecord, outcome: { tools: readonly { key: string }[] } | { error: HookyardError }) => void;

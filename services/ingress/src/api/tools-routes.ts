@@ -1,4 +1,6 @@
 import type { Router } from 'express';
+import { DiscoveryUnansweredError } from '@hookyard/bus';
+import type { DiscoveryStatus } from '@hookyard/store';
 import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError } from '@hookyard/core';
 import { CATALOGUE_FORMATS, OpenApiDocumentError, TOOL_SEPARATOR, toolDefinitions, type CatalogueFormat, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { requireRole } from './auth';
@@ -22,8 +24,14 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
       }
       return void res.json({ format, tools: toolDefinitions(await allTools(ctx.tools), format as CatalogueFormat) });
     }
-    const [tools, registered] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools()]);
-    res.json({ tools: tools.map(toolToWire), registered: registered.map(redactToolRecord) });
+    const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
+    const statusOf = new Map(discovery.map((d) => [d.name, d]));
+    res.json({
+      tools: tools.map(toolToWire),
+      registered: registered.map(redactToolRecord),
+      // What the executors' last discoveries of each openapi, mcp and grpc registration found.
+      discovery: registered.filter((r) => DISCOVERED_KINDS.has(r.kind)).map((r) => discoveryToWire(r.name, statusOf.get(r.name))),
+    });
   });
 
   router.get('/tools/:name', requireRole('reader'), async (req, res) => {
@@ -33,8 +41,11 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     const stored = await ctx.stores.tools.getTool(name);
     const record = stored ? redactToolRecord(stored) : null;
     if (info) return void res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
-    // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides.
-    if (record) return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire) });
+    // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides and its last discoveries.
+    if (record) {
+      const status = (await ctx.stores.tools.discoveryStatuses()).find((d) => d.name === name);
+      return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire), discovery: discoveryToWire(name, status) });
+    }
     throw notFound(`tool '${name}' is not a registered tool`);
   });
 
@@ -50,6 +61,8 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
       try {
         discovered = await ctx.tools.discoverRecord?.(record);
       } catch (err) {
+        // No executor answered: the service was not asked at all (503, by its kind, like every unavailable).
+        if (err instanceof DiscoveryUnansweredError) throw err;
         const e = toHookyardError(err);
         // The document or server answered with something unusable (not OpenAPI, too large): 422; could not be read: 502.
         const status = e.kind === 'bad_input' || e instanceof OpenApiDocumentError ? 422 : 502;
@@ -86,6 +99,11 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
 
 /** Registrations whose tools are discovered from the service: checked when registered unless ?discover=false. */
 const DISCOVERED_KINDS = new Set(['openapi', 'mcp', 'grpc']);
+
+/** A registration's discovery status on the wire: never discovered yet is two nulls. */
+function discoveryToWire(name: string, status: DiscoveryStatus | undefined): DiscoveryStatus {
+  return { name, last_success: status?.last_success ?? null, last_error: status?.last_error ?? null };
+}
 
 /** Every tool name with its description; a provider that lists a name but cannot describe it is shown bare. */
 async function allTools(repo: ToolRepo): Promise<ToolInfo[]> {

@@ -46,7 +46,11 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   const known = new Set(await deps.tools.names());
   const toolOk = typeof h.tool === 'string' && h.tool !== '';
   if (!toolOk) errors.push('tool must be a non-empty string naming a registered tool');
-  else if (!known.has(h.tool as string)) errors.push(`hook tool '${h.tool as string}' is not a registered tool`);
+  else if (!known.has(h.tool as string)) {
+    // Asked for by name, a tool that may exist but cannot be described now (no executor answered) throws: 503, not "not registered".
+    await deps.tools.tools(h.tool as string);
+    errors.push(`hook tool '${h.tool as string}' is not a registered tool`);
+  }
   const tool = toolOk && known.has(h.tool as string) ? (h.tool as string) : undefined;
 
   const toolsAllow = checkToolsAllow(h.tools_allow, errors);

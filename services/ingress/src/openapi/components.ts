@@ -329,6 +329,22 @@ export const SCHEMAS: Record<string, Schema> = {
       retry: ref('ToolRetryPolicy'),
       crash_resumable: { type: 'boolean' },
       record: ref('ToolRecord'),
+      tools: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'a provider registration (openapi, mcp, grpc): the tools it provides' },
+      discovery: ref('DiscoveryStatus'),
+    },
+  },
+  DiscoveryStatus: {
+    type: 'object',
+    required: ['name', 'last_success', 'last_error'],
+    description: "What the executors' last discoveries of a provider registration found (null: none yet)",
+    properties: {
+      name: { type: 'string' },
+      last_success: nullable({ type: 'object', required: ['at', 'tools'], properties: { at: { type: 'string', format: 'date-time' }, tools: { type: 'integer', minimum: 0, description: 'tools it exposed' } } }),
+      last_error: nullable({
+        type: 'object',
+        required: ['at', 'kind', 'message'],
+        properties: { at: { type: 'string', format: 'date-time' }, kind: { type: 'string' }, message: { type: 'string' } },
+      }),
     },
   },
   ToolRetryPolicy: {

@@ -468,6 +468,7 @@ const PATHS: Obj = {
             format: { type: 'string', enum: ['openai', 'anthropic', 'mcp'], description: 'with ?format: the shape of each entry of tools' },
             tools: { type: 'array', items: { anyOf: [ref('Tool'), { type: 'object', description: "a vendor's tool definition (with ?format)" }] } },
             registered: { type: 'array', items: ref('ToolRecord'), description: 'without ?format' },
+            discovery: { type: 'array', items: ref('DiscoveryStatus'), description: 'without ?format: the last discoveries of every openapi, mcp and grpc registration, by the executors' },
           },
         }),
         ...fail(400),
@@ -495,11 +496,13 @@ const PATHS: Obj = {
         ...fail(400),
         '422': errorResponse('the service answered with something that cannot be used (not JSON, not OpenAPI 3, larger than HOOKS_OPENAPI_MAX_BYTES); nothing registered'),
         '502': errorResponse('the service could not be read (unreachable, an HTTP error, a timeout); nothing registered'),
+        '503': errorResponse('no executor answered the discovery request within HOOKS_DISCOVERY_TIMEOUT_SECONDS (discovery runs on the executors, never on the ingress); nothing registered'),
       },
       {
         tags: ['tools'],
         operationId: 'putTool',
-        description: 'Needs the admin role. An openapi, mcp or grpc registration is discovered before it is kept: the answer counts its tools, or says why the service cannot be read.',
+        description:
+          'Needs the admin role. An openapi, mcp or grpc registration is discovered before it is kept, by an executor (the ingress never reaches a registered service): the answer counts its tools, or says why the service cannot be read.',
         parameters: [{ name: 'discover', in: 'query', description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)', schema: { type: 'string', enum: ['true', 'false'], default: 'true' } }],
         requestBody: body(ref('ToolRecordInput')),
       },
@@ -507,7 +510,7 @@ const PATHS: Obj = {
   },
   '/api/tools/{name}': {
     parameters: [pathParam('name', 'Tool name', { type: 'string' })],
-    get: op('reader', 'One tool with its JSON Schema (and its record when registered)', { '200': answer('The tool', ref('Tool')), ...fail(404) }, { tags: ['tools'], operationId: 'getTool' }),
+    get: op('reader', 'One tool with its JSON Schema (and its record when registered); a provider registration lists its tools and its discovery status', { '200': answer('The tool', ref('Tool')), ...fail(404) }, { tags: ['tools'], operationId: 'getTool' }),
     delete: op('admin', 'Remove a registered tool service; refused while a hook calls it', { '200': answer('Removed', ref('Removed')), ...fail(404, 409) }, { tags: ['tools'], operationId: 'removeTool' }),
   },
   '/api/jq-templates': {
