@@ -93,6 +93,8 @@ export async function createDiscoveryResponder(options: DiscoveryNatsOptions, ha
   const subject = discoverySubject(options.prefix);
   const conn = await connectNats(options.url, `hookyard-discovery-answer-${options.prefix}`, logger);
   const sub: NatsSubscription = conn.nc.subscribe(subject, { queue: DISCOVERY_QUEUE });
+  // The server has the subscription once the flush returns: a request sent after start finds this executor.
+  await conn.nc.flush();
   const inFlight = new Set<Promise<void>>();
   void (async () => {
     for await (const msg of sub) {
