@@ -261,6 +261,30 @@ describe('tools and templates', () => {
     expect(err.slice(1).join('\n')).toMatch(/protocol must be one of/);
   });
 
+  it('tools register --no-discover keeps an openapi service unchecked; tools list shows its last discovery error', async () => {
+    const port = await closedPort();
+    const rec = { name: 'cli-pets', kind: 'openapi', endpoint: `http://127.0.0.1:${port}` };
+    // Discovered now (by the executor of this embedded server), it cannot be read: refused, nothing kept.
+    expectRefused(await hy(['tools', 'register', '--params', JSON.stringify(rec)]), 1, /^hookyard: 502 (unavailable|forbidden): openapi tool 'cli-pets' could not be discovered/);
+    const reg = await hy(['tools', 'register', '--no-discover', '--params', JSON.stringify(rec)]);
+    expect(reg.code).toBe(0);
+    expect(reg.stdout.trim()).toBe(`registered tool service cli-pets (${rec.endpoint}): not discovered (--no-discover)`);
+    // Listing asks the executor to describe it, which fails: the failure is kept and shown, with its time.
+    const listed = await eventually(
+      async () => {
+        const r = await hy(['tools', 'list'], { token: READER });
+        return r.stdout.split('\n').find((l) => l.startsWith('cli-pets ')) ? r.stdout : undefined;
+      },
+      15_000,
+      'the discovery status of cli-pets',
+    );
+    expect(listed).toMatch(/^REGISTRATION +LAST_SUCCESS +LAST_DISCOVERY_ERROR$/m);
+    expect(listed).toMatch(/^cli-pets +never +\d{4}-\d\d-\d\dT[\d:.]+Z (unavailable|forbidden): /m);
+    const shown = await ok<{ discovery: { last_error: { kind: string } | null } }>(['tools', 'show', 'cli-pets']);
+    expect(shown.discovery.last_error?.kind).toMatch(/^(unavailable|forbidden)$/);
+    expect(await ok(['tools', 'remove', 'cli-pets'])).toEqual({ removed: true, name: 'cli-pets' });
+  });
+
   it('templates put, list, show, remove with --json (ids with a slash)', async () => {
     const put = await ok(['templates', 'put', 'cli/has-label', '--content', '.labels | index($label) != null', '--description', 'a label is set'], { token: OPERATOR });
     expect(put).toMatchObject({ created: true, template: { id: 'cli/has-label' } });

@@ -371,9 +371,15 @@ describe('operator console in Chromium', () => {
     await page.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
 
+    // A service kept unchecked that cannot be read: the executor's discovery fails, and the Tools page says so.
+    await api('POST', '/api/tools?discover=false', { name: 'down', kind: 'openapi', endpoint: 'http://127.0.0.1:9' });
+    await api('GET', '/api/tools');
+    await eventually(async () => ((await api('GET', '/api/tools/down')).discovery.last_error ? true : undefined), UI_MS, 'the discovery error of down');
     await nav(page, 'Tools').click();
     await page.locator('tr[data-tool="echo"]').waitFor();
     await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
+    await page.getByRole('columnheader', { name: 'Last discovery error' }).waitFor();
+    await page.locator('tr[data-service="down"] .discovery-error').filter({ hasText: /forbidden|unavailable/ }).waitFor();
     await shot(page, '11-tools');
     await nav(page, 'Verifiers').click();
     await page.getByRole('cell', { name: 'demo' }).waitFor();
@@ -411,6 +417,8 @@ describe('operator console in Chromium', () => {
     await r.goto(`${url}/console#/tools`);
     await r.locator('tr[data-tool="echo"]').waitFor();
     expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
+    // A reader sees each registration's last discovery error, not the records.
+    await r.locator('tr[data-discovery="down"] .discovery-error').filter({ hasText: /forbidden|unavailable/ }).waitFor();
     await shot(r, '15-reader-hooks');
     expect(reader.errors).toEqual([]);
   }

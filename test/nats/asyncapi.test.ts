@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { MESSAGE_SCHEMAS, validateMessage, type MessageKind } from '@hookyard/core';
-import { ingestSubject, runEventSubject, runSubject } from '@hookyard/bus';
+import { discoverySubject, ingestSubject, runEventSubject, runSubject } from '@hookyard/bus';
 
 const doc: any = parse(readFileSync(join(__dirname, '..', '..', 'docs', 'asyncapi.yaml'), 'utf8'));
 
@@ -36,9 +36,10 @@ function refs(node: unknown, out: string[] = []): string[] {
 }
 
 describe('docs/asyncapi.yaml', () => {
-  it('is AsyncAPI 2.6 with the three subject families, named as the bus names them', () => {
+  it('is AsyncAPI 2.6 with the four subject families, named as the bus names them', () => {
     expect(doc.asyncapi).toBe('2.6.0');
-    expect(Object.keys(doc.channels).sort()).toEqual(['hooks.events.run.{status}.{hook}', 'hooks.ingest.{topic}', 'hooks.runs.ready.ids']);
+    expect(Object.keys(doc.channels).sort()).toEqual(['hooks.discovery.request', 'hooks.events.run.{status}.{hook}', 'hooks.ingest.{topic}', 'hooks.runs.ready.ids']);
+    expect(discoverySubject('hooks')).toBe('hooks.discovery.request');
     expect(ingestSubject('hooks', '{topic}')).toBe('hooks.ingest.{topic}');
     expect(runSubject('hooks')).toBe('hooks.runs.ready.ids');
     expect(runEventSubject('hooks', { status: 'failed', hook: 'greet' })).toBe('hooks.events.run.failed.greet');

@@ -5,11 +5,23 @@ import type { CliContext } from '../context';
 
 type ToolWire = Record<string, unknown> & { name: string; provider: string };
 type ToolRecord = Record<string, unknown> & { name: string; endpoint: string };
+type DiscoveryWire = { name: string; last_success: { at: string; tools: number } | null; last_error: { at: string; kind: string; message: string } | null };
+
+/** One row per provider registration: when it was last discovered, and its last discovery error. */
+export function discoveryRows(statuses: readonly DiscoveryWire[]): Record<string, string>[] {
+  return statuses.map((d) => ({
+    registration: d.name,
+    last_success: d.last_success ? `${d.last_success.at} (${d.last_success.tools} tools)` : 'never',
+    last_discovery_error: d.last_error ? `${d.last_error.at} ${d.last_error.kind}: ${d.last_error.message}` : '',
+  }));
+}
 
 /**
  * `hookyard tools ...` over `GET/POST /api/tools` and `GET/DELETE /api/tools/{name}`.
- * Answers: list `{tools, registered}`, show the tool (with its `record` when it is a
- * registered service), register `{created, tool}`, remove `{removed, name}`,
+ * Answers: list `{tools, registered, discovery}` (a second table: each openapi, mcp
+ * and grpc registration's last discovery and last discovery error), show the tool
+ * (with its `record` when it is a registered service, and its `discovery`), register
+ * `{created, tool, discovered?, tools?}` (`--no-discover`: ?discover=false), remove `{removed, name}`,
  * export `GET /api/tools?format=...` (the `tools` array printed as JSON).
  */
 export function toolsCommand(program: Command, ctx: CliContext): void {
@@ -19,8 +31,14 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('every tool hooks can call, with its provider')
     .action(async () => {
-      const res = await ctx.client().get<{ tools: ToolWire[]; registered: ToolRecord[] }>(apiPath(['tools']));
-      ctx.emit(res, () => printTable(res.tools, ['name', 'provider', 'description']));
+      const res = await ctx.client().get<{ tools: ToolWire[]; registered: ToolRecord[]; discovery?: DiscoveryWire[] }>(apiPath(['tools']));
+      ctx.emit(res, () => {
+        printTable(res.tools, ['name', 'provider', 'description']);
+        if (res.discovery?.length) {
+          say('');
+          printTable(discoveryRows(res.discovery), ['registration', 'last_success', 'last_discovery_error']);
+        }
+      });
     });
 
   tools
@@ -46,14 +64,17 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .description('register a tool service (kind http, openapi, mcp or grpc), or replace the one of that name (admin)')
     .option('--params <json>', 'the record, e.g. {"name":"weather","endpoint":"http://127.0.0.1:9000/w","protocol":"openai"} or {"name":"pets","kind":"openapi","endpoint":"http://127.0.0.1:9001"}')
     .option('--file <path>', 'read the record from a JSON file (- for stdin)')
+    .option('--no-discover', 'keep an openapi, mcp or grpc registration without discovering it now (a service that is not up yet)')
     .addHelpText(
       'after',
       `\nExample:\n  hookyard tools register --params '{"name":"summarize","endpoint":"http://127.0.0.1:9000/summarize","protocol":"openai"}'`,
     )
-    .action(async (opts: { params?: string; file?: string }) => {
+    .action(async (opts: { params?: string; file?: string; discover: boolean }) => {
       const body = readRecord('tool record', opts);
-      const res = await ctx.client().post<{ created: boolean; tool: ToolRecord }>(apiPath(['tools']), body);
-      ctx.emit(res, () => say(`${res.created ? 'registered' : 'replaced'} tool service ${res.tool.name} (${res.tool.endpoint})`));
+      const path = apiPath(['tools'], opts.discover ? undefined : new URLSearchParams({ discover: 'false' }));
+      const res = await ctx.client().post<{ created: boolean; tool: ToolRecord; discovered?: boolean; tools?: number }>(path, body);
+      const found = res.discovered === true ? `: ${res.tools} tools discovered` : res.discovered === false ? ': not discovered (--no-discover)' : '';
+      ctx.emit(res, () => say(`${res.created ? 'registered' : 'replaced'} tool service ${res.tool.name} (${res.tool.endpoint})${found}`));
     });
 
   tools

@@ -20,9 +20,36 @@ interface ToolRecord {
   updated_at: string;
 }
 
-/** Every tool the deployment can call (provider, JSON Schema); an admin also sees the registered services. */
+/** What the executors' last discoveries of a provider registration (openapi, mcp, grpc) found. */
+interface DiscoveryStatus {
+  name: string;
+  last_success: { at: string; tools: number } | null;
+  last_error: { at: string; kind: string; message: string } | null;
+}
+
+function LastSuccess({ d }: { d: DiscoveryStatus | undefined }) {
+  if (!d) return <>—</>;
+  return d.last_success ? <>{d.last_success.at} ({d.last_success.tools} tools)</> : <>never</>;
+}
+
+function LastError({ d }: { d: DiscoveryStatus | undefined }) {
+  if (!d?.last_error) return <>none</>;
+  return (
+    <span class="discovery-error">
+      {d.last_error.at} {d.last_error.kind}: {d.last_error.message}
+    </span>
+  );
+}
+
+/**
+ * Every tool the deployment can call (provider, JSON Schema), and each provider
+ * registration's last discovery and last discovery error; an admin also sees the
+ * registered services.
+ */
 export function ToolsPage({ role }: { role: Role }) {
-  const tools = useLoad(() => api<{ tools: Tool[]; registered: ToolRecord[] }>('GET', '/api/tools'), []);
+  const tools = useLoad(() => api<{ tools: Tool[]; registered: ToolRecord[]; discovery?: DiscoveryStatus[] }>('GET', '/api/tools'), []);
+  const discovery = tools.data?.discovery ?? [];
+  const statusOf = (name: string) => discovery.find((d) => d.name === name);
   const [open, setOpen] = useState<string | null>(null);
   const list = tools.data?.tools ?? [];
   return (
@@ -63,6 +90,29 @@ export function ToolsPage({ role }: { role: Role }) {
           ))}
         </tbody>
       </table>
+      {!atLeast(role, 'admin') && discovery.length > 0 && (
+        <section aria-labelledby="discovery-title">
+          <h2 id="discovery-title">Discovery of registered services</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Registration</th>
+                <th scope="col">Last discovery</th>
+                <th scope="col">Last discovery error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {discovery.map((d) => (
+                <tr key={d.name} data-discovery={d.name}>
+                  <td>{d.name}</td>
+                  <td><LastSuccess d={d} /></td>
+                  <td><LastError d={d} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       {atLeast(role, 'admin') && (
         <section aria-labelledby="registry-title">
           <h2 id="registry-title">Registered tool services</h2>
@@ -76,6 +126,8 @@ export function ToolsPage({ role }: { role: Role }) {
                   <th scope="col">Kind</th>
                   <th scope="col">Endpoint</th>
                   <th scope="col">Tools discovered</th>
+                  <th scope="col">Last discovery</th>
+                  <th scope="col">Last discovery error</th>
                   <th scope="col">Timeout</th>
                 </tr>
               </thead>
@@ -86,6 +138,8 @@ export function ToolsPage({ role }: { role: Role }) {
                     <td>{r.kind}{r.protocol ? ` (${r.protocol})` : ''}</td>
                     <td>{r.endpoint}</td>
                     <td>{r.kind === 'http' ? '1 (itself)' : list.filter((t) => t.name.startsWith(`${r.name}__`)).length}</td>
+                    <td>{r.kind === 'http' ? '—' : <LastSuccess d={statusOf(r.name)} />}</td>
+                    <td>{r.kind === 'http' ? '—' : <LastError d={statusOf(r.name)} />}</td>
                     <td>{r.timeout_ms} ms</td>
                   </tr>
                 ))}
