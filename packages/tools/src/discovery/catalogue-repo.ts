@@ -1,4 +1,4 @@
-import { internal, unavailable, type Logger } from '@hookyard/core';
+import { internal, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import type { JsonSchema, ToolInfo, ToolRepo } from '../types';
 import { providerOf } from '../provider/naming';
@@ -23,8 +23,11 @@ const DEFAULT_CACHE_MS = 1000;
  * The registered tools as the executors describe them, for a process that
  * must not reach the services itself (the ingress): names and schemas come
  * from the executors' `catalogue` answer (reused for `cacheMs`; when no
- * executor answers, the last good one is used, and without one the error is
- * thrown), and `discoverRecord` asks an executor to read a registration now.
+ * executor answers, the last good one is used), and `discoverRecord` asks an
+ * executor to read a registration now. With no answer ever, an HTTP service is
+ * described from its record alone (no `/schema`: arguments unchecked, as when
+ * the service's own `/schema` cannot be read), and a tool of an openapi, mcp
+ * or grpc registration throws the executors' silence (`unavailable`, 503).
  * It never calls a tool.
  */
 export class CatalogueRepo implements ToolRepo {
@@ -43,7 +46,9 @@ export class CatalogueRepo implements ToolRepo {
   }
 
   async names(): Promise<string[]> {
-    return (await this.catalogue()).map((t) => t.name);
+    const all = await this.catalogueOrNone();
+    if (all) return all.map((t) => t.name);
+    return (await this.options.toolStore.listTools()).filter((r) => r.kind === 'http').map((r) => r.name);
   }
 
   async schema(name: string): Promise<JsonSchema | undefined> {
@@ -54,11 +59,12 @@ export class CatalogueRepo implements ToolRepo {
   async tools(providerName: string): Promise<ToolInfo[]> {
     const owner = await this.options.toolStore.getTool(providerName) ?? await this.ownerOf(providerName);
     if (!owner) return [];
-    const all = await this.catalogue();
-    if (owner.name === providerName) {
-      if (owner.kind === 'http') return all.filter((t) => t.name === providerName);
-      return all.filter((t) => providerOf(t.name) === providerName);
+    if (owner.kind === 'http') {
+      const all = await this.catalogueOrNone();
+      return all ? all.filter((t) => t.name === providerName) : [recordOnly(owner)];
     }
+    const all = await this.catalogue();
+    if (owner.name === providerName) return all.filter((t) => providerOf(t.name) === providerName);
     return all.filter((t) => t.name === providerName);
   }
 
@@ -76,6 +82,16 @@ export class CatalogueRepo implements ToolRepo {
     const provider = providerOf(toolName);
     const record = provider === undefined ? null : await this.options.toolStore.getTool(provider);
     return record && DISCOVERED_KINDS.has(record.kind) ? record : null;
+  }
+
+  /** The catalogue, or null (logged) when the executors never answered. */
+  private async catalogueOrNone(): Promise<ToolInfo[] | null> {
+    try {
+      return await this.catalogue();
+    } catch (err) {
+      this.options.logger.warn({ err }, 'the executors did not describe the registered tools; HTTP services are described from their records alone');
+      return null;
+    }
   }
 
   /** The executors' catalogue: fresh within cacheMs, else asked (one request at a time); the last good one when they do not answer. */
@@ -105,6 +121,13 @@ export class CatalogueRepo implements ToolRepo {
     }
     throw malformedAnswer('catalogue');
   }
+}
+
+/** An HTTP service as its record alone describes it (its `/schema` is read by the executors). */
+function recordOnly(record: RemoteToolRecord): ToolInfo {
+  const info: ToolInfo = { name: record.name, description: record.description ?? '', parameters: { type: 'object' }, provider: 'http', crashResumable: record.crash_resumable ?? false };
+  if (record.retry) info.retry = record.retry;
+  return info;
 }
 
 function isWireError(e: unknown): e is WireError {
