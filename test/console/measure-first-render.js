@@ -9,6 +9,7 @@
  *
  *   pnpm build && node test/console/measure-first-render.js [--runs 100000] [--loads 5]
  */
+/* global document -- the waitForFunction callback runs in the page */
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
 const { chromium } = require('playwright-core');
@@ -67,8 +68,6 @@ async function main() {
       await context.addInitScript((t) => sessionStorage.setItem('hookyard.token', t), TOKEN);
       const page = await context.newPage();
       await page.goto(`${url}/console#/runs`);
-      // The callback runs in the page, where `document` is the page's.
-      // eslint-disable-next-line no-undef
       const ms = await (await page.waitForFunction(() => document.querySelectorAll('tr[data-run]').length >= 50 && performance.now(), null, { timeout: 60_000 })).jsonValue();
       times.push(ms);
       await context.close();
