@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+describe('CI lints before it tests', () => {
+  const lines = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n').map((l) => l.trim());
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+  it('.ci/run runs `pnpm lint` (ESLint over the tree) after installing and before `pnpm test`', () => {
+    const at = (cmd: string) => lines.indexOf(cmd);
+    expect(at('pnpm lint')).toBeGreaterThan(lines.findIndex((l) => l.startsWith('pnpm install')));
+    expect(at('pnpm test')).toBeGreaterThan(at('pnpm lint'));
+    expect(scripts.lint).toBe('eslint .');
+  });
+
+  it('the formatter has its check and its write (applied as one commit, then added to CI)', () => {
+    expect(scripts['format:check']).toBe('prettier --check .');
+    expect(scripts.format).toBe('prettier --write .');
+  });
+});
