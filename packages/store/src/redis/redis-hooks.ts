@@ -185,7 +185,7 @@ export class RedisToolStore implements ToolStore {
     const [ok, err] = await call('discoveryStatuses', () => Promise.all([this.client.hgetall(this.keys.discoveryOk), this.client.hgetall(this.keys.discoveryErr)]));
     const names = [...new Set([...Object.keys(ok), ...Object.keys(err)])].sort();
     // Own fields only: a tool named `constructor` must not read Object.prototype's.
-    const field = (h: Record<string, string>, name: string) => (Object.hasOwn(h, name) ? JSON.parse(h[name]!) : null);
+    const field = (h: Record<string, string>, name: string) => (Object.hasOwn(h, name) ? (JSON.parse(h[name]!) as unknown) : null);
     return names.map((name) => ({ name, last_success: field(ok, name) as DiscoveryStatus['last_success'], last_error: field(err, name) as DiscoveryStatus['last_error'] }));
   }
 }
