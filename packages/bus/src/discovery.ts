@@ -1,5 +1,7 @@
 import { HookyardError, silentLogger, type Logger } from '@hookyard/core';
-import type { Subscription as NatsSubscription } from 'nats';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import { headers as natsHeaders, type Subscription as NatsSubscription } from 'nats';
 import { checkPrefix, connectNats, type TrackedConnection } from './nats-setup';
 import { withTimeout } from './nats-errors';
 
@@ -43,6 +45,15 @@ export function discoverySubject(prefix: string): string {
 /** The queue group of the executors answering discovery: one of them answers each request. */
 export const DISCOVERY_QUEUE = 'executors';
 
+/**
+ * Answers travel gzipped (a header says so): a catalogue carries every tool's
+ * JSON Schema, and GitHub's 1,223 operations are 1.8 MB of JSON, past NATS's
+ * default max_payload of 1 MiB, but 0.2 MB gzipped.
+ */
+const ENCODING_HEADER = 'Hookyard-Encoding';
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
 /** No executor answered a discovery request in time (none listens, or none was quick enough): `unavailable`, the API's 503. */
 export class DiscoveryUnansweredError extends HookyardError {
   constructor(message: string) {
@@ -74,7 +85,9 @@ export async function createDiscoveryRequester(options: DiscoveryNatsOptions): P
         throw noExecutor(timeoutMs, err instanceof Error ? err.message : String(err));
       }
       try {
-        return JSON.parse(reply.string()) as unknown;
+        const gzipped = reply.headers?.get(ENCODING_HEADER) === 'gzip';
+        const text = gzipped ? (await gunzipAsync(reply.data)).toString('utf8') : reply.string();
+        return JSON.parse(text) as unknown;
       } catch {
         throw new HookyardError('internal', `the executor's discovery answer on ${subject} is not JSON`);
       }
@@ -107,7 +120,17 @@ export async function createDiscoveryResponder(options: DiscoveryNatsOptions, ha
         }
         const answer = await handler(request);
         try {
-          msg.respond(JSON.stringify(answer));
+          const h = natsHeaders();
+          h.set(ENCODING_HEADER, 'gzip');
+          let body = await gzipAsync(Buffer.from(JSON.stringify(answer), 'utf8'));
+          // Past the server's max_payload the reply would be dropped and the ingress would wait out its timeout: say why now.
+          const max = conn.nc.info?.max_payload ?? Infinity;
+          if (body.length > max - 1024) {
+            const message = `the discovery answer is ${body.length} bytes gzipped, over the NATS server's max_payload of ${max} bytes (raise max_payload, or narrow the registration's operations)`;
+            logger.error({ bytes: body.length, max }, message);
+            body = await gzipAsync(Buffer.from(JSON.stringify({ ok: false, error: { kind: 'unavailable', message } }), 'utf8'));
+          }
+          msg.respond(body, { headers: h });
         } catch (err) {
           logger.warn({ err }, 'could not send the discovery answer');
         }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { requireNats, uniquePrefix } from '../../../test/support/services';
 import {
   createDiscoveryHub,
@@ -62,6 +63,18 @@ function conformance(name: string, make: () => Promise<Pair>): void {
       }
     });
 
+    it("an answer past NATS's 1 MiB max_payload in JSON (a large catalogue) arrives whole", async () => {
+      // GitHub's catalogue is 1.8 MB of JSON Schemas; this one is 2.5 MB.
+      const tools = Array.from({ length: 6000 }, (_, i) => ({ name: `github__op_${i}`, description: 'x'.repeat(300), parameters: { type: 'object', properties: { owner: { type: 'string' } } } }));
+      const served = await pair.serve(async () => ({ ok: true, tools }));
+      try {
+        expect(JSON.stringify({ ok: true, tools }).length).toBeGreaterThan(2_000_000);
+        expect(await pair.requester.ask({ op: 'catalogue' }, 10_000)).toEqual({ ok: true, tools });
+      } finally {
+        await served.close();
+      }
+    });
+
     it('no executor listening: DiscoveryUnansweredError, unavailable, saying so', async () => {
       const err = await pair.requester.ask({ op: 'catalogue' }, 2000).then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(DiscoveryUnansweredError);
@@ -109,6 +122,24 @@ conformance('NATS', async () => {
       await requester.close();
     },
   };
+});
+
+describe('discovery over NATS: an answer too large even gzipped', () => {
+  it("is answered at once with an error naming the server's max_payload, not a timeout", async () => {
+    const url = await requireNats();
+    const prefix = uniquePrefix('disc');
+    const requester = await createDiscoveryRequester({ url, prefix });
+    // Random bytes do not compress: 1.5 MB of them in base64.
+    const blob = randomBytes(1_500_000).toString('base64');
+    const responder = await createDiscoveryResponder({ url, prefix }, async () => ({ ok: true, tools: [blob] }));
+    try {
+      const answer = await requester.ask({ op: 'catalogue' }, 20_000);
+      expect(answer).toEqual({ ok: false, error: { kind: 'unavailable', message: expect.stringMatching(/^the discovery answer is \d+ bytes gzipped, over the NATS server's max_payload of \d+ bytes/) } });
+    } finally {
+      await responder.close();
+      await requester.close();
+    }
+  });
 });
 
 describe('discovery subject', () => {
