@@ -23,6 +23,8 @@ jest.setTimeout(120_000);
 
 const SERVER = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const NODE = process.execPath;
+/** GitHub's published document (13 MB, 1,223 operations): its catalogue is past NATS's 1 MiB max_payload as plain JSON. */
+const GITHUB = readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'));
 const PETS = JSON.stringify({
   openapi: '3.0.3',
   info: { title: 'pets', version: '1' },
@@ -65,7 +67,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
     docs = createServer((req, res) => {
       docRequests.push(req.url ?? '');
       res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-      res.end(PETS);
+      res.end(req.url?.startsWith('/github/') ? GITHUB : PETS);
     });
     await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
     docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
@@ -81,6 +83,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
       // Allowed everywhere: what keeps the ingress from dialing or spawning is that it has no way to.
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
       HOOKS_MCP_STDIO_ALLOW: NODE,
+      HOOKS_OPENAPI_MAX_BYTES: String(32 * 1024 * 1024),
     };
     ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress);
@@ -139,6 +142,14 @@ describe('discovery runs on the executors, never on the ingress', () => {
     expect(listed.discovery.find((d) => d.name === 'everything')?.last_success?.tools).toBe(mcp.body.tools);
     expect((await api.call('POST', '/api/hooks', { name: 'echo-mcp', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 'hi' } })).status).toBe(201);
     expect((await api.call('POST', '/api/hooks', { name: 'echo-bad', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 7 } })).status).toBe(400);
+    // GitHub's 1,223 operations: the executor's catalogue reaches the ingress whole over NATS, and a hook on one is checked against its schema.
+    const github = await api.call<{ tools: number }>('POST', '/api/tools', { name: 'github', kind: 'openapi', endpoint: `${docsUrl}/github`, timeout_ms: 30_000 });
+    expect(github).toEqual({ status: 201, body: expect.objectContaining({ discovered: true, tools: 1223 }) });
+    const all = await api.ok<{ tools: { name: string }[] }>('GET', '/api/tools');
+    expect(all.tools.filter((t) => t.name.startsWith('github__'))).toHaveLength(1223);
+    const bug = { owner: 'octocat', repo: 'hello-world', title: 'Disk full' };
+    expect((await api.call('POST', '/api/hooks', { name: 'file-bug', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: bug })).status).toBe(201);
+    expect((await api.call('POST', '/api/hooks', { name: 'file-bug-2', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { ...bug, milestone: true } })).status).toBe(400);
     const parents = spawned();
     expect(parents.length).toBeGreaterThan(0);
     expect(new Set(parents)).toEqual(new Set([executor.child.pid]));
