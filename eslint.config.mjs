@@ -42,12 +42,17 @@ export default tseslint.config(
       // Services log through pino; what prints on purpose (CLI output, bench reports) says so.
       'no-console': 'error',
       // A package's or service's public surface is its entry point (DESIGN.md "Layout").
-      'no-restricted-imports': ['error', {
-        patterns: [{
-          group: ['@hookyard/*/dist', '@hookyard/*/dist/**', '@hookyard/*/src', '@hookyard/*/src/**'],
-          message: "Import from the package's entry point; export what is needed from its src/index.ts (a service's src/start.ts).",
-        }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@hookyard/*/dist', '@hookyard/*/dist/**', '@hookyard/*/src', '@hookyard/*/src/**'],
+              message: "Import from the package's entry point; export what is needed from its src/index.ts (a service's src/start.ts).",
+            },
+          ],
+        },
+      ],
       // `_`-prefixed names are unused on purpose (interface-shaped parameters, skipped tuple members).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },

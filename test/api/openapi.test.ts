@@ -142,7 +142,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('covers the compat routes of the design', () => {
-    const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`));
+    const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) =>
+      METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     expect(ops).toEqual(
       expect.arrayContaining([
         'POST /universal_webhook/{topic}',

@@ -12,12 +12,36 @@ const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { ROOT } = require('./lib/common');
 
-const HEAVY = ['@grpc/grpc-js', 'protobufjs', '@modelcontextprotocol/sdk', '@openapi-contrib', 'quickjs-emscripten', 'undici', 'zod', 'ajv-formats', 'ajv', 'ioredis', 'nats', 'express', 'prom-client', 'pino'];
+const HEAVY = [
+  '@grpc/grpc-js',
+  'protobufjs',
+  '@modelcontextprotocol/sdk',
+  '@openapi-contrib',
+  'quickjs-emscripten',
+  'undici',
+  'zod',
+  'ajv-formats',
+  'ajv',
+  'ioredis',
+  'nats',
+  'express',
+  'prom-client',
+  'pino',
+];
 /** [label, package dir that depends on it, module id]. */
 const LIBRARIES = [
   ['@grpc/grpc-js', 'packages/tools', '@grpc/grpc-js'],
   ['protobufjs', 'packages/tools', 'protobufjs'],
-  ['@modelcontextprotocol/sdk (client + 3 transports)', 'packages/tools', ['@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/client/stdio.js', '@modelcontextprotocol/sdk/client/sse.js', '@modelcontextprotocol/sdk/client/streamableHttp.js']],
+  [
+    '@modelcontextprotocol/sdk (client + 3 transports)',
+    'packages/tools',
+    [
+      '@modelcontextprotocol/sdk/client/index.js',
+      '@modelcontextprotocol/sdk/client/stdio.js',
+      '@modelcontextprotocol/sdk/client/sse.js',
+      '@modelcontextprotocol/sdk/client/streamableHttp.js',
+    ],
+  ],
   ['@openapi-contrib/openapi-schema-to-json-schema', 'packages/tools', '@openapi-contrib/openapi-schema-to-json-schema'],
   ['quickjs-emscripten (in the js_execution worker only)', 'packages/tools', 'quickjs-emscripten'],
   ['undici', 'packages/tools', 'undici'],
@@ -30,8 +54,15 @@ const LIBRARIES = [
 ];
 /** [workspace dir, its entry]: the packages, each role's service, and the CLI's `serve` (which loads every role). */
 const PACKAGES = [
-  ['packages/core', './dist'], ['packages/jq', './dist'], ['packages/store', './dist'], ['packages/bus', './dist'], ['packages/tools', './dist'],
-  ['services/scheduler', './dist/start.js'], ['services/executor', './dist/start.js'], ['services/ingress', './dist/start.js'], ['packages/cli', './dist/serve.js'],
+  ['packages/core', './dist'],
+  ['packages/jq', './dist'],
+  ['packages/store', './dist'],
+  ['packages/bus', './dist'],
+  ['packages/tools', './dist'],
+  ['services/scheduler', './dist/start.js'],
+  ['services/executor', './dist/start.js'],
+  ['services/ingress', './dist/start.js'],
+  ['packages/cli', './dist/serve.js'],
 ];
 
 /** RSS/heap added by requiring `ids` from `dir`, and which heavy libraries got loaded, measured in a fresh process. */

@@ -47,15 +47,24 @@ async function main() {
     const usedBefore = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))[1]);
     const now = Date.now();
     for (let i = 0; i < N; i += 100) {
-      await Promise.all(Array.from({ length: Math.min(100, N - i) }, async (_, j) => {
-        const [k] = await s.runs.keepEvent({ topic: 'opened', payload: { pr: `acme/app#${i + j}`, action: 'opened' }, now, dispatchGraceMs: 15000 });
-        const c = await s.runs.claim(k.id, 'bench', 30000, now);
-        await s.runs.act(k.id, c.token, { acted: 'start', input: { timeout_seconds: 3600 }, resumable: true }, now);
-        await s.interactions.park({
-          run: k.id, token: c.token, kind: 'wait', tool: 'wait', argsHash: 'a'.repeat(64), onTimeout: 'fail',
-          subject: { scope: 'repo', kind: 'pr', key: `acme/app#${i + j}` }, expiresAt: now + 3600000, now,
-        });
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(100, N - i) }, async (_, j) => {
+          const [k] = await s.runs.keepEvent({ topic: 'opened', payload: { pr: `acme/app#${i + j}`, action: 'opened' }, now, dispatchGraceMs: 15000 });
+          const c = await s.runs.claim(k.id, 'bench', 30000, now);
+          await s.runs.act(k.id, c.token, { acted: 'start', input: { timeout_seconds: 3600 }, resumable: true }, now);
+          await s.interactions.park({
+            run: k.id,
+            token: c.token,
+            kind: 'wait',
+            tool: 'wait',
+            argsHash: 'a'.repeat(64),
+            onTimeout: 'fail',
+            subject: { scope: 'repo', kind: 'pr', key: `acme/app#${i + j}` },
+            expiresAt: now + 3600000,
+            now,
+          });
+        }),
+      );
     }
     const after = await usage(admin);
     const usedAfter = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))[1]);
@@ -66,7 +75,9 @@ async function main() {
       total += d;
       console.log(`${f.padEnd(34)} ${(d / N).toFixed(0).padStart(6)} bytes per parked run`);
     }
-    console.log(`${'total (MEMORY USAGE, exact)'.padEnd(34)} ${(total / N).toFixed(0).padStart(6)} bytes per parked run = ${Math.floor((1024 * 1024) / (total / N))} parked runs per MiB (N=${N})`);
+    console.log(
+      `${'total (MEMORY USAGE, exact)'.padEnd(34)} ${(total / N).toFixed(0).padStart(6)} bytes per parked run = ${Math.floor((1024 * 1024) / (total / N))} parked runs per MiB (N=${N})`,
+    );
     console.log(`${'INFO used_memory delta (noisy)'.padEnd(34)} ${((usedAfter - usedBefore) / N).toFixed(0).padStart(6)} bytes per parked run`);
     console.log(`counts: ${JSON.stringify(await s.runs.counts())}`);
   } finally {

@@ -63,8 +63,11 @@ function summarise(file, top, by) {
   if (callersOf) return callers(prof, byId, counts, perSample, callersOf, file);
   groups.delete('(idle)');
   const rows = [...groups.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  const lines = [`${path.basename(file)}: ${(totalUs / 1e6).toFixed(1)} s profiled, busy ${((busy / prof.samples.length) * 100).toFixed(0)}% (${((busy * perSample) / 1e6).toFixed(1)} s on CPU)`];
-  for (const [k, c] of rows) lines.push(`  ${((c * perSample) / 1000).toFixed(0).padStart(7)} ms  ${((c / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}% of busy  ${k}`);
+  const lines = [
+    `${path.basename(file)}: ${(totalUs / 1e6).toFixed(1)} s profiled, busy ${((busy / prof.samples.length) * 100).toFixed(0)}% (${((busy * perSample) / 1e6).toFixed(1)} s on CPU)`,
+  ];
+  for (const [k, c] of rows)
+    lines.push(`  ${((c * perSample) / 1000).toFixed(0).padStart(7)} ms  ${((c / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}% of busy  ${k}`);
   return lines.join('\n');
 }
 

@@ -32,7 +32,16 @@ const SECTIONS = {
 };
 
 function parseArgs(argv) {
-  const a = { smoke: false, only: null, out: path.join(BENCH_DIR, 'out'), soakSeconds: null, soakRate: null, runs: null, listRuns: null, listFillSeconds: null };
+  const a = {
+    smoke: false,
+    only: null,
+    out: path.join(BENCH_DIR, 'out'),
+    soakSeconds: null,
+    soakRate: null,
+    runs: null,
+    listRuns: null,
+    listFillSeconds: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -40,7 +49,11 @@ function parseArgs(argv) {
       return argv[++i];
     };
     if (k === '--smoke') a.smoke = true;
-    else if (k === '--only') a.only = val().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (k === '--only')
+      a.only = val()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (k === '--out') a.out = path.resolve(val());
     else if (k === '--soak-seconds') a.soakSeconds = Number(val());
     else if (k === '--soak-rate') a.soakRate = Number(val());
@@ -48,7 +61,11 @@ function parseArgs(argv) {
     else if (k === '--list-runs') a.listRuns = Number(val());
     else if (k === '--list-fill-seconds') a.listFillSeconds = Number(val());
     else if (k === '--render') a.render = path.resolve(val());
-    else if (k === '--latency-rates') a.latencyRates = val().split(',').map(Number).filter((n) => n > 0);
+    else if (k === '--latency-rates')
+      a.latencyRates = val()
+        .split(',')
+        .map(Number)
+        .filter((n) => n > 0);
     else if (k === '--help' || k === '-h') {
       process.stdout.write(require('node:fs').readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
       process.exit(0);
@@ -127,10 +144,19 @@ async function main() {
     date: new Date().toISOString(),
     mode: args.smoke ? 'smoke' : 'full',
     machine: await machine(),
-    options: { runs: ctx.runs, soakSeconds: ctx.soakSeconds, soakRate: ctx.soakRate, listSteps: ctx.listSteps, listFillSeconds: ctx.listFillSeconds, only: args.only },
+    options: {
+      runs: ctx.runs,
+      soakSeconds: ctx.soakSeconds,
+      soakRate: ctx.soakRate,
+      listSteps: ctx.listSteps,
+      listFillSeconds: ctx.listFillSeconds,
+      only: args.only,
+    },
     sections: {},
   };
-  log(`mode ${results.mode}, sections ${names.join(', ')}; ${results.machine.cpu} x${results.machine.cores}, node ${results.machine.node}, redis ${results.machine.redis}, nats ${results.machine.nats}`);
+  log(
+    `mode ${results.mode}, sections ${names.join(', ')}; ${results.machine.cpu} x${results.machine.cores}, node ${results.machine.node}, redis ${results.machine.redis}, nats ${results.machine.nats}`,
+  );
   let failed = 0;
   for (const name of names) {
     const s0 = Date.now();

@@ -41,9 +41,15 @@ describe('benchmark suite (smoke)', () => {
 
     const file = join(out, 'results.json');
     expect(existsSync(file)).toBe(true);
-    const results = JSON.parse(readFileSync(file, 'utf8')) as { mode: string; machine: Record<string, unknown>; sections: Record<string, Record<string, unknown>> };
+    const results = JSON.parse(readFileSync(file, 'utf8')) as {
+      mode: string;
+      machine: Record<string, unknown>;
+      sections: Record<string, Record<string, unknown>>;
+    };
     expect(results.mode).toBe('smoke');
-    expect(results.machine).toEqual(expect.objectContaining({ cores: expect.any(Number), node: expect.any(String), redis: expect.any(String), nats: expect.any(String) }));
+    expect(results.machine).toEqual(
+      expect.objectContaining({ cores: expect.any(Number), node: expect.any(String), redis: expect.any(String), nats: expect.any(String) }),
+    );
     for (const name of SECTIONS) {
       expect(results.sections[name]).toBeDefined();
       expect(results.sections[name]).not.toHaveProperty('error');

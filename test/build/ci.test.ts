@@ -3,8 +3,10 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-describe('CI lints before it tests', () => {
-  const lines = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n').map((l) => l.trim());
+describe('CI lints and checks formatting before it tests', () => {
+  const lines = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
   it('.ci/run runs `pnpm lint` (ESLint over the tree) after installing and before `pnpm test`', () => {
@@ -14,8 +16,11 @@ describe('CI lints before it tests', () => {
     expect(scripts.lint).toBe('eslint .');
   });
 
-  it('the formatter has its check and its write (applied as one commit, then added to CI)', () => {
+  it('.ci/run checks the formatting (Prettier) after lint and before `pnpm test`', () => {
     expect(scripts['format:check']).toBe('prettier --check .');
     expect(scripts.format).toBe('prettier --write .');
+    const at = (cmd: string) => lines.indexOf(cmd);
+    expect(at('pnpm format:check')).toBeGreaterThan(at('pnpm lint'));
+    expect(at('pnpm test')).toBeGreaterThan(at('pnpm format:check'));
   });
 });

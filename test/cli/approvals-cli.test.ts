@@ -40,23 +40,38 @@ afterAll(async () => {
 
 describe('hookyard approvals policy, hooks dry-run', () => {
   it('policy set and show; a bad rule is refused with its line; an operator may not set it', async () => {
-    const set = await ok(['approvals', 'policy', 'set', '--params', JSON.stringify({ rules: [{ name: 'no shouting', tools: ['echo'], when: '.args.shout == true', action: 'deny', message: 'say it quietly' }] })]);
+    const set = await ok([
+      'approvals',
+      'policy',
+      'set',
+      '--params',
+      JSON.stringify({ rules: [{ name: 'no shouting', tools: ['echo'], when: '.args.shout == true', action: 'deny', message: 'say it quietly' }] }),
+    ]);
     expect(set).toMatchObject({ version: 1, rules: [{ name: 'no shouting' }] });
     expect(await ok(['approvals', 'policy', 'show'])).toEqual(set);
     const human = await hy(['approvals', 'policy', 'show']);
     expect(lines(human.stdout)[0]).toMatch(/^approval policy version 1 \(updated .*\): 1 rule\(s\)$/);
     const bad = await hy(['approvals', 'policy', 'set', '--file', '-'], { input: JSON.stringify({ rules: [{ tools: ['*'], action: 'perhaps' }] }) });
     expect(bad.code).toBe(1);
-    expect(lines(bad.stderr)).toEqual(['hookyard: 400 bad_input: approval policy refused', '  - rules[0].action "perhaps" must be one of allow, approve, deny']);
+    expect(lines(bad.stderr)).toEqual([
+      'hookyard: 400 bad_input: approval policy refused',
+      '  - rules[0].action "perhaps" must be one of allow, approve, deny',
+    ]);
     const weak = await hy(['approvals', 'policy', 'set', '--params', '{"rules":[]}'], { token: OPERATOR });
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('needs the admin role');
   });
 
   it('dry-run by name and by record; then the real run is denied with the sentence, the tool never called', async () => {
-    await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'shout', topic: 'chat', tool: 'echo', start_expr: { content: '{text, shout}' } })], { token: OPERATOR });
+    await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'shout', topic: 'chat', tool: 'echo', start_expr: { content: '{text, shout}' } })], {
+      token: OPERATOR,
+    });
     const denied = await ok(['hooks', 'dry-run', 'shout', '--payload', '{"text":"HI","shout":true}'], { token: OPERATOR });
-    expect(denied).toMatchObject({ outcome: 'denied', kwargs: { text: 'HI', shout: true }, approval: { action: 'deny', rule: 'no shouting', message: 'say it quietly' } });
+    expect(denied).toMatchObject({
+      outcome: 'denied',
+      kwargs: { text: 'HI', shout: true },
+      approval: { action: 'deny', rule: 'no shouting', message: 'say it quietly' },
+    });
     const record = JSON.stringify({ name: 'draft', topic: 'chat', tool: 'echo', condition: { content: '.text != null' } });
     const skipped = await ok(['hooks', 'dry-run', '--file', '-', '--payload', '{}'], { token: OPERATOR, input: record });
     expect(skipped).toMatchObject({ hook: 'draft', outcome: 'skipped', condition: { matched: false } });
@@ -65,7 +80,11 @@ describe('hookyard approvals policy, hooks dry-run', () => {
     const usage = await hy(['hooks', 'dry-run', 'shout', '--params', record]);
     expect(usage.code).toBe(2);
 
-    const res = await fetch(`${url}/universal_webhook/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"HI","shout":true}' });
+    const res = await fetch(`${url}/universal_webhook/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"HI","shout":true}',
+    });
     expect(res.status).toBe(200);
     const run = await eventually(
       async () => {

@@ -153,12 +153,12 @@ describe('connection and credentials', () => {
     expect(err[0]).toContain('HOOKYARD_URL');
   });
 
-  it('a bad token is the server\'s 401: exit 1', async () => {
+  it("a bad token is the server's 401: exit 1", async () => {
     const err = expectRefused(await hy(['hooks', 'list'], { token: 'not-a-token-of-this-server' }), 1, /^hookyard: 401 unauthorized: /);
     expect(err).toHaveLength(1);
   });
 
-  it('a reader registering a hook is the server\'s 403: exit 1', async () => {
+  it("a reader registering a hook is the server's 403: exit 1", async () => {
     const r = await hy(['hooks', 'register', '--params', '{"name":"by-reader","topic":"t","tool":"echo"}'], { token: READER });
     expectRefused(r, 1, /^hookyard: 403 forbidden: this route needs the operator role; the token has reader$/);
   });
@@ -209,19 +209,52 @@ describe('hooks', () => {
   it('dedupe set, show, remove with --json; a refused key lists its details', async () => {
     const set = await ok(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.headers["x-event-id"]', '--horizon', '3600']);
     expect(set).toMatchObject({ created: true, dedupe: { topic: 'cli-open', expr: '.headers["x-event-id"]', horizon_seconds: 3600 } });
-    expect(await ok(['hooks', 'dedupe', 'show', 'cli-open'], { token: READER })).toMatchObject({ topic: 'cli-open', expr: '.headers["x-event-id"]', horizon_seconds: 3600 });
-    expect(await ok(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.body.id'])).toMatchObject({ created: false, dedupe: { expr: '.body.id', horizon_seconds: 86400 } });
+    expect(await ok(['hooks', 'dedupe', 'show', 'cli-open'], { token: READER })).toMatchObject({
+      topic: 'cli-open',
+      expr: '.headers["x-event-id"]',
+      horizon_seconds: 3600,
+    });
+    expect(await ok(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.body.id'])).toMatchObject({
+      created: false,
+      dedupe: { expr: '.body.id', horizon_seconds: 86400 },
+    });
     expect(await ok(['hooks', 'dedupe', 'remove', 'cli-open'])).toEqual({ removed: true, topic: 'cli-open' });
     expectRefused(await hy(['hooks', 'dedupe', 'show', 'cli-open']), 1, /^hookyard: 404 not_found: /);
-    expectRefused(await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id', '--horizon', '2h']), 2, /^hookyard: --horizon must be a whole number of seconds, got "2h"/);
+    expectRefused(
+      await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id', '--horizon', '2h']),
+      2,
+      /^hookyard: --horizon must be a whole number of seconds, got "2h"/,
+    );
 
-    const err = expectRefused(await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id |||', '--horizon', '0']), 1, /^hookyard: 400 bad_input: dedupe key refused$/);
-    expect(err.slice(1)).toEqual([expect.stringMatching(/^ {2}- expr ".id \|\|\|" does not compile: /), '  - horizon_seconds must be a whole number from 1 to 604800 (7 days), got 0']);
+    const err = expectRefused(
+      await hy(['hooks', 'dedupe', 'set', 'cli-open', '--expr', '.id |||', '--horizon', '0']),
+      1,
+      /^hookyard: 400 bad_input: dedupe key refused$/,
+    );
+    expect(err.slice(1)).toEqual([
+      expect.stringMatching(/^ {2}- expr ".id \|\|\|" does not compile: /),
+      '  - horizon_seconds must be a whole number from 1 to 604800 (7 days), got 0',
+    ]);
   });
 
   it('verifier set, show, remove with --json; a refused binding lists its details', async () => {
-    const set = await ok(['hooks', 'verifier', 'set', 'cli-signed', '--kind', 'hmac', '--secret', 'env:HOOKS_SECRET_CLI_TEST_SECRET', '--setting', 'header=X-Sig', 'algorithm=sha512']);
-    expect(set).toMatchObject({ created: true, verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:HOOKS_SECRET_CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } } });
+    const set = await ok([
+      'hooks',
+      'verifier',
+      'set',
+      'cli-signed',
+      '--kind',
+      'hmac',
+      '--secret',
+      'env:HOOKS_SECRET_CLI_TEST_SECRET',
+      '--setting',
+      'header=X-Sig',
+      'algorithm=sha512',
+    ]);
+    expect(set).toMatchObject({
+      created: true,
+      verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:HOOKS_SECRET_CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } },
+    });
     expect(await ok(['hooks', 'verifier', 'show', 'cli-signed'], { token: READER })).toMatchObject({ topic: 'cli-signed', kind: 'hmac' });
     expect(await ok(['hooks', 'verifier', 'remove', 'cli-signed'])).toEqual({ removed: true, topic: 'cli-signed' });
     expectRefused(await hy(['hooks', 'verifier', 'show', 'cli-signed']), 1, /^hookyard: 404 not_found: /);
@@ -247,7 +280,11 @@ describe('tools and templates', () => {
     expect(exported.code).toBe(0);
     const defs = JSON.parse(exported.stdout) as { name: string; input_schema: { type: string } }[];
     expect(defs.find((d) => d.name === 'echo')).toEqual(expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }));
-    expectRefused(await hy(['tools', 'export', '--format', 'gemini'], { token: READER }), 1, /^hookyard: 400 bad_input: format must be one of openai, anthropic, mcp, got "gemini"$/);
+    expectRefused(
+      await hy(['tools', 'export', '--format', 'gemini'], { token: READER }),
+      1,
+      /^hookyard: 400 bad_input: format must be one of openai, anthropic, mcp, got "gemini"$/,
+    );
 
     const port = await closedPort();
     const rec = { name: 'cli-remote', endpoint: `http://127.0.0.1:${port}/call`, protocol: 'openai' };
@@ -265,7 +302,11 @@ describe('tools and templates', () => {
     const port = await closedPort();
     const rec = { name: 'cli-pets', kind: 'openapi', endpoint: `http://127.0.0.1:${port}` };
     // Discovered now (by the executor of this embedded server), it cannot be read: refused, nothing kept.
-    expectRefused(await hy(['tools', 'register', '--params', JSON.stringify(rec)]), 1, /^hookyard: 502 (unavailable|forbidden): openapi tool 'cli-pets' could not be discovered/);
+    expectRefused(
+      await hy(['tools', 'register', '--params', JSON.stringify(rec)]),
+      1,
+      /^hookyard: 502 (unavailable|forbidden): openapi tool 'cli-pets' could not be discovered/,
+    );
     const reg = await hy(['tools', 'register', '--no-discover', '--params', JSON.stringify(rec)]);
     expect(reg.code).toBe(0);
     expect(reg.stdout.trim()).toBe(`registered tool service cli-pets (${rec.endpoint}): not discovered (--no-discover)`);
@@ -286,7 +327,9 @@ describe('tools and templates', () => {
   });
 
   it('templates put, list, show, remove with --json (ids with a slash)', async () => {
-    const put = await ok(['templates', 'put', 'cli/has-label', '--content', '.labels | index($label) != null', '--description', 'a label is set'], { token: OPERATOR });
+    const put = await ok(['templates', 'put', 'cli/has-label', '--content', '.labels | index($label) != null', '--description', 'a label is set'], {
+      token: OPERATOR,
+    });
     expect(put).toMatchObject({ created: true, template: { id: 'cli/has-label' } });
     const list = await ok<{ templates: { id: string }[] }>(['templates', 'list']);
     expect(list.templates.map((t) => t.id)).toContain('cli/has-label');
@@ -304,9 +347,12 @@ describe('runs', () => {
     const [failed] = await runsOf('cli-fails', 'failed', 1);
     const id = failed.id as string;
 
-    const list = await ok<{ runs: { id: string; status: string }[]; next_cursor: string | null }>(['runs', 'list', '--hook', 'cli-fails', '--status', 'failed'], {
-      token: READER,
-    });
+    const list = await ok<{ runs: { id: string; status: string }[]; next_cursor: string | null }>(
+      ['runs', 'list', '--hook', 'cli-fails', '--status', 'failed'],
+      {
+        token: READER,
+      },
+    );
     expect(list.runs.map((r) => [r.id, r.status])).toEqual([[id, 'failed']]);
     const shown = await ok(['runs', 'show', id]);
     expect(shown).toMatchObject({ id, hook: 'cli-fails', status: 'failed', attempts: 1, error: { kind: 'bad_input' } });
@@ -314,7 +360,12 @@ describe('runs', () => {
     const retried = await ok<{ id: string; status: string }>(['runs', 'retry', id], { token: OPERATOR });
     expect(retried.id).toBe(id);
     expect(['pending', 'running', 'failed']).toContain(retried.status);
-    await eventually(async () => ((await api('GET', `/api/hook-runs/${id}`)).body.history as { event: string }[]).filter((h) => h.event === 'failed').length === 2 || undefined, 15_000, 'the retried run to fail again');
+    await eventually(
+      async () =>
+        ((await api('GET', `/api/hook-runs/${id}`)).body.history as { event: string }[]).filter((h) => h.event === 'failed').length === 2 || undefined,
+      15_000,
+      'the retried run to fail again',
+    );
 
     const discarded = await ok(['runs', 'discard', id], { token: OPERATOR });
     expect(discarded).toMatchObject({ id, status: 'discarded' });
@@ -360,14 +411,22 @@ describe('interactions', () => {
     const [run] = await runsOf('cli-waits', 'parked', 1);
     const parkedOn = run.parked_on as string[];
     expect(parkedOn).toHaveLength(1);
-    const list = await ok<{ interactions: { id: string; status: string; run: string }[] }>(['interactions', 'list', '--hook', 'cli-waits', '--status', 'open'], { token: READER });
+    const list = await ok<{ interactions: { id: string; status: string; run: string }[] }>(
+      ['interactions', 'list', '--hook', 'cli-waits', '--status', 'open'],
+      { token: READER },
+    );
     expect(list.interactions.map((i) => [i.id, i.status, i.run])).toEqual([[parkedOn[0], 'open', run.id]]);
     expect(await ok(['interactions', 'show', parkedOn[0]!])).toMatchObject({ id: parkedOn[0], kind: 'wait', tool: 'wait', on_timeout: 'fail' });
     expect(await ok(['interactions', 'cancel', parkedOn[0]!, '--reason', 'not needed'], { token: OPERATOR })).toMatchObject({
-      status: 'cancelled', resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'not needed' },
+      status: 'cancelled',
+      resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'not needed' },
     });
     expect((await api('GET', `/api/hook-runs/${run.id as string}`)).body).toMatchObject({ status: 'cancelled', parked_on: [] });
-    expectRefused(await hy(['interactions', 'cancel', parkedOn[0]!], { token: OPERATOR }), 1, new RegExp(`^hookyard: 409 conflict: interaction ${parkedOn[0]} is already cancelled`));
+    expectRefused(
+      await hy(['interactions', 'cancel', parkedOn[0]!], { token: OPERATOR }),
+      1,
+      new RegExp(`^hookyard: 409 conflict: interaction ${parkedOn[0]} is already cancelled`),
+    );
     expectRefused(await hy(['interactions', 'list', '--kind', 'job']), 2, /^hookyard: --kind must be one of approval, wait/);
   });
 });

@@ -39,7 +39,10 @@ describe('hookyard on the PATH', () => {
 async function complete(words: string[]): Promise<string[]> {
   const script = (await runCli(['completion', 'bash'])).stdout;
   const quoted = words.map((w) => `'${w}'`).join(' ');
-  const { stdout } = await run('bash', ['-c', `${script}\nCOMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _hookyard; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+  const { stdout } = await run('bash', [
+    '-c',
+    `${script}\nCOMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _hookyard; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ]);
   return lines(stdout).sort();
 }
 
@@ -117,9 +120,18 @@ describe('settings at boot', () => {
     [{ HOOKS_NATS_PREFIX: 'a b' }, 'hookyard: bad setting HOOKS_NATS_PREFIX: must be NATS subject tokens (letters, digits, _ and -) joined by dots, got "a b"'],
     [{ HOOKS_TRUSTED_PROXIES: 'lb' }, 'hookyard: bad setting HOOKS_TRUSTED_PROXIES: entry "lb" is not an IP address or CIDR range'],
     [{ HOOKS_HTTP_HOST: 'a_b c' }, 'hookyard: bad setting HOOKS_HTTP_HOST: must be an IP address or a host name to bind, got "a_b c"'],
-    [{ HOOKS_TOOLS_ALLOW: '!echo' }, 'hookyard: bad setting HOOKS_TOOLS_ALLOW: allows no tool: "!echo" only excludes; add * (e.g. "*,!echo") or the names to allow'],
-    [{ HOOKS_LOCAL_FS_ROOT: '/nonexistent-hookyard-root' }, 'hookyard: bad setting HOOKS_LOCAL_FS_ROOT: /nonexistent-hookyard-root does not exist or cannot be read (ENOENT)'],
-    [{ HOOKS_REDIS_URL: 'redis://127.0.0.1:1', HOOKS_NATS_URL: 'nats://127.0.0.1:1' }, 'hookyard: bad setting HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)'],
+    [
+      { HOOKS_TOOLS_ALLOW: '!echo' },
+      'hookyard: bad setting HOOKS_TOOLS_ALLOW: allows no tool: "!echo" only excludes; add * (e.g. "*,!echo") or the names to allow',
+    ],
+    [
+      { HOOKS_LOCAL_FS_ROOT: '/nonexistent-hookyard-root' },
+      'hookyard: bad setting HOOKS_LOCAL_FS_ROOT: /nonexistent-hookyard-root does not exist or cannot be read (ENOENT)',
+    ],
+    [
+      { HOOKS_REDIS_URL: 'redis://127.0.0.1:1', HOOKS_NATS_URL: 'nats://127.0.0.1:1' },
+      'hookyard: bad setting HOOKS_API_TOKENS: no management token configured; set role:token pairs (only the embedded default makes one up)',
+    ],
   ])('serve with %j: exit 2, one line naming the variable', async (env, line) => {
     const r = await runCli(['serve'], { env: { HOOKS_HTTP_PORT: '0', ...env }, killAfterMs: 15_000 });
     expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 2, stderr: [line] });
@@ -130,7 +142,11 @@ describe('settings at boot', () => {
     try {
       await server.waitListening();
       const warned = await eventually(async () => server.logs().find((l) => l.variable === 'HOOKS_RUN_MAX_ATTEMPT'), 5_000, 'the warning');
-      expect(warned).toMatchObject({ level: 40, suggestion: 'HOOKS_RUN_MAX_ATTEMPTS', msg: 'HOOKS_RUN_MAX_ATTEMPT is not a Hookyard setting and is ignored; did you mean HOOKS_RUN_MAX_ATTEMPTS?' });
+      expect(warned).toMatchObject({
+        level: 40,
+        suggestion: 'HOOKS_RUN_MAX_ATTEMPTS',
+        msg: 'HOOKS_RUN_MAX_ATTEMPT is not a Hookyard setting and is ignored; did you mean HOOKS_RUN_MAX_ATTEMPTS?',
+      });
       // Logs carry each key once: the base keys (service, role, instance) are never repeated on a line.
       await eventually(async () => server.logs().find((l) => l.msg === 'executor started'), 5_000, 'the executor line');
       for (const line of server.lines.filter((l) => l.startsWith('{'))) {

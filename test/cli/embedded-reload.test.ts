@@ -8,7 +8,11 @@ import { embeddedRefusalError, type RoleName } from '../../packages/cli/src/runt
 
 function liveFor(role: RoleName, initial: string) {
   const file = { text: initial };
-  const live = createLiveSettings({ env: { HOOKS_CONFIG_FILE: '/etc/hookyard/live/settings.yaml' }, read: () => file.text, check: (next) => embeddedRefusalError(role, next) });
+  const live = createLiveSettings({
+    env: { HOOKS_CONFIG_FILE: '/etc/hookyard/live/settings.yaml' },
+    read: () => file.text,
+    check: (next) => embeddedRefusalError(role, next),
+  });
   return { live, file };
 }
 
@@ -25,7 +29,7 @@ describe('reload and the in-memory form', () => {
     expect(live.generation()).toBe(1);
   });
 
-  it("role all: a file that adds HOOKS_REDIS_URL alone (a shared store over an in-memory bus) is refused naming HOOKS_NATS_URL", () => {
+  it('role all: a file that adds HOOKS_REDIS_URL alone (a shared store over an in-memory bus) is refused naming HOOKS_NATS_URL', () => {
     const { live, file } = liveFor('all', 'HOOKS_MAX_WORKERS: 2\n');
     file.text = 'HOOKS_MAX_WORKERS: 3\nHOOKS_REDIS_URL: redis://127.0.0.1:6379\n';
     expect(live.reload('sighup')).toMatchObject({ ok: false, variable: 'HOOKS_NATS_URL' });

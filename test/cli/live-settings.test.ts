@@ -68,7 +68,10 @@ describe('live settings of a running process', () => {
     requireBuiltCli();
     cfg = new ConfigMapDir(BASE);
     // HOOKS_LOG_LEVEL left to the file (startRole sets info; node leaves an undefined variable out), HOOKS_API_RATE set in both.
-    const env = { HOOKS_API_TOKENS: API_TOKENS, HOOKS_CONFIG_FILE: cfg.file, HOOKS_API_RATE: '1000', HOOKS_LOG_LEVEL: undefined } as unknown as Record<string, string>;
+    const env = { HOOKS_API_TOKENS: API_TOKENS, HOOKS_CONFIG_FILE: cfg.file, HOOKS_API_RATE: '1000', HOOKS_LOG_LEVEL: undefined } as unknown as Record<
+      string,
+      string
+    >;
     proc = startRole('live', 'all', env);
     await proc.waitListening();
     admin = new Api(proc.url, TOKENS.admin);
@@ -98,7 +101,10 @@ describe('live settings of a running process', () => {
 
   it('boots at generation 1 and shows where each value came from', async () => {
     expect(await generation()).toBe(1);
-    const view = await admin.ok<{ generation: number; config_file: string; settings: { variable: string; value: unknown; source: string; live: boolean }[] }>('GET', '/api/settings');
+    const view = await admin.ok<{ generation: number; config_file: string; settings: { variable: string; value: unknown; source: string; live: boolean }[] }>(
+      'GET',
+      '/api/settings',
+    );
     expect(view.generation).toBe(1);
     expect(view.config_file).toBe(cfg.file);
     const row = (v: string) => view.settings.find((s) => s.variable === v);

@@ -114,8 +114,14 @@ describe('send', () => {
       [['send', 'snd-open', '--data', '{nope'], /^hookyard: --data is not valid JSON: /],
       [['send', 'snd-open', '--data', '{}', '--sign', 'github'], /^hookyard: --sign github needs --secret env:NAME or file:\/path$/],
       [['send', 'snd-open', '--data', '{}', '--sign', 'github', '--secret', 'hunter2'], /^hookyard: --secret must be a reference, env:NAME or file:\/path/],
-      [['send', 'snd-open', '--data', '{}', '--sign', 'github', '--secret', 'env:UNSET_VAR'], /^hookyard: --secret env:UNSET_VAR: the variable UNSET_VAR is not set/],
-      [['send', 'snd-open', '--data', '{}', '--sign', 'stripe', '--secret', 'env:HOOKS_SECRET_STRIPE', '--delivery-id', 'x'], /^hookyard: --delivery-id goes with --sign github or standard-webhooks/],
+      [
+        ['send', 'snd-open', '--data', '{}', '--sign', 'github', '--secret', 'env:UNSET_VAR'],
+        /^hookyard: --secret env:UNSET_VAR: the variable UNSET_VAR is not set/,
+      ],
+      [
+        ['send', 'snd-open', '--data', '{}', '--sign', 'stripe', '--secret', 'env:HOOKS_SECRET_STRIPE', '--delivery-id', 'x'],
+        /^hookyard: --delivery-id goes with --sign github or standard-webhooks/,
+      ],
       [['send', 'snd-open', '--data', '{}', '--sign', 'gitlab', '--secret', 'env:X'], /^hookyard: option '--sign <sender>' argument 'gitlab' is invalid/],
     ];
     for (const [args, first] of cases) {
@@ -137,7 +143,9 @@ describe('bulk retry and discard, replay', () => {
   it('counts first; without --yes and without a terminal nothing changes (exit 2); --dry-run only counts', async () => {
     const r = await hy(['runs', 'retry', '--status', 'failed', '--hook', 'blk-fails']);
     expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({
-      code: 2, stdout: '', stderr: ['hookyard: 3 runs match; pass --yes to retry them (no terminal to ask)'],
+      code: 2,
+      stdout: '',
+      stderr: ['hookyard: 3 runs match; pass --yes to retry them (no terminal to ask)'],
     });
     expect(await ok(['runs', 'retry', '--status', 'failed', '--hook', 'blk-fails', '--dry-run'])).toMatchObject({ dry_run: true, matched: 3, retried: 0 });
     expect((await runsOf('blk-fails', 'failed', 3)).length).toBe(3);

@@ -29,7 +29,9 @@ async function ok<T = Record<string, any>>(args: readonly string[], token = OPER
 beforeAll(async () => {
   requireBuiltCli();
   server = startRole('cli-states', 'all', {
-    HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`, HOOKS_DOOR_RATE: '0', HOOKS_STATE_MAX_BYTES: '256',
+    HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
+    HOOKS_DOOR_RATE: '0',
+    HOOKS_STATE_MAX_BYTES: '256',
   });
   try {
     url = await server.waitListening();
@@ -49,21 +51,36 @@ describe('states', () => {
 
   it("a hook's state_merge writes the subject's state; list and show name the hook and its run", async () => {
     const hook = {
-      name: 'pr-checks', topic: 'ci', tool: 'state_merge',
+      name: 'pr-checks',
+      topic: 'ci',
+      tool: 'state_merge',
       subject: { scope: 'github', kind: 'pull_request', key_expr: { content: '"\\(.repo)#\\(.pr)"' } },
       start_expr: { content: '{patch: {checks: .checks}}' },
     };
     await ok(['hooks', 'register', '--params', JSON.stringify(hook)], ADMIN);
     const sent = await ok<{ run_ids: string[] }>(['send', 'ci', '--data', '{"repo":"acme/api","pr":7,"checks":"pending"}']);
     runId = sent.run_ids[0]!;
-    await eventually(async () => {
-      const r = await hy(['runs', 'show', runId, '--json']);
-      return r.code === 0 && parseStdout<{ status: string }>(r).status === 'succeeded' ? true : undefined;
-    }, 15_000, `run ${runId} to succeed`);
+    await eventually(
+      async () => {
+        const r = await hy(['runs', 'show', runId, '--json']);
+        return r.code === 0 && parseStdout<{ status: string }>(r).status === 'succeeded' ? true : undefined;
+      },
+      15_000,
+      `run ${runId} to succeed`,
+    );
 
     const list = await ok(['states', 'list', '--scope', 'github', '--kind', 'pull_request'], READER);
     expect(list).toEqual({
-      states: [{ scope: 'github', kind: 'pull_request', key: 'acme/api#7', version: 1, updated_at: expect.any(String), updated_by: { door: 'hook', actor: runId, hook: 'pr-checks' } }],
+      states: [
+        {
+          scope: 'github',
+          kind: 'pull_request',
+          key: 'acme/api#7',
+          version: 1,
+          updated_at: expect.any(String),
+          updated_by: { door: 'hook', actor: runId, hook: 'pr-checks' },
+        },
+      ],
       next_cursor: null,
     });
     const human = await hy(['states', 'list', '--scope', 'github', '--kind', 'pull_request'], READER);
@@ -72,7 +89,11 @@ describe('states', () => {
     expect(lines(human.stdout)[1]).toMatch(new RegExp(`^acme/api#7\\s+1\\s+\\S+\\s+hook pr-checks run ${runId}$`));
 
     const shown = await ok(['states', 'show', 'github', 'pull_request', 'acme/api#7'], READER);
-    expect(shown).toMatchObject({ version: 1, document: { checks: 'pending' }, history: [{ version: 1, op: 'merge', door: 'hook', actor: runId, hook: 'pr-checks' }] });
+    expect(shown).toMatchObject({
+      version: 1,
+      document: { checks: 'pending' },
+      history: [{ version: 1, op: 'merge', door: 'hook', actor: runId, hook: 'pr-checks' }],
+    });
     const text = await hy(['states', 'show', 'github', 'pull_request', 'acme/api#7'], READER);
     expect(text.stdout).toMatch(/^github\/pull_request\/"acme\/api#7" version 1 \(created \S+, updated \S+\)\n\{\n {2}"checks": "pending"\n\}\n/);
     expect(text.stdout).toContain(`hook pr-checks run ${runId}`);
@@ -81,14 +102,23 @@ describe('states', () => {
   it('set replaces the document as the operator (door api); a stale --if-version exits 1 quoting the 409', async () => {
     const stale = await hy(['states', 'set', 'github', 'pull_request', 'acme/api#7', '--document', '{"checks":"green"}', '--if-version', '0']);
     expect(stale.code).toBe(1);
-    expect(lines(stale.stderr)[0]).toBe('hookyard: 409 conflict: state github/pull_request/"acme/api#7" is at version 1, not version 0 (if_version); read it again and retry');
+    expect(lines(stale.stderr)[0]).toBe(
+      'hookyard: 409 conflict: state github/pull_request/"acme/api#7" is at version 1, not version 0 (if_version); read it again and retry',
+    );
     const set = await hy(['states', 'set', 'github', 'pull_request', 'acme/api#7', '--document', '{"checks":"green"}', '--if-version', '1']);
     expect([set.code, set.stdout]).toEqual([0, 'set github/pull_request/"acme/api#7": version 2\n']);
     // Empty stdin is not JSON: a usage error.
     expect((await hy(['states', 'set', 'github', 'pull_request', 'acme/api#8', '--file', '-'])).code).toBe(2);
-    const fromStdin = await runCli(['states', 'set', 'github', 'pull_request', 'acme/api#8', '--file', '-', '--json'], { env: { HOOKYARD_URL: url, HOOKYARD_TOKEN: OPERATOR }, input: '{"checks":"none"}' });
+    const fromStdin = await runCli(['states', 'set', 'github', 'pull_request', 'acme/api#8', '--file', '-', '--json'], {
+      env: { HOOKYARD_URL: url, HOOKYARD_TOKEN: OPERATOR },
+      input: '{"checks":"none"}',
+    });
     expect(fromStdin.code).toBe(0);
-    expect(parseStdout(fromStdin)).toMatchObject({ key: 'acme/api#8', version: 1, history: [{ door: 'api', actor: expect.stringMatching(/^operator:[0-9a-f]{8}$/), hook: null }] });
+    expect(parseStdout(fromStdin)).toMatchObject({
+      key: 'acme/api#8',
+      version: 1,
+      history: [{ door: 'api', actor: expect.stringMatching(/^operator:[0-9a-f]{8}$/), hook: null }],
+    });
     const shown = await ok(['states', 'show', 'github', 'pull_request', 'acme/api#7'], READER);
     expect(shown.history.map((w: { door: string }) => w.door)).toEqual(['hook', 'api']);
   });
@@ -99,7 +129,9 @@ describe('states', () => {
     expect(weak.stderr).toContain('needs the operator role');
     const big = await hy(['states', 'set', 'github', 'pull_request', 'x', '--document', JSON.stringify({ blob: 'x'.repeat(300) })]);
     expect(big.code).toBe(1);
-    expect(lines(big.stderr)[0]).toMatch(/^hookyard: 400 bad_input: state github\/pull_request\/"x": the document would be \d+ bytes, more than 256 \(HOOKS_STATE_MAX_BYTES\)$/);
+    expect(lines(big.stderr)[0]).toMatch(
+      /^hookyard: 400 bad_input: state github\/pull_request\/"x": the document would be \d+ bytes, more than 256 \(HOOKS_STATE_MAX_BYTES\)$/,
+    );
     const none = await hy(['states', 'show', 'github', 'pull_request', 'x'], READER);
     expect([none.code, lines(none.stderr)[0]]).toEqual([1, 'hookyard: 404 not_found: subject github/pull_request/"x" has no state']);
   });
@@ -125,6 +157,8 @@ describe('states', () => {
     const del = await hy(['states', 'delete', 'github', 'pull_request', 'acme/api#7', '--if-version', '2']);
     expect([del.code, del.stdout]).toEqual([0, 'deleted github/pull_request/"acme/api#7" (it was at version 2)\n']);
     expect((await hy(['states', 'show', 'github', 'pull_request', 'acme/api#7'], READER)).code).toBe(1);
-    expect((await ok(['states', 'list', '--scope', 'github', '--kind', 'pull_request'], READER)).states.map((s: { key: string }) => s.key)).toEqual(['acme/api#8']);
+    expect((await ok(['states', 'list', '--scope', 'github', '--kind', 'pull_request'], READER)).states.map((s: { key: string }) => s.key)).toEqual([
+      'acme/api#8',
+    ]);
   });
 });

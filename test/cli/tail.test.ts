@@ -17,7 +17,10 @@ describe('hookyard runs tail', () => {
     requireBuiltCli();
     server = startRole('tail', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
     url = await server.waitListening();
-    for (const [name, topic] of [['tail-ok', 'tail-a'], ['tail-other', 'tail-b']]) {
+    for (const [name, topic] of [
+      ['tail-ok', 'tail-a'],
+      ['tail-other', 'tail-b'],
+    ]) {
       const res = await fetch(`${url}/api/hooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -63,13 +66,34 @@ describe('hookyard runs tail', () => {
 
   it("prints each event of the hook's runs as one JSON line: accepted, started, finished; exits 0 on SIGINT", async () => {
     const stdout = await tail(['--hook', 'tail-ok', '--json'], (out) => out.split('\n').some((l) => l.includes('"finished"')));
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // The first run whose whole life the stream saw: its three events, in order.
     const run = lines.find((e) => e.event === 'accepted')!.run_id;
     const life = lines.filter((e) => e.run_id === run);
-    expect(life.map((e) => [e.event, e.status])).toEqual([['accepted', 'pending'], ['started', 'running'], ['finished', 'succeeded']]);
+    expect(life.map((e) => [e.event, e.status])).toEqual([
+      ['accepted', 'pending'],
+      ['started', 'running'],
+      ['finished', 'succeeded'],
+    ]);
     expect(life[2]).toMatchObject({ hook: 'tail-ok', topic: 'tail-a', attempts: 1, error_kind: null });
-    expect(Object.keys(life[0]).sort()).toEqual(['at', 'attempts', 'created_at', 'due_at', 'duration_ms', 'error_kind', 'error_message', 'event', 'finished_at', 'hook', 'run_id', 'status', 'topic']);
+    expect(Object.keys(life[0]).sort()).toEqual([
+      'at',
+      'attempts',
+      'created_at',
+      'due_at',
+      'duration_ms',
+      'error_kind',
+      'error_message',
+      'event',
+      'finished_at',
+      'hook',
+      'run_id',
+      'status',
+      'topic',
+    ]);
     expect(life[0].created_at).toBe(life[2].created_at);
     expect(stdout).not.toContain('tail-other');
   });

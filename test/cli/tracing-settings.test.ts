@@ -27,8 +27,14 @@ describe('tracing settings (the standard OTEL_* variables)', () => {
   it.each([
     [{ OTEL_TRACES_EXPORTER: 'zipkin' }, 'hookyard: bad setting OTEL_TRACES_EXPORTER: supports otlp, console, none; got "zipkin"'],
     [{ OTEL_TRACES_EXPORTER: 'none,otlp' }, 'hookyard: bad setting OTEL_TRACES_EXPORTER: none cannot be combined with another exporter, got "none,otlp"'],
-    [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }, 'hookyard: bad setting OTEL_EXPORTER_OTLP_PROTOCOL: the OTLP trace exporter sends http/json; got "http/protobuf"'],
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, 'hookyard: bad setting OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: the OTLP trace exporter sends http/json; got "grpc"'],
+    [
+      { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+      'hookyard: bad setting OTEL_EXPORTER_OTLP_PROTOCOL: the OTLP trace exporter sends http/json; got "http/protobuf"',
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+      'hookyard: bad setting OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: the OTLP trace exporter sends http/json; got "grpc"',
+    ],
     [{ OTEL_SDK_DISABLED: 'yes' }, 'hookyard: bad setting OTEL_SDK_DISABLED: must be true or false, got "yes"'],
   ])('serve with %j: exit 2, one line naming the variable', async (env, line) => {
     const r = await runCli(['serve'], { env: { HOOKS_HTTP_PORT: '0', ...env }, killAfterMs: 15_000 });
@@ -48,7 +54,12 @@ describe('tracing settings (the standard OTEL_* variables)', () => {
     try {
       await server.waitListening();
       await eventually(async () => server.logs().find((l) => l.variable === 'HOOKS_RUN_MAX_ATTEMPT'), 5_000, 'the warning');
-      expect(server.logs().filter((l) => typeof l.variable === 'string').map((l) => l.variable)).toEqual(['HOOKS_RUN_MAX_ATTEMPT']);
+      expect(
+        server
+          .logs()
+          .filter((l) => typeof l.variable === 'string')
+          .map((l) => l.variable),
+      ).toEqual(['HOOKS_RUN_MAX_ATTEMPT']);
     } finally {
       server.kill('SIGTERM');
       await server.wait();

@@ -78,7 +78,9 @@ describe('end to end on a Redis Cluster', () => {
       const res = await fetch(`${api.base}/universal_webhook/signed`, {
         method: 'POST',
         headers: {
-          'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': delivery,
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-github-delivery': delivery,
           'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
         },
         body,

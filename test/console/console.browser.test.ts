@@ -112,7 +112,9 @@ describe('operator console in Chromium', () => {
   }
 
   const send = (topic: string, payload: unknown) =>
-    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) => r.json());
+    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) =>
+      r.json(),
+    );
 
   it('an operator registers a hook, watches its run arrive, reads its story, retries a failed run and approves a parked one; a reader sees no operator button', async () => {
     const { page, errors } = await newPage();
@@ -126,7 +128,6 @@ describe('operator console in Chromium', () => {
   });
 
   async function story(page: Page, errors: string[]): Promise<void> {
-
     // Sign in; the token stays in this tab's sessionStorage.
     await page.goto(`${url}/console`);
     await page.getByLabel('API token').waitFor();
@@ -193,7 +194,12 @@ describe('operator console in Chromium', () => {
     await nav(page, 'Runs').click();
     await page.getByText('live', { exact: true }).waitFor();
     await page.evaluate(() => ((window as any).__noReload = true));
-    expect(await send('demo', { action: 'opened', sender: 'ada' })).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
+    expect(await send('demo', { action: 'opened', sender: 'ada' })).toEqual({
+      status: 'accepted',
+      runs: 1,
+      run_ids: [expect.any(String)],
+      event_id: expect.any(String),
+    });
     const row = page.locator('tr[data-run]').filter({ hasText: 'greet' }).filter({ hasText: 'succeeded' });
     await row.waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
@@ -219,14 +225,26 @@ describe('operator console in Chromium', () => {
     await page.getByTestId('running').filter({ hasText: /^1$/ }).waitFor();
     await page.getByTestId('pending').filter({ hasText: /^1$/ }).waitFor();
     const [third] = (await send('slow', { n: 3 })).run_ids;
-    await page.getByTestId('hour-accepted').locator('.value').filter({ hasText: new RegExp(`^${accepted + 1}$`) }).waitFor();
+    await page
+      .getByTestId('hour-accepted')
+      .locator('.value')
+      .filter({ hasText: new RegExp(`^${accepted + 1}$`) })
+      .waitFor();
     // Release every held call (each run calls once): all three end, and the overview moves them to succeeded live.
-    await eventually(async () => {
-      for (const release of waiting.splice(0)) release();
-      const states = await Promise.all([busy, queued, third].map(async (id) => (await api('GET', `/api/hook-runs/${id}`)).status));
-      return states.every((st) => st === 'succeeded') ? true : undefined;
-    }, UI_MS, 'the three slow runs to succeed');
-    await page.getByTestId('hour-succeeded').locator('.value').filter({ hasText: new RegExp(`^${succeeded + 3}$`) }).waitFor();
+    await eventually(
+      async () => {
+        for (const release of waiting.splice(0)) release();
+        const states = await Promise.all([busy, queued, third].map(async (id) => (await api('GET', `/api/hook-runs/${id}`)).status));
+        return states.every((st) => st === 'succeeded') ? true : undefined;
+      },
+      UI_MS,
+      'the three slow runs to succeed',
+    );
+    await page
+      .getByTestId('hour-succeeded')
+      .locator('.value')
+      .filter({ hasText: new RegExp(`^${succeeded + 3}$`) })
+      .waitFor();
     await page.getByTestId('running').filter({ hasText: /^0$/ }).waitFor();
     await page.getByTestId('pending').filter({ hasText: /^0$/ }).waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
@@ -274,7 +292,11 @@ describe('operator console in Chromium', () => {
     // Bulk: every failed run of a hook, counted, confirmed, discarded.
     await api('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
     for (let n = 0; n < 3; n++) await send('brittle', { x: 'not an object' });
-    await eventually(async () => ((await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined), UI_MS, 'three failed runs of brittle');
+    await eventually(
+      async () => ((await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined),
+      UI_MS,
+      'three failed runs of brittle',
+    );
     const calledApi: string[] = [];
     page.on('request', (req) => {
       if (new URL(req.url()).pathname.startsWith('/api/hook-runs')) calledApi.push(`${req.method()} ${new URL(req.url()).pathname}`);
@@ -286,10 +308,14 @@ describe('operator console in Chromium', () => {
     await dialog.getByText('Retry 3 failed runs of hook brittle?').waitFor();
     await dialog.getByRole('button', { name: 'Retry 3' }).click();
     await page.getByTestId('bulk-progress').filter({ hasText: 'Retried 3 of 3.' }).waitFor();
-    await eventually(async () => {
-      const runs = (await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs;
-      return runs.length === 3 && runs.every((r: any) => r.history.some((h: any) => h.event === 'retried')) ? true : undefined;
-    }, UI_MS, 'the three retried runs of brittle to fail again');
+    await eventually(
+      async () => {
+        const runs = (await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs;
+        return runs.length === 3 && runs.every((r: any) => r.history.some((h: any) => h.event === 'retried')) ? true : undefined;
+      },
+      UI_MS,
+      'the three retried runs of brittle to fail again',
+    );
     // Back in the failed list without a reload: each left it when retried and came back when it failed again.
     await page.waitForFunction(() => [...document.querySelectorAll('tr[data-run]')].filter((tr) => tr.textContent!.includes('failed')).length === 3);
     await page.getByRole('button', { name: 'Discard all matching…' }).click();
@@ -315,7 +341,9 @@ describe('operator console in Chromium', () => {
     const shown = (ids: string[]) =>
       page.waitForFunction((want) => {
         const rows = [...document.querySelectorAll('tr[data-run]')].map((tr) => tr.getAttribute('data-run'));
-        return document.querySelector('table.runs')?.getAttribute('aria-busy') === 'false' && rows.length === want.length && want.every((id) => rows.includes(id));
+        return (
+          document.querySelector('table.runs')?.getAttribute('aria-busy') === 'false' && rows.length === want.length && want.every((id) => rows.includes(id))
+        );
       }, ids);
     await nav(page, 'Runs').click();
     const filters = page.getByRole('form', { name: 'Filter runs' });
@@ -363,7 +391,11 @@ describe('operator console in Chromium', () => {
     await card.getByLabel('Reason (kept with the answer)').fill('looks right');
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
-    await eventually(async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined), UI_MS, 'the approved run to succeed');
+    await eventually(
+      async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined),
+      UI_MS,
+      'the approved run to succeed',
+    );
     // One more asks, left open for the reader to see; it shows here without a reload once its run parks.
     await page.evaluate(() => ((window as any).__noReload = true));
     await send('asks', { note: 'for the reader' });
@@ -379,7 +411,10 @@ describe('operator console in Chromium', () => {
     await page.locator('tr[data-tool="echo"]').waitFor();
     await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
     await page.getByRole('columnheader', { name: 'Last discovery error' }).waitFor();
-    await page.locator('tr[data-service="down"] .discovery-error').filter({ hasText: /forbidden|unavailable/ }).waitFor();
+    await page
+      .locator('tr[data-service="down"] .discovery-error')
+      .filter({ hasText: /forbidden|unavailable/ })
+      .waitFor();
     await shot(page, '11-tools');
     await nav(page, 'Verifiers').click();
     await page.getByRole('cell', { name: 'demo' }).waitFor();
@@ -407,7 +442,10 @@ describe('operator console in Chromium', () => {
     await shot(r, '14-reader-approvals');
     await r.goto(`${url}/console#/runs?status=failed`);
     await r.getByRole('heading', { name: 'Runs' }).waitFor();
-    await r.getByText(/live|connecting|unavailable/).first().waitFor();
+    await r
+      .getByText(/live|connecting|unavailable/)
+      .first()
+      .waitFor();
     expect(await r.getByRole('button', { name: /all matching/ }).count()).toBe(0);
     await r.goto(`${url}/console#/hooks`);
     await r.locator('tr[data-hook="greet"]').waitFor();
@@ -418,7 +456,10 @@ describe('operator console in Chromium', () => {
     await r.locator('tr[data-tool="echo"]').waitFor();
     expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
     // A reader sees each registration's last discovery error, not the records.
-    await r.locator('tr[data-discovery="down"] .discovery-error').filter({ hasText: /forbidden|unavailable/ }).waitFor();
+    await r
+      .locator('tr[data-discovery="down"] .discovery-error')
+      .filter({ hasText: /forbidden|unavailable/ })
+      .waitFor();
     await shot(r, '15-reader-hooks');
     expect(reader.errors).toEqual([]);
   }

@@ -25,7 +25,14 @@ const CLI = join(__dirname, '..', '..', 'packages', 'cli', 'bin', 'hookyard.js')
 
 async function main() {
   const server = spawn(process.execPath, [CLI, 'serve', '--role', 'all'], {
-    env: { PATH: process.env.PATH, HOOKS_HTTP_PORT: '0', HOOKS_API_TOKENS: `admin:${TOKEN}`, HOOKS_DOOR_RATE: '0', HOOKS_API_RATE: '0', HOOKS_LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH,
+      HOOKS_HTTP_PORT: '0',
+      HOOKS_API_TOKENS: `admin:${TOKEN}`,
+      HOOKS_DOOR_RATE: '0',
+      HOOKS_API_RATE: '0',
+      HOOKS_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let browser;
@@ -44,13 +51,21 @@ async function main() {
     });
     server.stdout.resume();
     const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    await fetch(`${url}/api/hooks`, { method: 'POST', headers, body: JSON.stringify({ name: 'bulk', topic: 'bulk', tool: 'echo', condition: { content: 'false' } }) });
+    await fetch(`${url}/api/hooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'bulk', topic: 'bulk', tool: 'echo', condition: { content: 'false' } }),
+    });
     const t0 = Date.now();
     let sent = 0;
     const worker = async () => {
       while (sent < RUNS) {
         const n = sent++;
-        const res = await fetch(`${url}/universal_webhook/bulk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) });
+        const res = await fetch(`${url}/universal_webhook/bulk`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ n }),
+        });
         if (res.status !== 200) throw new Error(`door answered ${res.status}`);
         await res.arrayBuffer();
       }
@@ -59,21 +74,30 @@ async function main() {
     console.log(`kept ${RUNS} runs in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const api0 = performance.now();
     const page1 = await (await fetch(`${url}/api/hook-runs?limit=50`, { headers })).json();
-    console.log(`GET /api/hook-runs?limit=50: ${(performance.now() - api0).toFixed(1)} ms, ${page1.runs.length} runs, next_cursor ${page1.next_cursor ? 'set' : 'null'}`);
+    console.log(
+      `GET /api/hook-runs?limit=50: ${(performance.now() - api0).toFixed(1)} ms, ${page1.runs.length} runs, next_cursor ${page1.next_cursor ? 'set' : 'null'}`,
+    );
 
-    browser = await chromium.launch({ executablePath: process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     const times = [];
     for (let i = 0; i < LOADS; i++) {
       const context = await browser.newContext();
       await context.addInitScript((t) => sessionStorage.setItem('hookyard.token', t), TOKEN);
       const page = await context.newPage();
       await page.goto(`${url}/console#/runs`);
-      const ms = await (await page.waitForFunction(() => document.querySelectorAll('tr[data-run]').length >= 50 && performance.now(), null, { timeout: 60_000 })).jsonValue();
+      const ms = await (
+        await page.waitForFunction(() => document.querySelectorAll('tr[data-run]').length >= 50 && performance.now(), null, { timeout: 60_000 })
+      ).jsonValue();
       times.push(ms);
       await context.close();
     }
     times.sort((a, b) => a - b);
-    console.log(`runs page first render (first 50 rows in the DOM, from navigation start), ${LOADS} loads: min ${times[0].toFixed(0)} ms, median ${times[Math.floor(times.length / 2)].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`);
+    console.log(
+      `runs page first render (first 50 rows in the DOM, from navigation start), ${LOADS} loads: min ${times[0].toFixed(0)} ms, median ${times[Math.floor(times.length / 2)].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`,
+    );
   } finally {
     await browser?.close().catch(() => undefined);
     server.kill('SIGTERM');

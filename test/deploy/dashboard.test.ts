@@ -37,7 +37,9 @@ describe('metric names in the dashboard and the rules', () => {
     ]) {
       expect(used).toContain(`tai42_hook_runs_${m}`);
     }
-    const exprs = dashboardQueries().map((q) => q.expr).join('\n');
+    const exprs = dashboardQueries()
+      .map((q) => q.expr)
+      .join('\n');
     expect(exprs).toMatch(/histogram_quantile\(0\.5, [^\n]*duration_seconds_bucket/);
     expect(exprs).toMatch(/histogram_quantile\(0\.99, [^\n]*duration_seconds_bucket/);
     expect(exprs).toMatch(/histogram_quantile\(0\.99, [^\n]*accept_to_start_seconds_bucket/);

@@ -56,7 +56,14 @@ function ignoreMatchers(text: string): { re: RegExp; negate: boolean }[] {
       const pat = posix.normalize(negate ? l.slice(1) : l).replace(/^\/+/, '');
       const src = pat
         .split('/')
-        .map((seg) => (seg === '**' ? '(?:.*)' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+        .map((seg) =>
+          seg === '**'
+            ? '(?:.*)'
+            : seg
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
         .join('/')
         .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
       return { re: new RegExp(`^${src}(?:/.*)?$`), negate };
@@ -159,7 +166,8 @@ describe('deploy/Dockerfile', () => {
     for (const p of ['node_modules', 'packages/core/node_modules', 'packages/core/dist', '.git', 'packages/cli/tsconfig.tsbuildinfo']) {
       expect({ path: p, ignored: ignored(p, dockerignore) }).toEqual({ path: p, ignored: true });
     }
-    for (const p of ['packages/core/src/index.ts', 'pnpm-lock.yaml']) expect({ path: p, ignored: ignored(p, dockerignore) }).toEqual({ path: p, ignored: false });
+    for (const p of ['packages/core/src/index.ts', 'pnpm-lock.yaml'])
+      expect({ path: p, ignored: ignored(p, dockerignore) }).toEqual({ path: p, ignored: false });
   });
 
   test('the runtime copies the deployed CLI and its entrypoint is the CLI bin', () => {
@@ -192,7 +200,10 @@ describe('deploy/Dockerfile', () => {
     expect(runtime.body.find((i) => i.op === 'STOPSIGNAL')?.args).toBe('SIGTERM');
     const defaults = loadSettings({});
     expect(runtime.body.find((i) => i.op === 'EXPOSE')?.args).toBe(String(defaults.httpPort));
-    const env = runtime.body.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ');
+    const env = runtime.body
+      .filter((i) => i.op === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/HOOKS_HTTP_HOST=0\.0\.0\.0/);
   });
 });

@@ -39,7 +39,11 @@ describe('kustomize keda', () => {
 
   test('everything else is the prod overlay', () => {
     const prod = renderKustomization(join(DEPLOY, 'k8s', 'overlays', 'prod'));
-    const names = (list: K8sObject[]) => list.filter((o) => o.kind !== 'ScaledObject' && !(o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === 'hookyard-executor')).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const names = (list: K8sObject[]) =>
+      list
+        .filter((o) => o.kind !== 'ScaledObject' && !(o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === 'hookyard-executor'))
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort();
     expect(names(objs)).toEqual(names(prod));
   });
 });

@@ -116,9 +116,14 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       expect(file.slice(mount.mountPath.length + 1)).toBe('settings.yaml');
       // Read as a pod reads it: the environment plus this file, validated whole.
       const resolved = resolveSettings({ ...env, HOOKS_CONFIG_FILE: file }, () => text);
-      const fromFile = Object.entries(resolved.sources).filter(([, s]) => s === 'file').map(([v]) => v);
+      const fromFile = Object.entries(resolved.sources)
+        .filter(([, s]) => s === 'file')
+        .map(([v]) => v);
       expect(fromFile.length).toBeGreaterThan(3);
-      expect({ deployment: d.metadata.name, notLive: fromFile.filter((v) => !SETTINGS_REGISTRY[v as SettingVariable].live) }).toEqual({ deployment: d.metadata.name, notLive: [] });
+      expect({ deployment: d.metadata.name, notLive: fromFile.filter((v) => !SETTINGS_REGISTRY[v as SettingVariable].live) }).toEqual({
+        deployment: d.metadata.name,
+        notLive: [],
+      });
       expect({ deployment: d.metadata.name, overridden: resolved.overridden }).toEqual({ deployment: d.metadata.name, overridden: [] });
     }
   });
@@ -129,7 +134,11 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
         for (const [kind, p] of probes(c)) {
           const port = p.httpGet?.port ?? p.tcpSocket?.port;
           if (p.httpGet) expect(['/healthz', '/readyz']).toContain(p.httpGet.path);
-          if (!p.exec) expect({ probe: `${d.metadata.name} ${kind}`, port: containerPort(d, port) }).toEqual({ probe: `${d.metadata.name} ${kind}`, port: expect.any(Number) });
+          if (!p.exec)
+            expect({ probe: `${d.metadata.name} ${kind}`, port: containerPort(d, port) }).toEqual({
+              probe: `${d.metadata.name} ${kind}`,
+              port: expect.any(Number),
+            });
         }
       }
     }
@@ -140,7 +149,10 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       const port = Number(settings.HOOKS_HTTP_PORT ?? 8080);
       // The ingress also listens on HOOKS_ADMIN_PORT (port `admin`); the other roles on one port.
       const admin = settings.HOOKS_ADMIN_PORT === undefined ? [] : [Number(settings.HOOKS_ADMIN_PORT)];
-      expect({ deployment: d.metadata.name, ports: c.ports.map((p: any) => p.containerPort) }).toEqual({ deployment: d.metadata.name, ports: [port, ...admin] });
+      expect({ deployment: d.metadata.name, ports: c.ports.map((p: any) => p.containerPort) }).toEqual({
+        deployment: d.metadata.name,
+        ports: [port, ...admin],
+      });
       expect(c.readinessProbe.httpGet.path).toBe('/readyz');
       expect(c.livenessProbe.httpGet.path).toBe('/healthz');
       expect(containerPort(d, c.readinessProbe.httpGet.port)).toBe(port);
@@ -158,9 +170,11 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
     expect(containerPort(ingress, 'http')).toBe(s.httpPort);
     expect(containerPort(ingress, 'admin')).toBe(s.adminPort);
     // Only the ingress splits (the setting does nothing for the other roles), so only it sets it.
-    for (const d of deps.filter((x) => x !== ingress)) expect({ deployment: d.metadata.name, admin: podSettings(objs, d).HOOKS_ADMIN_PORT }).toEqual({ deployment: d.metadata.name, admin: undefined });
+    for (const d of deps.filter((x) => x !== ingress))
+      expect({ deployment: d.metadata.name, admin: podSettings(objs, d).HOOKS_ADMIN_PORT }).toEqual({ deployment: d.metadata.name, admin: undefined });
     const services = of(objs, 'Service').filter((x) => selects(x.spec.selector, podLabels(ingress)));
-    const targets = (name: string) => services.find((x) => x.metadata.name === name)!.spec.ports.map((p: any) => containerPort(ingress, p.targetPort ?? p.port));
+    const targets = (name: string) =>
+      services.find((x) => x.metadata.name === name)!.spec.ports.map((p: any) => containerPort(ingress, p.targetPort ?? p.port));
     expect(services.map((x) => x.metadata.name).sort()).toEqual(['hookyard-ingress', 'hookyard-ingress-admin']);
     expect(targets('hookyard-ingress')).toEqual([s.httpPort]);
     expect(targets('hookyard-ingress-admin')).toEqual([s.adminPort]);
@@ -191,7 +205,8 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
       const pod = d.spec.template.spec;
       for (const c of containersOf(d)) {
         const where = `${d.metadata.name}/${c.name}`;
-        for (const k of ['requests', 'limits']) for (const r of ['cpu', 'memory']) expect([where, k, r, c.resources?.[k]?.[r]]).toEqual([where, k, r, expect.anything()]);
+        for (const k of ['requests', 'limits'])
+          for (const r of ['cpu', 'memory']) expect([where, k, r, c.resources?.[k]?.[r]]).toEqual([where, k, r, expect.anything()]);
         expect([where, c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot]).toEqual([where, true]);
         expect([where, c.securityContext?.readOnlyRootFilesystem]).toEqual([where, true]);
         expect([where, c.securityContext?.allowPrivilegeEscalation]).toEqual([where, false]);
@@ -238,7 +253,11 @@ describe.each(['base', 'dev', 'prod'])('kustomize %s', (overlay) => {
 
     test('the Secret the operator creates is documented with every key the pods read', () => {
       const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8');
-      const refs = hookyardDeployments(objs).flatMap((d) => containersOf(d)[0].env.map((e: any) => e.valueFrom?.secretKeyRef).filter(Boolean));
+      const refs = hookyardDeployments(objs).flatMap((d) =>
+        containersOf(d)[0]
+          .env.map((e: any) => e.valueFrom?.secretKeyRef)
+          .filter(Boolean),
+      );
       expect(refs.length).toBeGreaterThan(0);
       for (const r of refs) {
         expect(readme).toContain(r.name);

@@ -68,11 +68,25 @@ describe('dashboard and rules on a live Prometheus', () => {
     const port = await freePort();
     writeFileSync(
       join(dir, 'prometheus.yml'),
-      ['global:', '  scrape_interval: 1s', '  evaluation_interval: 1s', 'scrape_configs:', '  - job_name: hookyard', '    static_configs:', `      - targets: ['${target}']`, ''].join('\n'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  evaluation_interval: 1s',
+        'scrape_configs:',
+        '  - job_name: hookyard',
+        '    static_configs:',
+        `      - targets: ['${target}']`,
+        '',
+      ].join('\n'),
     );
     prometheus = spawn(
       binary,
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     prometheus.stdout?.on('data', (c: Buffer) => promLog.push(c.toString()));
@@ -109,7 +123,11 @@ describe('dashboard and rules on a live Prometheus', () => {
     let sent = 0;
     const door = async () => {
       await publicDoor.sendEvent('live', { n: sent++ });
-      const bad = await fetch(`${publicDoor.base}/universal_webhook/signed`, { method: 'POST', headers: { 'x-webhook-secret': 'wrong', 'content-type': 'application/json' }, body: '{}' });
+      const bad = await fetch(`${publicDoor.base}/universal_webhook/signed`, {
+        method: 'POST',
+        headers: { 'x-webhook-secret': 'wrong', 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(bad.status).toBe(401);
     };
     const queries = [

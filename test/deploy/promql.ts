@@ -53,6 +53,8 @@ export function dashboardQueries(): DashboardQuery[] {
 
 /** Every alerting and recording rule expression of deploy/prometheus/rules.yaml. */
 export function ruleExprs(): { rule: string; expr: string }[] {
-  const doc = parse(readFileSync(join(DEPLOY, 'prometheus', 'rules.yaml'), 'utf8')) as { groups: { rules: { alert?: string; record?: string; expr: string }[] }[] };
+  const doc = parse(readFileSync(join(DEPLOY, 'prometheus', 'rules.yaml'), 'utf8')) as {
+    groups: { rules: { alert?: string; record?: string; expr: string }[] }[];
+  };
   return doc.groups.flatMap((g) => g.rules.map((r) => ({ rule: (r.alert ?? r.record)!, expr: r.expr })));
 }

@@ -40,7 +40,9 @@ describe('deploy/prometheus', () => {
   });
 
   test('every alert is tested firing and not firing', () => {
-    const tests = parse(readFileSync(join(PROM, 'rules.test.yaml'), 'utf8')) as { tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[] };
+    const tests = parse(readFileSync(join(PROM, 'rules.test.yaml'), 'utf8')) as {
+      tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
+    };
     const cases = tests.tests.flatMap((t) => t.alert_rule_test);
     for (const a of alerts) {
       const mine = cases.filter((c) => c.alertname === a.alert);

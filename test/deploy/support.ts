@@ -66,8 +66,7 @@ export interface LabelSelector {
 /** Kubernetes label-selector semantics (an empty selector matches everything). */
 export function selects(selector: LabelSelector | Record<string, string> | undefined, labels: Record<string, string> = {}): boolean {
   if (!selector) return false;
-  const sel: LabelSelector =
-    'matchLabels' in selector || 'matchExpressions' in selector ? selector : { matchLabels: selector as Record<string, string> };
+  const sel: LabelSelector = 'matchLabels' in selector || 'matchExpressions' in selector ? selector : { matchLabels: selector as Record<string, string> };
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {
     const has = k(e.key);

@@ -39,7 +39,9 @@ const headerValueChar = fc.oneof(
   { weight: 1, arbitrary: fc.constant('\t') },
 );
 const headerValue = (maxLength: number) => fc.string({ unit: headerValueChar, maxLength }).map((s) => s.trim());
-const fieldName = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'a', 'a[]', 'a.b', '')).filter((s) => !s.includes(ID_PARAM));
+const fieldName = fc
+  .oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'a', 'a[]', 'a.b', ''))
+  .filter((s) => !s.includes(ID_PARAM));
 
 type BodySpec =
   | { k: 'empty' }
@@ -59,16 +61,37 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
   { weight: 10, arbitrary: fc.uint8Array({ maxLength: 3000 }).map((b) => ({ k: 'bytes' as const, b })) },
   { weight: 20, arbitrary: fc.jsonValue({ maxDepth: 6 }).map((v) => ({ k: 'json' as const, v })) },
   { weight: 5, arbitrary: fc.json({ maxDepth: 4 }).map((s) => ({ k: 'jsonText' as const, s })) },
-  { weight: 5, arbitrary: fc.record({ depth: fc.integer({ min: 1, max: 5000 }), open: fc.constantFrom('[' as const, '{"a":' as const) }).map((r) => ({ k: 'deep' as const, ...r })) },
-  { weight: 1, arbitrary: fc.constantFrom(64 * 1024, 700 * 1024, 1024 * 1024 - 100, 1024 * 1024 + 1, 1300 * 1024).map((size) => ({ k: 'huge' as const, size })) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ depth: fc.integer({ min: 1, max: 5000 }), open: fc.constantFrom('[' as const, '{"a":' as const) })
+      .map((r) => ({ k: 'deep' as const, ...r })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(64 * 1024, 700 * 1024, 1024 * 1024 - 100, 1024 * 1024 + 1, 1300 * 1024).map((size) => ({ k: 'huge' as const, size })),
+  },
   {
     weight: 6,
     arbitrary: fc
-      .record({ s: fc.string({ unit: 'grapheme', maxLength: 60 }), at: fc.nat(), bad: fc.constantFrom(Uint8Array.of(0xff), Uint8Array.of(0xc3, 0x28), Uint8Array.of(0xed, 0xa0, 0x80), Uint8Array.of(0xf8, 0x88, 0x80, 0x80, 0x80), Uint8Array.of(0xe2, 0x82)) })
+      .record({
+        s: fc.string({ unit: 'grapheme', maxLength: 60 }),
+        at: fc.nat(),
+        bad: fc.constantFrom(
+          Uint8Array.of(0xff),
+          Uint8Array.of(0xc3, 0x28),
+          Uint8Array.of(0xed, 0xa0, 0x80),
+          Uint8Array.of(0xf8, 0x88, 0x80, 0x80, 0x80),
+          Uint8Array.of(0xe2, 0x82),
+        ),
+      })
       .map((r) => ({ k: 'badUtf8' as const, ...r })),
   },
   { weight: 6, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((s) => ({ k: 'text' as const, s })) },
-  { weight: 8, arbitrary: fc.array(fc.tuple(fieldName, fc.string({ unit: 'grapheme', maxLength: 30 })), { maxLength: 12 }).map((pairs) => ({ k: 'form' as const, pairs })) },
+  {
+    weight: 8,
+    arbitrary: fc.array(fc.tuple(fieldName, fc.string({ unit: 'grapheme', maxLength: 30 })), { maxLength: 12 }).map((pairs) => ({ k: 'form' as const, pairs })),
+  },
   {
     weight: 8,
     arbitrary: fc
@@ -145,8 +168,17 @@ const topicArb = fc.oneof(
 
 const queryArb = fc.oneof(
   { weight: 10, arbitrary: fc.constant('') },
-  { weight: 4, arbitrary: fc.array(fc.tuple(fieldName, fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 6 }).map((p) => new URLSearchParams(p).toString()) },
-  { weight: 2, arbitrary: fc.string({ unit: asciiPrintable, maxLength: 60 }).map((s) => s.replace(/#/g, '')).filter((s) => !s.includes(ID_PARAM)) },
+  {
+    weight: 4,
+    arbitrary: fc.array(fc.tuple(fieldName, fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 6 }).map((p) => new URLSearchParams(p).toString()),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ unit: asciiPrintable, maxLength: 60 })
+      .map((s) => s.replace(/#/g, ''))
+      .filter((s) => !s.includes(ID_PARAM)),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 8000, max: 9000 }).map((n) => 'q=' + 'x'.repeat(n)) },
 );
 
@@ -155,7 +187,10 @@ const signingArb = fc.constantFrom<Signing>('valid', 'valid', 'valid', 'valid-up
 const deliveryArb = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: 0, max: 40 }).map((n): string[] | null => [`dlv-${n}`]) },
   { weight: 1, arbitrary: fc.constant<string[] | null>(null) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })).map(([a, b]): string[] | null => [`dlv-${a}`, `dlv-${b}`]) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })).map(([a, b]): string[] | null => [`dlv-${a}`, `dlv-${b}`]),
+  },
   { weight: 1, arbitrary: headerValue(300).map((s): string[] | null => [s]) },
 );
 
@@ -165,12 +200,34 @@ const extraHeadersArb = fc.oneof(
   // many headers
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 400 }).map((n) => Array.from({ length: n }, (_, i): [string, string] => [`x-many-${i}`, String(i)])) },
   // long values
-  { weight: 1, arbitrary: fc.array(fc.tuple(fc.stringMatching(/^x-long-[a-z]{1,5}$/), fc.integer({ min: 1000, max: 6000 }).map((n) => 'v'.repeat(n))), { maxLength: 2 }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(
+      fc.tuple(
+        fc.stringMatching(/^x-long-[a-z]{1,5}$/),
+        fc.integer({ min: 1000, max: 6000 }).map((n) => 'v'.repeat(n)),
+      ),
+      { maxLength: 2 },
+    ),
+  },
   // headers the door or its helpers read
   {
     weight: 2,
     arbitrary: fc.array(
-      fc.tuple(fc.constantFrom('x-forwarded-for', 'content-encoding', 'x-hub-signature', 'x-github-event', 'accept', 'user-agent', 'webhook-id', 'stripe-signature', 'origin'), headerValue(60)),
+      fc.tuple(
+        fc.constantFrom(
+          'x-forwarded-for',
+          'content-encoding',
+          'x-hub-signature',
+          'x-github-event',
+          'accept',
+          'user-agent',
+          'webhook-id',
+          'stripe-signature',
+          'origin',
+        ),
+        headerValue(60),
+      ),
       { maxLength: 4 },
     ),
   },
@@ -328,12 +385,15 @@ function send(agent: Agent, port: number, r: Built): Promise<Outcome> {
         resolve(o);
       }
     };
-    const req = httpRequest({ host: '127.0.0.1', port, method: r.method, path: r.path, headers: { ...r.headers, 'content-length': r.body.length }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish({ req: r, status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => finish({ req: r, status: res.statusCode ?? 0, headers: res.headers, text: '', error: String(err) }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: r.method, path: r.path, headers: { ...r.headers, 'content-length': r.body.length }, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => finish({ req: r, status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (err) => finish({ req: r, status: res.statusCode ?? 0, headers: res.headers, text: '', error: String(err) }));
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       finish({ req: r, status: 0, headers: {}, text: '', error: 'no response in 20 s' });
@@ -391,7 +451,10 @@ describe('door fuzz (fast-check, seeded)', () => {
     let sent = 0;
     const statusCounts = new Map<number, number>();
     const accepted = new Map<number, number>(); // request id -> runs answered
-    const hooksOn = new Map<string, number>([[OPEN, 2], [SIGNED, 1]]);
+    const hooksOn = new Map<string, number>([
+      [OPEN, 2],
+      [SIGNED, 1],
+    ]);
 
     await fc.assert(
       fc.asyncProperty(fc.array(requestArb, { minLength: BATCH_SIZE, maxLength: BATCH_SIZE }), async (specs) => {
@@ -459,14 +522,20 @@ describe('door fuzz (fast-check, seeded)', () => {
     expect(unhandled).toEqual([]);
     expect(app.logs.filter((l) => l.level >= 50)).toEqual([]);
     // eslint-disable-next-line no-console
-    console.log(`door fuzz: ${sent} requests, statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort((a, b) => a[0] - b[0])))}, ${runs.length} runs kept`);
+    console.log(
+      `door fuzz: ${sent} requests, statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort((a, b) => a[0] - b[0])))}, ${runs.length} runs kept`,
+    );
   }, 240_000);
 
   it('keeps answering after the fuzz: health and a plain delivery', async () => {
     const health = await fetch(`${app.url}/healthz`);
     expect(health.status).toBe(200);
     expect(health.headers.get('x-content-type-options')).toBe('nosniff');
-    const r = await fetch(`${app.url}/universal_webhook/${OPEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"opened"}' });
+    const r = await fetch(`${app.url}/universal_webhook/${OPEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action":"opened"}',
+    });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
     expect(unhandled).toEqual([]);

@@ -77,7 +77,10 @@ describe('the door against hostile input', () => {
 
   it('one header value over the limit is 431 too, keeping nothing', async () => {
     const keepsBefore = app.keeps.length;
-    const r = await post(`/universal_webhook/${TOPIC}`, '{"a":1}', { 'Content-Type': 'application/json', 'X-Hub-Signature-256': 'sha256=' + 'a'.repeat(20_000) });
+    const r = await post(`/universal_webhook/${TOPIC}`, '{"a":1}', {
+      'Content-Type': 'application/json',
+      'X-Hub-Signature-256': 'sha256=' + 'a'.repeat(20_000),
+    });
     expect(r.status).toBe(431);
     expect(app.keeps.length).toBe(keepsBefore);
   });
@@ -105,7 +108,10 @@ describe('the door against hostile input', () => {
     const r = await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}`, deep(65), { 'Content-Type': 'application/json' }), 400);
     expect(JSON.parse(r.body)).toEqual({ status: 'rejected', error: 'JSON nests deeper than 64 levels' });
     // A hundred thousand levels: refused by the scan, never built.
-    await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}`, '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), { 'Content-Type': 'application/json' }), 400);
+    await expectRefusedKeepingNothing(
+      () => post(`/universal_webhook/${TOPIC}`, '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), { 'Content-Type': 'application/json' }),
+      400,
+    );
     // Brackets inside strings do not count.
     await expectKeptOnce(() => post(`/universal_webhook/${TOPIC}`, JSON.stringify({ s: '['.repeat(500) }), { 'Content-Type': 'application/json' }));
     await expectKeptOnce(() => post(`/universal_webhook/${TOPIC}`, deep(64), { 'Content-Type': 'application/json' }));
@@ -148,7 +154,18 @@ describe('the door against hostile input', () => {
 
   it('a multipart form of text fields only is accepted as its fields', async () => {
     const b = 'bnd42';
-    const body = [`--${b}`, 'Content-Disposition: form-data; name="a"', '', '1', `--${b}`, 'Content-Disposition: form-data; name="a"', '', '2', `--${b}--`, ''].join('\r\n');
+    const body = [
+      `--${b}`,
+      'Content-Disposition: form-data; name="a"',
+      '',
+      '1',
+      `--${b}`,
+      'Content-Disposition: form-data; name="a"',
+      '',
+      '2',
+      `--${b}--`,
+      '',
+    ].join('\r\n');
     const payload = await expectKeptOnce(() => post(`/universal_webhook/${TOPIC}`, body, { 'Content-Type': `multipart/form-data; boundary=${b}` }));
     expect(payload).toEqual({ a: ['1', '2'] });
   });
@@ -163,7 +180,9 @@ describe('the door against hostile input', () => {
     expect(Object.keys(payload)).toEqual(['raw_body']);
     expect(Buffer.from(payload.raw_body, 'utf8').equals(bytes)).toBe(true);
     // The same under an +xml type.
-    const again = (await expectKeptOnce(() => post(`/universal_webhook/${TOPIC}`, bytes, { 'Content-Type': 'application/soap+xml; charset=utf-8' }))) as { raw_body: string };
+    const again = (await expectKeptOnce(() => post(`/universal_webhook/${TOPIC}`, bytes, { 'Content-Type': 'application/soap+xml; charset=utf-8' }))) as {
+      raw_body: string;
+    };
     expect(again.raw_body).toBe(xml);
   });
 
@@ -207,7 +226,9 @@ describe('the door against hostile input', () => {
 
   it('a body over the cap is 413 and the connection is closed', async () => {
     const big = Buffer.alloc(app.settings.bodyMaxBytes + 1, 0x61);
-    const r = await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}`, big, { 'Content-Type': 'text/plain' }), 413, { error: 'body too large' });
+    const r = await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}`, big, { 'Content-Type': 'text/plain' }), 413, {
+      error: 'body too large',
+    });
     expect(r.headers.connection).toBe('close');
   });
 

@@ -101,7 +101,13 @@ describe('door flood limiter across two ingress processes', () => {
         headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${10 + round}` },
         body: JSON.stringify({ n: i }),
       });
-      answers.push({ proc, status: res.status, retryAfter: res.headers.get('retry-after'), nosniff: res.headers.get('x-content-type-options'), body: await res.text() });
+      answers.push({
+        proc,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        nosniff: res.headers.get('x-content-type-options'),
+        body: await res.text(),
+      });
     }
     elapsedSeconds = (Date.now() - started) / 1000;
     return answers;

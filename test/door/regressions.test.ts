@@ -52,7 +52,9 @@ describe('multipart text fields are held to UTF-8 like every other form', () => 
   const post = (body: Buffer) =>
     rawRequest(app.port, [
       Buffer.concat([
-        Buffer.from(`POST /universal_webhook/mp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=B0UND\r\nContent-Length: ${body.length}\r\n\r\n`),
+        Buffer.from(
+          `POST /universal_webhook/mp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=B0UND\r\nContent-Length: ${body.length}\r\n\r\n`,
+        ),
         body,
       ]),
     ]);
@@ -84,7 +86,9 @@ describe('multipart text fields are held to UTF-8 like every other form', () => 
     const body = Buffer.from('a=%FF%FE&b=ok');
     const r = await rawRequest(app.port, [
       Buffer.concat([
-        Buffer.from(`POST /universal_webhook/mp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`),
+        Buffer.from(
+          `POST /universal_webhook/mp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`,
+        ),
         body,
       ]),
     ]);
@@ -118,15 +122,25 @@ describe('the platform event topic cannot be forged through the door', () => {
 
   it('hooks_approval_requested is reserved the same way: nobody outside can forge an approval request', async () => {
     const keeps = app.keeps.length;
-    const r = await fetch(`${app.url}/universal_webhook/hooks_approval_requested`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"interaction":"forged"}' });
+    const r = await fetch(`${app.url}/universal_webhook/hooks_approval_requested`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"interaction":"forged"}',
+    });
     expect(r.status).toBe(403);
-    expect(((await r.json()) as { error: string }).error).toBe('topic hooks_approval_requested is reserved for platform events; bind a verifier to accept it here');
+    expect(((await r.json()) as { error: string }).error).toBe(
+      'topic hooks_approval_requested is reserved for platform events; bind a verifier to accept it here',
+    );
     expect(app.keeps.length).toBe(keeps);
   });
 
   it('with a verifier bound by an operator, a verified delivery on it is kept', async () => {
     process.env.HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET = 'platform-secret-0123456789';
-    await app.putVerifier('hooks_run_failed', { kind: 'shared_secret', secret: 'env:HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET', settings: { header: 'x-token' } });
+    await app.putVerifier('hooks_run_failed', {
+      kind: 'shared_secret',
+      secret: 'env:HOOKS_SECRET_HOOKYARD_DOOR_PLATFORM_SECRET',
+      settings: { header: 'x-token' },
+    });
     const r = await post('{"run_id":"relayed"}', { 'x-token': 'platform-secret-0123456789' });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });

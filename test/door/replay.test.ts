@@ -67,10 +67,16 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       const body = JSON.stringify({ id, type: 'invoice.paid' });
       const headers = signed(SECRET, id, body);
       const keeps = app.keeps.length;
-      expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) } });
+      expect(await deliver(app, headers, body)).toEqual({
+        status: 200,
+        body: { status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) },
+      });
       expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'duplicate' } });
       // Claim and keep are one store step: the duplicate is the store's answer, and it wrote nothing.
-      expect(app.keeps.slice(keeps).map((k) => [k.kept?.length ?? null, k.duplicate])).toEqual([[1, false], [null, true]]);
+      expect(app.keeps.slice(keeps).map((k) => [k.kept?.length ?? null, k.duplicate])).toEqual([
+        [1, false],
+        [null, true],
+      ]);
       expect(await runsFor(app, id)).toBe(1);
     });
 
@@ -78,7 +84,12 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       const id = `msg_${randomBytes(8).toString('hex')}`;
       const body = JSON.stringify({ id, type: 'invoice.paid' });
       const first = new Date(Date.now() - 60_000);
-      expect((await deliver(app, signed(SECRET, id, body, first), body)).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
+      expect((await deliver(app, signed(SECRET, id, body, first), body)).body).toEqual({
+        status: 'accepted',
+        runs: 1,
+        run_ids: [expect.any(String)],
+        event_id: expect.any(String),
+      });
       expect(await deliver(app, signed(NEXT_SECRET, id, body), body)).toEqual({ status: 200, body: { status: 'duplicate' } });
       expect(await runsFor(app, id)).toBe(1);
     });
@@ -88,7 +99,12 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       const body = JSON.stringify({ id, type: 'invoice.paid' });
       const forged = signed(`whsec_${randomBytes(24).toString('base64')}`, id, body);
       expect(await deliver(app, forged, body)).toEqual({ status: 401, body: { error: 'webhook verification failed' } });
-      expect((await deliver(app, signed(SECRET, id, body), body)).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
+      expect((await deliver(app, signed(SECRET, id, body), body)).body).toEqual({
+        status: 'accepted',
+        runs: 1,
+        run_ids: [expect.any(String)],
+        event_id: expect.any(String),
+      });
       expect(await runsFor(app, id)).toBe(1);
     });
 
@@ -102,7 +118,10 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       expect(refused.body).toEqual({ error: 'accept failed' });
       expect(await runsFor(app, id)).toBe(0);
       // The sender retries (same id, re-signed a moment later).
-      expect(await deliver(app, signed(SECRET, id, body), body)).toEqual({ status: 200, body: { status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) } });
+      expect(await deliver(app, signed(SECRET, id, body), body)).toEqual({
+        status: 200,
+        body: { status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) },
+      });
       expect(await deliver(app, headers, body)).toEqual({ status: 200, body: { status: 'duplicate' } });
       expect(await runsFor(app, id)).toBe(1);
       const calls = app.keeps.filter((k) => (k.input.payload as { id?: unknown }).id === id);
@@ -117,7 +136,12 @@ function replaySuite(label: string, makeStores: () => Promise<{ stores: Stores; 
       expect(refused.status).toBe(400);
       expect((refused.body as { status: string }).status).toBe('rejected');
       const fixed = JSON.stringify({ id, type: 'invoice.paid' });
-      expect((await deliver(app, signed(SECRET, id, fixed), fixed)).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
+      expect((await deliver(app, signed(SECRET, id, fixed), fixed)).body).toEqual({
+        status: 'accepted',
+        runs: 1,
+        run_ids: [expect.any(String)],
+        event_id: expect.any(String),
+      });
       expect(await runsFor(app, id)).toBe(1);
     });
 

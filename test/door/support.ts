@@ -69,10 +69,16 @@ export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: 
   }
   const runs = Object.assign(Object.create(inner.runs), {
     keepEvent: (input: KeepInput) =>
-      record({ input, claim: null, kept: null, duplicate: false, error: null }, () => inner.runs.keepEvent(input), (kept) => kept),
+      record(
+        { input, claim: null, kept: null, duplicate: false, error: null },
+        () => inner.runs.keepEvent(input),
+        (kept) => kept,
+      ),
     keepDelivery: (input: KeepInput, claim: DeliveryClaim) =>
-      record({ input, claim, kept: null, duplicate: false, error: null }, () => inner.runs.keepDelivery(input, claim), (r) =>
-        r.status === 'kept' ? r.runs : null,
+      record(
+        { input, claim, kept: null, duplicate: false, error: null },
+        () => inner.runs.keepDelivery(input, claim),
+        (r) => (r.status === 'kept' ? r.runs : null),
       ),
   }) as Stores['runs'];
   const stores: Stores = { ...inner, runs };
@@ -161,11 +167,7 @@ export interface RawResponse {
  * Writes raw bytes to the server (optionally in pieces, with a pause between
  * them) and reads one HTTP/1.1 response. Bounded: gives up after `timeoutMs`.
  */
-export function rawRequest(
-  port: number,
-  pieces: Array<Buffer | string>,
-  opts: { gapMs?: number; timeoutMs?: number } = {},
-): Promise<RawResponse> {
+export function rawRequest(port: number, pieces: Array<Buffer | string>, opts: { gapMs?: number; timeoutMs?: number } = {}): Promise<RawResponse> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
     const sock = connect({ host: '127.0.0.1', port });
@@ -242,4 +244,3 @@ export function securityHeadersOf(headers: IncomingHttpHeaders | Record<string, 
 }
 
 export const SECURITY = { nosniff: 'nosniff', cache: 'no-store' };
-

@@ -96,13 +96,27 @@ describe('approvals across processes (Redis + JetStream)', () => {
     await api.ok('POST', '/api/tools', { name: 'deploy', endpoint: `http://127.0.0.1:${port}/deploy`, protocol: 'langserve-direct', timeout_ms: 10_000 });
     await api.ok('PUT', '/api/approval-policy', {
       rules: [
-        { name: 'prod deploys', tools: ['deploy'], when: '.args.env == "prod"', action: 'approve', message: 'deploy to prod?', timeout_seconds: 600, answer_hooks: ['slack-answers'] },
+        {
+          name: 'prod deploys',
+          tools: ['deploy'],
+          when: '.args.env == "prod"',
+          action: 'approve',
+          message: 'deploy to prod?',
+          timeout_seconds: 600,
+          answer_hooks: ['slack-answers'],
+        },
         { name: 'quick', tools: ['deploy'], when: '.args.env == "quick"', action: 'approve', timeout_seconds: 1 },
         { tools: ['deploy'], when: '.args.env == "frozen"', action: 'deny', message: 'deploys are frozen: ask #release' },
       ],
     });
     await api.ok('POST', '/api/hooks', { name: 'ship', topic: 'github', tool: 'deploy', start_expr: { content: '{service: .service, env: .env}' } });
-    await api.ok('POST', '/api/hooks', { name: 'ship-edited', topic: 'github-edit', tool: 'deploy', start_expr: { content: '{service: .service, env: .env}' }, tool_kwargs: { ref: 'main' } });
+    await api.ok('POST', '/api/hooks', {
+      name: 'ship-edited',
+      topic: 'github-edit',
+      tool: 'deploy',
+      start_expr: { content: '{service: .service, env: .env}' },
+      tool_kwargs: { ref: 'main' },
+    });
     // Where approval requests go: a hook on the platform topic (echo keeps the request as its result).
     await api.ok('POST', '/api/hooks', { name: 'ask-humans', topic: 'hooks_approval_requested', tool: 'echo', start_expr: { content: '.' } });
     // Slack's interactive payload: a form with one field, payload=<json>; the button carries the interaction id and the verdict.
@@ -127,32 +141,58 @@ describe('approvals across processes (Redis + JetStream)', () => {
   const callsOf = (runId: string) => calls.filter((c) => c.key === runId).map(({ key, body }) => ({ key, body }));
 
   /** Sends an event on `topic` and waits until its run of `hook` is parked on an approval. */
-  async function parkedRun(topic: string, hook: string, payload: Record<string, unknown>): Promise<{ run: Run; interaction: Interaction; request: Record<string, unknown> }> {
+  async function parkedRun(
+    topic: string,
+    hook: string,
+    payload: Record<string, unknown>,
+  ): Promise<{ run: Run; interaction: Interaction; request: Record<string, unknown> }> {
     const before = new Set((await api.allRuns(hook)).map((r) => r.id));
     expect((await api.sendEvent(topic, payload)).body).toMatchObject({ status: 'accepted', runs: 1 });
-    const run = await eventually(async () => {
-      const fresh = (await api.allRuns(hook)).find((r) => !before.has(r.id));
-      return fresh && fresh.status === 'parked' ? runOf(fresh.id) : undefined;
-    }, 60_000, `a parked run of ${hook}`);
+    const run = await eventually(
+      async () => {
+        const fresh = (await api.allRuns(hook)).find((r) => !before.has(r.id));
+        return fresh && fresh.status === 'parked' ? runOf(fresh.id) : undefined;
+      },
+      60_000,
+      `a parked run of ${hook}`,
+    );
     const interaction = await api.ok<Interaction>('GET', `/api/interactions/${run.interaction}`);
     // The platform event reached the hook on hooks_approval_requested.
-    const request = await eventually(async () => {
-      const asks = await api.allRuns('ask-humans');
-      const hit = asks.find((r) => r.status === 'succeeded' && (r.result as { interaction?: string }).interaction === interaction.id);
-      return hit?.result as Record<string, unknown> | undefined;
-    }, 60_000, 'the hooks_approval_requested run');
+    const request = await eventually(
+      async () => {
+        const asks = await api.allRuns('ask-humans');
+        const hit = asks.find((r) => r.status === 'succeeded' && (r.result as { interaction?: string }).interaction === interaction.id);
+        return hit?.result as Record<string, unknown> | undefined;
+      },
+      60_000,
+      'the hooks_approval_requested run',
+    );
     return { run, interaction, request };
   }
 
-  const until = (id: string, status: string) => eventually(async () => {
-    const r = await runOf(id);
-    return r.status === status ? r : undefined;
-  }, 60_000, `run ${id} to be ${status}`);
+  const until = (id: string, status: string) =>
+    eventually(
+      async () => {
+        const r = await runOf(id);
+        return r.status === status ? r : undefined;
+      },
+      60_000,
+      `run ${id} to be ${status}`,
+    );
 
   it('approve through the API: the tool is called once, with the original arguments and idempotency key; a second answer is 409 naming the first', async () => {
     const { run, interaction, request } = await parkedRun('github', 'ship', { service: 'api', env: 'prod' });
     expect(interaction).toMatchObject({ kind: 'approval', status: 'open', tool: 'deploy', rule: 'prod deploys' });
-    expect(request).toMatchObject({ interaction: interaction.id, run: run.id, tool: 'deploy', args: { service: 'api', env: 'prod' }, rule: 'prod deploys', message: 'deploy to prod?', expires_at: interaction.expires_at, answer_hooks: ['slack-answers'] });
+    expect(request).toMatchObject({
+      interaction: interaction.id,
+      run: run.id,
+      tool: 'deploy',
+      args: { service: 'api', env: 'prod' },
+      rule: 'prod deploys',
+      message: 'deploy to prod?',
+      expires_at: interaction.expires_at,
+      answer_hooks: ['slack-answers'],
+    });
     expect(callsOf(run.id)).toHaveLength(0);
     const answeredAt = Date.now();
     const answered = await api.call<{ interaction: Interaction }>('POST', `/api/interactions/${interaction.id}/approve`, { reason: 'release 42' });
@@ -198,14 +238,21 @@ describe('approvals across processes (Redis + JetStream)', () => {
     const { run, interaction } = await parkedRun('github', 'ship', { service: 'db', env: 'prod' });
     await api.ok('POST', `/api/interactions/${interaction.id}/deny`, { reason: 'not during the incident' });
     const done = await until(run.id, 'denied');
-    expect((done.result as { message: string }).message).toMatch(/^this call was denied by admin:[0-9a-f]{8} via api \(not during the incident\): ask for clarification or try a less destructive approach$/);
+    expect((done.result as { message: string }).message).toMatch(
+      /^this call was denied by admin:[0-9a-f]{8} via api \(not during the incident\): ask for clarification or try a less destructive approach$/,
+    );
     expect(done.error).toBeNull();
     expect(callsOf(run.id)).toHaveLength(0);
   });
 
   it('deny by policy: never parked, never called, never retried', async () => {
     expect((await api.sendEvent('github', { service: 'api', env: 'frozen' })).body.runs).toBe(1);
-    const denied = await eventually(async () => (await api.allRuns('ship')).find((r) => r.status === 'denied' && (r.result as { message?: string }).message === 'deploys are frozen: ask #release'), 60_000, 'the policy-denied run');
+    const denied = await eventually(
+      async () =>
+        (await api.allRuns('ship')).find((r) => r.status === 'denied' && (r.result as { message?: string }).message === 'deploys are frozen: ask #release'),
+      60_000,
+      'the policy-denied run',
+    );
     expect(denied.attempts).toBe(1);
     expect(callsOf(denied.id)).toHaveLength(0);
   });
@@ -219,7 +266,13 @@ describe('approvals across processes (Redis + JetStream)', () => {
 
   it('arguments changed before the approval: refused, the run ends denied saying why', async () => {
     const { run, interaction } = await parkedRun('github-edit', 'ship-edited', { service: 'api', env: 'prod' });
-    await api.ok('POST', '/api/hooks', { name: 'ship-edited', topic: 'github-edit', tool: 'deploy', start_expr: { content: '{service: .service, env: .env}' }, tool_kwargs: { ref: 'hotfix' } });
+    await api.ok('POST', '/api/hooks', {
+      name: 'ship-edited',
+      topic: 'github-edit',
+      tool: 'deploy',
+      start_expr: { content: '{service: .service, env: .env}' },
+      tool_kwargs: { ref: 'hotfix' },
+    });
     await api.ok('POST', `/api/interactions/${interaction.id}/approve`, {});
     const done = await until(run.id, 'denied');
     expect((done.result as { message: string }).message).toMatch(/^this call was not made: the arguments changed/);

@@ -44,7 +44,10 @@ describe('discovery runs on the executors, never on the ingress', () => {
   let ingress: RoleProcess;
   let api: Api;
 
-  const spawned = () => readdirSync(markers).filter((f) => f.endsWith('.spawn')).map((f) => Number(readFileSync(join(markers, f), 'utf8')));
+  const spawned = () =>
+    readdirSync(markers)
+      .filter((f) => f.endsWith('.spawn'))
+      .map((f) => Number(readFileSync(join(markers, f), 'utf8')));
   const mcpRecord = (name: string) => ({ name, kind: 'mcp', transport: 'stdio', command: NODE, args: [wrapper, markers, SERVER], timeout_ms: 20_000 });
 
   beforeAll(async () => {
@@ -102,7 +105,10 @@ describe('discovery runs on the executors, never on the ingress', () => {
   it('with no executor, registrations answer 503 and the ingress neither spawns nor dials', async () => {
     const mcp = await api.call<{ error: { kind: string; message: string } }>('POST', '/api/tools', mcpRecord('everything'));
     expect(mcp.status).toBe(503);
-    expect(mcp.body.error).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('no executor answered the discovery request within 30000 ms (no executor is subscribed)') });
+    expect(mcp.body.error).toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringContaining('no executor answered the discovery request within 30000 ms (no executor is subscribed)'),
+    });
     const pets = await api.call('POST', '/api/tools', { name: 'pets', kind: 'openapi', endpoint: docsUrl });
     expect(pets.status).toBe(503);
     // A hook naming a tool of a registration kept unchecked cannot be checked now: 503, not "not registered".
@@ -117,7 +123,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
     expect(docRequests).toEqual([]);
   });
 
-  it('with an executor up, both register; every MCP server started is the executor\'s child; the status is on GET /api/tools', async () => {
+  it("with an executor up, both register; every MCP server started is the executor's child; the status is on GET /api/tools", async () => {
     const executor = startRole('executor', 'executor', env);
     procs.push(executor);
     await executor.waitListening();
@@ -140,16 +146,28 @@ describe('discovery runs on the executors, never on the ingress', () => {
     expect(listed.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['pets__list_pets', 'later__list_pets', 'everything__echo']));
     expect(listed.discovery.find((d) => d.name === 'pets')).toEqual({ name: 'pets', last_success: { at: expect.any(String), tools: 1 }, last_error: null });
     expect(listed.discovery.find((d) => d.name === 'everything')?.last_success?.tools).toBe(mcp.body.tools);
-    expect((await api.call('POST', '/api/hooks', { name: 'echo-mcp', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 'hi' } })).status).toBe(201);
-    expect((await api.call('POST', '/api/hooks', { name: 'echo-bad', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 7 } })).status).toBe(400);
+    expect((await api.call('POST', '/api/hooks', { name: 'echo-mcp', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 'hi' } })).status).toBe(
+      201,
+    );
+    expect((await api.call('POST', '/api/hooks', { name: 'echo-bad', topic: 'orders', tool: 'everything__echo', tool_kwargs: { message: 7 } })).status).toBe(
+      400,
+    );
     // GitHub's 1,223 operations: the executor's catalogue reaches the ingress whole over NATS, and a hook on one is checked against its schema.
-    const github = await api.call<{ tools: number }>('POST', '/api/tools', { name: 'github', kind: 'openapi', endpoint: `${docsUrl}/github`, timeout_ms: 30_000 });
+    const github = await api.call<{ tools: number }>('POST', '/api/tools', {
+      name: 'github',
+      kind: 'openapi',
+      endpoint: `${docsUrl}/github`,
+      timeout_ms: 30_000,
+    });
     expect(github).toEqual({ status: 201, body: expect.objectContaining({ discovered: true, tools: 1223 }) });
     const all = await api.ok<{ tools: { name: string }[] }>('GET', '/api/tools');
     expect(all.tools.filter((t) => t.name.startsWith('github__'))).toHaveLength(1223);
     const bug = { owner: 'octocat', repo: 'hello-world', title: 'Disk full' };
     expect((await api.call('POST', '/api/hooks', { name: 'file-bug', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: bug })).status).toBe(201);
-    expect((await api.call('POST', '/api/hooks', { name: 'file-bug-2', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { ...bug, milestone: true } })).status).toBe(400);
+    expect(
+      (await api.call('POST', '/api/hooks', { name: 'file-bug-2', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { ...bug, milestone: true } }))
+        .status,
+    ).toBe(400);
     const parents = spawned();
     expect(parents.length).toBeGreaterThan(0);
     expect(new Set(parents)).toEqual(new Set([executor.child.pid]));
@@ -162,7 +180,10 @@ describe('discovery runs on the executors, never on the ingress', () => {
     const again = await api.call<{ error: { message: string } }>('POST', '/api/tools', { name: 'pets', kind: 'openapi', endpoint: docsUrl });
     expect(again.status).toBe(502);
     expect(again.body.error.message).toContain('could not be reached');
-    const status = await api.ok<{ discovery: { name: string; last_success: unknown; last_error: { at: string; kind: string; message: string } | null }[] }>('GET', '/api/tools/pets');
+    const status = await api.ok<{ discovery: { name: string; last_success: unknown; last_error: { at: string; kind: string; message: string } | null }[] }>(
+      'GET',
+      '/api/tools/pets',
+    );
     expect(status.discovery).toEqual({
       name: 'pets',
       last_success: { at: expect.any(String), tools: 1 },

@@ -93,7 +93,11 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
     for (let i = 0; i < 12; i += 1) expect((await api.sendEvent('held', { i })).body.runs).toBe(1);
     await eventually(async () => (held.size === 2 ? true : undefined), 30_000, '2 calls held at the tool');
     // 10 runs wait for a slot while 2 are held: the executor admits no third.
-    await eventually(async () => ((await metricValue(executor.url, 'tai42_hook_runs_in_flight')) === 2 ? true : undefined), 10_000, 'the executor to report 2 in flight');
+    await eventually(
+      async () => ((await metricValue(executor.url, 'tai42_hook_runs_in_flight')) === 2 ? true : undefined),
+      10_000,
+      'the executor to report 2 in flight',
+    );
     const first = [...held.keys()];
     expect(maxHeld).toBe(2);
 
@@ -121,7 +125,11 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
       15_000,
       'the executor to refuse the bad value',
     );
-    expect(refused).toMatchObject({ trigger: 'file', variable: 'HOOKS_MAX_WORKERS', msg: 'settings reload refused, nothing applied: HOOKS_MAX_WORKERS: expected a number, got "many"' });
+    expect(refused).toMatchObject({
+      trigger: 'file',
+      variable: 'HOOKS_MAX_WORKERS',
+      msg: 'settings reload refused, nothing applied: HOOKS_MAX_WORKERS: expected a number, got "many"',
+    });
     expect(await metricValue(executor.url, 'tai42_hook_runs_config_generation')).toBe(2);
 
     // Release everything: all 12 succeed, each called once, and no more than 8 were ever held at once.

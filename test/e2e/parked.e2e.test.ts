@@ -55,17 +55,25 @@ async function runOf(api: Api, id: string): Promise<Parked> {
 
 /** Waits for the single run of `hook` created by the latest event, in `status`. */
 async function runIn(api: Api, hook: string, status: string, not: Set<string> = new Set()): Promise<Parked> {
-  return eventually(async () => {
-    const page = await api.ok<{ runs: Parked[] }>('GET', `/api/hook-runs?hook=${hook}&status=${status}&limit=500`);
-    return page.runs.find((r) => !not.has(r.id));
-  }, 60_000, `a ${status} run of ${hook}`);
+  return eventually(
+    async () => {
+      const page = await api.ok<{ runs: Parked[] }>('GET', `/api/hook-runs?hook=${hook}&status=${status}&limit=500`);
+      return page.runs.find((r) => !not.has(r.id));
+    },
+    60_000,
+    `a ${status} run of ${hook}`,
+  );
 }
 
 async function until(api: Api, id: string, status: string): Promise<Parked> {
-  return eventually(async () => {
-    const r = await runOf(api, id);
-    return r.status === status ? r : undefined;
-  }, 60_000, `run ${id} to be ${status}`);
+  return eventually(
+    async () => {
+      const r = await runOf(api, id);
+      return r.status === status ? r : undefined;
+    },
+    60_000,
+    `run ${id} to be ${status}`,
+  );
 }
 
 const ms = (iso: string) => Date.parse(iso);
@@ -90,7 +98,13 @@ describe('parked runs across processes (Redis + JetStream)', () => {
     const hooks = [
       { name: 'e2e-wait', topic: 'pr-opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject: SUBJECT },
       // The payload is bound first: inside the pipe `.` is the interaction.
-      { name: 'e2e-resume', topic: 'pr-merged', tool: 'echo', subject: SUBJECT, resume_expr: { content: '. as $e | [$parked[] | {id, payload: {merged_by: $e.by}}]' } },
+      {
+        name: 'e2e-resume',
+        topic: 'pr-merged',
+        tool: 'echo',
+        subject: SUBJECT,
+        resume_expr: { content: '. as $e | [$parked[] | {id, payload: {merged_by: $e.by}}]' },
+      },
       { name: 'e2e-cancel', topic: 'pr-closed', tool: 'echo', subject: SUBJECT, cancel_expr: { content: '[$parked[].id]' } },
       { name: 'e2e-take', topic: 'take-it', tool: 'echo', resume_expr: { content: '{take: .id}' } },
       { name: 'e2e-park', topic: 'park-many', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 } },
@@ -118,7 +132,9 @@ describe('parked runs across processes (Redis + JetStream)', () => {
     const done = await until(api, waiter.id, 'succeeded');
     expect(done.result).toEqual({ merged_by: 'octocat' });
     expect(await api.ok<InteractionView>('GET', `/api/interactions/${id}`)).toMatchObject({
-      status: 'resumed', resolution: { via: 'hook', by: `hook:e2e-resume run:${resumer.id}` }, outcome: { result: { merged_by: 'octocat' } },
+      status: 'resumed',
+      resolution: { via: 'hook', by: `hook:e2e-resume run:${resumer.id}` },
+      outcome: { result: { merged_by: 'octocat' } },
     });
 
     await api.sendEvent('take-it', { id });
@@ -145,10 +161,14 @@ describe('parked runs across processes (Redis + JetStream)', () => {
     for (let i = 0; i < 20; i += 1) {
       const pr = `lat#${i}`;
       await api.sendEvent('pr-opened', { pr });
-      const waiter = await eventually(async () => {
-        const page = await api.ok<{ interactions: InteractionView[] }>('GET', '/api/interactions?status=open&hook=e2e-wait');
-        return page.interactions[0];
-      }, 30_000, 'the wait to park');
+      const waiter = await eventually(
+        async () => {
+          const page = await api.ok<{ interactions: InteractionView[] }>('GET', '/api/interactions?status=open&hook=e2e-wait');
+          return page.interactions[0];
+        },
+        30_000,
+        'the wait to park',
+      );
       await api.sendEvent('pr-merged', { pr, by: 'x' });
       const run = await until(api, waiter.run, 'succeeded');
       const i2 = await api.ok<InteractionView>('GET', `/api/interactions/${waiter.id}`);
@@ -176,9 +196,18 @@ describe('parked runs across processes (Redis + JetStream)', () => {
       const used = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
       const [before, usedBefore] = [await keysBytes(), await used()];
       await pool(1000, 25, async (n) => {
-        expect((await api.sendEvent('park-many', { n })).body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
+        expect((await api.sendEvent('park-many', { n })).body).toEqual({
+          status: 'accepted',
+          runs: 1,
+          run_ids: [expect.any(String)],
+          event_id: expect.any(String),
+        });
       });
-      await eventually(async () => ((await api.allRuns('e2e-park')).filter((r) => r.status === 'parked').length === 1000 ? true : undefined), 120_000, '1,000 parked runs');
+      await eventually(
+        async () => ((await api.allRuns('e2e-park')).filter((r) => r.status === 'parked').length === 1000 ? true : undefined),
+        120_000,
+        '1,000 parked runs',
+      );
       const [after, usedAfter] = [await keysBytes(), await used()];
       const perRun = (after - before) / 1000;
       process.stdout.write(
@@ -190,10 +219,14 @@ describe('parked runs across processes (Redis + JetStream)', () => {
 
       const started = Date.now();
       for (let n = 0; n < 20; n += 1) await api.sendEvent('orders', { n });
-      const served = await eventually(async () => {
-        const all = await api.allRuns('e2e-echo');
-        return all.length === 20 && all.every((r) => r.status === 'succeeded') ? all : undefined;
-      }, 60_000, '20 other runs to succeed past 1,000 parked');
+      const served = await eventually(
+        async () => {
+          const all = await api.allRuns('e2e-echo');
+          return all.length === 20 && all.every((r) => r.status === 'succeeded') ? all : undefined;
+        },
+        60_000,
+        '20 other runs to succeed past 1,000 parked',
+      );
       expect(new Set(served.map((r) => (r.result as { n: number }).n)).size).toBe(20);
       process.stdout.write(`e2e parked: 20 other runs served in ${Date.now() - started} ms past 1,000 parked runs (HOOKS_MAX_WORKERS=1, 2 executors)\n`);
     } finally {
@@ -221,7 +254,13 @@ describe('an executor killed between claim_intent and the commit', () => {
     await Promise.all(procs.map((p) => p.waitListening()));
     api = new Api(ingress.url, token);
     await api.ok('POST', '/api/hooks', { name: 'k-wait', topic: 'k-opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject: SUBJECT });
-    await api.ok('POST', '/api/hooks', { name: 'k-resume', topic: 'k-merged', tool: 'echo', subject: SUBJECT, resume_expr: { content: '[$parked[] | {id, payload: {ok: true}}]' } });
+    await api.ok('POST', '/api/hooks', {
+      name: 'k-resume',
+      topic: 'k-merged',
+      tool: 'echo',
+      subject: SUBJECT,
+      resume_expr: { content: '[$parked[] | {id, payload: {ok: true}}]' },
+    });
   });
 
   afterAll(async () => {

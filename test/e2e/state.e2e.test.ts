@@ -37,13 +37,25 @@ describe('subject state across processes (Redis + JetStream)', () => {
 
   /** Sends an event and waits until every run it kept has ended. */
   async function fire(topic: string, payload: unknown): Promise<RunView[]> {
-    const res = await fetch(`${api.base}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const res = await fetch(`${api.base}/universal_webhook/${topic}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
     const answer = (await res.json()) as { run_ids: string[] };
     expect(res.status).toBe(200);
-    return Promise.all(answer.run_ids.map((id) => eventually(async () => {
-      const r = await api.ok<RunView>('GET', `/api/hook-runs/${id}`);
-      return ['succeeded', 'skipped', 'failed'].includes(r.status) ? r : undefined;
-    }, 60_000, `run ${id} to end`)));
+    return Promise.all(
+      answer.run_ids.map((id) =>
+        eventually(
+          async () => {
+            const r = await api.ok<RunView>('GET', `/api/hook-runs/${id}`);
+            return ['succeeded', 'skipped', 'failed'].includes(r.status) ? r : undefined;
+          },
+          60_000,
+          `run ${id} to end`,
+        ),
+      ),
+    );
   }
 
   beforeAll(async () => {
@@ -51,9 +63,16 @@ describe('subject state across processes (Redis + JetStream)', () => {
     await requireNats();
     requireBuiltCli();
     const env = {
-      HOOKS_REDIS_URL: REDIS_URL, HOOKS_NATS_URL: NATS_URL, HOOKS_KEY_PREFIX: prefix, HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`, HOOKS_RUN_SWEEP_SECONDS: '0.25', HOOKS_RUN_RETRY_BASE_SECONDS: '0.2',
-      HOOKS_DOOR_RATE: '0', HOOKS_API_RATE: '0', HOOKS_STATE_MAX_BYTES: '4096',
+      HOOKS_REDIS_URL: REDIS_URL,
+      HOOKS_NATS_URL: NATS_URL,
+      HOOKS_KEY_PREFIX: prefix,
+      HOOKS_NATS_PREFIX: prefix,
+      HOOKS_API_TOKENS: `admin:${token}`,
+      HOOKS_RUN_SWEEP_SECONDS: '0.25',
+      HOOKS_RUN_RETRY_BASE_SECONDS: '0.2',
+      HOOKS_DOOR_RATE: '0',
+      HOOKS_API_RATE: '0',
+      HOOKS_STATE_MAX_BYTES: '4096',
     };
     const ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
@@ -61,13 +80,30 @@ describe('subject state across processes (Redis + JetStream)', () => {
     api = new Api(ingress.url, token);
     const hooks = [
       {
-        name: 'pr-checks', topic: 'checks', tool: 'state_merge', subject: SUBJECT,
+        name: 'pr-checks',
+        topic: 'checks',
+        tool: 'state_merge',
+        subject: SUBJECT,
         condition: { content: '($state.checks // null) != .checks' },
         start_expr: { content: '{patch: {checks: .checks}}' },
       },
       { name: 'pr-reviews', topic: 'reviews', tool: 'state_merge', subject: SUBJECT, start_expr: { content: '{patch: {reviews: {(.by): .verdict}}}' } },
-      { name: 'open-a', topic: 'opened', tool: 'state_set', subject: SUBJECT, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {opened_by: "a"}}' } },
-      { name: 'open-b', topic: 'opened', tool: 'state_set', subject: SUBJECT, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {opened_by: "b"}}' } },
+      {
+        name: 'open-a',
+        topic: 'opened',
+        tool: 'state_set',
+        subject: SUBJECT,
+        tool_kwargs: { if_version: 0 },
+        start_expr: { content: '{document: {opened_by: "a"}}' },
+      },
+      {
+        name: 'open-b',
+        topic: 'opened',
+        tool: 'state_set',
+        subject: SUBJECT,
+        tool_kwargs: { if_version: 0 },
+        start_expr: { content: '{document: {opened_by: "b"}}' },
+      },
     ];
     for (const h of hooks) await api.ok('POST', '/api/hooks', h);
   });
@@ -97,7 +133,10 @@ describe('subject state across processes (Redis + JetStream)', () => {
     const put = await api.call<StateView>('PUT', `${STATE}/${encodeURIComponent('acme/api#7')}`, { document: { checks: 'reset' }, if_version: 3 });
     expect(put.status).toBe(200);
     expect(put.body.history[3]).toMatchObject({ version: 4, door: 'api', actor: expect.stringMatching(/^admin:[0-9a-f]{8}$/), hook: null });
-    const stale = await api.call<{ error: { kind: string; message: string } }>('PUT', `${STATE}/${encodeURIComponent('acme/api#7')}`, { document: {}, if_version: 3 });
+    const stale = await api.call<{ error: { kind: string; message: string } }>('PUT', `${STATE}/${encodeURIComponent('acme/api#7')}`, {
+      document: {},
+      if_version: 3,
+    });
     expect([stale.status, stale.body.error.kind]).toEqual([409, 'conflict']);
   });
 
@@ -106,7 +145,10 @@ describe('subject state across processes (Redis + JetStream)', () => {
     const won = runs.filter((r) => r.status === 'succeeded');
     const lost = runs.filter((r) => r.status === 'failed');
     expect([won.length, lost.length]).toEqual([1, 1]);
-    expect(lost[0]!.error).toMatchObject({ kind: 'conflict', message: expect.stringContaining('state github/pull_request/"acme/api#8" is at version 1, not version 0') });
+    expect(lost[0]!.error).toMatchObject({
+      kind: 'conflict',
+      message: expect.stringContaining('state github/pull_request/"acme/api#8" is at version 1, not version 0'),
+    });
     const state = await api.ok<StateView>('GET', `${STATE}/${encodeURIComponent('acme/api#8')}`);
     expect(state.version).toBe(1);
     expect(state.history).toEqual([expect.objectContaining({ actor: won[0]!.id, hook: won[0]!.hook })]);

@@ -72,7 +72,12 @@ export function count(fault: string, deliveries: Delivery[], once: RunView[], re
     const n = (run as unknown as { payload?: { n?: number } } | undefined)?.payload?.n;
     if (!run || cs.some((c) => c.body.n !== n)) badReplayKeys.push(key);
   }
-  const answered = new Set([...onceCalls.values(), ...resumeCalls.values()].flat().filter((c) => c.answered).map((c) => c.key));
+  const answered = new Set(
+    [...onceCalls.values(), ...resumeCalls.values()]
+      .flat()
+      .filter((c) => c.answered)
+      .map((c) => c.key),
+  );
   const failed = [...once, ...resume].filter((r) => r.status === 'failed');
   return {
     fault,

@@ -93,7 +93,10 @@ describe(`faults (${EVENTS} events per fault, seed ${SEED})`, () => {
   it('NATS stopped (SIGTERM) 3 s, then SIGKILLed 3 s, restarted on its store', async () => {
     const W = 10_000;
     await fault('nats-restart', { windowMs: W, rolesLive: true, noFailures: true }, async (at) => {
-      for (const [m, signal] of [[W * 0.15, 'SIGTERM'], [W * 0.55, 'SIGKILL']] as const) {
+      for (const [m, signal] of [
+        [W * 0.15, 'SIGTERM'],
+        [W * 0.55, 'SIGKILL'],
+      ] as const) {
         await at(m);
         await world.nats.kill(signal);
         await sleep(3000);
@@ -115,7 +118,7 @@ describe(`faults (${EVENTS} events per fault, seed ${SEED})`, () => {
     });
   });
 
-  it('the tools\' service down 3 s (connection refused): a call that never left is retried, not held failed', async () => {
+  it("the tools' service down 3 s (connection refused): a call that never left is retried, not held failed", async () => {
     const W = 6000;
     const c = await fault('sink-down', { windowMs: W, rolesLive: true }, async (at, notes) => {
       await at(W * 0.3);

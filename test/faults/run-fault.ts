@@ -100,7 +100,10 @@ export class FaultRunner {
       const [a, b] = [ns(once), ns(resume)];
       const complete = [...want].every((n) => a.has(n) && b.has(n));
       const terminal = all.every((r) => TERMINAL.has(r.status));
-      const state = all.map((r) => `${r.id}:${r.status}`).sort().join();
+      const state = all
+        .map((r) => `${r.id}:${r.status}`)
+        .sort()
+        .join();
       if (state !== last) {
         last = state;
         stableSince = Date.now();

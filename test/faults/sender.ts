@@ -39,7 +39,10 @@ export async function deliver(opts: SenderOptions, n: number): Promise<Delivery>
   for (let attempt = 0; ; attempt += 1) {
     try {
       const res = await fetch(`${opts.url()}/universal_webhook/${opts.topic}`, {
-        method: 'POST', headers, body: bytes, signal: AbortSignal.timeout(15_000),
+        method: 'POST',
+        headers,
+        body: bytes,
+        signal: AbortSignal.timeout(15_000),
       });
       const text = await res.text();
       let status = '';

@@ -44,12 +44,15 @@ export class Sink {
         const call: SinkCall = { tool: (req.url ?? '/').slice(1), key: String(req.headers['idempotency-key'] ?? ''), body, answered: false };
         this.calls.push(call);
         const [lo, hi] = this.delayMs;
-        setTimeout(() => {
-          // One connection per call: a sink taken down refuses the next call cleanly
-          // (ECONNREFUSED, provably not sent) instead of resetting a reused socket.
-          res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-          res.end(JSON.stringify({ ok: call.key }), () => (call.answered = true));
-        }, lo + this.rand() * (hi - lo));
+        setTimeout(
+          () => {
+            // One connection per call: a sink taken down refuses the next call cleanly
+            // (ECONNREFUSED, provably not sent) instead of resetting a reused socket.
+            res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+            res.end(JSON.stringify({ ok: call.key }), () => (call.answered = true));
+          },
+          lo + this.rand() * (hi - lo),
+        );
       });
     });
     this.server.keepAliveTimeout = 1000;

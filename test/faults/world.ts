@@ -84,8 +84,14 @@ export class World {
     this.api = new Api(`http://127.0.0.1:${this.ingressPort}`, this.token);
     for (const tool of ['once', 'resume']) {
       await this.api.ok('POST', '/api/tools', {
-        name: `sink_${tool}`, endpoint: `${this.sink.url}/${tool}`, method: 'POST', timeout_ms: 10_000,
-        headers: {}, body_properties: {}, protocol: 'langserve-direct', crash_resumable: tool === 'resume',
+        name: `sink_${tool}`,
+        endpoint: `${this.sink.url}/${tool}`,
+        method: 'POST',
+        timeout_ms: 10_000,
+        headers: {},
+        body_properties: {},
+        protocol: 'langserve-direct',
+        crash_resumable: tool === 'resume',
       });
     }
   }
@@ -117,7 +123,10 @@ export class World {
   async topic(fault: string, verified: boolean): Promise<void> {
     for (const tool of ['once', 'resume']) {
       await this.api.ok('POST', '/api/hooks', {
-        name: `${fault}-${tool}`, topic: fault, tool: `sink_${tool}`, start_expr: { content: '{n: .n, f: .fault}' },
+        name: `${fault}-${tool}`,
+        topic: fault,
+        tool: `sink_${tool}`,
+        start_expr: { content: '{n: .n, f: .fault}' },
       });
     }
     if (verified) await this.api.ok('PUT', `/api/hooks/topics/${fault}/verifier`, { kind: 'github', secrets: ['env:HOOKS_SECRET_FAULTS_GITHUB_SECRET'] });

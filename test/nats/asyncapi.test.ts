@@ -21,7 +21,10 @@ const SCHEMA_KINDS: Record<string, MessageKind> = {
 
 function resolve(ref: string): unknown {
   expect(ref.startsWith('#/')).toBe(true);
-  return ref.slice(2).split('/').reduce((node: any, key) => node?.[key], doc);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: any, key) => node?.[key], doc);
 }
 
 function refs(node: unknown, out: string[] = []): string[] {
@@ -38,7 +41,12 @@ function refs(node: unknown, out: string[] = []): string[] {
 describe('docs/asyncapi.yaml', () => {
   it('is AsyncAPI 2.6 with the four subject families, named as the bus names them', () => {
     expect(doc.asyncapi).toBe('2.6.0');
-    expect(Object.keys(doc.channels).sort()).toEqual(['hooks.discovery.request', 'hooks.events.run.{status}.{hook}', 'hooks.ingest.{topic}', 'hooks.runs.ready.ids']);
+    expect(Object.keys(doc.channels).sort()).toEqual([
+      'hooks.discovery.request',
+      'hooks.events.run.{status}.{hook}',
+      'hooks.ingest.{topic}',
+      'hooks.runs.ready.ids',
+    ]);
     expect(discoverySubject('hooks')).toBe('hooks.discovery.request');
     expect(ingestSubject('hooks', '{topic}')).toBe('hooks.ingest.{topic}');
     expect(runSubject('hooks')).toBe('hooks.runs.ready.ids');

@@ -96,7 +96,10 @@ describe('NATS ingest handler with a dedupe key', () => {
 
   it('throws (the message is redelivered) when the key cannot be read', async () => {
     const inner = createMemoryStores();
-    const t = await setup({ ...inner, hooks: Object.assign(Object.create(inner.hooks), { getDedupe: async () => Promise.reject(new Error('store out of reach')) }) });
+    const t = await setup({
+      ...inner,
+      hooks: Object.assign(Object.create(inner.hooks), { getDedupe: async () => Promise.reject(new Error('store out of reach')) }),
+    });
     await expect(t.handler(message('orders', '{"id":"x"}'))).rejects.toThrow('store out of reach');
     expect(await inner.runs.list({ topic: 'orders' }, 10).then((r) => r.runs)).toHaveLength(0);
   });

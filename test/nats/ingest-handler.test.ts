@@ -81,7 +81,13 @@ describe('createNatsIngestHandler', () => {
     await t.handler(message('orders', 'a=1&b=2', { 'content-type': 'application/x-www-form-urlencoded' }));
     const payloads = (await t.runsOf('h1')).map((r) => r.payload);
     expect(payloads).toEqual(
-      expect.arrayContaining([{ a: true }, { body: [1, 2] }, { raw_body: 'hello' }, { raw_body_base64: Buffer.from([0, 255, 1]).toString('base64') }, { a: '1', b: '2' }]),
+      expect.arrayContaining([
+        { a: true },
+        { body: [1, 2] },
+        { raw_body: 'hello' },
+        { raw_body_base64: Buffer.from([0, 255, 1]).toString('base64') },
+        { a: '1', b: '2' },
+      ]),
     );
     expect(payloads).toHaveLength(5);
   });
@@ -110,7 +116,13 @@ describe('createNatsIngestHandler', () => {
     ['a dotted subject tail', message('orders.eu', '{}'), /must match/],
     ['invalid JSON declared as JSON', message('orders', '{nope', { 'content-type': 'application/json' }), /not valid JSON/],
     ['invalid JSON with no Content-Type', message('orders', 'plain words'), /not valid JSON/],
-    ['a multipart file', message('orders', '--x\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n', { 'content-type': 'multipart/form-data; boundary=x' }), /file/],
+    [
+      'a multipart file',
+      message('orders', '--x\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n', {
+        'content-type': 'multipart/form-data; boundary=x',
+      }),
+      /file/,
+    ],
     ['a body over the cap', message('orders', JSON.stringify({ s: 'x'.repeat(2000) })), /larger than 1024 bytes/],
     ['an overlong Nats-Msg-Id', message('orders', '{}', {}, 'i'.repeat(300)), /Nats-Msg-Id/],
     ['a forged platform event', message('hooks_run_failed', '{"run_id":"x"}'), /reserved for platform events/],

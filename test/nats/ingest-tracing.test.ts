@@ -19,7 +19,13 @@ async function setup() {
   const at = new Date(NOW).toISOString();
   await stores.hooks.putHook({ name: 'h1', topic: 'orders', tool: 'echo', tool_kwargs: {}, created_at: at, updated_at: at });
   const handler = createNatsIngestHandler({
-    stores, bus, metrics: createMetrics({ defaultMetrics: false }), logger: silentLogger(), clock: new ManualClock(NOW), dispatchGraceMs: 15_000, bodyMaxBytes: 1024,
+    stores,
+    bus,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger: silentLogger(),
+    clock: new ManualClock(NOW),
+    dispatchGraceMs: 15_000,
+    bodyMaxBytes: 1024,
   });
   const send = (headers: Record<string, string>) => handler({ topic: 'orders', data: new TextEncoder().encode('{"n":1}'), headers, msgId: null });
   return { stores, dispatched, send };

@@ -161,7 +161,12 @@ describe('NATS ingest across processes (Redis + JetStream)', () => {
     await eventually(async () => (runs.every((r) => done(r.id)) ? true : undefined), 30_000, 'a finished run event for every run');
     expect(badSummaries).toEqual([]);
     for (const r of runs) {
-      expect(summaries.get(r.id)!.map((s) => `${s.event}:${s.status}/${s.hook}`).sort()).toEqual(['accepted:pending/nats-echo', 'finished:succeeded/nats-echo', 'started:running/nats-echo']);
+      expect(
+        summaries
+          .get(r.id)!
+          .map((s) => `${s.event}:${s.status}/${s.hook}`)
+          .sort(),
+      ).toEqual(['accepted:pending/nats-echo', 'finished:succeeded/nats-echo', 'started:running/nats-echo']);
     }
     expect(summaries.size).toBe(EVENTS);
   });

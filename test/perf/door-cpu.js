@@ -101,7 +101,14 @@ async function measure(side, cfg, r) {
     const calls = v.calls - (s0[k]?.calls ?? 0);
     if (calls > 0) cmds[k] = { perReq: Math.round((calls / n) * 100) / 100, usecPerCall: Math.round(((v.usec - (s0[k]?.usec ?? 0)) / calls) * 10) / 10 };
   }
-  return { perSecond: Math.round(res.perSecond), nodeUs: Math.round((c1 - c0) / n), redisUs: Math.round((r1 - r0) / n), p99: res.latencyMs.p99, bad: res.non2xx + res.errors, cmds };
+  return {
+    perSecond: Math.round(res.perSecond),
+    nodeUs: Math.round((c1 - c0) / n),
+    redisUs: Math.round((r1 - r0) / n),
+    p99: res.latencyMs.p99,
+    bad: res.non2xx + res.errors,
+    cmds,
+  };
 }
 
 async function main() {
@@ -123,7 +130,9 @@ async function main() {
       for (const side of i % 2 === 0 ? [a, b] : [b, a]) {
         const m = await measure(side, cfg, r);
         out[side.name].push(m);
-        log(`${side.name} ${i + 1}/${runs}: ${m.perSecond}/s node ${m.nodeUs} us/req redis ${m.redisUs} us/req p99 ${m.p99} ms${m.bad ? ` (${m.bad} bad)` : ''} ${JSON.stringify(m.cmds)}`);
+        log(
+          `${side.name} ${i + 1}/${runs}: ${m.perSecond}/s node ${m.nodeUs} us/req redis ${m.redisUs} us/req p99 ${m.p99} ms${m.bad ? ` (${m.bad} bad)` : ''} ${JSON.stringify(m.cmds)}`,
+        );
       }
     }
     const med = (side, k) => summary(out[side].map((m) => m[k])).median;

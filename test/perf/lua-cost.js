@@ -48,7 +48,22 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
     for (let rep = 0; rep < reps; rep++) {
       const now = Date.now();
       const base = `${now.toString(36).padStart(10, '0')}${rep.toString(36).padStart(4, '0')}00`;
-      const us = await r.eval(wrapped, 2, `{${prefix}}:topic:bench`, `${tag}:due`, tag, base, 'bench', payload, '', now, now + 30000, 1296, process.env.LUA_ARG9 === 'history' ? history : 'event on bench', n);
+      const us = await r.eval(
+        wrapped,
+        2,
+        `{${prefix}}:topic:bench`,
+        `${tag}:due`,
+        tag,
+        base,
+        'bench',
+        payload,
+        '',
+        now,
+        now + 30000,
+        1296,
+        process.env.LUA_ARG9 === 'history' ? history : 'event on bench',
+        n,
+      );
       times.push(us / n);
     }
   } finally {
@@ -61,7 +76,9 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
     r.disconnect();
   }
   times.sort((a, b) => a - b);
-  process.stdout.write(`${path.basename(file)}: min ${times[0].toFixed(1)} us/run, median ${times[Math.floor(times.length / 2)].toFixed(1)} us/run (n ${n} x ${reps})\n`);
+  process.stdout.write(
+    `${path.basename(file)}: min ${times[0].toFixed(1)} us/run, median ${times[Math.floor(times.length / 2)].toFixed(1)} us/run (n ${n} x ${reps})\n`,
+  );
 }
 
 main().catch((err) => {

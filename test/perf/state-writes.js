@@ -22,14 +22,16 @@ async function measure(label, n, width, op) {
   const times = [];
   let next = 0;
   const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const i = next++;
-      const s = process.hrtime.bigint();
-      await op(i);
-      times.push(Number(process.hrtime.bigint() - s) / 1e6);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        const s = process.hrtime.bigint();
+        await op(i);
+        times.push(Number(process.hrtime.bigint() - s) / 1e6);
+      }
+    }),
+  );
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   times.sort((a, b) => a - b);
   const pct = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
@@ -50,7 +52,9 @@ async function main() {
     await measure('merge, 1 wide, one key', n, 1, (i) => stores.states.merge({ scope: 'gh', kind: 'pr', key: 'hot' }, { n: i }, by(i)));
     let gaveUp = 0;
     const m = Math.floor(n / 4);
-    await measure(`merge, 4 wide, one key (CAS misses)`, m, 4, (i) => stores.states.merge({ scope: 'gh', kind: 'pr', key: 'hot4' }, { [`k${i % 8}`]: i }, by(i)).catch(() => void (gaveUp += 1)));
+    await measure(`merge, 4 wide, one key (CAS misses)`, m, 4, (i) =>
+      stores.states.merge({ scope: 'gh', kind: 'pr', key: 'hot4' }, { [`k${i % 8}`]: i }, by(i)).catch(() => void (gaveUp += 1)),
+    );
     const kept = await stores.states.get({ scope: 'gh', kind: 'pr', key: 'hot4' });
     console.log(`  ${m} concurrent merges: ${kept.version} applied, ${gaveUp} gave up (conflict after 5 reads)`);
     await measure(`get, ${width} wide`, n, width, (i) => stores.states.get({ scope: 'gh', kind: 'pr', key: `k${i}` }));

@@ -72,7 +72,11 @@ describe('README: approve deploys in Slack', () => {
     expect(setup).toContain('HOOKS_SECRET_SLACK_BOT_AUTH=');
     expect(setup).toContain('HOOKS_OUTBOUND_ALLOW_NETS=127.0.0.0/8');
     server = startRole('embedded', 'all', {
-      HOOKS_API_TOKENS: `admin:${token}`, HOOKS_DOOR_RATE: '0', HOOKS_SECRET_SLACK_BOT_AUTH: BOT_AUTH, HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8', ...SECRETS,
+      HOOKS_API_TOKENS: `admin:${token}`,
+      HOOKS_DOOR_RATE: '0',
+      HOOKS_SECRET_SLACK_BOT_AUTH: BOT_AUTH,
+      HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
+      ...SECRETS,
     });
     await server.waitListening();
     dir = mkdtempSync(join(tmpdir(), 'hookyard-approvals-'));
@@ -106,10 +110,14 @@ describe('README: approve deploys in Slack', () => {
     for (const line of out.slice(8)) expect(JSON.parse(line)).toMatchObject({ status: 'accepted', runs: 1 });
 
     const auth = { authorization: `Bearer ${token}` };
-    const deployed = await eventually(async () => {
-      const page = (await (await fetch(`${server.url}/api/hook-runs?hook=deploy-on-merge`, { headers: auth })).json()) as { runs: any[] };
-      return page.runs[0]?.status === 'succeeded' ? page.runs[0] : undefined;
-    }, 30_000, 'the deploy run to succeed');
+    const deployed = await eventually(
+      async () => {
+        const page = (await (await fetch(`${server.url}/api/hook-runs?hook=deploy-on-merge`, { headers: auth })).json()) as { runs: any[] };
+        return page.runs[0]?.status === 'succeeded' ? page.runs[0] : undefined;
+      },
+      30_000,
+      'the deploy run to succeed',
+    );
     expect(deploy.seen).toHaveLength(1);
     expect(deploy.seen[0]!.body).toEqual({ service: 'billing', ref: '9f3c2e1', env: 'prod' });
     expect(deploy.seen[0]!.headers['idempotency-key']).toBe(deployed.id);
@@ -122,6 +130,9 @@ describe('README: approve deploys in Slack', () => {
     expect(post.body).toMatchObject({ channel: '#deploys', text: 'a merged pull request wants to deploy: billing at 9f3c2e1' });
     const interaction = (await (await fetch(`${server.url}/api/interactions/${deployed.interaction}`, { headers: auth })).json()) as any;
     expect(interaction).toMatchObject({ kind: 'approval', status: 'approved', rule: 'prod deploys', resolution: { via: 'hook' } });
-    expect(post.body.blocks[0].elements.map((e: any) => [e.action_id, e.value])).toEqual([['approve', interaction.id], ['deny', interaction.id]]);
+    expect(post.body.blocks[0].elements.map((e: any) => [e.action_id, e.value])).toEqual([
+      ['approve', interaction.id],
+      ['deny', interaction.id],
+    ]);
   }, 90_000);
 });

@@ -59,7 +59,10 @@ describe('recipes', () => {
       env: { PATH: process.env.PATH ?? '', HOOKYARD_TOKEN: token, NODE_PATH: join(ROOT, 'node_modules'), ...SECRETS },
     });
     // The door's answer names the runs it kept; their ids differ per run of the test.
-    return stdout.trimEnd().split('\n').map((l) => l.replace(/,"run_ids":\["[0-9a-z]{26}"\],"event_id":"[0-9a-z]{24}"\}$/, ',"run_ids":["<id>"],"event_id":"<event>"}'));
+    return stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(/,"run_ids":\["[0-9a-z]{26}"\],"event_id":"[0-9a-z]{24}"\}$/, ',"run_ids":["<id>"],"event_id":"<event>"}'));
   }
 
   async function runsOf(hook: string, n: number): Promise<{ status: string; result: unknown }[]> {
@@ -77,7 +80,10 @@ describe('recipes', () => {
   it('github.md: verifier, a pull-request hook, a redelivery is a duplicate', async () => {
     const out = await lines('github.md');
     expect(out).toHaveLength(6);
-    expect(JSON.parse(out[0]!)).toMatchObject({ created: true, verifier: { topic: 'github', kind: 'github', secrets: ['env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET'] } });
+    expect(JSON.parse(out[0]!)).toMatchObject({
+      created: true,
+      verifier: { topic: 'github', kind: 'github', secrets: ['env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET'] },
+    });
     expect(out[0]).not.toContain(SECRETS.HOOKS_SECRET_GITHUB_WEBHOOK_SECRET);
     expect(JSON.parse(out[1]!)).toMatchObject({ created: true });
     expect(out.slice(2)).toEqual([
@@ -93,9 +99,16 @@ describe('recipes', () => {
   it('stripe.md: two secrets while rolling, an invoice hook, a resent event is a duplicate, an old signature refused', async () => {
     const out = await lines('stripe.md');
     expect(out).toHaveLength(6);
-    expect(JSON.parse(out[0]!)).toMatchObject({ verifier: { topic: 'stripe', kind: 'stripe', secrets: ['env:HOOKS_SECRET_STRIPE_WEBHOOK_SECRET', 'env:HOOKS_SECRET_STRIPE_WEBHOOK_SECRET_NEXT'] } });
+    expect(JSON.parse(out[0]!)).toMatchObject({
+      verifier: { topic: 'stripe', kind: 'stripe', secrets: ['env:HOOKS_SECRET_STRIPE_WEBHOOK_SECRET', 'env:HOOKS_SECRET_STRIPE_WEBHOOK_SECRET_NEXT'] },
+    });
     expect(JSON.parse(out[1]!)).toMatchObject({ created: true });
-    expect(out.slice(2)).toEqual(['{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}', '{"status":"duplicate"}', '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}', '{"error":"webhook verification failed"}']);
+    expect(out.slice(2)).toEqual([
+      '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
+      '{"status":"duplicate"}',
+      '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
+      '{"error":"webhook verification failed"}',
+    ]);
     const runs = await runsOf('invoice-paid', 2);
     expect(runs.map((r) => r.result)).toEqual(
       expect.arrayContaining([{ invoice: 'in_1QxInvoice00000001', customer: 'cus_QxCustomer0001', amount_paid: 4200, currency: 'eur' }]),
@@ -107,14 +120,20 @@ describe('recipes', () => {
     expect(out).toHaveLength(9);
     expect(JSON.parse(out[0]!)).toMatchObject({ verifier: { topic: 'slack-events', kind: 'slack' } });
     expect(JSON.parse(out[1]!)).toMatchObject({ created: true });
-    expect(out.slice(2, 4)).toEqual(['{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}', '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}']);
+    expect(out.slice(2, 4)).toEqual([
+      '{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}',
+      '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
+    ]);
     const [only] = await runsOf('mentioned', 1);
     expect(only!.result).toEqual({ channel: 'C2147483705', user: 'U2147483697', text: '<@U0LAN0Z89> is it everything a river should be?' });
     // The interactive button resumes the parked release run.
     expect(JSON.parse(out[4]!)).toMatchObject({ created: true });
     expect(JSON.parse(out[5]!)).toMatchObject({ created: true });
     expect(JSON.parse(out[6]!)).toMatchObject({ verifier: { topic: 'slack-actions', kind: 'slack' } });
-    expect(out.slice(7)).toEqual(['{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}', '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}']);
+    expect(out.slice(7)).toEqual([
+      '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
+      '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
+    ]);
     const [released] = await runsOf('release-waits', 1);
     expect(released!.result).toEqual({ approved_by: 'amy.mcgee' });
     const [answered] = await runsOf('release-approved', 1);

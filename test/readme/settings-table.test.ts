@@ -21,7 +21,11 @@ describe('README settings table', () => {
 
   it('names every live setting in the section that says how it applies', () => {
     const how = section.slice(section.indexOf('How each live setting applies'), section.indexOf('**Each process reloads itself.**'));
-    const named = (v: string) => how.includes(`\`${v}\``) || (v.startsWith('HOOKS_RUN_RETRY_') && how.includes('retry base, cap')) || (v === 'HOOKS_RUN_MAX_ATTEMPTS' && how.includes('and attempts')) || (/^HOOKS_(DOOR|API)_(RATE|BURST)$/.test(v) && how.includes('door and API rates and bursts'));
+    const named = (v: string) =>
+      how.includes(`\`${v}\``) ||
+      (v.startsWith('HOOKS_RUN_RETRY_') && how.includes('retry base, cap')) ||
+      (v === 'HOOKS_RUN_MAX_ATTEMPTS' && how.includes('and attempts')) ||
+      (/^HOOKS_(DOOR|API)_(RATE|BURST)$/.test(v) && how.includes('door and API rates and bursts'));
     expect(LIVE_SETTINGS.filter((v) => !named(v))).toEqual([]);
   });
 });

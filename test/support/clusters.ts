@@ -85,11 +85,9 @@ export async function startNatsCluster(name = 'hookyard'): Promise<NatsCluster> 
     const routes = routePorts.map((p) => `nats://127.0.0.1:${p}`).join(',');
     await Promise.all(
       clientPorts.map((port, i) =>
-        startNats(
-          join(dir, `n${i}`),
-          ['-n', `n${i}`, '--cluster_name', name, '--cluster', `nats://127.0.0.1:${routePorts[i]}`, '--routes', routes],
-          port,
-        ).then((s) => void (nodes[i] = s)),
+        startNats(join(dir, `n${i}`), ['-n', `n${i}`, '--cluster_name', name, '--cluster', `nats://127.0.0.1:${routePorts[i]}`, '--routes', routes], port).then(
+          (s) => void (nodes[i] = s),
+        ),
       ),
     );
     return { nodes, url: clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(','), stop };

@@ -111,8 +111,20 @@ export async function startRedis(dir: string, opts: { aof?: boolean; extra?: str
   const port = await freePort();
   const persistence = opts.aof === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    ...persistence, '--protected-mode', 'no', '--loglevel', 'warning', ...(opts.extra ?? []),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    ...persistence,
+    '--protected-mode',
+    'no',
+    '--loglevel',
+    'warning',
+    ...(opts.extra ?? []),
   ];
   const s = new ServerProcess(`redis:${port}`, findBinary('redis-server'), args, port);
   await s.start();

@@ -34,18 +34,14 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
  */
 export async function requireRedis(): Promise<string> {
   if (!(await reachable(REDIS_URL, 6379))) {
-    throw new Error(
-      `Redis is not reachable at ${REDIS_URL}. Start one (redis-server --port 6379) or set REDIS_URL; integration tests never skip.`,
-    );
+    throw new Error(`Redis is not reachable at ${REDIS_URL}. Start one (redis-server --port 6379) or set REDIS_URL; integration tests never skip.`);
   }
   return REDIS_URL;
 }
 
 export async function requireNats(): Promise<string> {
   if (!(await reachable(NATS_URL, 4222))) {
-    throw new Error(
-      `NATS is not reachable at ${NATS_URL}. Start one with JetStream (nats-server -js) or set NATS_URL; integration tests never skip.`,
-    );
+    throw new Error(`NATS is not reachable at ${NATS_URL}. Start one with JetStream (nats-server -js) or set NATS_URL; integration tests never skip.`);
   }
   return NATS_URL;
 }

@@ -87,7 +87,10 @@ afterAll(async () => {
 
 /** Registers a tool (through the write validation) and a hook on its own topic; sends one event; waits for the run to end. */
 async function runThrough(name: string, registration: Record<string, unknown>, kwargs: Record<string, unknown>): Promise<Run> {
-  const v = validateToolRecord({ name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_P_TOOLS_API_KEY' } }, ...registration }, new Date());
+  const v = validateToolRecord(
+    { name, endpoint: `${base}/svc/${name}`, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_P_TOOLS_API_KEY' } }, ...registration },
+    new Date(),
+  );
   if (!v.ok) throw new Error(v.errors.join('; '));
   await stores.tools.putTool(v.record);
   const now = new Date().toISOString();
@@ -152,7 +155,10 @@ describe("retry after the tool started follows the tool's own policy", () => {
   ];
 
   it('503, 503, 200 with a retry policy: succeeded after three calls', async () => {
-    replies.set('/svc/flaky-retry', FLAKY.map((r) => ({ ...r })));
+    replies.set(
+      '/svc/flaky-retry',
+      FLAKY.map((r) => ({ ...r })),
+    );
     const run = await runThrough('flaky-retry', { protocol: 'openai-object', retry: { max_attempts: 3, base_ms: 5, cap_ms: 20, kinds: ['unavailable'] } }, {});
     expect(run.status).toBe('succeeded');
     expect(run.result).toEqual({ done: true });
@@ -163,7 +169,10 @@ describe("retry after the tool started follows the tool's own policy", () => {
   });
 
   it('503 with no policy: failed after one call, the status and body in the error', async () => {
-    replies.set('/svc/flaky-none', FLAKY.map((r) => ({ ...r })));
+    replies.set(
+      '/svc/flaky-none',
+      FLAKY.map((r) => ({ ...r })),
+    );
     const run = await runThrough('flaky-none', { protocol: 'openai-object' }, {});
     expect(run.status).toBe('failed');
     expect(run.error?.kind).toBe('unavailable');

@@ -35,7 +35,9 @@ const DOC = {
         ],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' }, reason: { type: 'string' } } } } },
+          content: {
+            'application/json': { schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' }, reason: { type: 'string' } } } },
+          },
         },
         responses: { '201': { description: 'refunded' } },
       },
@@ -76,7 +78,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 10_000, mcpStdioAllow: [process.execPath] });
+  const settings = loadSettings(
+    {},
+    { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 10_000, mcpStdioAllow: [process.execPath] },
+  );
   const logger = silentLogger();
   stores = createMemoryStores();
   bus = createMemoryBus();
@@ -136,7 +141,13 @@ describe('hook runs call discovered tools', () => {
       required: ['orderId', 'amount'],
     });
     const run = await runHook(
-      { name: 'refund', topic: 'refunds', tool: 'orders__refund_order', tool_kwargs: { reason: 'late' }, start_expr: { content: '{orderId: .order, amount: .amount}' } },
+      {
+        name: 'refund',
+        topic: 'refunds',
+        tool: 'orders__refund_order',
+        tool_kwargs: { reason: 'late' },
+        start_expr: { content: '{orderId: .order, amount: .amount}' },
+      },
       { order: 'o/42', amount: 12.5 },
     );
     expect(run.status).toBe('succeeded');
@@ -149,7 +160,14 @@ describe('hook runs call discovered tools', () => {
   });
 
   it('an MCP tool over stdio: the injected argument applied, the text content is the result', async () => {
-    await registerTool({ name: 'fixture', kind: 'mcp', transport: 'stdio', command: process.execPath, args: [MCP_FIXTURE], injected: { api_key: { secret: 'env:HOOKS_SECRET_FIXTURE_API_KEY' } } });
+    await registerTool({
+      name: 'fixture',
+      kind: 'mcp',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [MCP_FIXTURE],
+      injected: { api_key: { secret: 'env:HOOKS_SECRET_FIXTURE_API_KEY' } },
+    });
     const run = await runHook({ name: 'greeter', topic: 'greetings', tool: 'fixture__greet', start_expr: { content: '{name: .who}' } }, { who: 'ada' });
     expect(run.status).toBe('succeeded');
     expect(run.result).toBe('hello ada');

@@ -123,21 +123,43 @@ describe('tool secrets through the API, the door and the executor', () => {
       json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': TICKETS_SECRET } },
     });
     expect(r.status).toBe(400);
-    expect(r.body.error.details).toEqual(['headers.X-Api-Key looks like a credential and is never stored as a literal; use {"secret":"env:NAME"} (or {"secret":"file:/path"})']);
+    expect(r.body.error.details).toEqual([
+      'headers.X-Api-Key looks like a credential and is never stored as a literal; use {"secret":"env:NAME"} (or {"secret":"file:/path"})',
+    ]);
     expect(await stores.tools.getTool('tickets')).toBeNull();
   });
 
   it('references are resolved on the wire; the API shows references only; no API body and no log line holds a secret', async () => {
     const ref = { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' };
-    const reg = await api('/api/tools', { method: 'POST', json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': ref } } });
+    const reg = await api('/api/tools', {
+      method: 'POST',
+      json: { name: 'tickets', endpoint: `${base}/tickets`, protocol: 'openai-object', headers: { 'X-Api-Key': ref } },
+    });
     expect(reg.status).toBe(201);
     expect(reg.body.tool.headers).toEqual({ 'X-Api-Key': ref });
-    const pets = await api('/api/tools', { method: 'POST', json: { name: 'pets', kind: 'openapi', endpoint: `${base}/pets`, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' } } } });
+    const pets = await api('/api/tools', {
+      method: 'POST',
+      json: { name: 'pets', kind: 'openapi', endpoint: `${base}/pets`, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' } } },
+    });
     expect(pets.status).toBe(201);
 
-    expect((await api('/api/hooks', { method: 'POST', json: { name: 'open-ticket', topic: 'support', tool: 'tickets', tool_kwargs: { title: 't' } } })).status).toBe(201);
-    expect((await api('/api/hooks', { method: 'POST', json: { name: 'adopt', topic: 'support', tool: 'pets__create_pet', start_expr: { content: '{name: .pet}' } } })).status).toBe(201);
-    expect((await door('support', { pet: 'rex' })).body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
+    expect(
+      (await api('/api/hooks', { method: 'POST', json: { name: 'open-ticket', topic: 'support', tool: 'tickets', tool_kwargs: { title: 't' } } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await api('/api/hooks', {
+          method: 'POST',
+          json: { name: 'adopt', topic: 'support', tool: 'pets__create_pet', start_expr: { content: '{name: .pet}' } },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await door('support', { pet: 'rex' })).body).toEqual({
+      status: 'accepted',
+      runs: 2,
+      run_ids: [expect.any(String), expect.any(String)],
+      event_id: expect.any(String),
+    });
 
     const ticket = await runOf('open-ticket');
     const adopt = await runOf('adopt');
@@ -161,7 +183,14 @@ describe('tool secrets through the API, the door and the executor', () => {
 
   it('a reference that is not set fails the run internal, quoting the reference; nothing is sent', async () => {
     const before = seen.filter((s) => s.url === '/nokey').length;
-    expect((await api('/api/tools', { method: 'POST', json: { name: 'nokey', endpoint: `${base}/nokey`, protocol: 'openai', headers: { Authorization: { secret: 'env:HOOKS_SECRET_NOKEY_TOKEN' } } } })).status).toBe(201);
+    expect(
+      (
+        await api('/api/tools', {
+          method: 'POST',
+          json: { name: 'nokey', endpoint: `${base}/nokey`, protocol: 'openai', headers: { Authorization: { secret: 'env:HOOKS_SECRET_NOKEY_TOKEN' } } },
+        })
+      ).status,
+    ).toBe(201);
     expect((await api('/api/hooks', { method: 'POST', json: { name: 'nokey-hook', topic: 'nokey', tool: 'nokey' } })).status).toBe(201);
     await door('nokey', {});
     const run = await runOf('nokey-hook');

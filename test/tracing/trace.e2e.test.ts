@@ -148,17 +148,28 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
   }
 
   const succeeded = (id: string) =>
-    eventually(async () => {
-      const run = await api.ok<{ status: string; traceparent: string | null; history: { event: string; trace_id?: string }[] }>('GET', `/api/hook-runs/${id}`);
-      return run.status === 'succeeded' ? run : undefined;
-    }, 30_000, `run ${id} to succeed`);
+    eventually(
+      async () => {
+        const run = await api.ok<{ status: string; traceparent: string | null; history: { event: string; trace_id?: string }[] }>(
+          'GET',
+          `/api/hook-runs/${id}`,
+        );
+        return run.status === 'succeeded' ? run : undefined;
+      },
+      30_000,
+      `run ${id} to succeed`,
+    );
 
   /** The spans of a trace once every name in `names` has arrived. */
   const traceSpans = (traceId: string, names: string[]) =>
-    eventually(async () => {
-      const spans = receiver.spans.filter((s) => s.traceId === traceId);
-      return names.every((n) => spans.some((s) => s.name === n)) ? spans : undefined;
-    }, 30_000, `spans ${names.join(', ')} of trace ${traceId}`);
+    eventually(
+      async () => {
+        const spans = receiver.spans.filter((s) => s.traceId === traceId);
+        return names.every((n) => spans.some((s) => s.name === n)) ? spans : undefined;
+      },
+      30_000,
+      `spans ${names.join(', ')} of trace ${traceId}`,
+    );
 
   it("continues the sender's traceparent: one trace has the ingress's and the executor's spans, and the tool server saw a child of the tool-call span", async () => {
     const traceId = randomBytes(16).toString('hex');
@@ -170,7 +181,16 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
     expect(run.history.length).toBeGreaterThan(0);
     for (const h of run.history) expect(h.trace_id).toBe(traceId);
 
-    const names = ['POST /universal_webhook/{topic}', 'hookyard.keep', 'hookyard.publish', 'hookyard.attempt', 'hookyard.claim', 'hookyard.condition', 'hookyard.tool_call', 'hookyard.outcome'];
+    const names = [
+      'POST /universal_webhook/{topic}',
+      'hookyard.keep',
+      'hookyard.publish',
+      'hookyard.attempt',
+      'hookyard.claim',
+      'hookyard.condition',
+      'hookyard.tool_call',
+      'hookyard.outcome',
+    ];
     const spans = await traceSpans(traceId, names);
     const one = (name: string) => {
       const found = spans.filter((s) => s.name === name);
@@ -188,7 +208,8 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
     const attempt = one('hookyard.attempt');
     expect(attempt).toMatchObject({ service: 'hookyard-executor', parentSpanId: publish.spanId });
     expect(attempt.attributes).toMatchObject({ 'hookyard.run.id': id });
-    for (const name of ['hookyard.claim', 'hookyard.condition', 'hookyard.outcome']) expect(one(name)).toMatchObject({ service: 'hookyard-executor', parentSpanId: attempt.spanId });
+    for (const name of ['hookyard.claim', 'hookyard.condition', 'hookyard.outcome'])
+      expect(one(name)).toMatchObject({ service: 'hookyard-executor', parentSpanId: attempt.spanId });
     const toolSpans = spans.filter((s) => s.name === 'hookyard.tool_call');
     expect(toolSpans.map((s) => s.attributes['hookyard.tool.call']).sort()).toEqual([1, 2]);
     for (const s of toolSpans) expect(s).toMatchObject({ service: 'hookyard-executor', parentSpanId: attempt.spanId });

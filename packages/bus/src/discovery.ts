@@ -63,7 +63,9 @@ export class DiscoveryUnansweredError extends HookyardError {
 }
 
 function noExecutor(timeoutMs: number, why: string): HookyardError {
-  return new DiscoveryUnansweredError(`no executor answered the discovery request within ${timeoutMs} ms (${why}); discovery runs on the executors: start one, or register with ?discover=false`);
+  return new DiscoveryUnansweredError(
+    `no executor answered the discovery request within ${timeoutMs} ms (${why}); discovery runs on the executors: start one, or register with ?discover=false`,
+  );
 }
 
 /** The ingress's side over NATS. */

@@ -12,5 +12,12 @@ export { createRunEventHub, createRunEventSubscriber } from './run-event-feed';
 export type { RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
 export { acceptedSummaries, announceRun, createRunReporter, summarizeRun } from './run-reporter';
 export type { PlatformEventKeeper, RunEventSink, RunReporter, RunReporterDeps } from './run-reporter';
-export { createDiscoveryHub, createDiscoveryRequester, createDiscoveryResponder, discoverySubject, DiscoveryUnansweredError, DISCOVERY_QUEUE } from './discovery';
+export {
+  createDiscoveryHub,
+  createDiscoveryRequester,
+  createDiscoveryResponder,
+  discoverySubject,
+  DiscoveryUnansweredError,
+  DISCOVERY_QUEUE,
+} from './discovery';
 export type { DiscoveryHandler, DiscoveryHub, DiscoveryNatsOptions, DiscoveryRequester, DiscoveryResponder } from './discovery';

@@ -116,7 +116,8 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       workers.add(worker);
       return {
         resize(concurrency) {
-          if (!Number.isInteger(concurrency) || concurrency < 1) throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
+          if (!Number.isInteger(concurrency) || concurrency < 1)
+            throw badInput(`subscribe concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
           worker.resize(concurrency);
         },
         async stop() {

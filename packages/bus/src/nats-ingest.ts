@@ -139,7 +139,8 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
       });
     },
     resize(concurrency) {
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw badInput(`ingest concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
+      if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw badInput(`ingest concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
       worker?.resize(concurrency);
     },
     stop,

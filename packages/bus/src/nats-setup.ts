@@ -157,7 +157,12 @@ export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg:
 }
 
 /** The consumer shape both the run bus and the ingest use: durable, pull, explicit acks. */
-export function pullConsumerConfig(durable: string, ackWaitMs: number, maxAckPending: number, maxDeliver: number): Partial<ConsumerConfig> & { durable_name: string } {
+export function pullConsumerConfig(
+  durable: string,
+  ackWaitMs: number,
+  maxAckPending: number,
+  maxDeliver: number,
+): Partial<ConsumerConfig> & { durable_name: string } {
   return {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
@@ -172,8 +177,14 @@ export function pullConsumerConfig(durable: string, ackWaitMs: number, maxAckPen
  * A file-backed work-queue stream: a message leaves the stream once acknowledged.
  * `replicas` (default 1) copies it over that many servers of a NATS cluster.
  */
-export function workQueueStreamConfig(name: string, subject: string, maxAgeMs: number, replicas = 1): Partial<StreamConfig> & { name: string; subjects: string[] } {
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw badInput(`stream replicas must be a whole number from 1 to 5, got ${JSON.stringify(replicas)}`);
+export function workQueueStreamConfig(
+  name: string,
+  subject: string,
+  maxAgeMs: number,
+  replicas = 1,
+): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5)
+    throw badInput(`stream replicas must be a whole number from 1 to 5, got ${JSON.stringify(replicas)}`);
   return {
     name,
     subjects: [subject],

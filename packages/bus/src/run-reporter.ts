@@ -110,7 +110,14 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
 export function summarizeRun(run: Run, event: RunEventType = 'finished'): RunSummary {
   const from = Date.parse(run.started_at ?? run.created_at);
   const to = run.finished_at === null || event !== 'finished' ? NaN : Date.parse(run.finished_at);
-  const at = event === 'accepted' ? run.created_at : event === 'started' ? (run.started_at ?? run.updated_at) : event === 'finished' ? (run.finished_at ?? run.updated_at) : run.updated_at;
+  const at =
+    event === 'accepted'
+      ? run.created_at
+      : event === 'started'
+        ? (run.started_at ?? run.updated_at)
+        : event === 'finished'
+          ? (run.finished_at ?? run.updated_at)
+          : run.updated_at;
   return {
     run_id: run.id,
     event,
@@ -135,7 +142,9 @@ export function summarizeRun(run: Run, event: RunEventType = 'finished'): RunSum
  */
 export function announceRun(sink: RunEventSink | undefined, run: Run, event: RunEventType, logger: Logger): void {
   if (!sink) return;
-  sink.publish(summarizeRun(run, event)).catch((err: unknown) => logger.debug({ run: run.id, event, err: toHookyardError(err).message }, 'run event not published'));
+  sink
+    .publish(summarizeRun(run, event))
+    .catch((err: unknown) => logger.debug({ run: run.id, event, err: toHookyardError(err).message }, 'run event not published'));
 }
 
 /**

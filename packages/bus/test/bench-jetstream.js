@@ -33,10 +33,13 @@ async function consumeAll(bus, expected, concurrency) {
   let resolveDone;
   const done = new Promise((resolve) => (resolveDone = resolve));
   const t0 = performance.now();
-  const sub = await bus.subscribe(async () => {
-    seen += 1;
-    if (seen === expected) resolveDone();
-  }, { concurrency });
+  const sub = await bus.subscribe(
+    async () => {
+      seen += 1;
+      if (seen === expected) resolveDone();
+    },
+    { concurrency },
+  );
   await done;
   const ms = performance.now() - t0;
   await sub.stop();

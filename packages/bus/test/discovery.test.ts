@@ -65,7 +65,11 @@ function conformance(name: string, make: () => Promise<Pair>): void {
 
     it("an answer past NATS's 1 MiB max_payload in JSON (a large catalogue) arrives whole", async () => {
       // GitHub's catalogue is 1.8 MB of JSON Schemas; this one is 2.5 MB.
-      const tools = Array.from({ length: 6000 }, (_, i) => ({ name: `github__op_${i}`, description: 'x'.repeat(300), parameters: { type: 'object', properties: { owner: { type: 'string' } } } }));
+      const tools = Array.from({ length: 6000 }, (_, i) => ({
+        name: `github__op_${i}`,
+        description: 'x'.repeat(300),
+        parameters: { type: 'object', properties: { owner: { type: 'string' } } },
+      }));
       const served = await pair.serve(async () => ({ ok: true, tools }));
       try {
         expect(JSON.stringify({ ok: true, tools }).length).toBeGreaterThan(2_000_000);
@@ -76,7 +80,10 @@ function conformance(name: string, make: () => Promise<Pair>): void {
     });
 
     it('no executor listening: DiscoveryUnansweredError, unavailable, saying so', async () => {
-      const err = await pair.requester.ask({ op: 'catalogue' }, 2000).then(() => undefined, (e: unknown) => e);
+      const err = await pair.requester.ask({ op: 'catalogue' }, 2000).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(DiscoveryUnansweredError);
       expect(err).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('no executor answered the discovery request within 2000 ms') });
     });
@@ -89,7 +96,10 @@ function conformance(name: string, make: () => Promise<Pair>): void {
         return { ok: true };
       });
       try {
-        const err = await pair.requester.ask({ op: 'catalogue' }, 300).then(() => undefined, (e: unknown) => e);
+        const err = await pair.requester.ask({ op: 'catalogue' }, 300).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(err).toBeInstanceOf(DiscoveryUnansweredError);
         expect(err).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('within 300 ms (timed out)') });
       } finally {
@@ -134,7 +144,13 @@ describe('discovery over NATS: an answer too large even gzipped', () => {
     const responder = await createDiscoveryResponder({ url, prefix }, async () => ({ ok: true, tools: [blob] }));
     try {
       const answer = await requester.ask({ op: 'catalogue' }, 20_000);
-      expect(answer).toEqual({ ok: false, error: { kind: 'unavailable', message: expect.stringMatching(/^the discovery answer is \d+ bytes gzipped, over the NATS server's max_payload of \d+ bytes/) } });
+      expect(answer).toEqual({
+        ok: false,
+        error: {
+          kind: 'unavailable',
+          message: expect.stringMatching(/^the discovery answer is \d+ bytes gzipped, over the NATS server's max_payload of \d+ bytes/),
+        },
+      });
     } finally {
       await responder.close();
       await requester.close();

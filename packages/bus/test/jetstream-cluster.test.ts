@@ -103,7 +103,10 @@ describe('JetStream bus on a NATS cluster', () => {
         if (i === BEFORE) await victim.kill('SIGKILL');
         const batch = ids(`b${i}`, 10);
         // A publish that got no ack may or may not be kept; the platform's sweep covers those.
-        const ok = await first.publish(batch).then(() => true, () => false);
+        const ok = await first.publish(batch).then(
+          () => true,
+          () => false,
+        );
         if (ok) {
           acked.push(...batch);
           if (i >= BEFORE) afterAcked += 1;
@@ -116,10 +119,14 @@ describe('JetStream bus on a NATS cluster', () => {
       expect(afterAcked).toBe(AFTER);
       await waitFor('every acked id delivered', () => acked.every((id) => finished.has(id)), 60_000);
       // Every message acked by a handler has left the work queue: nothing is held for a late redelivery.
-      await waitFor('the work queue to empty', async () => {
-        const s = await (await admin!.jetstreamManager()).streams.info(world.stream).catch(() => null);
-        return s !== null && s.state.messages === 0;
-      }, 60_000);
+      await waitFor(
+        'the work queue to empty',
+        async () => {
+          const s = await (await admin!.jetstreamManager()).streams.info(world.stream).catch(() => null);
+          return s !== null && s.state.messages === 0;
+        },
+        60_000,
+      );
       const lost = acked.filter((id) => !finished.has(id)).length;
       process.stdout.write(
         `nats cluster: stream leader n${leader} SIGKILLed after ${BEFORE} publishes of 10 ids, ${AFTER} acked after it: ` +

@@ -143,7 +143,7 @@ describe('JetStream bus', () => {
     }
   });
 
-  it('keeps a slow handler\'s message alive past ack wait: the other replica never gets it', async () => {
+  it("keeps a slow handler's message alive past ack wait: the other replica never gets it", async () => {
     const world = await openWorld({ ackWaitMs: 1000 });
     try {
       const runs: string[] = [];
@@ -190,7 +190,10 @@ describe('JetStream bus', () => {
       await relay.resume();
       let back = false;
       for (let i = 0; i < 100 && !back; i += 1) {
-        back = await bus.ping().then(() => true, () => false);
+        back = await bus.ping().then(
+          () => true,
+          () => false,
+        );
         if (!back) await sleep(100);
       }
       expect(back).toBe(true);

@@ -64,10 +64,12 @@ function msg(ids: string[]): FakeMsg {
   return m;
 }
 
-const prepare = (run: (id: string) => Promise<void>) => (raw: JsMsg): MessageWork => {
-  const m = raw as unknown as FakeMsg & { ack(): void };
-  return { tasks: m.ids.map((id) => () => run(id)), settle: () => m.ack() };
-};
+const prepare =
+  (run: (id: string) => Promise<void>) =>
+  (raw: JsMsg): MessageWork => {
+    const m = raw as unknown as FakeMsg & { ack(): void };
+    return { tasks: m.ids.map((id) => () => run(id)), settle: () => m.ack() };
+  };
 
 describe('pull worker', () => {
   it('runs the ids of one message side by side, up to the concurrency, and frees a slot before the ack', async () => {
@@ -77,7 +79,10 @@ describe('pull worker', () => {
     const one = msg(Array.from({ length: 30 }, (_, i) => `r${i}`));
     const { open } = backlog([one]);
     const worker = startPullWorker({
-      open, concurrency: 10, heartbeatMs: 10_000, logger: silentLogger(),
+      open,
+      concurrency: 10,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
       prepare: prepare(async (id) => {
         running += 1;
         peak = Math.max(peak, running);
@@ -103,7 +108,10 @@ describe('pull worker', () => {
     let peak = 0;
     let peakAsked = 0;
     const worker = startPullWorker({
-      open, concurrency: 16, heartbeatMs: 10_000, logger: silentLogger(),
+      open,
+      concurrency: 16,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
       prepare: prepare(async () => {
         running += 1;
         peak = Math.max(peak, running);
@@ -131,7 +139,10 @@ describe('pull worker', () => {
     const gate = new Promise<void>((r) => (release = r));
     let started = 0;
     const worker = startPullWorker({
-      open, concurrency: 8, heartbeatMs: 10_000, logger: silentLogger(),
+      open,
+      concurrency: 8,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
       prepare: prepare(() => {
         started += 1;
         return gate;
@@ -154,7 +165,10 @@ describe('pull worker', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const worker = startPullWorker({
-      open, concurrency: 2, heartbeatMs: 20, logger: silentLogger(),
+      open,
+      concurrency: 2,
+      heartbeatMs: 20,
+      logger: silentLogger(),
       prepare: prepare(() => gate),
     });
     // Counted, not timed: the task holds its message until the heartbeat marked it four times.
@@ -173,7 +187,10 @@ describe('pull worker', () => {
     let ran!: () => void;
     const hasRun = new Promise<void>((r) => (ran = r));
     const worker = startPullWorker({
-      open, concurrency: 2, heartbeatMs: 10_000, logger: silentLogger(),
+      open,
+      concurrency: 2,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
       prepare: prepare(async () => ran()),
     });
     // The task settled; its ack waits for the next turn of the loop, and the crash comes first.
@@ -187,7 +204,10 @@ describe('pull worker', () => {
     const source = backlog([]);
     const done: string[] = [];
     const worker = startPullWorker({
-      open: source.open, concurrency: 8, heartbeatMs: 10_000, logger: silentLogger(),
+      open: source.open,
+      concurrency: 8,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
       prepare: prepare(async (id) => {
         done.push(id);
       }),

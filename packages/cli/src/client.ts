@@ -94,7 +94,10 @@ export class ApiClient {
       res = await fetch(new URL(path, this.base).toString(), { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal });
     } catch (err) {
       if (signal?.aborted) return;
-      throw new CliError(`cannot reach ${this.opts.url} (${describeFetchFailure(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`, EXIT.unreachable);
+      throw new CliError(
+        `cannot reach ${this.opts.url} (${describeFetchFailure(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`,
+        EXIT.unreachable,
+      );
     }
     if (!res.headers.has(API_MARK_HEADER)) {
       const text = await res.text().catch(() => '');

@@ -39,7 +39,7 @@ export function buildProgram(): Command {
     .version(cliVersion(), '-V, --version', 'print the version')
     .option('--url <url>', `management API base URL (env HOOKYARD_URL, default ${DEFAULT_URL})`)
     .option('--token <token>', 'management API token (env HOOKYARD_TOKEN)')
-    .option('--json', 'machine output: the server\'s answer as JSON on stdout, nothing else')
+    .option('--json', "machine output: the server's answer as JSON on stdout, nothing else")
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     // Commander's own errors (unknown command or option, missing argument) in our one-line form.

@@ -27,7 +27,11 @@ export function printTable(rows: readonly Record<string, unknown>[], columns: re
   }
   const cut = (s: string) => (s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cut(cell(r[c])).length)));
-  const line = (vals: string[]) => vals.map((v, i) => cut(v).padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => cut(v).padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   say(line(columns.map((c) => c.toUpperCase())));
   for (const r of rows) say(line(columns.map((c) => cell(r[c]))));
 }

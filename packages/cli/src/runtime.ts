@@ -102,8 +102,13 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
   try {
     const stores = settings.redisUrl
       ? await createRedisStores({
-        url: settings.redisUrl, cluster: settings.redisCluster, prefix: settings.keyPrefix, partitions: settings.partitions, stateMaxBytes: settings.stateMaxBytes, logger,
-      })
+          url: settings.redisUrl,
+          cluster: settings.redisCluster,
+          prefix: settings.keyPrefix,
+          partitions: settings.partitions,
+          stateMaxBytes: settings.stateMaxBytes,
+          logger,
+        })
       : createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
     closers.push(() => stores.close());
     const bus = settings.natsUrl
@@ -160,7 +165,8 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       ask = (request, timeoutMs) => hub.ask(request, timeoutMs);
     }
     // The scheduler calls and describes no tool: an empty repo, and its process never loads the providers.
-    const catalogue = role === 'scheduler' ? new MultiRepo([]) : createCatalogueToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger, ask });
+    const catalogue =
+      role === 'scheduler' ? new MultiRepo([]) : createCatalogueToolRepo({ settings, toolStore: stores.tools, states: stores.states, logger, ask });
     closers.push(() => catalogue.close());
     const tools = full ?? catalogue;
     const metrics = createMetrics({ role });

@@ -143,7 +143,15 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   const adminAddr = adminServer?.address() as AddressInfo | undefined;
   const adminUrl = adminAddr ? `http://${host}:${adminAddr.port}` : undefined;
   log.info(
-    { url, ...(adminUrl ? { adminUrl } : {}), roles: started, store: runtime.stores.kind, bus: runtime.bus.kind, natsIngest: natsIngest !== null, maxWorkers: s.maxWorkers },
+    {
+      url,
+      ...(adminUrl ? { adminUrl } : {}),
+      roles: started,
+      store: runtime.stores.kind,
+      bus: runtime.bus.kind,
+      natsIngest: natsIngest !== null,
+      maxWorkers: s.maxWorkers,
+    },
     // What really runs here, not only what was asked for.
     `hookyard ${role} listening on ${url}${adminUrl ? ` (management API and /metrics on ${adminUrl})` : ''}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
   );

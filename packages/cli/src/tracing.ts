@@ -24,17 +24,26 @@ const PROTOCOLS: readonly string[] = ['http/json'];
 export function tracingConfig(env: NodeJS.ProcessEnv): TracingConfig | null {
   const disabled = (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase();
   if (disabled === 'true') return null;
-  if (disabled !== '' && disabled !== 'false') throw new SettingsError('OTEL_SDK_DISABLED', `must be true or false, got ${JSON.stringify(env.OTEL_SDK_DISABLED)}`);
+  if (disabled !== '' && disabled !== 'false')
+    throw new SettingsError('OTEL_SDK_DISABLED', `must be true or false, got ${JSON.stringify(env.OTEL_SDK_DISABLED)}`);
   const raw = env.OTEL_TRACES_EXPORTER;
   let names: string[];
   if (raw === undefined || raw.trim() === '') {
     const endpoint = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
     names = endpoint ? ['otlp'] : [];
   } else {
-    names = [...new Set(raw.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== ''))];
+    names = [
+      ...new Set(
+        raw
+          .split(',')
+          .map((n) => n.trim().toLowerCase())
+          .filter((n) => n !== ''),
+      ),
+    ];
     const bad = names.filter((n) => !EXPORTERS.includes(n));
     if (bad.length) throw new SettingsError('OTEL_TRACES_EXPORTER', `supports ${EXPORTERS.join(', ')}; got ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
-    if (names.includes('none') && names.length > 1) throw new SettingsError('OTEL_TRACES_EXPORTER', `none cannot be combined with another exporter, got ${JSON.stringify(raw)}`);
+    if (names.includes('none') && names.length > 1)
+      throw new SettingsError('OTEL_TRACES_EXPORTER', `none cannot be combined with another exporter, got ${JSON.stringify(raw)}`);
     names = names.filter((n) => n !== 'none');
   }
   if (names.includes('otlp')) {
@@ -66,14 +75,19 @@ export async function startTracing(env: NodeJS.ProcessEnv, role: string, instanc
   if (!config) return null;
   if (started) return started;
   // Loaded only when tracing is on: an untraced process never pays for the SDK.
-  const [{ NodeTracerProvider }, { BatchSpanProcessor, SimpleSpanProcessor, ConsoleSpanExporter }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/core'),
-      import('@opentelemetry/resources'),
-    ]);
+  const [
+    { NodeTracerProvider },
+    { BatchSpanProcessor, SimpleSpanProcessor, ConsoleSpanExporter },
+    { AsyncLocalStorageContextManager },
+    { W3CTraceContextPropagator },
+    resources,
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+  ]);
   const { ATTR_SERVICE_NAME } = await import('@opentelemetry/semantic-conventions');
   const processors = [];
   for (const name of config.exporters) {

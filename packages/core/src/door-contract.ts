@@ -5,10 +5,7 @@ import { assignOwn } from './own';
 export const PARKED_MAX = 100;
 
 /** What a run's door contract does to open interactions: one kind of act per run. */
-export type DoorAct =
-  | { verb: 'cancel'; ids: string[] }
-  | { verb: 'resume'; items: Array<{ id: string; payload: unknown }> }
-  | { verb: 'take'; id: string };
+export type DoorAct = { verb: 'cancel'; ids: string[] } | { verb: 'resume'; items: Array<{ id: string; payload: unknown }> } | { verb: 'take'; id: string };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,7 +45,9 @@ export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
     else throw bad();
   }
   if (takes.length > 0 && (items.length > 0 || takes.length > 1)) {
-    throw badInput(`hook '${hook}' resume_expr yielded ${takes.length} take(s) and ${items.length} resume(s); a run takes one outcome and resumes nothing beside it`);
+    throw badInput(
+      `hook '${hook}' resume_expr yielded ${takes.length} take(s) and ${items.length} resume(s); a run takes one outcome and resumes nothing beside it`,
+    );
   }
   if (takes.length === 1) return { verb: 'take', id: takes[0]! };
   if (items.length === 0) return null;
@@ -56,7 +55,6 @@ export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
   if (new Set(ids).size !== ids.length) throw badInput(`hook '${hook}' resume_expr names an interaction twice: ${JSON.stringify(ids)}`);
   return { verb: 'resume', items };
 }
-
 
 /** Extras under this prefix are set by Hookyard (the subject approval rules see, the idempotency key), never by a hook. */
 export const RESERVED_EXTRA_PREFIX = 'tai42/';
@@ -72,7 +70,9 @@ export function extrasOf(hook: string, out: unknown[]): Record<string, unknown> 
   if (!isObject(first)) throw badInput(`hook '${hook}' extras_expr must yield an object, got ${JSON.stringify(first)}`);
   const reserved = Object.keys(first).filter((k) => k.startsWith(RESERVED_EXTRA_PREFIX));
   if (reserved.length) {
-    throw badInput(`hook '${hook}' extras_expr yielded ${reserved.map((k) => JSON.stringify(k)).join(', ')}: keys under '${RESERVED_EXTRA_PREFIX}' are set by Hookyard only`);
+    throw badInput(
+      `hook '${hook}' extras_expr yielded ${reserved.map((k) => JSON.stringify(k)).join(', ')}: keys under '${RESERVED_EXTRA_PREFIX}' are set by Hookyard only`,
+    );
   }
   return assignOwn({}, first);
 }

@@ -2,17 +2,7 @@
  * Every failure in Hookyard has a kind. The kind decides the HTTP status (in
  * `httpStatusOf`, the one place that maps it) and whether a retry can help.
  */
-export const ERROR_KINDS = [
-  'bad_input',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'cancelled',
-  'unavailable',
-  'timeout',
-  'internal',
-] as const;
+export const ERROR_KINDS = ['bad_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'cancelled', 'unavailable', 'timeout', 'internal'] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -90,8 +80,7 @@ export class HookyardError extends Error {
   }
 }
 
-export const badInput = (message: string, details?: readonly string[]) =>
-  new HookyardError('bad_input', message, { details });
+export const badInput = (message: string, details?: readonly string[]) => new HookyardError('bad_input', message, { details });
 export const notFound = (message: string) => new HookyardError('not_found', message);
 export const conflict = (message: string) => new HookyardError('conflict', message);
 export const unavailable = (message: string, cause?: unknown) => new HookyardError('unavailable', message, { cause });
@@ -110,10 +99,22 @@ export const cancelled = (message: string) => new HookyardError('cancelled', mes
  * and ETIMEDOUT are not here: they also happen after bytes were sent.
  */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+  'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
 ]);
 
 /** The same error, marked as one whose request provably never left (`notSent`). */
@@ -167,7 +168,7 @@ export function toHookyardError(err: unknown): HookyardError {
     const notSent = typeof code === 'string' && NOT_SENT_CODES.has(code);
     return new HookyardError(kindFromCode ?? 'internal', err.message, { cause: err, notSent });
   }
-  return new HookyardError('internal', typeof err === 'string' ? err : JSON.stringify(err) ?? String(err));
+  return new HookyardError('internal', typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err)));
 }
 
 /** Quote at most `max` characters of a body for an error message ("quoting the body"). */

@@ -27,25 +27,8 @@ export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';
 export { RUN_ID_PATTERN, newRunId } from './ids';
-export {
-  INTERACTION_ID_PATTERN,
-  INTERACTION_KINDS,
-  INTERACTION_STATUSES,
-  RESOLUTION_VIAS,
-  argsHash,
-  canonicalJson,
-  newInteractionId,
-} from './interactions';
-export type {
-  Interaction,
-  InteractionKind,
-  InteractionStatus,
-  KeptOutcome,
-  Resolution,
-  ResolutionVia,
-  ResolvedStatus,
-  SubjectKey,
-} from './interactions';
+export { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RESOLUTION_VIAS, argsHash, canonicalJson, newInteractionId } from './interactions';
+export type { Interaction, InteractionKind, InteractionStatus, KeptOutcome, Resolution, ResolutionVia, ResolvedStatus, SubjectKey } from './interactions';
 export {
   FINISHED_STATUSES,
   HOOKS_RUN_FAILED_TOPIC,
@@ -79,13 +62,7 @@ export type {
 export { DEFAULT_SECRET_SCOPE, SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefFormViolation, secretRefViolation } from './secrets';
 export type { SecretRef, SecretResolver, SecretResolverOptions, SecretScope, StringOrSecret } from './secrets';
 export { ALLOW_ALL, ALLOWLIST_ENTRY_PATTERN, allows, intersect, parseAllowlist } from './allowlist';
-export {
-  APPROVAL_ACTIONS,
-  APPROVAL_TIMEOUT_ACTIONS,
-  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
-  DEFAULT_DENY_MESSAGE,
-  HOOKS_APPROVAL_REQUESTED_TOPIC,
-} from './approval';
+export { APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC } from './approval';
 export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
 export { APPROVAL_LINK_PATH, approvalLinkValid, approvalLinks, signApprovalLink } from './approval-links';
 export type { LinkVerdict } from './approval-links';

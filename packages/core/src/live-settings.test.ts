@@ -25,7 +25,9 @@ describe('the settings registry', () => {
       fields.add(spec.field);
     }
     expect(SETTINGS_VARIABLES).toContain('TAI_DEFAULT_REDIS_URL');
-    expect(settingsDocs()).toContain('HOOKS_MAX_WORKERS: runs in flight per executor process; a reload applies from the next run admitted, never cancelling one in flight (default 16; applies live)');
+    expect(settingsDocs()).toContain(
+      'HOOKS_MAX_WORKERS: runs in flight per executor process; a reload applies from the next run admitted, never cancelling one in flight (default 16; applies live)',
+    );
     expect(settingsDocs()).toContain('HOOKS_NATS_URL: NATS with JetStream for dispatch (default in-memory; needs a restart)');
   });
 
@@ -82,8 +84,12 @@ describe('HOOKS_CONFIG_FILE', () => {
 
   it('a file that cannot be read, or a bad value in it, names the variable', () => {
     const { read } = fakeFiles({ '/cfg/bad.yaml': 'HOOKS_MAX_WORKERS: lots\n' });
-    expect(() => resolveSettings({ HOOKS_CONFIG_FILE: '/cfg/none.yaml' }, read)).toThrow(new SettingsError('HOOKS_CONFIG_FILE', 'cannot read /cfg/none.yaml (ENOENT)'));
-    expect(() => resolveSettings({ HOOKS_CONFIG_FILE: '/cfg/bad.yaml' }, read)).toThrow(new SettingsError('HOOKS_MAX_WORKERS', 'expected a number, got "lots"'));
+    expect(() => resolveSettings({ HOOKS_CONFIG_FILE: '/cfg/none.yaml' }, read)).toThrow(
+      new SettingsError('HOOKS_CONFIG_FILE', 'cannot read /cfg/none.yaml (ENOENT)'),
+    );
+    expect(() => resolveSettings({ HOOKS_CONFIG_FILE: '/cfg/bad.yaml' }, read)).toThrow(
+      new SettingsError('HOOKS_MAX_WORKERS', 'expected a number, got "lots"'),
+    );
   });
 });
 
@@ -117,7 +123,13 @@ describe('reload', () => {
     expect(seen).toEqual([['logLevel', 'maxWorkers']]);
     const view = live.view();
     expect(view.generation).toBe(2);
-    expect(view.settings.find((v) => v.variable === 'HOOKS_KEY_PREFIX')).toEqual({ variable: 'HOOKS_KEY_PREFIX', value: 'one', source: 'file', live: false, pending_restart: 'two' });
+    expect(view.settings.find((v) => v.variable === 'HOOKS_KEY_PREFIX')).toEqual({
+      variable: 'HOOKS_KEY_PREFIX',
+      value: 'one',
+      source: 'file',
+      live: false,
+      pending_restart: 'two',
+    });
     expect(view.settings.find((v) => v.variable === 'HOOKS_MAX_WORKERS')).toEqual({ variable: 'HOOKS_MAX_WORKERS', value: 8, source: 'file', live: true });
 
     // Nothing new: nothing applied, the generation stays.
@@ -130,7 +142,13 @@ describe('reload', () => {
     const { files, read } = fakeFiles({ [path]: 'HOOKS_MAX_WORKERS: 2\n' });
     const live = createLiveSettings({ env: { HOOKS_CONFIG_FILE: path }, read });
     files[path] = 'HOOKS_MAX_WORKERS: 8\nHOOKS_DOOR_RATE: -1\n';
-    expect(live.reload('api')).toEqual({ ok: false, trigger: 'api', generation: 1, variable: 'HOOKS_DOOR_RATE', message: 'HOOKS_DOOR_RATE: must be >= 0, got -1' });
+    expect(live.reload('api')).toEqual({
+      ok: false,
+      trigger: 'api',
+      generation: 1,
+      variable: 'HOOKS_DOOR_RATE',
+      message: 'HOOKS_DOOR_RATE: must be >= 0, got -1',
+    });
     expect(live.settings.maxWorkers).toBe(2);
     expect(live.settings.doorRate).toBe(200);
     files[path] = 'HOOKS_RUN_RETRY_BASE_SECONDS: 10\nHOOKS_RUN_RETRY_CAP_SECONDS: 5\n';

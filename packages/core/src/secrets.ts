@@ -60,7 +60,8 @@ function scopeViolation(field: string, ref: string, scope: SecretScope): string 
   }
   const path = ref.slice(5);
   if (NEVER_FILE.test(path)) return `${field} names ${path}, the Kubernetes service account, which a secret reference may never read`;
-  if (!scope.dirs.some((d) => inDir(path, d))) return `${field} names ${path}; secret files must lie in ${scope.dirs.join(', ') || '(no directory)'} (HOOKS_SECRET_DIRS)`;
+  if (!scope.dirs.some((d) => inDir(path, d)))
+    return `${field} names ${path}; secret files must lie in ${scope.dirs.join(', ') || '(no directory)'} (HOOKS_SECRET_DIRS)`;
   return undefined;
 }
 
@@ -142,7 +143,8 @@ export function createSecretResolver(options: SecretResolverOptions = {}): Secre
     }
     if (real === path) return;
     const dirs = await Promise.all(scope.dirs.map((d) => realpath(d).catch(() => d)));
-    if (NEVER_FILE.test(real) || !dirs.some((d) => inDir(real, d))) throw internal(`secret reference ${ref} leads outside the secret directories (HOOKS_SECRET_DIRS)`);
+    if (NEVER_FILE.test(real) || !dirs.some((d) => inDir(real, d)))
+      throw internal(`secret reference ${ref} leads outside the secret directories (HOOKS_SECRET_DIRS)`);
   }
 
   async function fromFile(ref: string, path: string): Promise<Buffer> {

@@ -25,7 +25,11 @@ describe('settings: every bad value names its variable', () => {
     ['HOOKS_HTTP_HOST', 'not a host', 'HOOKS_HTTP_HOST: must be an IP address or a host name to bind, got "not a host"'],
     ['HOOKS_TRUSTED_PROXIES', '10.0.0.1,10.0.0.0/33', 'HOOKS_TRUSTED_PROXIES: entry "10.0.0.0/33" is not an IP address or CIDR range'],
     ['HOOKS_TRUSTED_PROXIES', 'proxy.local', 'HOOKS_TRUSTED_PROXIES: entry "proxy.local" is not an IP address or CIDR range'],
-    ['HOOKS_TOOLS_ALLOW', '!local_shell', 'HOOKS_TOOLS_ALLOW: allows no tool: "!local_shell" only excludes; add * (e.g. "*,!local_shell") or the names to allow'],
+    [
+      'HOOKS_TOOLS_ALLOW',
+      '!local_shell',
+      'HOOKS_TOOLS_ALLOW: allows no tool: "!local_shell" only excludes; add * (e.g. "*,!local_shell") or the names to allow',
+    ],
     ['HOOKS_TOOLS_ALLOW', ',', 'HOOKS_TOOLS_ALLOW: allows no tool, got "," (unset it for *)'],
     ['HOOKS_TOOLS_ALLOW', 'echo,bad name', 'HOOKS_TOOLS_ALLOW: entry "bad name" is not *, a tool name or !name'],
   ])('%s=%j', (variable, value, message) => {
@@ -36,8 +40,11 @@ describe('settings: every bad value names its variable', () => {
 
   it('good values still load: a host name, IPv6, CIDR ranges, dotted prefixes, narrowed allowlists', () => {
     const s = loadSettings({
-      HOOKS_HTTP_HOST: '::', HOOKS_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8, 192.168.1.1', HOOKS_NATS_PREFIX: 'team-a.hooks',
-      HOOKS_KEY_PREFIX: 'team-a:hy', HOOKS_TOOLS_ALLOW: '*,!local_shell',
+      HOOKS_HTTP_HOST: '::',
+      HOOKS_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8, 192.168.1.1',
+      HOOKS_NATS_PREFIX: 'team-a.hooks',
+      HOOKS_KEY_PREFIX: 'team-a:hy',
+      HOOKS_TOOLS_ALLOW: '*,!local_shell',
     });
     expect(s).toMatchObject({ httpHost: '::', natsPrefix: 'team-a.hooks', keyPrefix: 'team-a:hy', toolsAllow: ['*', '!local_shell'] });
     expect(s.trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.168.1.1']);
@@ -49,7 +56,12 @@ describe('settings: every bad value names its variable', () => {
 describe('unknown HOOKS_* variables', () => {
   it('are named with the nearest known setting; secrets and unrelated variables are not settings', () => {
     const found = unknownSettings({
-      HOOKS_RUN_MAX_ATTEMPT: '3', HOOKS_MAX_WORKER: '4', HOOKS_ZZZ_QQQ: '1', HOOKS_SECRET_GITHUB: 's', HOOKS_RUN_MAX_ATTEMPTS: '3', PATH: '/bin',
+      HOOKS_RUN_MAX_ATTEMPT: '3',
+      HOOKS_MAX_WORKER: '4',
+      HOOKS_ZZZ_QQQ: '1',
+      HOOKS_SECRET_GITHUB: 's',
+      HOOKS_RUN_MAX_ATTEMPTS: '3',
+      PATH: '/bin',
     });
     expect(found).toEqual([
       { variable: 'HOOKS_MAX_WORKER', suggestion: 'HOOKS_MAX_WORKERS' },
@@ -70,7 +82,9 @@ describe('checkSettingsAtBoot', () => {
     expect(() => checkSettingsAtBoot({ localFsRoot: undefined })).not.toThrow();
     expect(() => checkSettingsAtBoot({ localFsRoot: dir })).not.toThrow();
     const missing = join(dir, 'nope');
-    expect(() => checkSettingsAtBoot({ localFsRoot: missing })).toThrow(new SettingsError('HOOKS_LOCAL_FS_ROOT', `${missing} does not exist or cannot be read (ENOENT)`));
+    expect(() => checkSettingsAtBoot({ localFsRoot: missing })).toThrow(
+      new SettingsError('HOOKS_LOCAL_FS_ROOT', `${missing} does not exist or cannot be read (ENOENT)`),
+    );
     const file = join(dir, 'f');
     writeFileSync(file, 'x');
     expect(() => checkSettingsAtBoot({ localFsRoot: file })).toThrow(new SettingsError('HOOKS_LOCAL_FS_ROOT', `${file} is not a directory`));

@@ -73,7 +73,13 @@ export function bool(def: boolean): (raw: string | undefined, name: string) => b
 }
 
 export function list(def: string[]): (raw: string | undefined) => string[] {
-  return (raw) => (raw === undefined || raw.trim() === '' ? def : raw.split(',').map((s) => s.trim()).filter(Boolean));
+  return (raw) =>
+    raw === undefined || raw.trim() === ''
+      ? def
+      : raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
 }
 
 export function tokens(raw: string | undefined, name: string): ApiToken[] {
@@ -93,7 +99,8 @@ export function tokens(raw: string | undefined, name: string): ApiToken[] {
 
 export function envPrefix(raw: string | undefined, name: string): string {
   const v = raw?.trim() || 'HOOKS_SECRET_';
-  if (!/^[A-Za-z_][A-Za-z0-9_]{2,63}$/.test(v)) throw new SettingsError(name, `must be a variable-name prefix of 3 to 64 letters, digits or _, got ${JSON.stringify(raw)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{2,63}$/.test(v))
+    throw new SettingsError(name, `must be a variable-name prefix of 3 to 64 letters, digits or _, got ${JSON.stringify(raw)}`);
   return v;
 }
 
@@ -151,13 +158,13 @@ export function allowlist(raw: string | undefined, name: string): string[] {
     if (!ALLOWLIST_ENTRY_PATTERN.test(e)) throw new SettingsError(name, `entry ${JSON.stringify(e)} is not *, a tool name or !name`);
   }
   const parsed = parseAllowlist(entries);
-  if (raw !== undefined && raw.trim() !== '' && entries.length === 0) throw new SettingsError(name, `allows no tool, got ${JSON.stringify(raw)} (unset it for *)`);
+  if (raw !== undefined && raw.trim() !== '' && entries.length === 0)
+    throw new SettingsError(name, `allows no tool, got ${JSON.stringify(raw)} (unset it for *)`);
   if (!parsed.all && parsed.names.size === 0) {
     throw new SettingsError(name, `allows no tool: ${JSON.stringify(raw)} only excludes; add * (e.g. "*,${entries[0] ?? '!name'}") or the names to allow`);
   }
   return entries;
 }
-
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

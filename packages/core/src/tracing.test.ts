@@ -23,7 +23,11 @@ function capture(traceIds?: boolean) {
 
 describe('traceparent', () => {
   it('parses the W3C version-00 layout and refuses what is not one', () => {
-    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 });
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      flags: 1,
+    });
     for (const bad of [
       undefined,
       '',
@@ -126,7 +130,9 @@ describe('tracing on', () => {
   it('traced() makes a child of the active span, ends it, and marks an error with its kind', async () => {
     const parent = startSpan('parent');
     await withSpan(parent, () => traced('child', async () => 1));
-    await expect(withSpan(parent, () => traced('failing', async () => Promise.reject(Object.assign(new Error('nope'), { kind: 'unavailable' }))))).rejects.toThrow('nope');
+    await expect(
+      withSpan(parent, () => traced('failing', async () => Promise.reject(Object.assign(new Error('nope'), { kind: 'unavailable' })))),
+    ).rejects.toThrow('nope');
     parent.end();
     const [child, failing] = sdk.spans();
     expect(child!.name).toBe('child');

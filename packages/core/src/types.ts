@@ -35,18 +35,7 @@ export interface Hook {
 export const JQ_FIELDS = ['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr'] as const;
 export type JqFieldName = (typeof JQ_FIELDS)[number];
 
-export const RUN_STATUSES = [
-  'pending',
-  'running',
-  'retry_wait',
-  'parked',
-  'succeeded',
-  'skipped',
-  'denied',
-  'cancelled',
-  'failed',
-  'discarded',
-] as const;
+export const RUN_STATUSES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'discarded'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**

@@ -10,8 +10,7 @@
 const { loadJq } = require('jq-wasm');
 const { compileJq, createJqEngine } = require('../dist');
 
-const CONDITION =
-  '.action == "opened" and (.pull_request.labels | any(.name == "deploy")) and (.repository.full_name | test("^acme/"))';
+const CONDITION = '.action == "opened" and (.pull_request.labels | any(.name == "deploy")) and (.repository.full_name | test("^acme/"))';
 
 function pullRequestPayload() {
   const user = (login, id) => ({ login, id, node_id: `MDQ6VXNlcj${id}`, type: 'User', site_admin: false, html_url: `https://github.com/${login}` });

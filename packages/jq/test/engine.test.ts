@@ -62,20 +62,17 @@ describe('jq engine', () => {
     expect(err.message).toContain('compile error');
   });
 
-  it.each(['[range(1e12)]', 'repeat(.)', 'def f: f; f'])(
-    'stops %s at the time bound while other evaluations still answer',
-    async (runaway) => {
-      const stuck = errorOf(engine.run(runaway, 1, { timeoutMs: 300 }));
-      // Outside the compiled subset, so these queue on the worker pool beside the runaway.
-      const normal = [1, 2, 3, 4, 5].map((n) => engine.run('[limit(1; .[])] | first', [n]));
-      const err = await stuck;
-      expect(err.kind).toBe('bad_input');
-      expect(err.message).toBe('jq expression exceeded its time bound of 300 ms');
-      expect(await Promise.all(normal)).toEqual([[1], [2], [3], [4], [5]]);
-      // The replaced worker answers too.
-      expect(await engine.run('[limit(1; .[])]', [9])).toEqual([[9]]);
-    },
-  );
+  it.each(['[range(1e12)]', 'repeat(.)', 'def f: f; f'])('stops %s at the time bound while other evaluations still answer', async (runaway) => {
+    const stuck = errorOf(engine.run(runaway, 1, { timeoutMs: 300 }));
+    // Outside the compiled subset, so these queue on the worker pool beside the runaway.
+    const normal = [1, 2, 3, 4, 5].map((n) => engine.run('[limit(1; .[])] | first', [n]));
+    const err = await stuck;
+    expect(err.kind).toBe('bad_input');
+    expect(err.message).toBe('jq expression exceeded its time bound of 300 ms');
+    expect(await Promise.all(normal)).toEqual([[1], [2], [3], [4], [5]]);
+    // The replaced worker answers too.
+    expect(await engine.run('[limit(1; .[])]', [9])).toEqual([[9]]);
+  });
 
   it('answers common conditions in-process and the rest on jq-wasm', async () => {
     const before = engine.stats();

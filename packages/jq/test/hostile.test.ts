@@ -28,7 +28,9 @@ describe('the hostile jq mix', () => {
     // The regex is answered (linearly, in-process); the others by jq-wasm within its time bound or with its answer.
     expect(outcomes['optional-atoms']).toBe('[false]');
     for (const name of ['pattern-from-payload', 'pattern-from-payload-field', 'nested-any']) {
-      expect(outcomes[name]).toMatch(/^(\[false\]|bad_input: jq expression exceeded its time bound of 1000 ms|bad_input: jq: error: Regex failure: retry-limit-in-match over)$/);
+      expect(outcomes[name]).toMatch(
+        /^(\[false\]|bad_input: jq expression exceeded its time bound of 1000 ms|bad_input: jq: error: Regex failure: retry-limit-in-match over)$/,
+      );
     }
   });
 

@@ -93,7 +93,10 @@ describe("jq's own test suite (1.8.2)", () => {
         c.compiled++;
         if (got !== 'error' && canon(got) === canon(expected)) c.compiledPass++;
         const same = got === 'error' ? !wasm.ok : wasm.ok && canon(got) === canon(wasm.out);
-        if (!same) mismatches.push(`${t.file}:${t.line} ${t.program} on ${t.input}: compiled ${got === 'error' ? 'raised' : canon(got)}, jq ${wasm.ok ? canon(wasm.out) : 'raised'}`);
+        if (!same)
+          mismatches.push(
+            `${t.file}:${t.line} ${t.program} on ${t.input}: compiled ${got === 'error' ? 'raised' : canon(got)}, jq ${wasm.ok ? canon(wasm.out) : 'raised'}`,
+          );
       }
     }
     // eslint-disable-next-line no-console

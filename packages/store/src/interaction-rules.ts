@@ -43,11 +43,9 @@ export const takeNothingKept = (id: string, run: string, runStatus: string) =>
 /** A stable text for a subject, used to key its index (scope, kind and key, unambiguous). */
 export const subjectText = (s: SubjectKey) => JSON.stringify([s.scope, s.kind, s.key]);
 
-export const parkDetail = (kind: string, id: string, expiresAt: number) =>
-  `parked on ${kind} ${id} (expires ${new Date(expiresAt).toISOString()})`;
+export const parkDetail = (kind: string, id: string, expiresAt: number) => `parked on ${kind} ${id} (expires ${new Date(expiresAt).toISOString()})`;
 
-export const wakeDetail = (id: string, status: ResolvedStatus, by: string, via: string) =>
-  `interaction ${id} ${status} by ${by} via ${via}`;
+export const wakeDetail = (id: string, status: ResolvedStatus, by: string, via: string) => `interaction ${id} ${status} by ${by} via ${via}`;
 
 /** The reason an expired interaction's resolution carries. */
 export const EXPIRE_REASON = 'not answered before it expired';

@@ -17,7 +17,10 @@ export function boundResult(result: unknown): unknown {
   // The preview is escaped again inside the marker, so shrink until the marker fits.
   let bytes = RESULT_MAX_BYTES - 256;
   for (;;) {
-    const preview = Buffer.from(json).subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+    const preview = Buffer.from(json)
+      .subarray(0, bytes)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
     const marked = { truncated: true, preview, bytes: Buffer.byteLength(json) };
     if (Buffer.byteLength(JSON.stringify(marked)) <= RESULT_MAX_BYTES) return marked;
     bytes = Math.floor(bytes / 2);
@@ -80,6 +83,4 @@ export function staleTokenError(id: string, token: number, status: string, curre
 
 /* The interrupt policy's words; interrupt.lua builds the same strings. */
 export const lapseReason = (owner: string, attempt: number) => `lease of ${owner} lapsed during attempt ${attempt}`;
-export const releaseReason = (owner: string, attempt: number, reason: string) =>
-  `attempt ${attempt} was interrupted on ${owner}: ${reason}`;
-
+export const releaseReason = (owner: string, attempt: number, reason: string) => `attempt ${attempt} was interrupted on ${owner}: ${reason}`;

@@ -12,7 +12,9 @@ export const MERGE_TRIES = 5;
 /** The document a write keeps, checked: a JSON object within the cap. */
 export function checkDocument(subject: SubjectKey, document: unknown, maxBytes: number): string {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-    throw badInput(`state ${subjectLabel(subject)}: the document must be a JSON object, got ${document === null ? 'null' : Array.isArray(document) ? 'an array' : typeof document}`);
+    throw badInput(
+      `state ${subjectLabel(subject)}: the document must be a JSON object, got ${document === null ? 'null' : Array.isArray(document) ? 'an array' : typeof document}`,
+    );
   }
   const text = JSON.stringify(document);
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -42,8 +44,13 @@ export function expectedVersion(write: StateWriteInput): number | null {
  * unless the caller gave its own `ifVersion`.
  */
 export async function mergeWithCas(
-  store: { get(s: SubjectKey): Promise<StateRecord | null>; set(s: SubjectKey, d: Record<string, unknown>, w: StateWriteInput, op: 'merge'): Promise<StateRecord> },
-  subject: SubjectKey, patch: Record<string, unknown>, write: StateWriteInput,
+  store: {
+    get(s: SubjectKey): Promise<StateRecord | null>;
+    set(s: SubjectKey, d: Record<string, unknown>, w: StateWriteInput, op: 'merge'): Promise<StateRecord>;
+  },
+  subject: SubjectKey,
+  patch: Record<string, unknown>,
+  write: StateWriteInput,
 ): Promise<StateRecord> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badInput(`state ${subjectLabel(subject)}: the patch must be a JSON object`);
   const given = expectedVersion(write);

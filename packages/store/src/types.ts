@@ -1,7 +1,25 @@
 import type {
-  Acted, ApprovalPolicy, ApprovalRule, ErrorInfo, Hook, Interaction, InteractionKind, InteractionStatus, JqTemplate, KeptOutcome,
-  RemoteToolRecord, ResolutionVia, ResolvedStatus, Run, RunStatus, SubjectKey, VerifierBinding, DedupeBinding,
-  StateAttribution, StateRecord, StateSummary,
+  Acted,
+  ApprovalPolicy,
+  ApprovalRule,
+  ErrorInfo,
+  Hook,
+  Interaction,
+  InteractionKind,
+  InteractionStatus,
+  JqTemplate,
+  KeptOutcome,
+  RemoteToolRecord,
+  ResolutionVia,
+  ResolvedStatus,
+  Run,
+  RunStatus,
+  SubjectKey,
+  VerifierBinding,
+  DedupeBinding,
+  StateAttribution,
+  StateRecord,
+  StateSummary,
 } from '@hookyard/core';
 
 /**
@@ -63,9 +81,7 @@ export interface ToolStore {
 }
 
 /** One discovery of a provider registration, as the executor that ran it saw it. */
-export type DiscoveryOutcome =
-  | { at: string; tools: number }
-  | { at: string; error: { kind: string; message: string } };
+export type DiscoveryOutcome = { at: string; tools: number } | { at: string; error: { kind: string; message: string } };
 
 /** What the API shows about a provider registration's discovery. */
 export interface DiscoveryStatus {

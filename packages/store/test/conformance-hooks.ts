@@ -4,8 +4,16 @@ import type { StoresFactory } from './fixtures';
 import { describeApprovalPolicyConformance } from './conformance-policy';
 
 const tool = (name: string): RemoteToolRecord => ({
-  name, kind: 'http', endpoint: 'http://127.0.0.1:9/x', method: 'POST', timeout_ms: 1000, headers: {},
-  body_properties: { a: 1 }, protocol: 'openai', created_at: 'c', updated_at: 'u',
+  name,
+  kind: 'http',
+  endpoint: 'http://127.0.0.1:9/x',
+  method: 'POST',
+  timeout_ms: 1000,
+  headers: {},
+  body_properties: { a: 1 },
+  protocol: 'openai',
+  created_at: 'c',
+  updated_at: 'u',
 });
 
 export function describeHookStoreConformance(name: string, factory: StoresFactory): void {
@@ -79,8 +87,11 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
     it('keeps the whole hook record, nested fields included', async () => {
       const { hooks } = stores();
       const h = hook('full', 't', {
-        condition: { content: '.a == 1' }, start_expr: { id: 'tpl', kwargs: { x: [1, 2] } },
-        subject: { scope: 's', kind: 'k', key_expr: { content: '.id' } }, tools_allow: ['*', '!x'], tool_kwargs: {},
+        condition: { content: '.a == 1' },
+        start_expr: { id: 'tpl', kwargs: { x: [1, 2] } },
+        subject: { scope: 's', kind: 'k', key_expr: { content: '.id' } },
+        tools_allow: ['*', '!x'],
+        tool_kwargs: {},
       });
       await hooks.putHook(h);
       expect(await hooks.getHook('full')).toEqual(h);
@@ -153,7 +164,10 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       ]);
       // A later success replaces the success only.
       await tools.noteDiscovery('pets', { at: '2026-01-01T00:03:00.000Z', tools: 4 });
-      expect((await tools.discoveryStatuses()).find((d) => d.name === 'pets')).toMatchObject({ last_success: { tools: 4 }, last_error: { kind: 'unavailable' } });
+      expect((await tools.discoveryStatuses()).find((d) => d.name === 'pets')).toMatchObject({
+        last_success: { tools: 4 },
+        last_error: { kind: 'unavailable' },
+      });
       expect(await tools.removeTool('pets')).toBe(true);
       expect((await tools.discoveryStatuses()).map((d) => d.name)).toEqual(['constructor']);
     });

@@ -13,8 +13,16 @@ async function parked(s: Stores, hook = 'h', extra: Partial<ParkInput> = {}, now
   const [id] = await keep(s, `t-${hook}`, [hook], now);
   const c = await s.runs.claim(id!, 'w1', 30_000, now);
   const input: ParkInput = {
-    run: id!, token: c!.token, kind: 'wait', tool: 'wait', argsHash: 'a'.repeat(64), subject: SUBJECT, onTimeout: 'fail',
-    expiresAt: now + HOUR, now: now + 1, ...extra,
+    run: id!,
+    token: c!.token,
+    kind: 'wait',
+    tool: 'wait',
+    argsHash: 'a'.repeat(64),
+    subject: SUBJECT,
+    onTimeout: 'fail',
+    expiresAt: now + HOUR,
+    now: now + 1,
+    ...extra,
   };
   const out = await s.interactions.park(input);
   return { ...out, token: c!.token, input };
@@ -30,9 +38,23 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         const { interaction: i, run } = await parked(s);
         expect(i.id).toMatch(INTERACTION_ID_PATTERN);
         expect(i).toMatchObject({
-          kind: 'wait', run: run.id, hook: 'h', topic: 't-h', tool: 'wait', args_hash: 'a'.repeat(64), rule: null,
-          policy_version: null, answer_hooks: [], subject: SUBJECT, on_timeout: 'fail', status: 'open', resolution: null, outcome: null,
-          taken: null, created_at: new Date(T0 + 1).toISOString(), expires_at: new Date(T0 + HOUR).toISOString(),
+          kind: 'wait',
+          run: run.id,
+          hook: 'h',
+          topic: 't-h',
+          tool: 'wait',
+          args_hash: 'a'.repeat(64),
+          rule: null,
+          policy_version: null,
+          answer_hooks: [],
+          subject: SUBJECT,
+          on_timeout: 'fail',
+          status: 'open',
+          resolution: null,
+          outcome: null,
+          taken: null,
+          created_at: new Date(T0 + 1).toISOString(),
+          expires_at: new Date(T0 + HOUR).toISOString(),
         });
         expect(run).toMatchObject({ status: 'parked', lease: null, due_at: null, interaction: i.id, parked_on: [i.id] });
         expect(run.history.at(-1)).toMatchObject({ event: 'parked', detail: `parked on wait ${i.id} (expires ${new Date(T0 + HOUR).toISOString()})` });
@@ -47,9 +69,25 @@ export function describeInteractionConformance(name: string, factory: StoresFact
 
       it('keeps the approval fields; ids of two interactions differ', async () => {
         const s = stores();
-        const a = await parked(s, 'h1', { kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policyVersion: 3, answerHooks: ['slack-answer'], subject: null, onTimeout: 'deny' });
+        const a = await parked(s, 'h1', {
+          kind: 'approval',
+          tool: 'deploy',
+          rule: 'prod-deploys',
+          policyVersion: 3,
+          answerHooks: ['slack-answer'],
+          subject: null,
+          onTimeout: 'deny',
+        });
         const b = await parked(s, 'h2');
-        expect(a.interaction).toMatchObject({ kind: 'approval', tool: 'deploy', rule: 'prod-deploys', policy_version: 3, answer_hooks: ['slack-answer'], subject: null, on_timeout: 'deny' });
+        expect(a.interaction).toMatchObject({
+          kind: 'approval',
+          tool: 'deploy',
+          rule: 'prod-deploys',
+          policy_version: 3,
+          answer_hooks: ['slack-answer'],
+          subject: null,
+          on_timeout: 'deny',
+        });
         expect(a.interaction.id).not.toBe(b.interaction.id);
       });
 
@@ -101,9 +139,14 @@ export function describeInteractionConformance(name: string, factory: StoresFact
       it('resumes once: the run is due now (and dispatched), a second answer is a conflict naming the first', async () => {
         const s = stores();
         const { interaction: i, run } = await parked(s);
-        const out = await s.interactions.resolve(i.id, { status: 'resumed', by: 'run:r2', via: 'hook', reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } }, T0 + 10);
+        const out = await s.interactions.resolve(
+          i.id,
+          { status: 'resumed', by: 'run:r2', via: 'hook', reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } },
+          T0 + 10,
+        );
         expect(out.interaction).toMatchObject({
-          status: 'resumed', resolution: { by: 'run:r2', via: 'hook', at: new Date(T0 + 10).toISOString(), reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } },
+          status: 'resumed',
+          resolution: { by: 'run:r2', via: 'hook', at: new Date(T0 + 10).toISOString(), reason: 'shipped', payload: { ok: 1 }, extras: { note: 'x' } },
         });
         expect(out.run).toMatchObject({ id: run.id, status: 'pending', interaction: i.id, parked_on: [], due_at: new Date(T0 + 10).toISOString() });
         expect(out.run?.history.at(-1)).toMatchObject({ event: 'woken', detail: `interaction ${i.id} resumed by run:r2 via hook` });
@@ -141,7 +184,10 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         const s = stores();
         const { interaction: i, run } = await parked(s);
         expect((await s.runs.discard(run.id, T0 + 3)).status).toBe('discarded');
-        expect(await s.interactions.get(i.id)).toMatchObject({ status: 'cancelled', resolution: { by: 'operator', via: 'api', reason: 'its parked run was discarded by an operator' } });
+        expect(await s.interactions.get(i.id)).toMatchObject({
+          status: 'cancelled',
+          resolution: { by: 'operator', via: 'api', reason: 'its parked run was discarded by an operator' },
+        });
         expect((await s.runs.get(run.id))?.status).toBe('discarded');
       });
     });

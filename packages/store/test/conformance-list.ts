@@ -20,7 +20,13 @@ async function pages(s: Stores, filter: RunFilter, limit: number): Promise<Run[]
  * same millisecond; a few runs finished so status filters have something to do.
  */
 async function fill(s: Stores): Promise<Run[]> {
-  for (const [n, t] of [['a', 'orders'], ['b', 'orders'], ['c', 'orders'], ['u', 'users']] as const) await s.hooks.putHook(hook(n, t));
+  for (const [n, t] of [
+    ['a', 'orders'],
+    ['b', 'orders'],
+    ['c', 'orders'],
+    ['u', 'users'],
+  ] as const)
+    await s.hooks.putHook(hook(n, t));
   const ids: string[] = [];
   for (let i = 0; i < 12; i += 1) {
     const now = T0 + Math.floor(i / 2) * 10;
@@ -58,14 +64,21 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
       const s = stores();
       const all = await fill(s);
       const cases: RunFilter[] = [
-        { status: 'succeeded' }, { status: 'pending' }, { status: 'running' }, { hook: 'a' }, { topic: 'users' },
-        { status: 'pending', hook: 'b' }, { status: 'succeeded', topic: 'orders' }, { hook: 'u', topic: 'users' },
-        { hook: 'u', topic: 'orders' }, { status: 'pending', hook: 'c', topic: 'orders' }, { status: 'failed' },
+        { status: 'succeeded' },
+        { status: 'pending' },
+        { status: 'running' },
+        { hook: 'a' },
+        { topic: 'users' },
+        { status: 'pending', hook: 'b' },
+        { status: 'succeeded', topic: 'orders' },
+        { hook: 'u', topic: 'users' },
+        { hook: 'u', topic: 'orders' },
+        { status: 'pending', hook: 'c', topic: 'orders' },
+        { status: 'failed' },
       ];
       for (const filter of cases) {
         const want = all.filter(
-          (r) => (!filter.status || r.status === filter.status) && (!filter.hook || r.hook === filter.hook) &&
-            (!filter.topic || r.topic === filter.topic),
+          (r) => (!filter.status || r.status === filter.status) && (!filter.hook || r.hook === filter.hook) && (!filter.topic || r.topic === filter.topic),
         );
         const got = (await pages(s, filter, 3)).flat();
         expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);
@@ -78,13 +91,22 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
       const all = await fill(s);
       const at = (r: Run) => Date.parse(r.created_at);
       const cases: RunFilter[] = [
-        { since: T0 + 20 }, { until: T0 + 20 }, { since: T0 + 10, until: T0 + 30 }, { since: T0 + 11, until: T0 + 29 },
-        { since: T0 + 10, until: T0 + 10, hook: 'a' }, { since: T0 + 30, status: 'pending' }, { until: T0 - 1 }, { since: T0 + 1000 },
+        { since: T0 + 20 },
+        { until: T0 + 20 },
+        { since: T0 + 10, until: T0 + 30 },
+        { since: T0 + 11, until: T0 + 29 },
+        { since: T0 + 10, until: T0 + 10, hook: 'a' },
+        { since: T0 + 30, status: 'pending' },
+        { until: T0 - 1 },
+        { since: T0 + 1000 },
       ];
       for (const filter of cases) {
         const want = all.filter(
-          (r) => (!filter.status || r.status === filter.status) && (!filter.hook || r.hook === filter.hook) &&
-            (filter.since === undefined || at(r) >= filter.since) && (filter.until === undefined || at(r) <= filter.until),
+          (r) =>
+            (!filter.status || r.status === filter.status) &&
+            (!filter.hook || r.hook === filter.hook) &&
+            (filter.since === undefined || at(r) >= filter.since) &&
+            (filter.until === undefined || at(r) <= filter.until),
         );
         const got = (await pages(s, filter, 2)).flat();
         expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);

@@ -3,7 +3,15 @@ import { T0, rejection } from './fixtures';
 import type { Stores } from '../src';
 
 const rules: ApprovalRule[] = [
-  { name: 'prod deploys', tools: ['deploy'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 600, on_timeout: 'deny', answer_hooks: ['slack-answers'] },
+  {
+    name: 'prod deploys',
+    tools: ['deploy'],
+    when: '.args.env == "prod"',
+    action: 'approve',
+    timeout_seconds: 600,
+    on_timeout: 'deny',
+    answer_hooks: ['slack-answers'],
+  },
   { tools: ['*', '!echo'], action: 'deny', message: 'ask first' },
 ];
 

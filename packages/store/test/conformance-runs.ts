@@ -34,9 +34,23 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         for (const id of ids) expect(id).toMatch(RUN_ID_PATTERN);
         const run = kept[0]!;
         expect(run).toMatchObject({
-          topic: 'orders', status: 'pending', attempts: 0, acted: '', acted_ids: [], claim_intent: '', error: null,
-          result: null, input: null, lease: null, resumable: false, delivery_id: 'd-1', payload: { n: 1 },
-          due_at: new Date(T0).toISOString(), created_at: new Date(T0).toISOString(), started_at: null, finished_at: null,
+          topic: 'orders',
+          status: 'pending',
+          attempts: 0,
+          acted: '',
+          acted_ids: [],
+          claim_intent: '',
+          error: null,
+          result: null,
+          input: null,
+          lease: null,
+          resumable: false,
+          delivery_id: 'd-1',
+          payload: { n: 1 },
+          due_at: new Date(T0).toISOString(),
+          created_at: new Date(T0).toISOString(),
+          started_at: null,
+          finished_at: null,
         });
         expect(run.history.map((h) => h.event)).toEqual(['kept']);
         expect((await s.runs.list({ topic: 'other' }, 10)).runs).toEqual([]);
@@ -214,7 +228,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(await s.runs.counts()).toEqual({ pending: 0, running: 0, retry_wait: 0, parked: 0, failed: 1 });
       });
 
-      it('a run that succeeds after a takeover no longer carries the earlier attempt\'s error (its history does)', async () => {
+      it("a run that succeeds after a takeover no longer carries the earlier attempt's error (its history does)", async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
         await s.runs.claim(id!, 'w1', 1_000, T0);
@@ -264,12 +278,25 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const alerts = (await s.runs.list({ topic: 'hooks_run_failed' }, 20)).runs;
         const by = (r: { hook: string; payload: unknown }) => [r.hook, (r.payload as { run_id: string }).run_id];
         expect(alerts.map(by).sort()).toEqual(
-          [['alert-a', x], ['alert-b', x], ['alert-a', y], ['alert-b', y], ['alert-a', z], ['alert-b', z]].sort(),
+          [
+            ['alert-a', x],
+            ['alert-b', x],
+            ['alert-a', y],
+            ['alert-b', y],
+            ['alert-a', z],
+            ['alert-b', z],
+          ].sort(),
         );
         expect(new Set(alerts.map((r) => r.id)).size).toBe(6);
         const ofX = alerts.find((r) => (r.payload as { run_id: string }).run_id === x)!;
         expect(ofX.payload).toEqual({
-          run_id: x, hook: 'x', topic: 't', attempts: 1, error: err, acted: '', failed_at: new Date(T0 + 1).toISOString(),
+          run_id: x,
+          hook: 'x',
+          topic: 't',
+          attempts: 1,
+          error: err,
+          acted: '',
+          failed_at: new Date(T0 + 1).toISOString(),
         });
         expect(ofX).toMatchObject({ status: 'pending', delivery_id: null, attempts: 0 });
         expect((await s.runs.sweepDue(T0 + 1_001, 20, 1_000)).length).toBe(6);
@@ -326,7 +353,10 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const e = await rejection(s.runs.retry(p!, T0));
         expect(e.kind).toBe('conflict');
         expect(e.message).toContain('pending');
-        for (const [id, acted] of [[r!, 'resume'], [t!, 'take']] as const) {
+        for (const [id, acted] of [
+          [r!, 'resume'],
+          [t!, 'take'],
+        ] as const) {
           const c = await s.runs.claim(id, 'w', 1_000, T0);
           await s.runs.act(id, c!.token, { acted, actedIds: ['i-1', 'i-2'] }, T0);
           await s.runs.fail(id, c!.token, { kind: 'internal', message: 'tool broke' }, T0);
@@ -373,7 +403,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect(await s.runs.counts()).toEqual({ pending: 0, running: 1, retry_wait: 0, parked: 0, failed: 0 });
       });
 
-      it('replay: an ended run\'s event runs again as a new run of the hook as registered now, recording replay_of', async () => {
+      it("replay: an ended run's event runs again as a new run of the hook as registered now, recording replay_of", async () => {
         const s = stores();
         const [src] = await keep(s, 't', ['a']);
         const c = await s.runs.claim(src!, 'w', 1_000, T0);
@@ -383,8 +413,17 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const r = await s.runs.replay(src!, { name: 'a', topic: 'moved' }, T0 + 100, 1_000);
         expect(r.id).not.toBe(src);
         expect(r).toMatchObject({
-          hook: 'a', topic: 'moved', status: 'pending', attempts: 0, acted: '', payload: before!.payload, replay_of: src,
-          delivery_id: null, result: null, error: null, created_at: new Date(T0 + 100).toISOString(),
+          hook: 'a',
+          topic: 'moved',
+          status: 'pending',
+          attempts: 0,
+          acted: '',
+          payload: before!.payload,
+          replay_of: src,
+          delivery_id: null,
+          result: null,
+          error: null,
+          created_at: new Date(T0 + 100).toISOString(),
         });
         expect(r.history).toEqual([{ at: new Date(T0 + 100).toISOString(), attempt: 0, event: 'kept', detail: `replay of run ${src}` }]);
         expect(await s.runs.get(r.id)).toEqual(r);
@@ -401,10 +440,15 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const s = stores();
         const [a, b] = await keep(s, 't', ['a', 'b']);
         await s.runs.claim(b!, 'w', 1_000, T0);
-        for (const [id, status] of [[a!, 'pending'], [b!, 'running']] as const) {
+        for (const [id, status] of [
+          [a!, 'pending'],
+          [b!, 'running'],
+        ] as const) {
           const e = await rejection(s.runs.replay(id, { name: 'a', topic: 't' }, T0 + 1, 0));
           expect(e.kind).toBe('conflict');
-          expect(e.message).toBe(`run ${id} is ${status}; only a run that has ended (succeeded, skipped, failed, denied, cancelled, discarded) can be replayed`);
+          expect(e.message).toBe(
+            `run ${id} is ${status}; only a run that has ended (succeeded, skipped, failed, denied, cancelled, discarded) can be replayed`,
+          );
         }
         expect((await rejection(s.runs.replay('0'.repeat(26), { name: 'a', topic: 't' }, T0, 0))).kind).toBe('not_found');
         expect(await s.runs.counts()).toEqual({ pending: 1, running: 1, retry_wait: 0, parked: 0, failed: 0 });

@@ -27,7 +27,11 @@ export function describeStateConformance(name: string, factory: StateStoresFacto
       expect(await states.get(pr)).toBeNull();
       const r = await states.set(pr, { checks: 'pending' }, { ...byHook('run-1'), now: T0 });
       const want = {
-        ...pr, document: { checks: 'pending' }, version: 1, created_at: iso(T0), updated_at: iso(T0),
+        ...pr,
+        document: { checks: 'pending' },
+        version: 1,
+        created_at: iso(T0),
+        updated_at: iso(T0),
         history: [{ version: 1, op: 'set', door: 'hook', actor: 'run-1', hook: 'ci', at: iso(T0) }],
       };
       expect(r).toEqual(want);

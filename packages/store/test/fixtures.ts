@@ -9,8 +9,13 @@ export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 export function hook(name: string, topic: string, extra: Partial<Hook> = {}): Hook {
   return {
-    name, topic, tool: 'echo', tool_kwargs: { say: name }, created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z', ...extra,
+    name,
+    topic,
+    tool: 'echo',
+    tool_kwargs: { say: name },
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...extra,
   };
 }
 

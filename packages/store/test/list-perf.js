@@ -13,7 +13,14 @@ const { KeyLayout } = require('../dist/redis/keys');
 const { runIdBase, runIdAt } = require('../dist/run-ids');
 
 /** Status mix of a long-running deployment: mostly finished, some held failed. */
-const STATUSES = [['succeeded', 70], ['skipped', 10], ['pending', 8], ['retry_wait', 4], ['failed', 6], ['discarded', 2]];
+const STATUSES = [
+  ['succeeded', 70],
+  ['skipped', 10],
+  ['pending', 8],
+  ['retry_wait', 4],
+  ['failed', 6],
+  ['discarded', 2],
+];
 
 function statusFor(i) {
   let r = ((i * 2654435761) % 4294967296) % 100;
@@ -40,15 +47,33 @@ async function fillRuns({ url, prefix, partitions = 4, n, hooks = 20, topics = 5
         const p = i % partitions;
         const id = runIdAt(runIdBase(at, p), 0);
         const hook = `h${i % hooks}`;
-        const topic = `t${i % hooks % topics}`;
+        const topic = `t${(i % hooks) % topics}`;
         const status = statusFor(i);
         const finished = ['succeeded', 'skipped', 'discarded', 'failed'].includes(status);
         pipe.hset(keys.run(p, id), {
-          id, hook, topic, status, payload: JSON.stringify({ order: i, note: 'benchmark' }), attempts: finished ? 1 : 0,
-          acted: '', acted_ids: '[]', claim_intent: '', error: status === 'failed' ? '{"kind":"internal","message":"x"}' : '',
-          result: status === 'succeeded' ? '{"ok":true}' : '', input: '', owner: '', until: '', token: finished ? 1 : 0,
-          due: finished ? '' : at, delivery: '', resumable: '0', created: at, updated: at, started: finished ? at : '',
-          finished: finished ? at : '', history: JSON.stringify([{ at, attempt: 0, event: 'kept' }]),
+          id,
+          hook,
+          topic,
+          status,
+          payload: JSON.stringify({ order: i, note: 'benchmark' }),
+          attempts: finished ? 1 : 0,
+          acted: '',
+          acted_ids: '[]',
+          claim_intent: '',
+          error: status === 'failed' ? '{"kind":"internal","message":"x"}' : '',
+          result: status === 'succeeded' ? '{"ok":true}' : '',
+          input: '',
+          owner: '',
+          until: '',
+          token: finished ? 1 : 0,
+          due: finished ? '' : at,
+          delivery: '',
+          resumable: '0',
+          created: at,
+          updated: at,
+          started: finished ? at : '',
+          finished: finished ? at : '',
+          history: JSON.stringify([{ at, attempt: 0, event: 'kept' }]),
         });
         for (const suffix of ['all', `h:${hook}`, `t:${topic}`, `s:${status}`, `sh:${status}:${hook}`, `st:${status}:${topic}`]) {
           pipe.zadd(keys.index(p, suffix), 0, id);
@@ -85,7 +110,11 @@ async function measureListPage({ url, prefix, partitions = 4, limit = 50, rounds
         if (page.runs.length === 0 && i === 0) throw new Error(`filter ${JSON.stringify(filter)} matched nothing`);
       }
       times.sort((a, b) => a - b);
-      out[JSON.stringify(filter)] = { p50: +percentile(times, 0.5).toFixed(2), p99: +percentile(times, 0.99).toFixed(2), max: +times[times.length - 1].toFixed(2) };
+      out[JSON.stringify(filter)] = {
+        p50: +percentile(times, 0.5).toFixed(2),
+        p99: +percentile(times, 0.99).toFixed(2),
+        max: +times[times.length - 1].toFixed(2),
+      };
     }
   } finally {
     await stores.close();

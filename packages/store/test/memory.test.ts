@@ -1,6 +1,10 @@
 import { createMemoryStores } from '../src';
 import {
-  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance, describeStateConformance,
+  describeHookStoreConformance,
+  describeInteractionConformance,
+  describeRunListConformance,
+  describeRunStoreConformance,
+  describeStateConformance,
 } from './conformance';
 
 const factory = async () => createMemoryStores();

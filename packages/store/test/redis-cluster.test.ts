@@ -9,17 +9,14 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { keysPerNode, startRedisCluster, type RedisCluster } from '../../../test/support/clusters';
 import { uniquePrefix } from '../../../test/support/services';
-import {
-  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance,
-} from './conformance';
+import { describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance } from './conformance';
 import { T0, hook } from './fixtures';
 
 let cluster: RedisCluster | undefined;
 const suitePrefix = uniquePrefix('cstore');
 let n = 0;
 /** Three partitions (three hash tags per prefix), so paging and sweeps cross slots and nodes. */
-const factory = async (): Promise<Stores> =>
-  createRedisStores({ url: cluster!.url, cluster: true, prefix: `${suitePrefix}x${(n += 1)}`, partitions: 3 });
+const factory = async (): Promise<Stores> => createRedisStores({ url: cluster!.url, cluster: true, prefix: `${suitePrefix}x${(n += 1)}`, partitions: 3 });
 
 beforeAll(async () => {
   cluster = await startRedisCluster();
@@ -38,9 +35,10 @@ describe('redis cluster: the proof is real', () => {
   it('the cluster refuses keys of two partitions in one script, so every script above kept to one slot', async () => {
     const admin = new Cluster([{ host: '127.0.0.1', port: Number(new URL(cluster!.url).port) }]);
     try {
-      const err = await admin
-        .eval("return redis.call('GET', KEYS[1])", 2, `{${suitePrefix}:p0}:x`, `{${suitePrefix}:p1}:x`)
-        .then(() => null, (e: Error) => e);
+      const err = await admin.eval("return redis.call('GET', KEYS[1])", 2, `{${suitePrefix}:p0}:x`, `{${suitePrefix}:p1}:x`).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(String(err)).toMatch(/CROSSSLOT/);
     } finally {
       admin.disconnect();

@@ -20,7 +20,13 @@ const input = (topic: string, now = T0) => ({ topic, payload: { n: 1 }, now, dis
 /** Waits (bounded) until the store's connection is back: ping fails at once while it reconnects. */
 async function connected(s: Stores): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
-    if (await s.ping().then(() => true, () => false)) return;
+    if (
+      await s.ping().then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('the store did not reconnect');
@@ -42,9 +48,7 @@ describe('keep_event on Redis', () => {
       await s.hooks.putHook(hook('b', 't'));
       const keys = new KeyLayout(p);
       const scripts = new Scripts(client);
-      const args = (base: string, part: number, delivery = '') => [
-        keys.tag(part), base, 't', '{}', delivery, T0, T0, MAX_HOOKS_PER_EVENT, 'event on t', '',
-      ];
+      const args = (base: string, part: number, delivery = '') => [keys.tag(part), base, 't', '{}', delivery, T0, T0, MAX_HOOKS_PER_EVENT, 'event on t', ''];
       const open = runIdBase(T0, 1);
       const sent = async () => scripts.run('keep_event', [keys.topicHooks(1, 't'), keys.due(1)], args(open, 1));
       const first = await sent();

@@ -3,7 +3,11 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
-  describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance, describeStateConformance,
+  describeHookStoreConformance,
+  describeInteractionConformance,
+  describeRunListConformance,
+  describeRunStoreConformance,
+  describeStateConformance,
 } from './conformance';
 import { T0, hook, rejection } from './fixtures';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';

@@ -57,12 +57,7 @@ export async function readBoundedBytes(res: Response, maxBytes: number, what: st
  * and turns what went wrong into the right kind: our own deadline is
  * `timeout`, the caller's abort keeps its reason (timeout or shutdown).
  */
-export async function withDeadline<T>(
-  what: string,
-  timeoutMs: number,
-  outer: AbortSignal | undefined,
-  fn: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+export async function withDeadline<T>(what: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
   const timer = setTimeout(() => own.abort(), timeoutMs);
   const signal = outer ? AbortSignal.any([outer, own.signal]) : own.signal;

@@ -54,10 +54,14 @@ export function parseAllowNets(entries: readonly string[]): { nets: [ipaddr.IPv4
   const errors: string[] = [];
   for (const entry of entries) {
     try {
-      nets.push(entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
-        const a = ipaddr.parse(entry);
-        return [a, a.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
-      })());
+      nets.push(
+        entry.includes('/')
+          ? ipaddr.parseCIDR(entry)
+          : (() => {
+              const a = ipaddr.parse(entry);
+              return [a, a.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+            })(),
+      );
     } catch {
       errors.push(`HOOKS_OUTBOUND_ALLOW_NETS: ${JSON.stringify(entry)} is not an address or CIDR range`);
     }
@@ -74,7 +78,9 @@ function normalize(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
 export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuard {
   const { nets, errors } = parseAllowNets(options.allowNets);
   if (errors.length > 0) throw new HookyardError('bad_input', errors.join('; '), { details: errors });
-  const resolve = options.lookup ?? ((host: string) => new Promise<LookupAddress[]>((ok, fail) => dnsLookup(host, { all: true }, (err, addrs) => (err ? fail(err) : ok(addrs)))));
+  const resolve =
+    options.lookup ??
+    ((host: string) => new Promise<LookupAddress[]>((ok, fail) => dnsLookup(host, { all: true }, (err, addrs) => (err ? fail(err) : ok(addrs)))));
 
   const explicitlyAllowed = (address: string): boolean => {
     const a = normalize(address);
@@ -94,44 +100,49 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
   };
 
   const netsOnly = (address: string): string | undefined =>
-    explicitlyAllowed(address) ? undefined : `${normalize(address).toString()} is not in HOOKS_OUTBOUND_ALLOW_NETS (and the host is not in HOOKS_WEBHOOK_ALLOW_HOSTS)`;
+    explicitlyAllowed(address)
+      ? undefined
+      : `${normalize(address).toString()} is not in HOOKS_OUTBOUND_ALLOW_NETS (and the host is not in HOOKS_WEBHOOK_ALLOW_HOSTS)`;
 
-  const agentFor = (refuse: (address: string) => string | undefined) => new Agent({
-    connect: {
-      // net.connect calls this for a name (never for an IP literal, which fetch checks itself).
-      lookup(hostname, opts, callback) {
-        resolve(hostname).then(
-          (addrs) => {
-            const bad = addrs.map((x) => refuse(x.address)).find((r) => r !== undefined);
-            if (addrs.length === 0) return callback(Object.assign(new Error(`${hostname} resolved to no address`), { code: 'ENOTFOUND' }), '', 4);
-            // Every address must pass: a name with one public and one internal address is refused.
-            if (bad) return callback(Object.assign(new Error(`${hostname} resolves to ${bad}`), { code: REFUSED }), '', 4);
-            // With autoSelectFamily (node's default) net asks for every address at once.
-            if ((opts as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addrs);
-            const first = addrs[0]!;
-            callback(null, first.address, first.family);
-          },
-          (err: unknown) => callback(err as NodeJS.ErrnoException, '', 4),
-        );
+  const agentFor = (refuse: (address: string) => string | undefined) =>
+    new Agent({
+      connect: {
+        // net.connect calls this for a name (never for an IP literal, which fetch checks itself).
+        lookup(hostname, opts, callback) {
+          resolve(hostname).then(
+            (addrs) => {
+              const bad = addrs.map((x) => refuse(x.address)).find((r) => r !== undefined);
+              if (addrs.length === 0) return callback(Object.assign(new Error(`${hostname} resolved to no address`), { code: 'ENOTFOUND' }), '', 4);
+              // Every address must pass: a name with one public and one internal address is refused.
+              if (bad) return callback(Object.assign(new Error(`${hostname} resolves to ${bad}`), { code: REFUSED }), '', 4);
+              // With autoSelectFamily (node's default) net asks for every address at once.
+              if ((opts as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addrs);
+              const first = addrs[0]!;
+              callback(null, first.address, first.family);
+            },
+            (err: unknown) => callback(err as NodeJS.ErrnoException, '', 4),
+          );
+        },
       },
-    },
-  });
+    });
 
-  const fetchThrough = (agent: Agent, refuse: (address: string) => string | undefined) => (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) {
-      const why = refuse(host);
-      if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`, { notSent: true });
-    }
-    try {
-      return await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-      if (cause?.code === REFUSED) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${String(cause.message)}`, { cause: err, notSent: true });
-      throw err;
-    }
-  }) as FetchFn;
+  const fetchThrough = (agent: Agent, refuse: (address: string) => string | undefined) =>
+    (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host)) {
+        const why = refuse(host);
+        if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`, { notSent: true });
+      }
+      try {
+        return await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent });
+      } catch (err) {
+        const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+        if (cause?.code === REFUSED)
+          throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${String(cause.message)}`, { cause: err, notSent: true });
+        throw err;
+      }
+    }) as FetchFn;
 
   const checkedAddress = async (host: string): Promise<LookupAddress> => {
     const bare = host.replace(/^\[|\]$/g, '');
@@ -149,7 +160,12 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     if (addrs.length === 0) throw new HookyardError('unavailable', `${bare} resolved to no address`, { notSent: true });
     // Every address must pass, as for HTTP: a name with one public and one internal address is refused.
     const bad = addrs.map((x) => refusal(x.address)).find((r) => r !== undefined);
-    if (bad) throw new HookyardError('forbidden', family ? `outbound call to ${bare} refused: ${bad}` : `outbound call to ${bare} refused: ${bare} resolves to ${bad}`, { notSent: true });
+    if (bad)
+      throw new HookyardError(
+        'forbidden',
+        family ? `outbound call to ${bare} refused: ${bad}` : `outbound call to ${bare} refused: ${bare} resolves to ${bad}`,
+        { notSent: true },
+      );
     return addrs[0]!;
   };
 

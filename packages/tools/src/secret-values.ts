@@ -1,4 +1,13 @@
-import { HookyardError, isSecretRef, setOwn, secretRefViolation, type RemoteToolRecord, type SecretResolver, type SecretScope, type StringOrSecret } from '@hookyard/core';
+import {
+  HookyardError,
+  isSecretRef,
+  setOwn,
+  secretRefViolation,
+  type RemoteToolRecord,
+  type SecretResolver,
+  type SecretScope,
+  type StringOrSecret,
+} from '@hookyard/core';
 
 /**
  * Tool records hold secrets by reference only. A value in `headers`,
@@ -27,7 +36,8 @@ export const REDACTED = '<redacted: register again with {"secret":"env:NAME"}>';
  */
 export function secretValueViolation(field: string, value: Record<string, unknown>, scope?: SecretScope): string | undefined {
   const extra = Object.keys(value).filter((k) => k !== 'secret');
-  if (extra.length > 0) return `${field}: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
+  if (extra.length > 0)
+    return `${field}: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
   return secretRefViolation(`${field}.secret`, value.secret, scope);
 }
 
@@ -56,7 +66,7 @@ export function checkStringOrSecretMap(
       if (miss) errors.push(miss);
       else out[k] = { secret: (v as { secret: string }).secret };
     } else if (typeof v !== 'string') {
-      errors.push(`${at} must be a string or {"secret":"env:NAME"}, got ${isCredentialName(k) ? typeof v : JSON.stringify(v) ?? String(v)}`);
+      errors.push(`${at} must be a string or {"secret":"env:NAME"}, got ${isCredentialName(k) ? typeof v : (JSON.stringify(v) ?? String(v))}`);
     } else if (isCredentialName(k)) {
       errors.push(literalCredentialLine(at));
     } else {
@@ -117,7 +127,11 @@ export async function resolveStringMap(
 export const headerSafe = (value: string): boolean => !/[\r\n\0]/.test(value);
 
 /** Header values with every reference resolved. */
-export function resolveHeaders(resolver: SecretResolver, what: string, headers: Readonly<Record<string, unknown>> | undefined): Promise<Record<string, string>> {
+export function resolveHeaders(
+  resolver: SecretResolver,
+  what: string,
+  headers: Readonly<Record<string, unknown>> | undefined,
+): Promise<Record<string, string>> {
   return resolveStringMap(resolver, what, 'headers', headers, headerSafe);
 }
 

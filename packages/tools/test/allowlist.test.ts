@@ -30,7 +30,11 @@ describe('resolveAllowlist', () => {
     expect(allowed(hook, runtime)).toEqual(expected);
   });
 
-  const entry = fc.oneof(fc.constantFrom(...NAMES), fc.constant('*'), fc.constantFrom(...NAMES).map((n) => `!${n}`));
+  const entry = fc.oneof(
+    fc.constantFrom(...NAMES),
+    fc.constant('*'),
+    fc.constantFrom(...NAMES).map((n) => `!${n}`),
+  );
   const list = fc.array(entry, { maxLength: 6 });
 
   it('property: a name is allowed exactly when both lists allow it (the hook can only narrow)', () => {
@@ -51,7 +55,10 @@ describe('AllowlistRepo', () => {
   const ctx = testContext({ logger: silentLogger() });
 
   it('refuses a call outside the list with unauthorized, and hides it', async () => {
-    await expect(repo.exec('print', { x: 1 }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining("tool 'print' is not allowed") });
+    await expect(repo.exec('print', { x: 1 }, ctx)).rejects.toMatchObject({
+      kind: 'unauthorized',
+      message: expect.stringContaining("tool 'print' is not allowed"),
+    });
     expect(await repo.names()).toEqual(['echo']);
     expect(await repo.schema('print')).toBeUndefined();
     expect(await repo.tools('print')).toEqual([]);

@@ -40,8 +40,14 @@ describe('evaluateRules: first match wins, no match allows, an error denies', ()
       { tools: ['*'], action: 'deny' },
     ];
     expect(await evaluate(rules)).toEqual({
-      action: 'approve', rule: 'prod deploys', source: 'deployment', policy_version: 3, message: '',
-      timeout_seconds: 600, on_timeout: 'deny', answer_hooks: ['slack-answers'],
+      action: 'approve',
+      rule: 'prod deploys',
+      source: 'deployment',
+      policy_version: 3,
+      message: '',
+      timeout_seconds: 600,
+      on_timeout: 'deny',
+      answer_hooks: ['slack-answers'],
     });
     // The when does not match staging: the catch-all after it decides.
     const staging = await evaluate(rules, call({ args: { env: 'staging' } }));
@@ -86,14 +92,27 @@ describe('evaluateRules: first match wins, no match allows, an error denies', ()
 
   it('approve fills in the defaults: one hour, deny on expiry, no answer hooks', async () => {
     expect(await evaluate([{ tools: ['deploy'], action: 'approve', message: 'ship it?' }])).toEqual({
-      action: 'approve', rule: 'deployment rule 1', source: 'deployment', policy_version: 3, message: 'ship it?',
-      timeout_seconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS, on_timeout: 'deny', answer_hooks: [],
+      action: 'approve',
+      rule: 'deployment rule 1',
+      source: 'deployment',
+      policy_version: 3,
+      message: 'ship it?',
+      timeout_seconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+      on_timeout: 'deny',
+      answer_hooks: [],
     });
   });
 });
 
 describe('a hook rule can only make a call stricter', () => {
-  const d = (action: 'allow' | 'approve' | 'deny', source: 'deployment' | 'hook', extra = {}) => ({ action, rule: `${source} r`, source, policy_version: 5, message: source, ...extra });
+  const d = (action: 'allow' | 'approve' | 'deny', source: 'deployment' | 'hook', extra = {}) => ({
+    action,
+    rule: `${source} r`,
+    source,
+    policy_version: 5,
+    message: source,
+    ...extra,
+  });
 
   it.each([
     ['allow', 'approve', 'approve', 'hook'],
@@ -142,7 +161,16 @@ describe('validateApprovalRules: one line per bad rule', () => {
     expect(
       await validateApprovalRules(
         [
-          { name: 'prod deploys', tools: ['deploy', '!deploy_dry'], when: '.args.env == "prod"', action: 'approve', message: 'ok?', timeout_seconds: 900, on_timeout: 'allow', answer_hooks: ['slack-answers'] },
+          {
+            name: 'prod deploys',
+            tools: ['deploy', '!deploy_dry'],
+            when: '.args.env == "prod"',
+            action: 'approve',
+            message: 'ok?',
+            timeout_seconds: 900,
+            on_timeout: 'allow',
+            answer_hooks: ['slack-answers'],
+          },
           { tools: ['*'], action: 'deny', message: 'never' },
           { tools: ['echo'], action: 'allow' },
         ],

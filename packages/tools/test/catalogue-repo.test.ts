@@ -71,7 +71,9 @@ describe('CatalogueRepo', () => {
   it('with no answer ever: an HTTP service from its record alone; a provider tool throws unavailable', async () => {
     const { repo } = await setup(silent);
     expect(await repo.names()).toEqual(['svc']);
-    expect(await repo.tools('svc')).toEqual([{ name: 'svc', description: 'a service', parameters: { type: 'object' }, provider: 'http', crashResumable: false }]);
+    expect(await repo.tools('svc')).toEqual([
+      { name: 'svc', description: 'a service', parameters: { type: 'object' }, provider: 'http', crashResumable: false },
+    ]);
     await expect(repo.tools('pets__list_pets')).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringContaining('no executor answered') });
     await expect(repo.tools('pets')).rejects.toMatchObject({ kind: 'unavailable' });
   });

@@ -13,8 +13,18 @@ import { vendorMisses } from './support/vendor-rules';
 
 const long = 'Lists things. '.repeat(120); // 1680 characters
 const tools: ToolInfo[] = [
-  { name: 'echo', description: 'Returns its arguments', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, provider: 'local' },
-  { name: 'svc__list_things', description: long, parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} }, provider: 'openapi' },
+  {
+    name: 'echo',
+    description: 'Returns its arguments',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    provider: 'local',
+  },
+  {
+    name: 'svc__list_things',
+    description: long,
+    parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} },
+    provider: 'openapi',
+  },
   { name: 'bare', description: '', parameters: {}, provider: 'http' },
 ];
 

@@ -90,7 +90,11 @@ describe("GitHub's OpenAPI document", () => {
 
   it('a POST with a JSON body and a path parameter holding a space lands as GitHub expects', async () => {
     mock.seen.length = 0;
-    const out = await repo.exec('github__issues_create', { owner: 'octo cat', repo: 'hello-world', title: 'Found a bug', labels: ['bug'], milestone: null }, testContext());
+    const out = await repo.exec(
+      'github__issues_create',
+      { owner: 'octo cat', repo: 'hello-world', title: 'Found a bug', labels: ['bug'], milestone: null },
+      testContext(),
+    );
     expect(out).toEqual({ number: 1347 });
     expect(mock.seen).toHaveLength(1);
     const req = mock.seen[0]!;
@@ -131,12 +135,17 @@ describe('the document size cap (HOOKS_OPENAPI_MAX_BYTES)', () => {
   it('a document over the cap is refused, naming the setting', async () => {
     const lines: string[] = [];
     const { store, register } = memoryToolStore();
-    const provider = new OpenApiProvider({ logger: createLogger({ level: 'warn', destination: { write: (s: string) => lines.push(s) } }), maxDocumentBytes: 1_000_000 });
+    const provider = new OpenApiProvider({
+      logger: createLogger({ level: 'warn', destination: { write: (s: string) => lines.push(s) } }),
+      maxDocumentBytes: 1_000_000,
+    });
     await register({ name: 'github', kind: 'openapi', endpoint: `${mock.url}/api` });
     const record = (await store.getTool('github'))!;
     const err = await provider.check(record).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HookyardError);
-    expect((err as HookyardError).message).toBe(`OpenAPI document of tool 'github' (${mock.url}/api/openapi.json) replied with more than 1000000 bytes (the cap is HOOKS_OPENAPI_MAX_BYTES)`);
+    expect((err as HookyardError).message).toBe(
+      `OpenAPI document of tool 'github' (${mock.url}/api/openapi.json) replied with more than 1000000 bytes (the cap is HOOKS_OPENAPI_MAX_BYTES)`,
+    );
     await provider.close();
   });
 });

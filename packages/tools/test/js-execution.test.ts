@@ -23,12 +23,18 @@ describe('js_execution', () => {
   });
 
   it('has no Node or host APIs', async () => {
-    await expect(run({ code: 'typeof require + "," + typeof process + "," + typeof fetch' })).resolves.toEqual({ ok: true, value: 'undefined,undefined,undefined' });
+    await expect(run({ code: 'typeof require + "," + typeof process + "," + typeof fetch' })).resolves.toEqual({
+      ok: true,
+      value: 'undefined,undefined,undefined',
+    });
   });
 
   it('interrupts an infinite loop at the limit, then runs the next snippet', async () => {
     await expect(run({ code: 'while (true) {}' })).resolves.toEqual({ ok: false, error: 'interrupted: the snippet ran past 300 ms' });
-    await expect(run({ code: 'for (;;) { try { while (true) {} } catch (e) {} }' })).resolves.toMatchObject({ ok: false, error: expect.stringContaining('interrupted') });
+    await expect(run({ code: 'for (;;) { try { while (true) {} } catch (e) {} }' })).resolves.toMatchObject({
+      ok: false,
+      error: expect.stringContaining('interrupted'),
+    });
     await expect(run({ code: '1 + 1' })).resolves.toEqual({ ok: true, value: 2 });
   });
 

@@ -39,6 +39,10 @@ describe('provider libraries load on first use', () => {
 
   it('each library loads when its provider is used', () => {
     expect(loadedAfter(`tools.requestSchema({ type: 'object', nullable: true }, '3.0');`)).toEqual(['@openapi-contrib/openapi-schema-to-json-schema']);
-    expect(loadedAfter(`tools.validateGrpcFields({ endpoint: 'grpc://example.com:50051', proto: 'syntax = "proto3"; service S { rpc M (R) returns (R); } message R {}' });`)).toEqual(['protobufjs']);
+    expect(
+      loadedAfter(
+        `tools.validateGrpcFields({ endpoint: 'grpc://example.com:50051', proto: 'syntax = "proto3"; service S { rpc M (R) returns (R); } message R {}' });`,
+      ),
+    ).toEqual(['protobufjs']);
   });
 });

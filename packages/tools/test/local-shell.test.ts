@@ -30,7 +30,10 @@ describe('local_shell', () => {
   });
 
   it('refuses a command off the list, and a shell smuggled as the command', async () => {
-    await expect(tool().run({ command: 'rm', args: ['-rf', '.'] }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining('"rm"') });
+    await expect(tool().run({ command: 'rm', args: ['-rf', '.'] }, ctx)).rejects.toMatchObject({
+      kind: 'unauthorized',
+      message: expect.stringContaining('"rm"'),
+    });
     await expect(tool().run({ command: 'echo hi; rm x' }, ctx)).rejects.toMatchObject({ kind: 'unauthorized' });
     await expect(tool().run({ command: '/bin/echo', args: ['hi'] }, ctx)).rejects.toMatchObject({ kind: 'unauthorized' });
   });
@@ -40,7 +43,10 @@ describe('local_shell', () => {
     try {
       const pwd = (await tool().run({ command: 'pwd' }, ctx)) as { stdout: string };
       expect(pwd.stdout.trim()).toBe(root);
-      await expect(tool().run({ command: 'printenv', args: ['HOOKYARD_TEST_SECRET'] }, ctx)).rejects.toMatchObject({ kind: 'bad_input', message: expect.stringContaining('exited 1') });
+      await expect(tool().run({ command: 'printenv', args: ['HOOKYARD_TEST_SECRET'] }, ctx)).rejects.toMatchObject({
+        kind: 'bad_input',
+        message: expect.stringContaining('exited 1'),
+      });
     } finally {
       delete process.env.HOOKYARD_TEST_SECRET;
     }

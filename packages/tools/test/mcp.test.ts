@@ -91,7 +91,7 @@ describe('MCP over stdio', () => {
   it('an isError result is a bad_input error quoting the content', async () => {
     const err = await rejection(repo.exec('fx__fail', {}, testContext()));
     expect(err.kind).toBe('bad_input');
-    expect(err.message).toContain("tool 'fx__fail' (MCP tool \"fail\")");
+    expect(err.message).toContain('tool \'fx__fail\' (MCP tool "fail")');
     expect(err.message).toContain('"the fixture failed on purpose"');
   });
 
@@ -220,7 +220,13 @@ describe('MCP over HTTP transports', () => {
   it('a header reference that is not set: listing and calls fail internal quoting the reference, nothing is sent', async () => {
     const { store, register } = memoryToolStore();
     const repo = repoWith(store);
-    await register({ name: 'nokey', kind: 'mcp', transport: 'streamable-http', endpoint: `${base}/mcp`, headers: { Authorization: { secret: 'env:HOOKS_SECRET_MCP_MISSING' } } });
+    await register({
+      name: 'nokey',
+      kind: 'mcp',
+      transport: 'streamable-http',
+      endpoint: `${base}/mcp`,
+      headers: { Authorization: { secret: 'env:HOOKS_SECRET_MCP_MISSING' } },
+    });
     const before = seenHeaders.length;
     try {
       const err = await rejection(repo.exec('nokey__add', { a: 1, b: 2 }, testContext()));

@@ -101,7 +101,8 @@ describe('OpenAPI 3.0 schemas', () => {
 
   it('discriminator, example, x-* and formats no validator knows are gone; known formats stay', () => {
     const text = JSON.stringify(schema);
-    for (const word of ['discriminator', 'example', 'x-octokit', 'x-github', 'x-multi-segment', 'repo.nwo', 'readOnly', 'writeOnly', '$schema']) expect(text).not.toContain(word);
+    for (const word of ['discriminator', 'example', 'x-octokit', 'x-github', 'x-multi-segment', 'repo.nwo', 'readOnly', 'writeOnly', '$schema'])
+      expect(text).not.toContain(word);
     const props = schema.properties as Record<string, Record<string, unknown>>;
     expect(props.at).toEqual({ type: 'string', format: 'date-time' });
     expect(props.nwo).toEqual({ type: 'string' });

@@ -45,7 +45,11 @@ function petstore(extraPaths: Record<string, unknown> = {}): Record<string, unkn
     components: {
       parameters: { ApiKey: { name: 'X-Api-Key', in: 'header', required: true, schema: { type: 'string' } } },
       schemas: {
-        NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, tag: { type: 'string' }, owner: { $ref: '#/components/schemas/Owner' } } },
+        NewPet: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string' }, tag: { type: 'string' }, owner: { $ref: '#/components/schemas/Owner' } },
+        },
         Owner: { type: 'object', properties: { name: { type: 'string' }, pets: { type: 'array', items: { $ref: '#/components/schemas/NewPet' } } } },
       },
     },
@@ -85,7 +89,9 @@ beforeEach(() => {
 /** The secrets the record references, as the executor's environment would hold them. */
 const ENV: NodeJS.ProcessEnv = { HOOKS_SECRET_PETS_API_KEY: 'secret-1', HOOKS_SECRET_PETS_TOKEN: 'Bearer t-0ken' };
 
-async function setup(options: { now?: () => number; documentTtlMs?: number; retryAfterMs?: number; operations?: string[]; headers?: Record<string, unknown> } = {}) {
+async function setup(
+  options: { now?: () => number; documentTtlMs?: number; retryAfterMs?: number; operations?: string[]; headers?: Record<string, unknown> } = {},
+) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'warn', destination: { write: (s: string) => lines.push(s) } });
   const { store, register } = memoryToolStore();
@@ -181,7 +187,11 @@ describe('calls', () => {
     const { repo, lines } = await setup({ headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_MISSING' } } });
     const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));
     expect(err.kind).toBe('internal');
-    expect(err.message).toBe("OpenAPI document of tool 'petstore' (" + `${mock.url}/api/openapi.json` + '): headers.Authorization: secret reference env:HOOKS_SECRET_PETS_MISSING is not set');
+    expect(err.message).toBe(
+      "OpenAPI document of tool 'petstore' (" +
+        `${mock.url}/api/openapi.json` +
+        '): headers.Authorization: secret reference env:HOOKS_SECRET_PETS_MISSING is not set',
+    );
     expect(mock.seen).toHaveLength(0);
     expect(lines.join('')).toContain('env:HOOKS_SECRET_PETS_MISSING');
   });

@@ -22,9 +22,13 @@ beforeAll(async () => {
 afterAll(() => mock.close());
 beforeEach(() => {
   mock.seen.length = 0;
-  mock.respond = (req) => (req.url.endsWith('/openapi.json')
-    ? { status: 200, body: JSON.stringify({ openapi: '3.0.0', info: { title: 'x', version: '1' }, paths: { '/ping': { get: { operationId: 'ping', responses: {} } } } }) }
-    : { status: 200, body: '{"ok":true}' });
+  mock.respond = (req) =>
+    req.url.endsWith('/openapi.json')
+      ? {
+          status: 200,
+          body: JSON.stringify({ openapi: '3.0.0', info: { title: 'x', version: '1' }, paths: { '/ping': { get: { operationId: 'ping', responses: {} } } } }),
+        }
+      : { status: 200, body: '{"ok":true}' };
 });
 
 async function repoWith(env: Record<string, string>, records: Record<string, unknown>[]): Promise<ClosableToolRepo> {
@@ -48,7 +52,11 @@ describe('outbound calls for records', () => {
   it('refuse loopback by default: HTTP service, OpenAPI document, MCP over HTTP', async () => {
     const repo = await repoWith({}, records());
     try {
-      await expect(repo.exec('svc', {}, testContext())).rejects.toMatchObject({ kind: 'forbidden', notSent: true, message: expect.stringContaining('127.0.0.1 is a loopback address') });
+      await expect(repo.exec('svc', {}, testContext())).rejects.toMatchObject({
+        kind: 'forbidden',
+        notSent: true,
+        message: expect.stringContaining('127.0.0.1 is a loopback address'),
+      });
       // Discovery that cannot reach its server lists no tools from it.
       expect(await repo.names()).not.toContain('pets__ping');
       expect(mock.seen).toHaveLength(0);
@@ -87,7 +95,9 @@ describe('outbound calls for records', () => {
   });
 
   it('the setting is checked at boot', () => {
-    expect(() => loadSettings({ HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/33' })).toThrow('HOOKS_OUTBOUND_ALLOW_NETS: not an address or CIDR range: "127.0.0.0/33"');
+    expect(() => loadSettings({ HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/33' })).toThrow(
+      'HOOKS_OUTBOUND_ALLOW_NETS: not an address or CIDR range: "127.0.0.0/33"',
+    );
     expect(() => loadSettings({ HOOKS_OUTBOUND_ALLOW_NETS: 'localhost' })).toThrow('HOOKS_OUTBOUND_ALLOW_NETS: not an address or CIDR range: "localhost"');
     expect(parseAllowNets(['10.0.0.0/8', '::1']).errors).toEqual([]);
   });

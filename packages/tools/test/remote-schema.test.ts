@@ -125,7 +125,11 @@ describe('createToolRepo', () => {
 
   it('keeps local_shell off without a root even when enabled', async () => {
     const stores = createMemoryStores();
-    const repo = createToolRepo({ settings: loadSettings({}, { localShellEnabled: true, localShellAllow: ['ls'] }), toolStore: stores.tools, logger: silentLogger() });
+    const repo = createToolRepo({
+      settings: loadSettings({}, { localShellEnabled: true, localShellAllow: ['ls'] }),
+      toolStore: stores.tools,
+      logger: silentLogger(),
+    });
     expect(await repo.names()).not.toContain('local_shell');
   });
 });

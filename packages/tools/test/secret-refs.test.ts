@@ -31,10 +31,19 @@ function errorsOf(input: Record<string, unknown>): string[] {
 }
 
 describe('credential-looking names', () => {
-  it.each(['Authorization', 'proxy-authorization', 'Cookie', 'X-Api-Key', 'api_key', 'apikey', 'X-Auth-Token', 'client_secret', 'password', 'x-session-token', 'X-Amz-Security-Token'])(
-    '%s is one',
-    (name) => expect(isCredentialName(name)).toBe(true),
-  );
+  it.each([
+    'Authorization',
+    'proxy-authorization',
+    'Cookie',
+    'X-Api-Key',
+    'api_key',
+    'apikey',
+    'X-Auth-Token',
+    'client_secret',
+    'password',
+    'x-session-token',
+    'X-Amz-Security-Token',
+  ])('%s is one', (name) => expect(isCredentialName(name)).toBe(true));
   it.each(['Accept', 'X-Client', 'tenant', 'x-team', 'Content-Type', 'region'])('%s is not', (name) => expect(isCredentialName(name)).toBe(false));
 });
 
@@ -65,7 +74,10 @@ describe('a literal credential is refused on write, one line naming the field, t
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: LITERAL } } }, 'headers.X-Api-Key.secret looks like a literal secret, which is never stored'],
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:1BAD' } } }, 'headers.X-Api-Key.secret must name an environment variable matching'],
     [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'file:relative/path' } } }, 'headers.X-Api-Key.secret must be file: followed by an absolute path'],
-    [{ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_K', value: LITERAL } } }, 'headers.X-Api-Key: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) "value"'],
+    [
+      { ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_K', value: LITERAL } } },
+      'headers.X-Api-Key: a secret reference is {"secret":"env:NAME"} with no other field, got field(s) "value"',
+    ],
     [{ ...OPENAPI, injected: { 'X-Api-Key': { secret: 7 } } }, 'injected.X-Api-Key.secret must be a string reference env:NAME or file:/path'],
     [{ ...GRPC, metadata: { 'x-api-key': { secret: LITERAL } } }, 'metadata.x-api-key.secret looks like a literal secret'],
   ])('a bad reference is refused: %j', (input, line) => {
@@ -78,16 +90,45 @@ describe('a literal credential is refused on write, one line naming the field, t
   it('every field of every kind takes references, and literals for other names; the record keeps the references', () => {
     const cases: [Record<string, unknown>, Partial<RemoteToolRecord>][] = [
       [
-        { ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' } } },
-        { headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' }, 'X-Client': 'hookyard', 'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' } } },
+        {
+          ...HTTP,
+          headers: {
+            'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' },
+            'X-Client': 'hookyard',
+            'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' },
+          },
+        },
+        {
+          headers: {
+            'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' },
+            'X-Client': 'hookyard',
+            'X-Trace': { secret: 'file:/var/run/secrets/hookyard/trace' },
+          },
+        },
       ],
       [
-        { ...OPENAPI, headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
-        { headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } } },
+        {
+          ...OPENAPI,
+          headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } },
+          injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } },
+        },
+        {
+          headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_TOKEN' } },
+          injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, tenant: 'acme', limits: { max: 3 } },
+        },
       ],
-      [{ ...MCP_HTTP, headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } }, { headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } }],
-      [{ ...MCP_STDIO, injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } }, { injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } }],
-      [{ ...GRPC, metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } }, { metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } }],
+      [
+        { ...MCP_HTTP, headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } },
+        { headers: { Authorization: { secret: 'env:HOOKS_SECRET_SEARCH_TOKEN' } } },
+      ],
+      [
+        { ...MCP_STDIO, injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } },
+        { injected: { api_key: { secret: 'file:/var/run/secrets/hookyard/files' } } },
+      ],
+      [
+        { ...GRPC, metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } },
+        { metadata: { authorization: { secret: 'env:HOOKS_SECRET_SHOP_TOKEN' }, 'x-team': 'hooks' } },
+      ],
     ];
     for (const [input, want] of cases) {
       const r = validateToolRecord(input, NOW);
@@ -136,7 +177,12 @@ describe('resolution at call time', () => {
     const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: 'first-secret' };
     const { store, register } = memoryToolStore();
     const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env }) });
-    await register({ name: 'tickets', endpoint: `${mock.url}/call`, protocol: 'openai-object', headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } } });
+    await register({
+      name: 'tickets',
+      endpoint: `${mock.url}/call`,
+      protocol: 'openai-object',
+      headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } },
+    });
     await repo.exec('tickets', {}, testContext());
     env.HOOKS_SECRET_TICKETS_API_KEY = 'second-secret';
     await repo.exec('tickets', {}, testContext());
@@ -161,7 +207,10 @@ describe('resolution at call time', () => {
     const unset = await repo.exec('unset', {}, testContext()).catch((e: unknown) => e as HookyardError);
     expect(unset).toMatchObject({ kind: 'internal', message: "tool 'unset': headers.X-Api-Key: secret reference env:HOOKS_SECRET_TICKETS_UNSET is not set" });
     const multi = await repo.exec('multi', {}, testContext()).catch((e: unknown) => e as HookyardError);
-    expect(multi).toMatchObject({ kind: 'internal', message: "tool 'multi': headers.X-Api-Key: secret reference env:HOOKS_SECRET_MULTI holds a value that cannot be sent there" });
+    expect(multi).toMatchObject({
+      kind: 'internal',
+      message: "tool 'multi': headers.X-Api-Key: secret reference env:HOOKS_SECRET_MULTI holds a value that cannot be sent there",
+    });
     expect(mock.seen.filter((s) => s.url === '/call')).toHaveLength(0);
   });
 

@@ -62,7 +62,9 @@ describe('registration', () => {
     expect(errorsOf({ ...HTTP, headers: { 'X-Api-Key': { secret: 'file:/var/run/secrets/hookyard/leak' } } }, scope)).toHaveLength(1);
     expect(errorsOf({ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_API_TOKENS' } } }, scope)).toHaveLength(1);
     expect(errorsOf({ ...HTTP, headers: { 'X-Api-Key': { secret: 'env:HOOKS_REDIS_URL' } } }, scope)).toHaveLength(1);
-    expect(() => loadSettings({ HOOKS_SECRET_DIRS: '/' })).toThrow('HOOKS_SECRET_DIRS: each entry must be a normalized absolute directory other than /, got "/"');
+    expect(() => loadSettings({ HOOKS_SECRET_DIRS: '/' })).toThrow(
+      'HOOKS_SECRET_DIRS: each entry must be a normalized absolute directory other than /, got "/"',
+    );
     expect(() => loadSettings({ HOOKS_SECRET_ENV_PREFIX: 'A-' })).toThrow('HOOKS_SECRET_ENV_PREFIX: must be a variable-name prefix');
   });
 });
@@ -86,7 +88,8 @@ describe('resolution', () => {
     const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env }) });
     await expect(repo.exec('leak', {}, testContext())).rejects.toMatchObject({
       kind: 'forbidden',
-      message: "tool 'leak': headers.Authorization: secret reference names HOOKS_API_TOKENS, one of Hookyard's own settings, which a secret reference may never read",
+      message:
+        "tool 'leak': headers.Authorization: secret reference names HOOKS_API_TOKENS, one of Hookyard's own settings, which a secret reference may never read",
     });
     expect(mock.seen.filter((s) => s.url === '/call')).toHaveLength(0);
   });

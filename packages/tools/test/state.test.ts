@@ -9,11 +9,21 @@ import type { ToolCallContext } from '../src';
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 const pr: SubjectKey = { scope: 'github', kind: 'pull_request', key: 'acme/api#7' };
 const ctxOf = (runId: string, hook: string, subject: SubjectKey | null): ToolCallContext => ({
-  runId, hook, attempt: 1, idempotencyKey: runId, extras: {}, subject, signal: new AbortController().signal, logger: silentLogger(),
+  runId,
+  hook,
+  attempt: 1,
+  idempotencyKey: runId,
+  extras: {},
+  subject,
+  signal: new AbortController().signal,
+  logger: silentLogger(),
 });
 
 async function refusal(p: Promise<unknown>): Promise<HookyardError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HookyardError);
   return err as HookyardError;
 }
@@ -95,7 +105,10 @@ describe('state tools', () => {
     const e = await refusal(repo.exec('state_merge', { patch: { by: 'review' }, if_version: read.version }, b));
     expect(e.kind).toBe('conflict');
     expect(e.message).toContain('is at version 1, not version 0');
-    expect(await repo.exec('state_merge', { patch: { also: 'review' }, if_version: 1 }, b)).toMatchObject({ version: 2, document: { by: 'ci', also: 'review' } });
+    expect(await repo.exec('state_merge', { patch: { also: 'review' }, if_version: 1 }, b)).toMatchObject({
+      version: 2,
+      document: { by: 'ci', also: 'review' },
+    });
     expect((await refusal(repo.exec('state_delete', { if_version: 1 }, b))).kind).toBe('conflict');
   });
 

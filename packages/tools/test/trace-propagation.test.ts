@@ -71,16 +71,34 @@ beforeAll(async () => {
 
   const stores = createMemoryStores();
   await stores.tools.putTool({
-    name: 'svc', kind: 'http', endpoint: `${mock.url}/tools/svc`, method: 'POST', timeout_ms: 5000, headers: {}, body_properties: {},
-    protocol: 'langserve-direct', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    name: 'svc',
+    kind: 'http',
+    endpoint: `${mock.url}/tools/svc`,
+    method: 'POST',
+    timeout_ms: 5000,
+    headers: {},
+    body_properties: {},
+    protocol: 'langserve-direct',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
   });
   remote = new RemoteRepo({ toolStore: stores.tools, logger: silentLogger(), fetch: guard.fetch });
   const o = memoryToolStore();
   await o.register({ name: 'api', kind: 'openapi', endpoint: `${mock.url}/api` });
-  openapi = new ProviderRepo({ toolStore: o.store, logger: silentLogger(), providers: [new OpenApiProvider({ logger: silentLogger(), fetch: guard.fetch, secrets })], secrets });
+  openapi = new ProviderRepo({
+    toolStore: o.store,
+    logger: silentLogger(),
+    providers: [new OpenApiProvider({ logger: silentLogger(), fetch: guard.fetch, secrets })],
+    secrets,
+  });
   const m = memoryToolStore();
   await m.register({ name: 'fx', kind: 'mcp', transport: 'streamable-http', endpoint: `http://127.0.0.1:${(mcpHttp.address() as AddressInfo).port}/mcp` });
-  mcp = new ProviderRepo({ toolStore: m.store, logger: silentLogger(), providers: [new McpProvider({ logger: silentLogger(), stdioAllow: [], secrets, fetch: guard.fetch })], secrets });
+  mcp = new ProviderRepo({
+    toolStore: m.store,
+    logger: silentLogger(),
+    providers: [new McpProvider({ logger: silentLogger(), stdioAllow: [], secrets, fetch: guard.fetch })],
+    secrets,
+  });
 });
 
 afterAll(async () => {
@@ -119,7 +137,12 @@ describe('trace context on outbound tool calls', () => {
   it('tracing off: no provider sends a traceparent', async () => {
     expect(await callEach()).toEqual({ http: undefined, openapi: undefined, webhook: undefined, grpc: undefined, mcp: undefined });
     // The services were reached: the absence is not a call that never happened.
-    expect(mock.seen.map((s) => s.url).filter((u) => u !== '/api/openapi.json').sort()).toEqual(['/api/ping', '/hook', '/tools/svc']);
+    expect(
+      mock.seen
+        .map((s) => s.url)
+        .filter((u) => u !== '/api/openapi.json')
+        .sort(),
+    ).toEqual(['/api/ping', '/hook', '/tools/svc']);
     expect(grpcServer.lastMetadata).toBeDefined();
     expect(mcpMeta).toHaveLength(1);
   });

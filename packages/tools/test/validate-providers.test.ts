@@ -14,7 +14,15 @@ function errorsOf(input: unknown, options = {}): string[] {
 
 describe('validateToolRecord: kind openapi', () => {
   it('accepts a registration with injected parameters and an operations list; no http-only fields are stored', () => {
-    const r = validateToolRecord({ ...OPENAPI, headers: { Accept: 'application/json' }, injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, region: 'eu' }, operations: ['getPet', '!deletePet'] }, NOW);
+    const r = validateToolRecord(
+      {
+        ...OPENAPI,
+        headers: { Accept: 'application/json' },
+        injected: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_PETS_API_KEY' }, region: 'eu' },
+        operations: ['getPet', '!deletePet'],
+      },
+      NOW,
+    );
     expect(r).toEqual({
       ok: true,
       record: {
@@ -52,14 +60,34 @@ describe('validateToolRecord: kind mcp', () => {
     const r = validateToolRecord({ ...STDIO, args: ['--root', '/srv'], injected: { tenant: 't-1' } }, NOW);
     expect(r).toEqual({
       ok: true,
-      record: { name: 'files', kind: 'mcp', endpoint: '', timeout_ms: 30000, headers: {}, transport: 'stdio', command: 'mcp-files', args: ['--root', '/srv'], injected: { tenant: 't-1' }, ...STAMPS },
+      record: {
+        name: 'files',
+        kind: 'mcp',
+        endpoint: '',
+        timeout_ms: 30000,
+        headers: {},
+        transport: 'stdio',
+        command: 'mcp-files',
+        args: ['--root', '/srv'],
+        injected: { tenant: 't-1' },
+        ...STAMPS,
+      },
     });
   });
 
   it('streamable-http and sse: store the endpoint and headers', () => {
     for (const transport of ['streamable-http', 'sse']) {
-      const r = validateToolRecord({ ...HTTP_MCP, transport, headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } }, timeout_ms: 5000 }, NOW);
-      expect(r.ok && r.record).toMatchObject({ kind: 'mcp', transport, endpoint: HTTP_MCP.endpoint, headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } }, timeout_ms: 5000 });
+      const r = validateToolRecord(
+        { ...HTTP_MCP, transport, headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } }, timeout_ms: 5000 },
+        NOW,
+      );
+      expect(r.ok && r.record).toMatchObject({
+        kind: 'mcp',
+        transport,
+        endpoint: HTTP_MCP.endpoint,
+        headers: { Authorization: { secret: 'file:/var/run/secrets/hookyard/search' } },
+        timeout_ms: 5000,
+      });
     }
   });
 
@@ -94,7 +122,16 @@ describe('validateToolRecord: kind grpc', () => {
     const r = validateToolRecord({ ...GRPC, services: ['pkg.Lamp'], metadata: { 'x-team': 'a' }, timeout_ms: 2000 }, NOW);
     expect(r).toEqual({
       ok: true,
-      record: { name: 'lamp', kind: 'grpc', endpoint: 'grpc://127.0.0.1:50051', timeout_ms: 2000, headers: {}, services: ['pkg.Lamp'], metadata: { 'x-team': 'a' }, ...STAMPS },
+      record: {
+        name: 'lamp',
+        kind: 'grpc',
+        endpoint: 'grpc://127.0.0.1:50051',
+        timeout_ms: 2000,
+        headers: {},
+        services: ['pkg.Lamp'],
+        metadata: { 'x-team': 'a' },
+        ...STAMPS,
+      },
     });
   });
 

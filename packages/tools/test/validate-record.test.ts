@@ -32,10 +32,28 @@ describe('validateToolRecord', () => {
   it('keeps every optional field it is given', () => {
     const retry = { max_attempts: 3, base_ms: 100, cap_ms: 1000, kinds: ['unavailable', 'timeout'] };
     const r = validateToolRecord(
-      { ...GOOD, kind: 'http', method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true },
+      {
+        ...GOOD,
+        kind: 'http',
+        method: 'PUT',
+        timeout_ms: 1500,
+        headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } },
+        body_properties: { a: 1 },
+        description: 'd',
+        retry,
+        crash_resumable: true,
+      },
       NOW,
     );
-    expect(r.ok && r.record).toMatchObject({ method: 'PUT', timeout_ms: 1500, headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } }, body_properties: { a: 1 }, description: 'd', retry, crash_resumable: true });
+    expect(r.ok && r.record).toMatchObject({
+      method: 'PUT',
+      timeout_ms: 1500,
+      headers: { 'X-Trace': 'v', 'X-Key': { secret: 'env:HOOKS_SECRET_WEATHER_KEY' } },
+      body_properties: { a: 1 },
+      description: 'd',
+      retry,
+      crash_resumable: true,
+    });
   });
 
   it('stores the alias langserve as langserve-direct', () => {
@@ -60,7 +78,10 @@ describe('validateToolRecord', () => {
     [{ ...GOOD, headers: { 'X-A': 'a\r\nInjected: 1' } }, 'headers.X-A must not contain CR, LF or NUL'],
     [{ ...GOOD, body_properties: 'x' }, 'body_properties must be an object, got "x"'],
     [{ ...GOOD, protocol: 'grpc' }, 'protocol must be one of openai, openai-object, ollama, langserve-openai, langserve-direct, langserve, got "grpc"'],
-    [{ name: 'x', endpoint: 'http://h/' }, 'protocol must be one of openai, openai-object, ollama, langserve-openai, langserve-direct, langserve, got undefined'],
+    [
+      { name: 'x', endpoint: 'http://h/' },
+      'protocol must be one of openai, openai-object, ollama, langserve-openai, langserve-direct, langserve, got undefined',
+    ],
     [{ ...GOOD, kind: 'soap' }, 'kind must be one of http, openapi, mcp, grpc, got "soap"'],
     [{ ...GOOD, timeout: 5 }, "unknown field 'timeout'"],
     [{ ...GOOD, crash_resumable: 'yes' }, 'crash_resumable must be true or false, got "yes"'],

@@ -63,7 +63,10 @@ describe('webhook', () => {
       allowNets: [],
       lookup: async (host) => {
         seen.push(host);
-        return [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }];
+        return [
+          { address: '93.184.215.14', family: 4 },
+          { address: '127.0.0.1', family: 4 },
+        ];
       },
     });
     try {
@@ -91,11 +94,18 @@ describe('webhook', () => {
 
   it('refuses a host that is neither listed nor in an allowed range, before sending anything', async () => {
     let calls = 0;
-    const tool = webhookTool({ allowHosts: ['example.com'], timeoutMs: 5000, fetch: (async () => {
-      calls++;
-      return new Response('{}');
-    }) });
-    await expect(tool.run({ url: 'https://example.com.evil.test/' }, ctx)).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining('not on the allowed hosts') });
+    const tool = webhookTool({
+      allowHosts: ['example.com'],
+      timeoutMs: 5000,
+      fetch: async () => {
+        calls++;
+        return new Response('{}');
+      },
+    });
+    await expect(tool.run({ url: 'https://example.com.evil.test/' }, ctx)).rejects.toMatchObject({
+      kind: 'unauthorized',
+      message: expect.stringContaining('not on the allowed hosts'),
+    });
     const public1 = createOutboundGuard({ allowNets: ['127.0.0.0/8'], lookup: async () => [{ address: '93.184.215.14', family: 4 }] });
     try {
       const unlisted = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: public1 });
@@ -111,10 +121,14 @@ describe('webhook', () => {
 
   it('allows an exact allowed host (case-insensitive)', async () => {
     const urls: string[] = [];
-    const tool = webhookTool({ allowHosts: ['Hooks.Example.com'], timeoutMs: 5000, fetch: (async (u: URL) => {
-      urls.push(String(u));
-      return new Response('plain', { status: 200 });
-    }) as unknown as typeof fetch });
+    const tool = webhookTool({
+      allowHosts: ['Hooks.Example.com'],
+      timeoutMs: 5000,
+      fetch: (async (u: URL) => {
+        urls.push(String(u));
+        return new Response('plain', { status: 200 });
+      }) as unknown as typeof fetch,
+    });
     await expect(tool.run({ url: 'https://hooks.example.com/x', method: 'GET' }, ctx)).resolves.toEqual({ status: 200, body: 'plain' });
     expect(urls).toEqual(['https://hooks.example.com/x']);
   });

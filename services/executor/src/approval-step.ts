@@ -19,7 +19,12 @@ export type ApprovalStep =
   | { next: 'park'; decision: ApprovalDecision };
 
 /** A fresh call: the policy's decision (deployment rules, made stricter by the hook's); `policy` as read beside the claim. */
-export async function decideFresh(gate: ApprovalRepo, call: PolicyCall, hookRules: Parameters<ApprovalRepo['decide']>[1], policy?: Promise<ApprovalPolicy>): Promise<ApprovalStep> {
+export async function decideFresh(
+  gate: ApprovalRepo,
+  call: PolicyCall,
+  hookRules: Parameters<ApprovalRepo['decide']>[1],
+  policy?: Promise<ApprovalPolicy>,
+): Promise<ApprovalStep> {
   const decision = await gate.decide(call, hookRules, policy);
   if (decision.action === 'allow') return { next: 'call', decision, detail: decision.rule ? `allowed by ${decision.rule}` : '' };
   if (decision.action === 'deny') {
@@ -55,7 +60,10 @@ export function answeredStep(gate: ApprovalRepo, i: Interaction, tool: string, a
   }
   const hash = argsHash(args);
   if (tool !== i.tool || hash !== i.args_hash) {
-    const what = tool !== i.tool ? `the tool changed from '${i.tool}' to '${tool}'` : `the arguments changed (approved ${i.args_hash.slice(0, 12)}…, now ${hash.slice(0, 12)}…)`;
+    const what =
+      tool !== i.tool
+        ? `the tool changed from '${i.tool}' to '${tool}'`
+        : `the arguments changed (approved ${i.args_hash.slice(0, 12)}…, now ${hash.slice(0, 12)}…)`;
     const message =
       `this call was not made: ${what} since the approval was asked; the hook or a template it uses changed meanwhile, ` +
       'so the approval does not cover this call: send the event again to ask for a new approval';
@@ -64,4 +72,3 @@ export function answeredStep(gate: ApprovalRepo, i: Interaction, tool: string, a
   const decision = gate.grant(i, tool, args);
   return { next: 'call', decision, detail: `approved by ${by} via ${via}${i.status === 'expired' ? ' (expired, on_timeout allow)' : ''}` };
 }
-

@@ -62,9 +62,7 @@ export class Attempt implements Interruptible {
   /** Resolves when the attempt is interrupted (created on first use). */
   get interrupted(): Promise<InterruptReason> {
     if (!this.interruptedPromise) {
-      this.interruptedPromise = this.interruptReason
-        ? Promise.resolve(this.interruptReason)
-        : new Promise((resolve) => (this.resolveInterrupted = resolve));
+      this.interruptedPromise = this.interruptReason ? Promise.resolve(this.interruptReason) : new Promise((resolve) => (this.resolveInterrupted = resolve));
     }
     return this.interruptedPromise;
   }
@@ -99,7 +97,10 @@ export class Attempt implements Interruptible {
     } catch (err) {
       const e = toHookyardError(err);
       if (e.kind === 'conflict') {
-        this.logger.warn({ run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: e.message }, 'attempt superseded: lease taken over, work stopped');
+        this.logger.warn(
+          { run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: e.message },
+          'attempt superseded: lease taken over, work stopped',
+        );
         this.superseded = true;
         this.interrupt('lease lost');
       } else {
@@ -163,10 +164,16 @@ export class Attempt implements Interruptible {
     const detail = `attempt ${this.run.attempts} ended ${outcome} but could not write it before its lease was taken over (${cause.message})`;
     try {
       await this.runs.noteLostOutcome(this.run.id, this.token, detail, this.clock.now());
-      this.logger.error({ run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message }, `outcome (${outcome}) lost: the run was taken over first; its error says so`);
+      this.logger.error(
+        { run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message },
+        `outcome (${outcome}) lost: the run was taken over first; its error says so`,
+      );
     } catch (err) {
       const e = toHookyardError(err);
-      this.logger.error({ run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message, note_err: e.message }, `outcome (${outcome}) lost, and the run could not be told`);
+      this.logger.error(
+        { run: this.run.id, hook: this.run.hook, attempt: this.run.attempts, err: cause.message, note_err: e.message },
+        `outcome (${outcome}) lost, and the run could not be told`,
+      );
     }
   }
 }

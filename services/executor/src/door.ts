@@ -51,7 +51,8 @@ export async function checkAct(act: DoorAct, hook: Hook, stores: { interactions:
     if (!i) throw notFound(`hook '${hook.name}' ${act.verb}: interaction ${id} not found`);
     if (act.verb === 'take') {
       if (i.status === 'taken') throw conflict(`hook '${hook.name}' take: interaction ${id} was already taken (by ${i.taken?.by} at ${i.taken?.at})`);
-      if (i.status !== 'resumed' && i.status !== 'approved') throw conflict(`hook '${hook.name}' take: interaction ${id} is ${i.status}; only a resumed interaction's outcome can be taken`);
+      if (i.status !== 'resumed' && i.status !== 'approved')
+        throw conflict(`hook '${hook.name}' take: interaction ${id} is ${i.status}; only a resumed interaction's outcome can be taken`);
     } else if (i.status !== 'open') {
       const r = i.resolution;
       throw conflict(`hook '${hook.name}' ${act.verb}: interaction ${id} is already ${i.status}${r ? ` (by ${r.by} via ${r.via} at ${r.at})` : ''}`);
@@ -65,10 +66,14 @@ export async function checkAct(act: DoorAct, hook: Hook, stores: { interactions:
 
 async function mayAnswer(i: Interaction, hook: Hook, hooks: HookStore): Promise<void> {
   if (!i.answer_hooks.includes(hook.name)) {
-    throw unauthorized(`hook '${hook.name}' may not answer approval ${i.id}: its rule${i.rule ? ` '${i.rule}'` : ''} lists answer_hooks ${JSON.stringify(i.answer_hooks)}`);
+    throw unauthorized(
+      `hook '${hook.name}' may not answer approval ${i.id}: its rule${i.rule ? ` '${i.rule}'` : ''} lists answer_hooks ${JSON.stringify(i.answer_hooks)}`,
+    );
   }
   if (!(await hooks.getVerifier(hook.topic))) {
-    throw unauthorized(`hook '${hook.name}' may not answer approval ${i.id}: its topic '${hook.topic}' has no verifier binding, so anyone who can reach it could answer`);
+    throw unauthorized(
+      `hook '${hook.name}' may not answer approval ${i.id}: its topic '${hook.topic}' has no verifier binding, so anyone who can reach it could answer`,
+    );
   }
 }
 
@@ -84,7 +89,12 @@ export interface Committed {
 
 /** Commits the act, one interaction at a time; stops at the first refusal and says what committed. */
 export async function commitAct(
-  act: DoorAct, handOn: Record<string, unknown> | null, by: string, found: Interaction[], interactions: InteractionStore, now: () => number,
+  act: DoorAct,
+  handOn: Record<string, unknown> | null,
+  by: string,
+  found: Interaction[],
+  interactions: InteractionStore,
+  now: () => number,
 ): Promise<Committed> {
   const out: Committed = { ids: [], woken: [], ended: [], taken: null, error: null };
   if (act.verb === 'take') {
@@ -93,7 +103,7 @@ export async function commitAct(
     return out;
   }
   for (const i of found) {
-    const payload = act.verb === 'resume' ? act.items.find((x) => x.id === i.id)?.payload ?? null : null;
+    const payload = act.verb === 'resume' ? (act.items.find((x) => x.id === i.id)?.payload ?? null) : null;
     const status = act.verb === 'cancel' ? 'cancelled' : resumeStatus(i, payload);
     try {
       const { run } = await interactions.resolve(i.id, { status, by, via: 'hook', payload, extras: handOn }, now());

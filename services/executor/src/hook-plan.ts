@@ -12,7 +12,6 @@ export type { DoorAct };
 /** The extra carrying the rendered subject of a hook that declares one. */
 export const TOOL_EXTRA_SUBJECT = 'tai42/subject';
 
-
 /**
  * What a hook asks of one run: skip it (condition false, or `start_expr`
  * yielded null), act on interactions (`cancel_expr` / `resume_expr`, with
@@ -47,7 +46,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
 const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
 /** Every output, for a field that must yield exactly one (at most 5 shown). */
 export const shownAll = (out: unknown[]) =>
-  out.length === 1 ? JSON.stringify(out[0]) : out.length === 0 ? 'no output' : `${out.length} outputs: ${out.slice(0, 5).map((o) => JSON.stringify(o)).join(', ')}${out.length > 5 ? ', ...' : ''}`;
+  out.length === 1
+    ? JSON.stringify(out[0])
+    : out.length === 0
+      ? 'no output'
+      : `${out.length} outputs: ${out
+          .slice(0, 5)
+          .map((o) => JSON.stringify(o))
+          .join(', ')}${out.length > 5 ? ', ...' : ''}`;
 
 /**
  * Evaluates a hook's jq fields over a run's payload. Everything here happens

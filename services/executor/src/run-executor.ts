@@ -1,8 +1,33 @@
-import { HOOKS_APPROVAL_REQUESTED_TOPIC, TOOL_EXTRA_IDEMPOTENCY_KEY, approvalLinks, assignOwn, createSecretResolver, secretScopeOf, allows, argsHash, backoffMs, forbidden, internal, isRetryableKind, notFound, toHookyardError, unauthorized } from '@hookyard/core';
+import {
+  HOOKS_APPROVAL_REQUESTED_TOPIC,
+  TOOL_EXTRA_IDEMPOTENCY_KEY,
+  approvalLinks,
+  assignOwn,
+  createSecretResolver,
+  secretScopeOf,
+  allows,
+  argsHash,
+  backoffMs,
+  forbidden,
+  internal,
+  isRetryableKind,
+  notFound,
+  toHookyardError,
+  unauthorized,
+} from '@hookyard/core';
 import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
-import { ApprovalRepo, ParkRequest, describeAllowlist, isParkRequest, resolveAllowlist, toolPolicy, type ApprovalDecision, type ToolRepo } from '@hookyard/tools';
+import {
+  ApprovalRepo,
+  ParkRequest,
+  describeAllowlist,
+  isParkRequest,
+  resolveAllowlist,
+  toolPolicy,
+  type ApprovalDecision,
+  type ToolRepo,
+} from '@hookyard/tools';
 import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
@@ -72,7 +97,11 @@ export class RunExecutor {
 
   constructor(private readonly deps: RunExecutorDeps) {
     this.evaluator = new HookEvaluator({
-      jq: deps.jq, hooks: deps.stores.hooks, interactions: deps.stores.interactions, states: deps.stores.states, jqTimeoutMs: deps.settings.jqTimeoutMs,
+      jq: deps.jq,
+      hooks: deps.stores.hooks,
+      interactions: deps.stores.interactions,
+      states: deps.stores.states,
+      jqTimeoutMs: deps.settings.jqTimeoutMs,
     });
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
@@ -245,7 +274,9 @@ export class RunExecutor {
       if (handedOn) {
         const own = { [TOOL_EXTRA_IDEMPOTENCY_KEY]: extras[TOOL_EXTRA_IDEMPOTENCY_KEY], [TOOL_EXTRA_SUBJECT]: extras[TOOL_EXTRA_SUBJECT] };
         assignOwn(extras, handedOn);
-        for (const [k, v] of Object.entries(own)) if (v === undefined) delete extras[k]; else extras[k] = v;
+        for (const [k, v] of Object.entries(own))
+          if (v === undefined) delete extras[k];
+          else extras[k] = v;
       }
     }
     const allowlist = resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
@@ -255,7 +286,9 @@ export class RunExecutor {
     const step = await this.approvalStep(a, hook, kwargs, extras, answered);
     // A replayed start was allowed when it first started; the policy (or its approval) must still allow it.
     if (state.acted && !approved && step.next !== 'call') {
-      throw forbidden(`the replayed start of tool '${hook.tool}' is no longer allowed: ${step.next === 'deny' ? step.detail : `the policy now asks for an approval (${step.decision.rule})`}`);
+      throw forbidden(
+        `the replayed start of tool '${hook.tool}' is no longer allowed: ${step.next === 'deny' ? step.detail : `the policy now asks for an approval (${step.decision.rule})`}`,
+      );
     }
     if (step.next === 'deny') {
       await a.write((token, now) => stores.runs.note(run.id, token, 'approval policy', step.detail, now));
@@ -276,7 +309,17 @@ export class RunExecutor {
       called = await callTool(this.gate, {
         tool: hook.tool,
         args: kwargs,
-        ctx: { runId: run.id, hook: hook.name, topic: run.topic, attempt: run.attempts, idempotencyKey: run.id, extras, subject, logger: this.deps.logger, approval: step.decision },
+        ctx: {
+          runId: run.id,
+          hook: hook.name,
+          topic: run.topic,
+          attempt: run.attempts,
+          idempotencyKey: run.id,
+          extras,
+          subject,
+          logger: this.deps.logger,
+          approval: step.decision,
+        },
         interrupt: a,
         timeoutMs: this.deps.settings.toolTimeoutMs,
         retry: policy.retry,
@@ -289,7 +332,8 @@ export class RunExecutor {
         // Tried again through a store blip like an outcome write (idempotent per token): the
         // blip that kept the tool from being reached often keeps this write out too.
         await a.writeOutcome('start withdrawn', this.deps.settings.leaseMs, (token, now) =>
-          stores.runs.withdrawStart(run.id, token, `its tool call never left: ${e.kind}: ${e.message}`, now));
+          stores.runs.withdrawStart(run.id, token, `its tool call never left: ${e.kind}: ${e.message}`, now),
+        );
         state.acted = false;
       }
       throw e;
@@ -323,7 +367,10 @@ export class RunExecutor {
     try {
       return approvalLinks(publicUrl, await this.secrets.resolve(approvalLinkSecret), i);
     } catch (err) {
-      this.deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
+      this.deps.logger.error(
+        { interaction: i.id, err: toHookyardError(err).message },
+        'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read',
+      );
       return { approve_url: null, deny_url: null };
     }
   }
@@ -333,10 +380,21 @@ export class RunExecutor {
    * answered approval reads that answer (and hashes its arguments again)
    * instead of asking the policy.
    */
-  private async approvalStep(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, answered: Interaction | null): Promise<ApprovalStep> {
+  private async approvalStep(
+    a: Attempt,
+    hook: Hook,
+    kwargs: Record<string, unknown>,
+    extras: Record<string, unknown>,
+    answered: Interaction | null,
+  ): Promise<ApprovalStep> {
     if (answered) return answeredStep(this.gate, answered, hook.tool, kwargs);
     const subject = extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
-    return decideFresh(this.gate, { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null }, hook.approval ?? [], a.policy);
+    return decideFresh(
+      this.gate,
+      { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null },
+      hook.approval ?? [],
+      a.policy,
+    );
   }
 
   /**
@@ -345,22 +403,48 @@ export class RunExecutor {
    * expiry; then fires `hooks_approval_requested` so a deployment routes it to
    * people (a run on that topic itself fires none: no loops).
    */
-  private async parkForApproval(a: Attempt, hook: Hook, kwargs: Record<string, unknown>, extras: Record<string, unknown>, decision: ApprovalDecision): Promise<Outcome> {
+  private async parkForApproval(
+    a: Attempt,
+    hook: Hook,
+    kwargs: Record<string, unknown>,
+    extras: Record<string, unknown>,
+    decision: ApprovalDecision,
+  ): Promise<Outcome> {
     const { run } = a;
     const subject = (extras[TOOL_EXTRA_SUBJECT] as Interaction['subject'] | undefined) ?? null;
     await a.write((token, now) =>
-      this.deps.stores.runs.note(run.id, token, 'approval requested', `by ${decision.rule} (${decision.source} rules, policy version ${decision.policy_version})${decision.message ? `: ${decision.message}` : ''}`, now),
+      this.deps.stores.runs.note(
+        run.id,
+        token,
+        'approval requested',
+        `by ${decision.rule} (${decision.source} rules, policy version ${decision.policy_version})${decision.message ? `: ${decision.message}` : ''}`,
+        now,
+      ),
     );
     const request = new ParkRequest('approval', (decision.timeout_seconds ?? 0) * 1000, decision.on_timeout ?? 'deny', {
-      rule: decision.rule, policyVersion: decision.policy_version, answerHooks: decision.answer_hooks ?? [], subject,
+      rule: decision.rule,
+      policyVersion: decision.policy_version,
+      answerHooks: decision.answer_hooks ?? [],
+      subject,
     });
     const outcome = await this.park(a, hook, kwargs, extras, request);
     if ('parked' in outcome && run.topic !== HOOKS_APPROVAL_REQUESTED_TOPIC) {
       const i = outcome.parked;
       const payload = {
-        interaction: i.id, run: run.id, hook: run.hook, topic: run.topic, tool: hook.tool, args: kwargs, rule: decision.rule,
-        message: decision.message, policy_version: decision.policy_version, answer_hooks: i.answer_hooks, on_timeout: i.on_timeout,
-        expires_at: i.expires_at, subject, ...(await this.links(i)),
+        interaction: i.id,
+        run: run.id,
+        hook: run.hook,
+        topic: run.topic,
+        tool: hook.tool,
+        args: kwargs,
+        rule: decision.rule,
+        message: decision.message,
+        policy_version: decision.policy_version,
+        answer_hooks: i.answer_hooks,
+        on_timeout: i.on_timeout,
+        expires_at: i.expires_at,
+        subject,
+        ...(await this.links(i)),
       };
       await this.deps.reporter.platformEvent(HOOKS_APPROVAL_REQUESTED_TOPIC, payload, { run: run.id, hook: run.hook });
     }
@@ -375,9 +459,18 @@ export class RunExecutor {
     // An end-of-attempt write like complete: tried again through a store blip (park answers a re-send as stored).
     const { interaction } = await a.writeOutcome('parked', this.deps.settings.leaseMs, (token, now) =>
       stores.interactions.park({
-        run: run.id, token, kind: req.kind, tool: hook.tool, argsHash: argsHash(kwargs), rule: req.extra.rule ?? null,
-        policyVersion: req.extra.policyVersion ?? null, answerHooks: req.extra.answerHooks, subject, onTimeout: req.onTimeout,
-        expiresAt: now + req.timeoutMs, now,
+        run: run.id,
+        token,
+        kind: req.kind,
+        tool: hook.tool,
+        argsHash: argsHash(kwargs),
+        rule: req.extra.rule ?? null,
+        policyVersion: req.extra.policyVersion ?? null,
+        answerHooks: req.extra.answerHooks,
+        subject,
+        onTimeout: req.onTimeout,
+        expiresAt: now + req.timeoutMs,
+        now,
       }),
     );
     metrics.parkedTotal.inc({ hook: run.hook, kind: req.kind });
@@ -424,7 +517,9 @@ export class RunExecutor {
       return;
     }
     if ('status' in outcome) {
-      const done = await a.writeOutcome(outcome.status, settings.leaseMs, (token, now) => stores.runs.complete(run.id, token, outcome.status, outcome.result, now));
+      const done = await a.writeOutcome(outcome.status, settings.leaseMs, (token, now) =>
+        stores.runs.complete(run.id, token, outcome.status, outcome.result, now),
+      );
       this.observe(run, startedAt, outcome.status);
       return this.deps.reporter.finished(done);
     }
@@ -432,7 +527,9 @@ export class RunExecutor {
     const { error, acted } = outcome;
     if (!acted && isRetryableKind(error.kind) && run.attempts < settings.maxAttempts) {
       const dueAt = clock.now() + backoffMs(run.attempts, settings.retryBaseMs, settings.retryCapMs);
-      const waiting = await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) => stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now));
+      const waiting = await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) =>
+        stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now),
+      );
       metrics.retried.inc({ hook: run.hook, kind: error.kind });
       this.deps.reporter.announce(waiting, 'retry_scheduled');
       this.observe(run, startedAt, 'retry_wait');

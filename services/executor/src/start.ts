@@ -77,8 +77,17 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
     events: deps.events,
   });
   const executor = new RunExecutor({
-    settings, stores, jq: deps.jq, tools: deps.tools, metrics: deps.metrics, logger, clock, reporter,
-    dispatch: (ids) => deps.bus.publish(ids), approvals: deps.approvals, pause: testPause(logger),
+    settings,
+    stores,
+    jq: deps.jq,
+    tools: deps.tools,
+    metrics: deps.metrics,
+    logger,
+    clock,
+    reporter,
+    dispatch: (ids) => deps.bus.publish(ids),
+    approvals: deps.approvals,
+    pause: testPause(logger),
   });
   let stopping = false;
   const handlers = new Set<Promise<void>>();

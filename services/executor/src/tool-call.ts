@@ -92,7 +92,10 @@ export async function callTool(repo: ToolRepo, call: ToolCall): Promise<{ result
     const policy = call.retry;
     if (call.interrupt.interruptError || !policy || n >= max || !policy.kinds.includes(error.kind)) throw error;
     const delay = backoffMs(n, policy.base_ms, policy.cap_ms);
-    call.logger.warn({ run: call.ctx.runId, tool: call.tool, call: n, kind: error.kind, err: error.message, delayMs: delay }, 'tool call failed; its retry policy calls again');
+    call.logger.warn(
+      { run: call.ctx.runId, tool: call.tool, call: n, kind: error.kind, err: error.message, delayMs: delay },
+      'tool call failed; its retry policy calls again',
+    );
     await sleep(delay, call.interrupt);
   }
 }

@@ -4,9 +4,7 @@ import type { CompletedStatus, InteractionStore } from '@hookyard/store';
 import { parseIntent } from './door';
 
 /** How a run woken from its interaction ends, or that it goes on (an approval to its tool call). */
-export type WokenOutcome =
-  | { status: CompletedStatus; result: unknown }
-  | { error: HookyardError; acted: boolean };
+export type WokenOutcome = { status: CompletedStatus; result: unknown } | { error: HookyardError; acted: boolean };
 
 /**
  * A `wait` run woken from its interaction: resumed -> succeeded with the

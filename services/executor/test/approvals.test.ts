@@ -1,4 +1,11 @@
-import { DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC, approvalLinkValid, TOOL_EXTRA_IDEMPOTENCY_KEY, argsHash, type ApprovalRule } from '@hookyard/core';
+import {
+  DEFAULT_DENY_MESSAGE,
+  HOOKS_APPROVAL_REQUESTED_TOPIC,
+  approvalLinkValid,
+  TOOL_EXTRA_IDEMPOTENCY_KEY,
+  argsHash,
+  type ApprovalRule,
+} from '@hookyard/core';
 import { counter, harness, hook, tableJq, testTool } from './fixtures';
 
 const payload = { env: 'prod', service: 'api' };
@@ -16,7 +23,14 @@ async function setup(rules: ApprovalRule[], hookRules?: ApprovalRule[], settings
   const h = harness({ jq: jq(), tools: [deploy, notify], settings });
   await h.stores.hooks.putApprovalPolicy(rules, null, h.clock.now());
   await h.stores.hooks.putHook(
-    hook({ name: 'ship', topic: 'github', tool: 'deploy', start_expr: { content: '{service, env}' }, tool_kwargs: { ref: 'main' }, ...(hookRules ? { approval: hookRules } : {}) }),
+    hook({
+      name: 'ship',
+      topic: 'github',
+      tool: 'deploy',
+      start_expr: { content: '{service, env}' },
+      tool_kwargs: { ref: 'main' },
+      ...(hookRules ? { approval: hookRules } : {}),
+    }),
   );
   // Routes approval requests somewhere (as a deployment would, e.g. to Slack through the webhook tool).
   await h.stores.hooks.putHook(hook({ name: 'ask-humans', topic: HOOKS_APPROVAL_REQUESTED_TOPIC, tool: 'notify' }));
@@ -25,23 +39,42 @@ async function setup(rules: ApprovalRule[], hookRules?: ApprovalRule[], settings
   return { h, deploy, notify, id: id! };
 }
 
-const approveRule: ApprovalRule = { name: 'prod deploys', tools: ['deploy'], when: '.args.env == "prod"', action: 'approve', message: 'deploy to prod?', timeout_seconds: 600 };
+const approveRule: ApprovalRule = {
+  name: 'prod deploys',
+  tools: ['deploy'],
+  when: '.args.env == "prod"',
+  action: 'approve',
+  message: 'deploy to prod?',
+  timeout_seconds: 600,
+};
 const kwargs = { service: 'api', env: 'prod', ref: 'main' };
 
 describe('executor: the approval policy around the tool call', () => {
   it('deny: the tool is never called; the run ends denied with a sentence, not retried, counted', async () => {
     const { h, deploy, id } = await setup([{ tools: ['deploy'], action: 'deny' }]);
     const run = (await h.stores.runs.get(id))!;
-    expect(run).toMatchObject({ status: 'denied', acted: '', attempts: 1, error: null, result: { message: DEFAULT_DENY_MESSAGE, rule: 'deployment rule 1', policy_version: 1 } });
+    expect(run).toMatchObject({
+      status: 'denied',
+      acted: '',
+      attempts: 1,
+      error: null,
+      result: { message: DEFAULT_DENY_MESSAGE, rule: 'deployment rule 1', policy_version: 1 },
+    });
     expect(deploy.calls).toHaveLength(0);
     expect(run.history.map((l) => l.event)).toContain('approval policy');
     expect(run.history.find((l) => l.event === 'approval policy')!.detail).toContain('denied by deployment rule 1');
     expect(await counter(h.metrics.denied, { hook: 'ship' })).toBe(1);
-    expect(h.events.map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['finished', 'denied']]);
+    expect(h.events.map((e) => [e.event, e.status])).toEqual([
+      ['started', 'running'],
+      ['finished', 'denied'],
+    ]);
   });
 
   it("a hook's own rule makes an allowed call stricter (deny, with its message)", async () => {
-    const { h, deploy, id } = await setup([{ tools: ['*'], action: 'allow' }], [{ tools: ['deploy'], action: 'deny', message: 'this hook never deploys: open a ticket' }]);
+    const { h, deploy, id } = await setup(
+      [{ tools: ['*'], action: 'allow' }],
+      [{ tools: ['deploy'], action: 'deny', message: 'this hook never deploys: open a ticket' }],
+    );
     expect(await h.stores.runs.get(id)).toMatchObject({ status: 'denied', result: { message: 'this hook never deploys: open a ticket', rule: 'hook rule 1' } });
     expect(deploy.calls).toHaveLength(0);
   });
@@ -69,8 +102,18 @@ describe('executor: the approval policy around the tool call', () => {
     expect(deploy.calls).toHaveLength(0);
     const [interaction] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
     expect(interaction).toMatchObject({
-      kind: 'approval', status: 'open', run: id, hook: 'ship', topic: 'github', tool: 'deploy', args_hash: argsHash(kwargs),
-      rule: 'prod deploys', policy_version: 1, on_timeout: 'deny', answer_hooks: [], expires_at: new Date(h.clock.now() + 600_000).toISOString(),
+      kind: 'approval',
+      status: 'open',
+      run: id,
+      hook: 'ship',
+      topic: 'github',
+      tool: 'deploy',
+      args_hash: argsHash(kwargs),
+      rule: 'prod deploys',
+      policy_version: 1,
+      on_timeout: 'deny',
+      answer_hooks: [],
+      expires_at: new Date(h.clock.now() + 600_000).toISOString(),
     });
     expect(run.history.find((l) => l.event === 'approval requested')!.detail).toBe('by prod deploys (deployment rules, policy version 1): deploy to prod?');
     expect(await counter(h.metrics.parkedTotal, { hook: 'ship', kind: 'approval' })).toBe(1);
@@ -78,12 +121,28 @@ describe('executor: the approval policy around the tool call', () => {
     // The platform event: one run of the hook on hooks_approval_requested, carrying what a person needs to decide.
     const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
     expect(event!.payload).toEqual({
-      interaction: interaction!.id, run: id, hook: 'ship', topic: 'github', tool: 'deploy', args: kwargs, rule: 'prod deploys', message: 'deploy to prod?',
-      policy_version: 1, answer_hooks: [], on_timeout: 'deny', expires_at: interaction!.expires_at, subject: null,
-      approve_url: null, deny_url: null,
+      interaction: interaction!.id,
+      run: id,
+      hook: 'ship',
+      topic: 'github',
+      tool: 'deploy',
+      args: kwargs,
+      rule: 'prod deploys',
+      message: 'deploy to prod?',
+      policy_version: 1,
+      answer_hooks: [],
+      on_timeout: 'deny',
+      expires_at: interaction!.expires_at,
+      subject: null,
+      approve_url: null,
+      deny_url: null,
     });
     // Announced: the claim, the park (with its interaction), and the platform event's run as accepted.
-    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[id, 'started', 'running'], [id, 'parked', 'parked'], [event!.id, 'accepted', 'pending']]);
+    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([
+      [id, 'started', 'running'],
+      [id, 'parked', 'parked'],
+      [event!.id, 'accepted', 'pending'],
+    ]);
     expect(h.events[2]).toMatchObject({ hook: 'ask-humans', topic: HOOKS_APPROVAL_REQUESTED_TOPIC, attempts: 0, created_at: event!.created_at });
     await h.executor.handle(event!.id);
     expect(notify.calls).toHaveLength(1);
@@ -116,7 +175,11 @@ describe('executor: the approval policy around the tool call', () => {
       status: 'denied',
       result: {
         message: 'this call was denied by operator:bob via link (not on a Friday): ask for clarification or try a less destructive approach',
-        interaction: i!.id, by: 'operator:bob', via: 'link', rule: 'prod deploys', policy_version: 1,
+        interaction: i!.id,
+        by: 'operator:bob',
+        via: 'link',
+        rule: 'prod deploys',
+        policy_version: 1,
       },
     });
     expect(deploy.calls).toHaveLength(0);
@@ -131,7 +194,9 @@ describe('executor: the approval policy around the tool call', () => {
     await h.executor.handle(id);
     const run = (await h.stores.runs.get(id))!;
     expect(run.status).toBe('denied');
-    expect((run.result as { message: string }).message).toMatch(/^this call was not made: the arguments changed \(approved [0-9a-f]{12}…, now [0-9a-f]{12}…\) since the approval was asked/);
+    expect((run.result as { message: string }).message).toMatch(
+      /^this call was not made: the arguments changed \(approved [0-9a-f]{12}…, now [0-9a-f]{12}…\) since the approval was asked/,
+    );
     expect(deploy.calls).toHaveLength(0);
   });
 
@@ -162,12 +227,18 @@ describe('executor: the approval policy around the tool call', () => {
   it('with HOOKS_PUBLIC_URL and HOOKS_APPROVAL_LINK_SECRET, the event carries signed approve and deny links', async () => {
     process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
     try {
-      const { h, id } = await setup([approveRule], undefined, { publicUrl: 'https://hooks.example.test', approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY' });
+      const { h, id } = await setup([approveRule], undefined, {
+        publicUrl: 'https://hooks.example.test',
+        approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY',
+      });
       const [i] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
       const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
       const { approve_url, deny_url } = event!.payload as { approve_url: string; deny_url: string };
       const key = Buffer.from(process.env.HOOKS_SECRET_TEST_LINK_KEY);
-      for (const [url, verdict] of [[approve_url, 'approve'], [deny_url, 'deny']] as const) {
+      for (const [url, verdict] of [
+        [approve_url, 'approve'],
+        [deny_url, 'deny'],
+      ] as const) {
         const u = new URL(url);
         expect(`${u.origin}${u.pathname}`).toBe(`https://hooks.example.test/approvals/${i!.id}/${verdict}`);
         expect(approvalLinkValid(key, i!.id, verdict, i!.expires_at, u.searchParams.get('sig'))).toBe(true);

@@ -29,7 +29,9 @@ async function setup(extra?: Parameters<typeof jq>[0]) {
   const echo = testTool('echo', async ({ args }) => args);
   const h = harness({ jq: jq(extra), tools: [waitTool, echo] });
   await h.stores.hooks.putHook(hook({ name: 'waiter', topic: 'opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject }));
-  await h.stores.hooks.putHook(hook({ name: 'resumer', topic: 'merged', tool: 'echo', subject, resume_expr: { content: 'resume-first' }, extras_expr: { content: 'hand-on' } }));
+  await h.stores.hooks.putHook(
+    hook({ name: 'resumer', topic: 'merged', tool: 'echo', subject, resume_expr: { content: 'resume-first' }, extras_expr: { content: 'hand-on' } }),
+  );
   await h.stores.hooks.putHook(hook({ name: 'canceller', topic: 'closed', tool: 'echo', subject, cancel_expr: { content: 'cancel-all' } }));
   await h.stores.hooks.putHook(hook({ name: 'taker', topic: 'take', tool: 'echo', resume_expr: { content: 'take-named' } }));
   await h.stores.hooks.putHook(hook({ name: 'by-id', topic: 'by-id', tool: 'echo', resume_expr: { content: 'resume-named' } }));
@@ -50,7 +52,11 @@ describe('executor: the parkable door', () => {
     expect(h.executor.attempts()).toHaveLength(0);
     const [i] = waiting.parked_on;
     expect(await h.stores.interactions.get(i!)).toMatchObject({
-      kind: 'wait', tool: 'wait', status: 'open', subject: { scope: 'conversation', kind: 'pr', key: 'acme#1' }, on_timeout: 'fail',
+      kind: 'wait',
+      tool: 'wait',
+      status: 'open',
+      subject: { scope: 'conversation', kind: 'pr', key: 'acme#1' },
+      on_timeout: 'fail',
       expires_at: new Date(h.clock.now() + 3_600_000).toISOString(),
     });
     expect(await counter(h.metrics.parkedTotal, { hook: 'waiter', kind: 'wait' })).toBe(1);
@@ -62,11 +68,16 @@ describe('executor: the parkable door', () => {
     expect(resumer).toMatchObject({ status: 'succeeded', acted: 'resume', acted_ids: [i], claim_intent: '', result: { resumed: [i] } });
     expect(resumer.history.map((e) => e.event)).toEqual(expect.arrayContaining(['claim_intent', 'acted']));
     expect(await h.stores.interactions.get(i!)).toMatchObject({
-      status: 'resumed', resolution: { via: 'hook', by: `hook:resumer run:${resumer.id}`, payload: { merged: true }, extras: { note: 'from the answer' } },
+      status: 'resumed',
+      resolution: { via: 'hook', by: `hook:resumer run:${resumer.id}`, payload: { merged: true }, extras: { note: 'from the answer' } },
     });
     expect((await h.stores.runs.get(waiting.id))?.status).toBe('pending');
     // The parked run's events: claimed, parked, then woken by the resumer (which announced it: the run was at hand).
-    expect(h.events.filter((e) => e.run_id === waiting.id).map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['parked', 'parked'], ['woken', 'pending']]);
+    expect(h.events.filter((e) => e.run_id === waiting.id).map((e) => [e.event, e.status])).toEqual([
+      ['started', 'running'],
+      ['parked', 'parked'],
+      ['woken', 'pending'],
+    ]);
 
     await h.executor.handle(waiting.id);
     expect(await h.stores.runs.get(waiting.id)).toMatchObject({ status: 'succeeded', result: { merged: true } });
@@ -96,7 +107,12 @@ describe('executor: the parkable door', () => {
     const { h, fire } = await setup({ 'verdict-hook': (p) => [{ id: (p as { id: string }).id, payload: { verdict: 'maybe' } }] });
     const ghost = `0000000000${'ab'.repeat(16)}00`;
     const unknown = await fire('by-id', { id: ghost });
-    expect(unknown).toMatchObject({ status: 'failed', acted: '', attempts: 1, error: { kind: 'not_found', message: `hook 'by-id' resume: interaction ${ghost} not found` } });
+    expect(unknown).toMatchObject({
+      status: 'failed',
+      acted: '',
+      attempts: 1,
+      error: { kind: 'not_found', message: `hook 'by-id' resume: interaction ${ghost} not found` },
+    });
 
     const w = await fire('opened', { pr: 'acme#4' });
     const i = w.parked_on[0]!;
@@ -110,7 +126,14 @@ describe('executor: the parkable door', () => {
     const [r2] = await h.keep('approve-me', {});
     const claim = await h.stores.runs.claim(r2!, 'w', 30_000, h.clock.now());
     const { interaction: ap } = await h.stores.interactions.park({
-      run: r2!, token: claim!.token, kind: 'approval', tool: 'echo', argsHash: 'x', answerHooks: ['slack'], expiresAt: h.clock.now() + 60_000, now: h.clock.now(),
+      run: r2!,
+      token: claim!.token,
+      kind: 'approval',
+      tool: 'echo',
+      argsHash: 'x',
+      answerHooks: ['slack'],
+      expiresAt: h.clock.now() + 60_000,
+      now: h.clock.now(),
     });
     const refused = await fire('by-id', { id: ap.id });
     expect(refused).toMatchObject({ status: 'failed', acted: '', error: { kind: 'unauthorized' } });
@@ -172,7 +195,9 @@ describe('executor: the parkable door', () => {
     const h = harness({ jq: jq({ 'approve-named': (p) => [{ id: (p as { id: string }).id, payload: { verdict: 'approve' } }] }), tools: [deploy] });
     await h.stores.hooks.putApprovalPolicy([{ tools: ['deploy'], action: 'approve', answer_hooks: ['slack'], timeout_seconds: 600 }], null, h.clock.now());
     await h.stores.hooks.putHook(hook({ name: 'ship', topic: 'ship', tool: 'deploy', tool_kwargs: { env: 'prod' } }));
-    await h.stores.hooks.putHook(hook({ name: 'slack', topic: 'slack', tool: 'deploy', resume_expr: { content: 'approve-named' }, extras_expr: { content: 'hand-on' } }));
+    await h.stores.hooks.putHook(
+      hook({ name: 'slack', topic: 'slack', tool: 'deploy', resume_expr: { content: 'approve-named' }, extras_expr: { content: 'hand-on' } }),
+    );
     await h.stores.hooks.putVerifier({ topic: 'slack', kind: 'slack', settings: {}, secrets: ['env:X'], created_at: '', updated_at: '' });
     const [ship] = await h.keep('ship', {});
     await h.executor.handle(ship!);
@@ -195,7 +220,16 @@ describe('executor: the parkable door', () => {
     expect(run.error!.message).toContain('"tai42/subject"');
     expect(echo.calls).toHaveLength(0);
     // Handed on to a resumed run, the same key is refused too: the answer fails, the parked run stays parked.
-    await h.stores.hooks.putHook(hook({ name: 'spoof-resumer', topic: 'spoof-merged', tool: 'echo', subject, resume_expr: { content: 'resume-first' }, extras_expr: { content: 'spoof-subject' } }));
+    await h.stores.hooks.putHook(
+      hook({
+        name: 'spoof-resumer',
+        topic: 'spoof-merged',
+        tool: 'echo',
+        subject,
+        resume_expr: { content: 'resume-first' },
+        extras_expr: { content: 'spoof-subject' },
+      }),
+    );
     const waiting = await fire('opened', { pr: 'acme#9' });
     const answer = await fire('spoof-merged', { pr: 'acme#9' });
     expect(answer).toMatchObject({ status: 'failed', error: { kind: 'bad_input' } });

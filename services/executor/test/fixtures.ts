@@ -94,15 +94,37 @@ export function harness(opts: {
   const { logger, lines } = capturingLogger();
   const events: RunSummary[] = [];
   const reporter = createRunReporter({
-    runs: stores.runs, bus, metrics, logger, clock, dispatchGraceMs: settings.dispatchGraceMs,
+    runs: stores.runs,
+    bus,
+    metrics,
+    logger,
+    clock,
+    dispatchGraceMs: settings.dispatchGraceMs,
     events: { publish: async (s) => void events.push(s) },
   });
   const sleep = opts.sleep ? (ms: number) => opts.sleep!(ms, clock) : undefined;
   const executor = new RunExecutor({
-    settings, stores, jq: opts.jq, tools: new LocalRepo(typeof opts.tools === 'function' ? opts.tools(stores, clock) : opts.tools), metrics, logger, clock, reporter, sleep, dispatch: (ids) => bus.publish(ids),
+    settings,
+    stores,
+    jq: opts.jq,
+    tools: new LocalRepo(typeof opts.tools === 'function' ? opts.tools(stores, clock) : opts.tools),
+    metrics,
+    logger,
+    clock,
+    reporter,
+    sleep,
+    dispatch: (ids) => bus.publish(ids),
   });
   return {
-    settings, stores, bus, clock, metrics, lines, logger, events, executor,
+    settings,
+    stores,
+    bus,
+    clock,
+    metrics,
+    lines,
+    logger,
+    events,
+    executor,
     async keep(topic, payload) {
       const kept = await stores.runs.keepEvent({ topic, payload, now: clock.now(), dispatchGraceMs: settings.dispatchGraceMs });
       return kept.map((k) => k.id);
@@ -111,7 +133,10 @@ export function harness(opts: {
 }
 
 /** The value of a counter for one label set (0 when never incremented). */
-export async function counter(metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> }, labels: Record<string, string> = {}): Promise<number> {
+export async function counter(
+  metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+  labels: Record<string, string> = {},
+): Promise<number> {
   const { values } = await metric.get();
   const hit = values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
   return hit?.value ?? 0;

@@ -58,10 +58,14 @@ describe('executor: a tool call that never left', () => {
   });
 
   it("under the tool's own retry policy, a not-sent last call after a call that left is not withdrawn", async () => {
-    const tool = testTool('t', async (_call, n) => {
-      if (n === 1) throw new HookyardError('unavailable', 'reset after the request left');
-      throw new HookyardError('unavailable', 'connect ECONNREFUSED', { notSent: true });
-    }, { retry: { max_attempts: 2, kinds: ['unavailable'], base_ms: 1, cap_ms: 1 } });
+    const tool = testTool(
+      't',
+      async (_call, n) => {
+        if (n === 1) throw new HookyardError('unavailable', 'reset after the request left');
+        throw new HookyardError('unavailable', 'connect ECONNREFUSED', { notSent: true });
+      },
+      { retry: { max_attempts: 2, kinds: ['unavailable'], base_ms: 1, cap_ms: 1 } },
+    );
     const h = harness({ jq: tableJq({}), tools: [tool] });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
     const [id] = await h.keep('gh', {});

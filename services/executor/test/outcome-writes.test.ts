@@ -44,7 +44,10 @@ describe('executor: outcome writes across a Redis blip', () => {
     expect(tool.calls).toHaveLength(1);
     expect(waits).toEqual([100, 200, 400]);
     expect(h.lines.filter((l) => l.msg === 'outcome write (succeeded) failed; trying again')).toHaveLength(3);
-    expect(h.events.map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['finished', 'succeeded']]);
+    expect(h.events.map((e) => [e.event, e.status])).toEqual([
+      ['started', 'running'],
+      ['finished', 'succeeded'],
+    ]);
   });
 
   it('gives up once the lease and one more are spent, leaving the run to the sweep', async () => {

@@ -13,7 +13,7 @@ function jq() {
     },
     '{number, title, mode: "payload"}': (p) => [{ number: (p as typeof payload).number, title: (p as typeof payload).title, mode: 'payload' }],
     '.number': (p) => [(p as typeof payload).number],
-    '$parked': (_p, vars) => [vars.parked],
+    $parked: (_p, vars) => [vars.parked],
   });
 }
 
@@ -27,7 +27,10 @@ describe('executor: one attempt', () => {
     const run = await h.stores.runs.get(id!);
     expect(run).toMatchObject({ status: 'skipped', result: { condition: false }, attempts: 1, acted: '' });
     expect(tool.calls).toHaveLength(0);
-    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([[id, 'started', 'running'], [id, 'finished', 'skipped']]);
+    expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([
+      [id, 'started', 'running'],
+      [id, 'finished', 'skipped'],
+    ]);
     expect(await counter(h.metrics.skipped, { hook: 'h' })).toBe(1);
   });
 
@@ -62,8 +65,12 @@ describe('executor: one attempt', () => {
     const h = harness({ jq: jq(), tools: [tool] });
     await h.stores.hooks.putHook(
       hook({
-        name: 'h', topic: 'gh', tool: 't', condition: { content: '.action == "opened"' },
-        start_expr: { content: '{number, title, mode: "payload"}' }, tool_kwargs: { mode: 'static', extra: 1 },
+        name: 'h',
+        topic: 'gh',
+        tool: 't',
+        condition: { content: '.action == "opened"' },
+        start_expr: { content: '{number, title, mode: "payload"}' },
+        tool_kwargs: { mode: 'static', extra: 1 },
       }),
     );
     const [id] = await h.keep('gh', payload);
@@ -75,7 +82,10 @@ describe('executor: one attempt', () => {
     expect(tool.calls[0]!.ctx.idempotencyKey).toBe(id);
     const run = await h.stores.runs.get(id!);
     expect(run).toMatchObject({ status: 'succeeded', result: { got: want }, acted: 'start', input: want, attempts: 1 });
-    expect(h.events.map((e) => [e.event, e.status])).toEqual([['started', 'running'], ['finished', 'succeeded']]);
+    expect(h.events.map((e) => [e.event, e.status])).toEqual([
+      ['started', 'running'],
+      ['finished', 'succeeded'],
+    ]);
     expect(await counter(h.metrics.succeeded, { hook: 'h' })).toBe(1);
   });
 
@@ -93,7 +103,13 @@ describe('executor: one attempt', () => {
     const tool = testTool('t', async () => 'ok');
     const h = harness({ jq: tableJq({ '.number|tostring': () => ['7'], '{trace: "x"}': () => [{ trace: 'x' }] }), tools: [tool] });
     await h.stores.hooks.putHook(
-      hook({ name: 'h', topic: 'gh', tool: 't', extras_expr: { content: '{trace: "x"}' }, subject: { scope: 'repo', kind: 'pr', key_expr: { content: '.number|tostring' } } }),
+      hook({
+        name: 'h',
+        topic: 'gh',
+        tool: 't',
+        extras_expr: { content: '{trace: "x"}' },
+        subject: { scope: 'repo', kind: 'pr', key_expr: { content: '.number|tostring' } },
+      }),
     );
     const [id] = await h.keep('gh', payload);
     await h.executor.handle(id!);
@@ -151,28 +167,25 @@ describe('executor: one attempt', () => {
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'failed', attempts: 1, error: { kind: 'not_found' } });
   });
 
-  it.each(['bad_input', 'unauthorized', 'not_found', 'conflict', 'cancelled'] as ErrorKind[])(
-    'fails at once on a %s raised before acting',
-    async (kind) => {
-      const tool = testTool('t', async () => 'ran');
-      const failing = (s: Stores): Stores => ({
-        ...s,
-        hooks: Object.assign(Object.create(s.hooks) as Stores['hooks'], {
-          getHook: async () => {
-            throw new HookyardError(kind, `hook store says ${kind}`);
-          },
-        }),
-      });
-      const h = harness({ jq: jq(), tools: [tool], stores: failing });
-      await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
-      const [id] = await h.keep('gh', payload);
-      await h.executor.handle(id!);
-      const run = await h.stores.runs.get(id!);
-      expect(run).toMatchObject({ status: 'failed', attempts: 1, error: { kind, message: `hook store says ${kind}` } });
-      expect(tool.calls).toHaveLength(0);
-      expect(await counter(h.metrics.retried)).toBe(0);
-    },
-  );
+  it.each(['bad_input', 'unauthorized', 'not_found', 'conflict', 'cancelled'] as ErrorKind[])('fails at once on a %s raised before acting', async (kind) => {
+    const tool = testTool('t', async () => 'ran');
+    const failing = (s: Stores): Stores => ({
+      ...s,
+      hooks: Object.assign(Object.create(s.hooks) as Stores['hooks'], {
+        getHook: async () => {
+          throw new HookyardError(kind, `hook store says ${kind}`);
+        },
+      }),
+    });
+    const h = harness({ jq: jq(), tools: [tool], stores: failing });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
+    const [id] = await h.keep('gh', payload);
+    await h.executor.handle(id!);
+    const run = await h.stores.runs.get(id!);
+    expect(run).toMatchObject({ status: 'failed', attempts: 1, error: { kind, message: `hook store says ${kind}` } });
+    expect(tool.calls).toHaveLength(0);
+    expect(await counter(h.metrics.retried)).toBe(0);
+  });
 
   it('ignores a run it cannot claim (duplicate delivery)', async () => {
     const tool = testTool('t', async () => 'ran');
@@ -201,8 +214,13 @@ describe('executor: one attempt', () => {
     expect(events).toHaveLength(1);
     const event = events[0]!;
     expect(event.payload).toEqual({
-      run_id: id, hook: 'h', topic: 'gh', attempts: 1, error: { kind: 'unavailable', message: 'downstream is down' },
-      acted: 'start', failed_at: failedRun!.finished_at,
+      run_id: id,
+      hook: 'h',
+      topic: 'gh',
+      attempts: 1,
+      error: { kind: 'unavailable', message: 'downstream is down' },
+      acted: 'start',
+      failed_at: failedRun!.finished_at,
     });
 
     // The alert hook's own run fails too; that failure keeps no further event.

@@ -20,7 +20,9 @@ describe('executor with the real jq engine', () => {
     await h.stores.hooks.putTemplate({ id: 'pr-key', content: '"\\($prefix)/\\(.pull_request.number)"' });
     await h.stores.hooks.putHook(
       hook({
-        name: 'pr', topic: 'gh', tool: 't',
+        name: 'pr',
+        topic: 'gh',
+        tool: 't',
         condition: { content: '.action == "opened" and ($parked | length) == 0' },
         start_expr: { content: '{number: .pull_request.number, title: .pull_request.title, repo}' },
         extras_expr: { content: '{source: .repo}' },
@@ -33,7 +35,9 @@ describe('executor with the real jq engine', () => {
     const want = { number: 7, title: 'Fix it', repo: 'static/repo' };
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'succeeded', result: want });
     expect(tool.calls[0]!.ctx.extras).toEqual({
-      source: 'acme/app', 'tai42/subject': { scope: 'repo', kind: 'pr', key: 'acme/7' }, [TOOL_EXTRA_IDEMPOTENCY_KEY]: id,
+      source: 'acme/app',
+      'tai42/subject': { scope: 'repo', kind: 'pr', key: 'acme/7' },
+      [TOOL_EXTRA_IDEMPOTENCY_KEY]: id,
     });
   });
 
@@ -57,7 +61,9 @@ describe('executor with the real jq engine', () => {
     const h = harness({ jq, tools: [tool] });
     await h.stores.hooks.putHook(
       hook({
-        name: 'proto', topic: 'gh', tool: 't',
+        name: 'proto',
+        topic: 'gh',
+        tool: 't',
         start_expr: { content: '{(.k): .v, constructor: 1}' },
         extras_expr: { content: '{(.k): .v, constructor: "c"}' },
       }),

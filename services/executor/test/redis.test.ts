@@ -32,7 +32,13 @@ describe('executor on Redis', () => {
     await stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't', start_expr: { content: '{a: .a}' }, tool_kwargs: { b: 2 } }));
     const [id] = await h.keep('gh', { a: 1 });
     await h.executor.handle(id!);
-    expect(await stores.runs.get(id!)).toMatchObject({ status: 'succeeded', attempts: 1, acted: 'start', input: { a: 1, b: 2 }, result: { echoed: { a: 1, b: 2 } } });
+    expect(await stores.runs.get(id!)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      acted: 'start',
+      input: { a: 1, b: 2 },
+      result: { echoed: { a: 1, b: 2 } },
+    });
     expect(tool.calls[0]!.ctx.idempotencyKey).toBe(id);
   });
 

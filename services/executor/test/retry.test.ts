@@ -73,7 +73,12 @@ describe('executor: retries', () => {
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
     const [id] = await h.keep('gh', {});
     await h.executor.handle(id!);
-    expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'failed', attempts: 1, acted: 'start', error: { kind: 'unavailable', message: 'remote 503' } });
+    expect(await h.stores.runs.get(id!)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      acted: 'start',
+      error: { kind: 'unavailable', message: 'remote 503' },
+    });
     expect(tool.calls).toHaveLength(1);
     expect(await counter(h.metrics.retried)).toBe(0);
   });
@@ -98,12 +103,20 @@ describe('executor: retries', () => {
   });
 
   it('fails once the tool policy is spent, and does not retry kinds the policy leaves out', async () => {
-    const spent = testTool('spent', async () => {
-      throw new HookyardError('unavailable', 'always down');
-    }, { retry: { max_attempts: 2, base_ms: 1, cap_ms: 1, kinds: ['unavailable'] } });
-    const other = testTool('other', async () => {
-      throw new HookyardError('bad_input', 'rejected');
-    }, { retry: { max_attempts: 5, base_ms: 1, cap_ms: 1, kinds: ['unavailable'] } });
+    const spent = testTool(
+      'spent',
+      async () => {
+        throw new HookyardError('unavailable', 'always down');
+      },
+      { retry: { max_attempts: 2, base_ms: 1, cap_ms: 1, kinds: ['unavailable'] } },
+    );
+    const other = testTool(
+      'other',
+      async () => {
+        throw new HookyardError('bad_input', 'rejected');
+      },
+      { retry: { max_attempts: 5, base_ms: 1, cap_ms: 1, kinds: ['unavailable'] } },
+    );
     const h = harness({ jq: tableJq({}), tools: [spent, other] });
     await h.stores.hooks.putHook(hook({ name: 'a', topic: 'gh', tool: 'spent' }));
     await h.stores.hooks.putHook(hook({ name: 'b', topic: 'gh', tool: 'other' }));

@@ -22,8 +22,15 @@ describe('executor: start and stop', () => {
 
     const events: string[] = [];
     const handle = await startExecutor({
-      settings: h.settings, stores: h.stores, bus: h.bus, jq: slowJq, tools: new LocalRepo([plain, resumable, alert]),
-      metrics: h.metrics, logger: h.logger, clock: h.clock, events: { publish: async (s) => void events.push(`${s.event}:${s.hook}:${s.status}`) },
+      settings: h.settings,
+      stores: h.stores,
+      bus: h.bus,
+      jq: slowJq,
+      tools: new LocalRepo([plain, resumable, alert]),
+      metrics: h.metrics,
+      logger: h.logger,
+      clock: h.clock,
+      events: { publish: async (s) => void events.push(`${s.event}:${s.hook}:${s.status}`) },
     });
     const ids = await h.keep('gh', {});
     await h.bus.publish(ids);
@@ -31,9 +38,7 @@ describe('executor: start and stop', () => {
 
     await handle.stop(20);
     expect(handle.inFlight()).toBe(0);
-    const byHook = Object.fromEntries(
-      (await Promise.all(ids.map((id) => h.stores.runs.get(id)))).map((r) => [r!.hook, r!]),
-    );
+    const byHook = Object.fromEntries((await Promise.all(ids.map((id) => h.stores.runs.get(id)))).map((r) => [r!.hook, r!]));
     expect(byHook.unacted).toMatchObject({ status: 'retry_wait', attempts: 1, acted: '', due_at: new Date(h.clock.now()).toISOString() });
     expect(byHook.started).toMatchObject({ status: 'failed', attempts: 1, acted: 'start', error: { kind: 'internal' } });
     expect(byHook.replays).toMatchObject({ status: 'pending', attempts: 1, acted: 'start' });
@@ -57,8 +62,14 @@ describe('executor: start and stop', () => {
     const h = harness({ jq: tableJq({}), tools: [tool] });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));
     const handle = await startExecutor({
-      settings: h.settings, stores: h.stores, bus: h.bus, jq: tableJq({}), tools: new LocalRepo([tool]),
-      metrics: h.metrics, logger: h.logger, clock: h.clock,
+      settings: h.settings,
+      stores: h.stores,
+      bus: h.bus,
+      jq: tableJq({}),
+      tools: new LocalRepo([tool]),
+      metrics: h.metrics,
+      logger: h.logger,
+      clock: h.clock,
     });
     const ids = await h.keep('gh', {});
     await h.bus.publish(ids);
@@ -116,8 +127,14 @@ describe('executor: start and stop', () => {
     await h.stores.runs.scheduleRetry(id!, first!.token, { kind: 'unavailable', message: 'blip' }, h.clock.now(), h.clock.now());
 
     const handle = await startExecutor({
-      settings: h.settings, stores: h.stores, bus: h.bus, jq: tableJq({}), tools: new LocalRepo([tool]),
-      metrics: h.metrics, logger: h.logger, clock: h.clock,
+      settings: h.settings,
+      stores: h.stores,
+      bus: h.bus,
+      jq: tableJq({}),
+      tools: new LocalRepo([tool]),
+      metrics: h.metrics,
+      logger: h.logger,
+      clock: h.clock,
     });
     await h.bus.publish([id!]);
     await until(() => claiming);

@@ -17,17 +17,23 @@ describe('executor: subject state', () => {
   const subject = { scope: 'github', kind: 'pull_request', key_expr: { content: '"\\(.repo)#\\(.pr)"' } };
   const pr = { scope: 'github', kind: 'pull_request', key: 'acme/api#7' };
 
-  it("a condition reading $state skips an unchanged status; a state_merge writes the change attributed to the run and its hook", async () => {
+  it('a condition reading $state skips an unchanged status; a state_merge writes the change attributed to the run and its hook', async () => {
     const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
-    await h.stores.hooks.putHook(hook({
-      name: 'ci-status', topic: 'ci', tool: 'state_merge', subject,
-      condition: { content: '($state // {}).checks != .checks' },
-      start_expr: { content: '{patch: {checks: .checks, seen_before: ($state != null)}}' },
-    }));
+    await h.stores.hooks.putHook(
+      hook({
+        name: 'ci-status',
+        topic: 'ci',
+        tool: 'state_merge',
+        subject,
+        condition: { content: '($state // {}).checks != .checks' },
+        start_expr: { content: '{patch: {checks: .checks, seen_before: ($state != null)}}' },
+      }),
+    );
     const [first] = await h.keep('ci', { repo: 'acme/api', pr: 7, checks: 'pending' });
     await h.executor.handle(first!);
     expect(await h.stores.runs.get(first!)).toMatchObject({
-      status: 'succeeded', result: { subject: pr, version: 1, document: { checks: 'pending', seen_before: false } },
+      status: 'succeeded',
+      result: { subject: pr, version: 1, document: { checks: 'pending', seen_before: false } },
     });
     const [same] = await h.keep('ci', { repo: 'acme/api', pr: 7, checks: 'pending' });
     await h.executor.handle(same!);
@@ -45,8 +51,12 @@ describe('executor: subject state', () => {
 
   it('two hooks on one subject create it with if_version 0: the first run writes, the second fails conflict naming the kept version', async () => {
     const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
-    await h.stores.hooks.putHook(hook({ name: 'a-opened', topic: 'gh', tool: 'state_set', subject, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {by: "a"}}' } }));
-    await h.stores.hooks.putHook(hook({ name: 'b-opened', topic: 'gh', tool: 'state_set', subject, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {by: "b"}}' } }));
+    await h.stores.hooks.putHook(
+      hook({ name: 'a-opened', topic: 'gh', tool: 'state_set', subject, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {by: "a"}}' } }),
+    );
+    await h.stores.hooks.putHook(
+      hook({ name: 'b-opened', topic: 'gh', tool: 'state_set', subject, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {by: "b"}}' } }),
+    );
     const ids = await h.keep('gh', { repo: 'acme/api', pr: 7 });
     for (const id of ids) await h.executor.handle(id);
     const runs = Object.fromEntries((await Promise.all(ids.map((id) => h.stores.runs.get(id)))).map((r) => [r!.hook, r!]));
@@ -62,13 +72,18 @@ describe('executor: subject state', () => {
     const tool = testTool('t', async ({ args }) => args);
     const h = harness({ jq, tools: [tool] });
     await h.stores.states.set(pr, { reviewers: ['ann'] }, { door: 'api', actor: 'operator:x', hook: null, now: h.clock.now() });
-    await h.stores.hooks.putHook(hook({
-      name: 'uses', topic: 'gh', tool: 't', subject,
-      cancel_expr: { content: '[]' },
-      resume_expr: { content: 'if $state.reviewers then null else error("no state") end' },
-      start_expr: { content: '{who: $state.reviewers[0]}' },
-      extras_expr: { content: '{count: ($state.reviewers | length)}' },
-    }));
+    await h.stores.hooks.putHook(
+      hook({
+        name: 'uses',
+        topic: 'gh',
+        tool: 't',
+        subject,
+        cancel_expr: { content: '[]' },
+        resume_expr: { content: 'if $state.reviewers then null else error("no state") end' },
+        start_expr: { content: '{who: $state.reviewers[0]}' },
+        extras_expr: { content: '{count: ($state.reviewers | length)}' },
+      }),
+    );
     const [id] = await h.keep('gh', { repo: 'acme/api', pr: 7 });
     await h.executor.handle(id!);
     expect(await h.stores.runs.get(id!)).toMatchObject({ status: 'succeeded', result: { who: 'ann' } });
@@ -89,7 +104,12 @@ describe('executor: subject state', () => {
     const [id] = await h.keep('gh', {});
     await h.executor.handle(id!);
     const run = await h.stores.runs.get(id!);
-    expect(run).toMatchObject({ status: 'failed', attempts: 1, acted: '', error: { kind: 'bad_input', message: `hook 'keyed' subject.key_expr must yield one non-empty string, ${shown}` } });
+    expect(run).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      acted: '',
+      error: { kind: 'bad_input', message: `hook 'keyed' subject.key_expr must yield one non-empty string, ${shown}` },
+    });
     expect(tool.calls).toHaveLength(0);
   });
 
@@ -97,10 +117,17 @@ describe('executor: subject state', () => {
     const tool = testTool('t', async () => 'ran');
     let failing = true;
     const h = harness({
-      jq, tools: [tool],
+      jq,
+      tools: [tool],
       stores: (s: Stores) => ({
         ...s,
-        states: { ...s.states, get: async (subj) => { if (failing) throw unavailable('redis get_state failed: connection is reconnecting'); return s.states.get(subj); } },
+        states: {
+          ...s.states,
+          get: async (subj) => {
+            if (failing) throw unavailable('redis get_state failed: connection is reconnecting');
+            return s.states.get(subj);
+          },
+        },
       }),
     });
     await h.stores.hooks.putHook(hook({ name: 'reads', topic: 'gh', tool: 't', subject, condition: { content: '$state == null' } }));
@@ -116,12 +143,28 @@ describe('executor: subject state', () => {
 
   it('a state tool in a hook without a subject needs an explicit subject argument, else the run fails bad_input naming it', async () => {
     const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
-    await h.stores.hooks.putHook(hook({ name: 'explicit', topic: 'gh', tool: 'state_merge', start_expr: { content: '{patch: {n: .n}, subject: {scope: "ops", kind: "counter", key: "main"}}' } }));
+    await h.stores.hooks.putHook(
+      hook({
+        name: 'explicit',
+        topic: 'gh',
+        tool: 'state_merge',
+        start_expr: { content: '{patch: {n: .n}, subject: {scope: "ops", kind: "counter", key: "main"}}' },
+      }),
+    );
     await h.stores.hooks.putHook(hook({ name: 'nosubject', topic: 'gh', tool: 'state_merge', tool_kwargs: { patch: { n: 1 } } }));
     const ids = await h.keep('gh', { n: 3 });
     for (const id of ids) await h.executor.handle(id);
     const runs = Object.fromEntries((await Promise.all(ids.map((id) => h.stores.runs.get(id)))).map((r) => [r!.hook, r!]));
-    expect(runs.explicit).toMatchObject({ status: 'succeeded', result: { subject: { scope: 'ops', kind: 'counter', key: 'main' }, version: 1, document: { n: 3 } } });
-    expect(runs.nosubject).toMatchObject({ status: 'failed', error: { kind: 'bad_input', message: "state_merge: missing argument 'subject' {scope, kind, key}: hook 'nosubject' declares no subject, so the call must name one" } });
+    expect(runs.explicit).toMatchObject({
+      status: 'succeeded',
+      result: { subject: { scope: 'ops', kind: 'counter', key: 'main' }, version: 1, document: { n: 3 } },
+    });
+    expect(runs.nosubject).toMatchObject({
+      status: 'failed',
+      error: {
+        kind: 'bad_input',
+        message: "state_merge: missing argument 'subject' {scope, kind, key}: hook 'nosubject' declares no subject, so the call must name one",
+      },
+    });
   });
 });

@@ -5,7 +5,7 @@ import { gate, harness, hook, tableJq, testTool, until } from './fixtures';
 const policy = { maxAttempts: 5, retryDelayMs: 0 };
 
 describe('executor: takeover and replay', () => {
-  it("never overwrites the outcome of the attempt that replaced a stale one", async () => {
+  it('never overwrites the outcome of the attempt that replaced a stale one', async () => {
     const release = gate<string>();
     const tool = testTool('t', async () => release.promise, { crashResumable: true });
     const h = harness({ jq: tableJq({}), tools: [tool] });
@@ -64,20 +64,22 @@ describe('executor: takeover and replay', () => {
   it('renews the lease of a long attempt from the shared sweep, and never that of a short one', async () => {
     // Counted, not timed: the long attempt holds its tool until six renewals came
     // (each at most leaseMs/3 apart by design), however slow the machine is.
-    const spying = (renewals: string[]) => (s: Stores): Stores => {
-      const renew: typeof s.runs.renew = async (id, ...rest) => {
-        renewals.push(id);
-        return s.runs.renew(id, ...rest);
+    const spying =
+      (renewals: string[]) =>
+      (s: Stores): Stores => {
+        const renew: typeof s.runs.renew = async (id, ...rest) => {
+          renewals.push(id);
+          return s.runs.renew(id, ...rest);
+        };
+        const runs = new Proxy(s.runs, {
+          get: (target, key) => {
+            if (key === 'renew') return renew;
+            const v = Reflect.get(target, key) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+        return { ...s, runs };
       };
-      const runs = new Proxy(s.runs, {
-        get: (target, key) => {
-          if (key === 'renew') return renew;
-          const v = Reflect.get(target, key) as unknown;
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-        },
-      });
-      return { ...s, runs };
-    };
     const renewals: string[] = [];
     const release = gate<string>();
     const slow = testTool('slow', () => release.promise);

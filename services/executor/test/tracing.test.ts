@@ -39,7 +39,9 @@ describe('executor: tracing', () => {
     const { h, seen } = setup();
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 't', tool: 'echo', condition: { content: '.go' }, tool_kwargs: { x: 1 } }));
     const door = newTraceparent();
-    const [id] = (await h.stores.runs.keepEvent({ topic: 't', payload: { go: true }, now: h.clock.now(), dispatchGraceMs: 0, traceparent: door.traceparent })).map((k) => k.id);
+    const [id] = (
+      await h.stores.runs.keepEvent({ topic: 't', payload: { go: true }, now: h.clock.now(), dispatchGraceMs: 0, traceparent: door.traceparent })
+    ).map((k) => k.id);
     // The message's traceparent: the door's publish span, a child in the same trace.
     const publishSpan = '1111111111111111';
     await h.executor.handle(id!, `00-${door.traceId}-${publishSpan}-01`);
@@ -79,7 +81,9 @@ describe('executor: tracing', () => {
 
     const own = newTraceparent();
     const other = newTraceparent();
-    const [id] = (await h.stores.runs.keepEvent({ topic: 't', payload: { go: true }, now: h.clock.now(), dispatchGraceMs: 0, traceparent: own.traceparent })).map((k) => k.id);
+    const [id] = (
+      await h.stores.runs.keepEvent({ topic: 't', payload: { go: true }, now: h.clock.now(), dispatchGraceMs: 0, traceparent: own.traceparent })
+    ).map((k) => k.id);
     await h.executor.handle(id!, other.traceparent);
     const [attempt] = byName(own.traceId)(SPAN.attempt);
     expect(parentOf(attempt!)).toBe(own.spanId);
@@ -91,7 +95,9 @@ describe('executor: tracing', () => {
     await h.stores.hooks.putApprovalPolicy([{ tools: ['echo'], action: 'approve', timeout_seconds: 600 }], null, h.clock.now());
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 't', tool: 'echo' }));
     const door = newTraceparent();
-    const [id] = (await h.stores.runs.keepEvent({ topic: 't', payload: {}, now: h.clock.now(), dispatchGraceMs: 0, traceparent: door.traceparent })).map((k) => k.id);
+    const [id] = (await h.stores.runs.keepEvent({ topic: 't', payload: {}, now: h.clock.now(), dispatchGraceMs: 0, traceparent: door.traceparent })).map(
+      (k) => k.id,
+    );
     await h.executor.handle(id!);
     expect((await h.stores.runs.get(id!))!.status).toBe('parked');
     expect(byName(door.traceId)(SPAN.outcome)[0]!.attributes['hookyard.run.outcome']).toBe('parked');
@@ -109,7 +115,12 @@ describe('executor: tracing', () => {
     const [wait] = named(SPAN.approvalWait);
     expect(wait).toBeDefined();
     expect(parentOf(wait!)).toBe(attempts[1]!.spanContext().spanId);
-    expect(wait!.attributes).toMatchObject({ 'hookyard.interaction.id': i!.id, 'hookyard.interaction.kind': 'approval', 'hookyard.interaction.status': 'approved', 'hookyard.interaction.by': 'operator:ada' });
+    expect(wait!.attributes).toMatchObject({
+      'hookyard.interaction.id': i!.id,
+      'hookyard.interaction.kind': 'approval',
+      'hookyard.interaction.status': 'approved',
+      'hookyard.interaction.by': 'operator:ada',
+    });
     // From when it parked to when it was answered (the store's clock: 5 s apart).
     const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
     expect(Math.round(ms(wait!.endTime) - ms(wait!.startTime))).toBe(5000);

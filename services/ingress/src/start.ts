@@ -98,7 +98,16 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   });
   const dedupe = createDedupeStep({ hooks: deps.stores.hooks, jq: deps.jq, cacheMs: deps.verifierCacheMs, now: () => clock.now() });
   const limiter =
-    deps.limiter === undefined ? createDoorLimiter({ rate: settings.doorRate, burst: settings.doorBurst, apiRate: settings.apiRate, apiBurst: settings.apiBurst, trustedProxies: settings.trustedProxies, logger }) : deps.limiter;
+    deps.limiter === undefined
+      ? createDoorLimiter({
+          rate: settings.doorRate,
+          burst: settings.doorBurst,
+          apiRate: settings.apiRate,
+          apiBurst: settings.apiBurst,
+          trustedProxies: settings.trustedProxies,
+          logger,
+        })
+      : deps.limiter;
   const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
   const door = createDoorHandler({
     stores: deps.stores,
@@ -129,22 +138,25 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   app.use(approvalLinkRouter({ stores: deps.stores, bus: deps.bus, clock, logger, settings, secrets, ...(deps.events ? { events: deps.events } : {}) }));
   app.use(
     '/api',
-    createApiRouter({
-      settings,
-      stores: deps.stores,
-      bus: deps.bus,
-      jq: deps.jq,
-      tools: deps.tools,
-      metrics: deps.metrics,
-      logger,
-      clock,
-      schemas: new SchemaChecker(),
-      ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
-      ...(deps.events ? { events: deps.events } : {}),
-      ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
-      onVerifierChanged: (topic) => verifier.invalidate(topic),
-      onDedupeChanged: (topic) => dedupe.invalidate(topic),
-    }, limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined),
+    createApiRouter(
+      {
+        settings,
+        stores: deps.stores,
+        bus: deps.bus,
+        jq: deps.jq,
+        tools: deps.tools,
+        metrics: deps.metrics,
+        logger,
+        clock,
+        schemas: new SchemaChecker(),
+        ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
+        ...(deps.events ? { events: deps.events } : {}),
+        ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
+        onVerifierChanged: (topic) => verifier.invalidate(topic),
+        onDedupeChanged: (topic) => dedupe.invalidate(topic),
+      },
+      limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined,
+    ),
   );
   app.use(unknownRoute);
   app.use(errorHandler(logger));

@@ -3,7 +3,10 @@ import { DEFAULT_DENY_MESSAGE, approvalLinks, createSecretResolver } from '@hook
 import { hook, startHarness, type Harness } from './support/harness';
 
 const record = {
-  name: 'dry', topic: 'github', tool: 'echo', tool_kwargs: { ref: 'main' },
+  name: 'dry',
+  topic: 'github',
+  tool: 'echo',
+  tool_kwargs: { ref: 'main' },
   condition: { content: '.action == "closed" and .pull_request.merged' },
   start_expr: { content: '{service: .repository.name, env: "prod", ref: "ignored"}' },
   extras_expr: { content: '{pr: .number}' },
@@ -36,7 +39,9 @@ describe('approval policy, dry run and hook schema API', () => {
     });
 
     it('a PUT replaces the rules and bumps the version; a GET-edit-PUT round trip with version works; a stale version is 409', async () => {
-      const rules = [{ name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 120, answer_hooks: ['slack-answers'] }];
+      const rules = [
+        { name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 120, answer_hooks: ['slack-answers'] },
+      ];
       const first = await put({ rules });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ rules, version: expect.any(Number) });
@@ -55,7 +60,15 @@ describe('approval policy, dry run and hook schema API', () => {
 
     it('refuses bad rules with one line per miss, and keeps nothing', async () => {
       const before = (await h.call('/api/approval-policy', { role: 'reader' })).body;
-      const r = await put({ rules: [{ tools: ['a b'], action: 'deny' }, { tools: ['*'], when: '.args | (', action: 'deny' }, { tools: ['*'], action: 'ask' }], colour: 1, version: -1 });
+      const r = await put({
+        rules: [
+          { tools: ['a b'], action: 'deny' },
+          { tools: ['*'], when: '.args | (', action: 'deny' },
+          { tools: ['*'], action: 'ask' },
+        ],
+        colour: 1,
+        version: -1,
+      });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ kind: 'bad_input', message: 'approval policy refused' });
       expect(r.body.error.details).toEqual([
@@ -72,7 +85,11 @@ describe('approval policy, dry run and hook schema API', () => {
 
   describe("a hook's own approval rules", () => {
     it('are checked at registration like the policy, and kept with the hook', async () => {
-      const bad = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hook('strict', 't', { approval: [{ tools: ['echo'], action: 'nope' }] }) });
+      const bad = await h.call('/api/hooks', {
+        method: 'POST',
+        role: 'operator',
+        json: hook('strict', 't', { approval: [{ tools: ['echo'], action: 'nope' }] }),
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.details).toEqual(['approval[0].action "nope" must be one of allow, approve, deny']);
       const approval = [{ tools: ['echo'], action: 'deny', message: 'no echo from here' }];
@@ -86,18 +103,35 @@ describe('approval policy, dry run and hook schema API', () => {
     const merged = { action: 'closed', number: 7, pull_request: { merged: true }, repository: { name: 'api' } };
 
     it('answers every step of a record (not stored): subject, $parked, condition, door contract, kwargs, extras, allowlist, approval', async () => {
-      await put({ rules: [{ name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod" and .subject.key == "api#7"', action: 'approve', timeout_seconds: 300 }] });
+      await put({
+        rules: [{ name: 'prod deploys', tools: ['echo'], when: '.args.env == "prod" and .subject.key == "api#7"', action: 'approve', timeout_seconds: 300 }],
+      });
       const r = await dry({ hook: record, payload: merged });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
-        hook: 'dry', tool: 'echo', outcome: 'approval',
-        subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, parked: [], state: null,
+        hook: 'dry',
+        tool: 'echo',
+        outcome: 'approval',
+        subject: { scope: 'repo', kind: 'pr', key: 'api#7' },
+        parked: [],
+        state: null,
         condition: { present: true, output: [true], matched: true },
-        cancel: [[]], resume: [[]], act: null,
+        cancel: [[]],
+        resume: [[]],
+        act: null,
         kwargs: { service: 'api', env: 'prod', ref: 'main' },
         extras: { pr: 7, 'tai42/subject': { scope: 'repo', kind: 'pr', key: 'api#7' }, 'tai42/idempotency_key': '<run id>' },
         allowlist: { allowed: true, list: '[*]' },
-        approval: { action: 'approve', rule: 'prod deploys', source: 'deployment', policy_version: expect.any(Number), message: '', timeout_seconds: 300, on_timeout: 'deny', answer_hooks: [] },
+        approval: {
+          action: 'approve',
+          rule: 'prod deploys',
+          source: 'deployment',
+          policy_version: expect.any(Number),
+          message: '',
+          timeout_seconds: 300,
+          on_timeout: 'deny',
+          answer_hooks: [],
+        },
         error: null,
       });
       expect(await h.stores.hooks.getHook('dry')).toBeNull();
@@ -110,16 +144,34 @@ describe('approval policy, dry run and hook schema API', () => {
       const [kept] = await h.stores.runs.keepEvent({ topic: 'github', payload: {}, now, dispatchGraceMs: 60_000 });
       const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
       const { interaction } = await h.stores.interactions.park({
-        run: kept!.id, token: claimed.token, kind: 'wait', tool: 'echo', argsHash: 'c'.repeat(64), subject: { scope: 'repo', kind: 'pr', key: 'api#7' }, onTimeout: 'fail', expiresAt: now + 60_000, now,
+        run: kept!.id,
+        token: claimed.token,
+        kind: 'wait',
+        tool: 'echo',
+        argsHash: 'c'.repeat(64),
+        subject: { scope: 'repo', kind: 'pr', key: 'api#7' },
+        onTimeout: 'fail',
+        expiresAt: now + 60_000,
+        now,
       });
       const r = await dry({ hook: { ...record, resume_expr: { content: 'null' } }, payload: merged });
       expect(r.body).toMatchObject({
-        outcome: 'act', parked: [{ id: interaction.id, kind: 'wait', status: 'open' }],
-        cancel: [[interaction.id]], act: { verb: 'cancel', ids: [interaction.id] }, kwargs: null, approval: null, error: null, extras: { pr: 7 },
+        outcome: 'act',
+        parked: [{ id: interaction.id, kind: 'wait', status: 'open' }],
+        cancel: [[interaction.id]],
+        act: { verb: 'cancel', ids: [interaction.id] },
+        kwargs: null,
+        approval: null,
+        error: null,
+        extras: { pr: 7 },
       });
       // Both yielding interactions is what a run refuses too.
       const both = await dry({ hook: record, payload: merged });
-      expect(both.body.error).toMatchObject({ step: 'door contract', kind: 'bad_input', message: expect.stringContaining('cancel_expr and resume_expr both yielded') });
+      expect(both.body.error).toMatchObject({
+        step: 'door contract',
+        kind: 'bad_input',
+        message: expect.stringContaining('cancel_expr and resume_expr both yielded'),
+      });
       const resume = await dry({ hook: { ...record, cancel_expr: { content: 'null' } }, payload: merged });
       expect(resume.body).toMatchObject({ outcome: 'act', act: { verb: 'resume', items: [{ id: interaction.id, payload: { verdict: 'approve' } }] } });
       await h.stores.interactions.resolve(interaction.id, { status: 'cancelled', by: 'test', via: 'api' }, Date.now());
@@ -130,13 +182,21 @@ describe('approval policy, dry run and hook schema API', () => {
       const subject = { scope: 'repo', kind: 'pr', key: 'api#7' };
       const gated = { ...record, condition: { content: '$state.deployed != true' }, extras_expr: { content: '{pr: .number, seen: $state}' } };
       await h.stores.states.set(subject, { deployed: true }, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
-      expect((await dry({ hook: gated, payload: merged })).body).toMatchObject({ state: { deployed: true }, outcome: 'skipped', condition: { output: [false], matched: false } });
+      expect((await dry({ hook: gated, payload: merged })).body).toMatchObject({
+        state: { deployed: true },
+        outcome: 'skipped',
+        condition: { output: [false], matched: false },
+      });
       await h.stores.states.set(subject, { deployed: false }, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
       const r = await dry({ hook: gated, payload: merged });
       expect(r.body).toMatchObject({ state: { deployed: false }, condition: { matched: true }, extras: { pr: 7, seen: { deployed: false } } });
       await h.stores.states.remove(subject, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
       const twice = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '"a", "b"' } } }, payload: merged });
-      expect(twice.body.error).toEqual({ step: 'subject.key_expr', kind: 'bad_input', message: 'hook \'dry\' subject.key_expr must yield one non-empty string, got 2 outputs: "a", "b"' });
+      expect(twice.body.error).toEqual({
+        step: 'subject.key_expr',
+        kind: 'bad_input',
+        message: 'hook \'dry\' subject.key_expr must yield one non-empty string, got 2 outputs: "a", "b"',
+      });
     });
 
     it('start_expr null starts nothing: skipped', async () => {
@@ -146,7 +206,13 @@ describe('approval policy, dry run and hook schema API', () => {
 
     it('a condition that does not match: skipped, nothing after it evaluated', async () => {
       const r = await dry({ hook: record, payload: { ...merged, action: 'opened' } });
-      expect(r.body).toMatchObject({ outcome: 'skipped', condition: { present: true, output: [false], matched: false }, kwargs: null, approval: null, error: null });
+      expect(r.body).toMatchObject({
+        outcome: 'skipped',
+        condition: { present: true, output: [false], matched: false },
+        kwargs: null,
+        approval: null,
+        error: null,
+      });
     });
 
     it('a registered hook by name; its own rules make the call stricter (deny with its sentence)', async () => {
@@ -161,11 +227,20 @@ describe('approval policy, dry run and hook schema API', () => {
 
     it('an error names its step and kind; the allowlist verdict names the effective list', async () => {
       const raised = await dry({ hook: { ...record, start_expr: { content: 'error("no service")' } }, payload: merged });
-      expect(raised.body).toMatchObject({ outcome: 'error', kwargs: null, error: { step: 'start_expr', kind: 'bad_input', message: expect.stringContaining('no service') } });
+      expect(raised.body).toMatchObject({
+        outcome: 'error',
+        kwargs: null,
+        error: { step: 'start_expr', kind: 'bad_input', message: expect.stringContaining('no service') },
+      });
       const shape = await dry({ hook: { ...record, start_expr: { content: '[1]' } }, payload: merged });
       expect(shape.body.error).toEqual({ step: 'start_expr', kind: 'bad_input', message: "hook 'dry' start_expr must yield an object or null, got [1]" });
       const key = await dry({ hook: { ...record, subject: { ...record.subject, key_expr: { content: '.missing' } } }, payload: merged });
-      expect(key.body).toMatchObject({ outcome: 'error', subject: null, condition: null, error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield one non-empty string, got null" } });
+      expect(key.body).toMatchObject({
+        outcome: 'error',
+        subject: null,
+        condition: null,
+        error: { step: 'subject.key_expr', kind: 'bad_input', message: "hook 'dry' subject.key_expr must yield one non-empty string, got null" },
+      });
       const narrow = await dry({ hook: { ...record, tools_allow: ['print'] }, payload: merged });
       expect(narrow.status).toBe(400); // registration itself refuses a tool outside its own list
       const listed = await dry({ hook: hook('outside', 't', { tools_allow: ['*', '!print'] }), payload: {} });
@@ -202,12 +277,21 @@ describe('approval policy, dry run and hook schema API', () => {
       walk(s, '');
       expect(annotated.sort()).toEqual(
         [
-          '/properties/condition', '/properties/start_expr', '/properties/cancel_expr', '/properties/resume_expr', '/properties/extras_expr',
-          '/properties/subject/properties/key_expr', '/$defs/ApprovalRule/properties/when',
+          '/properties/condition',
+          '/properties/start_expr',
+          '/properties/cancel_expr',
+          '/properties/resume_expr',
+          '/properties/extras_expr',
+          '/properties/subject/properties/key_expr',
+          '/$defs/ApprovalRule/properties/when',
         ].sort(),
       );
       for (const f of ['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr']) {
-        expect(s.properties[f]['x-tai42-expression']).toEqual({ input: expect.stringMatching(/^payload/), result: expect.any(String), variables: { $parked: expect.any(String), $state: expect.any(String) } });
+        expect(s.properties[f]['x-tai42-expression']).toEqual({
+          input: expect.stringMatching(/^payload/),
+          result: expect.any(String),
+          variables: { $parked: expect.any(String), $state: expect.any(String) },
+        });
       }
       expect(s.$defs.ApprovalRule.properties.when['x-tai42-expression'].input).toMatch(/^call: \{tool, args, hook, topic, subject\}/);
       // Every $ref resolves inside the document.
@@ -239,7 +323,15 @@ describe('approval policy, dry run and hook schema API', () => {
       const [kept] = await h.stores.runs.keepEvent({ topic: 'answers', payload: { n }, now, dispatchGraceMs: 60_000 });
       const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
       const { interaction } = await h.stores.interactions.park({
-        run: kept!.id, token: claimed.token, kind, tool: 'echo', argsHash: 'a'.repeat(64), rule: 'r', policyVersion: 1, expiresAt: now + expiresInMs, now,
+        run: kept!.id,
+        token: claimed.token,
+        kind,
+        tool: 'echo',
+        argsHash: 'a'.repeat(64),
+        rule: 'r',
+        policyVersion: 1,
+        expiresAt: now + expiresInMs,
+        now,
       });
       return interaction;
     }
@@ -251,7 +343,11 @@ describe('approval policy, dry run and hook schema API', () => {
       const published = h.bus.published.length;
       const r = await answer(i.id, 'approve', { reason: 'ship it' });
       expect(r.status).toBe(200);
-      expect(r.body.interaction).toMatchObject({ id: i.id, status: 'approved', resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'ship it' } });
+      expect(r.body.interaction).toMatchObject({
+        id: i.id,
+        status: 'approved',
+        resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'ship it' },
+      });
       expect(r.body.run).toMatchObject({ id: i.run, status: 'pending' });
       expect(h.bus.published.slice(published)).toEqual([[i.run]]);
       const again = await answer(i.id, 'deny');
@@ -312,7 +408,15 @@ describe('signed approval links', () => {
     const [kept] = await h.stores.runs.keepEvent({ topic: 'answers', payload: { n }, now, dispatchGraceMs: 60_000 });
     const claimed = (await h.stores.runs.claim(kept!.id, 'test', 30_000, now))!;
     const { interaction } = await h.stores.interactions.park({
-      run: kept!.id, token: claimed.token, kind: 'approval', tool: 'deploy', argsHash: 'b'.repeat(64), rule: 'prod deploys', policyVersion: 1, expiresAt: now + expiresInMs, now,
+      run: kept!.id,
+      token: claimed.token,
+      kind: 'approval',
+      tool: 'deploy',
+      argsHash: 'b'.repeat(64),
+      rule: 'prod deploys',
+      policyVersion: 1,
+      expiresAt: now + expiresInMs,
+      now,
     });
     const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction);
     const local = (u: string) => u.replace('https://hooks.example.test', '');

@@ -17,7 +17,11 @@ describe('management API: body cap and mark', () => {
   });
 
   it('every management answer, refusals included, carries X-Hookyard-Api', async () => {
-    for (const [path, role] of [['/api/hooks', 'reader'], ['/api/hooks', undefined], ['/api/nowhere', 'reader']] as const) {
+    for (const [path, role] of [
+      ['/api/hooks', 'reader'],
+      ['/api/hooks', undefined],
+      ['/api/nowhere', 'reader'],
+    ] as const) {
       const r = await h.call(path, role ? { role } : {});
       expect(r.headers.get('x-hookyard-api')).toBe('1');
     }

@@ -134,7 +134,10 @@ describe('GET /api/events', () => {
       await hub.publish(summary({ run_id: 'done', event: 'finished' }));
       await hub.publish(summary({ run_id: 'again', event: 'retried', status: 'pending' }));
       await s.until(2);
-      expect(s.events.map((e) => [e.run_id, e.event])).toEqual([['new', 'accepted'], ['again', 'retried']]);
+      expect(s.events.map((e) => [e.run_id, e.event])).toEqual([
+        ['new', 'accepted'],
+        ['again', 'retried'],
+      ]);
     } finally {
       s.close();
     }
@@ -172,7 +175,7 @@ describe('run events the ingress announces itself (the hub as its sink, as in th
   });
   afterAll(() => h.close());
 
-  it('the door announces every run it keeps as accepted, with the run\'s own created_at, after its answer', async () => {
+  it("the door announces every run it keeps as accepted, with the run's own created_at, after its answer", async () => {
     const s = await openStream(h.url);
     try {
       await s.opened();
@@ -183,8 +186,19 @@ describe('run events the ingress announces itself (the hub as its sink, as in th
       const kept = await Promise.all(answer.run_ids.map((id: string) => h.stores.runs.get(id)));
       expect(s.events).toEqual(
         kept.map((r) => ({
-          run_id: r!.id, event: 'accepted', at: r!.created_at, hook: r!.hook, topic: 'demo', status: 'pending', attempts: 0,
-          error_kind: null, error_message: null, created_at: r!.created_at, finished_at: null, due_at: null, duration_ms: null,
+          run_id: r!.id,
+          event: 'accepted',
+          at: r!.created_at,
+          hook: r!.hook,
+          topic: 'demo',
+          status: 'pending',
+          attempts: 0,
+          error_kind: null,
+          error_message: null,
+          created_at: r!.created_at,
+          finished_at: null,
+          due_at: null,
+          duration_ms: null,
         })),
       );
     } finally {

@@ -84,7 +84,11 @@ describe('management API: hooks, templates, tools, verifiers', () => {
     const bad = await h.call('/api/tools', { method: 'POST', role: 'admin', json: { name: 'svc', endpoint: 'nope', protocol: 'soap' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.length).toBeGreaterThan(0);
-    const good = await h.call('/api/tools', { method: 'POST', role: 'admin', json: { name: 'svc', kind: 'http', endpoint: 'http://127.0.0.1:9/x', protocol: 'openai' } });
+    const good = await h.call('/api/tools', {
+      method: 'POST',
+      role: 'admin',
+      json: { name: 'svc', kind: 'http', endpoint: 'http://127.0.0.1:9/x', protocol: 'openai' },
+    });
     expect(good.status).toBe(201);
     expect(await h.stores.tools.getTool('svc')).not.toBeNull();
     expect((await h.call('/api/tools/svc', { method: 'DELETE', role: 'admin' })).body).toEqual({ removed: true, name: 'svc' });
@@ -92,14 +96,23 @@ describe('management API: hooks, templates, tools, verifiers', () => {
 
   it('refuses a secret reference to the process own settings, for a tool and a verifier, naming the field', async () => {
     const tool = await h.call('/api/tools', {
-      method: 'POST', role: 'admin',
+      method: 'POST',
+      role: 'admin',
       json: { name: 'leak', endpoint: 'https://collector.example/x', protocol: 'openai', headers: { Authorization: { secret: 'env:HOOKS_API_TOKENS' } } },
     });
     expect(tool.status).toBe(400);
-    expect(tool.body.error.details).toEqual(["headers.Authorization.secret names HOOKS_API_TOKENS, one of Hookyard's own settings, which a secret reference may never read"]);
-    const verifier = await h.call('/api/hooks/topics/t8/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['file:/var/run/secrets/kubernetes.io/serviceaccount/token'] } });
+    expect(tool.body.error.details).toEqual([
+      "headers.Authorization.secret names HOOKS_API_TOKENS, one of Hookyard's own settings, which a secret reference may never read",
+    ]);
+    const verifier = await h.call('/api/hooks/topics/t8/verifier', {
+      method: 'PUT',
+      role: 'admin',
+      json: { kind: 'github', secrets: ['file:/var/run/secrets/kubernetes.io/serviceaccount/token'] },
+    });
     expect(verifier.status).toBe(400);
-    expect(verifier.body.error.details).toEqual(['secrets[0] names /var/run/secrets/kubernetes.io/serviceaccount/token, the Kubernetes service account, which a secret reference may never read']);
+    expect(verifier.body.error.details).toEqual([
+      'secrets[0] names /var/run/secrets/kubernetes.io/serviceaccount/token, the Kubernetes service account, which a secret reference may never read',
+    ]);
     expect(await h.stores.tools.getTool('leak')).toBeNull();
   });
 
@@ -107,7 +120,11 @@ describe('management API: hooks, templates, tools, verifiers', () => {
     const bad = await h.call('/api/hooks/topics/t9/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['literal-secret-value'] } });
     expect(bad.status).toBe(400);
     expect(bad.text).not.toContain('literal-secret-value');
-    const put = await h.call('/api/hooks/topics/t9/verifier', { method: 'PUT', role: 'admin', json: { kind: 'github', secrets: ['env:HOOKS_SECRET_GH_SECRET'] } });
+    const put = await h.call('/api/hooks/topics/t9/verifier', {
+      method: 'PUT',
+      role: 'admin',
+      json: { kind: 'github', secrets: ['env:HOOKS_SECRET_GH_SECRET'] },
+    });
     expect(put.status).toBe(201);
     const got = await h.call('/api/hooks/topics/t9/verifier', { role: 'reader' });
     expect(got.body).toMatchObject({ topic: 't9', kind: 'github', secrets: ['env:HOOKS_SECRET_GH_SECRET'] });

@@ -13,7 +13,13 @@ describe('management API: interactions', () => {
     const [kept] = await h.stores.runs.keepEvent({ topic: 'waits', payload: {}, now: Date.now(), dispatchGraceMs: 15000 });
     const c = await h.stores.runs.claim(kept!.id, 'test-worker', 30000, Date.now());
     const { interaction } = await h.stores.interactions.park({
-      run: kept!.id, token: c!.token, kind: 'wait', tool: 'wait', argsHash: 'a'.repeat(64), expiresAt: Date.now() + 3_600_000, now: Date.now(),
+      run: kept!.id,
+      token: c!.token,
+      kind: 'wait',
+      tool: 'wait',
+      argsHash: 'a'.repeat(64),
+      expiresAt: Date.now() + 3_600_000,
+      now: Date.now(),
     });
     return { run: kept!.id, id: interaction.id };
   }
@@ -35,7 +41,10 @@ describe('management API: interactions', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: { body: { interactions: Array<{ id: string }>; next_cursor: string | null } } = await h.call(`/api/interactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { role: 'reader' });
+      const r: { body: { interactions: Array<{ id: string }>; next_cursor: string | null } } = await h.call(
+        `/api/interactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { role: 'reader' },
+      );
       seen.push(...r.body.interactions.map((x) => x.id));
       cursor = r.body.next_cursor;
     } while (cursor);
@@ -48,7 +57,10 @@ describe('management API: interactions', () => {
     expect((await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'reader', json: {} })).status).toBe(403);
     const r = await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'operator', json: { reason: 'not needed' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'cancelled', resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'not needed' } });
+    expect(r.body).toMatchObject({
+      status: 'cancelled',
+      resolution: { by: expect.stringMatching(/^operator:[0-9a-f]{8}$/), via: 'api', reason: 'not needed' },
+    });
     expect((await h.stores.runs.get(a.run))?.status).toBe('cancelled');
     const again = await h.call(`/api/interactions/${a.id}/cancel`, { method: 'POST', role: 'operator' });
     expect(again.status).toBe(409);

@@ -51,7 +51,10 @@ describe('route inventory: every /api route is guarded', () => {
   beforeAll(async () => {
     // The settings routes show settings made from the same tokens: none may appear in a body.
     const live = createLiveSettings({
-      env: { HOOKS_API_TOKENS: `reader:${TOKENS.reader},operator:${TOKENS.operator},admin:${TOKENS.admin}`, HOOKS_REDIS_URL: `redis://u:${VERIFIER_SECRET}@127.0.0.1:6379` },
+      env: {
+        HOOKS_API_TOKENS: `reader:${TOKENS.reader},operator:${TOKENS.operator},admin:${TOKENS.admin}`,
+        HOOKS_REDIS_URL: `redis://u:${VERIFIER_SECRET}@127.0.0.1:6379`,
+      },
     });
     h = await startHarness({
       deps: {
@@ -62,7 +65,14 @@ describe('route inventory: every /api route is guarded', () => {
     });
     routes = apiRoutes(h.app);
     await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: 'x', updated_at: 'x' });
-    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
+    await h.stores.hooks.putVerifier({
+      topic: 'inv-topic',
+      kind: 'shared_secret',
+      settings: {},
+      secrets: ['env:HOOKS_SECRET_INV_SECRET'],
+      created_at: 'x',
+      updated_at: 'x',
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -133,8 +143,24 @@ describe('route inventory: every /api route is guarded', () => {
 
   it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
     // The previous test's admin DELETE removed the binding; bind it again.
-    await h.stores.hooks.putVerifier({ topic: 'inv-topic', kind: 'shared_secret', settings: {}, secrets: ['env:HOOKS_SECRET_INV_SECRET'], created_at: 'x', updated_at: 'x' });
-    for (const path of ['/api/settings', '/api/hooks', '/api/approval-policy', '/api/hooks/topics/inv-topic/verifier', '/api/tools', '/api/hook-runs', '/metrics', '/readyz']) {
+    await h.stores.hooks.putVerifier({
+      topic: 'inv-topic',
+      kind: 'shared_secret',
+      settings: {},
+      secrets: ['env:HOOKS_SECRET_INV_SECRET'],
+      created_at: 'x',
+      updated_at: 'x',
+    });
+    for (const path of [
+      '/api/settings',
+      '/api/hooks',
+      '/api/approval-policy',
+      '/api/hooks/topics/inv-topic/verifier',
+      '/api/tools',
+      '/api/hook-runs',
+      '/metrics',
+      '/readyz',
+    ]) {
       record(await h.call(path, { role: 'admin' }));
     }
     const door = await h.call('/universal_webhook/inv-topic', { method: 'POST', json: {}, headers: { 'x-webhook-secret': 'nope' } });

@@ -18,7 +18,13 @@ describe('hook registration with the real jq engine', () => {
     const r = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',
-      json: { name: 'real', topic: 't', tool: 'echo', condition: { content: '.kind == "order" and ($parked | length) >= 0' }, start_expr: { content: '{id: .id}' } },
+      json: {
+        name: 'real',
+        topic: 't',
+        tool: 'echo',
+        condition: { content: '.kind == "order" and ($parked | length) >= 0' },
+        start_expr: { content: '{id: .id}' },
+      },
     });
     expect(r.status).toBe(201);
   });
@@ -28,13 +34,26 @@ describe('hook registration with the real jq engine', () => {
     const ok = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',
-      json: { name: 'stateful', topic: 't', tool: 'echo', subject, condition: { content: '($state // {}).checks != "green"' }, extras_expr: { content: '{seen: $state}' } },
+      json: {
+        name: 'stateful',
+        topic: 't',
+        tool: 'echo',
+        subject,
+        condition: { content: '($state // {}).checks != "green"' },
+        extras_expr: { content: '{seen: $state}' },
+      },
     });
     expect(ok.status).toBe(201);
     const bad = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',
-      json: { name: 'stateful2', topic: 't', tool: 'echo', subject: { ...subject, kind: 'Pull', key_expr: { content: '.pr | (' } }, condition: { content: '$nothing' } },
+      json: {
+        name: 'stateful2',
+        topic: 't',
+        tool: 'echo',
+        subject: { ...subject, kind: 'Pull', key_expr: { content: '.pr | (' } },
+        condition: { content: '$nothing' },
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
@@ -45,7 +64,11 @@ describe('hook registration with the real jq engine', () => {
   });
 
   it('refuses a syntax error with a line naming the field and quoting jq', async () => {
-    const r = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'bad', topic: 't', tool: 'echo', condition: { content: '.a | (' } } });
+    const r = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'bad', topic: 't', tool: 'echo', condition: { content: '.a | (' } },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.details).toHaveLength(1);
     expect(r.body.error.details[0]).toMatch(/^condition does not compile: /);
@@ -54,10 +77,18 @@ describe('hook registration with the real jq engine', () => {
 
   it('compiles a stored template on write with its $names declared, and checks kwargs where used', async () => {
     expect((await h.call('/api/jq-templates/jq/kind', { method: 'PUT', role: 'operator', json: { content: '.kind == $want' } })).status).toBe(201);
-    const missing = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'tpl', topic: 't', tool: 'echo', condition: { id: 'jq/kind' } } });
+    const missing = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'tpl', topic: 't', tool: 'echo', condition: { id: 'jq/kind' } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details[0]).toMatch(/^condition \(stored id 'jq\/kind'\) does not compile: .*want/);
-    const ok = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'tpl', topic: 't', tool: 'echo', condition: { id: 'jq/kind', kwargs: { want: 'x' } } } });
+    const ok = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'tpl', topic: 't', tool: 'echo', condition: { id: 'jq/kind', kwargs: { want: 'x' } } },
+    });
     expect(ok.status).toBe(201);
   });
 });

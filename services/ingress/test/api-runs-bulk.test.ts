@@ -5,7 +5,11 @@ describe('management API: bulk verbs, replay and run filters', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
-    for (const [name, topic] of [['ba', 'bulk-a'], ['bb', 'bulk-b'], ['bc', 'bulk-c']]) {
+    for (const [name, topic] of [
+      ['ba', 'bulk-a'],
+      ['bb', 'bulk-b'],
+      ['bc', 'bulk-c'],
+    ]) {
       await h.stores.hooks.putHook({ ...(hook(name!, topic!) as any), created_at: 'x', updated_at: 'x' });
     }
   });
@@ -33,7 +37,11 @@ describe('management API: bulk verbs, replay and run filters', () => {
     const before = h.bus.published.length;
     const r = await h.call('/api/hook-runs/retry', { method: 'POST', role: 'operator', json: { filter } });
     expect(r.body).toEqual({
-      dry_run: false, matched: 2, retried: 1, refused: 1, truncated: false,
+      dry_run: false,
+      matched: 2,
+      retried: 1,
+      refused: 1,
+      truncated: false,
       refusals: [{ id: ids[2], message: `run ${ids[2]} committed a resume on i-1; it cannot be retried, only discarded` }],
     });
     expect((await h.stores.runs.get(ids[1]!))?.status).toBe('pending');
@@ -56,7 +64,9 @@ describe('management API: bulk verbs, replay and run filters', () => {
   it('bulk: a reader is 403; bad bodies are one 400 line per miss', async () => {
     expect((await h.call('/api/hook-runs/retry', { method: 'POST', role: 'reader', json: { filter: {} } })).status).toBe(403);
     const r = await h.call('/api/hook-runs/retry', {
-      method: 'POST', role: 'operator', json: { filter: { status: 'pending', colour: 'red', since: 'yesterday', hook: 7 }, dry_run: 'yes', extra: 1 },
+      method: 'POST',
+      role: 'operator',
+      json: { filter: { status: 'pending', colour: 'red', since: 'yesterday', hook: 7 }, dry_run: 'yes', extra: 1 },
     });
     expect(r.status).toBe(400);
     expect(r.body.error.details).toEqual([

@@ -4,7 +4,10 @@ describe('management API: hook runs', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
-    for (const [name, topic] of [['ra', 'runs-a'], ['rb', 'runs-b']]) {
+    for (const [name, topic] of [
+      ['ra', 'runs-a'],
+      ['rb', 'runs-b'],
+    ]) {
       await h.stores.hooks.putHook({ ...(hook(name!, topic!) as any), created_at: 'x', updated_at: 'x' });
     }
     for (let i = 0; i < 5; i++) await h.call('/universal_webhook/runs-a', { method: 'POST', json: { i } });
@@ -63,10 +66,18 @@ describe('management API: hook runs', () => {
   it('explains a failed run: status, attempts, error, acted, history; lease shown with owner/until', async () => {
     const id = await failRun('runs-b', 'resume');
     const r = await h.call(`/api/hook-runs/${id}`, { role: 'reader' });
-    expect(r.body).toMatchObject({ id, status: 'failed', attempts: 1, error: { kind: 'bad_input', message: 'condition raised' }, acted: 'resume', acted_ids: ['i-1'] });
+    expect(r.body).toMatchObject({
+      id,
+      status: 'failed',
+      attempts: 1,
+      error: { kind: 'bad_input', message: 'condition raised' },
+      acted: 'resume',
+      acted_ids: ['i-1'],
+    });
     expect(Array.isArray(r.body.history)).toBe(true);
     expect(r.body.history.length).toBeGreaterThan(0);
-    for (const key of ['claim_intent', 'result', 'input', 'created_at', 'updated_at', 'started_at', 'finished_at', 'due_at', 'lease']) expect(r.body).toHaveProperty(key);
+    for (const key of ['claim_intent', 'result', 'input', 'created_at', 'updated_at', 'started_at', 'finished_at', 'due_at', 'lease'])
+      expect(r.body).toHaveProperty(key);
   });
 
   it('refuses to retry a run whose hook committed a resume (409 with the store message), discard works', async () => {

@@ -31,7 +31,10 @@ describe('management API: subject state', () => {
     await h.call(`${base}/stale`, { method: 'PUT', role: 'operator', json: { document: { a: 1 } } });
     const r = await h.call(`${base}/stale`, { method: 'PUT', role: 'operator', json: { document: { a: 2 }, if_version: 0 } });
     expect(r.status).toBe(409);
-    expect(r.body.error).toEqual({ kind: 'conflict', message: 'state github/pull_request/"stale" is at version 1, not version 0 (if_version); read it again and retry' });
+    expect(r.body.error).toEqual({
+      kind: 'conflict',
+      message: 'state github/pull_request/"stale" is at version 1, not version 0 (if_version); read it again and retry',
+    });
     expect((await h.call(`${base}/stale`, { role: 'reader' })).body.document).toEqual({ a: 1 });
   });
 
@@ -61,8 +64,10 @@ describe('management API: subject state', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: { status: number; body: { states: Array<{ key: string; version: number; updated_by: unknown }>; next_cursor: string | null } } =
-        await h.call(`/api/states?scope=gitlab&kind=mr&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { role: 'reader' });
+      const r: { status: number; body: { states: Array<{ key: string; version: number; updated_by: unknown }>; next_cursor: string | null } } = await h.call(
+        `/api/states?scope=gitlab&kind=mr&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { role: 'reader' },
+      );
       expect(r.status).toBe(200);
       seen.push(...r.body.states.map((s) => s.key));
       cursor = r.body.next_cursor;
@@ -70,7 +75,12 @@ describe('management API: subject state', () => {
     expect(seen).toEqual(['l-a', 'l-b', 'l-c']);
     const one = await h.call('/api/states?scope=gitlab&kind=mr&limit=1', { role: 'reader' });
     expect(one.body.states[0]).toEqual({
-      scope: 'gitlab', kind: 'mr', key: 'l-a', version: 1, updated_at: expect.any(String), updated_by: { door: 'api', actor: expect.stringMatching(/^operator:/), hook: null },
+      scope: 'gitlab',
+      kind: 'mr',
+      key: 'l-a',
+      version: 1,
+      updated_at: expect.any(String),
+      updated_by: { door: 'api', actor: expect.stringMatching(/^operator:/), hook: null },
     });
     const bad = await h.call('/api/states?kind=Mr&limit=0&color=red', { role: 'reader' });
     expect(bad.status).toBe(400);
@@ -90,7 +100,9 @@ describe('management API: subject state', () => {
     expect([r.status, r.body]).toEqual([200, { deleted: true, scope: 'github', kind: 'pull_request', key: 'del', version: 1 }]);
     expect((await h.call(`${base}/del`, { role: 'reader' })).status).toBe(404);
     expect((await h.call(`${base}/del`, { method: 'DELETE', role: 'operator' })).status).toBe(404);
-    expect((await h.call(`${base}/del?since=1`, { method: 'DELETE', role: 'operator' })).body.error.details).toEqual(["unknown query parameter 'since' (known: if_version)"]);
+    expect((await h.call(`${base}/del?since=1`, { method: 'DELETE', role: 'operator' })).body.error.details).toEqual([
+      "unknown query parameter 'since' (known: if_version)",
+    ]);
   });
 
   it('shows at most the last writes of a subject', async () => {

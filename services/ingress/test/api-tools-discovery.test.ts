@@ -22,7 +22,13 @@ const PETS = JSON.stringify({
   openapi: '3.0.3',
   info: { title: 'pets', version: '1' },
   paths: {
-    '/pets/{id}': { get: { operationId: 'getPet', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/pets/{id}': {
+      get: {
+        operationId: 'getPet',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/pets': { get: { operationId: 'listPets', responses: { '200': { description: 'ok' } } } },
   },
 });
@@ -72,7 +78,13 @@ beforeAll(async () => {
   hub = createDiscoveryHub();
   answer = createDiscoveryAnswer({ repo: tools, toolStore: stores.tools, logger: silentLogger() });
   served = hub.serve(answer);
-  catalogue = createCatalogueToolRepo({ settings: loadSettings({}, { discoveryTimeoutMs: 30_000 }), toolStore: stores.tools, logger: silentLogger(), ask: (r, ms) => hub.ask(r, ms), cacheMs: 0 });
+  catalogue = createCatalogueToolRepo({
+    settings: loadSettings({}, { discoveryTimeoutMs: 30_000 }),
+    toolStore: stores.tools,
+    logger: silentLogger(),
+    ask: (r, ms) => hub.ask(r, ms),
+    cacheMs: 0,
+  });
   h = await startHarness({ stores, tools: catalogue, settings: { openapiMaxBytes: 16 * 1024 * 1024 } });
 }, 60_000);
 afterAll(async () => {
@@ -90,7 +102,10 @@ describe('registering an openapi tool discovers it', () => {
     const r = await register({ name: 'pets', kind: 'openapi', endpoint: `${docsUrl}/pets` });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ created: true, discovered: true, tools: 2, tool: { name: 'pets', kind: 'openapi' } });
-    expect((await h.call('/api/tools/pets', { role: 'reader' })).body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['pets__get_pet', 'pets__list_pets']);
+    expect((await h.call('/api/tools/pets', { role: 'reader' })).body.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      'pets__get_pet',
+      'pets__list_pets',
+    ]);
   });
 
   it.each([
@@ -101,7 +116,9 @@ describe('registering an openapi tool discovers it', () => {
   ])('%s: refused (%#), saying why, and nothing is kept', async (_what, endpoint, status, says) => {
     const r = await register({ name: 'broken', kind: 'openapi', endpoint: endpoint() });
     expect(r.status).toBe(status);
-    expect(r.body.error.message).toContain(`openapi tool 'broken' could not be discovered, so it was not registered: OpenAPI document of tool 'broken' (${endpoint()}/openapi.json)`);
+    expect(r.body.error.message).toContain(
+      `openapi tool 'broken' could not be discovered, so it was not registered: OpenAPI document of tool 'broken' (${endpoint()}/openapi.json)`,
+    );
     expect(r.body.error.message).toContain(says);
     expect(r.body.error.details).toEqual(['register with ?discover=false to keep it without this check (for a service that is not up yet)']);
     expect((await h.call('/api/tools/broken', { role: 'reader' })).status).toBe(404);
@@ -121,7 +138,7 @@ describe('registering an openapi tool discovers it', () => {
     expect(later.body.discovery.last_error).toEqual({ at: expect.any(String), kind: 'unavailable', message: expect.stringContaining('could not be reached') });
   });
 
-  it('GET /api/tools shows each registration\'s last discovery: success with its tool count, or the error with its time', async () => {
+  it("GET /api/tools shows each registration's last discovery: success with its tool count, or the error with its time", async () => {
     const listed = (await h.call('/api/tools', { role: 'reader' })).body.discovery as { name: string; last_success: unknown; last_error: unknown }[];
     expect(listed.find((d) => d.name === 'pets')).toEqual({ name: 'pets', last_success: { at: expect.any(String), tools: 2 }, last_error: null });
     expect(listed.find((d) => d.name === 'later')).toMatchObject({ last_success: null, last_error: { kind: 'unavailable' } });
@@ -133,7 +150,10 @@ describe('registering an openapi tool discovers it', () => {
       seen.length = 0;
       const r = await register({ name: 'nobody', kind: 'openapi', endpoint: `${docsUrl}/pets` });
       expect(r.status).toBe(503);
-      expect(r.body.error).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('no executor answered the discovery request within 30000 ms (no executor is running)') });
+      expect(r.body.error).toMatchObject({
+        kind: 'unavailable',
+        message: expect.stringContaining('no executor answered the discovery request within 30000 ms (no executor is running)'),
+      });
       expect(seen).toEqual([]);
       expect((await h.call('/api/tools/nobody', { role: 'reader' })).status).toBe(404);
     } finally {
@@ -158,11 +178,20 @@ describe('GET /api/tools?format=', () => {
     expect(openai.status).toBe(200);
     expect(openai.body.format).toBe('openai');
     const getPet = openai.body.tools.find((t: { function: { name: string } }) => t.function.name === 'keyed__get_pet');
-    expect(getPet).toEqual({ type: 'function', function: { name: 'keyed__get_pet', description: 'GET /pets/{id}', parameters: { type: 'object', properties: {}, additionalProperties: false } } });
+    expect(getPet).toEqual({
+      type: 'function',
+      function: { name: 'keyed__get_pet', description: 'GET /pets/{id}', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    });
     const anthropic = await h.call('/api/tools?format=anthropic', { role: 'reader' });
-    expect(anthropic.body.tools.find((t: { name: string }) => t.name === 'echo')).toEqual(expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }));
+    expect(anthropic.body.tools.find((t: { name: string }) => t.name === 'echo')).toEqual(
+      expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }),
+    );
     const mcp = await h.call('/api/tools?format=mcp', { role: 'reader' });
-    expect(mcp.body.tools.find((t: { name: string }) => t.name === 'keyed__get_pet')).toEqual({ name: 'keyed__get_pet', description: 'GET /pets/{id}', inputSchema: { type: 'object', properties: {}, additionalProperties: false } });
+    expect(mcp.body.tools.find((t: { name: string }) => t.name === 'keyed__get_pet')).toEqual({
+      name: 'keyed__get_pet',
+      description: 'GET /pets/{id}',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    });
   });
 
   it('an unknown format is a 400 naming the ones there are', async () => {
@@ -184,13 +213,23 @@ describe("GitHub's OpenAPI document", () => {
     const hook = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',
-      json: { name: 'file-bug', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'Disk full', labels: ['ops'], milestone: null } },
+      json: {
+        name: 'file-bug',
+        topic: 'alerts',
+        tool: 'github__issues_create',
+        tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'Disk full', labels: ['ops'], milestone: null },
+      },
     });
     expect(hook.status).toBe(201);
     const wrong = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',
-      json: { name: 'file-bug-2', topic: 'alerts', tool: 'github__issues_create', tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'x', milestone: true } },
+      json: {
+        name: 'file-bug-2',
+        topic: 'alerts',
+        tool: 'github__issues_create',
+        tool_kwargs: { owner: 'octocat', repo: 'hello-world', title: 'x', milestone: true },
+      },
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.details.join('\n')).toContain('tool_kwargs/milestone');
@@ -202,20 +241,32 @@ describe("Hookyard's own API as a tool source", () => {
     const r = await register({ name: 'hookyard', kind: 'openapi', endpoint: h.url, headers: { Authorization: { secret: 'env:HOOKS_SECRET_HOOKYARD_TOKEN' } } });
     expect(r.status).toBe(201);
     expect(r.body.tools).toBeGreaterThan(20);
-    const hook = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'failed-report', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'failed', limit: 10 } } });
+    const hook = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'failed-report', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'failed', limit: 10 } },
+    });
     expect(hook.status).toBe(201);
-    const bad = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'failed-report-2', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'exploded' } } });
+    const bad = await h.call('/api/hooks', {
+      method: 'POST',
+      role: 'operator',
+      json: { name: 'failed-report-2', topic: 'daily', tool: 'hookyard__list_runs', tool_kwargs: { status: 'exploded' } },
+    });
     expect(bad.status).toBe(400);
     // The call the hook makes, through the composed repo as the executor makes it: GET /api/hook-runs?status=failed&limit=10.
-    const out = (await tools.exec('hookyard__list_runs', { status: 'failed', limit: 10 }, {
-      runId: 'r1',
-      hook: 'failed-report',
-      attempt: 1,
-      idempotencyKey: 'r1',
-      extras: {},
-      signal: new AbortController().signal,
-      logger: silentLogger(),
-    })) as { runs: unknown[] };
+    const out = (await tools.exec(
+      'hookyard__list_runs',
+      { status: 'failed', limit: 10 },
+      {
+        runId: 'r1',
+        hook: 'failed-report',
+        attempt: 1,
+        idempotencyKey: 'r1',
+        extras: {},
+        signal: new AbortController().signal,
+        logger: silentLogger(),
+      },
+    )) as { runs: unknown[] };
     expect(out).toEqual((await h.call('/api/hook-runs?status=failed&limit=10', { role: 'reader' })).body);
     expect(Array.isArray(out.runs)).toBe(true);
   });

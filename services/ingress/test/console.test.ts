@@ -16,7 +16,10 @@ describe('operator console', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hookyard-console-'));
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), `<!doctype html><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/console/assets/app-abc123.js"></script>`);
+    writeFileSync(
+      join(dir, 'index.html'),
+      `<!doctype html><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/console/assets/app-abc123.js"></script>`,
+    );
     writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log("hi")');
     built = await startHarness({ deps: { consoleAssets: dir } });
     h = await startHarness({ deps: { consoleAssets: join(dir, 'missing') } });

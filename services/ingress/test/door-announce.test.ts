@@ -6,10 +6,17 @@ const turn = () => new Promise((r) => setImmediate(r));
 const AT = Date.parse('2026-01-01T00:00:00Z');
 
 describe('createAcceptAnnouncer', () => {
-  it('sends nothing on the delivery\'s own turn, then one accepted summary per kept run', async () => {
+  it("sends nothing on the delivery's own turn, then one accepted summary per kept run", async () => {
     const sent: RunSummary[] = [];
     const announce = createAcceptAnnouncer({ publish: async (s) => void sent.push(s) });
-    announce('demo', [{ id: 'r-0', hook: 'a' }, { id: 'r-1', hook: 'b' }], AT);
+    announce(
+      'demo',
+      [
+        { id: 'r-0', hook: 'a' },
+        { id: 'r-1', hook: 'b' },
+      ],
+      AT,
+    );
     announce('other', [{ id: 'r-2', hook: 'c' }], AT + 5);
     expect(sent).toEqual([]);
     await turn();
@@ -37,7 +44,16 @@ describe('createAcceptAnnouncer', () => {
   it('a sink that refuses loses the events, counted, and never throws into the door', async () => {
     let dropped = 0;
     const announce = createAcceptAnnouncer({ publish: async () => Promise.reject(new Error('NATS is not connected')) }, (n) => (dropped += n));
-    expect(() => announce('t', [{ id: 'r-0', hook: 'h' }, { id: 'r-1', hook: 'h' }], AT)).not.toThrow();
+    expect(() =>
+      announce(
+        't',
+        [
+          { id: 'r-0', hook: 'h' },
+          { id: 'r-1', hook: 'h' },
+        ],
+        AT,
+      ),
+    ).not.toThrow();
     await turn();
     await turn();
     expect(dropped).toBe(2);

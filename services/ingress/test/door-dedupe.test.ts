@@ -28,15 +28,17 @@ describe('dedupe key of an open topic', () => {
 
   const setKey = (topic: string, json: unknown, role: 'admin' | 'operator' | 'reader' = 'admin') =>
     h.call(`/api/hooks/topics/${topic}/dedupe`, { method: 'PUT', role, json });
-  const post = (topic: string, json: unknown, headers: Record<string, string> = {}) =>
-    h.call(`/universal_webhook/${topic}`, { method: 'POST', json, headers });
+  const post = (topic: string, json: unknown, headers: Record<string, string> = {}) => h.call(`/universal_webhook/${topic}`, { method: 'POST', json, headers });
 
   describe('the admin route', () => {
     it('sets (201), shows, replaces (200, created_at kept) and removes a key; 404 when there is none', async () => {
       expect((await h.call('/api/hooks/topics/dd-api/dedupe', { role: 'reader' })).status).toBe(404);
       const put = await setKey('dd-api', { expr: '.body.id' });
       expect(put.status).toBe(201);
-      expect(put.body).toEqual({ created: true, dedupe: { topic: 'dd-api', expr: '.body.id', horizon_seconds: 86_400, created_at: expect.any(String), updated_at: expect.any(String) } });
+      expect(put.body).toEqual({
+        created: true,
+        dedupe: { topic: 'dd-api', expr: '.body.id', horizon_seconds: 86_400, created_at: expect.any(String), updated_at: expect.any(String) },
+      });
       const again = await setKey('dd-api', { expr: '.headers["x-event-id"]', horizon_seconds: 3600 });
       expect(again.status).toBe(200);
       expect(again.body.dedupe).toMatchObject({ expr: '.headers["x-event-id"]', horizon_seconds: 3600, created_at: put.body.dedupe.created_at });
@@ -57,7 +59,9 @@ describe('dedupe key of an open topic', () => {
         'horizon_seconds must be a whole number from 1 to 604800 (7 days), got 604801',
       ]);
       expect((await setKey('dd-bad', { expr: '.body.id', horizon_seconds: 1.5 })).status).toBe(400);
-      expect((await setKey('dd-bad', { horizon_seconds: 60 })).body.error.details).toEqual(['expr must be a jq expression over {headers, query, body}, got nothing']);
+      expect((await setKey('dd-bad', { horizon_seconds: 60 })).body.error.details).toEqual([
+        'expr must be a jq expression over {headers, query, body}, got nothing',
+      ]);
       expect((await setKey('dd-bad', { expr: '.id', ttl: 5 })).body.error.details).toEqual(['unknown field "ttl"']);
       expect((await setKey('dd-bad', { expr: '.id', topic: 'other' })).body.error.details).toEqual([
         'topic in the body ("other") differs from the topic in the path ("dd-bad")',
@@ -83,7 +87,7 @@ describe('dedupe key of an open topic', () => {
       expect((await setKey('dd-head', { expr: '.headers["x-event-id"]' })).status).toBe(201);
     });
 
-    it('keeps the same body once and answers the second send duplicate; the key is the runs\' delivery_id', async () => {
+    it("keeps the same body once and answers the second send duplicate; the key is the runs' delivery_id", async () => {
       const first = await post('dd-body', { id: 'evt-1', n: 1 });
       expect(first.body).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
       const second = await post('dd-body', { id: 'evt-1', n: 1 });
@@ -121,11 +125,18 @@ describe('dedupe key of an open topic', () => {
       expect((await setKey('dd-err', { expr: '.body.id' })).status).toBe(201);
       const object = await post('dd-err', { id: { deep: 1 } });
       expect(object.status).toBe(400);
-      expect(object.body).toEqual({ status: 'rejected', error: 'dedupe key ".body.id" yielded {"deep":1}; it must yield a string or a number (null or "" keeps without dedupe)' });
-      expect((await post('dd-err', { id: true })).body.error).toBe('dedupe key ".body.id" yielded true; it must yield a string or a number (null or "" keeps without dedupe)');
+      expect(object.body).toEqual({
+        status: 'rejected',
+        error: 'dedupe key ".body.id" yielded {"deep":1}; it must yield a string or a number (null or "" keeps without dedupe)',
+      });
+      expect((await post('dd-err', { id: true })).body.error).toBe(
+        'dedupe key ".body.id" yielded true; it must yield a string or a number (null or "" keeps without dedupe)',
+      );
       expect((await post('dd-err', { id: 'x'.repeat(257) })).body.error).toBe('dedupe key ".body.id" yielded a string of 257 characters, more than 256');
       expect((await setKey('dd-err', { expr: '.body.ids[]' })).status).toBe(200);
-      expect((await post('dd-err', { ids: ['a', 'b'] })).body.error).toBe('dedupe key ".body.ids[]" yielded 2 values (["a","b"]); it must yield one string or number');
+      expect((await post('dd-err', { ids: ['a', 'b'] })).body.error).toBe(
+        'dedupe key ".body.ids[]" yielded 2 values (["a","b"]); it must yield one string or number',
+      );
       expect((await setKey('dd-err', { expr: '.body.id | ascii_downcase' })).status).toBe(200);
       const failed = await post('dd-err', { id: 5 });
       expect(failed.status).toBe(400);
@@ -187,7 +198,9 @@ describe('dedupe key on the real Redis store', () => {
 
   it('keeps the key in Redis and claims its value in the keep: the retry is a duplicate', async () => {
     expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { name: 'rdd', topic: 'rdd-t', tool: 'echo' } })).status).toBe(201);
-    expect((await h.call('/api/hooks/topics/rdd-t/dedupe', { method: 'PUT', role: 'admin', json: { expr: '.query.event', horizon_seconds: 600 } })).status).toBe(201);
+    expect(
+      (await h.call('/api/hooks/topics/rdd-t/dedupe', { method: 'PUT', role: 'admin', json: { expr: '.query.event', horizon_seconds: 600 } })).status,
+    ).toBe(201);
     expect(await stores.hooks.getDedupe('rdd-t')).toMatchObject({ expr: '.query.event', horizon_seconds: 600 });
     const send = () => h.call('/universal_webhook/rdd-t?event=e-9', { method: 'POST', json: { n: 1 } });
     expect((await send()).body.status).toBe('accepted');

@@ -44,7 +44,12 @@ describe('door and API on the real Redis store', () => {
     });
     expect(put.status).toBe(201);
     const headers = { 'x-webhook-secret': SECRET, 'x-delivery': 'rd-1' };
-    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'accepted', runs: 0, run_ids: [], event_id: null });
+    expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({
+      status: 'accepted',
+      runs: 0,
+      run_ids: [],
+      event_id: null,
+    });
     expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'duplicate' });
   });
 });

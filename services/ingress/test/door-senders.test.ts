@@ -36,8 +36,22 @@ let stores: Stores;
 beforeAll(async () => {
   stores = createMemoryStores();
   h = await startHarness({ stores, deps: { secrets: createSecretResolver({ env }) } });
-  await stores.hooks.putVerifier({ topic: 'slack-events', kind: 'slack', settings: {}, secrets: ['env:HOOKS_SECRET_SLACK_SIGNING'], created_at: 'x', updated_at: 'x' });
-  await stores.hooks.putVerifier({ topic: 'github', kind: 'github', settings: {}, secrets: ['env:HOOKS_SECRET_GITHUB_WEBHOOK'], created_at: 'x', updated_at: 'x' });
+  await stores.hooks.putVerifier({
+    topic: 'slack-events',
+    kind: 'slack',
+    settings: {},
+    secrets: ['env:HOOKS_SECRET_SLACK_SIGNING'],
+    created_at: 'x',
+    updated_at: 'x',
+  });
+  await stores.hooks.putVerifier({
+    topic: 'github',
+    kind: 'github',
+    settings: {},
+    secrets: ['env:HOOKS_SECRET_GITHUB_WEBHOOK'],
+    created_at: 'x',
+    updated_at: 'x',
+  });
   await stores.hooks.putHook({ ...(hook('slack-any', 'slack-events') as any), created_at: 'x', updated_at: 'x' });
   await stores.hooks.putHook({ ...(hook('github-any', 'github') as any), created_at: 'x', updated_at: 'x' });
 });
@@ -47,7 +61,11 @@ const runs = async (topic: string) => (await stores.runs.list({ topic }, 100)).r
 const post = (topic: string, body: string, headers: Record<string, string>) => h.call(`/universal_webhook/${topic}`, { method: 'POST', body, headers });
 
 describe('Slack', () => {
-  const handshake = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+  const handshake = JSON.stringify({
+    token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+    challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+    type: 'url_verification',
+  });
 
   it('answers a signed url_verification with its challenge and keeps nothing', async () => {
     const r = await post('slack-events', handshake, slackHeaders(handshake));

@@ -6,8 +6,20 @@ import { hook, startHarness, type Harness } from './support/harness';
 const SECRET = 'door-shared-secret-value-42';
 const env = { HOOKS_SECRET_DOOR_SECRET: SECRET } as NodeJS.ProcessEnv;
 
-async function bind(stores: Stores, topic: string, secrets = ['env:HOOKS_SECRET_DOOR_SECRET'], settings: Record<string, unknown> = { delivery_id_header: 'x-delivery' }) {
-  await stores.hooks.putVerifier({ topic, kind: 'shared_secret', settings: { header: 'x-webhook-secret', ...settings }, secrets, created_at: 'x', updated_at: 'x' });
+async function bind(
+  stores: Stores,
+  topic: string,
+  secrets = ['env:HOOKS_SECRET_DOOR_SECRET'],
+  settings: Record<string, unknown> = { delivery_id_header: 'x-delivery' },
+) {
+  await stores.hooks.putVerifier({
+    topic,
+    kind: 'shared_secret',
+    settings: { header: 'x-webhook-secret', ...settings },
+    secrets,
+    created_at: 'x',
+    updated_at: 'x',
+  });
 }
 
 async function putHook(stores: Stores, name: string, topic: string) {

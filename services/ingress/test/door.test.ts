@@ -105,7 +105,11 @@ describe('public door', () => {
   it('a chunked body is capped on bytes actually read (413, connection closed)', async () => {
     const chunk = 'y'.repeat(800);
     const body = `${chunk.length.toString(16)}\r\n${chunk}\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`;
-    const out = await rawRequest(h.url, 'POST /universal_webhook/orders HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n', body);
+    const out = await rawRequest(
+      h.url,
+      'POST /universal_webhook/orders HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
+      body,
+    );
     expect(out).toMatch(/^HTTP\/1.1 413/);
     expect(out).toMatch(/connection: close/i);
     expect(out).toContain('{"error":"body too large"}');
@@ -118,7 +122,12 @@ describe('public door', () => {
 
   it('a client that stops sending its body gets 408 and nothing is kept', async () => {
     const n = (await keptOn(h.stores, 'orders')).length;
-    const out = await rawRequest(h.url, 'POST /universal_webhook/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n', '{"a":', 2000);
+    const out = await rawRequest(
+      h.url,
+      'POST /universal_webhook/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n',
+      '{"a":',
+      2000,
+    );
     expect(out).toMatch(/^HTTP\/1.1 408/);
     expect((await keptOn(h.stores, 'orders')).length).toBe(n);
   });

@@ -27,10 +27,25 @@ describe('parsePayload accepts every content type', () => {
     ['JSON with BOM', 'application/json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), B('{"a":2}')]), '', { a: 2 }],
     ['urlencoded', 'application/x-www-form-urlencoded', B('a=1&b=two+words&a=3'), '', { a: ['1', '3'], b: 'two words' }],
     ['urlencoded __proto__ stays a field', 'application/x-www-form-urlencoded', B('__proto__=x'), '', JSON.parse('{"__proto__":"x"}')],
-    ['multipart fields', 'multipart/form-data; boundary=XyZ', multipart([{ name: 'a', value: '1' }, { name: 'b', value: 'é' }]), 'q=z', { q: 'z', a: '1', b: 'é' }],
+    [
+      'multipart fields',
+      'multipart/form-data; boundary=XyZ',
+      multipart([
+        { name: 'a', value: '1' },
+        { name: 'b', value: 'é' },
+      ]),
+      'q=z',
+      { q: 'z', a: '1', b: 'é' },
+    ],
     ['text/plain', 'text/plain', B('hello\nworld'), '', { raw_body: 'hello\nworld' }],
     ['text latin1', 'text/plain; charset=ISO-8859-1', Buffer.from([0x63, 0x61, 0x66, 0xe9]), '', { raw_body: 'café' }],
-    ['XML is text, no entities', 'application/xml', B('<!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>'), '', { raw_body: '<!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>' }],
+    [
+      'XML is text, no entities',
+      'application/xml',
+      B('<!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>'),
+      '',
+      { raw_body: '<!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>' },
+    ],
     ['text/xml', 'text/xml', B('<a/>'), '', { raw_body: '<a/>' }],
     ['octet-stream', 'application/octet-stream', Buffer.from([0, 1, 2, 255]), '', { raw_body_base64: 'AAEC/w==' }],
     ['no content type', undefined, B('abc'), '', { raw_body_base64: 'YWJj' }],
@@ -54,8 +69,21 @@ describe('parsePayload refuses bodies that do not parse as declared (400)', () =
     ['JSON deeper than 64', 'application/json', B(deep), /deeper than 64/],
     ['JSON in another charset', 'application/json; charset=utf-16', B('{}'), /must be UTF-8/],
     ['multipart without boundary', 'multipart/form-data', B('x'), /multipart form could not be read: .*[Bb]oundary/],
-    ['multipart truncated', 'multipart/form-data; boundary=XyZ', B('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nabc'), /multipart form could not be read: /],
-    ['multipart with a file', 'multipart/form-data; boundary=XyZ', multipart([{ name: 'a', value: '1' }, { name: 'up', value: 'data', filename: 'x.bin' }]), /part 'up' carries a file/],
+    [
+      'multipart truncated',
+      'multipart/form-data; boundary=XyZ',
+      B('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nabc'),
+      /multipart form could not be read: /,
+    ],
+    [
+      'multipart with a file',
+      'multipart/form-data; boundary=XyZ',
+      multipart([
+        { name: 'a', value: '1' },
+        { name: 'up', value: 'data', filename: 'x.bin' },
+      ]),
+      /part 'up' carries a file/,
+    ],
   ];
   it.each(cases)('%s', async (_label, contentType, rawBody, message) => {
     const r = await parsePayload({ contentType, rawBody, query: '' });

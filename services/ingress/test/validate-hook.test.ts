@@ -51,10 +51,7 @@ describe('validateHook', () => {
 
   it('names the field and the pattern for bad names, never sanitizing', async () => {
     const errors = await refusals({ ...base, name: 'Bad.Name', topic: 'a/b' });
-    expect(errors).toEqual([
-      'name "Bad.Name" must match ^[a-z0-9][a-z0-9_-]*$',
-      'topic "a/b" must match ^[a-z0-9][a-z0-9_-]*$',
-    ]);
+    expect(errors).toEqual(['name "Bad.Name" must match ^[a-z0-9][a-z0-9_-]*$', 'topic "a/b" must match ^[a-z0-9][a-z0-9_-]*$']);
   });
 
   it('refuses an unregistered tool with the exact line', async () => {

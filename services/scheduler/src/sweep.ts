@@ -106,7 +106,10 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
         if (run) await deps.reporter.finished(run);
       } catch (err) {
         const e = toHookyardError(err);
-        logger.error({ run: o.id, hook: o.hook, attempt: o.attempts, kind: o.error.kind, message: o.error.message, err: e.message }, 'hook run failed (lease lapsed); could not read it to report it');
+        logger.error(
+          { run: o.id, hook: o.hook, attempt: o.attempts, kind: o.error.kind, message: o.error.message, err: e.message },
+          'hook run failed (lease lapsed); could not read it to report it',
+        );
       }
     }
   }
@@ -114,7 +117,8 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   await step('interactions', async () => {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const expired = await stores.interactions.expireDue(clock.now(), SWEEP_BATCH);
-      for (const i of expired) logger.info({ interaction: i.id, kind: i.kind, run: i.run, on_timeout: i.on_timeout }, 'interaction expired; its run applies on_timeout');
+      for (const i of expired)
+        logger.info({ interaction: i.id, kind: i.kind, run: i.run, on_timeout: i.on_timeout }, 'interaction expired; its run applies on_timeout');
       // The store made each run due in the same step: a lost publish is covered by the due sweep.
       await publish(expired.map((i) => i.run));
       // Off the hot path, and only when someone listens: each woken run read once to announce it.

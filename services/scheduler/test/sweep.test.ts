@@ -63,7 +63,14 @@ describe('scheduler sweep', () => {
       const [id] = await t.keep('gh');
       const c = await t.stores.runs.claim(id!, 'w', 30_000, t.clock.now());
       const { interaction } = await t.stores.interactions.park({
-        run: id!, token: c!.token, kind: 'wait', tool: 'wait', argsHash: 'x', onTimeout: 'fail', expiresAt: t.clock.now() + ttlMs, now: t.clock.now(),
+        run: id!,
+        token: c!.token,
+        kind: 'wait',
+        tool: 'wait',
+        argsHash: 'x',
+        onTimeout: 'fail',
+        expiresAt: t.clock.now() + ttlMs,
+        now: t.clock.now(),
       });
       return { id: id!, interaction: interaction.id };
     };
@@ -129,7 +136,9 @@ describe('scheduler sweep', () => {
     expect(lapsed).toMatchObject({ status: 'retry_wait', attempts: 1, lease: null });
     expect(await gauge(t.metrics.leaseLapsed)).toBe(1);
     // Announced as a scheduled retry, due at once, with the lapse as its error.
-    expect(t.events.map((e) => [e.run_id, e.event, e.status, e.due_at, e.error_kind])).toEqual([[id, 'retry_scheduled', 'retry_wait', lapsed!.due_at, lapsed!.error!.kind]]);
+    expect(t.events.map((e) => [e.run_id, e.event, e.status, e.due_at, e.error_kind])).toEqual([
+      [id, 'retry_scheduled', 'retry_wait', lapsed!.due_at, lapsed!.error!.kind],
+    ]);
     // A new worker can claim it right away.
     expect(await t.stores.runs.claim(id!, 'exec-2', t.settings.leaseMs, t.clock.now())).not.toBeNull();
   });

@@ -4,7 +4,8 @@ const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 const { BENCH_DIR } = require('./common');
 
-const num = (v) => (v == null ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en') : v.toLocaleString('en', { maximumFractionDigits: 2 })) : String(v));
+const num = (v) =>
+  v == null ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en') : v.toLocaleString('en', { maximumFractionDigits: 2 })) : String(v);
 /** "min / **median** / max" of a summary. */
 const mmm = (s) => (!s || s.median == null ? '–' : `${num(s.min)} / **${num(s.median)}** / ${num(s.max)}`);
 const pass = (m) => (m == null ? '–' : m ? 'PASS' : '**MISS**');
@@ -43,9 +44,19 @@ function door(s) {
     '',
     `Ratio door/ceiling (medians): **${num(s.ratio.value)}** (per pair ${mmm(s.ratio.pairs)}); target >= 0.5: ${pass(s.ratio.met)}.`,
     '',
-    cpuBlock('request', [['Hookyard', s.hookyard], ['ceiling', s.ceiling]], 'cpuMsPerRequest'),
+    cpuBlock(
+      'request',
+      [
+        ['Hookyard', s.hookyard],
+        ['ceiling', s.ceiling],
+      ],
+      'cpuMsPerRequest',
+    ),
     '',
-    redisBlock('request', [['Hookyard', s.hookyard.redisPerRequest], ['ceiling', s.ceiling.redisPerRequest]]),
+    redisBlock('request', [
+      ['Hookyard', s.hookyard.redisPerRequest],
+      ['ceiling', s.ceiling.redisPerRequest],
+    ]),
   ].join('\n');
 }
 
@@ -56,7 +67,15 @@ function redisBlock(unit, rows) {
   return [
     `Redis commands per ${unit} (INFO commandstats over the last run; calls and server µs):`,
     '',
-    table(['system', 'commands'], have.map(([name, r]) => [name, Object.entries(r).map(([cmd, v]) => `${cmd} ${v.callsPer} (${v.usecPer} µs)`).join(', ')])),
+    table(
+      ['system', 'commands'],
+      have.map(([name, r]) => [
+        name,
+        Object.entries(r)
+          .map(([cmd, v]) => `${cmd} ${v.callsPer} (${v.usecPer} µs)`)
+          .join(', '),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -101,25 +120,63 @@ function e2e(s) {
     'Accept-to-start at constant rates (ms):',
     '',
     table(
-      ['rate', 'Hookyard p50', 'Hookyard p99', 'Hookyard max', 'BullMQ p50', 'BullMQ p99', 'BullMQ max', 'p99 Hookyard / BullMQ', `<= ${P99_TARGET}x`, `p50 <= ${P50_TARGET} ms`],
+      [
+        'rate',
+        'Hookyard p50',
+        'Hookyard p99',
+        'Hookyard max',
+        'BullMQ p50',
+        'BullMQ p99',
+        'BullMQ max',
+        'p99 Hookyard / BullMQ',
+        `<= ${P99_TARGET}x`,
+        `p50 <= ${P50_TARGET} ms`,
+      ],
       lat.map((x) => [
         `${num(x.fraction * 100)} % (${num(x.offeredPerSecond)}/s)`,
-        mmm(x.hookyard.p50Ms), mmm(x.hookyard.p99Ms), mmm(x.hookyard.maxMs),
-        mmm(x.bullmq.p50Ms), mmm(x.bullmq.p99Ms), mmm(x.bullmq.maxMs),
-        `${num(x.p99Ratio.value)}x`, pass(x.p99Ratio.met), pass(x.p50.met),
+        mmm(x.hookyard.p50Ms),
+        mmm(x.hookyard.p99Ms),
+        mmm(x.hookyard.maxMs),
+        mmm(x.bullmq.p50Ms),
+        mmm(x.bullmq.p99Ms),
+        mmm(x.bullmq.maxMs),
+        `${num(x.p99Ratio.value)}x`,
+        pass(x.p99Ratio.met),
+        pass(x.p50.met),
       ]),
     ),
     '',
     "Hookyard's accept-to-start by stage, p50 / p99 ms (medians over the runs; a plain NATS subscriber on the run subject timestamps each id when it reaches the bus; the tool start is the `acted` line written just before the call):",
     '',
-    table(['rate', 'door -> bus', 'bus -> claim', 'claim -> tool start'], lat.map((x) => [`${num(x.offeredPerSecond)}/s`, stage(x, 'doorToBusMs'), stage(x, 'busToClaimMs'), stage(x, 'claimToStartMs')])),
+    table(
+      ['rate', 'door -> bus', 'bus -> claim', 'claim -> tool start'],
+      lat.map((x) => [`${num(x.offeredPerSecond)}/s`, stage(x, 'doorToBusMs'), stage(x, 'busToClaimMs'), stage(x, 'claimToStartMs')]),
+    ),
     ...(s.latencyCurve
-      ? ['', 'Accept-to-start by offered rate (one run each):', '', table(['system', 'offered/s', 'sent/s', 'p50 ms', 'p99 ms', 'max ms'], s.latencyCurve.map((c) => [c.system, num(c.offeredPerSecond), num(c.sentPerSecond), num(c.p50Ms), num(c.p99Ms), num(c.maxMs)]))]
+      ? [
+          '',
+          'Accept-to-start by offered rate (one run each):',
+          '',
+          table(
+            ['system', 'offered/s', 'sent/s', 'p50 ms', 'p99 ms', 'max ms'],
+            s.latencyCurve.map((c) => [c.system, num(c.offeredPerSecond), num(c.sentPerSecond), num(c.p50Ms), num(c.p99Ms), num(c.maxMs)]),
+          ),
+        ]
       : []),
     '',
-    cpuBlock('run', [['Hookyard', s.hookyard], ['express + BullMQ', s.bullmq]], 'cpuMsPerRun'),
+    cpuBlock(
+      'run',
+      [
+        ['Hookyard', s.hookyard],
+        ['express + BullMQ', s.bullmq],
+      ],
+      'cpuMsPerRun',
+    ),
     '',
-    redisBlock('run', [['Hookyard', s.hookyard.redisPerRun], ['express + BullMQ', s.bullmq.redisPerRun]]),
+    redisBlock('run', [
+      ['Hookyard', s.hookyard.redisPerRun],
+      ['express + BullMQ', s.bullmq.redisPerRun],
+    ]),
   ].join('\n');
 }
 
@@ -193,7 +250,14 @@ function growth(s) {
       '',
       table(
         ['body', 'Hookyard events/s', 'Hookyard MiB/s', 'Hookyard p99 ms', 'ceiling events/s', 'ratio'],
-        Object.entries(s.payloads).map(([k, v]) => [k, mmm(v.hookyard.perSecond), num(v.hookyardMBPerSecond), mmm(v.hookyard.p99Ms), mmm(v.ceiling.perSecond), num(v.ratio)]),
+        Object.entries(s.payloads).map(([k, v]) => [
+          k,
+          mmm(v.hookyard.perSecond),
+          num(v.hookyardMBPerSecond),
+          mmm(v.hookyard.p99Ms),
+          mmm(v.ceiling.perSecond),
+          num(v.ratio),
+        ]),
       ),
       '',
     );
@@ -207,13 +271,23 @@ function memory(s) {
     '',
     `Peak RSS (VmHWM) of every process, over all sections of this run; target <= ${RSS_TARGET_MIB} MiB for each Hookyard role:`,
     '',
-    table(['process', 'peak RSS MiB', ''], Object.entries(s.peakRssMiB).map(([k, v]) => [k, num(v), ROLES.includes(k) ? pass(v <= RSS_TARGET_MIB) : '–'])),
+    table(
+      ['process', 'peak RSS MiB', ''],
+      Object.entries(s.peakRssMiB).map(([k, v]) => [k, num(v), ROLES.includes(k) ? pass(v <= RSS_TARGET_MIB) : '–']),
+    ),
     '',
     `Soak: ${s.method}. Sent ${num(s.soak.sent)} events (${num(s.soak.failures)} failed), ${num(s.soak.runsFinished)} runs finished. Target: drift <= ${DRIFT_TARGET_PERCENT} %.`,
     '',
     table(
       ['role', 'first window median MiB', 'last window median MiB', 'drift MiB', 'drift %', ''],
-      Object.entries(s.soak.drift).map(([k, v]) => [k, num(v.firstWindowMedianMiB), num(v.lastWindowMedianMiB), num(v.driftMiB), num(v.driftPercent), pass(v.driftPercent != null && v.driftPercent <= DRIFT_TARGET_PERCENT)]),
+      Object.entries(s.soak.drift).map(([k, v]) => [
+        k,
+        num(v.firstWindowMedianMiB),
+        num(v.lastWindowMedianMiB),
+        num(v.driftMiB),
+        num(v.driftPercent),
+        pass(v.driftPercent != null && v.driftPercent <= DRIFT_TARGET_PERCENT),
+      ]),
     ),
   ];
   if (s.parked) {
@@ -290,23 +364,49 @@ function verdicts(r) {
   const s = r.sections;
   if (s.e2e && !s.e2e.error && s.e2e.latency) {
     for (const x of s.e2e.latency) {
-      const st = x.stages ? `; door->bus ${num(x.stages.doorToBusMs.p99)}, bus->claim ${num(x.stages.busToClaimMs.p99)}, claim->tool start ${num(x.stages.claimToStartMs.p99)} ms p99` : '';
-      add(`p99 accept-to-start at ${num(x.fraction * 100)} % of max (${num(x.offeredPerSecond)}/s), Hookyard / BullMQ`, `${num(x.hookyard.p99Ms.median)} / ${num(x.bullmq.p99Ms.median)} ms = ${num(x.p99Ratio.value)}x${st}`, `<= ${P99_TARGET}x`, x.p99Ratio.value == null ? null : x.p99Ratio.met);
-      add(`p50 accept-to-start at ${num(x.offeredPerSecond)}/s`, `${num(x.p50.valueMs)} ms (door->bus ${x.stages ? num(x.stages.doorToBusMs.p50) : '–'}, bus->claim ${x.stages ? num(x.stages.busToClaimMs.p50) : '–'}, claim->tool start ${x.stages ? num(x.stages.claimToStartMs.p50) : '–'})`, `<= ${P50_TARGET} ms`, x.p50.valueMs == null ? null : x.p50.met);
+      const st = x.stages
+        ? `; door->bus ${num(x.stages.doorToBusMs.p99)}, bus->claim ${num(x.stages.busToClaimMs.p99)}, claim->tool start ${num(x.stages.claimToStartMs.p99)} ms p99`
+        : '';
+      add(
+        `p99 accept-to-start at ${num(x.fraction * 100)} % of max (${num(x.offeredPerSecond)}/s), Hookyard / BullMQ`,
+        `${num(x.hookyard.p99Ms.median)} / ${num(x.bullmq.p99Ms.median)} ms = ${num(x.p99Ratio.value)}x${st}`,
+        `<= ${P99_TARGET}x`,
+        x.p99Ratio.value == null ? null : x.p99Ratio.met,
+      );
+      add(
+        `p50 accept-to-start at ${num(x.offeredPerSecond)}/s`,
+        `${num(x.p50.valueMs)} ms (door->bus ${x.stages ? num(x.stages.doorToBusMs.p50) : '–'}, bus->claim ${x.stages ? num(x.stages.busToClaimMs.p50) : '–'}, claim->tool start ${x.stages ? num(x.stages.claimToStartMs.p50) : '–'})`,
+        `<= ${P50_TARGET} ms`,
+        x.p50.valueMs == null ? null : x.p50.met,
+      );
     }
   }
   if (s.door && !s.door.error) add('door / ceiling events/s', num(s.door.ratio.value), '>= 0.5', s.door.ratio.value == null ? null : s.door.ratio.met);
-  if (s.e2e && !s.e2e.error) add('Hookyard / BullMQ runs/s', `${num(s.e2e.ratio.value)}x`, `>= ${num(s.e2e.ratio.target)}x`, s.e2e.ratio.value == null ? null : s.e2e.ratio.met);
+  if (s.e2e && !s.e2e.error)
+    add('Hookyard / BullMQ runs/s', `${num(s.e2e.ratio.value)}x`, `>= ${num(s.e2e.ratio.target)}x`, s.e2e.ratio.value == null ? null : s.e2e.ratio.met);
   if (s.memory && !s.memory.error) {
     for (const role of ROLES) {
       const v = s.memory.peakRssMiB[role];
       if (v != null) add(`peak RSS ${role}`, `${num(v)} MiB`, `<= ${RSS_TARGET_MIB} MiB`, v <= RSS_TARGET_MIB);
     }
-    for (const [role, d] of Object.entries(s.memory.soak.drift)) add(`RSS drift over the soak, ${role}`, `${num(d.driftPercent)} % (${num(d.firstWindowMedianMiB)} -> ${num(d.lastWindowMedianMiB)} MiB)`, `<= ${DRIFT_TARGET_PERCENT} %`, d.driftPercent == null ? null : d.driftPercent <= DRIFT_TARGET_PERCENT);
-    if (s.memory.parked) add('executor heap per parked run beyond a finished run', `${num(s.memory.parked.heapBytesPerRun)} bytes`, `<= ${PARKED_TARGET_BYTES} bytes`, s.memory.parked.heapBytesPerRun <= PARKED_TARGET_BYTES);
+    for (const [role, d] of Object.entries(s.memory.soak.drift))
+      add(
+        `RSS drift over the soak, ${role}`,
+        `${num(d.driftPercent)} % (${num(d.firstWindowMedianMiB)} -> ${num(d.lastWindowMedianMiB)} MiB)`,
+        `<= ${DRIFT_TARGET_PERCENT} %`,
+        d.driftPercent == null ? null : d.driftPercent <= DRIFT_TARGET_PERCENT,
+      );
+    if (s.memory.parked)
+      add(
+        'executor heap per parked run beyond a finished run',
+        `${num(s.memory.parked.heapBytesPerRun)} bytes`,
+        `<= ${PARKED_TARGET_BYTES} bytes`,
+        s.memory.parked.heapBytesPerRun <= PARKED_TARGET_BYTES,
+      );
   }
   if (s.conditions && !s.conditions.error && s.conditions.ratio) add('jq engine / jq-wasm per call', `${num(s.conditions.ratio.value)}x`, '–', null);
-  if (s.growth && !s.growth.error && s.growth.hooks) add(`door with ${num(s.growth.hooks.otherHooks[1])} / ${num(s.growth.hooks.otherHooks[0])} other hooks`, num(s.growth.hooks.ratioManyOverFew), '–', null);
+  if (s.growth && !s.growth.error && s.growth.hooks)
+    add(`door with ${num(s.growth.hooks.otherHooks[1])} / ${num(s.growth.hooks.otherHooks[0])} other hooks`, num(s.growth.hooks.ratioManyOverFew), '–', null);
   if (s.catalogue && !s.catalogue.error) {
     add('GitHub OpenAPI discovery (median)', `${num(s.catalogue.discoveryMs.median)} ms`, '< 5000 ms', s.catalogue.discoveryMs.median < 5000);
     add('largest event-loop stall during it (median)', `${num(s.catalogue.largestStallMs.median)} ms`, '< 50 ms', s.catalogue.largestStallMs.median < 50);

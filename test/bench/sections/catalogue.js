@@ -74,7 +74,9 @@ async function catalogue(ctx) {
       // The same watch with nothing to do, for as long: a busy machine's scheduling shows up here too.
       const idleMs = await idleGap(Math.max(500, Math.round(ms)));
       runs.push({ ms, operations: operations.length, maxDelayMs: histogram.max / 1e6, maxGapMs: gap, idleGapMs: idleMs });
-      log(`catalogue: run ${i + 1}: ${operations.length} operations in ${ms.toFixed(0)} ms, largest stall ${(histogram.max / 1e6).toFixed(1)} ms (timer gap ${gap.toFixed(1)} ms; idle for as long: ${idleMs.toFixed(1)} ms)`);
+      log(
+        `catalogue: run ${i + 1}: ${operations.length} operations in ${ms.toFixed(0)} ms, largest stall ${(histogram.max / 1e6).toFixed(1)} ms (timer gap ${gap.toFixed(1)} ms; idle for as long: ${idleMs.toFixed(1)} ms)`,
+      );
     }
   } finally {
     server.stop();
@@ -85,7 +87,8 @@ async function catalogue(ctx) {
     return { min: round(s.min), median: round(s.median), max: round(s.max) };
   };
   return {
-    method: 'GitHub OpenAPI document (13 MB) served by a child process on 127.0.0.1; OpenApiProvider.check: fetch, parse and slim in a worker, convert each operation in steps on the main thread',
+    method:
+      'GitHub OpenAPI document (13 MB) served by a child process on 127.0.0.1; OpenApiProvider.check: fetch, parse and slim in a worker, convert each operation in steps on the main thread',
     documentBytes: require('node:fs').statSync(DOCUMENT).size,
     operations: runs[0].operations,
     discoveryMs: pick('ms'),

@@ -30,7 +30,9 @@ function runChild(cfg) {
 async function conditions(ctx) {
   const res = await runChild({ seconds: ctx.smoke ? 0.5 : 2, runs: ctx.runs, scale: ctx.smoke ? 0.02 : 0.5 });
   const r = ratio(res.engine.sequential.median, res.jqWasm.perCall.median);
-  const extra = res.engine.workerFallback ? ratio(res.engine.workerFallback.median, res.jqWasm.perCall.median) : ratio(res.engine.concurrent16.median, res.jqWasm.perCall.median);
+  const extra = res.engine.workerFallback
+    ? ratio(res.engine.workerFallback.median, res.jqWasm.perCall.median)
+    : ratio(res.engine.concurrent16.median, res.jqWasm.perCall.median);
   log(`conditions: engine ${res.engine.sequential.median}/s, jq-wasm per call ${res.jqWasm.perCall.median}/s (${r}x)`);
   return { ...res, ratio: { value: r, other: extra } };
 }

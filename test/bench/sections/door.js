@@ -47,7 +47,9 @@ async function alternate(ctx, label, a, b, { warmup, ...cfg }) {
       r.cpu = cpu.end(r.requests, r.cpuMs);
       r.redisPerRequest = await redis.end(r.requests);
       (side === a ? runsA : runsB).push(r);
-      log(`${label} ${side.name} run ${i + 1}/${ctx.runs}: ${Math.round(r.perSecond)}/s p50 ${r.latencyMs.p50} ms p99 ${r.latencyMs.p99} ms${r.warning ? ` (${r.warning})` : ''}`);
+      log(
+        `${label} ${side.name} run ${i + 1}/${ctx.runs}: ${Math.round(r.perSecond)}/s p50 ${r.latencyMs.p50} ms p99 ${r.latencyMs.p99} ms${r.warning ? ` (${r.warning})` : ''}`,
+      );
     }
   }
   return { a: describe(runsA), b: describe(runsB), pairRatios: runsA.map((r, i) => ratio(r.perSecond, runsB[i].perSecond)) };
@@ -81,7 +83,11 @@ async function door(ctx) {
   ctx.track([ceiling]);
   const ingress = stack.byRole.ingress;
   await registerHook(ingress.url, 'b1', 'bench');
-  await api(ingress.url, 'PUT', '/api/hooks/topics/bench/verifier', { kind: 'hmac', secret: 'env:HOOKS_SECRET_BENCH_DOOR', settings: { header: 'x-signature' } });
+  await api(ingress.url, 'PUT', '/api/hooks/topics/bench/verifier', {
+    kind: 'hmac',
+    secret: 'env:HOOKS_SECRET_BENCH_DOOR',
+    settings: { header: 'x-signature' },
+  });
   const bodyBytes = 1024;
   const signature = createHmac('sha256', secret).update(jsonBody(bodyBytes)).digest('hex');
   const cfg = { bodyBytes, connections: 50, duration: ctx.smoke ? 1 : 4, headers: { 'x-signature': signature } };

@@ -118,8 +118,18 @@ async function throughputRun(ctx, side, n) {
   const seconds = (r.doneAt - r.load.start) / 1000;
   const c = cpu.end(r.finished, r.load.cpuMs);
   const redisPerRun = await redis.end(r.finished);
-  const out = { events: r.load.ok, runsPerSecond: Math.round(r.finished / seconds), acceptedPerSecond: Math.round(r.load.perSecond), seconds, cpuMsPerRun: c.msPerRequest, machineBusyPercent: c.machineBusyPercent, redisPerRun };
-  log(`e2e ${side.name}: ${out.events} events, runs/s ${out.runsPerSecond} (accepted ${out.acceptedPerSecond}/s)${r.load.warning ? ` (${r.load.warning})` : ''}`);
+  const out = {
+    events: r.load.ok,
+    runsPerSecond: Math.round(r.finished / seconds),
+    acceptedPerSecond: Math.round(r.load.perSecond),
+    seconds,
+    cpuMsPerRun: c.msPerRequest,
+    machineBusyPercent: c.machineBusyPercent,
+    redisPerRun,
+  };
+  log(
+    `e2e ${side.name}: ${out.events} events, runs/s ${out.runsPerSecond} (accepted ${out.acceptedPerSecond}/s)${r.load.warning ? ` (${r.load.warning})` : ''}`,
+  );
   return out;
 }
 
@@ -181,7 +191,9 @@ async function latencyRun(ctx, side, i, rate, stack, bull) {
   };
   log(
     `e2e latency ${side.name} at ${rate}/s: p50 ${out.p50Ms} ms p99 ${out.p99Ms} ms (${out.samples} runs)` +
-      (split ? `; door->bus p50 ${split.doorToBusMs.p50} p99 ${split.doorToBusMs.p99}, bus->claim p50 ${split.busToClaimMs.p50} p99 ${split.busToClaimMs.p99}, claim->tool start p50 ${split.claimToStartMs.p50} p99 ${split.claimToStartMs.p99}` : '') +
+      (split
+        ? `; door->bus p50 ${split.doorToBusMs.p50} p99 ${split.doorToBusMs.p99}, bus->claim p50 ${split.busToClaimMs.p50} p99 ${split.busToClaimMs.p99}, claim->tool start p50 ${split.claimToStartMs.p50} p99 ${split.claimToStartMs.p99}`
+        : '') +
       `; CPU ms/run ${JSON.stringify(out.cpuMsPerRun)}`,
   );
   return out;

@@ -132,7 +132,8 @@ async function pageLatency(base, query, seconds) {
     const res = await fetch(`${base}/api/hook-runs?${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const body = await res.json();
     times.push(performance.now() - t);
-    if (res.status !== 200 || !Array.isArray(body.runs) || body.runs.length === 0) throw new Error(`list page answered ${res.status} with ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.status !== 200 || !Array.isArray(body.runs) || body.runs.length === 0)
+      throw new Error(`list page answered ${res.status} with ${JSON.stringify(body).slice(0, 200)}`);
   }
   return { requests: times.length, p50Ms: +percentile(times, 50).toFixed(2), p99Ms: +percentile(times, 99).toFixed(2) };
 }
@@ -181,7 +182,16 @@ async function listGrowth(ctx) {
   r.disconnect();
   await ctx.stop(stack.procs);
   await ctx.clean([prefix]);
-  return { method: 'runs written by fillRuns (packages/store/test/list-perf.js; status mix 70% succeeded, 20 hooks, 5 topics), one sequential client reading first pages through the ingress for 1 s per run', target: steps[steps.length - 1], reached: have, fillBudgetSeconds: ctx.listFillSeconds, fillMs, redisUsedMemoryBytes: Number(usedMemory), steps: out };
+  return {
+    method:
+      'runs written by fillRuns (packages/store/test/list-perf.js; status mix 70% succeeded, 20 hooks, 5 topics), one sequential client reading first pages through the ingress for 1 s per run',
+    target: steps[steps.length - 1],
+    reached: have,
+    fillBudgetSeconds: ctx.listFillSeconds,
+    fillMs,
+    redisUsedMemoryBytes: Number(usedMemory),
+    steps: out,
+  };
 }
 
 async function payloadGrowth(ctx) {
@@ -192,7 +202,11 @@ async function payloadGrowth(ctx) {
   ctx.track([ceiling]);
   await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
   const out = {};
-  for (const [label, bytes] of [['1KB', 1024], ['64KB', 64 * 1024], ['1MB', 1024 * 1024]]) {
+  for (const [label, bytes] of [
+    ['1KB', 1024],
+    ['64KB', 64 * 1024],
+    ['1MB', 1024 * 1024],
+  ]) {
     const res = await alternate(
       ctx,
       `growth/body ${label}`,

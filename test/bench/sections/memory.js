@@ -62,7 +62,9 @@ async function parkedCost(ctx, stack) {
     finishedHeapBytesPerRun: Math.round(finished.perRun),
     heapBytesPerRun: Math.round(parked.perRun - finished.perRun),
   };
-  log(`memory parked: ${out.parked} runs parked, executor heap ${out.heapBeforeMiB} -> ${out.heapAfterMiB} MiB; per run ${out.parkedHeapBytesPerRun} bytes parked, ${out.finishedHeapBytesPerRun} finished (control): ${out.heapBytesPerRun} bytes per parked run`);
+  log(
+    `memory parked: ${out.parked} runs parked, executor heap ${out.heapBeforeMiB} -> ${out.heapAfterMiB} MiB; per run ${out.parkedHeapBytesPerRun} bytes parked, ${out.finishedHeapBytesPerRun} finished (control): ${out.heapBytesPerRun} bytes per parked run`,
+  );
   return out;
 }
 

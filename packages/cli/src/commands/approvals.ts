@@ -21,7 +21,11 @@ export function approvalsCommand(program: Command, ctx: CliContext): void {
       const res = await ctx.client().get<Policy>(apiPath(['approval-policy']));
       ctx.emit(res, () => {
         say(`approval policy version ${res.version}${res.updated_at ? ` (updated ${res.updated_at})` : ''}: ${res.rules.length} rule(s)`);
-        if (res.rules.length) printTable(res.rules.map((r, i) => ({ n: i + 1, ...r, tools: (r.tools as string[]).join(' ') })), ['n', 'name', 'tools', 'when', 'action', 'timeout_seconds']);
+        if (res.rules.length)
+          printTable(
+            res.rules.map((r, i) => ({ n: i + 1, ...r, tools: (r.tools as string[]).join(' ') })),
+            ['n', 'name', 'tools', 'when', 'action', 'timeout_seconds'],
+          );
       });
     });
 
@@ -43,17 +47,22 @@ export function approvalsCommand(program: Command, ctx: CliContext): void {
  * `interactions` command when another part of the CLI made it.
  */
 export function interactionAnswerCommands(program: Command, ctx: CliContext): void {
-  const interactions = program.commands.find((c) => c.name() === 'interactions') ?? program.command('interactions').description('parked runs\' interactions: answer approvals');
+  const interactions =
+    program.commands.find((c) => c.name() === 'interactions') ?? program.command('interactions').description("parked runs' interactions: answer approvals");
   for (const verdict of ['approve', 'deny'] as const) {
     interactions
       .command(`${verdict} <id>`)
-      .description(verdict === 'approve' ? 'approve an open approval: its run calls the tool once (operator)' : 'deny an open approval: its run ends denied (operator)')
-      .option('--reason <text>', 'why (kept on the answer and in the run\'s result)')
+      .description(
+        verdict === 'approve' ? 'approve an open approval: its run calls the tool once (operator)' : 'deny an open approval: its run ends denied (operator)',
+      )
+      .option('--reason <text>', "why (kept on the answer and in the run's result)")
       .action(async (id: string, opts: { reason?: string }) => {
-        const res = await ctx.client().post<{ interaction: { id: string; status: string; run: string } }>(
-          apiPath(['interactions', id, verdict]),
-          opts.reason === undefined ? {} : { reason: opts.reason },
-        );
+        const res = await ctx
+          .client()
+          .post<{ interaction: { id: string; status: string; run: string } }>(
+            apiPath(['interactions', id, verdict]),
+            opts.reason === undefined ? {} : { reason: opts.reason },
+          );
         ctx.emit(res, () => say(`interaction ${res.interaction.id} ${res.interaction.status}; run ${res.interaction.run} woken`));
       });
   }

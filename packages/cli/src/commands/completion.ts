@@ -92,7 +92,10 @@ export function completionCommand(program: Command): void {
   program
     .command('completion <shell>')
     .description(`print a shell completion script (${COMPLETION_SHELLS.join(' or ')})`)
-    .addHelpText('after', '\nExamples:\n  source <(hookyard completion bash)          # in ~/.bashrc\n  source <(hookyard completion zsh)           # in ~/.zshrc')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  source <(hookyard completion bash)          # in ~/.bashrc\n  source <(hookyard completion zsh)           # in ~/.zshrc',
+    )
     .action((shell: string) => {
       if (shell === 'bash') return say(bashCompletion(program).trimEnd());
       if (shell === 'zsh') return say(zshCompletion(program).trimEnd());

@@ -27,7 +27,9 @@ export function dedupeCommand(hooks: Command, ctx: CliContext): void {
       }
       const body = { expr: opts.expr, ...(horizon !== undefined ? { horizon_seconds: horizon } : {}) };
       const res = await ctx.client().put<{ created: boolean; dedupe: Dedupe }>(path(topic), body);
-      ctx.emit(res, () => say(`${res.created ? 'set' : 'replaced'} the dedupe key of topic ${res.dedupe.topic}: ${res.dedupe.expr} (${res.dedupe.horizon_seconds} s)`));
+      ctx.emit(res, () =>
+        say(`${res.created ? 'set' : 'replaced'} the dedupe key of topic ${res.dedupe.topic}: ${res.dedupe.expr} (${res.dedupe.horizon_seconds} s)`),
+      );
     });
 
   dedupe

@@ -19,7 +19,10 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     .description('register a hook from its whole record, or replace the hook of that name (operator)')
     .option('--params <json>', 'the hook record as one JSON object, e.g. {"name":"h1","topic":"t1","tool":"echo"}')
     .option('--file <path>', 'read the hook record from a JSON file (- for stdin)')
-    .addHelpText('after', `\nExample:\n  hookyard hooks register --params '{"name":"greet","topic":"demo","tool":"echo","condition":{"content":".action == \\"opened\\""}}'`)
+    .addHelpText(
+      'after',
+      `\nExample:\n  hookyard hooks register --params '{"name":"greet","topic":"demo","tool":"echo","condition":{"content":".action == \\"opened\\""}}'`,
+    )
     .action(async (opts: { params?: string; file?: string }) => {
       const body = readRecord('hook record', opts);
       const res = await ctx.client().post<{ created: boolean; hook: HookRecord }>(apiPath(['hooks']), body);
@@ -54,11 +57,16 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
 
   hooks
     .command('dry-run [name]')
-    .description('what a run of a hook over a payload would do: condition, door contract, kwargs, extras, allowlist, approval (operator; nothing kept or called)')
+    .description(
+      'what a run of a hook over a payload would do: condition, door contract, kwargs, extras, allowlist, approval (operator; nothing kept or called)',
+    )
     .option('--params <json>', 'a hook record to try instead of a registered hook (validated, not stored)')
     .option('--file <path>', 'read that hook record from a JSON file (- for stdin)')
     .option('--payload <json>', 'the event payload (default {})')
-    .addHelpText('after', `\nExamples:\n  hookyard hooks dry-run greet --payload '{"action":"opened"}'\n  hookyard hooks dry-run --file hook.json --payload '{"action":"closed"}'`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  hookyard hooks dry-run greet --payload '{"action":"opened"}'\n  hookyard hooks dry-run --file hook.json --payload '{"action":"closed"}'`,
+    )
     .action(async (name: string | undefined, opts: { params?: string; file?: string; payload?: string }) => {
       const given = opts.params !== undefined || opts.file !== undefined;
       if ((name === undefined) === !given) throw new CliError('name a registered hook, or give its record with --params or --file (not both)', EXIT.usage);

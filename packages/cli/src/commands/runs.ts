@@ -98,13 +98,21 @@ interface BulkAnswer {
 }
 
 const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
-  status: '--status', hook: '--hook', topic: '--topic', deliveryId: '--delivery-id', since: '--since', until: '--until',
+  status: '--status',
+  hook: '--hook',
+  topic: '--topic',
+  deliveryId: '--delivery-id',
+  since: '--since',
+  until: '--until',
 };
 
 function refuseFilterWithId(verb: string, opts: BulkOptions): void {
   const given = (Object.keys(FILTER_FLAGS) as (keyof FilterOptions)[]).filter((k) => opts[k] !== undefined).map((k) => FILTER_FLAGS[k]);
   if (given.length || opts.yes || opts.dryRun) {
-    throw new CliError(`runs ${verb}: give either a run id or a filter (${[...given, ...(opts.yes ? ['--yes'] : []), ...(opts.dryRun ? ['--dry-run'] : [])].join(', ')}), not both`, EXIT.usage);
+    throw new CliError(
+      `runs ${verb}: give either a run id or a filter (${[...given, ...(opts.yes ? ['--yes'] : []), ...(opts.dryRun ? ['--dry-run'] : [])].join(', ')}), not both`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -150,7 +158,9 @@ async function bulkCommand(ctx: CliContext, verb: 'retry' | 'discard', opts: Bul
   }
   const res = await client.post<BulkAnswer>(path, { filter });
   ctx.emit(res, () => {
-    say(`${verb === 'retry' ? 'retried' : 'discarded'} ${res.retried ?? res.discarded ?? 0} of ${res.matched} matching run${res.matched === 1 ? '' : 's'}; ${res.refused} refused`);
+    say(
+      `${verb === 'retry' ? 'retried' : 'discarded'} ${res.retried ?? res.discarded ?? 0} of ${res.matched} matching run${res.matched === 1 ? '' : 's'}; ${res.refused} refused`,
+    );
     for (const r of res.refusals) say(`  ${r.id}: ${r.message}`);
     if (res.truncated) say(`more runs match than one call acts on; run it again`);
   });
@@ -174,7 +184,10 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .option('--limit <n>', `page size, 1-${MAX_LIMIT} (server default 50)`)
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .option('--all', 'follow next_cursor to the last page and print every run')
-    .addHelpText('after', '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json\n  hookyard runs list --delivery-id 72d3162e-cc78-11e3-81ab-4c9367dc0958\n  hookyard runs list --status failed --since 2h')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json\n  hookyard runs list --delivery-id 72d3162e-cc78-11e3-81ab-4c9367dc0958\n  hookyard runs list --status failed --since 2h',
+    )
     .action(async (opts: ListOptions) => {
       checkListOptions(opts);
       const client = ctx.client();
@@ -224,12 +237,23 @@ export function runsCommand(program: Command, ctx: CliContext): void {
             if (event !== 'run') return;
             if (ctx.json()) return void process.stdout.write(`${data}\n`);
             const e = JSON.parse(data) as {
-              run_id: string; event?: string; at?: string; hook: string; topic: string; status: string; attempts: number;
-              error_kind: string | null; error_message: string | null; finished_at: string | null; due_at?: string | null;
+              run_id: string;
+              event?: string;
+              at?: string;
+              hook: string;
+              topic: string;
+              status: string;
+              attempts: number;
+              error_kind: string | null;
+              error_message: string | null;
+              finished_at: string | null;
+              due_at?: string | null;
             };
             const what = `${(e.event ?? 'finished').padEnd(15)}  ${e.status.padEnd(10)}`;
             const due = e.due_at ? `  due ${e.due_at}` : '';
-            say(`${e.at ?? e.finished_at ?? '-'}  ${what}  ${e.hook}  ${e.topic}  ${e.run_id}  attempts=${e.attempts}${e.error_kind ? `  ${e.error_kind}: ${cell(e.error_message ?? '')}` : ''}${due}`);
+            say(
+              `${e.at ?? e.finished_at ?? '-'}  ${what}  ${e.hook}  ${e.topic}  ${e.run_id}  attempts=${e.attempts}${e.error_kind ? `  ${e.error_kind}: ${cell(e.error_message ?? '')}` : ''}${due}`,
+            );
           },
           stop.signal,
         );

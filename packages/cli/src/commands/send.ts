@@ -59,7 +59,7 @@ function extraHeaders(raw: readonly string[] | undefined): Record<string, string
 export function sendCommand(program: Command, ctx: CliContext): void {
   program
     .command('send <topic>')
-    .description("deliver an event to the public door, optionally signed the way a sender signs it (no token needed)")
+    .description('deliver an event to the public door, optionally signed the way a sender signs it (no token needed)')
     .option('--data <json>', 'the event body, sent byte for byte (checked to be JSON unless --content-type is given)')
     .option('--file <path>', 'read the event body from a file (- for stdin)')
     .option('--content-type <type>', 'Content-Type of the body (default application/json)')
@@ -77,7 +77,10 @@ export function sendCommand(program: Command, ctx: CliContext): void {
       if (opts.sign !== undefined && opts.secret === undefined) throw new CliError(`--sign ${opts.sign} needs --secret env:NAME or file:/path`, EXIT.usage);
       if (opts.sign === undefined && opts.secret !== undefined) throw new CliError(`--secret needs --sign (${SIGN_KINDS.join(', ')})`, EXIT.usage);
       if (opts.deliveryId !== undefined && !(opts.sign && CHOSEN_DELIVERY_ID.has(opts.sign))) {
-        throw new CliError(`--delivery-id goes with --sign github or standard-webhooks (stripe's delivery id is the event's "id", slack's is derived from its signature)`, EXIT.usage);
+        throw new CliError(
+          `--delivery-id goes with --sign github or standard-webhooks (stripe's delivery id is the event's "id", slack's is derived from its signature)`,
+          EXIT.usage,
+        );
       }
       const body = readBody(opts);
       const signed = opts.sign ? signDelivery(opts.sign, readSecret(opts.secret!), body, Date.now(), opts.deliveryId) : null;
@@ -100,7 +103,10 @@ export function sendCommand(program: Command, ctx: CliContext): void {
         text = await res.text();
       } catch (err) {
         const e = err as { cause?: { code?: string }; message?: string };
-        throw new CliError(`cannot reach ${base} (${e.cause?.code ?? e.message ?? String(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`, EXIT.unreachable);
+        throw new CliError(
+          `cannot reach ${base} (${e.cause?.code ?? e.message ?? String(err)}); is 'hookyard serve' running there? (set --url or HOOKYARD_URL)`,
+          EXIT.unreachable,
+        );
       }
       let answer: Record<string, unknown> | undefined;
       try {
@@ -115,7 +121,9 @@ export function sendCommand(program: Command, ctx: CliContext): void {
       ctx.emit(out, () => {
         if (answer.status === 'duplicate') return say(`duplicate: delivery ${signed?.deliveryId ?? ''} was seen before; nothing kept`.replace('  ', ' '));
         const ids = Array.isArray(answer.run_ids) ? (answer.run_ids as string[]) : [];
-        say(`accepted on ${topic}: ${String(answer.runs)} run${answer.runs === 1 ? '' : 's'}${ids.length ? ` (${ids.join(', ')})` : ''}${signed?.deliveryId ? `, delivery ${signed.deliveryId}` : ''}`);
+        say(
+          `accepted on ${topic}: ${String(answer.runs)} run${answer.runs === 1 ? '' : 's'}${ids.length ? ` (${ids.join(', ')})` : ''}${signed?.deliveryId ? `, delivery ${signed.deliveryId}` : ''}`,
+        );
       });
     });
 }

@@ -16,7 +16,10 @@ export function serveCommand(program: Command): void {
     .command('serve')
     .description('run Hookyard: one role, or all of them in one process (the embedded default when no Redis/NATS is set)')
     .addOption(new Option('--role <role>', 'which role this process plays').choices([...ROLES]).default('all'))
-    .addHelpText('after', '\nSettings come from the environment and HOOKS_CONFIG_FILE (the environment wins): see `hookyard settings`.\nSIGHUP, a change of that file and POST /api/settings/reload re-apply the ones that can change live.')
+    .addHelpText(
+      'after',
+      '\nSettings come from the environment and HOOKS_CONFIG_FILE (the environment wins): see `hookyard settings`.\nSIGHUP, a change of that file and POST /api/settings/reload re-apply the ones that can change live.',
+    )
     .action(async (opts: { role: RoleName }) => {
       const resolved = resolveSettings(process.env);
       const settings = resolved.settings;

@@ -77,7 +77,9 @@ export function signDelivery(kind: SignKind, secret: Buffer, body: Buffer, nowMs
     }
     case 'standard-webhooks': {
       const id = deliveryId ?? `msg_${randomUUID().replaceAll('-', '')}`;
-      const sig = createHmac('sha256', standardWebhooksKey(secret)).update(Buffer.concat([Buffer.from(`${id}.${ts}.`), body])).digest('base64');
+      const sig = createHmac('sha256', standardWebhooksKey(secret))
+        .update(Buffer.concat([Buffer.from(`${id}.${ts}.`), body]))
+        .digest('base64');
       return { headers: { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` }, deliveryId: id };
     }
   }

@@ -53,7 +53,8 @@ function version(raw: string | undefined): number | undefined {
 
 /** The document from `--document JSON` or `--file PATH` (`-` reads stdin); exactly one, a JSON object. */
 function readDocument(opts: { document?: string; file?: string }): Record<string, unknown> {
-  if ((opts.document === undefined) === (opts.file === undefined)) throw new CliError('give the document as --document JSON or --file PATH (- for stdin), one of the two', EXIT.usage);
+  if ((opts.document === undefined) === (opts.file === undefined))
+    throw new CliError('give the document as --document JSON or --file PATH (- for stdin), one of the two', EXIT.usage);
   let doc: unknown;
   if (opts.file !== undefined) {
     let raw: string;
@@ -74,7 +75,9 @@ function readDocument(opts: { document?: string; file?: string }): Record<string
  * show and set the state record; delete `{deleted, scope, kind, key, version}`.
  */
 export function statesCommand(program: Command, ctx: CliContext): void {
-  const cmd = program.command('states').description("list, show, set or delete subject state (a hook's subject keys one JSON document per scope, kind and key)");
+  const cmd = program
+    .command('states')
+    .description("list, show, set or delete subject state (a hook's subject keys one JSON document per scope, kind and key)");
   const path = (scope: string, kind: string, key: string, query?: URLSearchParams) => apiPath(['states', name('scope', scope), name('kind', kind), key], query);
 
   cmd
@@ -85,7 +88,10 @@ export function statesCommand(program: Command, ctx: CliContext): void {
     .option('--limit <n>', `page size, 1-${MAX_LIMIT} (server default 50)`)
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .option('--all', 'follow next_cursor to the last page and print every subject')
-    .addHelpText('after', '\nExamples:\n  hookyard states list --scope github --kind pull_request\n  hookyard states list --scope github --kind pull_request --all --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard states list --scope github --kind pull_request\n  hookyard states list --scope github --kind pull_request --all --json',
+    )
     .action(async (opts: { scope: string; kind: string; limit?: string; cursor?: string; all?: boolean }) => {
       name('--scope', opts.scope);
       name('--kind', opts.kind);
@@ -111,7 +117,10 @@ export function statesCommand(program: Command, ctx: CliContext): void {
       }
       const res = page;
       ctx.emit(res, () => {
-        printTable(res.states.map((s) => ({ ...s, updated_by: writer(s.updated_by) })), ['key', 'version', 'updated_at', 'updated_by']);
+        printTable(
+          res.states.map((s) => ({ ...s, updated_by: writer(s.updated_by) })),
+          ['key', 'version', 'updated_at', 'updated_by'],
+        );
         if (res.next_cursor) say(`more: hookyard states list --scope ${opts.scope} --kind ${opts.kind} --cursor ${res.next_cursor} (or --all)`);
       });
     });
@@ -125,7 +134,10 @@ export function statesCommand(program: Command, ctx: CliContext): void {
         say(`${label(r)} version ${r.version} (created ${r.created_at}, updated ${r.updated_at})`);
         say(JSON.stringify(r.document, null, 2));
         say('');
-        printTable(r.history.map((w) => ({ ...w, by: writer(w) })), ['version', 'op', 'at', 'by']);
+        printTable(
+          r.history.map((w) => ({ ...w, by: writer(w) })),
+          ['version', 'op', 'at', 'by'],
+        );
       });
     });
 

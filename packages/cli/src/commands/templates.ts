@@ -36,7 +36,7 @@ export function templatesCommand(program: Command, ctx: CliContext): void {
   templates
     .command('put <id>')
     .description('store a jq template, or replace the one with that id (operator); compiled on write')
-    .option('--content <jq>', 'the jq program; $names it mentions are filled from a hook\'s kwargs')
+    .option('--content <jq>', "the jq program; $names it mentions are filled from a hook's kwargs")
     .option('--description <text>', 'what the template is for')
     .option('--params <json>', 'the whole record {"content","description"} instead of --content/--description')
     .option('--file <path>', 'read the record from a JSON file (- for stdin)')

@@ -44,7 +44,10 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
   tools
     .command('export')
     .description("the catalogue as one model vendor's tool definitions, a JSON array to hand to the model (injected arguments hidden)")
-    .requiredOption('--format <format>', 'openai ({"type":"function","function":{...}}, descriptions cut to 1024), anthropic ({name, description, input_schema}) or mcp ({name, description, inputSchema})')
+    .requiredOption(
+      '--format <format>',
+      'openai ({"type":"function","function":{...}}, descriptions cut to 1024), anthropic ({name, description, input_schema}) or mcp ({name, description, inputSchema})',
+    )
     .action(async (opts: { format: string }) => {
       const res = await ctx.client().get<{ format: string; tools: unknown[] }>(apiPath(['tools'], new URLSearchParams({ format: opts.format })));
       // The array alone, human or not: it is what a model API takes.
@@ -62,7 +65,10 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
   tools
     .command('register')
     .description('register a tool service (kind http, openapi, mcp or grpc), or replace the one of that name (admin)')
-    .option('--params <json>', 'the record, e.g. {"name":"weather","endpoint":"http://127.0.0.1:9000/w","protocol":"openai"} or {"name":"pets","kind":"openapi","endpoint":"http://127.0.0.1:9001"}')
+    .option(
+      '--params <json>',
+      'the record, e.g. {"name":"weather","endpoint":"http://127.0.0.1:9000/w","protocol":"openai"} or {"name":"pets","kind":"openapi","endpoint":"http://127.0.0.1:9001"}',
+    )
     .option('--file <path>', 'read the record from a JSON file (- for stdin)')
     .option('--no-discover', 'keep an openapi, mcp or grpc registration without discovering it now (a service that is not up yet)')
     .addHelpText(

@@ -16,13 +16,27 @@ const isoTime = { type: 'string', format: 'date-time' } as const;
 export const RUN_SUMMARY_SCHEMA = {
   title: 'RunSummary',
   type: 'object',
-  required: ['run_id', 'event', 'at', 'hook', 'topic', 'status', 'attempts', 'error_kind', 'error_message', 'created_at', 'finished_at', 'due_at', 'duration_ms'],
+  required: [
+    'run_id',
+    'event',
+    'at',
+    'hook',
+    'topic',
+    'status',
+    'attempts',
+    'error_kind',
+    'error_message',
+    'created_at',
+    'finished_at',
+    'due_at',
+    'duration_ms',
+  ],
   additionalProperties: false,
   properties: {
     run_id: { type: 'string', minLength: 1 },
     event: {
       description:
-        'What happened: accepted (kept by a door, a platform event or an operator\'s replay), started (claimed by an executor), parked (waiting on an interaction), ' +
+        "What happened: accepted (kept by a door, a platform event or an operator's replay), started (claimed by an executor), parked (waiting on an interaction), " +
         'retry_scheduled (an attempt failed before the hook acted, or its lease lapsed; due_at says when the next is due), finished (an outcome: succeeded, skipped, denied, cancelled or failed), ' +
         'retried (an operator retried it), discarded (an operator discarded it), woken (its interaction was answered, resumed by a hook or expired: it is due again)',
       type: 'string',

@@ -23,9 +23,20 @@ describe('validateMessage', () => {
   });
 
   it('accepts every transition event and refuses an unknown one', () => {
-    const accepted = { ...summary, event: 'accepted', status: 'pending', attempts: 0, error_kind: null, error_message: null, finished_at: null, duration_ms: null };
+    const accepted = {
+      ...summary,
+      event: 'accepted',
+      status: 'pending',
+      attempts: 0,
+      error_kind: null,
+      error_message: null,
+      finished_at: null,
+      duration_ms: null,
+    };
     expect(validateMessage('run_summary', accepted)).toEqual({ ok: true });
-    expect(validateMessage('run_summary', { ...summary, event: 'retry_scheduled', status: 'retry_wait', finished_at: null, due_at: '2025-01-01T00:00:02.000Z' })).toEqual({ ok: true });
+    expect(
+      validateMessage('run_summary', { ...summary, event: 'retry_scheduled', status: 'retry_wait', finished_at: null, due_at: '2025-01-01T00:00:02.000Z' }),
+    ).toEqual({ ok: true });
     const bad = validateMessage('run_summary', { ...summary, event: 'exploded' });
     expect(bad.ok).toBe(false);
     expect((bad as { errors: string[] }).errors.join('\n')).toMatch(/\/event must be equal to one of the allowed values/);

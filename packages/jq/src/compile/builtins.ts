@@ -1,21 +1,6 @@
 import { add } from './ops';
 import { testRegex } from './regex';
-import {
-  charge,
-  codepointLength,
-  meter,
-  overBudget,
-  compare,
-
-  equals,
-  fail,
-  fallback,
-  kindOf,
-  sortedKeys,
-  toJson,
-  toStringValue,
-  truthy,
-} from './values';
+import { charge, codepointLength, meter, overBudget, compare, equals, fail, fallback, kindOf, sortedKeys, toJson, toStringValue, truthy } from './values';
 
 /**
  * jq 1.8 builtins whose arguments are plain values: `(input) => output` for

@@ -49,9 +49,13 @@ function valueCall(name: string, args: Compiled[]): Compiled {
   const fn = VALUE_BUILTINS[`${name}/${args.length}`];
   if (!fn) throw new Unsupported(`${name}/${args.length}`);
   // jq evaluates value arguments as a cartesian product in its own order; keep to single-output ones.
-  const vals = args.map((a) => a.val ?? (() => {
-    throw new Unsupported(`generator argument to ${name}`);
-  })());
+  const vals = args.map(
+    (a) =>
+      a.val ??
+      (() => {
+        throw new Unsupported(`generator argument to ${name}`);
+      })(),
+  );
   switch (vals.length) {
     case 0:
       return fromVal((i) => fn(i));

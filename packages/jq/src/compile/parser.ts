@@ -18,8 +18,61 @@ type Tok =
   | { k: 'str' }
   | { k: 'eof' };
 
-const KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'end', 'as', 'def', 'reduce', 'foreach', 'try', 'catch', 'label', 'import', 'include', 'and', 'or', '__loc__']);
-const PUNCT = ['?//', '|=', '+=', '-=', '*=', '/=', '%=', '//=', '==', '!=', '<=', '>=', '//', '..', '.', '[', ']', '{', '}', '(', ')', '|', ',', ':', ';', '=', '<', '>', '+', '-', '*', '/', '%', '?'];
+const KEYWORDS = new Set([
+  'if',
+  'then',
+  'elif',
+  'else',
+  'end',
+  'as',
+  'def',
+  'reduce',
+  'foreach',
+  'try',
+  'catch',
+  'label',
+  'import',
+  'include',
+  'and',
+  'or',
+  '__loc__',
+]);
+const PUNCT = [
+  '?//',
+  '|=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '//=',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '//',
+  '..',
+  '.',
+  '[',
+  ']',
+  '{',
+  '}',
+  '(',
+  ')',
+  '|',
+  ',',
+  ':',
+  ';',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '?',
+];
 const CMP = new Set(['==', '!=', '<', '<=', '>', '>=']);
 const IDENT_START = /[a-zA-Z_]/;
 const IDENT_REST = /[a-zA-Z_0-9]/;

@@ -70,7 +70,13 @@ function translateClass(src: string, start: number, out: string[]): number {
     if (!LITERAL.test(c) && c !== '.' && c !== '*' && c !== '+' && c !== '?' && c !== '$' && c !== '|' && c !== '(' && c !== ')' && c !== '{' && c !== '}') {
       throw new Error(`character ${c} in class`);
     }
-    out.push(c === '-' ? '-' : c === '$' || c === '|' || c === '(' || c === ')' || c === '{' || c === '}' || c === '.' || c === '*' || c === '+' || c === '?' ? `\\${c}` : c);
+    out.push(
+      c === '-'
+        ? '-'
+        : c === '$' || c === '|' || c === '(' || c === ')' || c === '{' || c === '}' || c === '.' || c === '*' || c === '+' || c === '?'
+          ? `\\${c}`
+          : c,
+    );
     i++;
   }
 }
@@ -82,7 +88,7 @@ function translate(src: string, flags: string): Translated | null {
   const out: string[] = [];
   let depth = 0;
   try {
-    for (let i = 0; i < src.length; ) {
+    for (let i = 0; i < src.length;) {
       const c = src[i]!;
       if (c === '\\') {
         const e = src[i + 1] ?? '';

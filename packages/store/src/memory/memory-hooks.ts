@@ -1,7 +1,19 @@
-import { conflict, type ApprovalPolicy, type ApprovalRule, type Hook, type JqTemplate, type RemoteToolRecord, type VerifierBinding, type DedupeBinding } from '@hookyard/core';
+import {
+  conflict,
+  type ApprovalPolicy,
+  type ApprovalRule,
+  type Hook,
+  type JqTemplate,
+  type RemoteToolRecord,
+  type VerifierBinding,
+  type DedupeBinding,
+} from '@hookyard/core';
 import type { DiscoveryOutcome, DiscoveryStatus, HookStore, ToolStore } from '../types';
 
-const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (v: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /**
  * Hooks, verifier bindings and templates in one process.
@@ -16,7 +28,10 @@ export class MemoryHookStore implements HookStore {
 
   /** Synchronous read for the run store's keep step (one atomic step with the run writes). */
   hookNamesOnTopic(topic: string): string[] {
-    return [...this.hooks.values()].filter((h) => h.topic === topic).map((h) => h.name).sort();
+    return [...this.hooks.values()]
+      .filter((h) => h.topic === topic)
+      .map((h) => h.name)
+      .sort();
   }
 
   async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
@@ -85,7 +100,9 @@ export class MemoryHookStore implements HookStore {
   }
   async putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy> {
     if (expectedVersion !== null && expectedVersion !== this.policy.version) {
-      throw conflict(`the approval policy is at version ${this.policy.version}, not the version ${expectedVersion} this change was made against; read it again and retry`);
+      throw conflict(
+        `the approval policy is at version ${this.policy.version}, not the version ${expectedVersion} this change was made against; read it again and retry`,
+      );
     }
     this.policy = { version: this.policy.version + 1, rules: structuredClone(rules), updated_at: new Date(now).toISOString() };
     return structuredClone(this.policy);

@@ -33,10 +33,24 @@ export class MemoryInteractionStore implements InteractionStore {
     const run = this.runs.parkRun(input.run, input.token, id, rules.parkDetail(input.kind, id, input.expiresAt), input.now);
     if (!this.items.has(id)) {
       const i: Interaction = {
-        id, kind: input.kind, run: run.id, hook: run.hook, topic: run.topic, tool: input.tool, args_hash: input.argsHash,
-        rule: input.rule ?? null, policy_version: input.policyVersion ?? null, answer_hooks: [...(input.answerHooks ?? [])], subject: input.subject ?? null,
-        on_timeout: input.onTimeout ?? null, created_at: iso(input.now), expires_at: iso(input.expiresAt), status: 'open',
-        resolution: null, outcome: null, taken: null,
+        id,
+        kind: input.kind,
+        run: run.id,
+        hook: run.hook,
+        topic: run.topic,
+        tool: input.tool,
+        args_hash: input.argsHash,
+        rule: input.rule ?? null,
+        policy_version: input.policyVersion ?? null,
+        answer_hooks: [...(input.answerHooks ?? [])],
+        subject: input.subject ?? null,
+        on_timeout: input.onTimeout ?? null,
+        created_at: iso(input.now),
+        expires_at: iso(input.expiresAt),
+        status: 'open',
+        resolution: null,
+        outcome: null,
+        taken: null,
       };
       this.items.set(id, { i, expiresMs: input.expiresAt });
     }
@@ -107,7 +121,11 @@ export class MemoryInteractionStore implements InteractionStore {
     }
     i.status = input.status;
     i.resolution = {
-      by: input.by, via: input.via, at: iso(now), reason: input.reason ?? '', payload: structuredClone(input.payload ?? null),
+      by: input.by,
+      via: input.via,
+      at: iso(now),
+      reason: input.reason ?? '',
+      payload: structuredClone(input.payload ?? null),
       extras: input.extras ? structuredClone(input.extras) : null,
     };
     const to = input.status === 'cancelled' ? 'cancelled' : 'pending';

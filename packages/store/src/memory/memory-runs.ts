@@ -5,8 +5,19 @@ import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, CompletedStatus, DeliveryClaim, InterruptPolicy, KeepDeliveryResult, KeepEventInput, KeptRun, LapsedOutcome,
-  RunCounts, RunFilter, RunPage, RunStore,
+  ActInput,
+  Claimed,
+  CompletedStatus,
+  DeliveryClaim,
+  InterruptPolicy,
+  KeepDeliveryResult,
+  KeepEventInput,
+  KeptRun,
+  LapsedOutcome,
+  RunCounts,
+  RunFilter,
+  RunPage,
+  RunStore,
 } from '../types';
 import { DeliveryClaims } from './delivery-claims';
 
@@ -75,10 +86,31 @@ export class MemoryRunStore implements RunStore {
       const id = runIdAt(base, i);
       const at = iso(input.now);
       const run: Run = {
-        id, hook, topic: input.topic, status: 'pending', payload: structuredClone(payload), attempts: 0, acted: '',
-        acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-        delivery_id: deliveryId, resumable: false, interaction: null, parked_on: [], replay_of: null, traceparent: input.traceparent ?? null, created_at: at, updated_at: at, started_at: null,
-        finished_at: null, history: [],
+        id,
+        hook,
+        topic: input.topic,
+        status: 'pending',
+        payload: structuredClone(payload),
+        attempts: 0,
+        acted: '',
+        acted_ids: [],
+        claim_intent: '',
+        error: null,
+        result: null,
+        input: null,
+        lease: null,
+        due_at: at,
+        delivery_id: deliveryId,
+        resumable: false,
+        interaction: null,
+        parked_on: [],
+        replay_of: null,
+        traceparent: input.traceparent ?? null,
+        created_at: at,
+        updated_at: at,
+        started_at: null,
+        finished_at: null,
+        history: [],
       };
       const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
       this.slots.set(id, slot);
@@ -244,9 +276,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
-    const slot = this.ending(
-      id, token, 'schedule_retry', (r) => r.status === 'retry_wait' && sameError(r.error, error) && r.due_at === iso(dueAt),
-    );
+    const slot = this.ending(id, token, 'schedule_retry', (r) => r.status === 'retry_wait' && sameError(r.error, error) && r.due_at === iso(dueAt));
     if (slot.ended) return structuredClone(slot.run);
     slot.ended = 'schedule_retry';
     slot.run.error = { kind: error.kind, message: error.message };
@@ -280,9 +310,7 @@ export class MemoryRunStore implements RunStore {
       .filter((s) => s.run.status === 'running' && s.run.lease !== null && s.run.lease.until < now)
       .sort((a, b) => (a.run.lease?.until ?? 0) - (b.run.lease?.until ?? 0))
       .slice(0, limit);
-    return lapsed.map((s) =>
-      this.interrupt(s, policy, now, 'lapsed', rules.lapseReason(s.run.lease?.owner ?? '', s.run.attempts)),
-    );
+    return lapsed.map((s) => this.interrupt(s, policy, now, 'lapsed', rules.lapseReason(s.run.lease?.owner ?? '', s.run.attempts)));
   }
 
   async sweepExpired(now: number, retentionMs: number, limit: number): Promise<number> {
@@ -315,10 +343,31 @@ export class MemoryRunStore implements RunStore {
     const newId = runIdAt(runIdBase(now, 0), 0);
     const at = iso(now);
     const run: Run = {
-      id: newId, hook: hook.name, topic: hook.topic, status: 'pending', payload: structuredClone(source.payload), attempts: 0, acted: '',
-      acted_ids: [], claim_intent: '', error: null, result: null, input: null, lease: null, due_at: at,
-      delivery_id: null, resumable: false, interaction: null, parked_on: [], replay_of: id, traceparent: null, created_at: at, updated_at: at, started_at: null,
-      finished_at: null, history: [],
+      id: newId,
+      hook: hook.name,
+      topic: hook.topic,
+      status: 'pending',
+      payload: structuredClone(source.payload),
+      attempts: 0,
+      acted: '',
+      acted_ids: [],
+      claim_intent: '',
+      error: null,
+      result: null,
+      input: null,
+      lease: null,
+      due_at: at,
+      delivery_id: null,
+      resumable: false,
+      interaction: null,
+      parked_on: [],
+      replay_of: id,
+      traceparent: null,
+      created_at: at,
+      updated_at: at,
+      started_at: null,
+      finished_at: null,
+      history: [],
     };
     const slot: Slot = { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };
     this.slots.set(newId, slot);
@@ -379,7 +428,12 @@ export class MemoryRunStore implements RunStore {
   private keepFailedEvent(run: Run, now: number): void {
     if (run.topic === HOOKS_RUN_FAILED_TOPIC) return;
     const payload = {
-      run_id: run.id, hook: run.hook, topic: run.topic, attempts: run.attempts, error: run.error, acted: run.acted,
+      run_id: run.id,
+      hook: run.hook,
+      topic: run.topic,
+      attempts: run.attempts,
+      error: run.error,
+      acted: run.acted,
       failed_at: iso(now),
     };
     this.keep({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: 0 }, null, MAX_HOOKS_PER_EVENT);
@@ -424,9 +478,7 @@ export class MemoryRunStore implements RunStore {
     const run = slot.run;
     slot.ended = event;
     this.log(slot, now, event, reason);
-    const { outcome, error } = decideInterrupt(
-      { acted: run.acted, actedIds: run.acted_ids, resumable: run.resumable, attempts: run.attempts }, policy, reason,
-    );
+    const { outcome, error } = decideInterrupt({ acted: run.acted, actedIds: run.acted_ids, resumable: run.resumable, attempts: run.attempts }, policy, reason);
     run.error = error;
     if (outcome === 'failed') {
       this.finish(slot, 'failed', now);

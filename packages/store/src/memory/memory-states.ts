@@ -77,7 +77,13 @@ export class MemoryStateStore implements StateStore {
 /** A copy of what is kept: changing it changes nothing kept. */
 function record(s: SubjectKey, kept: Kept): StateRecord {
   return {
-    scope: s.scope, kind: s.kind, key: s.key, document: JSON.parse(kept.text) as Record<string, unknown>, version: kept.version,
-    created_at: kept.created_at, updated_at: kept.updated_at, history: kept.history.map((h) => ({ ...h })),
+    scope: s.scope,
+    kind: s.kind,
+    key: s.key,
+    document: JSON.parse(kept.text) as Record<string, unknown>,
+    version: kept.version,
+    created_at: kept.created_at,
+    updated_at: kept.updated_at,
+    history: kept.history.map((h) => ({ ...h })),
   };
 }

@@ -32,7 +32,10 @@ export function fieldsToInteraction(f: RunFields): Interaction | null {
     status: f.status as InteractionStatus,
     resolution: f.res_at
       ? {
-          by: f.res_by ?? '', via: (f.res_via ?? 'api') as ResolutionVia, at: iso(f.res_at), reason: f.res_reason ?? '',
+          by: f.res_by ?? '',
+          via: (f.res_via ?? 'api') as ResolutionVia,
+          at: iso(f.res_at),
+          reason: f.res_reason ?? '',
           payload: f.res_payload ? (JSON.parse(f.res_payload) as unknown) : null,
           extras: f.res_extras ? (JSON.parse(f.res_extras) as Record<string, unknown>) : null,
         }

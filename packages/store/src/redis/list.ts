@@ -23,8 +23,11 @@ export function indexFor(filter: RunFilter): string {
 }
 
 const matches = (r: Run, f: RunFilter) =>
-  (!f.status || r.status === f.status) && (!f.hook || r.hook === f.hook) && (!f.topic || r.topic === f.topic) &&
-  (f.deliveryId === undefined || r.delivery_id === f.deliveryId) && idInTimeRange(r.id, f.since, f.until);
+  (!f.status || r.status === f.status) &&
+  (!f.hook || r.hook === f.hook) &&
+  (!f.topic || r.topic === f.topic) &&
+  (f.deliveryId === undefined || r.delivery_id === f.deliveryId) &&
+  idInTimeRange(r.id, f.since, f.until);
 
 /**
  * The lex bounds of a page: ids start with their creation time (base36 ms), so
@@ -44,7 +47,12 @@ function lexBounds(filter: RunFilter, after: string | null): { start: string; st
  * last id read. Every read is one auto-pipelined round trip.
  */
 export async function listRuns(
-  client: RedisClient, keys: KeyLayout, partitions: number, filter: RunFilter, limit: number, cursor: string | null,
+  client: RedisClient,
+  keys: KeyLayout,
+  partitions: number,
+  filter: RunFilter,
+  limit: number,
+  cursor: string | null,
 ): Promise<RunPage> {
   const runs: Run[] = [];
   if (limit <= 0) return { runs, nextCursor: cursor };

@@ -7,7 +7,10 @@ import type { Scripts } from './scripts';
 import type { StoreSetup } from './setup';
 
 const parse = <T>(raw: string | null | undefined): T | null => (raw ? (JSON.parse(raw) as T) : null);
-const byKey = <T>(key: (v: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (v: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /** Runs one Redis call, turning whatever it throws into a HookyardError. */
 async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
@@ -53,9 +56,7 @@ export class RedisHookStore implements HookStore {
     if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
       await this.leaveCopies('put_hook', previous.topic, hook.name);
     }
-    await call('put_hook', () =>
-      Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name))),
-    );
+    await call('put_hook', () => Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name))));
     return { created: previous === null, previous };
   }
   async getHook(name: string): Promise<Hook | null> {
@@ -153,7 +154,10 @@ export class RedisHookStore implements HookStore {
 }
 
 export class RedisToolStore implements ToolStore {
-  constructor(private readonly client: RedisClient, private readonly keys: KeyLayout) {}
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: KeyLayout,
+  ) {}
 
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
     const added = await call('putTool', () => this.client.hset(this.keys.tools, record.name, JSON.stringify(record)));
@@ -182,10 +186,16 @@ export class RedisToolStore implements ToolStore {
     }
   }
   async discoveryStatuses(): Promise<DiscoveryStatus[]> {
-    const [ok, err] = await call('discoveryStatuses', () => Promise.all([this.client.hgetall(this.keys.discoveryOk), this.client.hgetall(this.keys.discoveryErr)]));
+    const [ok, err] = await call('discoveryStatuses', () =>
+      Promise.all([this.client.hgetall(this.keys.discoveryOk), this.client.hgetall(this.keys.discoveryErr)]),
+    );
     const names = [...new Set([...Object.keys(ok), ...Object.keys(err)])].sort();
     // Own fields only: a tool named `constructor` must not read Object.prototype's.
     const field = (h: Record<string, string>, name: string) => (Object.hasOwn(h, name) ? (JSON.parse(h[name]!) as unknown) : null);
-    return names.map((name) => ({ name, last_success: field(ok, name) as DiscoveryStatus['last_success'], last_error: field(err, name) as DiscoveryStatus['last_error'] }));
+    return names.map((name) => ({
+      name,
+      last_success: field(ok, name) as DiscoveryStatus['last_success'],
+      last_error: field(err, name) as DiscoveryStatus['last_error'],
+    }));
   }
 }

@@ -28,16 +28,26 @@ function check(op: string, id: string, reply: unknown[], token = 0): unknown[] {
   if (code >= 0) return reply;
   const s = (i: number) => replyText(reply[i]);
   switch (code) {
-    case -1: throw rules.missing(id);
-    case -2: throw staleTokenError(id, token, s(1), Number(reply[2] ?? 0));
-    case -3: throw rules.alreadyResolved(id, s(1), s(2), s(3), iso(reply[4]));
-    case -4: throw rules.alreadyTaken(id, s(1), iso(reply[2]));
-    case -5: throw rules.takeOpen(id);
-    case -6: throw rules.takeWrongStatus(id, s(1));
-    case -7: throw rules.takeNotReady(id, s(1), s(2));
-    case -8: throw rules.takeNothingKept(id, s(1), s(2));
-    case -9: throw notFound(`run ${id} not found`);
-    default: throw internal(`store script ${op} answered unknown code ${code}`);
+    case -1:
+      throw rules.missing(id);
+    case -2:
+      throw staleTokenError(id, token, s(1), Number(reply[2] ?? 0));
+    case -3:
+      throw rules.alreadyResolved(id, s(1), s(2), s(3), iso(reply[4]));
+    case -4:
+      throw rules.alreadyTaken(id, s(1), iso(reply[2]));
+    case -5:
+      throw rules.takeOpen(id);
+    case -6:
+      throw rules.takeWrongStatus(id, s(1));
+    case -7:
+      throw rules.takeNotReady(id, s(1), s(2));
+    case -8:
+      throw rules.takeNothingKept(id, s(1), s(2));
+    case -9:
+      throw notFound(`run ${id} not found`);
+    default:
+      throw internal(`store script ${op} answered unknown code ${code}`);
   }
 }
 
@@ -59,9 +69,21 @@ export class RedisInteractionStore implements InteractionStore {
     const id = newInteractionId(input.now, p);
     const subject = input.subject ?? null;
     const args = [
-      this.keys.tag(p), input.run, input.token, id, input.kind, input.tool, input.argsHash, input.rule ?? '',
-      input.policyVersion ?? '', subject ? JSON.stringify(subject) : '', subject ? rules.subjectText(subject) : '',
-      input.onTimeout ?? '', input.expiresAt, input.now, rules.parkDetail(input.kind, id, input.expiresAt),
+      this.keys.tag(p),
+      input.run,
+      input.token,
+      id,
+      input.kind,
+      input.tool,
+      input.argsHash,
+      input.rule ?? '',
+      input.policyVersion ?? '',
+      subject ? JSON.stringify(subject) : '',
+      subject ? rules.subjectText(subject) : '',
+      input.onTimeout ?? '',
+      input.expiresAt,
+      input.now,
+      rules.parkDetail(input.kind, id, input.expiresAt),
       input.answerHooks?.length ? JSON.stringify(input.answerHooks) : '',
     ];
     const reply = check('park', input.run, await this.exec('park', this.keys.runScriptKeys(p, input.run), args), input.token);
@@ -84,8 +106,16 @@ export class RedisInteractionStore implements InteractionStore {
     if (p === null) throw rules.missing(id);
     const keys = [this.keys.interaction(p, id), this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
     const args = [
-      this.keys.tag(p), id, input.status, input.by, input.via, input.reason ?? '', JSON.stringify(input.payload ?? null) ?? 'null',
-      now, rules.wakeDetail(id, input.status, input.by, input.via), input.extras ? JSON.stringify(input.extras) : '',
+      this.keys.tag(p),
+      id,
+      input.status,
+      input.by,
+      input.via,
+      input.reason ?? '',
+      JSON.stringify(input.payload ?? null) ?? 'null',
+      now,
+      rules.wakeDetail(id, input.status, input.by, input.via),
+      input.extras ? JSON.stringify(input.extras) : '',
     ];
     const reply = check('resolve_interaction', id, await this.exec('resolve_interaction', keys, args));
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2]) };
@@ -132,7 +162,11 @@ export class RedisInteractionStore implements InteractionStore {
     for (let i = 0; i < this.partitions && out.length < limit; i += 1) {
       const p = (start + i) % this.partitions;
       const keys = [this.keys.interactionExpiry(p), this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
-      const reply = check('expire_interactions', '?', await this.exec('expire_interactions', keys, [this.keys.tag(p), now, limit - out.length, rules.EXPIRE_REASON]));
+      const reply = check(
+        'expire_interactions',
+        '?',
+        await this.exec('expire_interactions', keys, [this.keys.tag(p), now, limit - out.length, rules.EXPIRE_REASON]),
+      );
       out.push(...reply.slice(1).map((r) => this.interactionOf(r)));
     }
     return out;
@@ -142,7 +176,15 @@ export class RedisInteractionStore implements InteractionStore {
   private async listPages(filter: InteractionFilter, limit: number, cursor: string | null): Promise<InteractionPage> {
     const interactions: Interaction[] = [];
     if (limit <= 0) return { interactions, nextCursor: cursor };
-    const suffix = filter.run ? `r:${filter.run}` : filter.hook ? `h:${filter.hook}` : filter.status ? `s:${filter.status}` : filter.kind ? `k:${filter.kind}` : 'all';
+    const suffix = filter.run
+      ? `r:${filter.run}`
+      : filter.hook
+        ? `h:${filter.hook}`
+        : filter.status
+          ? `s:${filter.status}`
+          : filter.kind
+            ? `k:${filter.kind}`
+            : 'all';
     let after = cursor;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const want = limit - interactions.length;

@@ -5,8 +5,19 @@ import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase
 import { DISCARD_REASON } from '../interaction-rules';
 import * as rules from '../run-rules';
 import type {
-  ActInput, Claimed, CompletedStatus, DeliveryClaim, InterruptPolicy, KeepDeliveryResult, KeepEventInput, KeptRun, LapsedOutcome,
-  RunCounts, RunFilter, RunPage, RunStore,
+  ActInput,
+  Claimed,
+  CompletedStatus,
+  DeliveryClaim,
+  InterruptPolicy,
+  KeepDeliveryResult,
+  KeepEventInput,
+  KeptRun,
+  LapsedOutcome,
+  RunCounts,
+  RunFilter,
+  RunPage,
+  RunStore,
 } from '../types';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
@@ -25,8 +36,11 @@ const keptRuns = (reply: unknown[]): KeptRun[] => {
 const lapsedOutcome = (row: unknown): LapsedOutcome => {
   const [id, hook, outcome, kind, message, attempts] = row as string[];
   return {
-    id: String(id), hook: String(hook), outcome: outcome as LapsedOutcome['outcome'],
-    error: { kind: kind as ErrorInfo['kind'], message: String(message) }, attempts: Number(attempts),
+    id: String(id),
+    hook: String(hook),
+    outcome: outcome as LapsedOutcome['outcome'],
+    error: { kind: kind as ErrorInfo['kind'], message: String(message) },
+    attempts: Number(attempts),
   };
 };
 
@@ -60,8 +74,15 @@ export class RedisRunStore implements RunStore {
   private async keep(input: KeepEventInput, p: number, deliveryId: string, ttlMs: number | null): Promise<unknown[]> {
     const base = runIdBase(input.now, p);
     const args: Array<string | number> = [
-      this.keys.tag(p), base, input.topic, input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
-      deliveryId, input.now, input.now + input.dispatchGraceMs, MAX_HOOKS_PER_EVENT, `event on ${input.topic}`,
+      this.keys.tag(p),
+      base,
+      input.topic,
+      input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
+      deliveryId,
+      input.now,
+      input.now + input.dispatchGraceMs,
+      MAX_HOOKS_PER_EVENT,
+      `event on ${input.topic}`,
       input.traceparent ?? '',
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];

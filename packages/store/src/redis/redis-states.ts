@@ -25,15 +25,26 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
  * of writing it twice (or failing its own if_version).
  */
 export class RedisStateStore implements StateStore {
-  constructor(private readonly client: RedisClient, private readonly scripts: Scripts, private readonly keys: KeyLayout, private readonly maxBytes: number) {}
+  constructor(
+    private readonly client: RedisClient,
+    private readonly scripts: Scripts,
+    private readonly keys: KeyLayout,
+    private readonly maxBytes: number,
+  ) {}
 
   async get(subject: SubjectKey): Promise<StateRecord | null> {
     const [doc, hist] = this.keys.stateScriptKeys(subject.scope, subject.kind, subject.key);
     const [h, lines] = await call('get_state', () => Promise.all([this.client.hgetall(doc!), this.client.lrange(hist!, 0, -1)]));
     if (!h.version) return null;
     return {
-      scope: subject.scope, kind: subject.kind, key: subject.key, document: JSON.parse(h.document ?? '{}') as Record<string, unknown>,
-      version: Number(h.version), created_at: h.created_at ?? '', updated_at: h.updated_at ?? '', history: lines.map((l) => JSON.parse(l) as StateWrite),
+      scope: subject.scope,
+      kind: subject.kind,
+      key: subject.key,
+      document: JSON.parse(h.document ?? '{}') as Record<string, unknown>,
+      version: Number(h.version),
+      created_at: h.created_at ?? '',
+      updated_at: h.updated_at ?? '',
+      history: lines.map((l) => JSON.parse(l) as StateWrite),
     };
   }
 
@@ -43,14 +54,30 @@ export class RedisStateStore implements StateStore {
     const at = new Date(write.now).toISOString();
     const keys = this.keys.stateScriptKeys(subject.scope, subject.kind, subject.key);
     const args = [
-      this.keys.stateTag(subject.scope, subject.kind), subject.key, text, expected === null ? '' : String(expected), at, op,
-      write.door, write.actor, write.hook ?? '', STATE_HISTORY_MAX, randomBytes(12).toString('base64url'),
+      this.keys.stateTag(subject.scope, subject.kind),
+      subject.key,
+      text,
+      expected === null ? '' : String(expected),
+      at,
+      op,
+      write.door,
+      write.actor,
+      write.hook ?? '',
+      STATE_HISTORY_MAX,
+      randomBytes(12).toString('base64url'),
     ];
     const reply = await call('put_state', () => this.scripts.run('put_state', keys, args));
     checkReply({ op: 'put_state', subject, ...(expected === null ? {} : { expected }) }, reply);
     const history = (reply[3] as string[]).map((l) => JSON.parse(l) as StateWrite);
     const version = Number(reply[1]);
-    return { ...subject, document: JSON.parse(text) as Record<string, unknown>, version, created_at: String(reply[2]), updated_at: history.find((w) => w.version === version)?.at ?? at, history };
+    return {
+      ...subject,
+      document: JSON.parse(text) as Record<string, unknown>,
+      version,
+      created_at: String(reply[2]),
+      updated_at: history.find((w) => w.version === version)?.at ?? at,
+      history,
+    };
   }
 
   merge(subject: SubjectKey, patch: Record<string, unknown>, write: StateWriteInput): Promise<StateRecord> {

@@ -51,7 +51,9 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
     case -5:
       throw badInput(`topic ${ctx.topic ?? '?'} has ${str(1)} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     case -6:
-      throw conflict(`the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`);
+      throw conflict(
+        `the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`,
+      );
     case -7:
       throw conflict(`run ${id} committed a ${str(1)}; only a tool start that never left can be withdrawn`);
     case -8:

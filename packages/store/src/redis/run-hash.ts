@@ -32,9 +32,12 @@ interface StoredEvent {
 export function fieldsToRun(f: RunFields): Run | null {
   if (!f.id) return null;
   const running = f.status === 'running' && !!f.owner;
-  const history = json<StoredEvent[]>(f.history, []).map(
-    (h): RunEvent => ({ at: new Date(h.at).toISOString(), attempt: h.attempt, event: h.event, ...(h.detail ? { detail: h.detail } : {}) }),
-  );
+  const history = json<StoredEvent[]>(f.history, []).map((h): RunEvent => ({
+    at: new Date(h.at).toISOString(),
+    attempt: h.attempt,
+    event: h.event,
+    ...(h.detail ? { detail: h.detail } : {}),
+  }));
   return {
     id: f.id,
     hook: f.hook ?? '',

@@ -4,12 +4,33 @@ import type { RedisClient } from './client';
 
 /** One Lua script per atomic state change; fragments are included, never copied. */
 export const SCRIPT_NAMES = [
-  'keep_event', 'claim', 'renew', 'set_claim_intent', 'act', 'note', 'complete', 'fail', 'schedule_retry', 'release',
-  'outcome_lost', 'withdraw_start',
-  'retry', 'discard', 'replay', 'sweep_due', 'sweep_lapsed', 'sweep_expired', 'put_hook', 'remove_hook',
+  'keep_event',
+  'claim',
+  'renew',
+  'set_claim_intent',
+  'act',
+  'note',
+  'complete',
+  'fail',
+  'schedule_retry',
+  'release',
+  'outcome_lost',
+  'withdraw_start',
+  'retry',
+  'discard',
+  'replay',
+  'sweep_due',
+  'sweep_lapsed',
+  'sweep_expired',
+  'put_hook',
+  'remove_hook',
   'put_approval_policy',
-  'park', 'resolve_interaction', 'take_interaction', 'expire_interactions',
-  'put_state', 'delete_state',
+  'park',
+  'resolve_interaction',
+  'take_interaction',
+  'expire_interactions',
+  'put_state',
+  'delete_state',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -41,11 +41,13 @@ export class StoreSetup {
   ready(op: string): Promise<void> {
     if (this.passed) return PASSED;
     if (!this.done) {
-      this.done = this.run().then(() => void (this.passed = true)).catch((err: unknown) => {
-        const e = storeError(op, err);
-        if (e.kind === 'unavailable') this.done = null;
-        throw e;
-      });
+      this.done = this.run()
+        .then(() => void (this.passed = true))
+        .catch((err: unknown) => {
+          const e = storeError(op, err);
+          if (e.kind === 'unavailable') this.done = null;
+          throw e;
+        });
     }
     return this.done.catch((err: unknown) => {
       throw err instanceof HookyardError && err.kind === 'unavailable' ? storeError(op, err.cause ?? err) : err;
@@ -90,9 +92,7 @@ export class StoreSetup {
   private async ensureHookCopies(): Promise<void> {
     if ((await this.client.hget(this.keys.meta, 'hook_copies')) !== null) return;
     const hooks = Object.values(await this.client.hgetall(this.keys.hooks)).map((raw) => JSON.parse(raw) as Hook);
-    await Promise.all(
-      hooks.flatMap((h) => Array.from({ length: this.partitions }, (_, p) => this.client.zadd(this.keys.topicHooks(p, h.topic), 0, h.name))),
-    );
+    await Promise.all(hooks.flatMap((h) => Array.from({ length: this.partitions }, (_, p) => this.client.zadd(this.keys.topicHooks(p, h.topic), 0, h.name))));
     await this.client.hset(this.keys.meta, 'hook_copies', 1);
     if (hooks.length > 0) {
       this.logger?.info({ hooks: hooks.length, partitions: this.partitions }, 'redis store: built the per-partition topic hook copies');

@@ -27,9 +27,7 @@ export class PolicyRefusal extends HookyardError {
   constructor(readonly decision: ApprovalDecision) {
     super(
       'forbidden',
-      decision.action === 'approve'
-        ? `this call needs an approval (${decision.rule ?? 'policy'}) and was made without one`
-        : decision.message,
+      decision.action === 'approve' ? `this call needs an approval (${decision.rule ?? 'policy'}) and was made without one` : decision.message,
     );
     this.name = 'PolicyRefusal';
   }

@@ -1,9 +1,4 @@
-import {
-  ALLOWLIST_ENTRY_PATTERN,
-  APPROVAL_ACTIONS,
-  APPROVAL_TIMEOUT_ACTIONS,
-  nameViolation,
-} from '@hookyard/core';
+import { ALLOWLIST_ENTRY_PATTERN, APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, nameViolation } from '@hookyard/core';
 
 /** The jq a policy needs: compile checks and evaluation (the engine of @hookyard/jq fits). */
 export interface PolicyJq {
@@ -42,7 +37,8 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
   if (!Array.isArray(r.tools) || r.tools.length === 0) lines.push(`${at}.tools must be a non-empty allowlist (*, tool names, !name)`);
   else
     r.tools.forEach((entry, j) => {
-      if (typeof entry !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(entry)) lines.push(`${at}.tools[${j}] ${JSON.stringify(entry)} must be *, a tool name or !name`);
+      if (typeof entry !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(entry))
+        lines.push(`${at}.tools[${j}] ${JSON.stringify(entry)} must be *, a tool name or !name`);
     });
   if (r.when !== undefined) {
     if (typeof r.when !== 'string' || r.when.trim() === '') lines.push(`${at}.when must be a jq expression (a string)`);
@@ -57,9 +53,11 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
   if (!(APPROVAL_ACTIONS as readonly unknown[]).includes(r.action)) {
     lines.push(`${at}.action ${JSON.stringify(r.action)} must be one of ${APPROVAL_ACTIONS.join(', ')}`);
   }
-  if (r.message !== undefined && (typeof r.message !== 'string' || r.message.length > 1000)) lines.push(`${at}.message must be a string of at most 1000 characters`);
+  if (r.message !== undefined && (typeof r.message !== 'string' || r.message.length > 1000))
+    lines.push(`${at}.message must be a string of at most 1000 characters`);
   if (r.action !== 'approve') {
-    for (const f of APPROVE_ONLY) if (r[f] !== undefined) lines.push(`${at}.${f} applies only to action approve (the rule's action is ${JSON.stringify(r.action)})`);
+    for (const f of APPROVE_ONLY)
+      if (r[f] !== undefined) lines.push(`${at}.${f} applies only to action approve (the rule's action is ${JSON.stringify(r.action)})`);
     return lines;
   }
   const t = r.timeout_seconds;
@@ -79,4 +77,3 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
   }
   return lines;
 }
-

@@ -57,7 +57,7 @@ export class CatalogueRepo implements ToolRepo {
 
   /** A registration's name lists its tools; a tool's name lists that one. Only names a stored record could own are asked about. */
   async tools(providerName: string): Promise<ToolInfo[]> {
-    const owner = await this.options.toolStore.getTool(providerName) ?? await this.ownerOf(providerName);
+    const owner = (await this.options.toolStore.getTool(providerName)) ?? (await this.ownerOf(providerName));
     if (!owner) return [];
     if (owner.kind === 'http') {
       const all = await this.catalogueOrNone();
@@ -125,7 +125,13 @@ export class CatalogueRepo implements ToolRepo {
 
 /** An HTTP service as its record alone describes it (its `/schema` is read by the executors). */
 function recordOnly(record: RemoteToolRecord): ToolInfo {
-  const info: ToolInfo = { name: record.name, description: record.description ?? '', parameters: { type: 'object' }, provider: 'http', crashResumable: record.crash_resumable ?? false };
+  const info: ToolInfo = {
+    name: record.name,
+    description: record.description ?? '',
+    parameters: { type: 'object' },
+    provider: 'http',
+    crashResumable: record.crash_resumable ?? false,
+  };
   if (record.retry) info.retry = record.retry;
   return info;
 }

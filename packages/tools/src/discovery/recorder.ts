@@ -13,9 +13,7 @@ export function discoveryRecorder(toolStore: ToolStore, logger: Logger, now: () 
   return (record, outcome) => {
     const at = new Date(now()).toISOString();
     const note =
-      'error' in outcome
-        ? { at, error: { kind: outcome.error.kind, message: outcome.error.message } }
-        : { at, tools: exposedToolCount(record, outcome.tools) };
+      'error' in outcome ? { at, error: { kind: outcome.error.kind, message: outcome.error.message } } : { at, tools: exposedToolCount(record, outcome.tools) };
     toolStore.noteDiscovery(record.name, note).catch((err: unknown) => logger.warn({ err, tool: record.name }, 'could not keep the discovery status'));
   };
 }

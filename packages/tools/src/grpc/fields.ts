@@ -95,7 +95,8 @@ export function validateGrpcFields(input: Record<string, unknown>, scope?: Secre
 
   if (input.metadata !== undefined) {
     // The values are most likely credentials: show the shape, not the content.
-    if (!isPlainObject(input.metadata)) errors.push(`metadata must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(input.metadata) ? 'a list' : typeof input.metadata}`);
+    if (!isPlainObject(input.metadata))
+      errors.push(`metadata must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(input.metadata) ? 'a list' : typeof input.metadata}`);
     else {
       for (const [k, v] of Object.entries(input.metadata)) {
         if (!METADATA_KEY.test(k)) errors.push(`metadata: ${show(k)} is not a valid metadata key ([0-9a-z_.-])`);
@@ -115,7 +116,8 @@ export function validateGrpcFields(input: Record<string, unknown>, scope?: Secre
       if (!parsed.ok) errors.push(...parsed.errors.map((e) => `proto: ${e}`));
       else if (parsed.services.length === 0) errors.push('proto: declares no service');
       else if (services) {
-        for (const s of services) if (!parsed.services.includes(s)) errors.push(`services: ${show(s)} is not declared in proto (it declares ${parsed.services.join(', ')})`);
+        for (const s of services)
+          if (!parsed.services.includes(s)) errors.push(`services: ${show(s)} is not declared in proto (it declares ${parsed.services.join(', ')})`);
       }
     }
   }

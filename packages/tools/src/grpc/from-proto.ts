@@ -90,7 +90,9 @@ function floatJson(n: number, single: boolean): unknown {
 /** protobufjs keys a map of 64-bit keys by an 8-character hash of the Long; JSON wants the decimal. */
 function mapKeyJson(keyType: string, key: string): string {
   if (LONG_TYPES.has(keyType) && key.length === 8 && !/^-?[0-9]+$/.test(key)) {
-    return LongBits.fromHash(key).toLong(keyType === 'uint64' || keyType === 'fixed64').toString();
+    return LongBits.fromHash(key)
+      .toLong(keyType === 'uint64' || keyType === 'fixed64')
+      .toString();
   }
   return key;
 }
@@ -117,7 +119,8 @@ function wellKnownJson(type: protobuf.Type, msg: Plain): unknown {
 }
 
 function valueJson(v: Plain): unknown {
-  if (v.struct_value) return Object.fromEntries(Object.entries(((v.struct_value as Plain).fields ?? {}) as Record<string, Plain>).map(([k, x]) => [k, valueJson(x)]));
+  if (v.struct_value)
+    return Object.fromEntries(Object.entries(((v.struct_value as Plain).fields ?? {}) as Record<string, Plain>).map(([k, x]) => [k, valueJson(x)]));
   if (v.list_value) return (((v.list_value as Plain).values ?? []) as Plain[]).map(valueJson);
   if (Object.hasOwn(v, 'number_value')) return v.number_value;
   if (Object.hasOwn(v, 'string_value')) return v.string_value;

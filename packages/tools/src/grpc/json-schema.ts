@@ -26,7 +26,8 @@ function messageOf(type: protobuf.Type, stack: readonly string[]): JsonSchema {
     const schema = fieldOf(field, inner);
     const group = field.partOf;
     // proto3 `optional` lives in a synthetic oneof named `_<field>`; only real oneofs are worth telling.
-    if (group && !group.name.startsWith('_')) schema.description = `oneof ${group.name}: set at most one of ${group.oneof.map((n) => JSON.stringify(jsonNameOf(type.fields[n] as protobuf.Field))).join(', ')}`;
+    if (group && !group.name.startsWith('_'))
+      schema.description = `oneof ${group.name}: set at most one of ${group.oneof.map((n) => JSON.stringify(jsonNameOf(type.fields[n] as protobuf.Field))).join(', ')}`;
     properties[jsonNameOf(field)] = schema;
     if (field.required) required.push(jsonNameOf(field));
   }

@@ -54,7 +54,10 @@ export function unaryMethods(recordName: string, root: protobuf.Root, services: 
     // Two services with a `Get` each: both take the qualified name, so neither depends on discovery order.
     const tool = fitToolName((counts.get(short(m)) ?? 0) > 1 ? `${recordName}__${snakeName(m.fullName.replace(/\./g, '_'))}` : short(m), m.fullName);
     if (!NAME_PATTERN.test(tool) || tool.length > TOOL_NAME_MAX_LENGTH) {
-      logger.warn({ tool: recordName, method: m.fullName, name: tool }, `gRPC method skipped: its tool name is not a valid name (at most ${TOOL_NAME_MAX_LENGTH} characters)`);
+      logger.warn(
+        { tool: recordName, method: m.fullName, name: tool },
+        `gRPC method skipped: its tool name is not a valid name (at most ${TOOL_NAME_MAX_LENGTH} characters)`,
+      );
       continue;
     }
     out.push({ ...m, tool });

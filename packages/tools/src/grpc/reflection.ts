@@ -68,7 +68,10 @@ let messages: { request: protobuf.Type; response: protobuf.Type } | undefined;
 function reflectionMessages(): { request: protobuf.Type; response: protobuf.Type } {
   if (!messages) {
     const { root } = protobuf.parse(REFLECTION_PROTO, { keepCase: true });
-    messages = { request: root.lookupType('grpc.reflection.v1.ServerReflectionRequest'), response: root.lookupType('grpc.reflection.v1.ServerReflectionResponse') };
+    messages = {
+      request: root.lookupType('grpc.reflection.v1.ServerReflectionRequest'),
+      response: root.lookupType('grpc.reflection.v1.ServerReflectionResponse'),
+    };
   }
   return messages;
 }
@@ -110,9 +113,7 @@ async function reflectOver(client: grpc.Client, path: string, metadata: grpc.Met
   const session = new Session(stream);
   try {
     const listed = await session.ask({ list_services: '' });
-    const services = (listed.list_services_response?.service ?? [])
-      .map((s) => s.name ?? '')
-      .filter((n) => n !== '' && !n.startsWith('grpc.reflection.'));
+    const services = (listed.list_services_response?.service ?? []).map((s) => s.name ?? '').filter((n) => n !== '' && !n.startsWith('grpc.reflection.'));
     const files = new Map<string, FileProto>();
     const add = (res: ReflectionResponse) => {
       for (const bytes of res.file_descriptor_response?.file_descriptor_proto ?? []) {
@@ -205,7 +206,8 @@ class Session {
       this.stream.write(req);
     }).then((res) => {
       const e = res.error_response;
-      if (e) throw Object.assign(new Error(e.error_message ?? 'reflection error'), { code: e.error_code ?? grpc.status.UNKNOWN, details: e.error_message ?? '' });
+      if (e)
+        throw Object.assign(new Error(e.error_message ?? 'reflection error'), { code: e.error_code ?? grpc.status.UNKNOWN, details: e.error_message ?? '' });
       return res;
     });
   }

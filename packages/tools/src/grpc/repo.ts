@@ -1,4 +1,16 @@
-import { HookyardError, badInput, createSecretResolver, injectTrace, internal, notFound, quote, toHookyardError, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import {
+  HookyardError,
+  badInput,
+  createSecretResolver,
+  injectTrace,
+  internal,
+  notFound,
+  quote,
+  toHookyardError,
+  type Logger,
+  type RemoteToolRecord,
+  type SecretResolver,
+} from '@hookyard/core';
 import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
@@ -286,7 +298,6 @@ class GrpcToolRepo implements ToolRepo {
     });
   }
 }
-
 
 /** The caller's abort keeps its reason, as for HTTP tools: a time bound is `timeout`, a shutdown `cancelled`. */
 function abortError(what: string, signal: AbortSignal, cause?: unknown): HookyardError {

@@ -45,7 +45,8 @@ function messageOf(type: protobuf.Type, value: unknown, path: string): Plain {
     const group = field.partOf;
     if (group) {
       const prev = oneofSet.get(group.name);
-      if (prev !== undefined && !group.name.startsWith('_')) throw badInput(`${where(fieldPath)}and ${show(prev)} are members of oneof ${show(group.name)}; give one`);
+      if (prev !== undefined && !group.name.startsWith('_'))
+        throw badInput(`${where(fieldPath)}and ${show(prev)} are members of oneof ${show(group.name)}; give one`);
       oneofSet.set(group.name, key);
     }
     out[field.name] = fieldOf(field, v, fieldPath);
@@ -109,7 +110,8 @@ export function scalarOf(type: string, value: unknown, path: string): unknown {
   if (INT32_TYPES.has(type)) {
     const n = typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value;
     const [min, max] = unsigned ? INT32_RANGE.unsigned : INT32_RANGE.signed;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw badInput(`${where(path)}must be a whole number from ${min} to ${max} (${type}), got ${show(value)}`);
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max)
+      throw badInput(`${where(path)}must be a whole number from ${min} to ${max} (${type}), got ${show(value)}`);
     return n;
   }
   if (LONG_TYPES.has(type)) {

@@ -22,7 +22,8 @@ function inside(root: string, p: string): boolean {
 export async function confine(root: string, relative: unknown): Promise<ConfinedPath> {
   if (typeof relative !== 'string') throw badInput(`path must be a string relative to the root, got ${JSON.stringify(relative)}`);
   if (relative.includes('\0')) throw badInput('path must not contain NUL');
-  if (path.isAbsolute(relative) || /^[a-zA-Z]:/.test(relative)) throw unauthorized(`path ${JSON.stringify(relative)} is absolute; paths are relative to the root`);
+  if (path.isAbsolute(relative) || /^[a-zA-Z]:/.test(relative))
+    throw unauthorized(`path ${JSON.stringify(relative)} is absolute; paths are relative to the root`);
   const segments = relative.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw unauthorized(`path ${JSON.stringify(relative)} climbs out with '..'`);
 
@@ -39,7 +40,12 @@ export async function confine(root: string, relative: unknown): Promise<Confined
       const code = (err as { code?: string }).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
       // A link whose target is missing could be created through: refuse it.
-      if (await lstat(candidate).then((st) => st.isSymbolicLink(), () => false)) {
+      if (
+        await lstat(candidate).then(
+          (st) => st.isSymbolicLink(),
+          () => false,
+        )
+      ) {
         throw unauthorized(`path ${JSON.stringify(relative)} goes through a dangling symlink`);
       }
       // Not there yet (or a dangling link): step up to the parent.

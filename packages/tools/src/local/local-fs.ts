@@ -116,7 +116,8 @@ export function localFsTool(root: string, limits: LocalFsLimits = LOCAL_FS_LIMIT
         return { path: rel, entries, truncated: !complete };
       }
       case 'search': {
-        if (typeof args.query !== 'string' || args.query === '') throw badInput(`local_fs: search needs a non-empty query string, got ${JSON.stringify(args.query)}`);
+        if (typeof args.query !== 'string' || args.query === '')
+          throw badInput(`local_fs: search needs a non-empty query string, got ${JSON.stringify(args.query)}`);
         const query = args.query;
         const matches: { path: string; line: number; text: string }[] = [];
         const complete = await walk(target.real, rel === '' ? '.' : rel.replace(/\/+$/, ''), depthOf(args.depth, limits.maxDepth), async (e, abs) => {

@@ -18,11 +18,20 @@ const SUBJECT_SCHEMA = {
     key: { type: 'string', minLength: 1 },
   },
 };
-const IF_VERSION_SCHEMA = { type: 'integer', minimum: 0, description: 'Applies only if the kept version is this one (0: no document yet); else the call fails with kind conflict' };
+const IF_VERSION_SCHEMA = {
+  type: 'integer',
+  minimum: 0,
+  description: 'Applies only if the kept version is this one (0: no document yet); else the call fails with kind conflict',
+};
 
 function tool(name: string, description: string, properties: Record<string, unknown>, required: string[], run: LocalTool['run']): LocalTool {
   return {
-    info: { name, description, provider: 'local', parameters: { type: 'object', additionalProperties: false, required, properties: { ...properties, subject: SUBJECT_SCHEMA } } },
+    info: {
+      name,
+      description,
+      provider: 'local',
+      parameters: { type: 'object', additionalProperties: false, required, properties: { ...properties, subject: SUBJECT_SCHEMA } },
+    },
     run,
   };
 }
@@ -67,7 +76,11 @@ function ifVersion(name: string, args: Record<string, unknown>): number | null {
 
 /** Every write of a state tool: door `hook`, the run id as actor, the hook's name. */
 const attributed = (ctx: ToolCallContext, version: number | null, now: number): StateWriteInput => ({
-  door: 'hook', actor: ctx.runId, hook: ctx.hook, ifVersion: version, now,
+  door: 'hook',
+  actor: ctx.runId,
+  hook: ctx.hook,
+  ifVersion: version,
+  now,
 });
 
 const answer = (r: StateRecord) => ({ subject: { scope: r.scope, kind: r.kind, key: r.key }, version: r.version, document: r.document });

@@ -49,7 +49,12 @@ export const waitTool: LocalTool = {
       additionalProperties: false,
       properties: {
         timeout_seconds: { type: 'integer', minimum: 1, maximum: WAIT_MAX_SECONDS, description: 'How long the run waits before it expires' },
-        on_timeout: { type: 'string', enum: [...WAIT_ON_TIMEOUT], default: 'fail', description: 'fail: the run is held failed (kind timeout); succeed: it ends succeeded with {"timed_out": true}' },
+        on_timeout: {
+          type: 'string',
+          enum: [...WAIT_ON_TIMEOUT],
+          default: 'fail',
+          description: 'fail: the run is held failed (kind timeout); succeed: it ends succeeded with {"timed_out": true}',
+        },
       },
     },
     provider: 'local',

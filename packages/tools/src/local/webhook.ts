@@ -64,17 +64,20 @@ export function webhookTool(options: WebhookOptions): LocalTool {
       } catch {
         throw badInput(`webhook: url is not a URL: ${JSON.stringify(args.url)}`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badInput(`webhook: url scheme must be http or https, got ${JSON.stringify(url.protocol)}`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw badInput(`webhook: url scheme must be http or https, got ${JSON.stringify(url.protocol)}`);
       const host = url.hostname.toLowerCase();
       const listed = allowHosts.has(host);
       if (!listed && options.fetch) throw unauthorized(`webhook: host ${JSON.stringify(host)} is not on the allowed hosts`);
       const fetchFn = listed ? listedFetch : unlistedFetch;
 
       const method = args.method === undefined ? 'POST' : args.method;
-      if (typeof method !== 'string' || !METHODS.includes(method)) throw badInput(`webhook: method must be one of ${METHODS.join(', ')}, got ${JSON.stringify(args.method)}`);
+      if (typeof method !== 'string' || !METHODS.includes(method))
+        throw badInput(`webhook: method must be one of ${METHODS.join(', ')}, got ${JSON.stringify(args.method)}`);
       const headers = new Headers({ 'Content-Type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey });
       if (args.headers !== undefined) {
-        if (args.headers === null || typeof args.headers !== 'object' || Array.isArray(args.headers)) throw badInput(`webhook: headers must be an object of strings`);
+        if (args.headers === null || typeof args.headers !== 'object' || Array.isArray(args.headers))
+          throw badInput(`webhook: headers must be an object of strings`);
         for (const [k, v] of Object.entries(args.headers)) {
           if (typeof v !== 'string') throw badInput(`webhook: headers.${k} must be a string, got ${JSON.stringify(v)}`);
           headers.set(k, v);
@@ -83,7 +86,8 @@ export function webhookTool(options: WebhookOptions): LocalTool {
       injectTrace(headers);
       let timeout = options.timeoutMs;
       if (args.timeout_ms !== undefined) {
-        if (typeof args.timeout_ms !== 'number' || !Number.isInteger(args.timeout_ms) || args.timeout_ms < 1) throw badInput(`webhook: timeout_ms must be a whole number >= 1, got ${JSON.stringify(args.timeout_ms)}`);
+        if (typeof args.timeout_ms !== 'number' || !Number.isInteger(args.timeout_ms) || args.timeout_ms < 1)
+          throw badInput(`webhook: timeout_ms must be a whole number >= 1, got ${JSON.stringify(args.timeout_ms)}`);
         timeout = Math.min(args.timeout_ms, options.timeoutMs);
       }
       const body = method === 'GET' || args.body === undefined ? undefined : typeof args.body === 'string' ? args.body : JSON.stringify(args.body);

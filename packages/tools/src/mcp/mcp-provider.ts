@@ -1,4 +1,15 @@
-import { HookyardError, createSecretResolver, markNotSent, notFound, unavailable, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace, tracingOn } from '@hookyard/core';
+import {
+  HookyardError,
+  createSecretResolver,
+  markNotSent,
+  notFound,
+  unavailable,
+  type Logger,
+  type RemoteToolRecord,
+  type SecretResolver,
+  injectTrace,
+  tracingOn,
+} from '@hookyard/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lazy } from '../lazy';
 import { providerToolName } from '../provider/naming';

@@ -14,7 +14,8 @@ function contentText(content: unknown[]): string {
  * else the content list as it came.
  */
 export function toolCallResult(what: string, result: unknown): unknown {
-  if (!isPlainObject(result)) throw new HookyardError('bad_input', `${what} returned something that is not a result: ${quote(JSON.stringify(result) ?? String(result))}`);
+  if (!isPlainObject(result))
+    throw new HookyardError('bad_input', `${what} returned something that is not a result: ${quote(JSON.stringify(result) ?? String(result))}`);
   // Servers of protocol version 2024-10-07 answer `{toolResult}`.
   if (!('content' in result) && 'toolResult' in result) return result.toolResult;
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];

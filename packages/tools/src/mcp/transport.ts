@@ -21,7 +21,13 @@ const STDERR_LOG_CHARS = 2000;
  * already resolved (HTTP transports only); the child gets the SDK's default environment (HOME,
  * LOGNAME, PATH, SHELL, TERM, USER), never ours, and its stderr is logged.
  */
-export function transportFor(record: RemoteToolRecord, stdioAllow: readonly string[], logger: Logger, headers: Record<string, string> = {}, fetchFn?: FetchFn): Transport {
+export function transportFor(
+  record: RemoteToolRecord,
+  stdioAllow: readonly string[],
+  logger: Logger,
+  headers: Record<string, string> = {},
+  fetchFn?: FetchFn,
+): Transport {
   const what = `MCP tool '${record.name}'`;
   switch (record.transport) {
     case 'stdio': {
@@ -37,7 +43,10 @@ export function transportFor(record: RemoteToolRecord, stdioAllow: readonly stri
     case 'sse':
       return new (sse().SSEClientTransport)(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
     case 'streamable-http':
-      return new (streamable().StreamableHTTPClientTransport)(new URL(record.endpoint), { requestInit: { headers: { ...headers } }, ...(fetchFn ? { fetch: fetchFn } : {}) });
+      return new (streamable().StreamableHTTPClientTransport)(new URL(record.endpoint), {
+        requestInit: { headers: { ...headers } },
+        ...(fetchFn ? { fetch: fetchFn } : {}),
+      });
     default:
       throw internal(`${what} is stored without a known transport (${JSON.stringify(record.transport)}); register it again`);
   }

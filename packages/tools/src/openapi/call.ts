@@ -8,7 +8,7 @@ export interface OpenApiRequest {
 }
 
 /** A parameter value as text: strings as they are, anything else as compact JSON. */
-const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
 
 /**
  * Maps a call's arguments back onto the wire: path parameters into the
@@ -23,7 +23,13 @@ function isDotSegment(segment: string): boolean {
   return s === '.' || s === '..';
 }
 
-export function buildRequest(what: string, base: string, op: OpenApiOperation, args: Record<string, unknown>, baseHeaders: Record<string, string>): OpenApiRequest {
+export function buildRequest(
+  what: string,
+  base: string,
+  op: OpenApiOperation,
+  args: Record<string, unknown>,
+  baseHeaders: Record<string, string>,
+): OpenApiRequest {
   const plan: CallPlan = op.plan;
   const placed = new Set<string>([...plan.path, ...plan.query, ...plan.header]);
 

@@ -32,7 +32,10 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * errors; `signal` stops the work (the worker is terminated).
  */
 export async function readOpenApiDocument(what: string, bytes: Uint8Array, signal?: AbortSignal): Promise<OpenApiService> {
-  const slim = bytes.byteLength > WORKER_ABOVE_BYTES ? await slimInWorker(what, bytes, signal) : slimHere(what, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  const slim =
+    bytes.byteLength > WORKER_ABOVE_BYTES
+      ? await slimInWorker(what, bytes, signal)
+      : slimHere(what, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   const operations: OpenApiOperation[] = [];
   let since = performance.now();
   for await (const batch of slim.batches()) {
@@ -68,9 +71,13 @@ function slimHere(what: string, text: string): Slimmed {
   }
   const slimmed = slimDocument(doc);
   if ('error' in slimmed) throw new OpenApiDocumentError('not_openapi', `${what} is not usable: ${slimmed.error}`);
-  return { version: slimmed.version, basePath: slimmed.basePath, batches: async function* () {
+  return {
+    version: slimmed.version,
+    basePath: slimmed.basePath,
+    batches: async function* () {
       yield slimmed.operations;
-    } };
+    },
+  };
 }
 
 /**
@@ -92,16 +99,20 @@ async function slimInWorker(what: string, bytes: Uint8Array, signal?: AbortSigna
     w?.();
   };
   const head = new Promise<{ version: SchemaDialect; basePath: string }>((resolve, reject) => {
-    worker.on('message', (msg: { head?: { version: SchemaDialect; basePath: string }; ops?: string; done?: boolean; error?: string; json?: boolean; start?: string }) => {
-      if (msg.head) resolve(msg.head);
-      else if (msg.ops !== undefined) queue.push(msg.ops);
-      else if (msg.done) done = true;
-      else if (msg.error !== undefined) {
-        failure = msg.json === false ? notJson(what, msg.start ?? '', msg.error) : new OpenApiDocumentError('not_openapi', `${what} is not usable: ${msg.error}`);
-        reject(failure);
-      }
-      notify();
-    });
+    worker.on(
+      'message',
+      (msg: { head?: { version: SchemaDialect; basePath: string }; ops?: string; done?: boolean; error?: string; json?: boolean; start?: string }) => {
+        if (msg.head) resolve(msg.head);
+        else if (msg.ops !== undefined) queue.push(msg.ops);
+        else if (msg.done) done = true;
+        else if (msg.error !== undefined) {
+          failure =
+            msg.json === false ? notJson(what, msg.start ?? '', msg.error) : new OpenApiDocumentError('not_openapi', `${what} is not usable: ${msg.error}`);
+          reject(failure);
+        }
+        notify();
+      },
+    );
     worker.on('error', (err) => {
       failure = new HookyardError('internal', `${what}: the discovery worker failed: ${err.message}`, { cause: err });
       reject(failure);

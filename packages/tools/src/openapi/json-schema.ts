@@ -58,7 +58,10 @@ function draft7Node(s: Record<string, unknown>): Record<string, unknown> {
 
 /** Draft 4's `exclusiveMinimum: true` beside `minimum` is `exclusiveMinimum: <minimum>` from draft 6 on. */
 function numericBounds(s: Record<string, unknown>): void {
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof s[flag] !== 'boolean') continue;
     if (s[flag] === true && typeof s[bound] === 'number') {
       s[flag] = s[bound];

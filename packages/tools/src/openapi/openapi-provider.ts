@@ -1,4 +1,15 @@
-import { HookyardError, createSecretResolver, notFound, quote, toHookyardError, unavailable, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace } from '@hookyard/core';
+import {
+  HookyardError,
+  createSecretResolver,
+  notFound,
+  quote,
+  toHookyardError,
+  unavailable,
+  type Logger,
+  type RemoteToolRecord,
+  type SecretResolver,
+  injectTrace,
+} from '@hookyard/core';
 import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
@@ -153,7 +164,8 @@ export class OpenApiProvider implements ToolProvider {
     return withDeadline(what, Math.min(record.timeout_ms, DOCUMENT_TIMEOUT_MS), undefined, async (signal) => {
       const res = await this.fetchFn(url, { method: 'GET', headers: new Headers({ Accept: 'application/json', ...headers }), signal, redirect: 'manual' });
       const body = await readBoundedBytes(res, this.maxDocumentBytes, what, 'HOOKS_OPENAPI_MAX_BYTES');
-      if (res.status !== 200) throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(Buffer.from(body.subarray(0, 1024)).toString('utf8'))}`);
+      if (res.status !== 200)
+        throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(Buffer.from(body.subarray(0, 1024)).toString('utf8'))}`);
       return readOpenApiDocument(what, body, signal);
     });
   }
@@ -171,7 +183,8 @@ export class OpenApiProvider implements ToolProvider {
     } catch (err) {
       const e = toHookyardError(err);
       // Whatever went wrong, the service cannot be described right now: a later try may get past it.
-      entry.error = e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError ? e : new HookyardError('unavailable', e.message, { cause: err });
+      entry.error =
+        e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError ? e : new HookyardError('unavailable', e.message, { cause: err });
       entry.failedAt = this.now();
       this.options.onDiscovery?.(record, { error: entry.error });
       this.options.logger.warn(

@@ -106,7 +106,8 @@ export function operationOf(op: SlimOperation, dialect: SchemaDialect): OpenApiO
   let additional: boolean | undefined = false;
   if (body) {
     const bodyProps = isPlainObject(body.schema.properties) ? body.schema.properties : undefined;
-    const mergeable = bodyProps && (body.schema.type === undefined || body.schema.type === 'object') && !Object.keys(bodyProps).some((k) => Object.hasOwn(properties, k));
+    const mergeable =
+      bodyProps && (body.schema.type === undefined || body.schema.type === 'object') && !Object.keys(bodyProps).some((k) => Object.hasOwn(properties, k));
     if (mergeable) {
       plan.body = 'merge';
       for (const [k, v] of Object.entries(bodyProps)) properties[k] = v;
@@ -146,4 +147,3 @@ function jsonBody(rb: unknown): { schema: Record<string, unknown>; required: boo
     description: typeof rb.description === 'string' ? rb.description : '',
   };
 }
-

@@ -85,9 +85,12 @@ function basePathOf(servers) {
 function slimDocument(doc) {
   if (!isPlainObject(doc)) return { error: 'the document is not a JSON object' };
   if (doc.swagger !== undefined) {
-    return { error: `Swagger ${show(doc.swagger)} documents are not supported: serve the API's OpenAPI 3 document (a Swagger 2.0 one converts to it, e.g. with swagger2openapi)` };
+    return {
+      error: `Swagger ${show(doc.swagger)} documents are not supported: serve the API's OpenAPI 3 document (a Swagger 2.0 one converts to it, e.g. with swagger2openapi)`,
+    };
   }
-  if (typeof doc.openapi !== 'string' || !/^3\.[0-9]/.test(doc.openapi)) return { error: `only OpenAPI 3 documents are supported, got openapi ${show(doc.openapi)}` };
+  if (typeof doc.openapi !== 'string' || !/^3\.[0-9]/.test(doc.openapi))
+    return { error: `only OpenAPI 3 documents are supported, got openapi ${show(doc.openapi)}` };
   if (!isPlainObject(doc.paths)) return { error: 'the document has no paths object' };
   const operations = [];
   for (const path of Object.keys(doc.paths)) {

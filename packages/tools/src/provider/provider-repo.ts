@@ -1,4 +1,14 @@
-import { createSecretResolver, markNotSent, notFound, toHookyardError, parseAllowlist, type Allowlist, type Logger, type RemoteToolRecord, type SecretResolver } from '@hookyard/core';
+import {
+  createSecretResolver,
+  markNotSent,
+  notFound,
+  toHookyardError,
+  parseAllowlist,
+  type Allowlist,
+  type Logger,
+  type RemoteToolRecord,
+  type SecretResolver,
+} from '@hookyard/core';
 import type { ToolStore } from '@hookyard/store';
 import { resolveInjected } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';

@@ -1,11 +1,35 @@
-import { ERROR_KINDS, MCP_TRANSPORTS, PROVIDER_NAME_MAX_LENGTH, REMOTE_PROTOCOLS, TOOL_NAME_MAX_LENGTH, nameViolation, type RemoteProtocol, type RemoteToolRecord, type SecretScope, type StringOrSecret, type ToolRetryPolicy } from '@hookyard/core';
+import {
+  ERROR_KINDS,
+  MCP_TRANSPORTS,
+  PROVIDER_NAME_MAX_LENGTH,
+  REMOTE_PROTOCOLS,
+  TOOL_NAME_MAX_LENGTH,
+  nameViolation,
+  type RemoteProtocol,
+  type RemoteToolRecord,
+  type SecretScope,
+  type StringOrSecret,
+  type ToolRetryPolicy,
+} from '@hookyard/core';
 import { validateGrpcFields } from '../grpc';
 import { checkInjected, checkMcpFields, checkOperations, providerNameViolation } from '../provider/validate';
 import { checkStringOrSecretMap, headerSafe } from '../secret-values';
 import { PROTOCOL_ALIASES } from './protocols';
 
 /** Names of the built-in tools; a registration may not take them (the local tool would shadow it). */
-export const BUILTIN_TOOL_NAMES: readonly string[] = ['echo', 'print', 'wait', 'local_fs', 'local_shell', 'webhook', 'js_execution', 'state_get', 'state_set', 'state_merge', 'state_delete'];
+export const BUILTIN_TOOL_NAMES: readonly string[] = [
+  'echo',
+  'print',
+  'wait',
+  'local_fs',
+  'local_shell',
+  'webhook',
+  'js_execution',
+  'state_get',
+  'state_set',
+  'state_merge',
+  'state_delete',
+];
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -16,9 +40,17 @@ const KINDS = ['http', 'openapi', 'mcp', 'grpc'] as const;
 type ToolKind = (typeof KINDS)[number];
 
 const COMMON_FIELDS = [
-  'name', 'kind', 'endpoint', 'timeout_ms', 'headers', 'description', 'retry', 'crash_resumable',
+  'name',
+  'kind',
+  'endpoint',
+  'timeout_ms',
+  'headers',
+  'description',
+  'retry',
+  'crash_resumable',
   // Server-managed: accepted so a listed record can be posted back, then overwritten.
-  'created_at', 'updated_at',
+  'created_at',
+  'updated_at',
 ];
 /** The fields each kind accepts besides the common ones. */
 const KIND_FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
@@ -70,7 +102,9 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     const sepErr = providerNameViolation(input.name as string);
     if (sepErr) errors.push(sepErr);
     if ((input.name as string).length > PROVIDER_NAME_MAX_LENGTH) {
-      errors.push(`name of a registration of kind ${known} must be at most ${PROVIDER_NAME_MAX_LENGTH} characters (its tools are named <name>__<operation>, at most ${TOOL_NAME_MAX_LENGTH} in all)`);
+      errors.push(
+        `name of a registration of kind ${known} must be at most ${PROVIDER_NAME_MAX_LENGTH} characters (its tools are named <name>__<operation>, at most ${TOOL_NAME_MAX_LENGTH} in all)`,
+      );
     }
   } else if ((input.name as string).length > TOOL_NAME_MAX_LENGTH) {
     errors.push(`name of a tool must be at most ${TOOL_NAME_MAX_LENGTH} characters (the limit of model function-calling APIs)`);
@@ -92,10 +126,17 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
   const rawHeaders = input.headers === undefined ? {} : input.headers;
   let headers: Record<string, StringOrSecret> = {};
   // The values are most likely credentials: show the shape, not the content.
-  if (!isPlainObject(rawHeaders)) errors.push(`headers must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(rawHeaders) ? 'a list' : typeof rawHeaders}`);
+  if (!isPlainObject(rawHeaders))
+    errors.push(`headers must be an object of strings or {"secret":"env:NAME"}, got ${Array.isArray(rawHeaders) ? 'a list' : typeof rawHeaders}`);
   else {
     for (const k of Object.keys(rawHeaders)) if (!HEADER_NAME.test(k)) errors.push(`headers: ${show(k)} is not a valid header name`);
-    headers = checkStringOrSecretMap('headers', rawHeaders, (at, v) => (headerSafe(v) ? undefined : `${at} must not contain CR, LF or NUL`), errors, options.secretScope);
+    headers = checkStringOrSecretMap(
+      'headers',
+      rawHeaders,
+      (at, v) => (headerSafe(v) ? undefined : `${at} must not contain CR, LF or NUL`),
+      errors,
+      options.secretScope,
+    );
   }
 
   if (input.description !== undefined && typeof input.description !== 'string') {
@@ -201,7 +242,8 @@ function checkRetry(value: unknown, errors: string[]): ToolRetryPolicy | undefin
     errors.push(`retry.kinds must be a non-empty list of error kinds (${ERROR_KINDS.join(', ')}), got ${show(kinds)}`);
   } else {
     for (const k of kinds) {
-      if (typeof k !== 'string' || !(ERROR_KINDS as readonly string[]).includes(k)) errors.push(`retry.kinds: ${show(k)} is not an error kind (${ERROR_KINDS.join(', ')})`);
+      if (typeof k !== 'string' || !(ERROR_KINDS as readonly string[]).includes(k))
+        errors.push(`retry.kinds: ${show(k)} is not an error kind (${ERROR_KINDS.join(', ')})`);
     }
   }
   if (errors.length > before) return undefined;

@@ -90,11 +90,24 @@ describe('a call', () => {
 
   test('arguments that do not fit the request are bad_input naming the path, before anything is sent', async () => {
     const r = repo([grpcRecord('shop', server.endpoint)]);
-    const bad = async (args: Record<string, unknown>) => r.exec('shop__create_item', args, testContext()).then(() => 'resolved', (e: unknown) => e);
-    await expect(bad({ item: { colour: 'RED' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("unknown field \"colour\"") });
-    await expect(bad({ item: { color: 'BLUE' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.color' must be one of COLOR_UNSPECIFIED, RED, GREEN") });
-    await expect(bad({ item: { bigCount: '9223372036854775808' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.bigCount'") });
-    await expect(bad({ item: { tags: 'a' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining("argument 'item.tags' must be an array") });
+    const bad = async (args: Record<string, unknown>) =>
+      r.exec('shop__create_item', args, testContext()).then(
+        () => 'resolved',
+        (e: unknown) => e,
+      );
+    await expect(bad({ item: { colour: 'RED' } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining('unknown field "colour"') });
+    await expect(bad({ item: { color: 'BLUE' } })).resolves.toMatchObject({
+      kind: 'bad_input',
+      message: expect.stringContaining("argument 'item.color' must be one of COLOR_UNSPECIFIED, RED, GREEN"),
+    });
+    await expect(bad({ item: { bigCount: '9223372036854775808' } })).resolves.toMatchObject({
+      kind: 'bad_input',
+      message: expect.stringContaining("argument 'item.bigCount'"),
+    });
+    await expect(bad({ item: { tags: 'a' } })).resolves.toMatchObject({
+      kind: 'bad_input',
+      message: expect.stringContaining("argument 'item.tags' must be an array"),
+    });
     await expect(bad({ item: { note: 'x', code: 1 } })).resolves.toMatchObject({ kind: 'bad_input', message: expect.stringContaining('oneof "pick"') });
   });
 
@@ -127,7 +140,10 @@ describe('failures', () => {
 
   test.each(table)('a handler failing with %s is %s, the details quoted', async (name, kind) => {
     const r = repo([grpcRecord('shop', server.endpoint)]);
-    const err = await r.exec('shop__fail', { code: status[name], message: `boom ${name}` }, testContext()).then(() => undefined, (e: unknown) => e);
+    const err = await r.exec('shop__fail', { code: status[name], message: `boom ${name}` }, testContext()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ kind, message: expect.stringContaining(`gRPC status ${name} (${status[name]}): "boom ${name}"`) });
     expect(kindOfGrpcStatus(status[name])).toBe(kind);
   });
@@ -152,7 +168,10 @@ describe('failures', () => {
     const r = repo([grpcRecord('gone', dead), grpcRecord('gonetext', dead, { proto: CATALOG_PROTO_TEXT })]);
     expect(await r.names()).toEqual(['gonetext__create_item', 'gonetext__fail', 'gonetext__hang', 'gonetext__check']);
     await expect(r.exec('gone__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable' });
-    await expect(r.exec('gonetext__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringContaining('UNAVAILABLE') });
+    await expect(r.exec('gonetext__create_item', {}, testContext())).rejects.toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringContaining('UNAVAILABLE'),
+    });
   });
 });
 
@@ -183,7 +202,12 @@ describe('metadata secret references', () => {
   test('a reference is resolved per call and sent as metadata (reflection included); the record keeps the reference', async () => {
     const env: NodeJS.ProcessEnv = { HOOKS_SECRET_GRPC_TENANT: 'acme-from-env' };
     const record = grpcRecord('shopref', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } } });
-    const r = createGrpcRepo({ records: async () => [record], logger: silentLogger(), guard: LOOPBACK_GUARD, secrets: createSecretResolver({ env, fileCacheMs: 0 }) });
+    const r = createGrpcRepo({
+      records: async () => [record],
+      logger: silentLogger(),
+      guard: LOOPBACK_GUARD,
+      secrets: createSecretResolver({ env, fileCacheMs: 0 }),
+    });
     repos.push(r);
     const out = (await r.exec('shopref__create_item', { item: { name: 'lamp' } }, testContext())) as { seenMetadata: string };
     expect(out.seenMetadata).toBe('x-tenant=acme-from-env;idempotency-key=idem-123');
@@ -197,7 +221,9 @@ describe('metadata secret references', () => {
 
   test('a reference that is not set fails the call internal, quoting the reference', async () => {
     const r = createGrpcRepo({
-      records: async () => [grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } })],
+      records: async () => [
+        grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } }),
+      ],
       logger: silentLogger(),
       guard: LOOPBACK_GUARD,
       secrets: createSecretResolver({ env: {} }),

@@ -26,7 +26,7 @@ describe('discovery through server reflection', () => {
   test('lists one tool per unary method; streaming methods are skipped and logged', async () => {
     const logged: [unknown, string | undefined][] = [];
     const logger = silentLogger();
-    logger.info = ((obj: unknown, msg?: string) => void logged.push([obj, msg]));
+    logger.info = (obj: unknown, msg?: string) => void logged.push([obj, msg]);
     const r = repo([grpcRecord('shop', server.endpoint)], logger);
     expect((await r.names()).sort()).toEqual(['shop__check', 'shop__create_item', 'shop__fail', 'shop__hang']);
     const skipped = logged.map(([obj]) => (obj as { method?: string }).method).sort();
@@ -88,11 +88,17 @@ describe('discovery through server reflection', () => {
 
 describe('discovery from a registered .proto (no reflection)', () => {
   test('the server has no reflection: a reflecting record lists nothing, a .proto record works', async () => {
-    const r = repo([grpcRecord('reflecting', plain.endpoint), grpcRecord('texted', plain.endpoint, { proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Catalog'] })]);
+    const r = repo([
+      grpcRecord('reflecting', plain.endpoint),
+      grpcRecord('texted', plain.endpoint, { proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Catalog'] }),
+    ]);
     expect((await r.names()).sort()).toEqual(['texted__create_item', 'texted__fail', 'texted__hang']);
     const out = await r.exec('texted__create_item', { item: { name: 'lamp', color: 'GREEN', bigCount: '9007199254740993' } }, testContext());
     expect(out).toMatchObject({ id: 'item-lamp', item: { name: 'lamp', color: 'GREEN', bigCount: '9007199254740993' } });
-    await expect(r.exec('reflecting__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('UNIMPLEMENTED') });
+    await expect(r.exec('reflecting__create_item', {}, testContext())).rejects.toMatchObject({
+      kind: 'internal',
+      message: expect.stringContaining('UNIMPLEMENTED'),
+    });
   });
 });
 
@@ -103,7 +109,8 @@ describe('tool names', () => {
   });
 
   test('two services with the same method name both get the service-qualified name', async () => {
-    const proto = 'syntax = "proto3"; package p.v1; message M {} service A { rpc Get(M) returns (M); rpc Only(M) returns (M); } service B { rpc Get(M) returns (M); }';
+    const proto =
+      'syntax = "proto3"; package p.v1; message M {} service A { rpc Get(M) returns (M); rpc Only(M) returns (M); } service B { rpc Get(M) returns (M); }';
     const r = repo([grpcRecord('dup', 'grpc://127.0.0.1:1', { proto })]);
     expect((await r.names()).sort()).toEqual(['dup__only', 'dup__p_v1_a_get', 'dup__p_v1_b_get']);
   });

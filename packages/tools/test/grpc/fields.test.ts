@@ -5,7 +5,12 @@ describe('validateGrpcFields', () => {
   test('accepts plaintext and TLS endpoints with the optional fields', () => {
     expect(validateGrpcFields({ endpoint: 'grpc://127.0.0.1:50051' })).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpcs://api.example.com:443/', timeout_ms: 5000 })).toEqual([]);
-    expect(validateGrpcFields({ endpoint: 'grpc://[::1]:9000', metadata: { 'x-team': 'hooks', 'x-api-key': { secret: 'env:HOOKS_SECRET_K' }, Authorization: { secret: 'file:/var/run/secrets/hookyard/t' } } })).toEqual([]);
+    expect(
+      validateGrpcFields({
+        endpoint: 'grpc://[::1]:9000',
+        metadata: { 'x-team': 'hooks', 'x-api-key': { secret: 'env:HOOKS_SECRET_K' }, Authorization: { secret: 'file:/var/run/secrets/hookyard/t' } },
+      }),
+    ).toEqual([]);
     expect(validateGrpcFields({ endpoint: 'grpc://svc:1', proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Catalog'] })).toEqual([]);
   });
 
@@ -15,7 +20,15 @@ describe('validateGrpcFields', () => {
         endpoint: 'localhost:50051',
         timeout_ms: 0,
         services: ['ok.Service', 'not a name', 'ok.Service'],
-        metadata: { 'grpc-timeout': '1', 'bad name': 'v', 'token-bin': { secret: 'env:HOOKS_SECRET_T' }, 'x-n': 5, 'x-crlf': 'a\r\nb', 'x-api-key': 'k-literal', 'x-token': { secret: 'k-literal' } },
+        metadata: {
+          'grpc-timeout': '1',
+          'bad name': 'v',
+          'token-bin': { secret: 'env:HOOKS_SECRET_T' },
+          'x-n': 5,
+          'x-crlf': 'a\r\nb',
+          'x-api-key': 'k-literal',
+          'x-token': { secret: 'k-literal' },
+        },
       }),
     ).toEqual([
       'endpoint must be grpc://host:port (plaintext) or grpcs://host:port (TLS), got "localhost:50051"',
@@ -48,12 +61,16 @@ describe('validateGrpcFields', () => {
       'proto: imports "other/thing.proto"; only the google/protobuf well-known types can be imported (register one self-contained file)',
     ]);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', proto: 'syntax = "proto3"; message M {}' })).toEqual(['proto: declares no service']);
-    expect(validateGrpcFields({ endpoint: 'grpc://h:1', proto: 'syntax = "proto3"; message M { Missing m = 1; } service S { rpc A(M) returns (M); }' })[0]).toMatch(/^proto: .*Missing/);
+    expect(
+      validateGrpcFields({ endpoint: 'grpc://h:1', proto: 'syntax = "proto3"; message M { Missing m = 1; } service S { rpc A(M) returns (M); }' })[0],
+    ).toMatch(/^proto: .*Missing/);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', proto: CATALOG_PROTO_TEXT, services: ['hookyard.test.Nope'] })).toEqual([
       'services: "hookyard.test.Nope" is not declared in proto (it declares hookyard.test.Catalog, hookyard.test.Health)',
     ]);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', proto: 42 })).toEqual(['proto must be the text of a .proto file, got 42']);
     expect(validateGrpcFields({ endpoint: 'grpc://h:1', services: [] })[0]).toMatch(/^services must be a non-empty list/);
-    expect(validateGrpcFields({ endpoint: 'grpc://h:1', metadata: 'x' })).toEqual(['metadata must be an object of strings or {"secret":"env:NAME"}, got string']);
+    expect(validateGrpcFields({ endpoint: 'grpc://h:1', metadata: 'x' })).toEqual([
+      'metadata must be an object of strings or {"secret":"env:NAME"}, got string',
+    ]);
   });
 });

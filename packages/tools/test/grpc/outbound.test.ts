@@ -65,7 +65,10 @@ function guardWith(allowNets: string[], names: Record<string, string>): Outbound
 }
 
 async function refusal(p: Promise<unknown>): Promise<HookyardError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HookyardError);
   return err as HookyardError;
 }
@@ -89,7 +92,9 @@ describe('gRPC behind the outbound guard', () => {
 
   test('a name that resolves to loopback, or to cloud metadata, is refused naming the name and the address', async () => {
     const g = guardWith([], { 'shop.internal.example': '127.0.0.1', 'meta.example': '169.254.169.254' });
-    const e = await refusal(repo(`grpc://shop.internal.example:${relayPort}`, g).discoverRecord(grpcRecord('shop', `grpc://shop.internal.example:${relayPort}`)));
+    const e = await refusal(
+      repo(`grpc://shop.internal.example:${relayPort}`, g).discoverRecord(grpcRecord('shop', `grpc://shop.internal.example:${relayPort}`)),
+    );
     expect([e.kind, e.notSent]).toEqual(['forbidden', true]);
     expect(e.message).toContain('shop.internal.example resolves to 127.0.0.1 is a loopback address');
     const m = await refusal(repo(`grpc://meta.example:${relayPort}`, g, { proto: CATALOG_PROTO_TEXT }).exec('shop__create_item', { item: {} }, testContext()));
@@ -115,12 +120,18 @@ describe('gRPC behind the outbound guard', () => {
   });
 
   test('the composed repo applies HOOKS_OUTBOUND_ALLOW_NETS to gRPC records', async () => {
-    for (const [env, reached] of [[{}, false], [{ HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8' }, true]] as const) {
+    for (const [env, reached] of [
+      [{}, false],
+      [{ HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8' }, true],
+    ] as const) {
       const stores = createMemoryStores();
       await stores.tools.putTool(grpcRecord('shop', `grpc://127.0.0.1:${relayPort}`));
       const tools = createToolRepo({ settings: loadSettings(env), toolStore: stores.tools, logger: silentLogger() });
       try {
-        const got = await tools.exec('shop__create_item', { item: { name: 'x' } }, testContext()).then(() => 'ok', (e: HookyardError) => `${e.kind}:${e.message}`);
+        const got = await tools.exec('shop__create_item', { item: { name: 'x' } }, testContext()).then(
+          () => 'ok',
+          (e: HookyardError) => `${e.kind}:${e.message}`,
+        );
         if (reached) expect(got).toBe('ok');
         else {
           // Reflection refused, so the method is not found; nothing reached the server.

@@ -35,4 +35,3 @@ export function vendorMisses(format: 'openai' | 'anthropic' | 'mcp', defs: Recor
   }
   return misses;
 }
-

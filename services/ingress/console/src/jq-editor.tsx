@@ -11,7 +11,21 @@ import { jq } from './jq-language';
  * Tab moves on to the next field (no Tab-to-indent, so the keyboard order
  * holds), and the server's compile errors for the field shown under it.
  */
-export function JqEditor({ id, label, value, onChange, describedBy, errors = [] }: { id: string; label: string; value: string; onChange: (text: string) => void; describedBy?: string; errors?: string[] }) {
+export function JqEditor({
+  id,
+  label,
+  value,
+  onChange,
+  describedBy,
+  errors = [],
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (text: string) => void;
+  describedBy?: string;
+  errors?: string[];
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
@@ -31,7 +45,14 @@ export function JqEditor({ id, label, value, onChange, describedBy, errors = [] 
           EditorView.lineWrapping,
           EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? ''),
           placeholder(`jq, e.g. .action == "opened"`),
-          EditorView.contentAttributes.of({ id, role: 'textbox', 'aria-multiline': 'true', 'aria-label': label, ...(describedBy ? { 'aria-describedby': `${describedBy} ${errorId}` } : { 'aria-describedby': errorId }), 'data-field': label }),
+          EditorView.contentAttributes.of({
+            id,
+            role: 'textbox',
+            'aria-multiline': 'true',
+            'aria-label': label,
+            ...(describedBy ? { 'aria-describedby': `${describedBy} ${errorId}` } : { 'aria-describedby': errorId }),
+            'data-field': label,
+          }),
           EditorView.updateListener.of((u) => {
             if (u.docChanged) changed.current(u.state.doc.toString());
           }),

@@ -1,6 +1,25 @@
 import { StreamLanguage, type StreamParser } from '@codemirror/language';
 
-const KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'end', 'as', 'def', 'reduce', 'foreach', 'try', 'catch', 'label', 'import', 'include', 'and', 'or', 'not', '__loc__']);
+const KEYWORDS = new Set([
+  'if',
+  'then',
+  'elif',
+  'else',
+  'end',
+  'as',
+  'def',
+  'reduce',
+  'foreach',
+  'try',
+  'catch',
+  'label',
+  'import',
+  'include',
+  'and',
+  'or',
+  'not',
+  '__loc__',
+]);
 const ATOMS = new Set(['true', 'false', 'null']);
 
 interface State {

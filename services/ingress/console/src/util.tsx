@@ -3,7 +3,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 /** Loads once per `deps` change; `reload` asks again. Errors are kept to be shown, never thrown. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => void } {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {

@@ -16,9 +16,12 @@ export function answerRoutes(router: Router, ctx: ApiContext): void {
     router.post(`/interactions/:id/${verdict}`, requireRole('operator'), async (req, res) => {
       const id = req.params.id as string;
       const body = (req.body ?? {}) as unknown;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badInput(`${verdict} refused`, ['the body must be a JSON object {"reason"?: "..."}']);
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw badInput(`${verdict} refused`, ['the body must be a JSON object {"reason"?: "..."}']);
       const b = body as Record<string, unknown>;
-      const lines = Object.keys(b).filter((k) => k !== 'reason').map((k) => `unknown field '${k}'`);
+      const lines = Object.keys(b)
+        .filter((k) => k !== 'reason')
+        .map((k) => `unknown field '${k}'`);
       if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > 1000)) lines.push('reason must be a string of at most 1000 characters');
       if (lines.length) throw badInput(`${verdict} refused`, lines);
       if (!INTERACTION_ID_PATTERN.test(id)) throw notFound(`interaction ${JSON.stringify(id.slice(0, 64))} not found`);

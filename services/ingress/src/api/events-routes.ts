@@ -39,7 +39,8 @@ function parseFilter(query: Record<string, unknown>): StreamFilter {
   if (event !== undefined) {
     const wanted = typeof event === 'string' ? event.split(',') : [];
     const unknown = wanted.filter((e) => !(RUN_EVENT_TYPES as readonly string[]).includes(e));
-    if (wanted.length === 0 || unknown.length) errors.push(`event must be one or more (comma-separated) of ${RUN_EVENT_TYPES.join('|')}, got ${JSON.stringify(event)}`);
+    if (wanted.length === 0 || unknown.length)
+      errors.push(`event must be one or more (comma-separated) of ${RUN_EVENT_TYPES.join('|')}, got ${JSON.stringify(event)}`);
     else filter.events = new Set(wanted);
   }
   if (errors.length) throw badInput('bad event stream query', errors);

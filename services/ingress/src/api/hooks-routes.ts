@@ -53,10 +53,15 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
 
   router.post('/hooks/dry-run', requireRole('operator'), async (req, res) => {
     const body = req.body as unknown;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badInput('dry run refused', ['the body must be a JSON object {"hook": <record or name>, "payload": ...}']);
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw badInput('dry run refused', ['the body must be a JSON object {"hook": <record or name>, "payload": ...}']);
     const b = body as Record<string, unknown>;
     const unknown = Object.keys(b).filter((k) => k !== 'hook' && k !== 'payload');
-    if (unknown.length) throw badInput('dry run refused', unknown.map((k) => `unknown field '${k}'`));
+    if (unknown.length)
+      throw badInput(
+        'dry run refused',
+        unknown.map((k) => `unknown field '${k}'`),
+      );
     let hook: Hook;
     if (typeof b.hook === 'string') {
       const found = isValidName(b.hook) ? await ctx.stores.hooks.getHook(b.hook) : null;

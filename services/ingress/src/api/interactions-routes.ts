@@ -47,9 +47,12 @@ export function parseInteractionQuery(query: Record<string, unknown>): { filter:
 export function parseReason(body: unknown): string {
   if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return '';
   if (typeof body !== 'object' || Array.isArray(body)) throw badInput(`body must be an object {reason?}, got ${JSON.stringify(body)}`);
-  const errors = Object.keys(body).filter((k) => !BODY_KEYS.has(k)).map((k) => `unknown field '${k}' (known: reason)`);
+  const errors = Object.keys(body)
+    .filter((k) => !BODY_KEYS.has(k))
+    .map((k) => `unknown field '${k}' (known: reason)`);
   const reason = (body as { reason?: unknown }).reason;
-  if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000)) errors.push(`reason must be a string of at most 1000 characters, got ${JSON.stringify(reason).slice(0, 80)}`);
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000))
+    errors.push(`reason must be a string of at most 1000 characters, got ${JSON.stringify(reason).slice(0, 80)}`);
   if (errors.length) throw badInput('bad interaction answer', errors);
   return (reason as string | undefined) ?? '';
 }

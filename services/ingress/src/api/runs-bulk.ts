@@ -32,11 +32,13 @@ export interface BulkAnswer {
 export function parseBulkBody(verb: Verb, body: unknown): { filter: RunFilter; dryRun: boolean } {
   const errors: string[] = [];
   const b = (body ?? {}) as Record<string, unknown>;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badInput(`bulk ${verb} body must be an object {"filter": {...}, "dry_run": false}`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badInput(`bulk ${verb} body must be an object {"filter": {...}, "dry_run": false}`);
   for (const k of Object.keys(b)) if (k !== 'filter' && k !== 'dry_run') errors.push(`unknown field '${k}' (known: filter, dry_run)`);
   if (b.dry_run !== undefined && typeof b.dry_run !== 'boolean') errors.push(`dry_run must be true or false, got ${JSON.stringify(b.dry_run)}`);
   const raw = b.filter;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) errors.push(`filter must be an object of ${FILTER_KEYS.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    errors.push(`filter must be an object of ${FILTER_KEYS.join(', ')}, got ${JSON.stringify(raw)}`);
   const f = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const query: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(f)) {
@@ -55,7 +57,9 @@ export function parseBulkBody(verb: Verb, body: unknown): { filter: RunFilter; d
   }
   if (verb === 'discard' && f.status === undefined) errors.push('filter.status is required for a bulk discard (e.g. "failed"), so no call discards every run');
   if (verb === 'discard' && (f.status === 'running' || f.status === 'discarded')) {
-    errors.push(`filter.status cannot be ${f.status} for a discard (${f.status === 'running' ? 'a running run cannot be discarded' : 'those are discarded already'})`);
+    errors.push(
+      `filter.status cannot be ${f.status} for a discard (${f.status === 'running' ? 'a running run cannot be discarded' : 'those are discarded already'})`,
+    );
   }
   if (errors.length) throw badInput(`bad bulk ${verb} request`, errors);
   return { filter: verb === 'retry' ? { ...filter, status: 'failed' } : filter, dryRun: b.dry_run === true };
@@ -123,7 +127,14 @@ export function bulkRunRoutes(router: Router, ctx: ApiContext): void {
       const { filter, dryRun } = parseBulkBody(verb, req.body);
       const a = await bulk(ctx, verb, filter, dryRun);
       if (!dryRun) ctx.logger.info({ verb, filter, matched: a.matched, done: a.done, refused: a.refused }, `bulk ${verb} by an operator`);
-      res.json({ dry_run: a.dry_run, matched: a.matched, [verb === 'retry' ? 'retried' : 'discarded']: a.done, refused: a.refused, refusals: a.refusals, truncated: a.truncated });
+      res.json({
+        dry_run: a.dry_run,
+        matched: a.matched,
+        [verb === 'retry' ? 'retried' : 'discarded']: a.done,
+        refused: a.refused,
+        refusals: a.refusals,
+        truncated: a.truncated,
+      });
     });
   }
 }

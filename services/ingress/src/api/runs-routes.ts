@@ -19,7 +19,11 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
 
   // Before /hook-runs/:id ('counts' is not a run id): the store's per-status index sizes, no run read.
   router.get('/hook-runs/counts', requireRole('reader'), async (req, res) => {
-    if (Object.keys(req.query).length) throw badInput('GET /api/hook-runs/counts takes no query parameters', Object.keys(req.query).map((k) => `unknown query parameter '${k}'`));
+    if (Object.keys(req.query).length)
+      throw badInput(
+        'GET /api/hook-runs/counts takes no query parameters',
+        Object.keys(req.query).map((k) => `unknown query parameter '${k}'`),
+      );
     res.json(await ctx.stores.runs.counts());
   });
 

@@ -34,4 +34,3 @@ export function settingsRoutes(router: Router, ctx: ApiContext): void {
     res.json(r);
   });
 }
-

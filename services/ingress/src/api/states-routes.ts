@@ -41,14 +41,21 @@ function ifVersionOf(raw: unknown, lines: string[]): number | null {
  */
 export function stateRoutes(router: Router, ctx: ApiContext): void {
   const by = (res: Parameters<typeof callerOf>[0], ifVersion: number | null): StateWriteInput => ({
-    door: 'api', actor: callerOf(res), hook: null, ifVersion, now: ctx.clock.now(),
+    door: 'api',
+    actor: callerOf(res),
+    hook: null,
+    ifVersion,
+    now: ctx.clock.now(),
   });
 
   router.get('/states', requireRole('reader'), async (req, res) => {
     const { one, limit: readLimit, errors } = listQueryReader(req.query, LIST_KEYS);
     const scope = one('scope');
     const kind = one('kind');
-    for (const [f, v] of [['scope', scope], ['kind', kind]] as const) {
+    for (const [f, v] of [
+      ['scope', scope],
+      ['kind', kind],
+    ] as const) {
       if (v === undefined) errors.push(`${f} is required (states are listed per scope and kind)`);
       else {
         const bad = nameViolation(f, v);
@@ -72,12 +79,14 @@ export function stateRoutes(router: Router, ctx: ApiContext): void {
   router.put('/states/:scope/:kind/:key', requireRole('operator'), async (req, res) => {
     const subject = pathSubject(req.params as Record<string, string | undefined>);
     const b = req.body as unknown;
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) throw badInput('state refused', ['the body must be a JSON object {"document": {...}, "if_version"?: n}']);
+    if (b === null || typeof b !== 'object' || Array.isArray(b))
+      throw badInput('state refused', ['the body must be a JSON object {"document": {...}, "if_version"?: n}']);
     const body = b as Record<string, unknown>;
     const lines: string[] = [];
     for (const k of Object.keys(body)) if (!PUT_FIELDS.has(k)) lines.push(`unknown field '${k}' (known: document, if_version)`);
     const d = body.document;
-    if (d === null || typeof d !== 'object' || Array.isArray(d)) lines.push(`document is required, a JSON object, got ${d === undefined ? 'nothing' : JSON.stringify(d)}`);
+    if (d === null || typeof d !== 'object' || Array.isArray(d))
+      lines.push(`document is required, a JSON object, got ${d === undefined ? 'nothing' : JSON.stringify(d)}`);
     const ifVersion = ifVersionOf(body.if_version, lines);
     if (lines.length) throw badInput('state refused', lines);
     const kept = await ctx.stores.states.set(subject, d as Record<string, unknown>, by(res, ifVersion));

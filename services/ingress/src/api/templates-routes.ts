@@ -48,7 +48,8 @@ export function templateRoutes(router: Router, ctx: ApiContext): void {
 
 function templateId(param: unknown): string {
   const id = Array.isArray(param) ? param.join('/') : String(param);
-  if (id.length > TEMPLATE_ID_MAX || !TEMPLATE_ID_PATTERN.test(id)) throw notFound(`no stored template ${JSON.stringify(id)} (ids match ${TEMPLATE_ID_PATTERN.source})`);
+  if (id.length > TEMPLATE_ID_MAX || !TEMPLATE_ID_PATTERN.test(id))
+    throw notFound(`no stored template ${JSON.stringify(id)} (ids match ${TEMPLATE_ID_PATTERN.source})`);
   return id;
 }
 

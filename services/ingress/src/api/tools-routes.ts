@@ -2,7 +2,17 @@ import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
 import type { DiscoveryStatus } from '@hookyard/store';
 import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError } from '@hookyard/core';
-import { CATALOGUE_FORMATS, OpenApiDocumentError, TOOL_SEPARATOR, toolDefinitions, type CatalogueFormat, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
+import {
+  CATALOGUE_FORMATS,
+  OpenApiDocumentError,
+  TOOL_SEPARATOR,
+  toolDefinitions,
+  type CatalogueFormat,
+  redactToolRecord,
+  validateToolRecord,
+  type ToolInfo,
+  type ToolRepo,
+} from '@hookyard/tools';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -50,7 +60,10 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
   });
 
   router.post('/tools', requireRole('admin'), async (req, res) => {
-    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), { mcpStdioAllow: ctx.settings.mcpStdioAllow, secretScope: secretScopeOf(ctx.settings) });
+    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), {
+      mcpStdioAllow: ctx.settings.mcpStdioAllow,
+      secretScope: secretScopeOf(ctx.settings),
+    });
     if (!checked.ok) throw badInput('tool registration refused', checked.errors);
     const record = checked.record;
     const previous = await ctx.stores.tools.getTool(record.name);
@@ -87,9 +100,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     if (!isValidName(name) || !(await ctx.stores.tools.getTool(name))) throw notFound(`tool '${name}' is not a registered tool service`);
     // Removing a tool a hook still calls would turn every future run of that hook into a failure.
     // A provider registration serves tools named `<name>__<operation>`.
-    const users = (await ctx.stores.hooks.listHooks())
-      .filter((h) => h.tool === name || h.tool.startsWith(`${name}${TOOL_SEPARATOR}`))
-      .map((h) => h.name);
+    const users = (await ctx.stores.hooks.listHooks()).filter((h) => h.tool === name || h.tool.startsWith(`${name}${TOOL_SEPARATOR}`)).map((h) => h.name);
     if (users.length) throw conflict(`tool '${name}' is used by hook(s) ${users.join(', ')}; remove or re-point them first`);
     await ctx.stores.tools.removeTool(name);
     ctx.logger.info({ tool: name }, 'tool removed');

@@ -30,14 +30,23 @@ export async function answerApproval(
   const current = await deps.stores.interactions.get(id);
   if (!current) throw notFound(`interaction ${id} not found`);
   if (current.kind !== 'approval') {
-    throw conflict(`interaction ${id} is a ${current.kind}, not an approval: approve and deny answer approvals (a wait is resumed by a hook's resume_expr or cancelled)`);
+    throw conflict(
+      `interaction ${id} is a ${current.kind}, not an approval: approve and deny answer approvals (a wait is resumed by a hook's resume_expr or cancelled)`,
+    );
   }
   const now = deps.clock.now();
   if (current.status === 'open' && Date.parse(current.expires_at) <= now) {
     throw conflict(`interaction ${id} expired at ${current.expires_at}; the scheduler applies its on_timeout (${current.on_timeout ?? 'deny'})`);
   }
-  const out = await deps.stores.interactions.resolve(id, { status: verdict === 'approve' ? 'approved' : 'denied', by: who.by, via: who.via, reason: who.reason }, now);
-  deps.logger.info({ interaction: id, run: out.interaction.run, verdict, by: who.by, via: who.via }, `approval ${verdict === 'approve' ? 'approved' : 'denied'}`);
+  const out = await deps.stores.interactions.resolve(
+    id,
+    { status: verdict === 'approve' ? 'approved' : 'denied', by: who.by, via: who.via, reason: who.reason },
+    now,
+  );
+  deps.logger.info(
+    { interaction: id, run: out.interaction.run, verdict, by: who.by, via: who.via },
+    `approval ${verdict === 'approve' ? 'approved' : 'denied'}`,
+  );
   if (out.run) announceRun(deps.events, out.run, out.run.status === 'pending' ? 'woken' : 'finished', deps.logger);
   if (out.run && out.run.status === 'pending') {
     try {

@@ -81,40 +81,45 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
   }
 
   for (const verdict of ['approve', 'deny'] as const) {
-  router.get(`${APPROVAL_LINK_PATH}/:id/${verdict}`, async (req, res) => {
-    try {
-      const c = await check(req, verdict);
-      if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
-      const done = closed(c.i, deps.clock.now());
-      if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
-      const action = c.verdict === 'approve' ? 'Approve' : 'Deny';
-      page(
-        res,
-        200,
-        `${action} this call?`,
-        `${describe(c.i)}<p>Nothing has been answered yet: opening this page changes nothing.</p>` +
-          `<form method="post"><p><label>Reason (optional)<br><input name="reason" maxlength="1000" size="50"></label></p>` +
-          `<p><button type="submit">${action}</button></p></form>`,
-      );
-    } catch (err) {
-      fail(res, err);
-    }
-  });
+    router.get(`${APPROVAL_LINK_PATH}/:id/${verdict}`, async (req, res) => {
+      try {
+        const c = await check(req, verdict);
+        if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
+        const done = closed(c.i, deps.clock.now());
+        if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
+        const action = c.verdict === 'approve' ? 'Approve' : 'Deny';
+        page(
+          res,
+          200,
+          `${action} this call?`,
+          `${describe(c.i)}<p>Nothing has been answered yet: opening this page changes nothing.</p>` +
+            `<form method="post"><p><label>Reason (optional)<br><input name="reason" maxlength="1000" size="50"></label></p>` +
+            `<p><button type="submit">${action}</button></p></form>`,
+        );
+      } catch (err) {
+        fail(res, err);
+      }
+    });
 
-  router.post(`${APPROVAL_LINK_PATH}/:id/${verdict}`, form, async (req, res) => {
-    try {
-      const c = await check(req, verdict);
-      if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
-      const done = closed(c.i, deps.clock.now());
-      if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
-      const raw = (req.body as Record<string, unknown> | undefined)?.reason;
-      const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
-      const out = await answerApproval(deps, c.i.id, c.verdict, { by: 'signed link', via: 'link', reason });
-      page(res, 200, c.verdict === 'approve' ? 'Approved' : 'Denied', `${describe(out.interaction)}<p>Answered: ${esc(out.interaction.status)}. The run goes on.</p>`);
-    } catch (err) {
-      fail(res, err);
-    }
-  });
+    router.post(`${APPROVAL_LINK_PATH}/:id/${verdict}`, form, async (req, res) => {
+      try {
+        const c = await check(req, verdict);
+        if ('status' in c) return page(res, c.status, 'Approval link', `<p>${esc(c.message)}</p>`);
+        const done = closed(c.i, deps.clock.now());
+        if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
+        const raw = (req.body as Record<string, unknown> | undefined)?.reason;
+        const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
+        const out = await answerApproval(deps, c.i.id, c.verdict, { by: 'signed link', via: 'link', reason });
+        page(
+          res,
+          200,
+          c.verdict === 'approve' ? 'Approved' : 'Denied',
+          `${describe(out.interaction)}<p>Answered: ${esc(out.interaction.status)}. The run goes on.</p>`,
+        );
+      } catch (err) {
+        fail(res, err);
+      }
+    });
   }
 
   function fail(res: Response, err: unknown): void {

@@ -15,15 +15,15 @@ export const CONSOLE_PATH = '/console';
  */
 export function consoleCsp(nonce?: string): string {
   return [
-  "default-src 'none'",
-  "script-src 'self'",
-  nonce ? `style-src 'self' 'nonce-${nonce}'` : "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
+    "default-src 'none'",
+    "script-src 'self'",
+    nonce ? `style-src 'self' 'nonce-${nonce}'` : "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
   ].join('; ');
 }
 

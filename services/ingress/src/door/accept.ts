@@ -62,7 +62,10 @@ export const ANSWERS = {
 
 /** The answer on a platform event topic without a verifier binding (one fixed body per topic). */
 const RESERVED: ReadonlyMap<string, DoorAnswer> = new Map(
-  [...PLATFORM_EVENT_TOPICS].map((t) => [t, { status: 403, body: `{"error":"topic ${t} is reserved for platform events; bind a verifier to accept it here"}` }]),
+  [...PLATFORM_EVENT_TOPICS].map((t) => [
+    t,
+    { status: 403, body: `{"error":"topic ${t} is reserved for platform events; bind a verifier to accept it here"}` },
+  ]),
 );
 
 /**

@@ -13,7 +13,10 @@ export const ACCEPTED_EVENTS_PER_TURN = 5_000;
  * past ACCEPTED_EVENTS_PER_TURN, loses them (`onDropped`, logged at debug): these events feed live views; the
  * runs themselves are kept, and `GET /api/hook-runs` lists them.
  */
-export function createAcceptAnnouncer(events: RunEventSink, onDropped: (n: number) => void = () => undefined): (topic: string, kept: readonly KeptRun[], keptAt: number) => void {
+export function createAcceptAnnouncer(
+  events: RunEventSink,
+  onDropped: (n: number) => void = () => undefined,
+): (topic: string, kept: readonly KeptRun[], keptAt: number) => void {
   let pending: { topic: string; kept: readonly KeptRun[]; keptAt: number }[] = [];
   let held = 0;
   let scheduled = false;

@@ -54,7 +54,9 @@ export async function validateDedupeBinding(
 
   const horizon = body.horizon_seconds ?? DEDUPE_HORIZON_DEFAULT_SECONDS;
   if (typeof horizon !== 'number' || !Number.isInteger(horizon) || horizon < DEDUPE_HORIZON_MIN_SECONDS || horizon > DEDUPE_HORIZON_MAX_SECONDS) {
-    errors.push(`horizon_seconds must be a whole number from ${DEDUPE_HORIZON_MIN_SECONDS} to ${DEDUPE_HORIZON_MAX_SECONDS} (7 days), got ${JSON.stringify(body.horizon_seconds)}`);
+    errors.push(
+      `horizon_seconds must be a whole number from ${DEDUPE_HORIZON_MIN_SECONDS} to ${DEDUPE_HORIZON_MAX_SECONDS} (7 days), got ${JSON.stringify(body.horizon_seconds)}`,
+    );
   }
   if (errors.length > 0) return { ok: false, errors };
   const at = now.toISOString();
@@ -116,7 +118,8 @@ export function createDedupeStep(deps: DedupeStepDeps): {
       if (typeof value === 'string') id = value;
       else if (typeof value === 'number' && Number.isFinite(value)) id = String(value);
       else return { ok: false, reason: `${named} yielded ${clip(value)}; it must yield a string or a number (null or "" keeps without dedupe)` };
-      if (id.length > DEDUPE_KEY_MAX_LENGTH) return { ok: false, reason: `${named} yielded a string of ${id.length} characters, more than ${DEDUPE_KEY_MAX_LENGTH}` };
+      if (id.length > DEDUPE_KEY_MAX_LENGTH)
+        return { ok: false, reason: `${named} yielded a string of ${id.length} characters, more than ${DEDUPE_KEY_MAX_LENGTH}` };
       return { ok: true, claim: { id, ttlMs: binding.horizon_seconds * 1000 } };
     },
     invalidate: bindings.invalidate,

@@ -73,7 +73,11 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       return answer(res, read.status, read.status === 413 ? BODY_TOO_LARGE : TIMEOUT, undefined, true);
     }
 
-    const { answer: a, kept, keptAt } = await acceptDelivery(opts, {
+    const {
+      answer: a,
+      kept,
+      keptAt,
+    } = await acceptDelivery(opts, {
       topic,
       method: req.method ?? 'POST',
       headers: req.headers,
@@ -85,7 +89,10 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
     if (kept.length) {
       // Announced first: in one process (the embedded default) `accepted` then leaves before the executor's `started`.
       announce?.(topic, kept, keptAt!);
-      publish(kept.map((k) => k.id), activeTraceparent());
+      publish(
+        kept.map((k) => k.id),
+        activeTraceparent(),
+      );
     }
   }
 

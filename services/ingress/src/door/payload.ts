@@ -22,9 +22,7 @@ export type Payload = Record<string, unknown>;
  * body and no query parameters to merge): the store keeps those bytes instead
  * of serialising the parsed object again. It parses to a value equal to `payload`.
  */
-export type ParseResult =
-  | { ok: true; payload: Payload; json?: string }
-  | { ok: false; status: 400; body: { status: 'rejected'; error: string } };
+export type ParseResult = { ok: true; payload: Payload; json?: string } | { ok: false; status: 400; body: { status: 'rejected'; error: string } };
 
 /**
  * Turns a delivery's raw bytes into the payload a run keeps. Any content type

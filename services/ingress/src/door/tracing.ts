@@ -1,15 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  SpanKind,
-  contextOfHeaders,
-  contextOfTraceparent,
-  endSpanWithError,
-  startSpan,
-  traceparentOf,
-  tracingOn,
-  withSpan,
-  type Span,
-} from '@hookyard/core';
+import { SpanKind, contextOfHeaders, contextOfTraceparent, endSpanWithError, startSpan, traceparentOf, tracingOn, withSpan, type Span } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 
 /**

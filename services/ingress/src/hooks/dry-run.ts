@@ -79,8 +79,21 @@ const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringi
  */
 export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Promise<DryRunReport> {
   const report: DryRunReport = {
-    hook: hook.name, tool: hook.tool, outcome: 'error', subject: null, parked: [], state: null, condition: null,
-    cancel: null, resume: null, act: null, kwargs: null, extras: null, allowlist: null, approval: null, error: null,
+    hook: hook.name,
+    tool: hook.tool,
+    outcome: 'error',
+    subject: null,
+    parked: [],
+    state: null,
+    condition: null,
+    cancel: null,
+    resume: null,
+    act: null,
+    kwargs: null,
+    extras: null,
+    allowlist: null,
+    approval: null,
+    error: null,
   };
   let step = 'subject.key_expr';
   const run = async (field: JqField, name: string, parked: unknown[]): Promise<unknown[]> => {
@@ -107,7 +120,15 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
       const out = await run(hook.subject.key_expr, 'subject.key_expr', []);
       const key = out[0];
       if (out.length !== 1 || typeof key !== 'string' || key === '') {
-        const all = out.length === 1 ? JSON.stringify(key) : out.length === 0 ? 'no output' : `${out.length} outputs: ${out.slice(0, 5).map((o) => JSON.stringify(o)).join(', ')}${out.length > 5 ? ', ...' : ''}`;
+        const all =
+          out.length === 1
+            ? JSON.stringify(key)
+            : out.length === 0
+              ? 'no output'
+              : `${out.length} outputs: ${out
+                  .slice(0, 5)
+                  .map((o) => JSON.stringify(o))
+                  .join(', ')}${out.length > 5 ? ', ...' : ''}`;
         throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${all}`);
       }
       report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
@@ -174,7 +195,10 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
       return report;
     }
     step = 'approval';
-    report.approval = await deps.gate.decide({ tool: hook.tool, args: kwargs, hook: hook.name, topic: hook.topic, subject: report.subject }, hook.approval ?? []);
+    report.approval = await deps.gate.decide(
+      { tool: hook.tool, args: kwargs, hook: hook.name, topic: hook.topic, subject: report.subject },
+      hook.approval ?? [],
+    );
     report.outcome = report.approval.action === 'allow' ? 'start' : report.approval.action === 'deny' ? 'denied' : 'approval';
     return report;
   } catch (err) {

@@ -22,9 +22,7 @@ export class SchemaChecker {
       return [`${at}: the tool's JSON Schema does not compile: ${(err as Error).message}`];
     }
     if (validate(value)) return [];
-    return (validate.errors ?? [])
-      .filter((e) => !(skipRequired && e.keyword === 'required'))
-      .map((e) => `${at}${e.instancePath} ${e.message ?? 'is invalid'}`);
+    return (validate.errors ?? []).filter((e) => !(skipRequired && e.keyword === 'required')).map((e) => `${at}${e.instancePath} ${e.message ?? 'is invalid'}`);
   }
 
   private compile(schema: Record<string, unknown>): ValidateFunction {

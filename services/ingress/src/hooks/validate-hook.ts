@@ -110,7 +110,13 @@ function checkToolsAllow(value: unknown, errors: string[]): string[] | undefined
  * are completed from the payload at fire, so a missing required property is
  * not a miss here (a wrong type still is).
  */
-async function checkKwargs(tool: string, kwargs: Record<string, unknown>, hasStartExpr: boolean, known: Set<string>, deps: ValidateHookDeps): Promise<string[]> {
+async function checkKwargs(
+  tool: string,
+  kwargs: Record<string, unknown>,
+  hasStartExpr: boolean,
+  known: Set<string>,
+  deps: ValidateHookDeps,
+): Promise<string[]> {
   const lines: string[] = [];
   const schema = await deps.tools.schema(tool);
   if (schema) lines.push(...deps.schemas.check(schema, kwargs, 'tool_kwargs', hasStartExpr));

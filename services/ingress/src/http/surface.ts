@@ -9,7 +9,11 @@ export type IngressSurface = 'public' | 'admin';
 export function onPublicSurface(url: string | undefined): boolean {
   const path = (url ?? '/').split('?')[0]!;
   return (
-    path.startsWith('/universal_webhook/') || path === '/healthz' || path === '/readyz' || path === APPROVAL_LINK_PATH || path.startsWith(`${APPROVAL_LINK_PATH}/`)
+    path.startsWith('/universal_webhook/') ||
+    path === '/healthz' ||
+    path === '/readyz' ||
+    path === APPROVAL_LINK_PATH ||
+    path.startsWith(`${APPROVAL_LINK_PATH}/`)
   );
 }
 
@@ -26,7 +30,8 @@ export function surfaceListener(app: RequestListener, surface: IngressSurface): 
     const probe = path === '/healthz' || path === '/readyz';
     if (surface === 'public' ? isPublic : !isPublic || probe) return app(req, res);
     // Unread bodies are left to node: the answer closes the connection.
-    const where = surface === 'public' ? 'the management API, /metrics and the console listen on HOOKS_ADMIN_PORT' : 'the public door listens on HOOKS_HTTP_PORT';
+    const where =
+      surface === 'public' ? 'the management API, /metrics and the console listen on HOOKS_ADMIN_PORT' : 'the public door listens on HOOKS_HTTP_PORT';
     const body = JSON.stringify({ error: { kind: 'not_found', message: `no route ${req.method ?? 'GET'} ${path} on this port (${where})` } });
     sendJson(res, 404, body, undefined, true);
   };

@@ -29,7 +29,11 @@ export function parseTrustedProxies(entries: readonly string[]): { table: BlockL
     const family = ip === null ? 0 : isIP(ip);
     const prefix = bits === undefined ? undefined : Number(bits);
     const maxBits = family === 6 ? 128 : 32;
-    if (ip === null || extra !== undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits ?? '')))) {
+    if (
+      ip === null ||
+      extra !== undefined ||
+      (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits ?? '')))
+    ) {
       errors.push(`HOOKS_TRUSTED_PROXIES entry ${JSON.stringify(entry)} is not an IP address or CIDR range`);
       continue;
     }

@@ -62,7 +62,11 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     if (rate === 0) return undefined; // 0 = unlimited
     const o = bucketOptions(name, rate, burst, prefix);
     const memory = new RateLimiterMemory({ keyPrefix: o.keyPrefix, points: o.points, duration: o.memoryDuration });
-    const takeMemory: Take = (key) => memory.consume(key, 1).then(() => 0, (res: unknown) => waitOf(res));
+    const takeMemory: Take = (key) =>
+      memory.consume(key, 1).then(
+        () => 0,
+        (res: unknown) => waitOf(res),
+      );
     if (!client) return takeMemory;
     const redis = new RateLimiterRedis({
       storeClient: client,

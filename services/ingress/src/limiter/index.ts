@@ -88,7 +88,10 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
     apiBurst: options.apiBurst,
     onStore(event, err) {
       if (event === 'down') {
-        logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'flood limiter: Redis unreachable, limiting per process until it answers (failing open)');
+        logger?.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'flood limiter: Redis unreachable, limiting per process until it answers (failing open)',
+        );
       } else {
         logger?.info('flood limiter: Redis answers again, buckets shared across replicas');
       }

@@ -1,4 +1,16 @@
-import { type Clock, type HookMetrics, PLATFORM_EVENT_TOPICS, type Logger, SpanKind, activeTraceparent, nameViolation, systemClock, toHookyardError, traced, UNROUTED_TOPIC } from '@hookyard/core';
+import {
+  type Clock,
+  type HookMetrics,
+  PLATFORM_EVENT_TOPICS,
+  type Logger,
+  SpanKind,
+  activeTraceparent,
+  nameViolation,
+  systemClock,
+  toHookyardError,
+  traced,
+  UNROUTED_TOPIC,
+} from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
 import type { KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';

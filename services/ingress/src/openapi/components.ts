@@ -42,7 +42,12 @@ export const SCHEMAS: Record<string, Schema> = {
     description: 'A jq expression: inline, or a stored template with its $kwargs',
     oneOf: [
       { type: 'object', required: ['content'], properties: { content: { type: 'string' } }, additionalProperties: false },
-      { type: 'object', required: ['id'], properties: { id: { type: 'string' }, kwargs: { type: 'object', additionalProperties: true } }, additionalProperties: false },
+      {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, kwargs: { type: 'object', additionalProperties: true } },
+        additionalProperties: false,
+      },
     ],
   },
   HookInput: {
@@ -59,7 +64,11 @@ export const SCHEMAS: Record<string, Schema> = {
         type: 'object',
         required: ['scope', 'kind', 'key_expr'],
         additionalProperties: false,
-        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key_expr: { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS['subject.key_expr'] } },
+        properties: {
+          scope: { type: 'string' },
+          kind: { type: 'string' },
+          key_expr: { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS['subject.key_expr'] },
+        },
       },
       approval: {
         type: 'array',
@@ -78,14 +87,33 @@ export const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     description: 'First matching rule wins; no match allows; a `when` that fails denies (fail closed)',
     properties: {
-      name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,127}$', description: 'Named in decisions and history lines; default `deployment rule <n>` / `hook rule <n>`' },
+      name: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,127}$',
+        description: 'Named in decisions and history lines; default `deployment rule <n>` / `hook rule <n>`',
+      },
       tools: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Tools the rule covers (allowlist grammar: `*`, names, `!name`)' },
       when: { type: 'string', description: 'jq; the rule matches when its first output is neither false nor null', 'x-tai42-expression': POLICY_WHEN },
       action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
-      message: { type: 'string', maxLength: 1000, description: "deny: the sentence the run's result carries (default: ask for clarification or try a less destructive approach); approve: shown to the approver" },
-      timeout_seconds: { type: 'integer', minimum: 1, maximum: 2592000, default: DEFAULT_APPROVAL_TIMEOUT_SECONDS, description: 'approve only: how long the approval stays open (absent: HOOKS_APPROVAL_TIMEOUT_SECONDS, default 3600)' },
+      message: {
+        type: 'string',
+        maxLength: 1000,
+        description:
+          "deny: the sentence the run's result carries (default: ask for clarification or try a less destructive approach); approve: shown to the approver",
+      },
+      timeout_seconds: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 2592000,
+        default: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+        description: 'approve only: how long the approval stays open (absent: HOOKS_APPROVAL_TIMEOUT_SECONDS, default 3600)',
+      },
       on_timeout: { type: 'string', enum: [...APPROVAL_TIMEOUT_ACTIONS], default: 'deny', description: 'approve only: what expiry does' },
-      answer_hooks: { type: 'array', items: ref('Name'), description: "approve only: hooks whose resume_expr may answer (their topic needs a verifier binding)" },
+      answer_hooks: {
+        type: 'array',
+        items: ref('Name'),
+        description: 'approve only: hooks whose resume_expr may answer (their topic needs a verifier binding)',
+      },
     },
   },
   ApprovalPolicy: {
@@ -143,23 +171,56 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   DryRun: {
     type: 'object',
-    required: ['hook', 'tool', 'outcome', 'subject', 'parked', 'state', 'condition', 'cancel', 'resume', 'act', 'kwargs', 'extras', 'allowlist', 'approval', 'error'],
+    required: [
+      'hook',
+      'tool',
+      'outcome',
+      'subject',
+      'parked',
+      'state',
+      'condition',
+      'cancel',
+      'resume',
+      'act',
+      'kwargs',
+      'extras',
+      'allowlist',
+      'approval',
+      'error',
+    ],
     properties: {
       hook: { type: 'string' },
       tool: { type: 'string' },
-      outcome: { type: 'string', enum: ['skipped', 'act', 'start', 'denied', 'approval', 'refused', 'error'], description: 'What the run would do: skip, act on interactions (no tool call), start the tool, be denied, park for an approval, be refused by the allowlist, fail' },
+      outcome: {
+        type: 'string',
+        enum: ['skipped', 'act', 'start', 'denied', 'approval', 'refused', 'error'],
+        description:
+          'What the run would do: skip, act on interactions (no tool call), start the tool, be denied, park for an approval, be refused by the allowlist, fail',
+      },
       subject: nullable({ type: 'object', properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } } }),
       parked: { type: 'array', items: {}, description: 'The $parked the expressions saw' },
       state: { description: "The $state the expressions saw: the subject's state document, or null" },
       condition: nullable({ type: 'object', properties: { present: { type: 'boolean' }, output: { type: 'array', items: {} }, matched: { type: 'boolean' } } }),
       cancel: nullable({ type: 'array', items: {}, description: 'cancel_expr outputs' }),
       resume: nullable({ type: 'array', items: {}, description: 'resume_expr outputs' }),
-      act: nullable({ type: 'object', description: 'What the door contract would do: {verb: cancel, ids} | {verb: resume, items: [{id, payload}]} | {verb: take, id}', additionalProperties: true }),
+      act: nullable({
+        type: 'object',
+        description: 'What the door contract would do: {verb: cancel, ids} | {verb: resume, items: [{id, payload}]} | {verb: take, id}',
+        additionalProperties: true,
+      }),
       kwargs: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool would get' }),
-      extras: nullable({ type: 'object', additionalProperties: true, description: 'The extras the tool would get (the idempotency key stands as "<run id>"); with an act, the extras handed on' }),
+      extras: nullable({
+        type: 'object',
+        additionalProperties: true,
+        description: 'The extras the tool would get (the idempotency key stands as "<run id>"); with an act, the extras handed on',
+      }),
       allowlist: nullable({ type: 'object', properties: { allowed: { type: 'boolean' }, list: { type: 'string' } } }),
       approval: nullable(ref('ApprovalDecision')),
-      error: nullable({ type: 'object', required: ['step', 'kind', 'message'], properties: { step: { type: 'string' }, kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } } }),
+      error: nullable({
+        type: 'object',
+        required: ['step', 'kind', 'message'],
+        properties: { step: { type: 'string' }, kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
+      }),
     },
   },
   ErrorInfo: {
@@ -184,7 +245,11 @@ export const SCHEMAS: Record<string, Schema> = {
       acted: { type: 'string', enum: ['', 'cancel', 'resume', 'take', 'start'] },
       acted_ids: { type: 'array', items: { type: 'string' } },
       claim_intent: { type: 'string' },
-      error: nullable({ type: 'object', required: ['kind', 'message'], properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } } }),
+      error: nullable({
+        type: 'object',
+        required: ['kind', 'message'],
+        properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
+      }),
       result: { description: 'The tool result (bounded; truncated with a marker past 64 KiB)', nullable: true },
       input: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool was started with' }),
       lease: nullable({ type: 'object', properties: { owner: { type: 'string' }, until: isoTime, token: { type: 'integer' } } }),
@@ -194,7 +259,10 @@ export const SCHEMAS: Record<string, Schema> = {
       interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
       parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
       replay_of: { type: 'string', nullable: true, description: 'The run whose event this run replays (POST /api/hook-runs/{id}/replay); null otherwise' },
-      traceparent: nullable({ type: 'string', description: 'The W3C traceparent every span of this run continues (the door\'s request span, when tracing is on); null otherwise' }),
+      traceparent: nullable({
+        type: 'string',
+        description: "The W3C traceparent every span of this run continues (the door's request span, when tracing is on); null otherwise",
+      }),
       created_at: isoTime,
       updated_at: isoTime,
       started_at: nullable(isoTime),
@@ -217,7 +285,7 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   Interaction: {
     type: 'object',
-    description: 'What a parked run waits on. Resolved once; a resumed one keeps its run\'s outcome until a later run takes it.',
+    description: "What a parked run waits on. Resolved once; a resumed one keeps its run's outcome until a later run takes it.",
     required: ['id', 'kind', 'run', 'hook', 'topic', 'tool', 'args_hash', 'status', 'created_at', 'expires_at'],
     properties: {
       id: { type: 'string', description: '10 chars of time, 128 random bits (hex), 2 chars of store partition' },
@@ -230,7 +298,11 @@ export const SCHEMAS: Record<string, Schema> = {
       rule: nullable({ type: 'string' }),
       policy_version: nullable({ type: 'integer' }),
       answer_hooks: { type: 'array', items: ref('Name'), description: 'approval: the hooks whose door contract may answer it' },
-      subject: nullable({ type: 'object', required: ['scope', 'kind', 'key'], properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } } }),
+      subject: nullable({
+        type: 'object',
+        required: ['scope', 'kind', 'key'],
+        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } },
+      }),
       on_timeout: nullable({ type: 'string', description: 'wait: fail | succeed; approval: deny | allow' }),
       created_at: isoTime,
       expires_at: isoTime,
@@ -254,7 +326,10 @@ export const SCHEMAS: Record<string, Schema> = {
   InteractionPage: {
     type: 'object',
     required: ['interactions', 'next_cursor'],
-    properties: { interactions: { type: 'array', items: ref('Interaction') }, next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }) },
+    properties: {
+      interactions: { type: 'array', items: ref('Interaction') },
+      next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
+    },
   },
   StateWrite: {
     type: 'object',
@@ -262,8 +337,8 @@ export const SCHEMAS: Record<string, Schema> = {
     properties: {
       version: { type: 'integer', minimum: 1, description: 'The version this write made' },
       op: { type: 'string', enum: ['set', 'merge'] },
-      door: { type: 'string', enum: ['hook', 'api'], description: "hook: a state tool called by a run; api: the management API" },
-      actor: { type: 'string', description: 'door hook: the run id; door api: `<role>:<token label>` (the first 8 hex of the token\'s SHA-256)' },
+      door: { type: 'string', enum: ['hook', 'api'], description: 'hook: a state tool called by a run; api: the management API' },
+      actor: { type: 'string', description: "door hook: the run id; door api: `<role>:<token label>` (the first 8 hex of the token's SHA-256)" },
       hook: nullable({ type: 'string', description: 'The hook whose run wrote (door hook)' }),
       at: isoTime,
     },
@@ -291,13 +366,20 @@ export const SCHEMAS: Record<string, Schema> = {
       key: { type: 'string' },
       version: { type: 'integer', minimum: 1 },
       updated_at: isoTime,
-      updated_by: { type: 'object', required: ['door', 'actor', 'hook'], properties: { door: { type: 'string', enum: ['hook', 'api'] }, actor: { type: 'string' }, hook: nullable({ type: 'string' }) } },
+      updated_by: {
+        type: 'object',
+        required: ['door', 'actor', 'hook'],
+        properties: { door: { type: 'string', enum: ['hook', 'api'] }, actor: { type: 'string' }, hook: nullable({ type: 'string' }) },
+      },
     },
   },
   StatePage: {
     type: 'object',
     required: ['states', 'next_cursor'],
-    properties: { states: { type: 'array', items: ref('StateSummary') }, next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }) },
+    properties: {
+      states: { type: 'array', items: ref('StateSummary') },
+      next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
+    },
   },
   StateInput: {
     type: 'object',
@@ -305,18 +387,31 @@ export const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     properties: {
       document: { type: 'object', additionalProperties: true, description: 'Replaces the document whole' },
-      if_version: { type: 'integer', minimum: 0, description: 'Applies only if the kept version is this one (0: no document yet), else 409 naming the kept one' },
+      if_version: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Applies only if the kept version is this one (0: no document yet), else 409 naming the kept one',
+      },
     },
   },
   StateDeleted: {
     type: 'object',
     required: ['deleted', 'scope', 'kind', 'key', 'version'],
-    properties: { deleted: { type: 'boolean', enum: [true] }, scope: ref('Name'), kind: ref('Name'), key: { type: 'string' }, version: { type: 'integer', description: 'The version removed' } },
+    properties: {
+      deleted: { type: 'boolean', enum: [true] },
+      scope: ref('Name'),
+      kind: ref('Name'),
+      key: { type: 'string' },
+      version: { type: 'integer', description: 'The version removed' },
+    },
   },
   RunPage: {
     type: 'object',
     required: ['runs', 'next_cursor'],
-    properties: { runs: { type: 'array', items: ref('Run') }, next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }) },
+    properties: {
+      runs: { type: 'array', items: ref('Run') },
+      next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
+    },
   },
   Tool: {
     type: 'object',
@@ -329,7 +424,11 @@ export const SCHEMAS: Record<string, Schema> = {
       retry: ref('ToolRetryPolicy'),
       crash_resumable: { type: 'boolean' },
       record: ref('ToolRecord'),
-      tools: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'a provider registration (openapi, mcp, grpc): the tools it provides' },
+      tools: {
+        type: 'array',
+        items: { type: 'object', additionalProperties: true },
+        description: 'a provider registration (openapi, mcp, grpc): the tools it provides',
+      },
       discovery: ref('DiscoveryStatus'),
     },
   },
@@ -339,7 +438,11 @@ export const SCHEMAS: Record<string, Schema> = {
     description: "What the executors' last discoveries of a provider registration found (null: none yet)",
     properties: {
       name: { type: 'string' },
-      last_success: nullable({ type: 'object', required: ['at', 'tools'], properties: { at: { type: 'string', format: 'date-time' }, tools: { type: 'integer', minimum: 0, description: 'tools it exposed' } } }),
+      last_success: nullable({
+        type: 'object',
+        required: ['at', 'tools'],
+        properties: { at: { type: 'string', format: 'date-time' }, tools: { type: 'integer', minimum: 0, description: 'tools it exposed' } },
+      }),
       last_error: nullable({
         type: 'object',
         required: ['at', 'kind', 'message'],
@@ -350,7 +453,12 @@ export const SCHEMAS: Record<string, Schema> = {
   ToolRetryPolicy: {
     type: 'object',
     required: ['max_attempts', 'base_ms', 'cap_ms', 'kinds'],
-    properties: { max_attempts: { type: 'integer' }, base_ms: { type: 'integer' }, cap_ms: { type: 'integer' }, kinds: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      max_attempts: { type: 'integer' },
+      base_ms: { type: 'integer' },
+      cap_ms: { type: 'integer' },
+      kinds: { type: 'array', items: { type: 'string' } },
+    },
   },
   ToolRecordInput: {
     type: 'object',
@@ -402,7 +510,14 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['secret'],
     additionalProperties: false,
     description: 'A secret, referenced: resolved by the process that uses it, when it uses it; never stored or echoed',
-    properties: { secret: { type: 'string', pattern: '^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/.+)$', description: 'env:NAME (an environment variable) or file:/path (a mounted file)', example: 'env:TICKETS_API_KEY' } },
+    properties: {
+      secret: {
+        type: 'string',
+        pattern: '^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/.+)$',
+        description: 'env:NAME (an environment variable) or file:/path (a mounted file)',
+        example: 'env:TICKETS_API_KEY',
+      },
+    },
   },
   StringOrSecret: {
     description: 'A literal string, or a secret reference {"secret": "env:NAME"}',
@@ -410,7 +525,10 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   ToolRecord: {
     description: 'A registered tool service as kept: secrets appear as references only',
-    allOf: [ref('ToolRecordInput'), { type: 'object', required: ['kind', 'timeout_ms', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } }],
+    allOf: [
+      ref('ToolRecordInput'),
+      { type: 'object', required: ['kind', 'timeout_ms', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } },
+    ],
   },
   VerifierInput: {
     type: 'object',
@@ -458,7 +576,11 @@ export const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     required: ['content'],
     additionalProperties: false,
-    properties: { id: { type: 'string', description: 'Optional; must equal the path id' }, content: { type: 'string', description: 'jq; compiled on write' }, description: { type: 'string' } },
+    properties: {
+      id: { type: 'string', description: 'Optional; must equal the path id' },
+      content: { type: 'string', description: 'jq; compiled on write' },
+      description: { type: 'string' },
+    },
   },
   Removed: {
     type: 'object',
@@ -472,7 +594,11 @@ export const SCHEMAS: Record<string, Schema> = {
       status: { type: 'string', enum: ['accepted', 'duplicate'] },
       runs: { type: 'integer', minimum: 0, description: 'Runs kept (one per hook on the topic); absent on duplicate' },
       run_ids: { type: 'array', items: { type: 'string' }, description: 'The ids of the runs kept (GET /api/hook-runs/{id}); absent on duplicate' },
-      event_id: { type: 'string', nullable: true, description: 'The id every run id of this event starts with; null when nothing was kept; absent on duplicate' },
+      event_id: {
+        type: 'string',
+        nullable: true,
+        description: 'The id every run id of this event starts with; null when nothing was kept; absent on duplicate',
+      },
     },
   },
   RunFilter: {
@@ -503,7 +629,11 @@ export const SCHEMAS: Record<string, Schema> = {
       retried: { type: 'integer', minimum: 0, description: 'Runs retried (bulk retry; 0 on a dry run)' },
       discarded: { type: 'integer', minimum: 0, description: 'Runs discarded (bulk discard; 0 on a dry run)' },
       refused: { type: 'integer', minimum: 0, description: 'Runs the store refused (moved on since listed, or committed a resume/take)' },
-      refusals: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, message: { type: 'string' } } }, description: 'The first 20 refusals' },
+      refusals: {
+        type: 'array',
+        items: { type: 'object', properties: { id: { type: 'string' }, message: { type: 'string' } } },
+        description: 'The first 20 refusals',
+      },
       truncated: { type: 'boolean', description: 'More runs matched than one call acts on: call again' },
     },
   },
@@ -516,7 +646,11 @@ export const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     required: ['generation', 'config_file', 'env_overrides_file', 'settings'],
     properties: {
-      generation: { type: 'integer', minimum: 1, description: '1 at boot, +1 per reload that applied something (also the gauge tai42_hook_runs_config_generation)' },
+      generation: {
+        type: 'integer',
+        minimum: 1,
+        description: '1 at boot, +1 per reload that applied something (also the gauge tai42_hook_runs_config_generation)',
+      },
       config_file: { type: 'string', nullable: true, description: 'HOOKS_CONFIG_FILE' },
       env_overrides_file: { type: 'array', items: { type: 'string' } },
       settings: {

@@ -13,7 +13,13 @@ const body = (schema: Obj): Obj => ({ required: true, content: json(schema) });
 const API_FAILS = [401, 403, 429];
 
 function op(role: 'reader' | 'operator' | 'admin', summary: string, responses: Obj, extra: Obj = {}): Obj {
-  return { summary, description: `Needs the ${role} role.`, 'x-hookyard-role': role, ...extra, responses: { ...responses, ...fail(...API_FAILS), ...fail(500) } };
+  return {
+    summary,
+    description: `Needs the ${role} role.`,
+    'x-hookyard-role': role,
+    ...extra,
+    responses: { ...responses, ...fail(...API_FAILS), ...fail(500) },
+  };
 }
 
 const open = { security: [] };
@@ -39,7 +45,10 @@ const LINK_GET =
   'No token: the HMAC-SHA256 signature over the id, the verdict and the expiry (key HOOKS_APPROVAL_LINK_SECRET) is the credential, checked in constant time. ' +
   'GET never answers (chat apps fetch links to preview them): it shows what is asked and a button that POSTs.';
 const LINK_POST = 'Answers the approval once (via link, by "signed link"); a second POST is 409. Form field `reason` is optional.';
-const LINK_FORM: Obj = { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { reason: { type: 'string', maxLength: 1000 } } } } } };
+const LINK_FORM: Obj = {
+  required: false,
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { reason: { type: 'string', maxLength: 1000 } } } } },
+};
 
 const PATHS: Obj = {
   '/universal_webhook/{topic}': {
@@ -64,9 +73,15 @@ const PATHS: Obj = {
         '408': doorError('The body was not received in time'),
         '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES'),
         '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES'),
-        '429': { description: 'Flood limiter (per client and per topic)', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('DoorError')) },
+        '429': {
+          description: 'Flood limiter (per client and per topic)',
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+          content: json(ref('DoorError')),
+        },
         '500': doorError('`accept failed`: the store refused or could not be reached; nothing was kept and no delivery id claimed (retry)'),
-        '503': doorError('`accept outcome unknown`: the keep was sent and no answer came; it may be kept. Retry with the same delivery id: a duplicate if it was kept'),
+        '503': doorError(
+          '`accept outcome unknown`: the keep was sent and no answer came; it may be kept. Retry with the same delivery id: a duplicate if it was kept',
+        ),
       },
     },
     get: {
@@ -79,16 +94,60 @@ const PATHS: Obj = {
     },
   },
   '/approvals/{id}/approve': {
-    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } }],
-    get: { ...open, tags: ['approvals'], operationId: 'approveLinkPage', summary: 'Signed approve link: a confirmation page (changes nothing)', description: LINK_GET, responses: LINK_ANSWERS },
-    post: { ...open, tags: ['approvals'], operationId: 'approveLink', summary: 'Signed approve link: answers the approval (once)', description: LINK_POST, requestBody: LINK_FORM, responses: LINK_ANSWERS },
+    parameters: [
+      pathParam('id', 'Interaction id (an approval)', { type: 'string' }),
+      { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } },
+    ],
+    get: {
+      ...open,
+      tags: ['approvals'],
+      operationId: 'approveLinkPage',
+      summary: 'Signed approve link: a confirmation page (changes nothing)',
+      description: LINK_GET,
+      responses: LINK_ANSWERS,
+    },
+    post: {
+      ...open,
+      tags: ['approvals'],
+      operationId: 'approveLink',
+      summary: 'Signed approve link: answers the approval (once)',
+      description: LINK_POST,
+      requestBody: LINK_FORM,
+      responses: LINK_ANSWERS,
+    },
   },
   '/approvals/{id}/deny': {
-    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } }],
-    get: { ...open, tags: ['approvals'], operationId: 'denyLinkPage', summary: 'Signed deny link: a confirmation page (changes nothing)', description: LINK_GET, responses: LINK_ANSWERS },
-    post: { ...open, tags: ['approvals'], operationId: 'denyLink', summary: 'Signed deny link: answers the approval (once)', description: LINK_POST, requestBody: LINK_FORM, responses: LINK_ANSWERS },
+    parameters: [
+      pathParam('id', 'Interaction id (an approval)', { type: 'string' }),
+      { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } },
+    ],
+    get: {
+      ...open,
+      tags: ['approvals'],
+      operationId: 'denyLinkPage',
+      summary: 'Signed deny link: a confirmation page (changes nothing)',
+      description: LINK_GET,
+      responses: LINK_ANSWERS,
+    },
+    post: {
+      ...open,
+      tags: ['approvals'],
+      operationId: 'denyLink',
+      summary: 'Signed deny link: answers the approval (once)',
+      description: LINK_POST,
+      requestBody: LINK_FORM,
+      responses: LINK_ANSWERS,
+    },
   },
-  '/healthz': { get: { ...open, tags: ['ops'], operationId: 'healthz', summary: 'The process answers', responses: { '200': answer('Alive', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }) } } },
+  '/healthz': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'healthz',
+      summary: 'The process answers',
+      responses: { '200': answer('Alive', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }) },
+    },
+  },
   '/readyz': {
     get: {
       ...open,
@@ -100,7 +159,10 @@ const PATHS: Obj = {
           type: 'object',
           properties: { status: { type: 'string', enum: ['ready'] }, degraded: { type: 'string' } },
         }),
-        '503': answer('Not ready, with the reason', { type: 'object', properties: { status: { type: 'string', enum: ['unready'] }, reason: { type: 'string' } } }),
+        '503': answer('Not ready, with the reason', {
+          type: 'object',
+          properties: { status: { type: 'string', enum: ['unready'] }, reason: { type: 'string' } },
+        }),
       },
     },
   },
@@ -124,15 +186,23 @@ const PATHS: Obj = {
       summary: 'The operator console (a browser page; sign in with a management token)',
       description:
         'Static assets built by `pnpm build`, under a strict Content-Security-Policy. The page holds nothing secret; it calls this API with the ' +
-        'bearer token pasted at sign-in (kept in session storage) and shows only what the token\'s role may do. 503 when the assets were not built.',
-      responses: { '200': { description: 'The console page', content: { 'text/html': { schema: { type: 'string' } } } }, '503': { description: 'The console assets were not built' } },
+        "bearer token pasted at sign-in (kept in session storage) and shows only what the token's role may do. 503 when the assets were not built.",
+      responses: {
+        '200': { description: 'The console page', content: { 'text/html': { schema: { type: 'string' } } } },
+        '503': { description: 'The console assets were not built' },
+      },
     },
   },
   '/api/whoami': {
-    get: op('reader', 'The role of the presented token', { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) }, {
-      tags: ['ops'],
-      operationId: 'whoami',
-    }),
+    get: op(
+      'reader',
+      'The role of the presented token',
+      { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) },
+      {
+        tags: ['ops'],
+        operationId: 'whoami',
+      },
+    ),
   },
   '/api/settings': {
     get: op(
@@ -206,16 +276,24 @@ const PATHS: Obj = {
     ),
   },
   '/api/hooks': {
-    get: op('reader', 'List hooks', { '200': answer('Hooks', { type: 'object', required: ['hooks'], properties: { hooks: { type: 'array', items: ref('Hook') } } }), ...fail(400) }, {
-      tags: ['hooks'],
-      operationId: 'listHooks',
-      parameters: [{ name: 'topic', in: 'query', required: false, description: 'Only the hooks on this topic', schema: ref('Name') }],
-    }),
+    get: op(
+      'reader',
+      'List hooks',
+      { '200': answer('Hooks', { type: 'object', required: ['hooks'], properties: { hooks: { type: 'array', items: ref('Hook') } } }), ...fail(400) },
+      {
+        tags: ['hooks'],
+        operationId: 'listHooks',
+        parameters: [{ name: 'topic', in: 'query', required: false, description: 'Only the hooks on this topic', schema: ref('Name') }],
+      },
+    ),
     post: op(
       'operator',
       'Register or replace a hook',
       {
-        '200': answer('Replaced (moved to the new topic if it changed)', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, hook: ref('Hook') } }),
+        '200': answer('Replaced (moved to the new topic if it changed)', {
+          type: 'object',
+          properties: { created: { type: 'boolean', enum: [false] }, hook: ref('Hook') },
+        }),
         '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, hook: ref('Hook') } }),
         ...fail(400),
       },
@@ -230,95 +308,159 @@ const PATHS: Obj = {
     ),
   },
   '/api/hooks/schema': {
-    get: op('reader', 'The JSON Schema of a hook record', { '200': answer('A standalone JSON Schema (2020-12); every jq field carries x-tai42-expression', { type: 'object' }) }, {
-      tags: ['hooks'],
-      operationId: 'hookSchema',
-      description:
-        'Needs the reader role. Each jq field (condition, start_expr, cancel_expr, resume_expr, extras_expr, subject.key_expr, approval[].when) carries ' +
-        '`x-tai42-expression` {input, result, variables}: the document it reads, what its result is consumed as, and the variables it binds ($parked). ' +
-        'This route is matched before GET /api/hooks/{name}, so a hook named `schema` is read through GET /api/hooks?topic=… instead.',
-    }),
+    get: op(
+      'reader',
+      'The JSON Schema of a hook record',
+      { '200': answer('A standalone JSON Schema (2020-12); every jq field carries x-tai42-expression', { type: 'object' }) },
+      {
+        tags: ['hooks'],
+        operationId: 'hookSchema',
+        description:
+          'Needs the reader role. Each jq field (condition, start_expr, cancel_expr, resume_expr, extras_expr, subject.key_expr, approval[].when) carries ' +
+          '`x-tai42-expression` {input, result, variables}: the document it reads, what its result is consumed as, and the variables it binds ($parked). ' +
+          'This route is matched before GET /api/hooks/{name}, so a hook named `schema` is read through GET /api/hooks?topic=… instead.',
+      },
+    ),
   },
   '/api/hooks/dry-run': {
-    post: op('operator', 'What a run of a hook over a payload would do (nothing kept, nothing called)', { '200': answer('Every step of the run', ref('DryRun')), ...fail(400, 404) }, {
-      tags: ['hooks'],
-      operationId: 'dryRunHook',
-      description:
-        'Needs the operator role. `hook` is a registered hook name or a hook record (validated as a registration, not stored). Evaluates the subject, ' +
-        '$parked, the condition, cancel_expr and resume_expr, start_expr under the static tool_kwargs, extras_expr, the allowlist and the approval policy ' +
-        'as a run would; the first step that fails ends the report with its error and kind. No side effect.',
-      requestBody: body(ref('DryRunInput')),
-    }),
+    post: op(
+      'operator',
+      'What a run of a hook over a payload would do (nothing kept, nothing called)',
+      { '200': answer('Every step of the run', ref('DryRun')), ...fail(400, 404) },
+      {
+        tags: ['hooks'],
+        operationId: 'dryRunHook',
+        description:
+          'Needs the operator role. `hook` is a registered hook name or a hook record (validated as a registration, not stored). Evaluates the subject, ' +
+          '$parked, the condition, cancel_expr and resume_expr, start_expr under the static tool_kwargs, extras_expr, the allowlist and the approval policy ' +
+          'as a run would; the first step that fails ends the report with its error and kind. No side effect.',
+        requestBody: body(ref('DryRunInput')),
+      },
+    ),
   },
   '/api/interactions/{id}/approve': {
     parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
-    post: op('operator', 'Approve an open approval: its parked run calls the tool once', { '200': answer('The interaction, approved, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) }, {
-      tags: ['approvals'],
-      operationId: 'approveInteraction',
-      description:
-        "Needs the operator role. Body `{reason?}`. The woken run hashes its arguments again: if they no longer equal the approval's args_hash " +
-        '(the hook or a template changed) the run ends `denied` saying why; otherwise the tool is called once with the run\'s idempotency key. ' +
-        '409 when already answered (naming who answered first), when past its expiry, or when the interaction is not an approval.',
-      requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
-    }),
+    post: op(
+      'operator',
+      'Approve an open approval: its parked run calls the tool once',
+      { '200': answer('The interaction, approved, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) },
+      {
+        tags: ['approvals'],
+        operationId: 'approveInteraction',
+        description:
+          "Needs the operator role. Body `{reason?}`. The woken run hashes its arguments again: if they no longer equal the approval's args_hash " +
+          "(the hook or a template changed) the run ends `denied` saying why; otherwise the tool is called once with the run's idempotency key. " +
+          '409 when already answered (naming who answered first), when past its expiry, or when the interaction is not an approval.',
+        requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
+      },
+    ),
   },
   '/api/interactions/{id}/deny': {
     parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
-    post: op('operator', 'Deny an open approval: its parked run ends denied, the tool never called', { '200': answer('The interaction, denied, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) }, {
-      tags: ['approvals'],
-      operationId: 'denyInteraction',
-      description: 'Needs the operator role. Body `{reason?}`; the run\'s result names who denied it, how, and the reason. 409 as for approve.',
-      requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
-    }),
+    post: op(
+      'operator',
+      'Deny an open approval: its parked run ends denied, the tool never called',
+      { '200': answer('The interaction, denied, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) },
+      {
+        tags: ['approvals'],
+        operationId: 'denyInteraction',
+        description: "Needs the operator role. Body `{reason?}`; the run's result names who denied it, how, and the reason. 409 as for approve.",
+        requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
+      },
+    ),
   },
   '/api/approval-policy': {
-    get: op('reader', "The deployment's approval policy", { '200': answer('The policy (version 0 with no rules when never set)', ref('ApprovalPolicy')) }, { tags: ['approvals'], operationId: 'getApprovalPolicy' }),
-    put: op('admin', 'Replace the approval rules (the version is bumped)', { '200': answer('The policy as kept', ref('ApprovalPolicy')), ...fail(400, 409) }, {
-      tags: ['approvals'],
-      operationId: 'putApprovalPolicy',
-      description:
-        'Needs the admin role. Replaces the rules whole; one 400 line per bad rule (an allowlist entry, a `when` that does not compile, an unknown action, ' +
-        'a field the action does not use). With `version`, applies only if that is still the kept version, else 409 naming the kept one.',
-      requestBody: body(ref('ApprovalPolicyInput')),
-    }),
+    get: op(
+      'reader',
+      "The deployment's approval policy",
+      { '200': answer('The policy (version 0 with no rules when never set)', ref('ApprovalPolicy')) },
+      { tags: ['approvals'], operationId: 'getApprovalPolicy' },
+    ),
+    put: op(
+      'admin',
+      'Replace the approval rules (the version is bumped)',
+      { '200': answer('The policy as kept', ref('ApprovalPolicy')), ...fail(400, 409) },
+      {
+        tags: ['approvals'],
+        operationId: 'putApprovalPolicy',
+        description:
+          'Needs the admin role. Replaces the rules whole; one 400 line per bad rule (an allowlist entry, a `when` that does not compile, an unknown action, ' +
+          'a field the action does not use). With `version`, applies only if that is still the kept version, else 409 naming the kept one.',
+        requestBody: body(ref('ApprovalPolicyInput')),
+      },
+    ),
   },
   '/api/states': {
-    get: op('reader', 'List the subjects of one scope and kind that have state, by key, with a cursor', { '200': answer('A page of subjects (no documents)', ref('StatePage')), ...fail(400) }, {
-      tags: ['states'],
-      operationId: 'listStates',
-      parameters: [
-        { name: 'scope', in: 'query', required: true, schema: ref('Name') },
-        { name: 'kind', in: 'query', required: true, schema: ref('Name') },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
-      ],
-    }),
+    get: op(
+      'reader',
+      'List the subjects of one scope and kind that have state, by key, with a cursor',
+      { '200': answer('A page of subjects (no documents)', ref('StatePage')), ...fail(400) },
+      {
+        tags: ['states'],
+        operationId: 'listStates',
+        parameters: [
+          { name: 'scope', in: 'query', required: true, schema: ref('Name') },
+          { name: 'kind', in: 'query', required: true, schema: ref('Name') },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
+        ],
+      },
+    ),
   },
   '/api/states/{scope}/{kind}/{key}': {
-    parameters: [pathParam('scope', 'Subject scope'), pathParam('kind', 'Subject kind'), pathParam('key', 'Subject key (URL-encoded: it may hold / and #)', { type: 'string', minLength: 1, maxLength: 512 })],
-    get: op('reader', "A subject's state: document, version and write history", { '200': answer('The state', ref('StateRecord')), ...fail(400, 404) }, { tags: ['states'], operationId: 'getState' }),
-    put: op('operator', "Replace a subject's state document (door api)", { '200': answer('Replaced', ref('StateRecord')), '201': answer('Created (version 1)', ref('StateRecord')), ...fail(400, 409) }, {
-      tags: ['states'],
-      operationId: 'putState',
-      description:
-        'Needs the operator role. The write is attributed to door `api` and the token (`<role>:<label>`). With `if_version`, applies only on that version (0: none yet), ' +
-        'else 409 naming the kept version. A document larger than HOOKS_STATE_MAX_BYTES is 400 naming the setting (a body past HOOKS_API_BODY_MAX_BYTES is 413).',
-      requestBody: body(ref('StateInput')),
-    }),
-    delete: op('operator', "Delete a subject's state and its history", { '200': answer('Deleted', ref('StateDeleted')), ...fail(400, 404, 409) }, {
-      tags: ['states'],
-      operationId: 'deleteState',
-      parameters: [{ name: 'if_version', in: 'query', description: 'Deletes only on that version, else 409', schema: { type: 'integer', minimum: 0 } }],
-    }),
+    parameters: [
+      pathParam('scope', 'Subject scope'),
+      pathParam('kind', 'Subject kind'),
+      pathParam('key', 'Subject key (URL-encoded: it may hold / and #)', { type: 'string', minLength: 1, maxLength: 512 }),
+    ],
+    get: op(
+      'reader',
+      "A subject's state: document, version and write history",
+      { '200': answer('The state', ref('StateRecord')), ...fail(400, 404) },
+      { tags: ['states'], operationId: 'getState' },
+    ),
+    put: op(
+      'operator',
+      "Replace a subject's state document (door api)",
+      { '200': answer('Replaced', ref('StateRecord')), '201': answer('Created (version 1)', ref('StateRecord')), ...fail(400, 409) },
+      {
+        tags: ['states'],
+        operationId: 'putState',
+        description:
+          'Needs the operator role. The write is attributed to door `api` and the token (`<role>:<label>`). With `if_version`, applies only on that version (0: none yet), ' +
+          'else 409 naming the kept version. A document larger than HOOKS_STATE_MAX_BYTES is 400 naming the setting (a body past HOOKS_API_BODY_MAX_BYTES is 413).',
+        requestBody: body(ref('StateInput')),
+      },
+    ),
+    delete: op(
+      'operator',
+      "Delete a subject's state and its history",
+      { '200': answer('Deleted', ref('StateDeleted')), ...fail(400, 404, 409) },
+      {
+        tags: ['states'],
+        operationId: 'deleteState',
+        parameters: [{ name: 'if_version', in: 'query', description: 'Deletes only on that version, else 409', schema: { type: 'integer', minimum: 0 } }],
+      },
+    ),
   },
   '/api/hooks/{name}': {
     parameters: [pathParam('name', 'Hook name')],
     get: op('reader', 'One hook', { '200': answer('The hook', ref('Hook')), ...fail(404) }, { tags: ['hooks'], operationId: 'getHook' }),
-    delete: op('operator', 'Remove a hook (its kept runs stay)', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['hooks'], operationId: 'removeHook' }),
+    delete: op(
+      'operator',
+      'Remove a hook (its kept runs stay)',
+      { '200': answer('Removed', ref('Removed')), ...fail(404) },
+      { tags: ['hooks'], operationId: 'removeHook' },
+    ),
   },
   '/api/hooks/topics/{topic}/verifier': {
     parameters: [pathParam('topic', 'Topic')],
-    get: op('reader', "A topic's verifier binding (secret references only)", { '200': answer('The binding', ref('Verifier')), ...fail(404) }, { tags: ['verifiers'], operationId: 'getVerifier' }),
+    get: op(
+      'reader',
+      "A topic's verifier binding (secret references only)",
+      { '200': answer('The binding', ref('Verifier')), ...fail(404) },
+      { tags: ['verifiers'], operationId: 'getVerifier' },
+    ),
     put: op(
       'admin',
       'Bind or replace the verifier of a topic',
@@ -329,11 +471,21 @@ const PATHS: Obj = {
       },
       { tags: ['verifiers'], operationId: 'putVerifier', requestBody: body(ref('VerifierInput')) },
     ),
-    delete: op('admin', 'Remove the binding (the topic becomes open)', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['verifiers'], operationId: 'removeVerifier' }),
+    delete: op(
+      'admin',
+      'Remove the binding (the topic becomes open)',
+      { '200': answer('Removed', ref('Removed')), ...fail(404) },
+      { tags: ['verifiers'], operationId: 'removeVerifier' },
+    ),
   },
   '/api/hooks/topics/{topic}/dedupe': {
     parameters: [pathParam('topic', 'Topic')],
-    get: op('reader', "A topic's dedupe key", { '200': answer('The dedupe key', ref('Dedupe')), ...fail(404) }, { tags: ['verifiers'], operationId: 'getDedupe' }),
+    get: op(
+      'reader',
+      "A topic's dedupe key",
+      { '200': answer('The dedupe key', ref('Dedupe')), ...fail(404) },
+      { tags: ['verifiers'], operationId: 'getDedupe' },
+    ),
     put: op(
       'admin',
       'Set or replace the dedupe key of a topic',
@@ -347,52 +499,85 @@ const PATHS: Obj = {
         operationId: 'putDedupe',
         requestBody: body(ref('DedupeInput')),
         description:
-          'Needs the admin role. The expression runs over {headers, query, body} of every delivery on the topic that its verifier gave no delivery id (a verifier\'s delivery id wins). ' +
+          "Needs the admin role. The expression runs over {headers, query, body} of every delivery on the topic that its verifier gave no delivery id (a verifier's delivery id wins). " +
           'A non-empty string or a number is the delivery id, claimed for horizon_seconds in the same write that keeps the runs: a repeat is 200 duplicate. ' +
           'null, no output or "" keeps without dedupe; a jq error, several outputs or any other value is a 400 that keeps nothing.',
       },
     ),
-    delete: op('admin', 'Remove the dedupe key', { '200': answer('Removed', ref('Removed')), ...fail(404) }, { tags: ['verifiers'], operationId: 'removeDedupe' }),
+    delete: op(
+      'admin',
+      'Remove the dedupe key',
+      { '200': answer('Removed', ref('Removed')), ...fail(404) },
+      { tags: ['verifiers'], operationId: 'removeDedupe' },
+    ),
   },
   '/api/hook-runs': {
-    get: op('reader', 'List runs, newest first, with filters and a cursor', { '200': answer('A page of runs', ref('RunPage')), ...fail(400) }, {
-      tags: ['runs'],
-      operationId: 'listRuns',
-      parameters: [
-        { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
-        { name: 'hook', in: 'query', schema: ref('Name') },
-        { name: 'topic', in: 'query', schema: ref('Name') },
-        { name: 'delivery_id', in: 'query', description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)", schema: { type: 'string', maxLength: 512 } },
-        { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
-        { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
-      ],
-    }),
+    get: op(
+      'reader',
+      'List runs, newest first, with filters and a cursor',
+      { '200': answer('A page of runs', ref('RunPage')), ...fail(400) },
+      {
+        tags: ['runs'],
+        operationId: 'listRuns',
+        parameters: [
+          { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+          { name: 'hook', in: 'query', schema: ref('Name') },
+          { name: 'topic', in: 'query', schema: ref('Name') },
+          {
+            name: 'delivery_id',
+            in: 'query',
+            description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)",
+            schema: { type: 'string', maxLength: 512 },
+          },
+          { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
+          { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
+        ],
+      },
+    ),
   },
   '/api/hook-runs/retry': {
-    post: op('operator', 'Retry every failed run a filter matches', { '200': answer('How many matched, were retried and were refused', ref('BulkAnswer')), ...fail(400) }, {
-      tags: ['runs'],
-      operationId: 'retryRuns',
-      description: 'filter.status, when given, must be failed. With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call (truncated says more matched).',
-      requestBody: body(ref('BulkRequest')),
-    }),
+    post: op(
+      'operator',
+      'Retry every failed run a filter matches',
+      { '200': answer('How many matched, were retried and were refused', ref('BulkAnswer')), ...fail(400) },
+      {
+        tags: ['runs'],
+        operationId: 'retryRuns',
+        description:
+          'filter.status, when given, must be failed. With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call (truncated says more matched).',
+        requestBody: body(ref('BulkRequest')),
+      },
+    ),
   },
   '/api/hook-runs/discard': {
-    post: op('operator', 'Discard every run a filter matches', { '200': answer('How many matched, were discarded and were refused', ref('BulkAnswer')), ...fail(400) }, {
-      tags: ['runs'],
-      operationId: 'discardRuns',
-      description: 'filter.status is required (not running or discarded). With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call.',
-      requestBody: body(ref('BulkRequest')),
-    }),
+    post: op(
+      'operator',
+      'Discard every run a filter matches',
+      { '200': answer('How many matched, were discarded and were refused', ref('BulkAnswer')), ...fail(400) },
+      {
+        tags: ['runs'],
+        operationId: 'discardRuns',
+        description:
+          'filter.status is required (not running or discarded). With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call.',
+        requestBody: body(ref('BulkRequest')),
+      },
+    ),
   },
   '/api/hook-runs/{id}/replay': {
     parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    post: op('operator', "Run an ended run's event again", { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(404, 409) }, {
-      tags: ['runs'],
-      operationId: 'replayRun',
-      description: 'A new run of the same payload for the hook as it is registered now; the source run is left as it is. 409 while the source still runs (pending, running, retry_wait, parked) or when its hook is no longer registered.',
-    }),
+    post: op(
+      'operator',
+      "Run an ended run's event again",
+      { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(404, 409) },
+      {
+        tags: ['runs'],
+        operationId: 'replayRun',
+        description:
+          'A new run of the same payload for the hook as it is registered now; the source run is left as it is. 409 while the source still runs (pending, running, retry_wait, parked) or when its hook is no longer registered.',
+      },
+    ),
   },
   '/api/hook-runs/counts': {
     get: op(
@@ -411,55 +596,88 @@ const PATHS: Obj = {
         tags: ['runs'],
         operationId: 'countRuns',
         description:
-          'Needs the reader role. Read from the store\'s status indexes (no run is read), so it is exact and cheap however many runs are kept; ' +
+          "Needs the reader role. Read from the store's status indexes (no run is read), so it is exact and cheap however many runs are kept; " +
           'the `tai42_hook_runs_pending`/`_held_failed`/`_parked` gauges carry the same numbers as of the last sweep. No query parameters (400 naming any).',
       },
     ),
   },
   '/api/hook-runs/{id}': {
     parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    get: op('reader', 'One run: status, attempts, error, acted, input, result, history', { '200': answer('The run', ref('Run')), ...fail(404) }, { tags: ['runs'], operationId: 'getRun' }),
-    delete: op('operator', 'Discard a run', { '200': answer('The run, discarded', ref('Run')), ...fail(404, 409) }, { tags: ['runs'], operationId: 'discardRun' }),
+    get: op(
+      'reader',
+      'One run: status, attempts, error, acted, input, result, history',
+      { '200': answer('The run', ref('Run')), ...fail(404) },
+      { tags: ['runs'], operationId: 'getRun' },
+    ),
+    delete: op(
+      'operator',
+      'Discard a run',
+      { '200': answer('The run, discarded', ref('Run')), ...fail(404, 409) },
+      { tags: ['runs'], operationId: 'discardRun' },
+    ),
   },
   '/api/hook-runs/{id}/retry': {
     parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    post: op('operator', 'Run a failed run again', { '200': answer('The run, pending again and published', ref('Run')), ...fail(404, 409) }, {
-      tags: ['runs'],
-      operationId: 'retryRun',
-      description: 'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why.',
-    }),
+    post: op(
+      'operator',
+      'Run a failed run again',
+      { '200': answer('The run, pending again and published', ref('Run')), ...fail(404, 409) },
+      {
+        tags: ['runs'],
+        operationId: 'retryRun',
+        description: 'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why.',
+      },
+    ),
   },
   '/api/interactions': {
-    get: op('reader', 'List interactions (what parked runs wait on), newest first, with filters and a cursor', { '200': answer('A page of interactions', ref('InteractionPage')), ...fail(400) }, {
-      tags: ['interactions'],
-      operationId: 'listInteractions',
-      parameters: [
-        { name: 'status', in: 'query', schema: { type: 'string', enum: [...INTERACTION_STATUSES] } },
-        { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERACTION_KINDS] } },
-        { name: 'run', in: 'query', description: 'The parked run', schema: { type: 'string' } },
-        { name: 'hook', in: 'query', description: "The parked run's hook", schema: ref('Name') },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-        { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
-      ],
-    }),
+    get: op(
+      'reader',
+      'List interactions (what parked runs wait on), newest first, with filters and a cursor',
+      { '200': answer('A page of interactions', ref('InteractionPage')), ...fail(400) },
+      {
+        tags: ['interactions'],
+        operationId: 'listInteractions',
+        parameters: [
+          { name: 'status', in: 'query', schema: { type: 'string', enum: [...INTERACTION_STATUSES] } },
+          { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERACTION_KINDS] } },
+          { name: 'run', in: 'query', description: 'The parked run', schema: { type: 'string' } },
+          { name: 'hook', in: 'query', description: "The parked run's hook", schema: ref('Name') },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
+        ],
+      },
+    ),
   },
   '/api/interactions/{id}': {
     parameters: [pathParam('id', 'Interaction id (128 random bits)', { type: 'string' })],
-    get: op('reader', 'One interaction: its run, tool, args hash, expiry, status, resolution and kept outcome', { '200': answer('The interaction', ref('Interaction')), ...fail(404) }, { tags: ['interactions'], operationId: 'getInteraction' }),
+    get: op(
+      'reader',
+      'One interaction: its run, tool, args hash, expiry, status, resolution and kept outcome',
+      { '200': answer('The interaction', ref('Interaction')), ...fail(404) },
+      { tags: ['interactions'], operationId: 'getInteraction' },
+    ),
   },
   '/api/interactions/{id}/cancel': {
     parameters: [pathParam('id', 'Interaction id', { type: 'string' })],
-    post: op('operator', 'Cancel an open interaction; its parked run ends cancelled', { '200': answer('The interaction, cancelled', ref('Interaction')), ...fail(400, 404, 409) }, {
-      tags: ['interactions'],
-      operationId: 'cancelInteraction',
-      description: 'Needs the operator role. Body `{reason?}` (optional). An interaction already resolved is 409 naming who resolved it and how.',
-      requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } }) },
-    }),
+    post: op(
+      'operator',
+      'Cancel an open interaction; its parked run ends cancelled',
+      { '200': answer('The interaction, cancelled', ref('Interaction')), ...fail(400, 404, 409) },
+      {
+        tags: ['interactions'],
+        operationId: 'cancelInteraction',
+        description: 'Needs the operator role. Body `{reason?}` (optional). An interaction already resolved is 409 naming who resolved it and how.',
+        requestBody: {
+          required: false,
+          content: json({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } }),
+        },
+      },
+    ),
   },
   '/api/tools': {
     get: op(
       'reader',
-      'Every tool the deployment can call, and the registered tool services; with ?format, the catalogue in a model vendor\'s tool shape',
+      "Every tool the deployment can call, and the registered tool services; with ?format, the catalogue in a model vendor's tool shape",
       {
         '200': answer('Tools', {
           type: 'object',
@@ -468,7 +686,11 @@ const PATHS: Obj = {
             format: { type: 'string', enum: ['openai', 'anthropic', 'mcp'], description: 'with ?format: the shape of each entry of tools' },
             tools: { type: 'array', items: { anyOf: [ref('Tool'), { type: 'object', description: "a vendor's tool definition (with ?format)" }] } },
             registered: { type: 'array', items: ref('ToolRecord'), description: 'without ?format' },
-            discovery: { type: 'array', items: ref('DiscoveryStatus'), description: 'without ?format: the last discoveries of every openapi, mcp and grpc registration, by the executors' },
+            discovery: {
+              type: 'array',
+              items: ref('DiscoveryStatus'),
+              description: 'without ?format: the last discoveries of every openapi, mcp and grpc registration, by the executors',
+            },
           },
         }),
         ...fail(400),
@@ -491,36 +713,74 @@ const PATHS: Obj = {
       'admin',
       'Register or replace a tool service',
       {
-        '200': answer('Replaced', { type: 'object', properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS } }),
-        '201': answer('Registered', { type: 'object', properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS } }),
+        '200': answer('Replaced', {
+          type: 'object',
+          properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS },
+        }),
+        '201': answer('Registered', {
+          type: 'object',
+          properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS },
+        }),
         ...fail(400),
-        '422': errorResponse('the service answered with something that cannot be used (not JSON, not OpenAPI 3, larger than HOOKS_OPENAPI_MAX_BYTES); nothing registered'),
+        '422': errorResponse(
+          'the service answered with something that cannot be used (not JSON, not OpenAPI 3, larger than HOOKS_OPENAPI_MAX_BYTES); nothing registered',
+        ),
         '502': errorResponse('the service could not be read (unreachable, an HTTP error, a timeout); nothing registered'),
-        '503': errorResponse('no executor answered the discovery request within HOOKS_DISCOVERY_TIMEOUT_SECONDS (discovery runs on the executors, never on the ingress); nothing registered'),
+        '503': errorResponse(
+          'no executor answered the discovery request within HOOKS_DISCOVERY_TIMEOUT_SECONDS (discovery runs on the executors, never on the ingress); nothing registered',
+        ),
       },
       {
         tags: ['tools'],
         operationId: 'putTool',
         description:
           'Needs the admin role. An openapi, mcp or grpc registration is discovered before it is kept, by an executor (the ingress never reaches a registered service): the answer counts its tools, or says why the service cannot be read.',
-        parameters: [{ name: 'discover', in: 'query', description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)', schema: { type: 'string', enum: ['true', 'false'], default: 'true' } }],
+        parameters: [
+          {
+            name: 'discover',
+            in: 'query',
+            description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)',
+            schema: { type: 'string', enum: ['true', 'false'], default: 'true' },
+          },
+        ],
         requestBody: body(ref('ToolRecordInput')),
       },
     ),
   },
   '/api/tools/{name}': {
     parameters: [pathParam('name', 'Tool name', { type: 'string' })],
-    get: op('reader', 'One tool with its JSON Schema (and its record when registered); a provider registration lists its tools and its discovery status', { '200': answer('The tool', ref('Tool')), ...fail(404) }, { tags: ['tools'], operationId: 'getTool' }),
-    delete: op('admin', 'Remove a registered tool service; refused while a hook calls it', { '200': answer('Removed', ref('Removed')), ...fail(404, 409) }, { tags: ['tools'], operationId: 'removeTool' }),
+    get: op(
+      'reader',
+      'One tool with its JSON Schema (and its record when registered); a provider registration lists its tools and its discovery status',
+      { '200': answer('The tool', ref('Tool')), ...fail(404) },
+      { tags: ['tools'], operationId: 'getTool' },
+    ),
+    delete: op(
+      'admin',
+      'Remove a registered tool service; refused while a hook calls it',
+      { '200': answer('Removed', ref('Removed')), ...fail(404, 409) },
+      { tags: ['tools'], operationId: 'removeTool' },
+    ),
   },
   '/api/jq-templates': {
-    get: op('reader', 'Stored jq templates', { '200': answer('Templates', { type: 'object', required: ['templates'], properties: { templates: { type: 'array', items: ref('JqTemplate') } } }) }, {
-      tags: ['templates'],
-      operationId: 'listTemplates',
-    }),
+    get: op(
+      'reader',
+      'Stored jq templates',
+      { '200': answer('Templates', { type: 'object', required: ['templates'], properties: { templates: { type: 'array', items: ref('JqTemplate') } } }) },
+      {
+        tags: ['templates'],
+        operationId: 'listTemplates',
+      },
+    ),
   },
   '/api/jq-templates/{id}': {
-    parameters: [pathParam('id', 'Template id; it may contain `/` (e.g. `jq/missing`), given literally or URL-encoded as %2F', { type: 'string', pattern: '^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$', maxLength: 200 })],
+    parameters: [
+      pathParam('id', 'Template id; it may contain `/` (e.g. `jq/missing`), given literally or URL-encoded as %2F', {
+        type: 'string',
+        pattern: '^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$',
+        maxLength: 200,
+      }),
+    ],
     get: op('reader', 'One template', { '200': answer('The template', ref('JqTemplate')), ...fail(404) }, { tags: ['templates'], operationId: 'getTemplate' }),
     put: op(
       'operator',
@@ -532,10 +792,14 @@ const PATHS: Obj = {
       },
       { tags: ['templates'], operationId: 'putTemplate', requestBody: body(ref('JqTemplateInput')) },
     ),
-    delete: op('operator', 'Remove a template; refused while a hook uses it', { '200': answer('Removed', ref('Removed')), ...fail(404, 409) }, { tags: ['templates'], operationId: 'removeTemplate' }),
+    delete: op(
+      'operator',
+      'Remove a template; refused while a hook uses it',
+      { '200': answer('Removed', ref('Removed')), ...fail(404, 409) },
+      { tags: ['templates'], operationId: 'removeTemplate' },
+    ),
   },
 };
-
 
 /**
  * The OpenAPI 3.0 description of the ingress: the public door, the management

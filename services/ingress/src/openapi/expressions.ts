@@ -27,11 +27,16 @@ export const EXPRESSIONS: Record<string, ExpressionAnnotation> = {
   cancel_expr: { input: PAYLOAD, result: 'an interaction id or a list of ids: those open interactions are cancelled', variables: PARKED },
   resume_expr: {
     input: PAYLOAD,
-    result: '{id, payload}, an id, or a list of those: those interactions are resumed (an approval with payload.verdict approve|deny); {take: id} takes a resumed run\'s kept outcome',
+    result:
+      "{id, payload}, an id, or a list of those: those interactions are resumed (an approval with payload.verdict approve|deny); {take: id} takes a resumed run's kept outcome",
     variables: PARKED,
   },
   extras_expr: { input: PAYLOAD, result: "object: extras handed to the interactions this run acts on, or to this run's own tool", variables: PARKED },
-  'subject.key_expr': { input: PAYLOAD, result: "non-empty string: the subject key ($parked and the subject's state are keyed by scope, kind and this key)", variables: KEY_VARS },
+  'subject.key_expr': {
+    input: PAYLOAD,
+    result: "non-empty string: the subject key ($parked and the subject's state are keyed by scope, kind and this key)",
+    variables: KEY_VARS,
+  },
 };
 
 /** The annotation of an approval rule's `when`. */

@@ -28,9 +28,7 @@ export interface SenderReply {
  * authentic but cannot be accepted (the sender is told why), else the
  * constant 401.
  */
-export type KindOutcome =
-  | { ok: true; deliveryId: string | null; reply?: SenderReply }
-  | { ok: false; reason: string; status?: 400; body?: string };
+export type KindOutcome = { ok: true; deliveryId: string | null; reply?: SenderReply } | { ok: false; reason: string; status?: 400; body?: string };
 
 const fail = (reason: string): KindOutcome => ({ ok: false, reason });
 
@@ -90,7 +88,9 @@ function github(input: KindInput): KindOutcome {
       ok: false,
       reason: 'missing header x-github-delivery',
       status: 400,
-      body: JSON.stringify({ error: 'missing header X-GitHub-Delivery: a github verifier takes a delivery only with its delivery id (it makes a redelivery a duplicate)' }),
+      body: JSON.stringify({
+        error: 'missing header X-GitHub-Delivery: a github verifier takes a delivery only with its delivery id (it makes a redelivery a duplicate)',
+      }),
     };
   }
   if (header(input.headers, 'x-github-event') === 'ping') return { ...outcome, reply: { status: 200, body: '{"status":"pong"}' } };

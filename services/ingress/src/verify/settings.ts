@@ -97,7 +97,9 @@ function checkField(field: string, spec: FieldSpec, value: unknown): string | un
     case 'header':
       return typeof value === 'string' && HEADER_NAME.test(value) ? undefined : `${field} must be an HTTP header name, got ${JSON.stringify(value)}`;
     case 'enum':
-      return typeof value === 'string' && spec.values.includes(value) ? undefined : `${field} must be one of ${spec.values.join('|')}, got ${JSON.stringify(value)}`;
+      return typeof value === 'string' && spec.values.includes(value)
+        ? undefined
+        : `${field} must be one of ${spec.values.join('|')}, got ${JSON.stringify(value)}`;
     case 'text':
       return typeof value === 'string' && value.length <= spec.max && /^[\x21-\x7e]*$/.test(value)
         ? undefined

@@ -24,8 +24,7 @@ export interface DeliveryRequest {
  * for an authentic delivery that cannot be taken); `reason` is for logs only.
  */
 export type VerifyResult =
-  | { ok: true; deliveryId: string | null; claimTtlMs: number; reply?: SenderReply }
-  | { ok: false; status: 400 | 401 | 405; reason: string; body?: string };
+  { ok: true; deliveryId: string | null; claimTtlMs: number; reply?: SenderReply } | { ok: false; status: 400 | 401 | 405; reason: string; body?: string };
 
 /**
  * Verifies one delivery against its topic's binding. Resolves 401/405 outcomes;
@@ -53,7 +52,10 @@ export async function verifyDelivery(binding: VerifierBinding, request: Delivery
     rawBody: request.rawBody,
     now: request.now,
   });
-  if (!outcome.ok) return outcome.status === 400 ? { ok: false, status: 400, reason: outcome.reason, body: outcome.body } : { ok: false, status: 401, reason: outcome.reason };
+  if (!outcome.ok)
+    return outcome.status === 400 ? { ok: false, status: 400, reason: outcome.reason, body: outcome.body } : { ok: false, status: 401, reason: outcome.reason };
   const claimTtlMs = replayWindowMs(binding.kind, compiled.values);
-  return outcome.reply ? { ok: true, deliveryId: outcome.deliveryId, claimTtlMs, reply: outcome.reply } : { ok: true, deliveryId: outcome.deliveryId, claimTtlMs };
+  return outcome.reply
+    ? { ok: true, deliveryId: outcome.deliveryId, claimTtlMs, reply: outcome.reply }
+    : { ok: true, deliveryId: outcome.deliveryId, claimTtlMs };
 }

@@ -59,7 +59,9 @@ describe.each([
     const fresh = `10.2.0.${Math.floor(Math.random() * 200)}`;
     expect(await passes(() => limiter.checkDoor(fresh, 'live-fresh'), 5)).toBe(2);
     expect(await passes(() => limiter.checkApi(fresh), 6)).toBe(3);
-    expect(() => limiter.setRates({ rate: 1000, burst: 1000, apiRate: 1000, apiBurst: 0 })).toThrow('apiBurst (HOOKS_API_BURST) must be a whole number >= 1, got 0');
+    expect(() => limiter.setRates({ rate: 1000, burst: 1000, apiRate: 1000, apiBurst: 0 })).toThrow(
+      'apiBurst (HOOKS_API_BURST) must be a whole number >= 1, got 0',
+    );
     // Refused whole: the door is still at burst 2, not back at 1000.
     expect((await limiter.checkDoor(fresh, 'live-fresh')).ok).toBe(false);
     limiter.setRates({ rate: 0, burst: 1, apiRate: 0 });
@@ -99,11 +101,18 @@ describe('Redis down', () => {
   it('fails open to per-process buckets and logs it once', async () => {
     const warnings: string[] = [];
     const logger = silentLogger();
-    logger.warn = ((_obj: unknown, msg?: string) => {
+    logger.warn = (_obj: unknown, msg?: string) => {
       warnings.push(String(msg));
-    });
+    };
     // Port 1 on loopback: nothing listens, the connection is refused.
-    const limiter = createDoorLimiter({ redis: { url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down') }, rate: 0.01, burst: 3, apiRate: 5, trustedProxies: [], logger });
+    const limiter = createDoorLimiter({
+      redis: { url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down') },
+      rate: 0.01,
+      burst: 3,
+      apiRate: 5,
+      trustedProxies: [],
+      logger,
+    });
     limiters.push(limiter);
     expect(await passes(() => limiter.checkDoor('10.6.6.6', 'orders'), 3)).toBe(3);
     expect((await limiter.checkApi('10.6.6.6')).ok).toBe(true);

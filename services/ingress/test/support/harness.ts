@@ -49,7 +49,10 @@ export interface Harness {
   settings: Settings;
   close(): Promise<void>;
   /** fetch against the app; `role` adds that role's bearer token. */
-  call(path: string, init?: RequestInit & { role?: keyof typeof TOKENS; json?: unknown }): Promise<{ status: number; headers: Headers; text: string; body: any }>;
+  call(
+    path: string,
+    init?: RequestInit & { role?: keyof typeof TOKENS; json?: unknown },
+  ): Promise<{ status: number; headers: Headers; text: string; body: any }>;
 }
 
 export interface HarnessOptions {

@@ -9,7 +9,11 @@ const errorsOf = (input: unknown, topic = 'orders') => {
 
 describe('validateVerifierBinding', () => {
   it('keeps references and fills defaults, header names lower-cased', () => {
-    const result = validateVerifierBinding('orders', { kind: 'hmac', secrets: ['env:HOOKS_SECRET_A', 'file:/var/run/secrets/hookyard/b'], settings: { header: 'X-Sig', timestamp_header: 'X-Ts' } }, now);
+    const result = validateVerifierBinding(
+      'orders',
+      { kind: 'hmac', secrets: ['env:HOOKS_SECRET_A', 'file:/var/run/secrets/hookyard/b'], settings: { header: 'X-Sig', timestamp_header: 'X-Ts' } },
+      now,
+    );
     expect(result).toEqual({
       ok: true,
       binding: {
@@ -61,16 +65,22 @@ describe('validateVerifierBinding', () => {
   });
 
   it('refuses an unknown kind, missing secrets, both secret and secrets, allow_get outside shared_secret', () => {
-    expect(errorsOf({ kind: 'paypal', secret: 'env:HOOKS_SECRET_A' })).toEqual(['kind must be one of shared_secret, hmac, github, stripe, slack, standard-webhooks, got "paypal"']);
+    expect(errorsOf({ kind: 'paypal', secret: 'env:HOOKS_SECRET_A' })).toEqual([
+      'kind must be one of shared_secret, hmac, github, stripe, slack, standard-webhooks, got "paypal"',
+    ]);
     expect(errorsOf({ kind: 'slack' })).toEqual(['secrets is required: one or more references env:NAME or file:/path (several while rotating)']);
     expect(errorsOf({ kind: 'slack', secret: 'env:HOOKS_SECRET_A', secrets: ['env:HOOKS_SECRET_B'] })).toEqual(['give either secret or secrets, not both']);
-    expect(errorsOf({ kind: 'stripe', secret: 'env:HOOKS_SECRET_A', settings: { allow_get: true } })[0]).toMatch(/^settings\.allow_get is not a setting of kind stripe/);
+    expect(errorsOf({ kind: 'stripe', secret: 'env:HOOKS_SECRET_A', settings: { allow_get: true } })[0]).toMatch(
+      /^settings\.allow_get is not a setting of kind stripe/,
+    );
     expect(errorsOf({ kind: 'stripe', secrets: [] })).toEqual(['secrets must be a list of 1 to 5 references env:NAME or file:/path']);
     expect(errorsOf('nope')[0]).toMatch(/^the verifier must be a JSON object/);
   });
 
   it('replay_window_seconds may lengthen, never shorten below twice the tolerance', () => {
-    expect(validateVerifierBinding('s', { kind: 'stripe', secret: 'env:HOOKS_SECRET_S', settings: { replay_window_seconds: 259200 } }, now)).toMatchObject({ ok: true });
+    expect(validateVerifierBinding('s', { kind: 'stripe', secret: 'env:HOOKS_SECRET_S', settings: { replay_window_seconds: 259200 } }, now)).toMatchObject({
+      ok: true,
+    });
     expect(errorsOf({ kind: 'stripe', secret: 'env:HOOKS_SECRET_S', settings: { replay_window_seconds: 100 } })).toEqual([
       'settings.replay_window_seconds must be at least 2 × tolerance_seconds (600), got 100',
     ]);

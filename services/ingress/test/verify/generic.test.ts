@@ -51,10 +51,18 @@ describe('hmac (generic)', () => {
 });
 
 describe('shared_secret', () => {
-  const binding = bind({ kind: 'shared_secret', secrets: ['env:HOOKS_SECRET_OLD_SECRET', 'env:HOOKS_SECRET_NEW_SECRET'], settings: { header: 'X-Token', allow_get: true } });
+  const binding = bind({
+    kind: 'shared_secret',
+    secrets: ['env:HOOKS_SECRET_OLD_SECRET', 'env:HOOKS_SECRET_NEW_SECRET'],
+    settings: { header: 'X-Token', allow_get: true },
+  });
 
   it('accepts a header equal to either secret, on POST and (allow_get) GET', async () => {
-    expect(await verifyDelivery(binding, post({ 'x-token': ENV.HOOKS_SECRET_NEW_SECRET }, body), secrets)).toEqual({ ok: true, deliveryId: null, claimTtlMs: 86_400_000 });
+    expect(await verifyDelivery(binding, post({ 'x-token': ENV.HOOKS_SECRET_NEW_SECRET }, body), secrets)).toEqual({
+      ok: true,
+      deliveryId: null,
+      claimTtlMs: 86_400_000,
+    });
     const get = { method: 'GET', headers: { 'X-Token': ENV.HOOKS_SECRET_OLD_SECRET }, rawBody: Buffer.alloc(0), now: NOW };
     expect(await verifyDelivery(binding, get, secrets)).toMatchObject({ ok: true });
   });
@@ -104,7 +112,10 @@ describe('secrets and the 401 body', () => {
     clock = 6000; // past the 5 s cache: a rotated file is picked up
     await resolver.resolve('file:/var/run/secrets/hookyard/hook');
     expect(reads).toBe(3);
-    await expect(createSecretResolver({ env: { HOOKS_SECRET_E: '' } }).resolve('env:HOOKS_SECRET_E')).rejects.toMatchObject({ kind: 'internal', message: 'secret reference env:HOOKS_SECRET_E is empty' });
+    await expect(createSecretResolver({ env: { HOOKS_SECRET_E: '' } }).resolve('env:HOOKS_SECRET_E')).rejects.toMatchObject({
+      kind: 'internal',
+      message: 'secret reference env:HOOKS_SECRET_E is empty',
+    });
     await expect(resolver.resolve('plain-literal')).rejects.toMatchObject({ kind: 'internal' });
   });
 

@@ -15,7 +15,14 @@ const bindings: VerifierBinding[] = [
 /** Header values shaped like the real ones (right prefixes, fresh timestamps), with random content. */
 const hex = fc.uint8Array({ minLength: 0, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex'));
 const b64 = fc.uint8Array({ minLength: 0, maxLength: 64 }).map((b) => Buffer.from(b).toString('base64'));
-const value = fc.oneof(fc.string({ maxLength: 80 }), hex, b64, hex.map((h) => `sha256=${h}`), hex.map((h) => `v0=${h}`), b64.map((s) => `v1,${s}`));
+const value = fc.oneof(
+  fc.string({ maxLength: 80 }),
+  hex,
+  b64,
+  hex.map((h) => `sha256=${h}`),
+  hex.map((h) => `v0=${h}`),
+  b64.map((s) => `v1,${s}`),
+);
 const ts = fc.integer({ min: -400, max: 400 }).map((d) => String(NOW_S + d));
 const headers = fc.record(
   {

@@ -43,8 +43,7 @@ describe('github', () => {
 describe('stripe', () => {
   const binding = bind({ kind: 'stripe', secrets: ['env:HOOKS_SECRET_STRIPE_OLD', 'env:HOOKS_SECRET_STRIPE_NEW'] });
   const stripe = new Stripe('sk_test_x');
-  const sig = (secret: string, timestamp = NOW_S, payload = body) =>
-    stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+  const sig = (secret: string, timestamp = NOW_S, payload = body) => stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 
   it('accepts the stripe library header with either secret; the event id is the delivery id', async () => {
     for (const secret of [ENV.HOOKS_SECRET_STRIPE_OLD, ENV.HOOKS_SECRET_STRIPE_NEW]) {
@@ -54,7 +53,9 @@ describe('stripe', () => {
   });
 
   it('accepts a header listing several v1 signatures when any one matches (rotation on Stripe side)', async () => {
-    const good = sig(ENV.HOOKS_SECRET_STRIPE_NEW).split(',').find((p) => p.startsWith('v1='));
+    const good = sig(ENV.HOOKS_SECRET_STRIPE_NEW)
+      .split(',')
+      .find((p) => p.startsWith('v1='));
     const header = `t=${NOW_S},v1=${'0'.repeat(64)},${good}`;
     expect(await verifyDelivery(binding, post({ 'stripe-signature': header }, body), secrets)).toMatchObject({ ok: true });
   });
@@ -78,7 +79,9 @@ describe('stripe', () => {
   });
 
   it('accepts within the tolerance edge (300 s old)', async () => {
-    expect(await verifyDelivery(binding, post({ 'stripe-signature': sig(ENV.HOOKS_SECRET_STRIPE_OLD, NOW_S - 300) }, body), secrets)).toMatchObject({ ok: true });
+    expect(await verifyDelivery(binding, post({ 'stripe-signature': sig(ENV.HOOKS_SECRET_STRIPE_OLD, NOW_S - 300) }, body), secrets)).toMatchObject({
+      ok: true,
+    });
   });
 });
 
@@ -95,7 +98,10 @@ describe('slack', () => {
   it('accepts either secret; a retry of the same delivery gets the same delivery id', async () => {
     const first = await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_OLD_SECRET), body), secrets);
     const retry = await verifyDelivery(binding, post(headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S, '1'), body), secrets);
-    const upper = { ...headers(ENV.HOOKS_SECRET_OLD_SECRET), 'x-slack-signature': headers(ENV.HOOKS_SECRET_OLD_SECRET)['x-slack-signature'].toUpperCase().replace('V0=', 'v0=') };
+    const upper = {
+      ...headers(ENV.HOOKS_SECRET_OLD_SECRET),
+      'x-slack-signature': headers(ENV.HOOKS_SECRET_OLD_SECRET)['x-slack-signature'].toUpperCase().replace('V0=', 'v0='),
+    };
     const respelled = await verifyDelivery(binding, post(upper, body), secrets);
     expect(first).toMatchObject({ ok: true, claimTtlMs: 3600 * 1000 });
     expect(first.ok && retry.ok && respelled.ok).toBe(true);
@@ -110,7 +116,13 @@ describe('slack', () => {
     const stale = headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S - 301);
     const future = headers(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S + 400);
     const noTs = { 'x-slack-signature': sig(ENV.HOOKS_SECRET_OLD_SECRET, NOW_S) };
-    for (const req of [post(headers(ENV.HOOKS_SECRET_WRONG_SECRET), body), post(headers(ENV.HOOKS_SECRET_OLD_SECRET), tamper(body)), post(stale, body), post(future, body), post(noTs, body)]) {
+    for (const req of [
+      post(headers(ENV.HOOKS_SECRET_WRONG_SECRET), body),
+      post(headers(ENV.HOOKS_SECRET_OLD_SECRET), tamper(body)),
+      post(stale, body),
+      post(future, body),
+      post(noTs, body),
+    ]) {
       expect(await verifyDelivery(binding, req, secrets)).toMatchObject({ ok: false, status: 401 });
     }
   });
@@ -126,7 +138,11 @@ describe('standard-webhooks', () => {
 
   it('accepts the standardwebhooks library signature with either secret; webhook-id is the delivery id', async () => {
     for (const secret of [ENV.HOOKS_SECRET_SW_OLD, ENV.HOOKS_SECRET_SW_NEW]) {
-      expect(await verifyDelivery(binding, post(headers(secret), body), secrets)).toEqual({ ok: true, deliveryId: 'msg_2Lh9', claimTtlMs: 2 * 24 * 3600 * 1000 });
+      expect(await verifyDelivery(binding, post(headers(secret), body), secrets)).toEqual({
+        ok: true,
+        deliveryId: 'msg_2Lh9',
+        claimTtlMs: 2 * 24 * 3600 * 1000,
+      });
     }
   });
 

@@ -29,7 +29,9 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
@@ -69,9 +71,15 @@ const RELOAD_MS = 1_000;
 export function ApprovalsPage({ role }: { role: Role }) {
   const [cursor, setCursor] = useState<string | null>(null);
   const rows = useLoad(async () => {
-    const page = await api<{ interactions: Interaction[]; next_cursor: string | null }>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`);
+    const page = await api<{ interactions: Interaction[]; next_cursor: string | null }>(
+      'GET',
+      `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`,
+    );
     const withRuns = await Promise.all(
-      page.interactions.map(async (interaction): Promise<Row> => ({ interaction, run: await api<Run>('GET', `/api/hook-runs/${encodeURIComponent(interaction.run)}`).catch(() => null) })),
+      page.interactions.map(async (interaction): Promise<Row> => ({
+        interaction,
+        run: await api<Run>('GET', `/api/hook-runs/${encodeURIComponent(interaction.run)}`).catch(() => null),
+      })),
     );
     return { rows: withRuns, next: page.next_cursor };
   }, [cursor]);
@@ -139,7 +147,9 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
       </h2>
       <dl class="facts">
         <dt>Rule</dt>
-        <dd>{i.rule ?? '—'} {i.policy_version !== null && <span class="hint">(policy version {i.policy_version})</span>}</dd>
+        <dd>
+          {i.rule ?? '—'} {i.policy_version !== null && <span class="hint">(policy version {i.policy_version})</span>}
+        </dd>
         <dt>Run</dt>
         <dd>
           <a href={href(`/runs/${encodeURIComponent(i.run)}`)}>{i.run}</a> on {i.topic}

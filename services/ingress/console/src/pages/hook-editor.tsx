@@ -45,7 +45,14 @@ function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
         return props.map(([key, praw]) => {
           const ps = resolve(praw);
           // Required inside the object only once the object is given: the server names what is missing.
-          return { name: `${name}.${key}`, schema: { ...ps, description: praw.description ?? ps.description }, kind: kindOf(key, praw, ps, resolve), required: false, parent: name, key };
+          return {
+            name: `${name}.${key}`,
+            schema: { ...ps, description: praw.description ?? ps.description },
+            kind: kindOf(key, praw, ps, resolve),
+            required: false,
+            parent: name,
+            key,
+          };
         });
       }
       // An array of objects holding a jq field (approval rules with `when`): one group of inputs per item.
@@ -96,7 +103,11 @@ function toRecord(fields: Field[], values: Record<string, string>): { record: Re
           errors.push(`${f.name}: not valid JSON`);
         }
       } else into[key] = { content: text };
-    } else if (f.kind === 'list') into[key] = text.split(',').map((s) => s.trim()).filter(Boolean);
+    } else if (f.kind === 'list')
+      into[key] = text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (f.kind === 'json' || f.kind === 'rules') {
       try {
         into[key] = JSON.parse(text);
@@ -164,8 +175,16 @@ export function HookEditor({ name }: { name: string | null }) {
             const help = f.schema.description ? `${id}-help` : undefined;
             const common = { id, name: f.name, 'aria-describedby': help, required: f.required };
             let input;
-            if (f.kind === 'expression') input = (
-                <JqEditor id={id} label={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} describedBy={help} errors={serverLines.filter((l) => l.startsWith(`${f.name} `) || l.startsWith(`${f.name}.`))} />
+            if (f.kind === 'expression')
+              input = (
+                <JqEditor
+                  id={id}
+                  label={f.name}
+                  value={values[f.name] ?? ''}
+                  onChange={(t) => set(f.name, t)}
+                  describedBy={help}
+                  errors={serverLines.filter((l) => l.startsWith(`${f.name} `) || l.startsWith(`${f.name}.`))}
+                />
               );
             else if (f.kind === 'tool')
               input = (
@@ -191,11 +210,26 @@ export function HookEditor({ name }: { name: string | null }) {
               );
             else if (f.kind === 'rules')
               input = (
-                <RulesEditor id={id} name={f.name} value={values[f.name] ?? ''} onChange={(t) => set(f.name, t)} item={f.item!} resolve={schema.data!.resolve}
-                  lines={serverLines.filter((l) => l.startsWith(`${f.name}[`))} />
+                <RulesEditor
+                  id={id}
+                  name={f.name}
+                  value={values[f.name] ?? ''}
+                  onChange={(t) => set(f.name, t)}
+                  item={f.item!}
+                  resolve={schema.data!.resolve}
+                  lines={serverLines.filter((l) => l.startsWith(`${f.name}[`))}
+                />
               );
             else if (f.kind === 'json')
-              input = <textarea {...common} rows={3} spellcheck={false} value={values[f.name]} onInput={(e) => set(f.name, (e.target as HTMLTextAreaElement).value)} />;
+              input = (
+                <textarea
+                  {...common}
+                  rows={3}
+                  spellcheck={false}
+                  value={values[f.name]}
+                  onInput={(e) => set(f.name, (e.target as HTMLTextAreaElement).value)}
+                />
+              );
             else
               input = (
                 <input
@@ -288,7 +322,15 @@ function DryRun({ record, formErrors, onLines }: { record: Record<string, unknow
     }
   };
 
-  const r = answer.result as { outcome?: string; condition?: { matched?: boolean } | null; kwargs?: unknown; approval?: unknown; error?: { step: string; kind: string; message: string } | null } | undefined;
+  const r = answer.result as
+    | {
+        outcome?: string;
+        condition?: { matched?: boolean } | null;
+        kwargs?: unknown;
+        approval?: unknown;
+        error?: { step: string; kind: string; message: string } | null;
+      }
+    | undefined;
   return (
     <aside class="dry-run" aria-labelledby="dry-run-title">
       <h2 id="dry-run-title">Dry run</h2>

@@ -68,9 +68,15 @@ export function Overview({ role: _role }: { role: Role }) {
   const loaded = useLoad(lastHour, []);
   const [hour, setHour] = useState<Hour | undefined>(undefined);
   useEffect(() => setHour(loaded.data), [loaded.data]);
-  const counts = useLoad(() => api<{ pending: number; running: number; retry_wait: number; parked: number; failed: number }>('GET', '/api/hook-runs/counts'), []);
+  const counts = useLoad(
+    () => api<{ pending: number; running: number; retry_wait: number; parked: number; failed: number }>('GET', '/api/hook-runs/counts'),
+    [],
+  );
   const approvals = useLoad(
-    () => api<{ interactions: unknown[]; next_cursor: string | null }>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 500 })}`).catch(() => null),
+    () =>
+      api<{ interactions: unknown[]; next_cursor: string | null }>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 500 })}`).catch(
+        () => null,
+      ),
     [],
   );
   // Live: the hour's counts move with each run event; the other cards are read again, at most once per CARDS_REFRESH_MS.
@@ -99,7 +105,9 @@ export function Overview({ role: _role }: { role: Role }) {
       <div class="cards">
         <a class="card attention" href={href('/runs', { status: 'failed' })}>
           <span class="label">Failed, held for an operator</span>
-          <span class="value" data-testid="held-failed">{c ? c.failed : '—'}</span>
+          <span class="value" data-testid="held-failed">
+            {c ? c.failed : '—'}
+          </span>
         </a>
         <a class="card" href={href('/runs', { status: 'parked' })}>
           <span class="label">Parked (waiting on an interaction)</span>
@@ -115,17 +123,19 @@ export function Overview({ role: _role }: { role: Role }) {
         </a>
         <a class="card" href={href('/runs', { status: 'pending' })}>
           <span class="label">Pending and waiting to retry</span>
-          <span class="value" data-testid="pending">{c ? c.pending + c.retry_wait : '—'}</span>
+          <span class="value" data-testid="pending">
+            {c ? c.pending + c.retry_wait : '—'}
+          </span>
         </a>
         <a class="card" href={href('/runs', { status: 'running' })}>
           <span class="label">Running now</span>
-          <span class="value" data-testid="running">{c ? c.running : '—'}</span>
+          <span class="value" data-testid="running">
+            {c ? c.running : '—'}
+          </span>
         </a>
       </div>
       <h2>Last hour</h2>
-      <p class="hint">
-        Runs kept in the last hour, by their status now{h?.capped ? ` (the newest ${HOUR_SAMPLE_MAX} counted; more were kept)` : ''}.
-      </p>
+      <p class="hint">Runs kept in the last hour, by their status now{h?.capped ? ` (the newest ${HOUR_SAMPLE_MAX} counted; more were kept)` : ''}.</p>
       <div class="cards">
         {(
           [

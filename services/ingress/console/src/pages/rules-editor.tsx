@@ -22,7 +22,15 @@ function parse(text: string): Item[] | null {
  * The field's value stays the JSON text of the array, so the form reads it as
  * before; a text that is not such an array is shown as it is to be fixed.
  */
-export function RulesEditor({ id, name, value, onChange, item, resolve, lines }: {
+export function RulesEditor({
+  id,
+  name,
+  value,
+  onChange,
+  item,
+  resolve,
+  lines,
+}: {
   id: string;
   name: string;
   value: string;
@@ -59,12 +67,21 @@ export function RulesEditor({ id, name, value, onChange, item, resolve, lines }:
             let input;
             if (isExpression(raw) || isExpression(s)) {
               input = (
-                <JqEditor id={fid} label={label} value={typeof v === 'string' ? v : ''} onChange={(t) => setProp(i, key, t.trim() ? t : undefined)}
-                  errors={lines.filter((l) => l.startsWith(`${label} `))} />
+                <JqEditor
+                  id={fid}
+                  label={label}
+                  value={typeof v === 'string' ? v : ''}
+                  onChange={(t) => setProp(i, key, t.trim() ? t : undefined)}
+                  errors={lines.filter((l) => l.startsWith(`${label} `))}
+                />
               );
             } else if (s.enum) {
               input = (
-                <select id={fid} value={v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)} onChange={(e) => setProp(i, key, (e.target as HTMLSelectElement).value || undefined)}>
+                <select
+                  id={fid}
+                  value={v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)}
+                  onChange={(e) => setProp(i, key, (e.target as HTMLSelectElement).value || undefined)}
+                >
                   <option value="" />
                   {s.enum.map((o) => (
                     <option key={String(o)} value={String(o)}>
@@ -75,22 +92,35 @@ export function RulesEditor({ id, name, value, onChange, item, resolve, lines }:
               );
             } else if (s.type === 'array') {
               input = (
-                <input id={fid} type="text" value={Array.isArray(v) ? v.join(', ') : ''}
+                <input
+                  id={fid}
+                  type="text"
+                  value={Array.isArray(v) ? v.join(', ') : ''}
                   onInput={(e) => {
-                    const list = (e.target as HTMLInputElement).value.split(',').map((x) => x.trim()).filter(Boolean);
+                    const list = (e.target as HTMLInputElement).value
+                      .split(',')
+                      .map((x) => x.trim())
+                      .filter(Boolean);
                     setProp(i, key, list.length ? list : undefined);
-                  }} />
+                  }}
+                />
               );
             } else if (s.type === 'integer' || s.type === 'number') {
               input = (
-                <input id={fid} type="number" value={typeof v === 'number' ? String(v) : ''}
+                <input
+                  id={fid}
+                  type="number"
+                  value={typeof v === 'number' ? String(v) : ''}
                   onInput={(e) => {
                     const t = (e.target as HTMLInputElement).value;
                     setProp(i, key, t === '' ? undefined : Number(t));
-                  }} />
+                  }}
+                />
               );
             } else {
-              input = <input id={fid} type="text" value={typeof v === 'string' ? v : ''} onInput={(e) => setProp(i, key, (e.target as HTMLInputElement).value)} />;
+              input = (
+                <input id={fid} type="text" value={typeof v === 'string' ? v : ''} onInput={(e) => setProp(i, key, (e.target as HTMLInputElement).value)} />
+              );
             }
             return (
               <div class="field" key={key}>
@@ -102,11 +132,13 @@ export function RulesEditor({ id, name, value, onChange, item, resolve, lines }:
                 {input}
                 {(raw.description ?? s.description) && <small class="hint">{raw.description ?? s.description}</small>}
                 {!(isExpression(raw) || isExpression(s)) &&
-                  lines.filter((l) => l.startsWith(`${label} `) || l.startsWith(`${label}[`)).map((l) => (
-                    <div key={l} class="jq-error">
-                      {l}
-                    </div>
-                  ))}
+                  lines
+                    .filter((l) => l.startsWith(`${label} `) || l.startsWith(`${label}[`))
+                    .map((l) => (
+                      <div key={l} class="jq-error">
+                        {l}
+                      </div>
+                    ))}
               </div>
             );
           })}

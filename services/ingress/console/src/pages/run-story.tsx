@@ -47,12 +47,18 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
   });
 
   const act = async (what: 'retry' | 'discard') => {
-    const ok = await confirm(what === 'retry' ? `Run ${id} again as a fresh run?` : `Discard run ${id}? It will not run again.`, what === 'retry' ? 'Retry' : 'Discard');
+    const ok = await confirm(
+      what === 'retry' ? `Run ${id} again as a fresh run?` : `Discard run ${id}? It will not run again.`,
+      what === 'retry' ? 'Retry' : 'Discard',
+    );
     if (!ok) return;
     setBusy(true);
     setActionError(null);
     try {
-      await api(what === 'retry' ? 'POST' : 'DELETE', what === 'retry' ? `/api/hook-runs/${encodeURIComponent(id)}/retry` : `/api/hook-runs/${encodeURIComponent(id)}`);
+      await api(
+        what === 'retry' ? 'POST' : 'DELETE',
+        what === 'retry' ? `/api/hook-runs/${encodeURIComponent(id)}/retry` : `/api/hook-runs/${encodeURIComponent(id)}`,
+      );
       run.reload();
     } catch (err) {
       setActionError(toApiError(err));

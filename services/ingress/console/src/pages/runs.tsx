@@ -67,9 +67,27 @@ export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Fi
   if (scope.full && oldest && e.created_at < oldest.created_at) return current;
   added.add(e.run_id);
   const row: Run = {
-    id: e.run_id, hook: e.hook, topic: e.topic, status: e.status, attempts: e.attempts, payload: undefined, acted: '', acted_ids: [], claim_intent: '',
-    error, result: undefined, input: null, lease: null, due_at: e.due_at, delivery_id: null, resumable: false, created_at: e.created_at,
-    updated_at: e.at, started_at: null, finished_at: e.finished_at, history: [],
+    id: e.run_id,
+    hook: e.hook,
+    topic: e.topic,
+    status: e.status,
+    attempts: e.attempts,
+    payload: undefined,
+    acted: '',
+    acted_ids: [],
+    claim_intent: '',
+    error,
+    result: undefined,
+    input: null,
+    lease: null,
+    due_at: e.due_at,
+    delivery_id: null,
+    resumable: false,
+    created_at: e.created_at,
+    updated_at: e.at,
+    started_at: null,
+    finished_at: e.finished_at,
+    history: [],
   };
   const place = current.findIndex((r) => r.created_at < e.created_at || (r.created_at === e.created_at && r.id < e.run_id));
   const next = current.slice();
@@ -214,7 +232,13 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
         </div>
         <button type="submit">Apply</button>
         <span class="live-state" aria-live="polite">
-          {cursor ? 'older page (live updates on the first page)' : live === 'open' ? 'live' : live === 'connecting' ? 'connecting…' : 'live updates unavailable'}
+          {cursor
+            ? 'older page (live updates on the first page)'
+            : live === 'open'
+              ? 'live'
+              : live === 'connecting'
+                ? 'connecting…'
+                : 'live updates unavailable'}
         </span>
       </form>
       {!page.error && <BulkActions role={role} filter={filter} onDone={page.reload} />}

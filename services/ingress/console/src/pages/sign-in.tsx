@@ -24,8 +24,19 @@ export function SignIn({ error, onSignedIn }: { error: ApiError | null; onSigned
       <h1>Hookyard console</h1>
       <form onSubmit={(e) => void submit(e)}>
         <label for="token">API token</label>
-        <input id="token" name="token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
-        <p class="hint">A token from HOOKS_API_TOKENS (the embedded default prints one at start). It is kept in this tab's session storage until you sign out or close the tab.</p>
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          required
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+        />
+        <p class="hint">
+          A token from HOOKS_API_TOKENS (the embedded default prints one at start). It is kept in this tab's session storage until you sign out or close the
+          tab.
+        </p>
         <button type="submit" disabled={busy || !token.trim()}>
           Sign in
         </button>

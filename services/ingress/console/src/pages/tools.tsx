@@ -29,7 +29,13 @@ interface DiscoveryStatus {
 
 function LastSuccess({ d }: { d: DiscoveryStatus | undefined }) {
   if (!d) return <>—</>;
-  return d.last_success ? <>{d.last_success.at} ({d.last_success.tools} tools)</> : <>never</>;
+  return d.last_success ? (
+    <>
+      {d.last_success.at} ({d.last_success.tools} tools)
+    </>
+  ) : (
+    <>never</>
+  );
 }
 
 function LastError({ d }: { d: DiscoveryStatus | undefined }) {
@@ -105,8 +111,12 @@ export function ToolsPage({ role }: { role: Role }) {
               {discovery.map((d) => (
                 <tr key={d.name} data-discovery={d.name}>
                   <td>{d.name}</td>
-                  <td><LastSuccess d={d} /></td>
-                  <td><LastError d={d} /></td>
+                  <td>
+                    <LastSuccess d={d} />
+                  </td>
+                  <td>
+                    <LastError d={d} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -135,7 +145,10 @@ export function ToolsPage({ role }: { role: Role }) {
                 {(tools.data?.registered ?? []).map((r) => (
                   <tr key={r.name} data-service={r.name}>
                     <td>{r.name}</td>
-                    <td>{r.kind}{r.protocol ? ` (${r.protocol})` : ''}</td>
+                    <td>
+                      {r.kind}
+                      {r.protocol ? ` (${r.protocol})` : ''}
+                    </td>
                     <td>{r.endpoint}</td>
                     <td>{r.kind === 'http' ? '1 (itself)' : list.filter((t) => t.name.startsWith(`${r.name}__`)).length}</td>
                     <td>{r.kind === 'http' ? '—' : <LastSuccess d={statusOf(r.name)} />}</td>
