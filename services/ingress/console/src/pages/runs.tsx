@@ -112,19 +112,17 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   };
   const cursor = params.get('cursor');
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
-  const page = useLoad(
-    () => api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`),
-    [filter.status, filter.hook, filter.topic, filter.delivery_id, filter.since, filter.until, cursor],
-  );
-  const [rows, setRows] = useState<Run[]>([]);
-  const [fresh, setFresh] = useState<Set<string>>(new Set());
   // Events of the last moments, so a page that arrives after some of them (read before they happened) gets them too.
   const recent = useRef<{ e: RunSummary; got: number }[]>([]);
+  // When the current read was sent: events from then on may be missing from its answer. Taken as the request
+  // leaves, not after the next render (an event landing in between was applied to the rows the answer replaces).
   const asked = useRef(0);
-  useEffect(() => {
-    // When a read starts (useLoad's effect, declared above, has just sent it): events from now on may be missing from its answer.
-    if (page.loading) asked.current = performance.now();
-  }, [page.loading]);
+  const page = useLoad(() => {
+    asked.current = performance.now();
+    return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`);
+  }, [filter.status, filter.hook, filter.topic, filter.delivery_id, filter.since, filter.until, cursor]);
+  const [rows, setRows] = useState<Run[]>([]);
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
     // A refused filter (the API's 400, shown above the table) shows no rows of the previous one.
     let next = page.data?.runs ?? [];
