@@ -16,6 +16,22 @@ describe('management API: body cap and mark', () => {
     expect(small.status).toBe(201);
   });
 
+  it('a body nested deeper than the door allows is 400 naming the cap, whatever the route (no stack overflow, no 500)', async () => {
+    const deep = (n: number) => `{"document":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`;
+    for (const path of ['/api/states/s/k/deep', '/api/hooks']) {
+      const r = await h.call(path, {
+        method: path === '/api/hooks' ? 'POST' : 'PUT',
+        role: 'operator',
+        body: deep(100),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: { kind: 'bad_input', message: 'request body nests deeper than 64 levels' } });
+    }
+    const ok = await h.call('/api/states/s/k/shallow', { method: 'PUT', role: 'operator', body: deep(10), headers: { 'content-type': 'application/json' } });
+    expect(ok.status).toBe(201);
+  });
+
   it('every management answer, refusals included, carries X-Hookyard-Api', async () => {
     for (const [path, role] of [
       ['/api/hooks', 'reader'],

@@ -1,4 +1,6 @@
 import express, { type Request, type Router } from 'express';
+import { badInput } from '@hookyard/core';
+import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
 import { authenticate, createTokenResolver } from './auth';
 import type { ApiContext } from './context';
@@ -47,7 +49,17 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
     });
   }
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
-  router.use(express.json({ limit: ctx.settings.apiBodyMaxBytes, strict: false }));
+  router.use(
+    express.json({
+      limit: ctx.settings.apiBodyMaxBytes,
+      strict: false,
+      // As at the door: a body nested past the cap is refused before JSON.parse builds a tree
+      // that recursive code later (JSON.stringify, a merge, jq, Lua cjson) would overflow on.
+      verify: (_req, _res, buf) => {
+        if (exceedsJsonDepth(buf.toString('utf8'))) throw badInput(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);
+      },
+    }),
+  );
   whoamiRoutes(router, ctx);
   eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
