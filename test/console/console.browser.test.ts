@@ -21,6 +21,16 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 
+// The callbacks given to page.evaluate and page.waitForFunction run in the browser. This program is
+// type-checked for node (no DOM lib), so the few browser globals they touch are declared here.
+interface PageElement {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): Iterable<PageElement> };
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const window: Record<string, unknown>;
+
 const CHROMIUM = process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(__dirname, 'screenshots');
 const ADMIN = 'console-admin-token-0123456789abcdef';
@@ -111,7 +121,7 @@ describe('operator console in Chromium', () => {
     return json;
   }
 
-  const send = (topic: string, payload: unknown) =>
+  const send = (topic: string, payload: unknown): Promise<any> =>
     fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) =>
       r.json(),
     );
@@ -146,7 +156,7 @@ describe('operator console in Chromium', () => {
     await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
     await page.getByRole('textbox', { name: 'tool_kwargs', exact: true }).fill('{"greeting": "hello"}');
     await page.getByLabel('Sample payload (JSON)').fill('{"action": "opened", "sender": "ada"}');
-    const doc = await (await fetch(`${url}/openapi.json`)).json();
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     if (doc.paths['/api/hooks/dry-run']) {
       // A jq that does not compile is said under its field as it is typed, and the line goes when it is fixed.
       await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action ==');

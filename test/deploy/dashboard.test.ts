@@ -8,8 +8,10 @@ async function definedNames(): Promise<Set<string>> {
   const names = new Set<string>();
   for (const m of await registry.getMetricsAsJSON()) {
     names.add(m.name);
-    if (m.type === ('histogram' as typeof m.type)) for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
-    if (m.type === ('summary' as typeof m.type)) for (const s of ['_sum', '_count']) names.add(m.name + s);
+    // prom-client declares MetricType a numeric enum, but the JSON carries the type's name ('histogram').
+    const type = String(m.type);
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
+    if (type === 'summary') for (const s of ['_sum', '_count']) names.add(m.name + s);
   }
   registry.clear();
   return names;

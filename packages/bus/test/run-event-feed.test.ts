@@ -5,6 +5,8 @@ import { waitFor } from './support';
 
 const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   run_id: 'run-1',
+  event: 'finished',
+  at: '2024-01-01T00:00:01.000Z',
   hook: 'notify',
   topic: 'orders',
   status: 'succeeded',
@@ -13,6 +15,7 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   error_message: null,
   created_at: '2024-01-01T00:00:00.000Z',
   finished_at: '2024-01-01T00:00:01.000Z',
+  due_at: null,
   duration_ms: 1000,
   ...over,
 });

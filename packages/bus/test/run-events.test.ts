@@ -5,6 +5,8 @@ import { waitFor } from './support';
 
 const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   run_id: 'run-1',
+  event: 'finished',
+  at: '2024-01-01T00:00:05.000Z',
   hook: 'notify-sales',
   topic: 'orders',
   status: 'failed',
@@ -13,6 +15,7 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   error_message: 'tool endpoint refused the connection',
   created_at: '2024-01-01T00:00:00.000Z',
   finished_at: '2024-01-01T00:00:05.000Z',
+  due_at: null,
   duration_ms: 5000,
   ...over,
 });

@@ -144,7 +144,8 @@ describe('a hook rule can only make a call stricter', () => {
     const gate = new ApprovalRepo(new LocalRepo([echoTool]), { policies: { getApprovalPolicy: async () => policies }, jq, jqTimeoutMs: 2000 });
     await fc.assert(
       fc.asyncProperty(fc.array(rule, { maxLength: 3 }), fc.array(rule, { maxLength: 3 }), async (deployment, hook) => {
-        const clean = (rs: typeof deployment) => rs.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)) as ApprovalRule);
+        const clean = (rs: typeof deployment): ApprovalRule[] =>
+          rs.map(({ tools, action, when }) => ({ tools: [...tools], action, ...(when !== undefined ? { when } : {}) }));
         policies.rules = clean(deployment);
         const alone = await gate.decide(call());
         const both = await gate.decide(call(), clean(hook));

@@ -2,7 +2,7 @@ import { HookyardError, silentLogger, unavailable } from '@hookyard/core';
 import { CatalogueRepo } from '../src/discovery/catalogue-repo';
 import type { DiscoveryRequest } from '../src/discovery/wire';
 import { OpenApiDocumentError } from '../src/openapi/discover';
-import type { ToolInfo } from '../src/types';
+import type { ToolInfo, ToolRepo } from '../src/types';
 import { testContext } from './support/context';
 import { memoryToolStore } from './support/tool-store';
 
@@ -102,7 +102,9 @@ describe('CatalogueRepo', () => {
 
   it('never calls a tool', async () => {
     const { repo, asked } = await setup(async () => ({ ok: true, tools: PETS_TOOLS }));
-    await expect(repo.exec('svc', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('cannot be called here') });
+    // Called as any ToolRepo is: the executor-facing signature, with arguments and a context.
+    const tools: ToolRepo = repo;
+    await expect(tools.exec('svc', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('cannot be called here') });
     expect(asked).toEqual([]);
   });
 });

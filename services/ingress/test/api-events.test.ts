@@ -180,7 +180,7 @@ describe('run events the ingress announces itself (the hub as its sink, as in th
     try {
       await s.opened();
       const res = await fetch(`${h.url}/universal_webhook/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
-      const answer = await res.json();
+      const answer = (await res.json()) as { run_ids: string[] };
       expect(answer).toMatchObject({ status: 'accepted', runs: 2 });
       await s.until(2);
       const kept = await Promise.all(answer.run_ids.map((id: string) => h.stores.runs.get(id)));
