@@ -5,7 +5,7 @@ import { createOutboundGuard, createRefusingGuard, type OutboundGuard } from './
 import { CatalogueRepo } from './discovery/catalogue-repo';
 import { discoveryRecorder } from './discovery/recorder';
 import type { DiscoveryRequest } from './discovery/wire';
-import { createGrpcRepo } from './grpc/lazy-repo';
+import { createGrpcProvider } from './grpc/lazy-provider';
 import { echoTool } from './local/echo';
 import { jsExecutionTool } from './local/js-execution';
 import { localFsTool } from './local/local-fs';
@@ -94,10 +94,10 @@ export function createToolRepo(options: CreateToolRepoOptions): ClosableToolRepo
     providers: [
       new OpenApiProvider({ logger, fetch: fetchFn, secrets, maxDocumentBytes: settings.openapiMaxBytes, onDiscovery }),
       new McpProvider({ logger, stdioAllow: settings.mcpStdioAllow, secrets, fetch: fetchFn, onDiscovery }),
+      createGrpcProvider({ logger, secrets, guard, onDiscovery }),
     ],
   });
-  const grpc = createGrpcRepo({ records: () => toolStore.listTools(), logger, secrets, guard, onDiscovery });
-  const repo = new MultiRepo([local, remote, discovered, grpc], logger);
+  const repo = new MultiRepo([local, remote, discovered], logger);
   if (options.guard) return repo;
   const close = repo.close.bind(repo);
   repo.close = async () => {

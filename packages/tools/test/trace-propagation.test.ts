@@ -11,7 +11,6 @@ import { createSecretResolver, silentLogger, startSpan, traceparentOf, withSpan,
 import { createMemoryStores } from '@hookyard/store';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createGrpcRepo, type GrpcRepo } from '../src/grpc';
 import { webhookTool } from '../src/local/webhook';
 import { McpProvider } from '../src/mcp/mcp-provider';
 import { OpenApiProvider } from '../src/openapi/openapi-provider';
@@ -22,7 +21,7 @@ import { startInMemoryTracing } from '../../../test/support/tracing';
 import { testContext } from './support/context';
 import { startMockServer, type MockServer } from './support/mock-server';
 import { memoryToolStore } from './support/tool-store';
-import { LOOPBACK_GUARD, grpcRecord } from './grpc/records';
+import { grpcRecord, grpcRepo } from './grpc/records';
 import { startCatalogServer, type TestServer } from './grpc/server';
 
 const DOC = {
@@ -33,7 +32,7 @@ const DOC = {
 
 let mock: MockServer;
 let grpcServer: TestServer;
-let grpc: GrpcRepo;
+let grpc: ProviderRepo;
 let mcpHttp: Server;
 /** The `_meta` of every tools/call the MCP server got. */
 const mcpMeta: unknown[] = [];
@@ -47,7 +46,7 @@ beforeAll(async () => {
   mock = await startMockServer();
   mock.respond = (req) => (req.url === '/api/openapi.json' ? { status: 200, body: JSON.stringify(DOC) } : { status: 200, body: '{"ok":true}' });
   grpcServer = await startCatalogServer();
-  grpc = createGrpcRepo({ records: async () => [grpcRecord('shop', grpcServer.endpoint)], logger: silentLogger(), guard: LOOPBACK_GUARD });
+  grpc = grpcRepo([grpcRecord('shop', grpcServer.endpoint)]);
 
   mcpHttp = createServer((req, res) => {
     void (async () => {

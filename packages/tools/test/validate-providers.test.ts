@@ -135,11 +135,24 @@ describe('validateToolRecord: kind grpc', () => {
     });
   });
 
+  it('keeps injected values and the operations filter, as for openapi and mcp', () => {
+    const r = validateToolRecord(
+      { ...GRPC, injected: { tenant: 'acme', token: { secret: 'env:HOOKS_SECRET_LAMP' } }, operations: ['pkg.Lamp.TurnOn', '!turn_off'] },
+      NOW,
+    );
+    expect(r.ok && r.record).toMatchObject({
+      injected: { tenant: 'acme', token: { secret: 'env:HOOKS_SECRET_LAMP' } },
+      operations: ['pkg.Lamp.TurnOn', '!turn_off'],
+    });
+  });
+
   it.each([
     [{ ...GRPC, endpoint: '127.0.0.1:50051' }, 'endpoint must be grpc://host:port'],
     [{ ...GRPC, headers: { A: 'b' } }, 'headers do not apply to kind grpc; use metadata'],
     [{ ...GRPC, services: [] }, 'services must be a non-empty list'],
-    [{ ...GRPC, injected: { a: 1 } }, "field 'injected' applies only to kind openapi, mcp, not grpc"],
+    [{ ...GRPC, injected: { apiKey: 'literal' } }, 'injected.apiKey'],
+    [{ ...GRPC, operations: [] }, 'operations must be a non-empty list'],
+    [{ ...GRPC, method: 'GET' }, "field 'method' applies only to kind http, not grpc"],
     [{ ...GRPC, name: 'a__b' }, "name must not contain '__'"],
   ])('refuses %j', (input, line) => {
     const errors = errorsOf(input);

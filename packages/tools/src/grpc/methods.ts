@@ -1,11 +1,11 @@
 import { NAME_PATTERN, TOOL_NAME_MAX_LENGTH, type Logger } from '@hookyard/core';
-import { fitToolName } from '../provider/naming';
+import { discoveredToolName } from '../provider/naming';
 import * as protobuf from 'protobufjs';
 
 /** One unary method offered as a tool. */
 export interface GrpcMethod {
-  /** The tool name: `<record>__<method>`, service-qualified when two services share a method name. */
-  tool: string;
+  /** The tool-name part: the method in snake case, service-qualified when two services share a method name. */
+  slug: string;
   /** `pkg.Service.Method`. */
   fullName: string;
   /** The HTTP/2 path of the call: `/pkg.Service/Method`. */
@@ -30,7 +30,7 @@ export function snakeName(name: string): string {
  * would break the tool-name pattern or length is skipped and logged too.
  */
 export function unaryMethods(recordName: string, root: protobuf.Root, services: readonly string[], logger: Logger): GrpcMethod[] {
-  const found: Omit<GrpcMethod, 'tool'>[] = [];
+  const found: Omit<GrpcMethod, 'slug'>[] = [];
   for (const serviceName of services) {
     const service = root.lookupService(serviceName);
     for (const method of service.methodsArray) {
@@ -46,13 +46,14 @@ export function unaryMethods(recordName: string, root: protobuf.Root, services: 
       found.push({ fullName, path: `/${serviceName}/${method.name}`, request, response, comment: method.comment });
     }
   }
-  const short = (m: { fullName: string }) => `${recordName}__${snakeName(m.fullName.slice(m.fullName.lastIndexOf('.') + 1))}`;
+  const short = (m: { fullName: string }) => snakeName(m.fullName.slice(m.fullName.lastIndexOf('.') + 1));
   const counts = new Map<string, number>();
   for (const m of found) counts.set(short(m), (counts.get(short(m)) ?? 0) + 1);
   const out: GrpcMethod[] = [];
   for (const m of found) {
     // Two services with a `Get` each: both take the qualified name, so neither depends on discovery order.
-    const tool = fitToolName((counts.get(short(m)) ?? 0) > 1 ? `${recordName}__${snakeName(m.fullName.replace(/\./g, '_'))}` : short(m), m.fullName);
+    const slug = (counts.get(short(m)) ?? 0) > 1 ? snakeName(m.fullName.replace(/\./g, '_')) : short(m);
+    const tool = discoveredToolName(recordName, { key: m.fullName, slug });
     if (!NAME_PATTERN.test(tool) || tool.length > TOOL_NAME_MAX_LENGTH) {
       logger.warn(
         { tool: recordName, method: m.fullName, name: tool },
@@ -60,7 +61,7 @@ export function unaryMethods(recordName: string, root: protobuf.Root, services: 
       );
       continue;
     }
-    out.push({ ...m, tool });
+    out.push({ ...m, slug });
   }
   return out;
 }

@@ -33,6 +33,16 @@ export function providerToolName(provider: string, raw: string): string {
 }
 
 /**
+ * The tool name of a discovered tool: `<provider>__<part>`, fitted as
+ * providerToolName, where the part is the tool's own `slug` when its kind
+ * names tools its own way (gRPC methods), else nameSlug of its key. The
+ * hash of a cut name is always taken over the key.
+ */
+export function discoveredToolName(provider: string, tool: { key: string; slug?: string }): string {
+  return fitToolName(`${provider}${TOOL_SEPARATOR}${tool.slug ?? nameSlug(tool.key)}`, tool.key);
+}
+
+/**
  * A tool name of at most TOOL_NAME_MAX_LENGTH characters: as it is when it
  * fits, else cut and ended with `_` and the first 8 hex digits of the SHA-256
  * of `raw` (the service's own name for the tool). It depends on nothing but

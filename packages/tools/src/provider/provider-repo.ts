@@ -13,11 +13,12 @@ import type { ToolStore } from '@hookyard/store';
 import { resolveInjected } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { applyInjected, declaredNames, stripInjected } from './injected';
-import { nameSlug, providerOf, providerToolName } from './naming';
+import { discoveredToolName, nameSlug, providerOf } from './naming';
 import type { DiscoveredTool, ToolProvider } from './types';
 
 export interface ProviderRepoOptions {
-  toolStore: ToolStore;
+  /** Read on every lookup: a registration is served at once in every process. */
+  toolStore: Pick<ToolStore, 'listTools' | 'getTool'>;
   logger: Logger;
   /** One provider per record kind it serves. */
   providers: readonly ToolProvider[];
@@ -31,8 +32,10 @@ interface Entry {
 }
 
 /**
- * The registered services whose tools are discovered (kinds `openapi`, `mcp`):
- * one Hookyard tool per operation, named `<record>__<operation>`. Reads the
+ * The registered services whose tools are discovered (kinds `openapi`, `mcp`,
+ * `grpc`): one Hookyard tool per operation, named `<record>__<operation>`
+ * (discoveredToolName), narrowed by the record's `operations`, with its
+ * `injected` values hidden from the schema and applied at call time. Reads the
  * store on every lookup, like RemoteRepo, so a registration is callable at
  * once in every process; discovery itself is cached by each provider.
  */
@@ -41,6 +44,8 @@ export class ProviderRepo implements ToolRepo {
   /** Name clashes already reported, so a listing every call does not repeat the warning. */
   private readonly warned = new Set<string>();
   private readonly secrets: SecretResolver;
+  /** The records last listed, by name, with their kind: one gone since is released by its provider. */
+  private readonly listed = new Map<string, string>();
 
   constructor(private readonly options: ProviderRepoOptions) {
     this.secrets = options.secrets ?? createSecretResolver();
@@ -71,6 +76,7 @@ export class ProviderRepo implements ToolRepo {
 
   async names(): Promise<string[]> {
     const records = (await this.options.toolStore.listTools()).filter((r) => this.byKind.has(r.kind));
+    this.releaseGone(records);
     const settled = await Promise.allSettled(records.map((r) => this.entries(r)));
     const out: string[] = [];
     settled.forEach((s, i) => {
@@ -106,6 +112,14 @@ export class ProviderRepo implements ToolRepo {
     await Promise.allSettled([...this.byKind.values()].map((p) => p.close()));
   }
 
+  /** A registration removed (or moved to another kind) leaves no connection or cache behind in its provider. */
+  private releaseGone(records: readonly RemoteToolRecord[]): void {
+    const now = new Map(records.map((r) => [r.name, r.kind] as const));
+    for (const [name, kind] of this.listed) if (now.get(name) !== kind) this.byKind.get(kind)?.release?.(name);
+    this.listed.clear();
+    for (const [name, kind] of now) this.listed.set(name, kind);
+  }
+
   private async record(name: string): Promise<RemoteToolRecord | null> {
     const r = await this.options.toolStore.getTool(name);
     return r && this.byKind.has(r.kind) ? r : null;
@@ -121,8 +135,8 @@ export class ProviderRepo implements ToolRepo {
     const out: Entry[] = [];
     const seen = new Set<string>();
     for (const tool of discovered) {
-      if (!exposed(filter, tool.key)) continue;
-      const name = providerToolName(record.name, tool.key);
+      if (!exposed(filter, tool)) continue;
+      const name = discoveredToolName(record.name, tool);
       if (seen.has(name)) {
         const clash = `${record.name}/${tool.key}`;
         if (!this.warned.has(clash)) {
@@ -147,16 +161,17 @@ export class ProviderRepo implements ToolRepo {
 }
 
 /** How many of `discovered` the record exposes as tools (its `operations` filter, one tool per name). */
-export function exposedToolCount(record: RemoteToolRecord, discovered: readonly { key: string }[]): number {
+export function exposedToolCount(record: RemoteToolRecord, discovered: readonly Pick<DiscoveredTool, 'key' | 'slug'>[]): number {
   const filter = parseAllowlist(record.operations ?? ['*']);
   const names = new Set<string>();
-  for (const tool of discovered) if (exposed(filter, tool.key)) names.add(providerToolName(record.name, tool.key));
+  for (const tool of discovered) if (exposed(filter, tool)) names.add(discoveredToolName(record.name, tool));
   return names.size;
 }
 
 /** The `operations` filter matches an operation by its own name or by its tool-name part. */
-function exposed(filter: Allowlist, key: string): boolean {
-  const slug = nameSlug(key);
+function exposed(filter: Allowlist, tool: Pick<DiscoveredTool, 'key' | 'slug'>): boolean {
+  const { key } = tool;
+  const slug = tool.slug ?? nameSlug(key);
   if (filter.excluded.has(key) || filter.excluded.has(slug)) return false;
   return filter.all || filter.names.has(key) || filter.names.has(slug);
 }

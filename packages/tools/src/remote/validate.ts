@@ -57,7 +57,7 @@ const KIND_FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
   http: ['method', 'body_properties', 'protocol'],
   openapi: ['injected', 'operations'],
   mcp: ['transport', 'command', 'args', 'injected', 'operations'],
-  grpc: ['proto', 'services', 'metadata'],
+  grpc: ['proto', 'services', 'metadata', 'injected', 'operations'],
 };
 const RETRY_FIELDS = new Set(['max_attempts', 'base_ms', 'cap_ms', 'kinds']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -158,7 +158,7 @@ export function validateToolRecord(input: unknown, now: Date, options: ToolRecor
     updated_at: stamp,
   };
   if (known === 'http') httpFields(input, record, errors);
-  if (known === 'openapi' || known === 'mcp') {
+  if (known === 'openapi' || known === 'mcp' || known === 'grpc') {
     const injected = checkInjected(input.injected, errors, options.secretScope);
     const operations = checkOperations(input.operations, errors);
     if (injected) record.injected = injected;

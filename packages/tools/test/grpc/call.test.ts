@@ -1,13 +1,13 @@
-import { HookyardError, createSecretResolver, silentLogger, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, createSecretResolver, type RemoteToolRecord } from '@hookyard/core';
 import { status } from '@grpc/grpc-js';
-import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
+import type { ProviderRepo } from '../../src/provider/provider-repo';
 import { kindOfGrpcStatus } from '../../src/grpc/status';
 import { testContext } from '../support/context';
-import { LOOPBACK_GUARD, grpcRecord } from './records';
+import { grpcRecord, grpcRepo } from './records';
 import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, type TestServer } from './server';
 
 let server: TestServer;
-const repos: GrpcRepo[] = [];
+const repos: ProviderRepo[] = [];
 
 beforeAll(async () => {
   server = await startCatalogServer();
@@ -17,8 +17,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function repo(records: RemoteToolRecord[]): GrpcRepo {
-  const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), guard: LOOPBACK_GUARD });
+function repo(records: RemoteToolRecord[]): ProviderRepo {
+  const r = grpcRepo(records);
   repos.push(r);
   return r;
 }
@@ -166,7 +166,7 @@ describe('failures', () => {
   test('an unreachable server is unavailable, through reflection and through a call', async () => {
     const dead = await deadEndpoint();
     const r = repo([grpcRecord('gone', dead), grpcRecord('gonetext', dead, { proto: CATALOG_PROTO_TEXT })]);
-    expect(await r.names()).toEqual(['gonetext__create_item', 'gonetext__fail', 'gonetext__hang', 'gonetext__check']);
+    expect(await r.names()).toEqual(['gonetext__check', 'gonetext__create_item', 'gonetext__fail', 'gonetext__hang']);
     await expect(r.exec('gone__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable' });
     await expect(r.exec('gonetext__create_item', {}, testContext())).rejects.toMatchObject({
       kind: 'unavailable',
@@ -180,7 +180,7 @@ describe('discovery cache', () => {
     const own = await startCatalogServer();
     let now = 1_000;
     const records = [grpcRecord('shop', own.endpoint)];
-    const r = createGrpcRepo({ records: async () => records, logger: silentLogger(), guard: LOOPBACK_GUARD, discoveryTtlMs: 100, now: () => now });
+    const r = grpcRepo(records, { discoveryTtlMs: 100, now: () => now });
     repos.push(r);
     expect(await r.names()).toContain('shop__create_item');
     await own.close();
@@ -191,7 +191,7 @@ describe('discovery cache', () => {
   });
 
   test('close() closes the channels; a closed repo refuses new discovery', async () => {
-    const r = createGrpcRepo({ records: async () => [grpcRecord('shop', server.endpoint)], logger: silentLogger(), guard: LOOPBACK_GUARD });
+    const r = grpcRepo([grpcRecord('shop', server.endpoint)]);
     expect(await r.names()).toContain('shop__check');
     await r.close();
     await expect(r.exec('shop__check', {}, testContext())).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('closed') });
@@ -202,12 +202,7 @@ describe('metadata secret references', () => {
   test('a reference is resolved per call and sent as metadata (reflection included); the record keeps the reference', async () => {
     const env: NodeJS.ProcessEnv = { HOOKS_SECRET_GRPC_TENANT: 'acme-from-env' };
     const record = grpcRecord('shopref', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } } });
-    const r = createGrpcRepo({
-      records: async () => [record],
-      logger: silentLogger(),
-      guard: LOOPBACK_GUARD,
-      secrets: createSecretResolver({ env, fileCacheMs: 0 }),
-    });
+    const r = grpcRepo([record], { secrets: createSecretResolver({ env, fileCacheMs: 0 }) });
     repos.push(r);
     const out = (await r.exec('shopref__create_item', { item: { name: 'lamp' } }, testContext())) as { seenMetadata: string };
     expect(out.seenMetadata).toBe('x-tenant=acme-from-env;idempotency-key=idem-123');
@@ -220,14 +215,10 @@ describe('metadata secret references', () => {
   });
 
   test('a reference that is not set fails the call internal, quoting the reference', async () => {
-    const r = createGrpcRepo({
-      records: async () => [
-        grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } }),
-      ],
-      logger: silentLogger(),
-      guard: LOOPBACK_GUARD,
-      secrets: createSecretResolver({ env: {} }),
-    });
+    const r = grpcRepo(
+      [grpcRecord('shopnone', server.endpoint, { proto: CATALOG_PROTO_TEXT, metadata: { authorization: { secret: 'env:HOOKS_SECRET_GRPC_UNSET' } } })],
+      { secrets: createSecretResolver({ env: {} }) },
+    );
     repos.push(r);
     const err = await r.exec('shopnone__create_item', { item: {} }, testContext()).then(
       () => undefined,

@@ -1,12 +1,12 @@
 import { silentLogger, type RemoteToolRecord } from '@hookyard/core';
-import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
+import type { ProviderRepo } from '../../src/provider/provider-repo';
 import { testContext } from '../support/context';
-import { LOOPBACK_GUARD, grpcRecord } from './records';
+import { grpcRecord, grpcRepo } from './records';
 import { CATALOG_PROTO_TEXT, startCatalogServer, type TestServer } from './server';
 
 let server: TestServer;
 let plain: TestServer;
-const repos: GrpcRepo[] = [];
+const repos: ProviderRepo[] = [];
 
 beforeAll(async () => {
   [server, plain] = await Promise.all([startCatalogServer(), startCatalogServer({ reflection: false })]);
@@ -16,8 +16,8 @@ afterAll(async () => {
   await Promise.all([server.close(), plain.close()]);
 });
 
-function repo(records: RemoteToolRecord[], logger = silentLogger()): GrpcRepo {
-  const r = createGrpcRepo({ records: async () => records, logger, guard: LOOPBACK_GUARD });
+function repo(records: RemoteToolRecord[], logger = silentLogger()): ProviderRepo {
+  const r = grpcRepo(records, { logger });
   repos.push(r);
   return r;
 }

@@ -8,16 +8,15 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { HookyardError, silentLogger } from '@hookyard/core';
+import { HookyardError } from '@hookyard/core';
 import { HealthImplementation, protoPath } from 'grpc-health-check';
-import { createGrpcRepo } from '../../src/grpc';
+import type { ProviderRepo } from '../../src/provider/provider-repo';
 import { testContext } from '../support/context';
-import { LOOPBACK_GUARD, grpcRecord } from './records';
+import { grpcRecord, grpcRepo } from './records';
 
 let server: grpc.Server;
-let endpoint: string;
+let repo: ProviderRepo;
 const health = new HealthImplementation({ '': 'SERVING', 'shop.Catalog': 'SERVING' });
-const repo = createGrpcRepo({ records: async () => [grpcRecord('health', endpoint)], logger: silentLogger(), guard: LOOPBACK_GUARD });
 
 beforeAll(async () => {
   server = new grpc.Server();
@@ -26,7 +25,7 @@ beforeAll(async () => {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
-  endpoint = `grpc://127.0.0.1:${port}`;
+  repo = grpcRepo([grpcRecord('health', `grpc://127.0.0.1:${port}`)]);
 });
 afterAll(async () => {
   await repo.close();

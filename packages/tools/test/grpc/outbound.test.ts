@@ -2,8 +2,9 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { HookyardError, loadSettings, silentLogger } from '@hookyard/core';
 import { createMemoryStores } from '@hookyard/store';
 import { createToolRepo } from '../../src/create-tool-repo';
-import { createGrpcRepo, type GrpcRepo } from '../../src/grpc';
+import { createGrpcProvider } from '../../src/grpc';
 import { createOutboundGuard, type OutboundGuard } from '../../src/outbound';
+import { ProviderRepo } from '../../src/provider/provider-repo';
 import { testContext } from '../support/context';
 import { LOOPBACK_GUARD, grpcRecord } from './records';
 import { CATALOG_PROTO_TEXT, startCatalogServer, type TestServer } from './server';
@@ -20,7 +21,7 @@ let server: TestServer;
 let relay: Server;
 let relayPort = 0;
 let connections = 0;
-const repos: GrpcRepo[] = [];
+const repos: ProviderRepo[] = [];
 const guards: OutboundGuard[] = [];
 
 beforeAll(async () => {
@@ -45,8 +46,14 @@ afterAll(async () => {
   await server.close();
 });
 
-function repo(endpoint: string, guard?: OutboundGuard, extra: Record<string, unknown> = {}): GrpcRepo {
-  const r = createGrpcRepo({ records: async () => [grpcRecord('shop', endpoint, extra)], logger: silentLogger(), ...(guard ? { guard } : {}) });
+/** ProviderRepo over the gRPC provider with `guard`, or with the provider's default guard (public addresses only). */
+function repo(endpoint: string, guard?: OutboundGuard, extra: Record<string, unknown> = {}): ProviderRepo {
+  const records = [grpcRecord('shop', endpoint, extra)];
+  const r = new ProviderRepo({
+    toolStore: { listTools: async () => records, getTool: async (name) => records.find((x) => x.name === name) ?? null },
+    logger: silentLogger(),
+    providers: [createGrpcProvider({ logger: silentLogger(), ...(guard ? { guard } : {}) })],
+  });
   repos.push(r);
   return r;
 }

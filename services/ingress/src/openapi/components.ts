@@ -486,10 +486,10 @@ export const SCHEMAS: Record<string, Schema> = {
         type: 'object',
         additionalProperties: true,
         description:
-          'openapi, mcp: arguments the runtime applies, hidden from the schema. A value is any JSON value or a secret reference ' +
+          'openapi, mcp, grpc: arguments the runtime applies, hidden from the schema. A value is any JSON value or a secret reference ' +
           '(an object whose only field is `secret` is always one); a credential-looking name takes a reference only',
       },
-      operations: { type: 'array', items: { type: 'string' }, description: 'openapi, mcp: the operations or tools to expose' },
+      operations: { type: 'array', items: { type: 'string' }, description: 'openapi, mcp, grpc: the operations, tools or methods to expose' },
       transport: { type: 'string', enum: ['stdio', 'sse', 'streamable-http'], description: 'mcp only' },
       command: { type: 'string', description: 'mcp stdio: a command listed in HOOKS_MCP_STDIO_ALLOW' },
       args: { type: 'array', items: { type: 'string' }, description: 'mcp stdio: its arguments' },

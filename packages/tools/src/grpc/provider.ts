@@ -3,7 +3,6 @@ import {
   badInput,
   createSecretResolver,
   injectTrace,
-  internal,
   notFound,
   quote,
   toHookyardError,
@@ -14,10 +13,12 @@ import {
 import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
-import type { DiscoveryListener } from '../provider/types';
+import { discoveredToolName } from '../provider/naming';
+import type { DiscoveredTool, DiscoveryListener, ToolProvider } from '../provider/types';
 import { resolveStringMap } from '../secret-values';
-import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
+import type { ToolCallContext } from '../types';
 import { grpcConfigOf, metadataSafe, type GrpcRecordConfig } from './fields';
+import { closedError } from './lazy-provider';
 import { decodeResponse } from './from-proto';
 import { messageSchema } from './json-schema';
 import { unaryMethods, type GrpcMethod } from './methods';
@@ -26,9 +27,7 @@ import { reflect } from './reflection';
 import { grpcStatusError } from './status';
 import { encodeRequest } from './to-proto';
 
-export interface GrpcRepoOptions {
-  /** The registered tool records; only those of kind `grpc` are read. Called on every lookup. */
-  records: () => Promise<RemoteToolRecord[]>;
+export interface GrpcProviderOptions {
   logger: Logger;
   /** Resolves `{"secret": ...}` metadata values at call time (default: env and mounted files). */
   secrets?: SecretResolver;
@@ -48,39 +47,38 @@ export interface GrpcRepoOptions {
   onDiscovery?: DiscoveryListener;
 }
 
-export type GrpcRepo = ToolRepo & { close(): Promise<void> };
+/** One unary method as a discovered tool: `key` is its full name `pkg.Service.Method`. */
+export interface GrpcTool extends DiscoveredTool {
+  slug: string;
+  method: GrpcMethod;
+}
 
 const DEFAULT_DISCOVERY_TTL_MS = 60_000;
 const DEFAULT_FAILURE_TTL_MS = 5_000;
 /** Discovery is a lookup, not the call: it never waits longer than this, whatever the record's timeout. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
-interface Discovery {
-  methods: GrpcMethod[];
-}
 interface CacheEntry {
   key: string;
   at: number;
-  good?: Discovery;
+  good?: GrpcTool[];
   error?: HookyardError;
-  pending?: Promise<Discovery>;
+  pending?: Promise<GrpcTool[]>;
 }
 
 /**
- * The registered gRPC services (records of kind `grpc`): one tool per unary
- * method, found through server reflection or the record's `.proto` text.
- * Discovery is cached per record and refreshed after a TTL; when a refresh
- * fails the last good answer is kept. One channel per record, reused by
- * every call and closed by `close()`. Before a channel dials, its host is
- * resolved and checked by the outbound guard, and the channel goes to the
- * checked address (the name stays the authority and the TLS server name), so
- * loopback, link-local and private services are refused unless allowed.
+ * gRPC services (records of kind `grpc`) as a ToolProvider: one tool per
+ * unary method, found through server reflection or the record's `.proto`
+ * text. Discovery is cached per record and refreshed after a TTL; when a
+ * refresh fails the last good answer is kept. One channel per record, reused
+ * by every call and closed by `release()` or `close()`. Before a channel
+ * dials, its host is resolved and checked by the outbound guard, and the
+ * channel goes to the checked address (the name stays the authority and the
+ * TLS server name), so loopback, link-local and private services are refused
+ * unless allowed.
  */
-export function createGrpcRepo(options: GrpcRepoOptions): GrpcRepo {
-  return new GrpcToolRepo(options);
-}
-
-class GrpcToolRepo implements ToolRepo {
+export class GrpcProvider implements ToolProvider {
+  readonly kind = 'grpc' as const;
   private readonly cache = new Map<string, CacheEntry>();
   private readonly channels = new Map<string, { key: string; client: grpc.Client }>();
   private readonly guard: Pick<OutboundGuard, 'checkedAddress'>;
@@ -91,7 +89,7 @@ class GrpcToolRepo implements ToolRepo {
   private readonly secrets: SecretResolver;
   private closed = false;
 
-  constructor(private readonly options: GrpcRepoOptions) {
+  constructor(private readonly options: GrpcProviderOptions) {
     this.secrets = options.secrets ?? createSecretResolver();
     this.ttlMs = options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
     this.failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
@@ -100,20 +98,22 @@ class GrpcToolRepo implements ToolRepo {
     else this.guard = this.ownGuard = createOutboundGuard({ allowNets: [] });
   }
 
-  async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
-    const records = await this.records();
-    // The longest record name wins: `a__b__get` belongs to `a__b` before `a`.
-    const record = records.filter((r) => name.startsWith(`${r.name}__`)).sort((a, b) => b.name.length - a.name.length)[0];
-    if (!record) throw notFound(`tool '${name}' is not a registered gRPC tool`);
+  discover(record: RemoteToolRecord): Promise<GrpcTool[]> {
+    return this.discovery(record, this.config(record));
+  }
+
+  async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const config = this.config(record);
-    const method = (await this.discovery(record, config)).methods.find((m) => m.tool === name);
-    if (!method) throw notFound(`tool '${name}' is not a unary method of gRPC service '${record.name}'`);
+    const tool = (await this.discovery(record, config)).find((t) => t.key === key);
+    if (!tool) throw notFound(`gRPC tool '${record.name}' has no unary method '${key}'`);
+    const { method } = tool;
+    const name = discoveredToolName(record.name, tool);
     if (ctx.signal.aborted) throw abortError(`tool '${name}'`, ctx.signal);
     const request = encodeRequest(method.request, args);
     const metadata = await this.metadataOf(config, `tool '${name}'`);
     injectTrace(metadata);
     metadata.set('idempotency-key', ctx.idempotencyKey);
-    const raw = await this.call(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
+    const raw = await this.unary(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
     try {
       return decodeResponse(method.response, raw);
     } catch (err) {
@@ -121,31 +121,10 @@ class GrpcToolRepo implements ToolRepo {
     }
   }
 
-  async names(): Promise<string[]> {
-    const all = await Promise.all((await this.records()).map(async (r) => (await this.methodsOrNone(r)).map((m) => m.tool)));
-    return all.flat();
-  }
-
-  async schema(name: string): Promise<JsonSchema | undefined> {
-    const [info] = (await this.tools(name)).filter((t) => t.name === name);
-    return info?.parameters;
-  }
-
-  /** A record name lists all its tools; a tool name lists that one. */
-  async tools(providerName: string): Promise<ToolInfo[]> {
-    const out: ToolInfo[] = [];
-    for (const record of await this.records()) {
-      if (providerName !== record.name && !providerName.startsWith(`${record.name}__`)) continue;
-      for (const m of await this.methodsOrNone(record)) {
-        if (providerName === record.name || providerName === m.tool) out.push(infoOf(record, m));
-      }
-    }
-    return out;
-  }
-
-  async discoverRecord(record: RemoteToolRecord): Promise<string[] | undefined> {
-    if (record.kind !== 'grpc') return undefined;
-    return (await this.discovery(record, this.config(record))).methods.map((m) => m.tool);
+  release(recordName: string): void {
+    this.channels.get(recordName)?.client.close();
+    this.channels.delete(recordName);
+    this.cache.delete(recordName);
   }
 
   async close(): Promise<void> {
@@ -156,37 +135,14 @@ class GrpcToolRepo implements ToolRepo {
     await this.ownGuard?.close();
   }
 
-  private async records(): Promise<RemoteToolRecord[]> {
-    const records = (await this.options.records()).filter((r) => r.kind === 'grpc');
-    // A record that was removed leaves no channel open behind it.
-    const live = new Set(records.map((r) => r.name));
-    for (const [name, ch] of this.channels) {
-      if (!live.has(name)) {
-        ch.client.close();
-        this.channels.delete(name);
-      }
-    }
-    for (const name of this.cache.keys()) if (!live.has(name)) this.cache.delete(name);
-    return records;
-  }
-
   private config(record: RemoteToolRecord): GrpcRecordConfig {
     const config = grpcConfigOf(record);
     if (typeof config === 'string') throw badInput(`gRPC tool '${record.name}': ${config}`);
     return config;
   }
 
-  /** For listings: a record that cannot be discovered lists nothing (logged) and does not hide the others. */
-  private async methodsOrNone(record: RemoteToolRecord): Promise<GrpcMethod[]> {
-    try {
-      return (await this.discovery(record, this.config(record))).methods;
-    } catch (err) {
-      this.options.logger.warn({ err, tool: record.name }, 'gRPC service could not be discovered; its tools are not listed');
-      return [];
-    }
-  }
-
-  private discovery(record: RemoteToolRecord, config: GrpcRecordConfig): Promise<Discovery> {
+  private discovery(record: RemoteToolRecord, config: GrpcRecordConfig): Promise<GrpcTool[]> {
+    if (this.closed) return Promise.reject(closedError());
     const key = JSON.stringify([config.address, config.tls, config.proto ?? null, config.services ?? null, config.metadata]);
     let entry = this.cache.get(record.name);
     if (!entry || entry.key !== key) {
@@ -197,11 +153,11 @@ class GrpcToolRepo implements ToolRepo {
     if (entry.good && age < this.ttlMs) return Promise.resolve(entry.good);
     if (!entry.good && entry.error && age < this.failureTtlMs) return Promise.reject(entry.error);
     const e = entry;
-    e.pending ??= this.discover(config)
+    e.pending ??= this.find(config)
       .then(
         (found) => {
           Object.assign(e, { good: found, error: undefined, at: this.now() });
-          this.options.onDiscovery?.(record, { tools: found.methods.map((m) => ({ key: m.tool })) });
+          this.options.onDiscovery?.(record, { tools: found });
           return found;
         },
         (err: unknown) => {
@@ -211,6 +167,7 @@ class GrpcToolRepo implements ToolRepo {
             this.options.logger.warn({ err, tool: record.name }, 'gRPC discovery failed; keeping the last good method list');
             return e.good;
           }
+          this.options.logger.warn({ err, tool: record.name }, 'gRPC service could not be discovered; its tools are not listed');
           e.error = toHookyardError(err);
           throw e.error;
         },
@@ -221,7 +178,7 @@ class GrpcToolRepo implements ToolRepo {
     return e.pending;
   }
 
-  private async discover(config: GrpcRecordConfig): Promise<Discovery> {
+  private async find(config: GrpcRecordConfig): Promise<GrpcTool[]> {
     let found: { root: import('protobufjs').Root; services: string[] };
     if (config.proto !== undefined) {
       const parsed = parseProtoText(config.proto);
@@ -237,7 +194,13 @@ class GrpcToolRepo implements ToolRepo {
       if (missing.length > 0) this.options.logger.warn({ tool: config.name, missing }, 'gRPC services in the allowlist are not offered by the server');
       services = services.filter((s) => config.services?.includes(s));
     }
-    return { methods: unaryMethods(config.name, found.root, services, this.options.logger) };
+    return unaryMethods(config.name, found.root, services, this.options.logger).map((method) => ({
+      key: method.fullName,
+      slug: method.slug,
+      description: method.comment ? `${method.fullName}: ${method.comment}` : method.fullName,
+      parameters: messageSchema(method.request),
+      method,
+    }));
   }
 
   /**
@@ -247,12 +210,12 @@ class GrpcToolRepo implements ToolRepo {
    * checked address itself, never the name: no second lookup to rebind.
    */
   private async channel(config: GrpcRecordConfig): Promise<grpc.Client> {
-    if (this.closed) throw internal('gRPC tool repo is closed');
+    if (this.closed) throw closedError();
     const colon = config.address.lastIndexOf(':');
     const host = config.address.slice(0, colon).replace(/^\[|\]$/g, '');
     const port = config.address.slice(colon + 1);
     const checked = await this.guard.checkedAddress(host);
-    if (this.closed) throw internal('gRPC tool repo is closed');
+    if (this.closed) throw closedError();
     const target = checked.family === 6 ? `[${checked.address}]:${port}` : `${checked.address}:${port}`;
     const key = `${config.tls ? 'tls' : 'plain'}:${config.address}:${target}`;
     const have = this.channels.get(config.name);
@@ -277,7 +240,7 @@ class GrpcToolRepo implements ToolRepo {
     return md;
   }
 
-  private async call(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
+  private async unary(what: string, config: GrpcRecordConfig, path: string, request: Buffer, metadata: grpc.Metadata, signal: AbortSignal): Promise<Buffer> {
     const client = await this.channel(config);
     return new Promise<Buffer>((resolve, reject) => {
       const call = client.makeUnaryRequest<Buffer, Buffer>(
@@ -304,16 +267,4 @@ function abortError(what: string, signal: AbortSignal, cause?: unknown): Hookyar
   const reason: unknown = signal.reason;
   const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
   return new HookyardError(kind, `${what} was aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause });
-}
-
-function infoOf(record: RemoteToolRecord, m: GrpcMethod): ToolInfo {
-  const info: ToolInfo = {
-    name: m.tool,
-    description: m.comment ? `${m.fullName}: ${m.comment}` : m.fullName,
-    parameters: messageSchema(m.request),
-    provider: 'grpc',
-    crashResumable: record.crash_resumable ?? false,
-  };
-  if (record.retry) info.retry = record.retry;
-  return info;
 }
