@@ -49,10 +49,10 @@ interface Item {
 }
 
 /**
- * The fewest missing messages worth a new pull request while others are still
- * open: a request is a publish the server parses and queues, so asking again
- * for every single slot freed would cost about as much as the message itself.
- * With nothing open the worker asks for all its free slots at once.
+ * The fewest free slots, not yet asked for, worth a new pull request while
+ * tasks run: a request is a publish the server parses and queues, so asking
+ * again for every single slot freed would cost about as much as the message
+ * itself. With nothing running the worker asks for all its free slots at once.
  */
 export function minPullSlots(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, Math.floor(concurrency / 8)));
@@ -88,15 +88,17 @@ export function startPullWorker(opts: PullWorkerOptions): PullWorker {
   let toSettle: Held[] = [];
   let settling: NodeJS.Immediate | undefined;
 
-  // Messages asked for at most: free slots over the tasks a message carries, less what is already asked for.
-  // A new request goes out for minPull or more missing, or for any when nothing runs (a trickle never waits).
+  // Counted in slots, not messages: the slots free that no open request will fill (each message asked for fills
+  // about tasksPerMessage). A new request goes out once minPull or more slots are unasked for, or for any when
+  // nothing runs (a trickle never waits), and asks for the messages that fill them (at least one). Counting
+  // messages against minPull instead left a worker whose messages carry many ids (the door batches them) with
+  // no request open until it went idle, while its free slots waited.
   const topUp = () => {
     if (stopping || aborted) return;
     const free = concurrency - inFlight - queue.length;
-    if (free <= 0) return;
-    const open = source.outstanding();
-    const missing = Math.max(1, Math.floor(free / tasksPerMessage)) - open;
-    if (missing >= minPull || (missing > 0 && inFlight === 0)) source.request(missing);
+    const unasked = free - source.outstanding() * tasksPerMessage;
+    if (unasked <= 0 || (unasked < minPull && inFlight > 0)) return;
+    source.request(Math.max(1, Math.floor(unasked / tasksPerMessage)));
   };
   const notify = () => {
     topUp();

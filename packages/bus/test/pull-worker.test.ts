@@ -15,7 +15,14 @@ interface FakeMsg {
  * batch (what JetStream does with a pull request that has not expired), and a
  * message added later goes to an open request at once. Records every request.
  */
-function backlog(messages: FakeMsg[]): { open: PullWorkerOptions['open']; requests: number[]; add(m: FakeMsg): void; outstanding(): number } {
+function backlog(messages: FakeMsg[]): {
+  open: PullWorkerOptions['open'];
+  requests: number[];
+  add(m: FakeMsg): void;
+  outstanding(): number;
+  /** Every open request expires (the server's 408 naming what was left), as after the pull's expiry. */
+  expireAll(): void;
+} {
   const requests: number[] = [];
   let outstanding = 0;
   let handlers: PullSourceHandlers | null = null;
@@ -32,6 +39,10 @@ function backlog(messages: FakeMsg[]): { open: PullWorkerOptions['open']; reques
     add(m) {
       messages.push(m);
       deliver();
+    },
+    expireAll() {
+      outstanding = 0;
+      handlers?.changed();
     },
     open(h) {
       handlers = h;
@@ -224,5 +235,42 @@ describe('pull worker', () => {
     expect(source.requests).toEqual([8, 1]);
     expect(source.outstanding()).toBe(8);
     await worker.stop();
+  });
+
+  it('keeps a request open while a slot is free when messages carry many ids (the door batches them)', async () => {
+    const source = backlog([]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const done: string[] = [];
+    const worker = startPullWorker({
+      open: source.open,
+      concurrency: 48,
+      heartbeatMs: 10_000,
+      logger: silentLogger(),
+      prepare: prepare(async (id) => {
+        if (id.startsWith('held')) await gate;
+        done.push(id);
+      }),
+    });
+    // The door's batches: 12 ids a message, so the worker learns to ask for about free / 12 messages.
+    const fast = Array.from({ length: 15 }, (_, m) => msg(Array.from({ length: 12 }, (_, i) => `f${m}-${i}`)));
+    for (const m of fast) source.add(m);
+    for (let i = 0; i < 400 && fast.some((m) => m.settled.length === 0); i += 1) await new Promise((r) => setTimeout(r, 1));
+    expect(fast.every((m) => m.settled.join() === 'ack')).toBe(true);
+    // One message whose tasks stay running, then every open request expires at the server.
+    const held = msg(Array.from({ length: 12 }, (_, i) => `held${i}`));
+    source.add(held);
+    for (let i = 0; i < 100 && held.settled.length === 0 && !done.length; i += 1) await new Promise((r) => setImmediate(r));
+    source.expireAll();
+    // 36 slots are free while 12 tasks run: a request must be open at the server again, not only once all are idle.
+    expect(source.outstanding()).toBeGreaterThanOrEqual(1);
+    const late = msg(['late']);
+    source.add(late);
+    for (let i = 0; i < 100 && late.settled.length === 0; i += 1) await new Promise((r) => setTimeout(r, 1));
+    expect(late.settled).toEqual(['ack']);
+    expect(held.settled).toEqual([]);
+    release();
+    await worker.stop();
+    expect(held.settled).toEqual(['ack']);
   });
 });
