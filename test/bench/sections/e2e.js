@@ -290,7 +290,7 @@ async function e2e(ctx) {
   return {
     method:
       `${n} events (1 KB JSON, 50 connections, as fast as autocannon sends) per run; runs/s = runs finished / (time from the first request to the last run finished, polled every 50 ms: Hookyard through the store's run counts in Redis, BullMQ through the worker's completed counter); ` +
-      `then constant rates of ${LATENCY_FRACTIONS.map((f) => `${f * 100} %`).join(', ')} of Hookyard's median max (${rates.map((x) => `${x.offered}/s`).join(', ')}) for ${ctx.smoke ? 1 : 3} s each on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
+      `then constant rates (evenly paced by the load generator: request i due at i / rate, latency from when it was due) of ${LATENCY_FRACTIONS.map((f) => `${f * 100} %`).join(', ')} of Hookyard's median max (${rates.map((x) => `${x.offered}/s`).join(', ')}) for ${ctx.smoke ? 1 : 3} s each on both; accept-to-start from each run's created_at/started_at (Hookyard) and job.timestamp/processedOn (BullMQ). ` +
       `${ctx.runs} runs alternating. Hookyard: HOOKS_MAX_WORKERS=50, one executor, a condition and a start_expr on the hook; BullMQ worker concurrency 50.`,
     events: n,
     hookyard: pack(tput.hookyard),
