@@ -1,3 +1,4 @@
+export { createMemoryBucketStore } from './memory/memory-buckets';
 export { createMemoryStores } from './memory/create';
 export { createRedisStores } from './redis/create';
 export type { RedisStoresOptions } from './redis/create';
@@ -6,6 +7,8 @@ export { DEFAULT_STATE_MAX_BYTES } from './state-rules';
 export type { MemoryStoresOptions } from './memory/create';
 export type {
   ActInput,
+  BucketLimit,
+  BucketStore,
   Claimed,
   CompletedStatus,
   DeliveryClaim,
@@ -28,6 +31,7 @@ export type {
   StateStore,
   StateWriteInput,
   Stores,
+  TakeResult,
   ToolStore,
   DiscoveryOutcome,
   DiscoveryStatus,

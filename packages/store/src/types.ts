@@ -392,12 +392,43 @@ export interface StateStore {
 }
 
 /** The stores behind one handle, with a lifecycle. */
+/** A token bucket's shape: `burst` requests at once, refilled at `rate` requests a second. */
+export interface BucketLimit {
+  /** Tokens a second; finite and above 0 (an unlimited bucket is the caller's to skip). */
+  rate: number;
+  /** The bucket's size: a whole number >= 1. */
+  burst: number;
+}
+
+/** What a take answers: the token was taken, or how long until one request would pass. */
+export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
+
+/**
+ * Token buckets for the flood limiter, kept where every process of the
+ * deployment sees them (one Redis, so replicas share a bucket). A bucket is
+ * named (`door-client`, `door-topic`, `api`) and keyed (a client address, a
+ * topic); it refills continuously (GCRA), and one that has refilled is gone.
+ */
+export interface BucketStore {
+  /**
+   * Takes one token from bucket `bucket` of `key` under `limit` at `now`
+   * (epoch ms): `{ok: true}`, or `{ok: false, retryAfterMs}` (>= 1) when it is
+   * empty. The limit travels with each call, so a new rate applies from the
+   * next take; a bucket's state carries over the change. A bucket name that
+   * is not `^[a-z0-9][a-z0-9_-]*$`, an empty key or a bad limit is `bad_input`;
+   * an unreachable store is `unavailable`, without waiting for it.
+   */
+  take(bucket: string, key: string, limit: BucketLimit, now: number): Promise<TakeResult>;
+}
+
 export interface Stores {
   hooks: HookStore;
   runs: RunStore;
   tools: ToolStore;
   interactions: InteractionStore;
   states: StateStore;
+  /** The flood limiter's token buckets, on the same connection as the rest. */
+  buckets: BucketStore;
   /** `memory` or `redis`. */
   kind: string;
   /** Cheap liveness check for /readyz. */

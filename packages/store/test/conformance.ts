@@ -1,8 +1,10 @@
 /**
  * One conformance suite for every store implementation (memory and Redis):
  * `describeRunStoreConformance` for the run life cycle, `describeHookStoreConformance`
- * for hooks, verifiers, templates, tools and delivery claims.
+ * for hooks, verifiers, templates, tools and delivery claims, `describeBucketConformance`
+ * for the flood limiter's token buckets.
  */
+export { describeBucketConformance } from './conformance-buckets';
 export { describeRunStoreConformance } from './conformance-runs';
 export { describeRunListConformance } from './conformance-list';
 export { describeHookStoreConformance } from './conformance-hooks';

@@ -9,7 +9,13 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { keysPerNode, startRedisCluster, type RedisCluster } from '../../../test/support/clusters';
 import { uniquePrefix } from '../../../test/support/services';
-import { describeHookStoreConformance, describeInteractionConformance, describeRunListConformance, describeRunStoreConformance } from './conformance';
+import {
+  describeBucketConformance,
+  describeHookStoreConformance,
+  describeInteractionConformance,
+  describeRunListConformance,
+  describeRunStoreConformance,
+} from './conformance';
 import { T0, hook } from './fixtures';
 
 let cluster: RedisCluster | undefined;
@@ -30,6 +36,7 @@ describeRunStoreConformance('redis cluster', factory);
 describeRunListConformance('redis cluster', factory);
 describeHookStoreConformance('redis cluster', factory);
 describeInteractionConformance('redis cluster', factory);
+describeBucketConformance('redis cluster', factory);
 
 describe('redis cluster: the proof is real', () => {
   it('the cluster refuses keys of two partitions in one script, so every script above kept to one slot', async () => {

@@ -41,6 +41,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   expire_interactions: [keys.interactionExpiry(p), keys.due(p), keys.lease(p), keys.done(p)],
   put_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
   delete_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
+  take_token: [keys.bucket('door-client', '2001:db8::1')],
 };
 
 describe('redis cluster slots', () => {

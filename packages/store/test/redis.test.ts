@@ -3,6 +3,7 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
+  describeBucketConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
   describeRunListConformance,
@@ -39,6 +40,7 @@ afterAll(async () => {
 });
 
 describeRunStoreConformance('redis', factory);
+describeBucketConformance('redis', factory);
 describeRunListConformance('redis', factory);
 describeHookStoreConformance('redis', factory);
 describeInteractionConformance('redis', factory);
@@ -76,6 +78,10 @@ describe('redis specifics', () => {
       const d = await rejection(s.runs.keepDelivery({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 }, { id: 'd', ttlMs: 1000 }));
       // Never sent: nothing can have been kept (the door answers "accept failed", not "outcome unknown").
       expect([d.kind, d.notSent, d.outcomeUnknown]).toEqual(['unavailable', true, false]);
+      // A bucket take does not wait for a reconnect either: the limiter falls back at once.
+      const b = await rejection(s.buckets.take('door-client', '10.0.0.1', { rate: 1, burst: 1 }, T0));
+      expect(b.kind).toBe('unavailable');
+      expect(b.message).toMatch(/^redis take_token not sent: connection is [a-z]+$/);
     } finally {
       await s.close();
     }
@@ -132,6 +138,7 @@ describe('redis specifics', () => {
       const subject = { scope: 'gh', kind: 'pr', key: 'a{1}' };
       await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });
+      await s.buckets.take('door-client', '10.0.0.1', { rate: 1, burst: 2 }, T0);
     } finally {
       spy.mockRestore();
       await s.close();
@@ -254,5 +261,25 @@ describe('redis specifics', () => {
   it('rejects a prefix with braces and a partition count out of range', async () => {
     expect((await rejection(createRedisStores({ url, prefix: 'a{b', partitions: 1 }))).kind).toBe('bad_input');
     expect((await rejection(createRedisStores({ url, prefix: 'ok', partitions: 0 }))).kind).toBe('bad_input');
+  });
+
+  it('keeps a bucket as one key in its own hash tag, expiring when the bucket has refilled', async () => {
+    const prefix = `${suitePrefix}x${(n += 1)}`;
+    const s = await createRedisStores({ url, prefix, partitions: 1 });
+    const admin = new Redis(url);
+    try {
+      const now = Date.now();
+      await s.buckets.take('door-client', '10.0.0.1', { rate: 0.01, burst: 5 }, now);
+      await s.buckets.take('door-client', '10.0.0.1', { rate: 0.01, burst: 5 }, now);
+      const key = `{${prefix}:lim:door-client:10.0.0.1}:tat`;
+      expect(Number(await admin.get(key))).toBe(now + 200_000);
+      // Expiry on Redis's clock: about two intervals (200 s), never more.
+      const ttl = await admin.pttl(key);
+      expect(ttl).toBeGreaterThan(100_000);
+      expect(ttl).toBeLessThanOrEqual(200_000);
+    } finally {
+      admin.disconnect();
+      await s.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Stores } from '../types';
+import { MemoryBucketStore } from './memory-buckets';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
 import { MemoryRunStore } from './memory-runs';
@@ -24,6 +25,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
     tools: new MemoryToolStore(),
     interactions: new MemoryInteractionStore(runs),
     states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
+    buckets: new MemoryBucketStore(),
     kind: 'memory',
     ping: async () => undefined,
     close: async () => undefined,

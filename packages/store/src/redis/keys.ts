@@ -32,6 +32,10 @@
  *   {P:st:<scope>:<kind>}:ix          zset  score 0, the keys of that scope and kind (ZRANGEBYLEX pages)
  *   Scope and kind match the name pattern (no braces), so a kind's subjects share one slot.
  *
+ *   {P:lim:<bucket>:<key>}:tat        string  a flood limiter bucket's theoretical arrival time (ms),
+ *                                             PX until it is past (take_token); one slot per bucket and key,
+ *                                             so a flood of many clients spreads over the cluster
+ *
  * A run id carries its partition (run-ids.ts), so its keys derive from the id;
  * all runs of one event go to one partition: chosen from a hash of topic and
  * delivery id for a claimed delivery (so claim and runs are one atomic
@@ -131,6 +135,14 @@ export class KeyLayout {
   stateScriptKeys(scope: string, kind: string, key: string): string[] {
     const tag = this.stateTag(scope, kind);
     return [`${tag}:doc:${key}`, `${tag}:hist:${key}`, `${tag}:ix`];
+  }
+  /** Hash tag of one flood limiter bucket (`bucket` per `key`: a client address, a topic). */
+  bucketTag(bucket: string, key: string): string {
+    return `{${this.prefix}:lim:${bucket}:${key}}`;
+  }
+  /** The key of that bucket (take_token). */
+  bucket(bucket: string, key: string): string {
+    return `${this.bucketTag(bucket, key)}:tat`;
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

@@ -31,6 +31,7 @@ export const SCRIPT_NAMES = [
   'expire_interactions',
   'put_state',
   'delete_state',
+  'take_token',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
