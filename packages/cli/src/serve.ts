@@ -70,8 +70,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
   let executor: ExecutorHandle | null = null;
   let scheduler: SchedulerHandle | null = null;
   let natsIngest: NatsIngest | null = null;
-  // One flood limiter per ingress process, Redis-backed when Redis is set, so replicas share it.
-  const limiter = role === 'ingress' || role === 'all' ? ingressService().createIngressLimiter(s, log) : null;
+  // One flood limiter per ingress process, on the stores' buckets (Redis when Redis is set, so replicas share it).
+  const limiter = role === 'ingress' || role === 'all' ? ingressService().createIngressLimiter(s, runtime.stores.buckets, log) : null;
   const reload = connectLiveSettings(live, runtime.metrics, { logger: log, executor: () => executor, natsIngest: () => natsIngest, limiter: () => limiter });
   let watcher: ConfigWatch | null = null;
   const ready = async () => {

@@ -3,7 +3,7 @@ import express from 'express';
 import { secretScopeOf, systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
 import type { RunBus, RunEventFeed, RunEventSink } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
-import type { Stores } from '@hookyard/store';
+import type { BucketStore, Stores } from '@hookyard/store';
 import type { ToolRepo } from '@hookyard/tools';
 import { createApiRouter } from './api/router';
 import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
@@ -46,7 +46,7 @@ export interface IngressDeps {
   /**
    * The flood limiter (door per client and per topic, API per client). Absent:
    * a per-process limiter from settings; `null`: none. Build a shared one with
-   * `createIngressLimiter` (the caller closes it).
+   * `createIngressLimiter` (on the stores' buckets; the caller closes it).
    */
   limiter?: DoorLimiter | null;
   /** Run summaries streamed by `GET /api/events` (the caller owns and closes it); absent, that route answers 503. */
@@ -63,10 +63,13 @@ export interface IngressDeps {
   consoleAssets?: string;
 }
 
-/** The flood limiter the settings describe: Redis-backed (shared by replicas) when HOOKS_REDIS_URL is set. */
-export function createIngressLimiter(settings: Settings, logger?: Logger): DoorLimiter {
+/**
+ * The flood limiter the settings describe, on the stores' buckets: shared by
+ * the replicas when the stores are on Redis (HOOKS_REDIS_URL), on the stores' one connection.
+ */
+export function createIngressLimiter(settings: Settings, buckets: BucketStore, logger?: Logger): DoorLimiter {
   return createDoorLimiter({
-    redis: settings.redisUrl ? { url: settings.redisUrl, prefix: settings.keyPrefix, cluster: settings.redisCluster } : undefined,
+    buckets,
     rate: settings.doorRate,
     burst: settings.doorBurst,
     apiRate: settings.apiRate,

@@ -1,23 +1,25 @@
-import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { TOKEN_BUCKET_LUA, bucketOptions } from './token-bucket';
+import { systemClock, unavailable, type Clock } from '@hookyard/core';
+import { createMemoryBucketStore } from '@hookyard/store';
+import type { BucketStore } from '@hookyard/store';
+import { bucketLimit } from './token-bucket';
 import type { BucketName } from './token-bucket';
 
-/**
- * The buckets behind the door limiter. This file has no runtime import of
- * @hookyard packages so the cross-process test can load its JS build alone.
- */
+/** The buckets behind the door limiter: the store's, with a per-process fallback. */
 export type Verdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 export interface BucketSetOptions {
-  /** `cluster`: the URL names a seed node of a Redis Cluster (HOOKS_REDIS_CLUSTER). */
-  redis?: { url: string; prefix: string; cluster?: boolean };
+  /** Shared buckets (the stores' `buckets`, on Redis when the stores are); absent = per-process buckets. */
+  store?: BucketStore;
   rate: number;
   burst: number;
   apiRate: number;
   /** The management API's burst; one second's worth of apiRate when absent. */
   apiBurst?: number;
-  /** Told when the store fails (fail open) and when it answers again. */
+  /** The time of each take (default: the system clock). */
+  clock?: Clock;
+  /** A take from the shared store that has not answered by then falls back (default 500). */
+  takeTimeoutMs?: number;
+  /** Told when the shared store fails (fail open) and when it answers again. */
   onStore?: (event: 'down' | 'up', err?: unknown) => void;
 }
 
@@ -27,18 +29,23 @@ export type BucketRates = Pick<BucketSetOptions, 'rate' | 'burst' | 'apiRate' | 
 export interface BucketSet {
   checkDoor(clientIp: string, topic: string): Promise<Verdict>;
   checkApi(clientIp: string): Promise<Verdict>;
-  /** New rates and bursts from the next check on; the Redis connection stays. */
+  /** New rates and bursts from the next check on; the buckets (and their state) stay. */
   setRates(rates: BucketRates): void;
   close(): Promise<void>;
 }
 
 const OK: Verdict = { ok: true };
+const DEFAULT_TAKE_TIMEOUT_MS = 500;
 
 type Take = (key: string) => Promise<number>; // 0 = passed, else ms to wait
 
 export function createBucketSet(options: BucketSetOptions): BucketSet {
-  const prefix = options.redis?.prefix ?? 'hookyard';
-  // Reported once per change, not per request or per reconnect attempt.
+  const clock = options.clock ?? systemClock;
+  const shared = options.store;
+  const timeoutMs = options.takeTimeoutMs ?? DEFAULT_TAKE_TIMEOUT_MS;
+  // This process's own buckets: all of them without a shared store, the fallback with one.
+  const local = createMemoryBucketStore();
+  // Reported once per change, not per request.
   let storeDown = false;
   const markDown = (err: unknown) => {
     if (storeDown) return;
@@ -50,47 +57,22 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     storeDown = false;
     options.onStore?.('up');
   };
-  const client = options.redis ? connect(options.redis.url, !!options.redis.cluster, markDown) : undefined;
-  // Checks made while the first connection is still being set up wait for it (at most
-  // connectTimeout) instead of counting in-process; after that, a check never waits on a dead link.
-  let firstConnect: Promise<void> | undefined = client ? untilFirstConnect(client) : undefined;
-  void firstConnect?.then(() => {
-    firstConnect = undefined;
-  });
 
   function bucket(name: BucketName, rate: number, burst: number): Take | undefined {
-    if (rate === 0) return undefined; // 0 = unlimited
-    const o = bucketOptions(name, rate, burst, prefix);
-    const memory = new RateLimiterMemory({ keyPrefix: o.keyPrefix, points: o.points, duration: o.memoryDuration });
-    const takeMemory: Take = (key) =>
-      memory.consume(key, 1).then(
-        () => 0,
-        (res: unknown) => waitOf(res),
-      );
-    if (!client) return takeMemory;
-    const redis = new RateLimiterRedis({
-      storeClient: client,
-      keyPrefix: o.keyPrefix,
-      points: o.points,
-      duration: o.duration,
-      customIncrTtlLuaScript: TOKEN_BUCKET_LUA,
-      // Fail fast to the fallback instead of queueing behind a dead connection.
-      rejectIfRedisNotReady: true,
-    });
+    const limit = bucketLimit(rate, burst);
+    if (!limit) return undefined;
+    const takeLocal: Take = async (key) => waitOf(await local.take(name, key, limit, clock.now()));
+    if (!shared) return takeLocal;
     return async (key) => {
+      const now = clock.now();
       try {
-        if (firstConnect) await firstConnect;
-        await redis.consume(key, 1, { customDuration: o.customDuration });
+        const result = await withTimeout(shared.take(name, key, limit, now), timeoutMs);
         markUp();
-        return 0;
-      } catch (res) {
-        if (res instanceof RateLimiterRes) {
-          markUp();
-          return waitOf(res);
-        }
-        // Redis is unreachable: fail open to a per-process bucket rather than refuse every sender.
-        markDown(res);
-        return takeMemory(key);
+        return waitOf(result);
+      } catch (err) {
+        // The shared store is out of reach (or hung): fail open to this process's bucket rather than refuse every sender.
+        markDown(err);
+        return takeLocal(key);
       }
     };
   }
@@ -108,7 +90,7 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
 
   return {
     async checkDoor(clientIp, topic) {
-      // Both checks leave together (ioredis pipelines them): one round trip's wait.
+      // Both takes leave together (the store's client pipelines them): one round trip's wait.
       const [a, b] = await Promise.all([byClient ? byClient(clientIp) : 0, byTopic ? byTopic(topic) : 0]);
       return verdict(Math.max(a, b));
     },
@@ -116,66 +98,24 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
       return verdict(api ? await api(clientIp) : 0);
     },
     setRates,
-    async close() {
-      if (!client) return;
-      // quit() is polite but needs a live link; a dead one is just dropped (and stops reconnecting).
-      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
-      else client.disconnect();
-    },
+    // The shared store's connection is the stores' to close; this process's buckets need nothing.
+    close: async () => undefined,
   };
 }
 
-function waitOf(res: unknown): number {
-  if (res instanceof RateLimiterRes) return Math.max(1, res.msBeforeNext);
-  throw res;
+function waitOf(result: { ok: true } | { ok: false; retryAfterMs: number }): number {
+  return result.ok ? 0 : Math.max(1, result.retryAfterMs);
 }
 
 function verdict(waitMs: number): Verdict {
   return waitMs === 0 ? OK : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 }
 
-const CONNECT_TIMEOUT_MS = 2000;
-
-function untilFirstConnect(client: Redis | Cluster): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable(`flood limiter: the shared bucket store did not answer within ${ms} ms`)), ms);
     timer.unref();
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    client.once('ready', done);
-    client.once('error', done);
   });
-}
-
-function connect(url: string, cluster: boolean, onError: (err: unknown) => void): Redis | Cluster {
-  const options = {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    // A hung Redis must not hold the door: past this the check fails open.
-    commandTimeout: 500,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    retryStrategy: (times: number) => Math.min(times * 200, 2000),
-  };
-  const client = cluster ? clusterClient(url, options) : new Redis(url, options);
-  // Without a listener ioredis prints every reconnect failure; the limiter reports through onStore instead.
-  client.on('error', onError);
-  return client;
-}
-
-/** A Cluster client seeded by the node `url` names (its user, password and TLS go to every node). */
-function clusterClient(url: string, options: RedisOptions): Cluster {
-  const u = new URL(url);
-  const { retryStrategy, enableOfflineQueue, ...perNode } = options;
-  return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
-    enableOfflineQueue,
-    clusterRetryStrategy: retryStrategy,
-    redisOptions: {
-      ...perNode,
-      username: u.username ? decodeURIComponent(u.username) : undefined,
-      password: u.password ? decodeURIComponent(u.password) : undefined,
-      tls: u.protocol === 'rediss:' ? {} : undefined,
-    },
-  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -3,7 +3,7 @@
  *
  * How the door calls it (one limiter per process, made at boot from settings):
  *
- *   const limiter = createDoorLimiter({ redis: { url, prefix }, rate: s.doorRate, burst: s.doorBurst,
+ *   const limiter = createDoorLimiter({ buckets: stores.buckets, rate: s.doorRate, burst: s.doorBurst,
  *                                       apiRate: s.apiRate, trustedProxies: s.trustedProxies, logger });
  *   const ip = limiter.clientAddress(req.socket.remoteAddress ?? '', req.get('x-forwarded-for'));
  *   const v = await limiter.checkDoor(ip, topic);      // before reading the body
@@ -11,24 +11,28 @@
  *   // management routes: limiter.checkApi(ip), same answer
  *   await limiter.close() on shutdown.
  *
- * Leave express's own `trust proxy` off: the address comes from here. Without
- * `redis` the buckets live in this process (the embedded default). With Redis
- * down the checks fail open to per-process buckets and say so once in the log.
+ * Leave express's own `trust proxy` off: the address comes from here. The
+ * buckets are the store's (`Stores.buckets`: in Redis when the stores are, on
+ * their one connection, so replicas share them); without `buckets` they live
+ * in this process. With the store out of reach the checks fail open to
+ * per-process buckets and say so once in the log.
  */
 import { badInput } from '@hookyard/core';
-import type { Logger } from '@hookyard/core';
+import type { Clock, Logger } from '@hookyard/core';
+import type { BucketStore } from '@hookyard/store';
 import { clientAddressFrom, parseTrustedProxies } from './address';
 import { createBucketSet } from './buckets';
 import type { Verdict } from './buckets';
 
 export { normalizeIp } from './address';
-export { bucketOptions, TOKEN_BUCKET_LUA } from './token-bucket';
 export type { BucketName } from './token-bucket';
 export type { Verdict } from './buckets';
 
 export interface DoorLimiterOptions {
-  /** Shared buckets across replicas; absent = per-process buckets. */
-  redis?: { url: string; prefix: string; cluster?: boolean };
+  /** Buckets shared across replicas (the stores' `buckets`); absent = per-process buckets. */
+  buckets?: BucketStore;
+  /** The time of each check (default: the system clock). */
+  clock?: Clock;
   /** Door requests per second, per client and per topic (HOOKS_DOOR_RATE; 0 = unlimited). */
   rate: number;
   /** Door burst, per client and per topic (HOOKS_DOOR_BURST). */
@@ -81,7 +85,8 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
   const logger = options.logger;
   warnUnlimited(options, logger);
   const buckets = createBucketSet({
-    redis: options.redis,
+    store: options.buckets,
+    clock: options.clock,
     rate: options.rate,
     burst: options.burst,
     apiRate: options.apiRate,

@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { silentLogger } from '@hookyard/core';
+import { silentLogger, unavailable } from '@hookyard/core';
+import { createRedisStores } from '@hookyard/store';
+import type { BucketStore, Stores } from '@hookyard/store';
 import { createDoorLimiter } from '../../src/limiter';
 import type { DoorLimiter } from '../../src/limiter';
-import { requireRedis, uniquePrefix } from '../../../../test/support/services';
+import { createBucketSet } from '../../src/limiter/buckets';
+import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../../test/support/services';
 
 let url: string;
 let admin: Redis;
 const prefixes: string[] = [];
 const limiters: DoorLimiter[] = [];
+const stores: Stores[] = [];
 
 beforeAll(async () => {
   url = await requireRedis();
@@ -17,18 +21,30 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(limiters.map((l) => l.close()));
-  for (const prefix of prefixes) {
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-  }
+  await Promise.all(stores.map((s) => s.close()));
+  for (const prefix of prefixes) await deleteRedisKeys(prefix, url);
   await admin.quit();
 });
 
-function make(opts: { rate: number; burst: number; apiRate?: number; redis?: boolean }): DoorLimiter {
+/** The stores on Redis under a fresh prefix, as `hookyard serve` makes them; the limiter takes their buckets. */
+async function redisStores(prefix: string): Promise<Stores> {
+  const s = await createRedisStores({ url, prefix, partitions: 1 });
+  stores.push(s);
+  return s;
+}
+
+/** A clock the test moves. */
+function manualClock(start = Date.now()) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+async function make(opts: { rate: number; burst: number; apiRate?: number; redis?: boolean; clock?: { now(): number } }): Promise<DoorLimiter> {
   const prefix = uniquePrefix('lim');
   prefixes.push(prefix);
   const limiter = createDoorLimiter({
-    redis: opts.redis === false ? undefined : { url, prefix },
+    buckets: opts.redis === false ? undefined : (await redisStores(prefix)).buckets,
+    clock: opts.clock,
     rate: opts.rate,
     burst: opts.burst,
     apiRate: opts.apiRate ?? 0,
@@ -50,7 +66,7 @@ describe.each([
   ['memory', false],
 ])('door buckets (%s)', (_label, redis) => {
   it('setRates (a live reload): door and API rates and bursts change from the next check; a bad value is refused whole', async () => {
-    const limiter = make({ rate: 1000, burst: 1000, apiRate: 1000, redis });
+    const limiter = await make({ rate: 1000, burst: 1000, apiRate: 1000, redis });
     const ip = `10.1.0.${Math.floor(Math.random() * 200)}`;
     expect(await passes(() => limiter.checkDoor(ip, 'live'), 10)).toBe(10);
     expect(await passes(() => limiter.checkApi(ip), 10)).toBe(10);
@@ -69,19 +85,19 @@ describe.each([
   });
 
   it('lets one burst through, then refuses with a Retry-After of at least a second', async () => {
-    const limiter = make({ rate: 0.01, burst: 5, redis });
+    const limiter = await make({ rate: 0.01, burst: 5, redis });
     const ip = `10.0.0.${Math.floor(Math.random() * 200)}`;
     expect(await passes(() => limiter.checkDoor(ip, 'orders'), 5)).toBe(5);
     const refused = await limiter.checkDoor(ip, 'orders');
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.retryAfterSeconds).toBeGreaterThan(0);
     // The Redis variant must really count in Redis (shared by replicas), not in its fallback.
-    const kept = await admin.keys(`${prefixes[prefixes.length - 1]}:limit:*`);
+    const kept = await admin.keys(`{${prefixes[prefixes.length - 1]}:lim:*`);
     expect(kept.length).toBe(redis ? 2 : 0);
   });
 
   it('keeps a bucket per topic apart from the bucket per client', async () => {
-    const limiter = make({ rate: 0.01, burst: 3, redis });
+    const limiter = await make({ rate: 0.01, burst: 3, redis });
     // One client spreads over topics: its own bucket runs dry after 3.
     expect(await passes(async () => limiter.checkDoor('10.1.1.1', `t-${randomUUID()}`), 4)).toBe(3);
     // Many clients on one topic: the topic's bucket runs dry after 3.
@@ -91,7 +107,7 @@ describe.each([
   });
 
   it('gives the API its own bucket, and rate 0 means unlimited', async () => {
-    const limiter = make({ rate: 0, burst: 1, apiRate: 2, redis });
+    const limiter = await make({ rate: 0, burst: 1, apiRate: 2, redis });
     expect(await passes(() => limiter.checkDoor('10.4.4.4', 'orders'), 50)).toBe(50);
     expect(await passes(() => limiter.checkApi('10.4.4.4'), 3)).toBe(2);
   });
@@ -105,8 +121,10 @@ describe('Redis down', () => {
       warnings.push(String(msg));
     };
     // Port 1 on loopback: nothing listens, the connection is refused.
+    const down = await createRedisStores({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), partitions: 1 });
+    stores.push(down);
     const limiter = createDoorLimiter({
-      redis: { url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down') },
+      buckets: down.buckets,
       rate: 0.01,
       burst: 3,
       apiRate: 5,
@@ -122,23 +140,49 @@ describe('Redis down', () => {
   });
 });
 
+describe('the shared store failing and answering again', () => {
+  /** A bucket store the test breaks and mends: failing, hung (never answers), or passing every take. */
+  function flaky() {
+    let mode: 'ok' | 'fail' | 'hang' = 'ok';
+    const store: BucketStore = {
+      take: async () => {
+        if (mode === 'fail') throw unavailable('store out of reach');
+        if (mode === 'hang') return new Promise(() => undefined);
+        return { ok: true };
+      },
+    };
+    return { store, set: (m: typeof mode) => void (mode = m) };
+  }
+
+  it('reports down once when it fails or hangs past the take timeout, counting per process meanwhile; up once when it answers', async () => {
+    const events: string[] = [];
+    const s = flaky();
+    const buckets = createBucketSet({ store: s.store, rate: 0.01, burst: 2, apiRate: 0, takeTimeoutMs: 20, onStore: (e) => void events.push(e) });
+    expect((await buckets.checkDoor('10.7.7.7', 'orders')).ok).toBe(true);
+    s.set('fail');
+    // The per-process bucket holds its own burst of 2 (the shared store counted the first check, not this one).
+    expect(await passes(() => buckets.checkDoor('10.7.7.7', 'orders'), 3)).toBe(2);
+    s.set('hang');
+    expect((await buckets.checkDoor('10.7.7.7', 'orders')).ok).toBe(false);
+    expect(events).toEqual(['down']);
+    s.set('ok');
+    expect(await passes(() => buckets.checkDoor('10.7.7.7', 'orders'), 3)).toBe(3);
+    expect(events).toEqual(['down', 'up']);
+  });
+});
+
 describe('token bucket in Redis', () => {
   it('refills at the rate: a drained bucket passes again after one interval, not a whole window', async () => {
-    // A token a second, a whole bucket (the window a fixed-window counter would wait out) in 5 s.
-    const limiter = make({ rate: 1, burst: 5 });
-    // Drained however slowly the checks go: keep taking until the first refusal.
-    let refusedAt = 0;
-    for (let i = 0; i < 30 && refusedAt === 0; i += 1) {
-      if (!(await limiter.checkDoor('10.5.5.5', 'refill')).ok) refusedAt = Date.now();
-    }
-    expect(refusedAt).toBeGreaterThan(0);
-    // Then the first token back comes after about one interval (1 s), well before the 5 s window ends.
-    let passedAt = 0;
-    while (passedAt === 0 && Date.now() - refusedAt < 10_000) {
-      if ((await limiter.checkDoor('10.5.5.5', 'refill')).ok) passedAt = Date.now();
-      else await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(passedAt).toBeGreaterThan(0);
-    expect(passedAt - refusedAt).toBeLessThan(4_000);
+    // A token every 100 s, a whole bucket (the window a fixed-window counter would wait out) in 500 s.
+    const clock = manualClock();
+    const limiter = await make({ rate: 0.01, burst: 5, clock });
+    expect(await passes(() => limiter.checkDoor('10.5.5.5', 'refill'), 6)).toBe(5);
+    expect(await limiter.checkDoor('10.5.5.5', 'refill')).toEqual({ ok: false, retryAfterSeconds: 100 });
+    // One interval on: one token back, well before the 500 s window would end; then dry again.
+    clock.advance(99_999);
+    expect((await limiter.checkDoor('10.5.5.5', 'refill')).ok).toBe(false);
+    clock.advance(1);
+    expect((await limiter.checkDoor('10.5.5.5', 'refill')).ok).toBe(true);
+    expect(await limiter.checkDoor('10.5.5.5', 'refill')).toEqual({ ok: false, retryAfterSeconds: 100 });
   });
 });
