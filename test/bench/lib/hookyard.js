@@ -23,26 +23,28 @@ function hookyardEnv(prefix, extra = {}) {
 
 /**
  * Starts the named roles (e.g. ['ingress', 'scheduler', 'executor']) as separate processes.
- * Returns {procs, byRole, env}; `label` tells processes of two stacks apart in reports.
+ * Returns {procs, byRole, env}; `label` tells processes of two stacks apart in reports;
+ * `byRoleEnv` adds variables to one role only (e.g. {executor: {NODE_OPTIONS: ...}}).
  */
-async function startStack(prefix, roles, extra = {}, label = 'hookyard') {
-  const env = hookyardEnv(prefix, extra);
+async function startStack(prefix, roles, extra = {}, label = 'hookyard', byRoleEnv = {}) {
+  const shared = hookyardEnv(prefix, extra);
+  const startRoleOf = (r) => startRole(`${label}-${r}`, r, { ...shared, ...(byRoleEnv[r] || {}) });
   // The ingress first: it creates the streams the others bind to.
   const byRole = {};
   const procs = [];
   const [first, ...rest] = roles;
-  const p0 = startRole(`${label}-${first}`, first, env);
+  const p0 = startRoleOf(first);
   procs.push(p0);
   byRole[first] = p0;
   await startAll([p0]);
   const others = rest.map((r) => {
-    const p = startRole(`${label}-${r}`, r, env);
+    const p = startRoleOf(r);
     byRole[r] = p;
     return p;
   });
   procs.push(...others);
   await startAll(others);
-  return { procs, byRole, env, prefix };
+  return { procs, byRole, env: shared, prefix };
 }
 
 async function api(base, method, path, body) {

@@ -10,12 +10,16 @@
 const { fetchMetric, log, sleep, summary, until } = require('../lib/common');
 const { runLoad } = require('../lib/load');
 const { startStack, registerHook, metricOver, api } = require('../lib/hookyard');
+const { collectGarbage, INSPECT_FLAG } = require('../lib/inspector');
 
 /**
- * The executor's live heap: the lowest heap-used sample over `ms` (the value
- * right after a collection), so garbage not yet collected does not count.
+ * The executor's live heap: its heap used right after full collections forced
+ * through the inspector, the lowest of a few samples over `ms`, so garbage not
+ * yet collected does not count (an idle process may go minutes without a full
+ * collection of its own).
  */
 async function liveHeap(executor, ms) {
+  await collectGarbage(executor);
   let low = Infinity;
   let n = 0;
   for (const end = Date.now() + ms; Date.now() < end; n++) {
@@ -29,7 +33,7 @@ async function parkedCost(ctx, stack) {
   const executor = stack.byRole.executor;
   const ingress = stack.byRole.ingress.url;
   const n = ctx.smoke ? 200 : 5000;
-  const settleMs = ctx.smoke ? 1000 : 5000;
+  const settleMs = ctx.smoke ? 500 : 2000;
   await api(ingress, 'POST', '/api/hooks', { name: 'parks', topic: 'parks', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 } });
   // Warm the path once (JIT, caches) so the figure is the runs, not the first use.
   const parkedSince = async (base) => (await metricOver([executor], 'parked_total')) - base;
@@ -51,7 +55,7 @@ async function parkedCost(ctx, stack) {
   const finished = await grow('bench', async (base) => (await metricOver([executor], 'succeeded_total')) - base);
   const mib = (b) => Math.round((b / 2 ** 20) * 10) / 10;
   const out = {
-    method: `${parked.ok} events on a topic whose one hook calls the built-in wait tool (timeout 3600 s), after 200 to warm up, then as many on a topic whose hook calls echo (the control: runs that finish); executor heap used from its /metrics (hookyard_nodejs_heap_size_used_bytes), the lowest sample of ${settleMs / 1000} s every 100 ms, before and after each; the cost of a parked run is its heap growth per run less the control's`,
+    method: `${parked.ok} events on a topic whose one hook calls the built-in wait tool (timeout 3600 s), after 200 to warm up, then as many on a topic whose hook calls echo (the control: runs that finish); executor heap used from its /metrics (hookyard_nodejs_heap_size_used_bytes) right after two full collections forced through its inspector (started with ${INSPECT_FLAG}), the lowest sample of ${settleMs / 1000} s every 100 ms, before and after each; the cost of a parked run is its heap growth per run less the control's`,
     parked: parked.ok,
     samples: parked.before.samples + parked.after.samples + finished.before.samples + finished.after.samples,
     heapBeforeMiB: mib(parked.before.bytes),
@@ -73,7 +77,10 @@ const mib = (b) => (b == null ? null : Math.round((b / MiB) * 10) / 10);
 
 async function memory(ctx) {
   const prefix = ctx.newPrefix('mem');
-  const stack = await startStack(prefix, ['ingress', 'scheduler', 'executor'], { HOOKS_MAX_WORKERS: '50' });
+  // The executor's inspector (loopback, a free port) lets the parked-run figure force full collections.
+  const stack = await startStack(prefix, ['ingress', 'scheduler', 'executor'], { HOOKS_MAX_WORKERS: '50' }, 'hookyard', {
+    executor: { NODE_OPTIONS: INSPECT_FLAG },
+  });
   ctx.track(stack.procs);
   await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
   const seconds = ctx.soakSeconds;
@@ -130,4 +137,4 @@ async function memory(ctx) {
   };
 }
 
-module.exports = { memory };
+module.exports = { memory, parkedCost };
