@@ -12,6 +12,10 @@ export interface TestServer {
   endpoint: string;
   /** Metadata of the last CreateItem call. */
   lastMetadata: grpc.Metadata | undefined;
+  /** The last CreateItem request as the server decoded it (proto field names). */
+  lastRequest: Record<string, unknown> | undefined;
+  /** Reflection streams opened so far: one or more per discovery, none for a cached answer. */
+  reflectionStreams: number;
   close(): Promise<void>;
 }
 
@@ -30,10 +34,11 @@ export async function startCatalogServer(opts: { reflection?: boolean } = {}): P
   };
   const server = new grpc.Server();
   const hanging = new Set<() => void>();
-  const state: TestServer = { port: 0, endpoint: '', lastMetadata: undefined, close: async () => undefined };
+  const state: TestServer = { port: 0, endpoint: '', lastMetadata: undefined, lastRequest: undefined, reflectionStreams: 0, close: async () => undefined };
 
   const createItem: Unary = (call, callback) => {
     state.lastMetadata = call.metadata;
+    state.lastRequest = call.request;
     const item = call.request.item as Record<string, unknown>;
     const seen = ['x-tenant', 'idempotency-key'].map((k) => `${k}=${String(call.metadata.get(k)[0] ?? '')}`).join(';');
     callback(null, { item, id: `item-${String(item.name)}`, seen_metadata: seen });
@@ -55,7 +60,24 @@ export async function startCatalogServer(opts: { reflection?: boolean } = {}): P
     UploadItems: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {}),
   });
   server.addService(pkg.hookyard.test.Health.service, { Check: ((_call, callback) => callback(null, {})) as Unary });
-  if (opts.reflection !== false) new ReflectionService(definition).addToServer(server);
+  if (opts.reflection !== false) {
+    // The reflection handlers, each stream counted as it opens.
+    new ReflectionService(definition).addToServer({
+      addService: (service, impl) =>
+        server.addService(
+          service,
+          Object.fromEntries(
+            Object.entries(impl).map(([name, handler]) => [
+              name,
+              (...args: unknown[]) => {
+                state.reflectionStreams++;
+                return (handler as (...a: unknown[]) => unknown)(...args);
+              },
+            ]),
+          ),
+        ),
+    });
+  }
 
   state.port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
