@@ -63,7 +63,7 @@ describe('door flood limiter across two ingress processes', () => {
   }, 30_000);
 
   it(`${REQUESTS} quick requests alternating between the processes: about one burst accepted in all, the rest 429 with Retry-After`, async () => {
-    // A check that waits past the limiter's command timeout (500 ms) fails open to the
+    // A check that waits past the limiter's take timeout (500 ms) fails open to the
     // process's own bucket, by design; on a starved machine that can happen, and then
     // the round proves nothing about sharing. Such a round (the ingress logs it) is
     // run again on fresh buckets, up to 3 rounds; the assertions never loosen.
