@@ -27,12 +27,6 @@ export type {
   RunFilter,
   RunPage,
   RunStore,
-  StatePage,
-  StateStore,
-  StateWriteInput,
   Stores,
   TakeResult,
-  ToolStore,
-  DiscoveryOutcome,
-  DiscoveryStatus,
 } from './types';

@@ -1,7 +1,6 @@
 import { badInput, conflict, mergePatch, subjectLabel } from '@hookyard/core';
 import type { HookyardError } from '@hookyard/core';
-import type { StateRecord, SubjectKey } from '@hookyard/core';
-import type { StateWriteInput } from './types';
+import type { StateRecord, StateWriteInput, SubjectKey } from '@hookyard/core';
 
 /** HOOKS_STATE_MAX_BYTES's default: 64 KiB of compact JSON per document. */
 export const DEFAULT_STATE_MAX_BYTES = 65536;

@@ -1,5 +1,4 @@
-import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
-import type { StateStore, ToolStore } from '@hookyard/store';
+import { createSecretResolver, secretScopeOf, type Logger, type SecretResolver, type Settings, type StateStore, type ToolStore } from '@hookyard/core';
 import type { FetchFn } from './http-call';
 import { createOutboundGuard, createRefusingGuard, type OutboundGuard } from './outbound';
 import { CatalogueRepo } from './discovery/catalogue-repo';

@@ -1,9 +1,9 @@
 import { PARKED_MAX, TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, cancelIds, extrasOf, resumeAct, toHookyardError } from '@hookyard/core';
 import type { DoorAct } from '@hookyard/core';
-import type { Hook, Interaction, JqField, Run, SubjectKey } from '@hookyard/core';
+import type { Hook, Interaction, JqField, Run, StateStore, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import { isTruthyOutput, resolveJqField } from '@hookyard/jq';
-import type { HookStore, InteractionStore, StateStore } from '@hookyard/store';
+import type { HookStore, InteractionStore } from '@hookyard/store';
 
 // The door contract's output rules live in core, so the dry run (ingress) reads outputs exactly as a run does.
 export { PARKED_MAX, cancelIds, resumeAct };

@@ -8,7 +8,8 @@ import {
   type VerifierBinding,
   type DedupeBinding,
 } from '@hookyard/core';
-import type { DiscoveryOutcome, DiscoveryStatus, HookStore, ToolStore } from '../types';
+import type { DiscoveryOutcome, DiscoveryStatus, ToolStore } from '@hookyard/core';
+import type { HookStore } from '../types';
 
 const byKey =
   <T>(key: (v: T) => string) =>

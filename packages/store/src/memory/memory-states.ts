@@ -1,6 +1,5 @@
 import { STATE_HISTORY_MAX } from '@hookyard/core';
-import type { StateOp, StateRecord, StateSummary, SubjectKey } from '@hookyard/core';
-import type { StatePage, StateStore, StateWriteInput } from '../types';
+import type { StateOp, StatePage, StateRecord, StateStore, StateSummary, StateWriteInput, SubjectKey } from '@hookyard/core';
 import { checkDocument, decodeCursor, encodeCursor, expectedVersion, mergeWithCas, versionConflict } from '../state-rules';
 
 interface Kept {

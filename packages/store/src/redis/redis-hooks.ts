@@ -1,6 +1,17 @@
-import type { ApprovalPolicy, ApprovalRule, Hook, JqTemplate, RemoteToolRecord, VerifierBinding, DedupeBinding } from '@hookyard/core';
+import type {
+  ApprovalPolicy,
+  ApprovalRule,
+  DedupeBinding,
+  DiscoveryOutcome,
+  DiscoveryStatus,
+  Hook,
+  JqTemplate,
+  RemoteToolRecord,
+  ToolStore,
+  VerifierBinding,
+} from '@hookyard/core';
 import type { RedisClient } from './client';
-import type { DiscoveryOutcome, DiscoveryStatus, HookStore, ToolStore } from '../types';
+import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
 import type { Scripts } from './scripts';

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { STATE_HISTORY_MAX } from '@hookyard/core';
-import type { StateAttribution, StateOp, StateRecord, StateSummary, StateWrite, SubjectKey } from '@hookyard/core';
+import type { StateAttribution, StateOp, StatePage, StateRecord, StateStore, StateSummary, StateWrite, StateWriteInput, SubjectKey } from '@hookyard/core';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
 import { checkReply, storeError } from './replies';
 import type { Scripts } from './scripts';
-import type { StatePage, StateStore, StateWriteInput } from '../types';
 import { checkDocument, decodeCursor, encodeCursor, expectedVersion, mergeWithCas } from '../state-rules';
 
 async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {

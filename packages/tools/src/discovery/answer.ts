@@ -1,5 +1,4 @@
-import { badInput, toHookyardError, type Logger } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
+import { badInput, toHookyardError, type Logger, type ToolStore } from '@hookyard/core';
 import type { ToolInfo, ToolRepo } from '../types';
 import { toWireError, type CatalogueAnswer, type DiscoverAnswer } from './wire';
 

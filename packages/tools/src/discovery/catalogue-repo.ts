@@ -1,5 +1,4 @@
-import { internal, unavailable, type Logger, type RemoteToolRecord } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
+import { internal, unavailable, type Logger, type RemoteToolRecord, type ToolStore } from '@hookyard/core';
 import type { JsonSchema, ToolInfo, ToolRepo } from '../types';
 import { providerOf } from '../provider/naming';
 import { DISCOVERED_KINDS } from './answer';

@@ -1,5 +1,4 @@
-import type { Logger } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
+import type { Logger, ToolStore } from '@hookyard/core';
 import { exposedToolCount } from '../provider/provider-repo';
 import type { DiscoveryListener } from '../provider/types';
 

@@ -1,6 +1,5 @@
 import { badInput, nameViolation } from '@hookyard/core';
-import type { StateRecord, SubjectKey } from '@hookyard/core';
-import type { StateStore, StateWriteInput } from '@hookyard/store';
+import type { StateRecord, StateStore, StateWriteInput, SubjectKey } from '@hookyard/core';
 import type { ToolCallContext } from '../types';
 import type { LocalTool } from './local-repo';
 

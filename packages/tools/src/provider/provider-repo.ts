@@ -8,8 +8,8 @@ import {
   type Logger,
   type RemoteToolRecord,
   type SecretResolver,
+  type ToolStore,
 } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
 import { resolveInjected } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { applyInjected, declaredNames, stripInjected } from './injected';

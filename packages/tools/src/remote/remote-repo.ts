@@ -1,5 +1,4 @@
-import { createSecretResolver, internal, notFound, type Logger, type RemoteToolRecord, type SecretResolver, injectTrace } from '@hookyard/core';
-import type { ToolStore } from '@hookyard/store';
+import { createSecretResolver, internal, notFound, type Logger, type RemoteToolRecord, type SecretResolver, type ToolStore, injectTrace } from '@hookyard/core';
 import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
 import { resolveHeaders } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';

@@ -1,5 +1,5 @@
 import { createMemoryStores } from '@hookyard/store';
-import type { ToolStore } from '@hookyard/store';
+import type { ToolStore } from '@hookyard/core';
 import { validateToolRecord } from '../../src/remote/validate';
 
 /** A memory tool store and a `register` that goes through the write validation, as the API does. */

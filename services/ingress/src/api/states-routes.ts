@@ -1,6 +1,5 @@
 import type { Router } from 'express';
-import { badInput, nameViolation, notFound, type SubjectKey } from '@hookyard/core';
-import type { StateWriteInput } from '@hookyard/store';
+import { badInput, nameViolation, notFound, type StateWriteInput, type SubjectKey } from '@hookyard/core';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 import { listQueryReader } from './list-query';

@@ -1,7 +1,6 @@
 import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
-import type { DiscoveryStatus } from '@hookyard/store';
-import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError } from '@hookyard/core';
+import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
 import {
   CATALOGUE_FORMATS,
   OpenApiDocumentError,
