@@ -10,8 +10,8 @@ export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject
 export type { MemoryRunEventPublisher, RunEventPublisher, RunEventPublisherOptions, RunSummary } from './run-events';
 export { createRunEventHub, createRunEventSubscriber } from './run-event-feed';
 export type { RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
-export { acceptedSummaries, announceRun, createRunReporter, summarizeRun } from './run-reporter';
-export type { PlatformEventKeeper, RunEventSink, RunReporter, RunReporterDeps } from './run-reporter';
+export { acceptedSummaries, announceRun, summarizeRun } from './run-summary';
+export type { RunEventSink } from './run-summary';
 export {
   createDiscoveryHub,
   createDiscoveryRequester,

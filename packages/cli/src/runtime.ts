@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SettingsError, createMetrics, unavailable, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
+import { SettingsError, createMetrics, unavailable, type Logger, type Settings } from '@hookyard/core';
 import {
   createDiscoveryHub,
   createDiscoveryRequester,
@@ -9,46 +9,31 @@ import {
   createRunEventHub,
   createRunEventPublisher,
   createRunEventSubscriber,
-  type RunBus,
   type RunEventFeed,
   type RunEventPublisher,
 } from '@hookyard/bus';
-import { createJqEngine, type JqEngine } from '@hookyard/jq';
-import { createMemoryStores, createRedisStores, type Stores } from '@hookyard/store';
+import { createJqEngine } from '@hookyard/jq';
+import type { RoleDeps } from '@hookyard/role';
+import { createMemoryStores, createRedisStores } from '@hookyard/store';
 import { MultiRepo, createCatalogueToolRepo, createDiscoveryAnswer, createToolRepo, type ToolRepo } from '@hookyard/tools';
 
 export type RoleName = 'ingress' | 'scheduler' | 'executor' | 'all';
 export const ROLE_NAMES: readonly RoleName[] = ['ingress', 'scheduler', 'executor', 'all'];
 
-/** Everything a role needs, built once from settings. */
-export interface Runtime {
-  settings: Settings;
-  stores: Stores;
-  bus: RunBus;
-  jq: JqEngine;
-  /**
-   * The tools an executor calls (every provider: it dials services and starts
-   * MCP stdio servers). Roles that call no tool (ingress, scheduler) get the
-   * catalogue repo here instead, so no such provider exists in their process.
-   */
-  tools: ToolRepo;
+/**
+ * Everything a role needs, built once from settings: the role's deps (`tools`
+ * is every provider only in a process that calls tools: an executor, or
+ * `all`; the other roles get the catalogue repo there, so no provider that
+ * dials services or starts MCP stdio servers exists in their process) and what
+ * only `serve` holds.
+ */
+export interface Runtime extends RoleDeps {
   /**
    * What the ingress describes and checks hooks against: the local tools and
    * the registrations as the executors describe them (discovery requests on
    * `<prefix>.discovery.request`, or in process in the embedded default).
    */
   catalogue: ToolRepo;
-  metrics: HookMetrics;
-  logger: Logger;
-  /**
-   * Where every role announces run events (`<prefix>.events.run.<status>.<hook>`:
-   * the doors' accepted runs, claims, parks, retries, outcomes, operators'
-   * actions) with NATS configured; in the embedded default, an in-process hub
-   * that is also `runEvents`.
-   */
-  events?: RunEventPublisher;
-  /** What the ingress streams at `GET /api/events` (NATS `<prefix>.events.run.>`, or the embedded hub). */
-  runEvents?: RunEventFeed;
   /** The token the embedded default made up because none was configured. */
   generatedToken: string | null;
   close(): Promise<void>;

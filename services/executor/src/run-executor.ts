@@ -35,7 +35,7 @@ import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
 import type { DoorAct } from './hook-plan';
 import { checkStoppedClaim, waitOutcome } from './woken';
 import type { WokenOutcome } from './woken';
-import type { RunReporter } from '@hookyard/bus';
+import type { RunReporter } from '@hookyard/report';
 import { callTool } from './tool-call';
 import { SPAN, beginAttempt, recordWait, tracingOn } from './tracing';
 import { traced } from '@hookyard/core';

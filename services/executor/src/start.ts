@@ -1,26 +1,15 @@
 import { systemClock, toHookyardError } from '@hookyard/core';
-import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
-import type { RunBus, Subscription } from '@hookyard/bus';
-import type { JqEngine } from '@hookyard/jq';
-import type { Stores } from '@hookyard/store';
-import type { ToolRepo } from '@hookyard/tools';
-import type { RunEventSink } from '@hookyard/bus';
+import type { Logger } from '@hookyard/core';
+import type { Subscription } from '@hookyard/bus';
+import { createRunReporter } from '@hookyard/report';
+import type { RoleDeps } from '@hookyard/role';
 import { RunExecutor } from './run-executor';
 import type { ApprovalContinuation, PausePoint } from './run-executor';
-import { createRunReporter } from '@hookyard/bus';
 
 export type { RunEventSink, RunSummary } from '@hookyard/bus';
 
-export interface ExecutorDeps {
-  settings: Settings;
-  stores: Stores;
-  bus: RunBus;
-  jq: JqEngine;
-  tools: ToolRepo;
-  metrics: HookMetrics;
-  logger: Logger;
-  clock?: Clock;
-  events?: RunEventSink;
+/** What the executor runs on: the role's deps (it streams no run events) and its own extras. */
+export interface ExecutorDeps extends Omit<RoleDeps, 'runEvents'> {
   /** What a run woken from an approval does next (the approval policy's continuation). */
   approvals?: ApprovalContinuation;
 }

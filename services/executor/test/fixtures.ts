@@ -6,7 +6,7 @@ import { createMemoryStores, type Stores } from '@hookyard/store';
 import { LocalRepo, type LocalTool, type ToolCallContext, type ToolInfo } from '@hookyard/tools';
 import type { RunSummary } from '@hookyard/bus';
 import { RunExecutor } from '../src/run-executor';
-import { createRunReporter } from '@hookyard/bus';
+import { createRunReporter } from '@hookyard/report';
 
 /**
  * A jq engine answering a fixed table of expressions, so each test says

@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import { secretScopeOf, systemClock, type Clock, type HookMetrics, type Logger, type Settings } from '@hookyard/core';
-import type { RunBus, RunEventFeed, RunEventSink } from '@hookyard/bus';
-import type { JqEngine } from '@hookyard/jq';
-import type { BucketStore, Stores } from '@hookyard/store';
-import type { ToolRepo } from '@hookyard/tools';
+import { secretScopeOf, systemClock, type Logger, type Settings } from '@hookyard/core';
+import type { RoleDeps } from '@hookyard/role';
+import type { BucketStore } from '@hookyard/store';
 import { createApiRouter } from './api/router';
 import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
 import { createDoorHandler } from './door/door-handler';
@@ -26,15 +24,8 @@ export type { SettingsControl } from './api/settings-routes';
 // The NATS door lives beside the HTTP one; the CLI wires it to the bus.
 export { MSG_ID_MAX_LENGTH, createNatsIngestHandler, createDedupeStep, type NatsIngestHandlerDeps } from './nats';
 
-export interface IngressDeps {
-  settings: Settings;
-  stores: Stores;
-  bus: RunBus;
-  jq: JqEngine;
-  tools: ToolRepo;
-  metrics: HookMetrics;
-  logger: Logger;
-  clock?: Clock;
+/** What the ingress runs on: the role's deps and what only the ingress takes. */
+export interface IngressDeps extends RoleDeps {
   /** Extra readiness check of co-hosted roles (embedded `all` mode). */
   readiness?: () => Promise<void>;
   /** Resolves verifier secret references (default: environment and mounted files). */
@@ -49,14 +40,6 @@ export interface IngressDeps {
    * `createIngressLimiter` (on the stores' buckets; the caller closes it).
    */
   limiter?: DoorLimiter | null;
-  /** Run summaries streamed by `GET /api/events` (the caller owns and closes it); absent, that route answers 503. */
-  runEvents?: RunEventFeed;
-  /**
-   * Where this ingress announces the transitions it makes: runs kept by the
-   * door (`accepted`), operators' retries, discards and replays, answered
-   * approvals (`woken`). Absent: none are announced (the caller owns it).
-   */
-  events?: RunEventSink;
   /** This process's live settings, for GET /api/settings and POST /api/settings/reload (made by `hookyard serve`). */
   settingsControl?: SettingsControl;
   /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */

@@ -1,23 +1,13 @@
 import { systemClock } from '@hookyard/core';
-import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
-import type { Stores } from '@hookyard/store';
-import type { RunEventSink } from '@hookyard/bus';
-import { createRunReporter } from '@hookyard/bus';
+import { createRunReporter } from '@hookyard/report';
+import type { RoleDeps } from '@hookyard/role';
 import { sweep, type SweepReport } from './sweep';
 
 export type { RunEventSink, RunSummary } from '@hookyard/bus';
 export type { SweepReport } from './sweep';
 
-export interface SchedulerDeps {
-  settings: Settings;
-  stores: Stores;
-  bus: RunBus;
-  metrics: HookMetrics;
-  logger: Logger;
-  clock?: Clock;
-  events?: RunEventSink;
-}
+/** What the scheduler runs on: the role's deps less what it never reads (it calls, describes and evaluates nothing). */
+export type SchedulerDeps = Pick<RoleDeps, 'settings' | 'stores' | 'bus' | 'metrics' | 'logger' | 'clock' | 'events'>;
 
 export interface SchedulerHandle {
   stop(): Promise<void>;

@@ -2,7 +2,7 @@ import { toHookyardError } from '@hookyard/core';
 import type { Clock, HookMetrics, Logger, Settings } from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 import type { LapsedOutcome, Stores } from '@hookyard/store';
-import type { RunReporter } from '@hookyard/bus';
+import type { RunReporter } from '@hookyard/report';
 
 /** Runs taken per store step; a full batch means "there may be more", so the step runs again. */
 export const SWEEP_BATCH = 200;

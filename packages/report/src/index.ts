@@ -1,0 +1,2 @@
+export { createRunReporter } from './run-reporter';
+export type { PlatformEventKeeper, RunReporter, RunReporterDeps } from './run-reporter';
