@@ -1,0 +1,140 @@
+/**
+ * The workspace's package graph as the sources have it: what each package's
+ * sources import from the workspace is exactly what its package.json
+ * declares and its tsconfig references, the graph has no cycle, every
+ * package is built, linted and mapped for jest, and the seams the layout
+ * promises hold (tools never reaches the store, only core knows pino).
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface WorkspacePackage {
+  name: string;
+  dir: string;
+  /** Workspace packages in `dependencies` (devDependencies serve its tests only). */
+  deps: string[];
+  /** Workspace packages its sources (tests excluded) import, `import type` included. */
+  imports: string[];
+  /** Workspace packages its tsconfig.json references. */
+  references: string[];
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sourceFiles(p));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Module names a file imports or requires (static imports, re-exports, `require`, `import()`). */
+function importedModules(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/(?:from\s+|require\(\s*|import\(\s*|^import\s+)'([^']+)'/gm)) found.add(m[1]!);
+  return [...found];
+}
+
+function readJsonc(path: string): any {
+  const parsed = ts.parseConfigFileTextToJson(path, readFileSync(path, 'utf8'));
+  if (parsed.error) throw new Error(`${path}: ${ts.flattenDiagnosticMessageText(parsed.error.messageText, '\n')}`);
+  return parsed.config;
+}
+
+const dirs = ['packages', 'services'].flatMap((top) =>
+  readdirSync(join(ROOT, top))
+    .map((d) => join(top, d))
+    .filter((d) => existsSync(join(ROOT, d, 'package.json'))),
+);
+const byDir = new Map<string, string>(dirs.map((d) => [resolve(ROOT, d), JSON.parse(readFileSync(join(ROOT, d, 'package.json'), 'utf8')).name as string]));
+const names = new Set(byDir.values());
+
+const workspace: WorkspacePackage[] = dirs.map((dir) => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
+  const imports = new Set<string>();
+  for (const f of sourceFiles(join(ROOT, dir, 'src'))) {
+    for (const m of importedModules(readFileSync(f, 'utf8'))) {
+      const name = m.split('/').slice(0, 2).join('/');
+      if (names.has(name) && name !== pkg.name) imports.add(name);
+    }
+  }
+  const tsconfig = readJsonc(join(ROOT, dir, 'tsconfig.json'));
+  const references = ((tsconfig.references ?? []) as { path: string }[]).map((r) => {
+    const target = byDir.get(resolve(ROOT, dir, r.path));
+    if (!target) throw new Error(`${dir}/tsconfig.json references ${r.path}, which is no workspace package`);
+    return target;
+  });
+  return {
+    name: pkg.name,
+    dir,
+    deps: Object.keys(pkg.dependencies ?? {}).filter((d) => names.has(d)),
+    imports: [...imports],
+    references,
+  };
+});
+
+const sorted = (xs: readonly string[]) => [...xs].sort();
+
+describe('the workspace layout', () => {
+  it.each(workspace.map((p) => [p.name, p] as const))('%s declares exactly the workspace packages its sources import', (_name, p) => {
+    expect(sorted(p.deps)).toEqual(sorted(p.imports));
+  });
+
+  it.each(workspace.map((p) => [p.name, p] as const))('%s references in its tsconfig exactly the workspace packages it depends on', (_name, p) => {
+    expect(sorted(p.references)).toEqual(sorted(p.deps));
+  });
+
+  it('has no cycle between packages', () => {
+    const deps = new Map(workspace.map((p) => [p.name, p.deps]));
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (name: string, path: string[]) => {
+      if (state.get(name) === 'done') return;
+      if (state.get(name) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(name)), name].join(' -> '));
+        return;
+      }
+      state.set(name, 'visiting');
+      for (const d of deps.get(name) ?? []) visit(d, [...path, name]);
+      state.set(name, 'done');
+    };
+    for (const p of workspace) visit(p.name, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('keeps the seams: tools does not depend on the store, core depends on nothing, the reporter on core and bus only', () => {
+    const of = (name: string) => workspace.find((p) => p.name === name)!;
+    expect(of('@hookyard/tools').deps).not.toContain('@hookyard/store');
+    expect(of('@hookyard/core').deps).toEqual([]);
+    expect(sorted(of('@hookyard/report').deps)).toEqual(['@hookyard/bus', '@hookyard/core']);
+    expect(of('@hookyard/bus').imports).not.toContain('@hookyard/store');
+  });
+
+  it("imports pino only in core's logger: every other package speaks core's Logger", () => {
+    const pinoImports = workspace
+      .flatMap((p) => sourceFiles(join(ROOT, p.dir, 'src')))
+      .filter((f) => importedModules(readFileSync(f, 'utf8')).some((m) => m === 'pino' || m.startsWith('pino/')))
+      .map((f) => relative(ROOT, f));
+    expect(pinoImports).toEqual([join('packages', 'core', 'src', 'logger.ts')]);
+  });
+
+  it('builds every package (tsconfig.build.json), lints each against its sources (tsconfig.eslint.json) and maps each library for jest', () => {
+    const build = readJsonc(join(ROOT, 'tsconfig.build.json'));
+    const built = (build.references as { path: string }[]).map((r) => byDir.get(resolve(ROOT, r.path)));
+    expect(sorted(built as string[])).toEqual(sorted([...names]));
+
+    const paths = readJsonc(join(ROOT, 'tsconfig.eslint.json')).compilerOptions.paths as Record<string, string[]>;
+    expect(sorted(Object.keys(paths))).toEqual(sorted([...names]));
+
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const jest = require(join(ROOT, 'jest.config.js')) as { moduleNameMapper: Record<string, string> };
+    const mapped = (name: string) =>
+      Object.entries(jest.moduleNameMapper).some(([pattern, target]) => new RegExp(pattern).test(name) && target.includes('/src/index.ts'));
+    const libraries = workspace.filter((p) => p.dir.startsWith('packages') && p.name !== '@hookyard/cli').map((p) => p.name);
+    expect(libraries.filter((n) => !mapped(n))).toEqual([]);
+  });
+});
