@@ -92,7 +92,7 @@ export type { HookMetrics } from './metrics';
 export { createLogger, silentLogger } from './logger';
 export { createLogDestination } from './log-destination';
 export type { LogDestination, LogDestinationOptions } from './log-destination';
-export type { Logger } from './logger';
+export type { LogFn, Logger } from './logger';
 export {
   INGEST_EVENT_SCHEMA,
   INGEST_HEADERS_SCHEMA,

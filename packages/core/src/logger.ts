@@ -1,7 +1,27 @@
 import pino from 'pino';
 import { traceLogFields, tracingOn } from './tracing';
 
-export type Logger = pino.Logger;
+/** One log call: fields and a message, or a message alone (pino's call shapes, so a pino logger is one). */
+export interface LogFn {
+  (fields: object, msg?: string): void;
+  (msg: string): void;
+}
+
+/**
+ * The structured logger every package takes. Only this file knows it is pino:
+ * no other package imports pino or its types, so what a logger must do is
+ * this list, and a test can hand in anything that does it.
+ */
+export interface Logger {
+  /** The lowest level written (`debug`, `info`, `warn`, `error`, `silent`); a live settings reload sets it. */
+  level: string;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  /** A logger whose every line also carries `bindings`. */
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 /**
  * Structured JSON logs to stdout. `role` and `instance` are on every line;
