@@ -10,7 +10,7 @@
  * what close() releases.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HookyardError, NAME_PATTERN, TOOL_NAME_MAX_LENGTH, silentLogger, type ErrorKind, type RemoteToolRecord } from '@hookyard/core';
@@ -25,7 +25,7 @@ import { testContext } from './support/context';
 import { startMockServer, type MockServer } from './support/mock-server';
 import { memoryToolStore } from './support/tool-store';
 import { LOOPBACK_GUARD } from './grpc/records';
-import { deadEndpoint, startCatalogServer, type TestServer } from './grpc/server';
+import { deadEndpoint, startCatalogServer, startRelay, type Relay, type TestServer } from './grpc/server';
 
 /** The registration every case makes: its tools are `cf__<operation>`. */
 const NAME = 'cf';
@@ -232,34 +232,18 @@ function mcpSubject(): Subject {
 function grpcSubject(): Subject {
   let server: TestServer;
   /** A TCP relay in front of the server, so the test sees the provider's open connections. */
-  let relay: TcpServer;
-  let relayPort = 0;
-  const open = new Set<Socket>();
+  let relay: Relay;
   return {
     kind: 'grpc',
     async start() {
       server = await startCatalogServer();
-      relay = createTcpServer((socket) => {
-        open.add(socket);
-        const upstream = createConnection(server.port, '127.0.0.1');
-        socket.pipe(upstream).pipe(socket);
-        const end = () => {
-          open.delete(socket);
-          socket.destroy();
-          upstream.destroy();
-        };
-        socket.on('close', end).on('error', end);
-        upstream.on('close', end).on('error', end);
-      });
-      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-      relayPort = (relay.address() as { port: number }).port;
+      relay = await startRelay(server.port);
     },
     async stop() {
-      for (const s of open) s.destroy();
-      await new Promise<void>((resolve) => relay.close(() => resolve()));
+      await relay.close();
       await server.close();
     },
-    registration: (extra = {}) => ({ name: NAME, kind: 'grpc', endpoint: `grpc://127.0.0.1:${relayPort}`, ...extra }),
+    registration: (extra = {}) => ({ name: NAME, kind: 'grpc', endpoint: `grpc://127.0.0.1:${relay.port}`, ...extra }),
     unreachable: async () => ({ name: NAME, kind: 'grpc', endpoint: await deadEndpoint() }),
     provider: (now) => createGrpcProvider({ logger: silentLogger(), guard: LOOPBACK_GUARD, discoveryTtlMs: TTL_MS, now }),
     names: ['cf__check', 'cf__create_item', 'cf__fail', 'cf__hang'],
@@ -277,13 +261,13 @@ function grpcSubject(): Subject {
     },
     failure: { name: 'cf__fail', args: { code: status.NOT_FOUND, message: 'no such item' }, kind: 'not_found' },
     async released(repo) {
-      await until('the gRPC channel closes its connection', () => open.size === 0);
+      await until('the gRPC channel closes its connection', () => relay.open.size === 0);
       // And a closed provider dials nothing again.
       await expect(rejection(repo.exec('cf__create_item', { item: {} }, testContext()))).resolves.toMatchObject({
         kind: 'internal',
         message: expect.stringContaining('closed'),
       });
-      expect(open.size).toBe(0);
+      expect(relay.open.size).toBe(0);
     },
   };
 }

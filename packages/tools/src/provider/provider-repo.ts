@@ -44,7 +44,7 @@ export class ProviderRepo implements ToolRepo {
   /** Name clashes already reported, so a listing every call does not repeat the warning. */
   private readonly warned = new Set<string>();
   private readonly secrets: SecretResolver;
-  /** The records last listed, by name, with their kind: one gone since is released by its provider. */
+  /** The records served so far (listed or looked up), by name, with their kind: one gone since is released by its provider. */
   private readonly listed = new Map<string, string>();
 
   constructor(private readonly options: ProviderRepoOptions) {
@@ -121,8 +121,15 @@ export class ProviderRepo implements ToolRepo {
   }
 
   private async record(name: string): Promise<RemoteToolRecord | null> {
-    const r = await this.options.toolStore.getTool(name);
-    return r && this.byKind.has(r.kind) ? r : null;
+    const got = await this.options.toolStore.getTool(name);
+    const r = got && this.byKind.has(got.kind) ? got : null;
+    const kind = this.listed.get(name);
+    if (kind !== undefined && kind !== r?.kind) {
+      this.byKind.get(kind)?.release?.(name);
+      this.listed.delete(name);
+    }
+    if (r) this.listed.set(name, r.kind);
+    return r;
   }
 
   private async entries(record: RemoteToolRecord): Promise<Entry[]> {

@@ -4,7 +4,7 @@ import type { ProviderRepo } from '../../src/provider/provider-repo';
 import { kindOfGrpcStatus } from '../../src/grpc/status';
 import { testContext } from '../support/context';
 import { grpcRecord, grpcRepo } from './records';
-import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, type TestServer } from './server';
+import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, startRelay, type TestServer } from './server';
 
 let server: TestServer;
 const repos: ProviderRepo[] = [];
@@ -188,6 +188,24 @@ describe('discovery cache', () => {
     expect(await r.names()).toContain('shop__create_item');
     // The call itself still fails honestly.
     await expect(r.exec('shop__create_item', {}, testContext())).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
+  test("a removed registration's channel is closed by the next listing; the others keep theirs", async () => {
+    const relay = await startRelay(server.port);
+    try {
+      const records = [grpcRecord('gone', `grpc://127.0.0.1:${relay.port}`), grpcRecord('kept', server.endpoint)];
+      const r = repo(records);
+      await r.exec('gone__create_item', { item: { name: 'lamp' } }, testContext());
+      expect(relay.open.size).toBeGreaterThan(0);
+      records.splice(0, 1);
+      expect(await r.names()).toEqual(['kept__check', 'kept__create_item', 'kept__fail', 'kept__hang']);
+      const end = Date.now() + 10_000;
+      while (relay.open.size > 0 && Date.now() < end) await new Promise((res) => setTimeout(res, 10));
+      expect(relay.open.size).toBe(0);
+      await expect(r.exec('kept__create_item', { item: { name: 'desk' } }, testContext())).resolves.toMatchObject({ id: 'item-desk' });
+    } finally {
+      await relay.close();
+    }
   });
 
   test('close() closes the channels; a closed repo refuses new discovery', async () => {

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { readFileSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 export const CATALOG_PROTO_PATH = join(__dirname, 'fixtures', 'catalog.proto');
@@ -99,4 +100,37 @@ export async function deadEndpoint(): Promise<string> {
   );
   await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   return `grpc://127.0.0.1:${port}`;
+}
+
+export interface Relay {
+  port: number;
+  /** The client connections open now. */
+  open: Set<Socket>;
+  close(): Promise<void>;
+}
+
+/** A TCP relay on 127.0.0.1 in front of `port`, so a test sees the connections a client holds open. */
+export async function startRelay(port: number): Promise<Relay> {
+  const open = new Set<Socket>();
+  const relay = createServer((socket) => {
+    open.add(socket);
+    const upstream = createConnection(port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    const end = () => {
+      open.delete(socket);
+      socket.destroy();
+      upstream.destroy();
+    };
+    socket.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (relay.address() as { port: number }).port,
+    open,
+    close: async () => {
+      for (const s of open) s.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    },
+  };
 }
