@@ -77,6 +77,6 @@ export class MultiRepo implements ToolRepo {
   /** Closes every composed repo that holds something; one failing does not keep the others open. */
   async close(): Promise<void> {
     const results = await Promise.allSettled(this.repos.map(async (r) => r.close?.()));
-    for (const r of results) if (r.status === 'rejected') this.logger?.warn({ err: r.reason }, 'tool repo failed to close');
+    for (const r of results) if (r.status === 'rejected') this.logger?.warn({ err: r.reason as unknown }, 'tool repo failed to close');
   }
 }

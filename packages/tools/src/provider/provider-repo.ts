@@ -82,7 +82,7 @@ export class ProviderRepo implements ToolRepo {
     settled.forEach((s, i) => {
       // The provider logged why; one unreachable service must not hide the others.
       if (s.status === 'fulfilled') out.push(...s.value.map((e) => e.info.name));
-      else this.options.logger.debug({ err: s.reason, tool: records[i]!.name }, 'discovered tool service skipped while listing');
+      else this.options.logger.debug({ err: s.reason as unknown, tool: records[i]!.name }, 'discovered tool service skipped while listing');
     });
     return out.sort();
   }

@@ -82,7 +82,7 @@ async function refusal(p: Promise<unknown>): Promise<HookyardError> {
 
 describe('gRPC behind the outbound guard', () => {
   test('reflection of a loopback server is refused by default, naming the address; nothing reaches it', async () => {
-    const e = await refusal(repo(`grpc://127.0.0.1:${relayPort}`).discoverRecord!(grpcRecord('shop', `grpc://127.0.0.1:${relayPort}`)));
+    const e = await refusal(repo(`grpc://127.0.0.1:${relayPort}`).discoverRecord(grpcRecord('shop', `grpc://127.0.0.1:${relayPort}`)));
     expect([e.kind, e.notSent]).toEqual(['forbidden', true]);
     expect(e.message).toContain('127.0.0.1 is a loopback address (allow a range with HOOKS_OUTBOUND_ALLOW_NETS)');
     expect(connections).toBe(0);
@@ -100,7 +100,7 @@ describe('gRPC behind the outbound guard', () => {
   test('a name that resolves to loopback, or to cloud metadata, is refused naming the name and the address', async () => {
     const g = guardWith([], { 'shop.internal.example': '127.0.0.1', 'meta.example': '169.254.169.254' });
     const e = await refusal(
-      repo(`grpc://shop.internal.example:${relayPort}`, g).discoverRecord!(grpcRecord('shop', `grpc://shop.internal.example:${relayPort}`)),
+      repo(`grpc://shop.internal.example:${relayPort}`, g).discoverRecord(grpcRecord('shop', `grpc://shop.internal.example:${relayPort}`)),
     );
     expect([e.kind, e.notSent]).toEqual(['forbidden', true]);
     expect(e.message).toContain('shop.internal.example resolves to 127.0.0.1 is a loopback address');
