@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { NATS_URL, REDIS_URL } from './services';
 
 /** The built CLI; the test command builds it before jest runs. */
 export const CLI_BIN = join(__dirname, '..', '..', 'packages', 'cli', 'bin', 'hookyard.js');
@@ -70,14 +71,83 @@ export class RoleProcess {
   wait(): Promise<number | null> {
     return this.exited;
   }
+
+  /**
+   * Sends `signal` (default SIGTERM: the role drains) and waits for the exit;
+   * a process still there after `graceMs` is SIGKILLed. Resolves to the exit code.
+   */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<number | null> {
+    this.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    this.kill('SIGKILL');
+    return this.exited;
+  }
 }
 
+/** Every role process started here, so that a test process that dies leaves none behind. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+/**
+ * Spawns `hookyard serve --role <role>` with `env` as its whole environment
+ * besides PATH (HOOKS_HTTP_PORT 0 and HOOKS_LOG_LEVEL info unless given), its
+ * stdout and stderr collected line by line. `waitListening()` is its readiness.
+ */
 export function startRole(name: string, role: string, env: Record<string, string>): RoleProcess {
   const child = spawn(process.execPath, [CLI_BIN, 'serve', '--role', role], {
     env: { PATH: process.env.PATH ?? '', HOOKS_HTTP_PORT: '0', HOOKS_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   return new RoleProcess(name, child);
+}
+
+/**
+ * The environment of a role on the shared Redis and NATS: the test's key and
+ * stream prefix, one admin token, then `overrides` (which win).
+ */
+export function roleEnv(prefix: string, token: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOOKS_REDIS_URL: REDIS_URL,
+    HOOKS_NATS_URL: NATS_URL,
+    HOOKS_KEY_PREFIX: prefix,
+    HOOKS_NATS_PREFIX: prefix,
+    HOOKS_API_TOKENS: `admin:${token}`,
+    ...overrides,
+  };
+}
+
+/** startRole, then waits until it listens (its `url` is set); one that does not is killed, and the wait's error thrown. */
+export async function startListening(name: string, role: string, env: Record<string, string>, timeoutMs?: number): Promise<RoleProcess> {
+  const [proc] = await startRoles(env, [[name, role]], timeoutMs);
+  return proc!;
+}
+
+/** Starts each `[name, role]` with the same env and waits until every one listens; if one does not, all are killed. */
+export async function startRoles(
+  env: Record<string, string>,
+  roles: ReadonlyArray<readonly [name: string, role: string]>,
+  timeoutMs?: number,
+): Promise<RoleProcess[]> {
+  const procs = roles.map(([name, role]) => startRole(name, role, env));
+  try {
+    await Promise.all(procs.map((p) => p.waitListening(timeoutMs)));
+  } catch (err) {
+    await stopRoles(procs, 'SIGKILL');
+    throw err;
+  }
+  return procs;
+}
+
+/** Stops every process (see RoleProcess.stop), all at once. */
+export async function stopRoles(procs: readonly (RoleProcess | undefined)[], signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  await Promise.all(procs.flatMap((p) => (p ? [p.stop(signal, graceMs)] : [])));
 }
 
 export function sleep(ms: number): Promise<void> {

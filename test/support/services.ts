@@ -1,5 +1,6 @@
 import { createConnection } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import type { JetStreamManager, NatsConnection } from 'nats';
 
 /** Redis and NATS for integration tests: REDIS_URL / NATS_URL, defaulting to loopback. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -67,18 +68,62 @@ export async function deleteRedisKeys(prefix: string, url = REDIS_URL): Promise<
   }
 }
 
-/** Deletes every Redis key and JetStream stream a test made under `prefix` (its HOOKS_KEY_PREFIX / HOOKS_NATS_PREFIX). */
-export async function cleanupPrefix(prefix: string): Promise<void> {
-  await deleteRedisKeys(prefix);
+/** Deletes every JetStream stream named `<PREFIX>_...` (what roles and buses with HOOKS_NATS_PREFIX `prefix` create). */
+export async function deleteStreams(prefix: string, servers: string = NATS_URL): Promise<void> {
   const { connect } = await import('nats');
-  const nc = await connect({ servers: NATS_URL });
+  const nc = await connect({ servers: servers.split(',') });
   try {
-    const jsm = await nc.jetstreamManager();
-    const upper = prefix.toUpperCase();
-    for await (const s of jsm.streams.list()) {
-      if (s.config.name.startsWith(`${upper}_`)) await jsm.streams.delete(s.config.name).catch(() => undefined);
-    }
+    await deleteStreamsOn(nc, prefix);
   } finally {
     await nc.close();
   }
+}
+
+async function deleteStreamsOn(nc: NatsConnection, prefix: string): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const upper = `${prefix.toUpperCase()}_`;
+  for await (const s of jsm.streams.list()) {
+    if (s.config.name.startsWith(upper)) await jsm.streams.delete(s.config.name).catch(() => undefined);
+  }
+}
+
+/** Deletes every Redis key and JetStream stream a test made under `prefix` (its HOOKS_KEY_PREFIX / HOOKS_NATS_PREFIX). */
+export async function cleanupPrefix(prefix: string, urls: { redis?: string; nats?: string } = {}): Promise<void> {
+  await deleteRedisKeys(prefix, urls.redis);
+  await deleteStreams(prefix, urls.nats);
+}
+
+/** One suite's own corner of the shared NATS: a connection and a unique prefix whose streams close() deletes. */
+export interface NatsSetup {
+  url: string;
+  nc: NatsConnection;
+  /** Unique per setup: the HOOKS_NATS_PREFIX / bus prefix of what the suite starts. */
+  prefix: string;
+  jsm(): Promise<JetStreamManager>;
+  /** `<PREFIX>_<suffix>`, the name a bus gives its stream (`RUNS`, `INGEST`). */
+  stream(suffix: string): string;
+  /** Deletes the prefix's streams, then closes the connection. */
+  close(): Promise<void>;
+}
+
+/** Requires the shared NATS (never skips) and connects to it under a fresh prefix. */
+export async function setupNats(label = 'n', opts: { name?: string } = {}): Promise<NatsSetup> {
+  const url = await requireNats();
+  const { connect } = await import('nats');
+  const prefix = uniquePrefix(label);
+  const nc = await connect({ servers: url, ...(opts.name ? { name: opts.name } : {}) });
+  return {
+    url,
+    nc,
+    prefix,
+    jsm: () => nc.jetstreamManager(),
+    stream: (suffix) => `${prefix.toUpperCase()}_${suffix}`,
+    close: async () => {
+      try {
+        await deleteStreamsOn(nc, prefix);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
 }
