@@ -11,10 +11,9 @@
  * idempotency key.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { idempotencyKey, json, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, type RunView } from './api';
 
 jest.setTimeout(240_000);
@@ -50,7 +49,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
   const prefix = uniquePrefix('e2eappr');
   const procs: RoleProcess[] = [];
   const calls: Call[] = [];
-  let server: Server;
+  let server: MockServer | undefined;
   let ingress: RoleProcess;
   let api: Api;
 
@@ -58,24 +57,13 @@ describe('approvals across processes (Redis + JetStream)', () => {
     await requireRedis();
     await requireNats();
     requireBuiltCli();
-    server = createServer((req, res) => {
-      if (req.method !== 'POST') return void res.writeHead(404).end();
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        calls.push({ key: String(req.headers['idempotency-key'] ?? ''), body, at: Date.now() });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ deployed: body }));
-      });
+    server = await startMockServer((req) => {
+      if (req.method !== 'POST') return { status: 404 };
+      const body = json<Record<string, unknown>>(req);
+      calls.push({ key: idempotencyKey(req), body, at: req.at });
+      return { body: JSON.stringify({ deployed: body }) };
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_LEASE_SECONDS: '5',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '3',
@@ -86,14 +74,19 @@ describe('approvals across processes (Redis + JetStream)', () => {
       HOOKS_APPROVAL_LINK_SECRET: 'env:HOOKS_SECRET_APPROVAL_LINKS',
       HOOKS_SECRET_APPROVAL_LINKS: LINK_KEY,
       HOOKS_SECRET_SLACK_SIGNING: SLACK_SECRET,
-    };
-    ingress = startRole('ingress', 'ingress', env);
-    procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
+    });
+    procs.push(
+      ...(await startRoles(env, [
+        ['ingress', 'ingress'],
+        ['scheduler', 'scheduler'],
+        ['executor-1', 'executor'],
+        ['executor-2', 'executor'],
+      ])),
+    );
+    ingress = procs[0]!;
     api = new Api(ingress.url, token);
 
-    const port = (server.address() as AddressInfo).port;
-    await api.ok('POST', '/api/tools', { name: 'deploy', endpoint: `http://127.0.0.1:${port}/deploy`, protocol: 'langserve-direct', timeout_ms: 10_000 });
+    await api.ok('POST', '/api/tools', { name: 'deploy', endpoint: `${server.url}/deploy`, protocol: 'langserve-direct', timeout_ms: 10_000 });
     await api.ok('PUT', '/api/approval-policy', {
       rules: [
         {
@@ -130,10 +123,8 @@ describe('approvals across processes (Redis + JetStream)', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    server?.closeAllConnections();
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    await stopRoles(procs, 'SIGKILL');
+    await server?.close();
     await cleanupPrefix(prefix);
   });
 

@@ -10,13 +10,12 @@
  * discovery status of each registration is on `GET /api/tools`.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { startMockServer, type MockServer } from '../support/http-recorder';
 import { Api } from './api';
 
 jest.setTimeout(120_000);
@@ -38,7 +37,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
   const markers = mkdtempSync(join(tmpdir(), 'hookyard-spawns-'));
   const wrapper = join(markers, 'wrapper.cjs');
   const docRequests: string[] = [];
-  let docs: Server;
+  let docs: MockServer;
   let docsUrl: string;
   let env: Record<string, string>;
   let ingress: RoleProcess;
@@ -67,19 +66,12 @@ describe('discovery runs on the executors, never on the ingress', () => {
         'import(pathToFileURL(server).href);',
       ].join('\n'),
     );
-    docs = createServer((req, res) => {
-      docRequests.push(req.url ?? '');
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-      res.end(req.url?.startsWith('/github/') ? GITHUB : PETS);
+    docs = await startMockServer((req) => {
+      docRequests.push(req.url);
+      return { headers: { connection: 'close' }, body: req.url.startsWith('/github/') ? GITHUB : PETS };
     });
-    await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
-    docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
-    env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    docsUrl = docs.url;
+    env = roleEnv(prefix, token, {
       HOOKS_DOOR_RATE: '0',
       HOOKS_API_RATE: '0',
       HOOKS_DISCOVERY_TIMEOUT_SECONDS: '30',
@@ -87,7 +79,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
       HOOKS_MCP_STDIO_ALLOW: NODE,
       HOOKS_OPENAPI_MAX_BYTES: String(32 * 1024 * 1024),
-    };
+    });
     ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress);
     await ingress.waitListening();
@@ -95,9 +87,8 @@ describe('discovery runs on the executors, never on the ingress', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    await new Promise<void>((resolve) => docs.close(() => resolve()));
+    await stopRoles(procs, 'SIGKILL');
+    await docs.close();
     rmSync(markers, { recursive: true, force: true });
     await cleanupPrefix(prefix);
   });
@@ -175,8 +166,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
   });
 
   it("a registration whose service is down is 502 from the executor's discovery; its error is kept with its time", async () => {
-    docs.closeAllConnections();
-    await new Promise<void>((resolve) => docs.close(() => resolve()));
+    await docs.close();
     const again = await api.call<{ error: { message: string } }>('POST', '/api/tools', { name: 'pets', kind: 'openapi', endpoint: docsUrl });
     expect(again.status).toBe(502);
     expect(again.body.error.message).toContain('could not be reached');
@@ -190,7 +180,6 @@ describe('discovery runs on the executors, never on the ingress', () => {
       last_error: { at: expect.any(String), kind: 'unavailable', message: expect.stringContaining('could not be reached') },
     });
     // Reopened for afterAll's close.
-    docs = createServer();
-    await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
+    docs = await startMockServer();
   });
 });

@@ -3,11 +3,10 @@
  * executors on real Redis and JetStream. Then faults: an executor killed with
  * SIGKILL mid-run, and one frozen past its lease whose late writes are refused.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, sleep, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, sleep, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { idempotencyKey, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, metricValue, pool, type RunView } from './api';
 
 jest.setTimeout(180_000);
@@ -26,12 +25,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
     await requireRedis();
     await requireNats();
     requireBuiltCli();
-    env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_LEASE_SECONDS: '1.5',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '3',
@@ -40,17 +34,21 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
       HOOKS_MAX_WORKERS: '32',
       HOOKS_DOOR_RATE: '0',
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
-    };
-    ingress = startRole('ingress', 'ingress', env);
-    procs.push(ingress, startRole('scheduler', 'scheduler', env));
-    procs.push(startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
+    });
+    procs.push(
+      ...(await startRoles(env, [
+        ['ingress', 'ingress'],
+        ['scheduler', 'scheduler'],
+        ['executor-1', 'executor'],
+        ['executor-2', 'executor'],
+      ])),
+    );
+    ingress = procs[0]!;
     api = new Api(ingress.url, token);
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
+    await stopRoles(procs, 'SIGKILL');
     await cleanupPrefix(prefix);
   });
 
@@ -92,34 +90,24 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
   });
 
   describe('with a slow, crash-resumable HTTP tool', () => {
-    let server: Server;
+    let server: MockServer;
     const calls: string[] = [];
     const inFlight = new Set<string>();
 
     beforeAll(async () => {
-      server = createServer((req, res) => {
-        if (req.method !== 'POST') {
-          // The tool layer asks GET /schema first; "no schema" is a valid answer.
-          res.writeHead(404).end();
-          return;
-        }
-        const key = String(req.headers['idempotency-key'] ?? '');
+      server = await startMockServer(async (req) => {
+        // The tool layer asks GET /schema first; "no schema" is a valid answer.
+        if (req.method !== 'POST') return { status: 404 };
+        const key = idempotencyKey(req);
         calls.push(key);
         inFlight.add(key);
-        req.resume();
-        req.on('end', () =>
-          setTimeout(() => {
-            inFlight.delete(key);
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ done: key }));
-          }, 1500),
-        );
+        await sleep(1500);
+        inFlight.delete(key);
+        return { body: JSON.stringify({ done: key }) };
       });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      const port = (server.address() as AddressInfo).port;
       await api.ok('POST', '/api/tools', {
         name: 'slow',
-        endpoint: `http://127.0.0.1:${port}`,
+        endpoint: server.url,
         method: 'POST',
         timeout_ms: 10_000,
         headers: {},
@@ -130,8 +118,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
     });
 
     afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     });
 
     it('a SIGKILLed executor loses nothing: its leases lapse and another executor finishes each run once', async () => {

@@ -5,14 +5,13 @@
  * counted at a tool server that holds every call until the test releases it.
  * Then a bad value in the file is refused and reported, nothing applied.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { idempotencyKey, startMockServer, type MockServer, type Reply } from '../support/http-recorder';
 import { Api, metricValue } from './api';
 
 jest.setTimeout(120_000);
@@ -25,8 +24,9 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
   const procs: RoleProcess[] = [];
   let executor: RoleProcess;
   let api: Api;
-  let server: Server;
-  const held = new Map<string, ServerResponse>();
+  let server: MockServer | undefined;
+  /** The calls the tool holds open, by idempotency key: each answers when its function is called. */
+  const held = new Map<string, (reply: Reply) => void>();
   let maxHeld = 0;
   const seen: string[] = [];
 
@@ -40,27 +40,20 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
     await requireRedis();
     await requireNats();
     requireBuiltCli();
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (req.method !== 'POST') return void res.writeHead(404).end();
-      const key = String(req.headers['idempotency-key'] ?? '');
-      req.resume();
-      req.on('end', () => {
-        seen.push(key);
-        held.set(key, res);
+    server = await startMockServer((req) => {
+      if (req.method !== 'POST') return { status: 404 };
+      const key = idempotencyKey(req);
+      seen.push(key);
+      return new Promise<Reply>((answer) => {
+        held.set(key, answer);
         maxHeld = Math.max(maxHeld, held.size);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
       HOOKS_DOOR_RATE: '0',
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
-    };
+    });
     edit('HOOKS_MAX_WORKERS: 2\n');
     const ingress = startRole('ingress', 'ingress', env);
     executor = startRole('executor', 'executor', { ...env, HOOKS_CONFIG_FILE: file });
@@ -69,7 +62,7 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
     api = new Api(ingress.url, token);
     await api.ok('POST', '/api/tools', {
       name: 'held',
-      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      endpoint: server.url,
       method: 'POST',
       timeout_ms: 60_000,
       headers: {},
@@ -80,11 +73,9 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
   });
 
   afterAll(async () => {
-    for (const res of held.values()) res.end('{}');
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    server?.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    for (const answer of held.values()) answer({ body: '{}' });
+    await stopRoles(procs, 'SIGKILL');
+    await server?.close();
     await cleanupPrefix(prefix);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -134,9 +125,9 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
 
     // Release everything: all 12 succeed, each called once, and no more than 8 were ever held at once.
     const release = () => {
-      for (const [key, res] of held) {
+      for (const [key, answer] of held) {
         held.delete(key);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ done: key }));
+        answer({ body: JSON.stringify({ done: key }) });
       }
     };
     const runs = await eventually(

@@ -9,8 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, REDIS_URL, cleanupPrefix } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, metricValue, pool, type RunView } from './api';
 
 jest.setTimeout(300_000);
@@ -32,12 +32,7 @@ interface InteractionView {
 const SUBJECT = { scope: 'conversation', kind: 'pr', key_expr: { content: '.pr' } };
 
 function baseEnv(prefix: string, token: string): Record<string, string> {
-  return {
-    HOOKS_REDIS_URL: REDIS_URL,
-    HOOKS_NATS_URL: NATS_URL,
-    HOOKS_KEY_PREFIX: prefix,
-    HOOKS_NATS_PREFIX: prefix,
-    HOOKS_API_TOKENS: `admin:${token}`,
+  return roleEnv(prefix, token, {
     HOOKS_RUN_SWEEP_SECONDS: '0.25',
     HOOKS_RUN_LEASE_SECONDS: '1.5',
     HOOKS_RUN_DISPATCH_GRACE_SECONDS: '3',
@@ -46,7 +41,7 @@ function baseEnv(prefix: string, token: string): Record<string, string> {
     HOOKS_MAX_WORKERS: '1',
     HOOKS_DOOR_RATE: '0',
     HOOKS_API_RATE: '0',
-  };
+  });
 }
 
 async function runOf(api: Api, id: string): Promise<Parked> {
@@ -114,8 +109,7 @@ describe('parked runs across processes (Redis + JetStream)', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
+    await stopRoles(procs, 'SIGKILL');
     await cleanupPrefix(prefix);
   });
 
@@ -264,8 +258,7 @@ describe('an executor killed between claim_intent and the commit', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
+    await stopRoles(procs, 'SIGKILL');
     await cleanupPrefix(prefix);
   });
 

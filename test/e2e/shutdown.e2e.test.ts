@@ -4,11 +4,10 @@
  * that started a tool that is not crash-resumable is held as failed; runs it
  * never claimed stay due for another executor). The process exits 0.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { NATS_URL, REDIS_URL, requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, sleep, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { json, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api } from './api';
 
 jest.setTimeout(120_000);
@@ -20,7 +19,7 @@ describe('executor shutdown on SIGTERM', () => {
   const prefix = uniquePrefix('sd');
   const procs: RoleProcess[] = [];
   const inFlight = new Set<number>();
-  let server: Server;
+  let server: MockServer;
   let env: Record<string, string>;
   let api: Api;
 
@@ -29,45 +28,34 @@ describe('executor shutdown on SIGTERM', () => {
     await requireNats();
     requireBuiltCli();
     // The tool: answers after `delay_ms` from the call's arguments.
-    server = createServer((req, res) => {
-      if (req.method !== 'POST') return void res.writeHead(404).end();
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const args = JSON.parse(body) as { i: number; delay_ms: number };
-        inFlight.add(args.i);
-        setTimeout(() => {
-          inFlight.delete(args.i);
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ i: args.i }));
-        }, args.delay_ms);
-      });
+    server = await startMockServer(async (req) => {
+      if (req.method !== 'POST') return { status: 404 };
+      const args = json<{ i: number; delay_ms: number }>(req);
+      inFlight.add(args.i);
+      await sleep(args.delay_ms);
+      inFlight.delete(args.i);
+      return { body: JSON.stringify({ i: args.i }) };
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '1',
       HOOKS_DOOR_RATE: '0',
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
-    };
-    const ingress = startRole('ingress', 'ingress', env);
-    procs.push(ingress, startRole('scheduler', 'scheduler', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
-    api = new Api(ingress.url, token);
-    const port = (server.address() as AddressInfo).port;
-    await api.ok('POST', '/api/tools', { name: 'timed', endpoint: `http://127.0.0.1:${port}`, protocol: 'langserve-direct', timeout_ms: 30_000 });
+    });
+    procs.push(
+      ...(await startRoles(env, [
+        ['ingress', 'ingress'],
+        ['scheduler', 'scheduler'],
+      ])),
+    );
+    api = new Api(procs[0]!.url, token);
+    await api.ok('POST', '/api/tools', { name: 'timed', endpoint: server.url, protocol: 'langserve-direct', timeout_ms: 30_000 });
     await api.ok('POST', '/api/hooks', { name: 'sd-timed', topic: 'timed', tool: 'timed', start_expr: { content: '{i: .i, delay_ms: .delay_ms}' } });
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await stopRoles(procs, 'SIGKILL');
+    await server.close();
     await cleanupPrefix(prefix);
   });
 

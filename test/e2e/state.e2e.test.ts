@@ -7,8 +7,8 @@
  * operator's PUT through the API is attributed to door api.
  */
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, type RunView } from './api';
 
 jest.setTimeout(120_000);
@@ -62,18 +62,13 @@ describe('subject state across processes (Redis + JetStream)', () => {
     await requireRedis();
     await requireNats();
     requireBuiltCli();
-    const env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_RETRY_BASE_SECONDS: '0.2',
       HOOKS_DOOR_RATE: '0',
       HOOKS_API_RATE: '0',
       HOOKS_STATE_MAX_BYTES: '4096',
-    };
+    });
     const ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
     await Promise.all(procs.map((p) => p.waitListening()));
@@ -109,8 +104,7 @@ describe('subject state across processes (Redis + JetStream)', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
+    await stopRoles(procs, 'SIGKILL');
     await cleanupPrefix(prefix);
   });
 

@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect, headers as natsHeaders, nanos, type NatsConnection, type Subscription } from 'nats';
 import { validateMessage } from '@hookyard/core';
-import { requireNats, requireRedis, uniquePrefix, NATS_URL, REDIS_URL } from '../support/services';
-import { eventually, requireBuiltCli, sleep, startRole, type RoleProcess } from '../support/processes';
+import { cleanupPrefix, requireNats, requireRedis, uniquePrefix, NATS_URL } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, sleep, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, metricValue, pool } from '../e2e/api';
 
 jest.setTimeout(180_000);
@@ -44,16 +44,11 @@ describe('NATS ingest across processes (Redis + JetStream)', () => {
     await requireRedis();
     await requireNats();
     requireBuiltCli();
-    const env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '5',
       HOOKS_MAX_WORKERS: '32',
-    };
+    });
     ingress = startRole('ingress', 'ingress', env);
     procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor', 'executor', env));
     await Promise.all(procs.map((p) => p.waitListening()));
@@ -73,19 +68,11 @@ describe('NATS ingest across processes (Redis + JetStream)', () => {
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    if (nc) {
-      events?.unsubscribe();
-      const jsm = await nc.jetstreamManager();
-      for (const s of [ingestStream, `${prefix.toUpperCase()}_RUNS`]) await jsm.streams.delete(s).catch(() => undefined);
-      await nc.close();
-    }
-    const { default: Redis } = await import('ioredis');
-    const r = new Redis(REDIS_URL);
-    const keys = await r.keys(`*${prefix}*`);
-    for (let i = 0; i < keys.length; i += 500) await r.del(...keys.slice(i, i + 500));
-    await r.quit();
+    await stopRoles(procs, 'SIGKILL');
+    events?.unsubscribe();
+    await nc?.close();
+    // The ingest and runs streams and every key under the prefix.
+    await cleanupPrefix(prefix);
   });
 
   it('keeps each distinct event once, ends every run, announces every run, rejects malformed messages', async () => {

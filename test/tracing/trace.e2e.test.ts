@@ -4,11 +4,10 @@
  * and JetStream) export OTLP/HTTP (JSON) to a small receiver in this test,
  * and an HTTP tool server here records the traceparent it is sent.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, NATS_URL, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { startMockServer, text, type MockServer } from '../support/http-recorder';
 import { Api } from '../e2e/api';
 
 jest.setTimeout(120_000);
@@ -34,38 +33,25 @@ interface OtlpBody {
 const valueOf = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
 const attrs = (list: OtlpAttr[] | undefined): Record<string, unknown> => Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (text += c));
-    req.on('end', () => resolve(text));
-    req.on('error', reject);
-  });
-}
-
 /** An OTLP/HTTP receiver: POST /v1/traces with a JSON ExportTraceServiceRequest, as the exporter sends. */
-async function startReceiver(): Promise<{ server: Server; url: string; spans: ReceivedSpan[]; contentTypes: string[] }> {
+async function startReceiver(): Promise<{ server: MockServer; url: string; spans: ReceivedSpan[]; contentTypes: string[] }> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
-  const server = createServer((req, res) => {
-    void body(req).then((text) => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
-      contentTypes.push(String(req.headers['content-type']));
-      const parsed = JSON.parse(text) as OtlpBody;
-      for (const rs of parsed.resourceSpans ?? []) {
-        const service = String(attrs(rs.resource?.attributes)['service.name']);
-        for (const ss of rs.scopeSpans ?? []) {
-          for (const s of ss.spans ?? []) {
-            spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, attributes: attrs(s.attributes) });
-          }
+  const server = await startMockServer((req) => {
+    if (req.method !== 'POST' || req.url !== '/v1/traces') return { status: 404 };
+    contentTypes.push(String(req.headers['content-type']));
+    const parsed = JSON.parse(text(req)) as OtlpBody;
+    for (const rs of parsed.resourceSpans ?? []) {
+      const service = String(attrs(rs.resource?.attributes)['service.name']);
+      for (const ss of rs.scopeSpans ?? []) {
+        for (const s of ss.spans ?? []) {
+          spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, attributes: attrs(s.attributes) });
         }
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+    }
+    return { body: '{}' };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, contentTypes };
+  return { server, url: server.url, spans, contentTypes };
 }
 
 describe('tracing across processes: door -> NATS -> executor -> tool server', () => {
@@ -73,7 +59,7 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
   const prefix = uniquePrefix('trace');
   const procs: RoleProcess[] = [];
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let tool: Server;
+  let tool: MockServer;
   // The traceparent of every POST the tool server got, in order.
   const toolCalls: string[] = [];
   let ingress: RoleProcess;
@@ -86,28 +72,21 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
     requireBuiltCli();
     receiver = await startReceiver();
     let n = 0;
-    tool = createServer((req, res) => {
-      if (req.method !== 'POST') return void res.writeHead(404).end(); // the schema probe: "no schema"
+    tool = await startMockServer((req) => {
+      if (req.method !== 'POST') return { status: 404 }; // the schema probe: "no schema"
       toolCalls.push(String(req.headers.traceparent ?? ''));
       n += 1;
-      req.resume();
       // Every first call of an event fails (503): the tool's own retry policy calls again, in a second tool-call span.
-      req.on('end', () => (n % 2 === 1 ? res.writeHead(503).end('busy') : res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')));
+      return n % 2 === 1 ? { status: 503, contentType: 'text/plain', body: 'busy' } : { body: '{"ok":true}' };
     });
-    await new Promise<void>((r) => tool.listen(0, '127.0.0.1', () => r()));
-    const env = {
-      HOOKS_REDIS_URL: REDIS_URL,
-      HOOKS_NATS_URL: NATS_URL,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
+    const env = roleEnv(prefix, token, {
       HOOKS_DOOR_RATE: '0',
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       // Export each batch within 100 ms instead of 5 s.
       OTEL_BSP_SCHEDULE_DELAY: '100',
-    };
+    });
     ingress = startRole('ingress', 'ingress', env);
     executor = startRole('executor', 'executor', { ...env, HOOKS_LOG_LEVEL: 'debug' });
     procs.push(ingress, executor);
@@ -115,7 +94,7 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
     api = new Api(ingress.url, token);
     await api.ok('POST', '/api/tools', {
       name: 'traced',
-      endpoint: `http://127.0.0.1:${(tool.address() as AddressInfo).port}`,
+      endpoint: tool.url,
       method: 'POST',
       timeout_ms: 10_000,
       headers: {},
@@ -127,12 +106,9 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
   });
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
-    for (const s of [receiver.server, tool]) {
-      s.closeAllConnections();
-      await new Promise<void>((r) => s.close(() => r()));
-    }
+    await stopRoles(procs, 'SIGKILL');
+    await receiver.server.close();
+    await tool.close();
     await cleanupPrefix(prefix);
   });
 
