@@ -19,8 +19,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await server?.wait();
+  await server?.stop();
 });
 
 async function get(base: string, path: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {

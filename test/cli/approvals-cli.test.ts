@@ -1,4 +1,4 @@
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, startListening, type RoleProcess } from '../support/processes';
 import { lines, parseStdout, runCli, type CliResult } from './support';
 
 /**
@@ -23,19 +23,12 @@ async function ok<T = Record<string, any>>(args: readonly string[], opts: Parame
 
 beforeAll(async () => {
   requireBuiltCli();
-  server = startRole('approvals-cli', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR}`, HOOKS_DOOR_RATE: '0' });
-  try {
-    url = await server.waitListening();
-  } catch (err) {
-    server.kill('SIGKILL');
-    throw err;
-  }
+  server = await startListening('approvals-cli', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR}`, HOOKS_DOOR_RATE: '0' });
+  url = server.url;
 }, 30_000);
 
 afterAll(async () => {
-  if (!server) return;
-  server.kill();
-  await server.wait();
+  await server?.stop();
 });
 
 describe('hookyard approvals policy, hooks dry-run', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProgram } from '../../packages/cli/src/main';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, startListening, type RoleProcess } from '../support/processes';
 import { closedPort, inBatches, lines, parseStdout, runCli, type CliResult } from './support';
 
 /**
@@ -70,21 +70,14 @@ async function runsOf(hook: string, status: string, n: number): Promise<any[]> {
 
 beforeAll(async () => {
   requireBuiltCli();
-  server = startRole('cli-test', 'all', {
+  server = await startListening('cli-test', 'all', {
     HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
   });
-  try {
-    url = await server.waitListening();
-  } catch (err) {
-    server.kill('SIGKILL');
-    throw err;
-  }
+  url = server.url;
 }, 30_000);
 
 afterAll(async () => {
-  if (!server) return;
-  server.kill();
-  await server.wait();
+  await server?.stop();
 });
 
 describe('help, version and usage errors', () => {

@@ -1,10 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CLI_BIN, eventually, requireBuiltCli, startRole } from '../support/processes';
+import { startMockServer, type MockServer } from '../support/http-recorder';
 import { lines, runCli } from './support';
 
 /**
@@ -89,20 +88,16 @@ describe('a closed pipe', () => {
 });
 
 describe('a URL that is not Hookyard', () => {
-  let server: Server;
+  let server: MockServer;
   let url = '';
 
   beforeAll(async () => {
     // Answers every request 200 with a JSON body the CLI would otherwise try to read as a page of hooks.
-    server = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startMockServer(() => ({ body: '{"ok":true}' }));
+    url = server.url;
   });
 
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   it('says so in one line and exits 3, instead of failing on the answer', async () => {
     const r = await runCli(['hooks', 'list'], { env: { HOOKYARD_URL: url, HOOKYARD_TOKEN: 'any-token-0123456789abcdef' } });
@@ -153,8 +148,7 @@ describe('settings at boot', () => {
         for (const key of ['service', 'role', 'instance']) expect([line, line.split(`"${key}":`).length - 1]).toEqual([line, 1]);
       }
     } finally {
-      server.kill('SIGTERM');
-      await server.wait();
+      await server.stop();
     }
   });
 });

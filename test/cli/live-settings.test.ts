@@ -79,8 +79,7 @@ describe('live settings of a running process', () => {
   });
 
   afterAll(async () => {
-    proc?.kill('SIGTERM');
-    await proc?.wait();
+    await proc?.stop();
     cfg?.remove();
   });
 

@@ -1,4 +1,4 @@
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, startListening, type RoleProcess } from '../support/processes';
 import { lines, parseStdout, runCli, type CliResult } from './support';
 
 /**
@@ -52,18 +52,12 @@ async function runsOf(hook: string, status: string, n: number): Promise<any[]> {
 
 beforeAll(async () => {
   requireBuiltCli();
-  server = startRole('cli-operator', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN}`, HOOKS_DOOR_RATE: '0', ...SECRETS });
-  try {
-    url = await server.waitListening();
-  } catch (err) {
-    server.kill('SIGKILL');
-    throw err;
-  }
+  server = await startListening('cli-operator', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN}`, HOOKS_DOOR_RATE: '0', ...SECRETS });
+  url = server.url;
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await server?.wait();
+  await server?.stop();
 });
 
 describe('send', () => {

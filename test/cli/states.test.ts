@@ -1,4 +1,4 @@
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, startListening, type RoleProcess } from '../support/processes';
 import { lines, parseStdout, runCli, type CliResult } from './support';
 
 /**
@@ -28,22 +28,16 @@ async function ok<T = Record<string, any>>(args: readonly string[], token = OPER
 
 beforeAll(async () => {
   requireBuiltCli();
-  server = startRole('cli-states', 'all', {
+  server = await startListening('cli-states', 'all', {
     HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
     HOOKS_DOOR_RATE: '0',
     HOOKS_STATE_MAX_BYTES: '256',
   });
-  try {
-    url = await server.waitListening();
-  } catch (err) {
-    server.kill('SIGKILL');
-    throw err;
-  }
+  url = server.url;
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await server?.wait();
+  await server?.stop();
 });
 
 describe('states', () => {

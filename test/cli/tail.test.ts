@@ -30,8 +30,7 @@ describe('hookyard runs tail', () => {
     }
   });
   afterAll(async () => {
-    server?.kill();
-    await server?.wait();
+    await server?.stop();
   });
 
   /** Runs `hookyard runs tail <args>` and sends events on both topics until `done(stdout)`; then SIGINT, expecting exit 0. */

@@ -61,8 +61,7 @@ describe('tracing settings (the standard OTEL_* variables)', () => {
           .map((l) => l.variable),
       ).toEqual(['HOOKS_RUN_MAX_ATTEMPT']);
     } finally {
-      server.kill('SIGTERM');
-      await server.wait();
+      await server.stop();
     }
   });
 });

@@ -15,10 +15,9 @@
  * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startMockServer, type MockServer } from '../support/http-recorder';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 
 // The callbacks given to page.evaluate and page.waitForFunction run in the browser. This program is
@@ -46,7 +45,7 @@ describe('operator console in Chromium', () => {
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   // A tool endpoint that answers only when the test says so: while it holds a call, the one worker is busy.
-  let held: Server;
+  let held: MockServer | undefined;
   let heldUrl: string;
   const waiting: Array<() => void> = [];
   let calls = 0;
@@ -58,13 +57,11 @@ describe('operator console in Chromium', () => {
     }
     if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);
     mkdirSync(SHOTS, { recursive: true });
-    held = createServer((req, res) => {
+    held = await startMockServer(() => {
       calls += 1;
-      req.resume();
-      waiting.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      return new Promise((answer) => waiting.push(() => answer({ body: '{"ok":true}' })));
     });
-    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
-    heldUrl = `http://127.0.0.1:${(held.address() as AddressInfo).port}/hold`;
+    heldUrl = `${held.url}/hold`;
     server = startRole('console', 'all', {
       HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}`,
       // One worker, so a run waits (pending) while the held tool call runs; the webhook tool may reach the test's loopback endpoint.
@@ -78,11 +75,9 @@ describe('operator console in Chromium', () => {
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close().catch(() => undefined);
-    server?.kill();
-    await server?.wait();
+    await server?.stop();
     for (const release of waiting.splice(0)) release();
-    held?.closeAllConnections();
-    await new Promise((resolve) => held?.close(resolve));
+    await held?.close();
   });
 
   async function newPage(): Promise<{ page: Page; errors: string[] }> {

@@ -10,12 +10,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { json, startMockServer, type MockServer } from '../support/http-recorder';
 
 const run = promisify(execFile);
 const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
@@ -35,19 +35,15 @@ interface Seen {
   body: Record<string, any>;
 }
 
-async function recorder(answer: unknown): Promise<{ server: Server; url: string; seen: Seen[] }> {
+/** A tool endpoint answering every POST with `answer`; `seen` holds the POSTs (the schema probe's GET is not one). */
+async function recorder(answer: unknown): Promise<{ server: MockServer; url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    if (req.method !== 'POST') return void res.writeHead(404).end();
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    });
+  const server = await startMockServer((req) => {
+    if (req.method !== 'POST') return { status: 404 };
+    seen.push({ headers: req.headers, body: json(req) });
+    return { body: JSON.stringify(answer) };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { server, url: server.url, seen };
 }
 
 const SECRETS = {
@@ -83,12 +79,8 @@ describe('README: approve deploys in Slack', () => {
   });
 
   afterAll(async () => {
-    server?.kill('SIGTERM');
-    await server?.wait();
-    for (const r of [deploy, slack]) {
-      r?.server.closeAllConnections();
-      await new Promise<void>((done) => (r ? r.server.close(() => done()) : done()));
-    }
+    await server?.stop();
+    for (const r of [deploy, slack]) await r?.server.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

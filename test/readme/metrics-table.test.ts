@@ -17,8 +17,7 @@ describe('README metrics table', () => {
     await server.waitListening();
   });
   afterAll(async () => {
-    server?.kill('SIGTERM');
-    await server?.wait();
+    await server?.stop();
   });
 
   it('lists exactly the tai42_hook_runs_* families /metrics serves, each with its type', async () => {

@@ -46,8 +46,7 @@ describe('recipes', () => {
   });
 
   afterAll(async () => {
-    server?.kill('SIGTERM');
-    await server?.wait();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

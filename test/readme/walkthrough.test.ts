@@ -33,8 +33,7 @@ describe('README walkthrough', () => {
   });
 
   afterAll(async () => {
-    server?.kill('SIGTERM');
-    await server?.wait();
+    await server?.stop();
   });
 
   it('the curl lines register a hook, send two events and list one succeeded and one skipped run', async () => {

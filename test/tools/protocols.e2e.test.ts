@@ -3,8 +3,7 @@
  * the executor and the composed tool repo, against a mock service on
  * 127.0.0.1 that records the exact bytes each protocol put on the wire.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMockServer, text, type MockServer } from '../support/http-recorder';
 import { createMetrics, createSecretResolver, loadSettings, silentLogger, type Run } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
@@ -24,7 +23,7 @@ interface Seen {
 
 const FINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded']);
 
-let server: Server;
+let server: MockServer;
 let base = '';
 const seen: Seen[] = [];
 /** Per path: the replies to give, in order; the last one repeats. */
@@ -36,29 +35,20 @@ let executor: ExecutorHandle;
 let jq: Awaited<ReturnType<typeof createJqEngine>>;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '';
-      if (url.endsWith('/schema')) {
-        res.writeHead(404).end();
-        return;
-      }
-      seen.push({
-        url,
-        body: Buffer.concat(chunks).toString('utf8'),
-        contentType: req.headers['content-type'],
-        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
-        apiKey: req.headers['x-api-key'] as string | undefined,
-      });
-      const queue = replies.get(url) ?? [{ status: 500, body: 'no reply set' }];
-      const reply = queue.length > 1 ? queue.shift()! : queue[0]!;
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
+  server = await startMockServer((req) => {
+    const url = req.url;
+    if (url.endsWith('/schema')) return { status: 404 };
+    seen.push({
+      url,
+      body: text(req),
+      contentType: req.headers['content-type'],
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      apiKey: req.headers['x-api-key'] as string | undefined,
     });
+    const queue = replies.get(url) ?? [{ status: 500, body: 'no reply set' }];
+    return queue.length > 1 ? queue.shift()! : queue[0]!;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 
   const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 4, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
   const logger = silentLogger();
@@ -81,8 +71,7 @@ afterAll(async () => {
   await executor.stop(1000);
   await bus.close();
   await jq.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 /** Registers a tool (through the write validation) and a hook on its own topic; sends one event; waits for the run to end. */

@@ -6,8 +6,8 @@
  * registrations go through the write validation, both hooks through the
  * management API's hook validation.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startMockServer, text, type MockServer } from '../support/http-recorder';
 import { join } from 'node:path';
 import { createMetrics, createSecretResolver, loadSettings, silentLogger, type Run } from '@hookyard/core';
 import { createMemoryBus, type RunBus } from '@hookyard/bus';
@@ -52,7 +52,7 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-let server: Server;
+let server: MockServer;
 let base = '';
 const seen: Seen[] = [];
 let stores: Stores;
@@ -62,21 +62,13 @@ let executor: ExecutorHandle;
 let jq: Awaited<ReturnType<typeof createJqEngine>>;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/svc/openapi.json') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(DOC));
-        return;
-      }
-      const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ refunded: JSON.parse(body).amount, order: req.url?.split('/')[3] }));
-    });
+  server = await startMockServer((req) => {
+    if (req.url === '/svc/openapi.json') return { body: JSON.stringify(DOC) };
+    const body = text(req);
+    seen.push({ method: req.method, url: req.url, body, headers: req.headers });
+    return { status: 201, body: JSON.stringify({ refunded: JSON.parse(body).amount, order: req.url.split('/')[3] }) };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 
   const settings = loadSettings(
     {},
@@ -97,8 +89,7 @@ afterAll(async () => {
   await tools.close();
   await bus.close();
   await jq.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 async function registerTool(input: Record<string, unknown>): Promise<void> {

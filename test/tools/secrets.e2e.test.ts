@@ -5,8 +5,8 @@
  * wire), and no API answer and no log line ever carries a secret value. A
  * reference that is not set fails the run `internal`, quoting the reference.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startMockServer, type MockServer } from '../support/http-recorder';
 import { createLogger, createMetrics, createSecretResolver, loadSettings, type Run } from '@hookyard/core';
 import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
@@ -42,7 +42,7 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-let server: Server;
+let server: MockServer;
 let base = '';
 const seen: Seen[] = [];
 const logLines: string[] = [];
@@ -56,17 +56,13 @@ let execBus: RunBus;
 let jq: Awaited<ReturnType<typeof createJqEngine>>;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push({ url: req.url ?? '', headers: req.headers });
-      if (req.url === '/pets/openapi.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(DOC));
-      if (req.url?.endsWith('/schema')) return void res.writeHead(404).end();
-      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
+  server = await startMockServer((req) => {
+    seen.push({ url: req.url, headers: req.headers });
+    if (req.url === '/pets/openapi.json') return { body: JSON.stringify(DOC) };
+    if (req.url.endsWith('/schema')) return { status: 404 };
+    return { status: 201, body: '{"ok":true}' };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 
   // Every line any role logs, at debug, to check that no secret is ever written.
   const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void logLines.push(s) } });
@@ -86,8 +82,7 @@ afterAll(async () => {
   await execBus.close();
   await tools.close();
   await jq.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 /** An API call whose answer is kept, to check that none carries a secret. */
