@@ -3,7 +3,7 @@ import { traceLogFields, tracingOn } from './tracing';
 
 /** One log call: fields and a message, or a message alone (pino's call shapes, so a pino logger is one). */
 export interface LogFn {
-  (fields: object, msg?: string): void;
+  (fields: Record<string, unknown>, msg?: string): void;
   (msg: string): void;
 }
 
