@@ -5,9 +5,8 @@
  * every run succeeds exactly once.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { connect } from 'nats';
-import { requireNats, uniquePrefix } from '../support/services';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { deleteStreams, requireNats, uniquePrefix } from '../support/services';
+import { eventually, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { keysPerNode, startRedisCluster, type RedisCluster } from '../support/clusters';
 import { Api, pool } from '../e2e/api';
 
@@ -29,39 +28,32 @@ describe('end to end on a Redis Cluster', () => {
     requireBuiltCli();
     natsUrl = await requireNats();
     cluster = await startRedisCluster();
-    const env = {
+    const env = roleEnv(prefix, token, {
       HOOKS_REDIS_URL: cluster.url,
       HOOKS_REDIS_CLUSTER: 'true',
       HOOKS_RUN_PARTITIONS: '6',
       HOOKS_NATS_URL: natsUrl,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
-      HOOKS_API_TOKENS: `admin:${token}`,
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '3',
       HOOKS_DOOR_RATE: '1000',
       HOOKS_DOOR_BURST: '2000',
       HOOKS_SECRET_RC_GITHUB: GITHUB_SECRET,
-    };
-    procs.push(startRole('ingress', 'ingress', env), startRole('scheduler', 'scheduler', env));
-    procs.push(startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
+    });
+    procs.push(
+      ...(await startRoles(env, [
+        ['ingress', 'ingress'],
+        ['scheduler', 'scheduler'],
+        ['executor-1', 'executor'],
+        ['executor-2', 'executor'],
+      ])),
+    );
     api = new Api(procs[0]!.url, token);
   }, 90_000);
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.wait()));
+    await stopRoles(procs, 'SIGKILL');
     await cluster?.stop();
-    const nc = await connect({ servers: natsUrl });
-    try {
-      const jsm = await nc.jetstreamManager();
-      for await (const s of jsm.streams.list()) {
-        if (s.config.name.startsWith(`${prefix.toUpperCase()}_`)) await jsm.streams.delete(s.config.name).catch(() => undefined);
-      }
-    } finally {
-      await nc.close();
-    }
+    await deleteStreams(prefix, natsUrl);
   }, 30_000);
 
   it(`keeps ${EVENTS} events over the masters (a verified topic too) and runs each once`, async () => {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
-import { deleteRedisKeys, requireNats, requireRedis, uniquePrefix } from '../support/services';
-import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { cleanupPrefix, requireNats, requireRedis, uniquePrefix } from '../support/services';
+import { requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 
 /**
  * The door's flood limiter holds across replicas: two `hookyard serve --role
@@ -24,42 +23,28 @@ describe('door flood limiter across two ingress processes', () => {
     redisUrl = await requireRedis();
     natsUrl = await requireNats();
     prefix = uniquePrefix('doorlim');
-    const env = {
+    const env = roleEnv(prefix, token, {
       HOOKS_REDIS_URL: redisUrl,
       HOOKS_NATS_URL: natsUrl,
-      HOOKS_KEY_PREFIX: prefix,
-      HOOKS_NATS_PREFIX: prefix,
       HOOKS_DOOR_RATE: String(RATE),
       HOOKS_DOOR_BURST: String(BURST),
-      HOOKS_API_TOKENS: `admin:${token}`,
       HOOKS_LOG_LEVEL: 'info',
       // Each round is a fresh client (X-Forwarded-For) on a fresh topic: fresh buckets.
       HOOKS_TRUSTED_PROXIES: '127.0.0.1,::1',
-    };
-    procs.push(startRole('ingress-a', 'ingress', env), startRole('ingress-b', 'ingress', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
+    });
+    procs.push(
+      ...(await startRoles(env, [
+        ['ingress-a', 'ingress'],
+        ['ingress-b', 'ingress'],
+      ])),
+    );
   }, 60_000);
 
   const failOpenLines = () => procs.map((p) => p.lines.filter((l) => l.includes('failing open')).length).reduce((a, b) => a + b, 0);
 
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(procs.map((p) => p.wait())), new Promise((r) => (timer = setTimeout(r, 10_000)))]);
-    clearTimeout(timer);
-    for (const p of procs) p.kill('SIGKILL');
-    if (prefix) {
-      await deleteRedisKeys(prefix, redisUrl);
-      const nc = await connect({ servers: natsUrl });
-      try {
-        const jsm = await nc.jetstreamManager();
-        for await (const s of jsm.streams.list()) {
-          if (s.config.name.toLowerCase().startsWith(prefix.toLowerCase())) await jsm.streams.delete(s.config.name).catch(() => undefined);
-        }
-      } finally {
-        await nc.close();
-      }
-    }
+    await stopRoles(procs, 'SIGTERM', 10_000);
+    if (prefix) await cleanupPrefix(prefix, { redis: redisUrl, nats: natsUrl });
   }, 30_000);
 
   it(`${REQUESTS} quick requests alternating between the processes: about one burst accepted in all, the rest 429 with Retry-After`, async () => {

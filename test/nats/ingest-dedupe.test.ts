@@ -5,14 +5,14 @@
  * message (terminated, nothing kept). First on the handler, then through
  * JetStream with the real ingest consumer.
  */
-import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
+import { headers as natsHeaders } from 'nats';
 import { ManualClock, createMetrics, silentLogger, type Hook } from '@hookyard/core';
 import { createMemoryBus, createNatsIngest, ingestSubject, type IngestMessage, type IngestVerdict, type NatsIngest } from '@hookyard/bus';
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createDedupeStep, createNatsIngestHandler } from '../../services/ingress/src/nats';
 import { waitFor } from '../../packages/bus/test/support';
-import { requireNats, uniquePrefix } from '../support/services';
+import { setupNats, type NatsSetup } from '../support/services';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 
@@ -106,21 +106,17 @@ describe('NATS ingest handler with a dedupe key', () => {
 });
 
 describe('NATS door with a dedupe key, through JetStream', () => {
-  let url: string;
-  let admin: NatsConnection;
+  let nats: NatsSetup;
   let prefix: string;
   let ingest: NatsIngest;
   beforeAll(async () => {
-    url = await requireNats();
-    admin = await connect({ servers: url });
-    prefix = uniquePrefix('ingdd');
-    ingest = await createNatsIngest({ url, prefix, ackWaitMs: 5000, retryDelayMs: 300 });
+    nats = await setupNats('ingdd');
+    prefix = nats.prefix;
+    ingest = await createNatsIngest({ url: nats.url, prefix, ackWaitMs: 5000, retryDelayMs: 300 });
   });
   afterAll(async () => {
     await ingest?.close();
-    const jsm = await admin.jetstreamManager();
-    await jsm.streams.delete(`${prefix.toUpperCase()}_INGEST`).catch(() => undefined);
-    await admin.close();
+    await nats?.close();
   });
 
   it('keeps a retried event once (same body, no Nats-Msg-Id), different ids and null ids each time', async () => {
@@ -134,7 +130,7 @@ describe('NATS door with a dedupe key, through JetStream', () => {
     const send = (body: string, extra: Record<string, string> = {}) => {
       const h = natsHeaders();
       for (const [k, v] of Object.entries(extra)) h.set(k, v);
-      return admin.jetstream().publish(ingestSubject(prefix, 'orders'), body, { headers: h });
+      return nats.nc.jetstream().publish(ingestSubject(prefix, 'orders'), body, { headers: h });
     };
     // One at a time, so each verdict is known before the next is sent.
     const sent: Array<[string, Record<string, string>?]> = [

@@ -9,12 +9,12 @@
  * `/openapi.json` (a hook lists failed runs through it).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createSecretResolver, loadSettings, silentLogger } from '@hookyard/core';
 import { createDiscoveryHub, type DiscoveryHub, type DiscoveryResponder } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
 import { createCatalogueToolRepo, createDiscoveryAnswer, createToolRepo, type ClosableToolRepo } from '@hookyard/tools';
+import { startMockServer, type MockServer } from '../../../test/support/http-recorder';
+import { freePort } from '../../../test/support/servers';
 import { startHarness, TOKENS, type Harness } from './support/harness';
 
 const GITHUB = readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'));
@@ -42,7 +42,7 @@ const DOCS: Record<string, { status: number; type: string; body: string | Buffer
   '/github/openapi.json': { status: 200, type: 'application/json', body: GITHUB },
 };
 
-let docs: Server;
+let docs: MockServer;
 let docsUrl: string;
 let closedUrl: string;
 let h: Harness;
@@ -56,19 +56,14 @@ let answer: ReturnType<typeof createDiscoveryAnswer>;
 const seen: string[] = [];
 
 beforeAll(async () => {
-  docs = createServer((req, res) => {
-    seen.push(req.url ?? '');
-    const d = DOCS[req.url ?? ''] ?? { status: 404, type: 'text/plain', body: 'not here' };
-    res.writeHead(d.status, { 'content-type': d.type, connection: 'close' });
-    res.end(d.body);
+  docs = await startMockServer((req) => {
+    seen.push(req.url);
+    const d = DOCS[req.url] ?? { status: 404, type: 'text/plain', body: 'not here' };
+    return { status: d.status, contentType: d.type, headers: { connection: 'close' }, body: d.body };
   });
-  await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
-  docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+  docsUrl = docs.url;
   // A port that was just free: nothing listens there.
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  closedUrl = `http://127.0.0.1:${await freePort()}`;
 
   const stores = createMemoryStores();
   // The document servers this test starts listen on loopback: allowed here explicitly.
@@ -92,7 +87,7 @@ afterAll(async () => {
   await catalogue.close();
   await hub.close();
   await tools.close();
-  await new Promise<void>((resolve) => docs.close(() => resolve()));
+  await docs.close();
 });
 
 const register = (record: Record<string, unknown>, query = '') => h.call(`/api/tools${query}`, { method: 'POST', role: 'admin', json: record });
