@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { LOOPBACK_NETS_ENV } from '../support/services';
 import { Api } from '../e2e/api';
 import { Sink } from './sink';
@@ -56,13 +56,11 @@ export class World {
     this.sink = new Sink(this.rand);
     await this.sink.start();
     this.ingressPort = await freePort();
-    this.env = {
+    // The world's own servers, so its one prefix is all theirs.
+    this.env = roleEnv('faults', this.token, {
       HOOKS_REDIS_URL: `redis://127.0.0.1:${this.redis.port}`,
       HOOKS_NATS_URL: natsUrl,
       HOOKS_NATS_REPLICAS: this.opts.natsCluster ? '3' : '1',
-      HOOKS_KEY_PREFIX: 'faults',
-      HOOKS_NATS_PREFIX: 'faults',
-      HOOKS_API_TOKENS: `admin:${this.token}`,
       HOOKS_RUN_LEASE_SECONDS: String(LEASE_SECONDS),
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '2',
@@ -75,7 +73,7 @@ export class World {
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
       HOOKS_LOG_LEVEL: 'info',
       HOOKS_SECRET_FAULTS_GITHUB_SECRET: GITHUB_SECRET,
-    };
+    });
     // The ingress first: it creates the streams, which on a fresh NATS cluster (a
     // replicated stream placed while five roles ask at once) can outlast a request.
     await this.startRole('ingress');
@@ -133,11 +131,8 @@ export class World {
   }
 
   async stop(): Promise<void> {
-    for (const p of this.all) {
-      p.kill('SIGCONT');
-      p.kill('SIGKILL');
-    }
-    await Promise.all(this.all.map((p) => p.wait()));
+    for (const p of this.all) p.kill('SIGCONT');
+    await stopRoles(this.all, 'SIGKILL');
     await this.sink?.close();
     await this.redis?.kill();
     await this.nats?.kill();
