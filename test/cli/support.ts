@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { CLI_BIN } from '../support/processes';
+import { freePort } from '../support/servers';
 
 /** What one run of the built CLI did. */
 export interface CliResult {
@@ -57,16 +57,7 @@ export function lines(s: string): string[] {
 }
 
 /** A loopback port nothing listens on (taken, then released). */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export const closedPort: () => Promise<number> = freePort;
 
 /** Runs `fn` over `items`, at most `width` at a time (two shared cores: keep it small). */
 export async function inBatches<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -9,10 +9,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, startListening, type RoleProcess } from '../support/processes';
+import { freePort } from '../support/servers';
 import { Api } from '../e2e/api';
 import { dashboardQueries, metricNames, ruleExprs } from './promql';
 import { requireTool } from './support';
@@ -22,17 +22,6 @@ jest.setTimeout(180_000);
 /** The dashboard's variables as an "All" selection and a short rate window fit for a 1 s scrape. */
 function substitute(expr: string): string {
   return expr.replace(/\$__rate_interval/g, '15s').replace(/\$\{?namespace\}?/g, '.*');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 describe('dashboard and rules on a live Prometheus', () => {
@@ -50,14 +39,14 @@ describe('dashboard and rules on a live Prometheus', () => {
     requireBuiltCli();
     const binary = requireTool('prometheus');
     dir = mkdtempSync(join(tmpdir(), 'hookyard-prom-'));
-    hookyard = startRole('all', 'all', {
+    hookyard = await startListening('all', 'all', {
       HOOKS_API_TOKENS: `admin:${token}`,
       HOOKS_HTTP_HOST: '127.0.0.1',
       HOOKS_ADMIN_PORT: '0',
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
       HOOKS_SECRET_HOOKYARD_LIVE_SECRET: secret,
     });
-    const url = await hookyard.waitListening();
+    const url = hookyard.url;
     const adminUrl = hookyard.logs().find((r) => typeof r.adminUrl === 'string')?.adminUrl as string;
     expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     api = new Api(adminUrl, token);
@@ -103,13 +92,12 @@ describe('dashboard and rules on a live Prometheus', () => {
   });
 
   afterAll(async () => {
-    for (const child of [prometheus, hookyard?.child]) {
-      if (child && child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
-        await exited;
-      }
+    if (prometheus && prometheus.exitCode === null) {
+      const exited = new Promise((r) => prometheus!.once('exit', r));
+      prometheus.kill('SIGKILL');
+      await exited;
     }
+    await hookyard?.stop('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { createOutboundGuard, webhookTool } from '@hookyard/tools';
 import { HookyardError } from '@hookyard/core';
+import { freePort } from '../../../test/support/servers';
 import { harness, hook, tableJq, testTool } from './fixtures';
 
 /**
@@ -9,13 +10,8 @@ import { harness, hook, tableJq, testTool } from './fixtures';
  * with the platform's backoff; the same tool against a server that takes the
  * request and drops the connection has acted, and the run is held.
  */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+/** A loopback port nothing listens on (taken, then released). */
+const closedPort = freePort;
 
 // Loopback allowed for this test (HOOKS_OUTBOUND_ALLOW_NETS): the servers are on 127.0.0.1.
 const webhook = () => webhookTool({ allowHosts: [], timeoutMs: 5_000, guard: createOutboundGuard({ allowNets: ['127.0.0.0/8'] }) });
