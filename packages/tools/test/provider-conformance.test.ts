@@ -61,8 +61,12 @@ interface Subject {
   };
   /** A call the server answers with an error, and the kind it maps to. */
   failure: { name: string; args: Record<string, unknown>; kind: ErrorKind };
-  /** After `repo.close()`: checks (waiting where it takes time) that what the provider held is released. */
-  released(repo: ProviderRepo): Promise<void>;
+  /**
+   * After `repo.close()`, or after the registration was removed and a lookup
+   * followed: checks (waiting where it takes time) that what the provider held
+   * for it is released. `restore` puts the removed record back as it was.
+   */
+  released(repo: ProviderRepo, after: 'close' | 'removal', restore: () => Promise<void>): Promise<void>;
 }
 
 /** Waits for a condition (checked every 10 ms), failing with `what` if it never holds. */
@@ -153,8 +157,9 @@ function openApiSubject(): Subject {
       answered: (out) => (out as { text: string }).text,
     },
     failure: { name: 'cf__get_item', args: { id: 'missing' }, kind: 'not_found' },
-    async released(repo) {
-      // What the provider holds is its document cache (connections are fetch's): after close() a lookup fetches again, TTL or not.
+    async released(repo, after, restore) {
+      // What the provider holds is its document cache (connections are fetch's): a lookup fetches again, TTL or not.
+      if (after === 'removal') await restore();
       const before = mock.seen.filter((s) => s.url === '/api/openapi.json').length;
       expect(await repo.names()).toEqual(['cf__create_item', 'cf__get_item']);
       expect(mock.seen.filter((s) => s.url === '/api/openapi.json').length).toBe(before + 1);
@@ -260,8 +265,9 @@ function grpcSubject(): Subject {
       answered: (out) => (out as { item: { name: string } }).item.name,
     },
     failure: { name: 'cf__fail', args: { code: status.NOT_FOUND, message: 'no such item' }, kind: 'not_found' },
-    async released(repo) {
+    async released(repo, after) {
       await until('the gRPC channel closes its connection', () => relay.open.size === 0);
+      if (after === 'removal') return;
       // And a closed provider dials nothing again.
       await expect(rejection(repo.exec('cf__create_item', { item: {} }, testContext()))).resolves.toMatchObject({
         kind: 'internal',
@@ -284,7 +290,7 @@ describe.each([openApiSubject(), mcpSubject(), grpcSubject()].map((s) => [s.kind
     repos.push(repo);
     await register(input ?? subject.registration(extra));
     const record = (await store.getTool(NAME))!;
-    return { repo, provider, record };
+    return { repo, provider, record, store };
   }
 
   beforeAll(() => subject.start(), 30_000);
@@ -381,6 +387,16 @@ describe.each([openApiSubject(), mcpSubject(), grpcSubject()].map((s) => [s.kind
     const { repo } = await setup();
     await repo.exec(subject.echo.name, subject.echo.args('bye'), testContext());
     await repo.close();
-    await subject.released(repo);
+    await subject.released(repo, 'close', async () => undefined);
+  });
+
+  test('a registration removed from the store is released at the next lookup', async () => {
+    const { repo, record, store } = await setup();
+    await repo.exec(subject.echo.name, subject.echo.args('gone'), testContext());
+    await store.removeTool(NAME);
+    expect(await repo.names()).toEqual([]);
+    await subject.released(repo, 'removal', async () => {
+      await store.putTool(record);
+    });
   });
 });

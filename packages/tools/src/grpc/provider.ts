@@ -5,7 +5,6 @@ import {
   injectTrace,
   notFound,
   quote,
-  toHookyardError,
   type Logger,
   type RemoteToolRecord,
   type SecretResolver,
@@ -13,6 +12,7 @@ import {
 import { isIP } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
+import { DiscoveryCache } from '../provider/discovery-cache';
 import { discoveredToolName } from '../provider/naming';
 import type { DiscoveredTool, DiscoveryListener, ToolProvider } from '../provider/types';
 import { resolveStringMap } from '../secret-values';
@@ -33,7 +33,7 @@ export interface GrpcProviderOptions {
   secrets?: SecretResolver;
   /** How long a record's discovered methods are reused before asking the server again (default 60 s). */
   discoveryTtlMs?: number;
-  /** How long a failed first discovery is remembered before trying again (default 5 s). */
+  /** After a failed discovery, how long before the next try (default 5 s); meanwhile the last good list serves. */
   failureTtlMs?: number;
   /** Epoch ms; injected so cache tests control time (default Date.now). */
   now?: () => number;
@@ -53,24 +53,14 @@ export interface GrpcTool extends DiscoveredTool {
   method: GrpcMethod;
 }
 
-const DEFAULT_DISCOVERY_TTL_MS = 60_000;
-const DEFAULT_FAILURE_TTL_MS = 5_000;
 /** Discovery is a lookup, not the call: it never waits longer than this, whatever the record's timeout. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
-
-interface CacheEntry {
-  key: string;
-  at: number;
-  good?: GrpcTool[];
-  error?: HookyardError;
-  pending?: Promise<GrpcTool[]>;
-}
 
 /**
  * gRPC services (records of kind `grpc`) as a ToolProvider: one tool per
  * unary method, found through server reflection or the record's `.proto`
- * text. Discovery is cached per record and refreshed after a TTL; when a
- * refresh fails the last good answer is kept. One channel per record, reused
+ * text. Discovery is cached per record (DiscoveryCache: refreshed after
+ * the TTL, the last good answer kept when a refresh fails). One channel per record, reused
  * by every call and closed by `release()` or `close()`. Before a channel
  * dials, its host is resolved and checked by the outbound guard, and the
  * channel goes to the checked address (the name stays the authority and the
@@ -79,32 +69,41 @@ interface CacheEntry {
  */
 export class GrpcProvider implements ToolProvider {
   readonly kind = 'grpc' as const;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: DiscoveryCache<GrpcTool[]>;
   private readonly channels = new Map<string, { key: string; client: grpc.Client }>();
   private readonly guard: Pick<OutboundGuard, 'checkedAddress'>;
   private readonly ownGuard?: OutboundGuard;
-  private readonly ttlMs: number;
-  private readonly failureTtlMs: number;
-  private readonly now: () => number;
   private readonly secrets: SecretResolver;
   private closed = false;
 
   constructor(private readonly options: GrpcProviderOptions) {
     this.secrets = options.secrets ?? createSecretResolver();
-    this.ttlMs = options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
-    this.failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
-    this.now = options.now ?? Date.now;
     if (options.guard) this.guard = options.guard;
     else this.guard = this.ownGuard = createOutboundGuard({ allowNets: [] });
+    this.cache = new DiscoveryCache({
+      discover: (record) => this.find(this.config(record)),
+      toolsOf: (tools) => tools,
+      fingerprint: (record) => {
+        const c = grpcConfigOf(record);
+        return JSON.stringify(typeof c === 'string' ? c : [c.address, c.tls, c.proto ?? null, c.services ?? null, c.metadata]);
+      },
+      messages: { kept: 'gRPC discovery failed; keeping the last good method list', none: 'gRPC service could not be discovered; its tools are not listed' },
+      logger: options.logger,
+      ttlMs: options.discoveryTtlMs,
+      retryAfterMs: options.failureTtlMs,
+      now: options.now,
+      onDiscovery: options.onDiscovery,
+    });
   }
 
   discover(record: RemoteToolRecord): Promise<GrpcTool[]> {
-    return this.discovery(record, this.config(record));
+    if (this.closed) return Promise.reject(closedError());
+    return this.cache.get(record);
   }
 
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const config = this.config(record);
-    const tool = (await this.discovery(record, config)).find((t) => t.key === key);
+    const tool = (await this.discover(record)).find((t) => t.key === key);
     if (!tool) throw notFound(`gRPC tool '${record.name}' has no unary method '${key}'`);
     const { method } = tool;
     const name = discoveredToolName(record.name, tool);
@@ -124,7 +123,7 @@ export class GrpcProvider implements ToolProvider {
   release(recordName: string): void {
     this.channels.get(recordName)?.client.close();
     this.channels.delete(recordName);
-    this.cache.delete(recordName);
+    this.cache.forget(recordName);
   }
 
   async close(): Promise<void> {
@@ -139,43 +138,6 @@ export class GrpcProvider implements ToolProvider {
     const config = grpcConfigOf(record);
     if (typeof config === 'string') throw badInput(`gRPC tool '${record.name}': ${config}`);
     return config;
-  }
-
-  private discovery(record: RemoteToolRecord, config: GrpcRecordConfig): Promise<GrpcTool[]> {
-    if (this.closed) return Promise.reject(closedError());
-    const key = JSON.stringify([config.address, config.tls, config.proto ?? null, config.services ?? null, config.metadata]);
-    let entry = this.cache.get(record.name);
-    if (!entry || entry.key !== key) {
-      entry = { key, at: 0 };
-      this.cache.set(record.name, entry);
-    }
-    const age = this.now() - entry.at;
-    if (entry.good && age < this.ttlMs) return Promise.resolve(entry.good);
-    if (!entry.good && entry.error && age < this.failureTtlMs) return Promise.reject(entry.error);
-    const e = entry;
-    e.pending ??= this.find(config)
-      .then(
-        (found) => {
-          Object.assign(e, { good: found, error: undefined, at: this.now() });
-          this.options.onDiscovery?.(record, { tools: found });
-          return found;
-        },
-        (err: unknown) => {
-          e.at = this.now();
-          this.options.onDiscovery?.(record, { error: toHookyardError(err) });
-          if (e.good) {
-            this.options.logger.warn({ err, tool: record.name }, 'gRPC discovery failed; keeping the last good method list');
-            return e.good;
-          }
-          this.options.logger.warn({ err, tool: record.name }, 'gRPC service could not be discovered; its tools are not listed');
-          e.error = toHookyardError(err);
-          throw e.error;
-        },
-      )
-      .finally(() => {
-        e.pending = undefined;
-      });
-    return e.pending;
   }
 
   private async find(config: GrpcRecordConfig): Promise<GrpcTool[]> {

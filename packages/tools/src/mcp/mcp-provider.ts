@@ -12,6 +12,7 @@ import {
 } from '@hookyard/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lazy } from '../lazy';
+import { DiscoveryCache } from '../provider/discovery-cache';
 import { providerToolName } from '../provider/naming';
 import { resolveHeaders } from '../secret-values';
 import type { DiscoveredTool, DiscoveryListener, ToolProvider } from '../provider/types';
@@ -42,8 +43,6 @@ export interface McpProviderOptions {
   now?: () => number;
 }
 
-const DEFAULT_LIST_TTL_MS = 60_000;
-const DEFAULT_RETRY_AFTER_MS = 5_000;
 /** Connecting and listing are discovery, not a call: they never wait longer than this. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 const CLIENT_INFO = { name: 'hookyard', version: '0.1.0' };
@@ -53,54 +52,48 @@ interface Server {
   fingerprint: string;
   client?: Client;
   connecting?: Promise<Client>;
-  tools?: DiscoveredTool[];
-  listedAt: number;
-  listing?: Promise<void>;
-  failedAt?: number;
-  error?: HookyardError;
 }
+
+/** What a connection and a listing depend on. */
+const fingerprintOf = (record: RemoteToolRecord): string =>
+  JSON.stringify([record.transport, record.endpoint, record.command, record.args, record.headers, record.updated_at]);
 
 /**
  * MCP servers through the official SDK client, over stdio, SSE or streamable
  * HTTP. One connection per record, opened on first use and kept; a server
  * that goes away is reconnected on the next use. The tool list is cached for
- * `listTtlMs`; a failed listing keeps the last good list.
+ * `listTtlMs` (DiscoveryCache); a failed listing keeps the last good list.
  */
 export class McpProvider implements ToolProvider {
   readonly kind = 'mcp' as const;
   private readonly servers = new Map<string, Server>();
-  private readonly listTtlMs: number;
-  private readonly retryAfterMs: number;
-  private readonly now: () => number;
+  private readonly cache: DiscoveryCache<DiscoveredTool[]>;
   private readonly secrets: SecretResolver;
   private closed = false;
 
   constructor(private readonly options: McpProviderOptions) {
     this.secrets = options.secrets ?? createSecretResolver();
-    this.listTtlMs = options.listTtlMs ?? DEFAULT_LIST_TTL_MS;
-    this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
-    this.now = options.now ?? Date.now;
+    this.cache = new DiscoveryCache({
+      discover: (record) => this.list(record, this.server(record)),
+      toolsOf: (tools) => tools,
+      fingerprint: fingerprintOf,
+      messages: { kept: 'MCP tool listing failed; the last good list stays in use', none: 'MCP server could not be listed' },
+      logger: options.logger,
+      ttlMs: options.listTtlMs,
+      retryAfterMs: options.retryAfterMs,
+      now: options.now,
+      onDiscovery: options.onDiscovery,
+    });
   }
 
   async discover(record: RemoteToolRecord): Promise<DiscoveredTool[]> {
-    const server = this.server(record);
-    const now = this.now();
-    const fresh = server.tools && now - server.listedAt < this.listTtlMs;
-    const resting = server.failedAt !== undefined && now - server.failedAt < this.retryAfterMs;
-    if (!fresh && !resting) {
-      server.listing ??= this.list(record, server).finally(() => {
-        server.listing = undefined;
-      });
-      await server.listing;
-    }
-    if (server.tools) return server.tools;
-    throw server.error ?? unavailable(`MCP tool '${record.name}' has not listed its tools`);
+    return this.cache.get(record);
   }
 
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const what = `tool '${providerToolName(record.name, key)}' (MCP tool ${JSON.stringify(key)})`;
     const server = this.server(record);
-    if (!server.tools?.some((t) => t.key === key)) throw notFound(`${what} is not listed by the server`);
+    if (!this.cache.peek(record)?.some((t) => t.key === key)) throw notFound(`${what} is not listed by the server`);
     let client: Client;
     try {
       client = await this.client(record, server);
@@ -113,31 +106,42 @@ export class McpProvider implements ToolProvider {
       result = await client.callTool({ name: key, arguments: args, ...traceMeta() }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });
     } catch (err) {
       const e = mcpError(what, err, ctx.signal);
-      if (e.kind === 'unavailable') this.drop(record.name, server);
+      if (e.kind === 'unavailable') {
+        // The server went away: the next use reconnects and lists again.
+        this.drop(record.name, server);
+        this.cache.forget(record.name);
+      }
       throw e;
     }
     return toolCallResult(what, result);
+  }
+
+  release(recordName: string): void {
+    const server = this.servers.get(recordName);
+    if (server) this.drop(recordName, server);
+    this.cache.forget(recordName);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const servers = [...this.servers.entries()];
     this.servers.clear();
+    this.cache.clear();
     await Promise.allSettled(servers.map(async ([, s]) => (s.client ?? (await s.connecting?.catch(() => undefined)))?.close()));
   }
 
   /** The cache entry of a record; a changed registration closes the old connection. */
   private server(record: RemoteToolRecord): Server {
-    const fingerprint = JSON.stringify([record.transport, record.endpoint, record.command, record.args, record.headers, record.updated_at]);
+    const fingerprint = fingerprintOf(record);
     const known = this.servers.get(record.name);
     if (known && known.fingerprint === fingerprint) return known;
     if (known) this.drop(record.name, known);
-    const fresh: Server = { fingerprint, listedAt: 0 };
+    const fresh: Server = { fingerprint };
     this.servers.set(record.name, fresh);
     return fresh;
   }
 
-  private async list(record: RemoteToolRecord, server: Server): Promise<void> {
+  private async list(record: RemoteToolRecord, server: Server): Promise<DiscoveredTool[]> {
     const what = `MCP tool '${record.name}'`;
     try {
       const client = await this.client(record, server);
@@ -150,22 +154,12 @@ export class McpProvider implements ToolProvider {
         }
         cursor = page.nextCursor;
       } while (cursor);
-      server.tools = tools;
-      server.listedAt = this.now();
-      server.failedAt = undefined;
-      server.error = undefined;
-      this.options.onDiscovery?.(record, { tools });
+      return tools;
     } catch (err) {
       const e = mcpError(`${what}: listing tools`, err);
-      // A server that cannot be listed cannot be used right now; a later try may get past it.
-      server.error = e.kind === 'unauthorized' || e.kind === 'internal' ? e : new HookyardError('unavailable', e.message, { cause: err });
-      server.failedAt = this.now();
-      this.options.onDiscovery?.(record, { error: server.error });
       this.drop(record.name, server, false);
-      this.options.logger.warn(
-        { err: server.error, tool: record.name, kept: server.tools !== undefined },
-        server.tools ? 'MCP tool listing failed; the last good list stays in use' : 'MCP server could not be listed',
-      );
+      // A server that cannot be listed cannot be used right now; a later try may get past it.
+      throw e.kind === 'unauthorized' || e.kind === 'internal' ? e : new HookyardError('unavailable', e.message, { cause: err });
     }
   }
 

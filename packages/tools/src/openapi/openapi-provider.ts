@@ -4,13 +4,13 @@ import {
   notFound,
   quote,
   toHookyardError,
-  unavailable,
   type Logger,
   type RemoteToolRecord,
   type SecretResolver,
   injectTrace,
 } from '@hookyard/core';
 import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
+import { DiscoveryCache } from '../provider/discovery-cache';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
 import type { DiscoveryListener, ToolProvider } from '../provider/types';
@@ -39,22 +39,10 @@ export interface OpenApiProviderOptions {
   now?: () => number;
 }
 
-const DEFAULT_TTL_MS = 60_000;
-const DEFAULT_RETRY_AFTER_MS = 5_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Fetching the document is discovery, not a call: it never waits longer than this. */
 const DOCUMENT_TIMEOUT_MS = 10_000;
-
-interface CacheEntry {
-  /** What the document was fetched for; a re-registration starts over. */
-  fingerprint: string;
-  service?: OpenApiService;
-  fetchedAt: number;
-  failedAt?: number;
-  error?: HookyardError;
-  inflight?: Promise<void>;
-}
 
 /** `{endpoint}/openapi.json`. */
 export function documentUrl(endpoint: string): string {
@@ -73,30 +61,42 @@ export function documentUrl(endpoint: string): string {
 export class OpenApiProvider implements ToolProvider {
   readonly kind = 'openapi' as const;
   private readonly fetchFn: FetchFn;
-  private readonly ttlMs: number;
-  private readonly retryAfterMs: number;
   private readonly maxBytes: number;
   private readonly maxDocumentBytes: number;
-  private readonly now: () => number;
   private readonly secrets: SecretResolver;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: DiscoveryCache<OpenApiService>;
 
-  constructor(private readonly options: OpenApiProviderOptions) {
+  constructor(options: OpenApiProviderOptions) {
     this.fetchFn = options.fetch ?? fetch;
-    this.ttlMs = options.documentTtlMs ?? DEFAULT_TTL_MS;
-    this.retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
-    this.now = options.now ?? Date.now;
     this.secrets = options.secrets ?? createSecretResolver();
+    this.cache = new DiscoveryCache({
+      discover: (record) => this.fetchDocument(record),
+      toolsOf: (service) => service.operations,
+      fingerprint: (record) => JSON.stringify([record.endpoint, record.headers, record.updated_at]),
+      failure: (err) => {
+        const e = toHookyardError(err);
+        // Whatever went wrong, the service cannot be described right now: a later try may get past it.
+        return e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError
+          ? e
+          : new HookyardError('unavailable', e.message, { cause: err });
+      },
+      messages: { kept: 'OpenAPI document refresh failed; the last good document stays in use', none: 'OpenAPI document could not be fetched' },
+      logger: options.logger,
+      ttlMs: options.documentTtlMs,
+      retryAfterMs: options.retryAfterMs,
+      now: options.now,
+      onDiscovery: options.onDiscovery,
+    });
   }
 
   async discover(record: RemoteToolRecord): Promise<OpenApiOperation[]> {
-    return (await this.service(record)).operations;
+    return (await this.cache.get(record)).operations;
   }
 
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
-    const service = await this.service(record);
+    const service = await this.cache.get(record);
     const op = service.operations.find((o) => o.key === key);
     if (!op) throw notFound(`OpenAPI tool '${record.name}' has no operation '${key}'`);
     const what = `operation '${providerToolName(record.name, op.key)}' (${op.method} ${op.path})`;
@@ -113,28 +113,12 @@ export class OpenApiProvider implements ToolProvider {
     });
   }
 
-  async close(): Promise<void> {
-    this.cache.clear();
+  release(recordName: string): void {
+    this.cache.forget(recordName);
   }
 
-  private async service(record: RemoteToolRecord): Promise<OpenApiService> {
-    const fingerprint = JSON.stringify([record.endpoint, record.headers, record.updated_at]);
-    let entry = this.cache.get(record.name);
-    if (!entry || entry.fingerprint !== fingerprint) {
-      entry = { fingerprint, fetchedAt: 0 };
-      this.cache.set(record.name, entry);
-    }
-    const now = this.now();
-    const fresh = entry.service && now - entry.fetchedAt < this.ttlMs;
-    const resting = entry.failedAt !== undefined && now - entry.failedAt < this.retryAfterMs;
-    if (!fresh && !resting) {
-      entry.inflight ??= this.refresh(record, entry).finally(() => {
-        entry.inflight = undefined;
-      });
-      await entry.inflight;
-    }
-    if (entry.service) return entry.service;
-    throw entry.error ?? unavailable(`OpenAPI document of tool '${record.name}' is not available`);
+  async close(): Promise<void> {
+    this.cache.clear();
   }
 
   /**
@@ -144,21 +128,12 @@ export class OpenApiProvider implements ToolProvider {
    * not JSON or not OpenAPI (OpenApiDocumentError).
    */
   async check(record: RemoteToolRecord): Promise<OpenApiOperation[]> {
-    const url = documentUrl(record.endpoint);
-    let service: OpenApiService;
-    try {
-      service = await this.fetchDocument(record, `OpenAPI document of tool '${record.name}' (${url})`, url);
-    } catch (err) {
-      this.options.onDiscovery?.(record, { error: toHookyardError(err) });
-      throw err;
-    }
-    this.options.onDiscovery?.(record, { tools: service.operations });
-    const fingerprint = JSON.stringify([record.endpoint, record.headers, record.updated_at]);
-    this.cache.set(record.name, { fingerprint, service, fetchedAt: this.now() });
-    return service.operations;
+    return (await this.cache.check(record)).operations;
   }
 
-  private async fetchDocument(record: RemoteToolRecord, what: string, url: string): Promise<OpenApiService> {
+  private async fetchDocument(record: RemoteToolRecord): Promise<OpenApiService> {
+    const url = documentUrl(record.endpoint);
+    const what = `OpenAPI document of tool '${record.name}' (${url})`;
     // A secret reference that cannot be read stays `internal` (set it, then the next try gets past it).
     const headers = await resolveHeaders(this.secrets, what, record.headers);
     return withDeadline(what, Math.min(record.timeout_ms, DOCUMENT_TIMEOUT_MS), undefined, async (signal) => {
@@ -168,29 +143,5 @@ export class OpenApiProvider implements ToolProvider {
         throw new HookyardError('unavailable', `${what} answered HTTP ${res.status}: ${quote(Buffer.from(body.subarray(0, 1024)).toString('utf8'))}`);
       return readOpenApiDocument(what, body, signal);
     });
-  }
-
-  private async refresh(record: RemoteToolRecord, entry: CacheEntry): Promise<void> {
-    const url = documentUrl(record.endpoint);
-    const what = `OpenAPI document of tool '${record.name}' (${url})`;
-    try {
-      const service = await this.fetchDocument(record, what, url);
-      entry.service = service;
-      entry.fetchedAt = this.now();
-      entry.failedAt = undefined;
-      entry.error = undefined;
-      this.options.onDiscovery?.(record, { tools: service.operations });
-    } catch (err) {
-      const e = toHookyardError(err);
-      // Whatever went wrong, the service cannot be described right now: a later try may get past it.
-      entry.error =
-        e.kind === 'unavailable' || e.kind === 'timeout' || e instanceof SecretReferenceError ? e : new HookyardError('unavailable', e.message, { cause: err });
-      entry.failedAt = this.now();
-      this.options.onDiscovery?.(record, { error: entry.error });
-      this.options.logger.warn(
-        { err: entry.error, tool: record.name, url, kept: entry.service !== undefined },
-        entry.service ? 'OpenAPI document refresh failed; the last good document stays in use' : 'OpenAPI document could not be fetched',
-      );
-    }
   }
 }
