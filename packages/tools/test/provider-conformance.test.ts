@@ -383,6 +383,17 @@ describe.each([openApiSubject(), mcpSubject(), grpcSubject()].map((s) => [s.kind
     expect(subject.discoveries()).toBeGreaterThan(first);
   });
 
+  test('discoverRecord (what registration asks) asks the service now, within the TTL too, and fills the cache', async () => {
+    const { repo, record } = await setup();
+    expect(await repo.names()).toEqual(subject.names);
+    const listed = subject.discoveries();
+    expect((await repo.discoverRecord(record))?.sort()).toEqual(subject.names);
+    const checked = subject.discoveries();
+    expect(checked).toBeGreaterThan(listed);
+    expect(await repo.names()).toEqual(subject.names);
+    expect(subject.discoveries()).toBe(checked);
+  });
+
   test('close() releases what the provider held', async () => {
     const { repo } = await setup();
     await repo.exec(subject.echo.name, subject.echo.args('bye'), testContext());

@@ -27,6 +27,10 @@ export function createGrpcProvider(options: GrpcProviderOptions): ToolProvider {
     async discover(record) {
       return load().discover(record);
     },
+    async check(record) {
+      const provider = load();
+      return provider.check ? provider.check(record) : provider.discover(record);
+    },
     async call(record, key, args, ctx) {
       return load().call(record, key, args, ctx);
     },

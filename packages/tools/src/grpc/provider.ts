@@ -101,6 +101,12 @@ export class GrpcProvider implements ToolProvider {
     return this.cache.get(record);
   }
 
+  /** Reflects (or parses the `.proto`) now, bypassing the cache it then fills: what registration asks. */
+  check(record: RemoteToolRecord): Promise<GrpcTool[]> {
+    if (this.closed) return Promise.reject(closedError());
+    return this.cache.check(record);
+  }
+
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const config = this.config(record);
     const tool = (await this.discover(record)).find((t) => t.key === key);

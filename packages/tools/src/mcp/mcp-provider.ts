@@ -90,6 +90,11 @@ export class McpProvider implements ToolProvider {
     return this.cache.get(record);
   }
 
+  /** Lists the server's tools now (over the kept connection), bypassing the cache it then fills: what registration asks. */
+  async check(record: RemoteToolRecord): Promise<DiscoveredTool[]> {
+    return this.cache.check(record);
+  }
+
   async call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
     const what = `tool '${providerToolName(record.name, key)}' (MCP tool ${JSON.stringify(key)})`;
     const server = this.server(record);

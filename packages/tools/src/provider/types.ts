@@ -25,7 +25,7 @@ export interface ToolProvider {
   readonly kind: RemoteToolRecord['kind'];
   /** The record's tools, cached by the provider; an `unavailable` error when the service cannot be asked. */
   discover(record: RemoteToolRecord): Promise<DiscoveredTool[]>;
-  /** As discover, but never from a cache: what registration asks (default: discover). */
+  /** As discover, but never from a cache (which it then fills): what registration asks (default: discover). */
   check?(record: RemoteToolRecord): Promise<DiscoveredTool[]>;
   /** Calls the tool `key` with the final arguments (injected values applied). */
   call(record: RemoteToolRecord, key: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown>;
