@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { deleteStreams, requireNats, uniquePrefix } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, roleEnv, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { keysPerNode, startRedisCluster, type RedisCluster } from '../support/clusters';
 import { Api, pool } from '../e2e/api';
 
@@ -39,14 +39,7 @@ describe('end to end on a Redis Cluster', () => {
       HOOKS_DOOR_BURST: '2000',
       HOOKS_SECRET_RC_GITHUB: GITHUB_SECRET,
     });
-    procs.push(
-      ...(await startRoles(env, [
-        ['ingress', 'ingress'],
-        ['scheduler', 'scheduler'],
-        ['executor-1', 'executor'],
-        ['executor-2', 'executor'],
-      ])),
-    );
+    procs.push(...(await startRoles(env, PLATFORM_ROLES)));
     api = new Api(procs[0]!.url, token);
   }, 90_000);
 

@@ -12,7 +12,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, roleEnv, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { idempotencyKey, json, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, type RunView } from './api';
 
@@ -75,14 +75,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
       HOOKS_SECRET_APPROVAL_LINKS: LINK_KEY,
       HOOKS_SECRET_SLACK_SIGNING: SLACK_SECRET,
     });
-    procs.push(
-      ...(await startRoles(env, [
-        ['ingress', 'ingress'],
-        ['scheduler', 'scheduler'],
-        ['executor-1', 'executor'],
-        ['executor-2', 'executor'],
-      ])),
-    );
+    procs.push(...(await startRoles(env, PLATFORM_ROLES)));
     ingress = procs[0]!;
     api = new Api(ingress.url, token);
 

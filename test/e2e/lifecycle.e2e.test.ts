@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, sleep, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { eventually, requireBuiltCli, roleEnv, sleep, startRole, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { idempotencyKey, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, metricValue, pool, type RunView } from './api';
 
@@ -35,14 +35,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
       HOOKS_DOOR_RATE: '0',
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
     });
-    procs.push(
-      ...(await startRoles(env, [
-        ['ingress', 'ingress'],
-        ['scheduler', 'scheduler'],
-        ['executor-1', 'executor'],
-        ['executor-2', 'executor'],
-      ])),
-    );
+    procs.push(...(await startRoles(env, PLATFORM_ROLES)));
     ingress = procs[0]!;
     api = new Api(ingress.url, token);
   });

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { requireNats, requireRedis, uniquePrefix, REDIS_URL, cleanupPrefix } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { eventually, PLATFORM_ROLES, requireBuiltCli, roleEnv, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, metricValue, pool, type RunView } from './api';
 
 jest.setTimeout(300_000);
@@ -85,11 +85,8 @@ describe('parked runs across processes (Redis + JetStream)', () => {
     await requireNats();
     requireBuiltCli();
     const env = baseEnv(prefix, token);
-    const ingress = startRole('ingress', 'ingress', env);
-    procs.push(ingress, startRole('scheduler', 'scheduler', env));
-    procs.push(startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
-    api = new Api(ingress.url, token);
+    procs.push(...(await startRoles(env, PLATFORM_ROLES)));
+    api = new Api(procs[0]!.url, token);
     const hooks = [
       { name: 'e2e-wait', topic: 'pr-opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject: SUBJECT },
       // The payload is bound first: inside the pipe `.` is the interaction.

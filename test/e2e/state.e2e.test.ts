@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { requireNats, requireRedis, uniquePrefix, cleanupPrefix } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { eventually, PLATFORM_ROLES, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, type RunView } from './api';
 
 jest.setTimeout(120_000);
@@ -69,10 +69,8 @@ describe('subject state across processes (Redis + JetStream)', () => {
       HOOKS_API_RATE: '0',
       HOOKS_STATE_MAX_BYTES: '4096',
     });
-    const ingress = startRole('ingress', 'ingress', env);
-    procs.push(ingress, startRole('scheduler', 'scheduler', env), startRole('executor-1', 'executor', env), startRole('executor-2', 'executor', env));
-    await Promise.all(procs.map((p) => p.waitListening()));
-    api = new Api(ingress.url, token);
+    procs.push(...(await startRoles(env, PLATFORM_ROLES)));
+    api = new Api(procs[0]!.url, token);
     const hooks = [
       {
         name: 'pr-checks',

@@ -123,6 +123,14 @@ export function roleEnv(prefix: string, token: string, overrides: Record<string,
   };
 }
 
+/** The platform as the e2e suites run it: one ingress, one scheduler, two executors (in this order). */
+export const PLATFORM_ROLES: ReadonlyArray<readonly [name: string, role: string]> = [
+  ['ingress', 'ingress'],
+  ['scheduler', 'scheduler'],
+  ['executor-1', 'executor'],
+  ['executor-2', 'executor'],
+];
+
 /** startRole, then waits until it listens (its `url` is set); one that does not is killed, and the wait's error thrown. */
 export async function startListening(name: string, role: string, env: Record<string, string>, timeoutMs?: number): Promise<RoleProcess> {
   const [proc] = await startRoles(env, [[name, role]], timeoutMs);
