@@ -3,8 +3,8 @@
  * idempotency key and whether its 200 went out, and answers after a random
  * delay so that a fault lands while calls are in flight.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { sleep } from '../support/processes';
+import { idempotencyKey, json, startMockServer, type MockServer } from '../support/http-recorder';
 
 export interface SinkCall {
   /** The tool: 'once' (not crash-resumable) or 'resume' (crash-resumable). */
@@ -17,7 +17,7 @@ export interface SinkCall {
 
 export class Sink {
   readonly calls: SinkCall[] = [];
-  private server: Server | null = null;
+  private server: MockServer | null = null;
   url = '';
 
   constructor(
@@ -26,56 +26,40 @@ export class Sink {
   ) {}
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      if (req.method !== 'POST') {
+    this.server = await startMockServer(
+      async (req) => {
         // The tool layer asks GET /schema first; "no schema" is a valid answer.
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+        if (req.method !== 'POST') return { status: 404 };
         let body: SinkCall['body'] = {};
         try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SinkCall['body'];
+          body = json<SinkCall['body']>(req);
         } catch {
           /* recorded as is */
         }
-        const call: SinkCall = { tool: (req.url ?? '/').slice(1), key: String(req.headers['idempotency-key'] ?? ''), body, answered: false };
+        const call: SinkCall = { tool: req.url.slice(1), key: idempotencyKey(req), body, answered: false };
         this.calls.push(call);
         const [lo, hi] = this.delayMs;
-        setTimeout(
-          () => {
-            // One connection per call: a sink taken down refuses the next call cleanly
-            // (ECONNREFUSED, provably not sent) instead of resetting a reused socket.
-            res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-            res.end(JSON.stringify({ ok: call.key }), () => (call.answered = true));
-          },
-          lo + this.rand() * (hi - lo),
-        );
-      });
-    });
-    this.server.keepAliveTimeout = 1000;
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.port = (this.server.address() as AddressInfo).port;
-    this.url = `http://127.0.0.1:${this.port}`;
+        await sleep(lo + this.rand() * (hi - lo));
+        // One connection per call: a sink taken down refuses the next call cleanly
+        // (ECONNREFUSED, provably not sent) instead of resetting a reused socket.
+        return { headers: { connection: 'close' }, body: JSON.stringify({ ok: call.key }), onSent: () => (call.answered = true) };
+      },
+      { keepAliveTimeoutMs: 1000 },
+    );
+    this.url = this.server.url;
   }
 
-  private port = 0;
-
   /** Stops accepting calls (new connections are refused); calls in flight still get their answer. */
-  async down(): Promise<void> {
-    await new Promise<void>((r) => this.server!.close(() => r()));
+  down(): Promise<void> {
+    return this.server!.down();
   }
 
   /** Accepts calls again on the same port. */
-  async up(): Promise<void> {
-    await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', () => r()));
+  up(): Promise<void> {
+    return this.server!.up();
   }
 
   async close(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server!.close(() => r()));
+    await this.server?.close();
   }
 }

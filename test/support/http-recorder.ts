@@ -26,6 +26,8 @@ export interface Reply {
   /** Default application/json. */
   contentType?: string;
   headers?: Record<string, string>;
+  /** Called once the answer has been handed to the socket (the client may still not have read it). */
+  onSent?: () => void;
 }
 
 export type Responder = (req: SeenRequest) => Reply | Promise<Reply>;
@@ -37,8 +39,17 @@ export interface MockServer {
   seen: SeenRequest[];
   /** Answers each request (default: 404 "no responder"); a rejection answers 500. */
   respond: Responder;
+  /** Stops accepting connections (new ones are refused); calls in flight still get their answer. */
+  down(): Promise<void>;
+  /** Accepts connections again on the same port. */
+  up(): Promise<void>;
   /** Drops open connections (held calls included) and stops listening. */
   close(): Promise<void>;
+}
+
+export interface MockServerOptions {
+  /** How long an idle keep-alive connection stays open (node's default 5 s). */
+  keepAliveTimeoutMs?: number;
 }
 
 /** The body as UTF-8 text. */
@@ -51,12 +62,14 @@ export const json = <T = any>(req: SeenRequest): T => JSON.parse(text(req)) as T
 export const idempotencyKey = (req: SeenRequest): string => String(req.headers['idempotency-key'] ?? '');
 
 /** A node:http server on 127.0.0.1 (port 0) that records every request and answers as told. */
-export async function startMockServer(respond?: Responder): Promise<MockServer> {
+export async function startMockServer(respond?: Responder, opts: MockServerOptions = {}): Promise<MockServer> {
   const mock: MockServer = {
     url: '',
     port: 0,
     seen: [],
     respond: respond ?? (() => ({ status: 404, body: 'no responder' })),
+    down: async () => undefined,
+    up: async () => undefined,
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
@@ -70,7 +83,7 @@ export async function startMockServer(respond?: Responder): Promise<MockServer> 
         .then(
           (r) => {
             res.writeHead(r.status ?? 200, { 'content-type': r.contentType ?? 'application/json', ...r.headers });
-            res.end(r.body ?? '');
+            res.end(r.body ?? '', r.onSent);
           },
           () => {
             res.writeHead(500);
@@ -79,9 +92,12 @@ export async function startMockServer(respond?: Responder): Promise<MockServer> 
         );
     });
   });
+  if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   mock.port = (server.address() as AddressInfo).port;
   mock.url = `http://127.0.0.1:${mock.port}`;
+  mock.down = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  mock.up = () => new Promise<void>((resolve) => server.listen(mock.port, '127.0.0.1', resolve));
   mock.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
