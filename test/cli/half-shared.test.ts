@@ -29,8 +29,7 @@ describe('serve --role all', () => {
       expect(String(banner.msg)).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+: ingress, scheduler, executor on a memory store and a memory bus$/);
       expect(banner).toMatchObject({ roles: ['ingress', 'scheduler', 'executor'], store: 'memory', bus: 'memory' });
     } finally {
-      role.kill('SIGKILL');
-      await role.wait();
+      await role.stop('SIGKILL');
     }
   }, 40_000);
 });

@@ -16,8 +16,7 @@ describe('node-level refusals of a served ingress carry the security headers', (
     port = Number(new URL(await proc.waitListening()).port);
   }, 30_000);
   afterAll(async () => {
-    proc?.kill('SIGKILL');
-    await proc?.wait();
+    await proc?.stop('SIGKILL');
   });
 
   it('a header flood is 431 with X-Content-Type-Options: nosniff and Cache-Control: no-store', async () => {
