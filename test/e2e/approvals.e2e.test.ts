@@ -11,8 +11,8 @@
  * idempotency key.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { idempotencyKey, json, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, type RunView } from './api';
 
@@ -54,9 +54,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
   let api: Api;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     server = await startMockServer((req) => {
       if (req.method !== 'POST') return { status: 404 };
       const body = json<Record<string, unknown>>(req);

@@ -13,8 +13,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, startRole, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { startMockServer, type MockServer } from '../support/http-recorder';
 import { Api } from './api';
 
@@ -50,9 +50,7 @@ describe('discovery runs on the executors, never on the ingress', () => {
   const mcpRecord = (name: string) => ({ name, kind: 'mcp', transport: 'stdio', command: NODE, args: [wrapper, markers, SERVER], timeout_ms: 20_000 });
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     // Every start of the MCP server leaves <pid>.spawn holding its parent's pid, then runs the server over stdio.
     writeFileSync(
       wrapper,

@@ -4,8 +4,8 @@
  * SIGKILL mid-run, and one frozen past its lease whose late writes are refused.
  */
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, sleep, startRole, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, sleep, startRole, PLATFORM_ROLES, startRoles, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { idempotencyKey, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api, metricValue, pool, type RunView } from './api';
 
@@ -22,9 +22,7 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
   let api: Api;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_LEASE_SECONDS: '1.5',

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, startRole, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { idempotencyKey, startMockServer, type MockServer, type Reply } from '../support/http-recorder';
 import { Api, metricValue } from './api';
 
@@ -37,9 +37,7 @@ describe('HOOKS_MAX_WORKERS reloaded on a running executor', () => {
   };
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     server = await startMockServer((req) => {
       if (req.method !== 'POST') return { status: 404 };
       const key = idempotencyKey(req);

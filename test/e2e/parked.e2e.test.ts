@@ -9,8 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { requireNats, requireRedis, uniquePrefix, REDIS_URL, cleanupPrefix } from '../support/services';
-import { eventually, PLATFORM_ROLES, requireBuiltCli, roleEnv, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, REDIS_URL, cleanupPrefix } from '../support/services';
+import { eventually, PLATFORM_ROLES, roleEnv, startRole, startRoles, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { Api, metricValue, pool, type RunView } from './api';
 
 jest.setTimeout(300_000);
@@ -81,9 +81,7 @@ describe('parked runs across processes (Redis + JetStream)', () => {
   let api: Api;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     const env = baseEnv(prefix, token);
     procs.push(...(await startRoles(env, PLATFORM_ROLES)));
     api = new Api(procs[0]!.url, token);
@@ -235,9 +233,7 @@ describe('an executor killed between claim_intent and the commit', () => {
   let paused: RoleProcess;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     env = { ...baseEnv(prefix, token), HOOKS_MAX_WORKERS: '4' };
     const ingress = startRole('ingress', 'ingress', env);
     paused = startRole('executor-paused', 'executor', { ...env, HOOKYARD_TEST_PAUSE_AT: 'claim_intent' });

@@ -5,8 +5,8 @@
  * never claimed stay due for another executor). The process exits 0.
  */
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, sleep, startRole, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, sleep, startRole, startRoles, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { json, startMockServer, type MockServer } from '../support/http-recorder';
 import { Api } from './api';
 
@@ -24,9 +24,7 @@ describe('executor shutdown on SIGTERM', () => {
   let api: Api;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     // The tool: answers after `delay_ms` from the call's arguments.
     server = await startMockServer(async (req) => {
       if (req.method !== 'POST') return { status: 404 };

@@ -7,8 +7,8 @@
  * operator's PUT through the API is attributed to door api.
  */
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix } from '../support/services';
-import { eventually, PLATFORM_ROLES, requireBuiltCli, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix } from '../support/services';
+import { eventually, PLATFORM_ROLES, roleEnv, startRoles, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { Api, type RunView } from './api';
 
 jest.setTimeout(120_000);
@@ -59,9 +59,7 @@ describe('subject state across processes (Redis + JetStream)', () => {
   }
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.25',
       HOOKS_RUN_RETRY_BASE_SECONDS: '0.2',

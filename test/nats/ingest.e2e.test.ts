@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect, headers as natsHeaders, nanos, type NatsConnection, type Subscription } from 'nats';
 import { validateMessage } from '@hookyard/core';
-import { cleanupPrefix, requireNats, requireRedis, uniquePrefix, NATS_URL } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, sleep, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { cleanupPrefix, uniquePrefix, NATS_URL } from '../support/services';
+import { eventually, roleEnv, sleep, startRole, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { Api, metricValue, pool } from '../e2e/api';
 
 jest.setTimeout(180_000);
@@ -41,9 +41,7 @@ describe('NATS ingest across processes (Redis + JetStream)', () => {
   const badSummaries: string[] = [];
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     const env = roleEnv(prefix, token, {
       HOOKS_RUN_SWEEP_SECONDS: '0.5',
       HOOKS_RUN_DISPATCH_GRACE_SECONDS: '5',

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { NATS_URL, REDIS_URL } from './services';
+import { NATS_URL, REDIS_URL, requireNats, requireRedis } from './services';
 
 /** The built CLI; the test command builds it before jest runs. */
 export const CLI_BIN = join(__dirname, '..', '..', 'packages', 'cli', 'bin', 'hookyard.js');
@@ -10,6 +10,13 @@ export function requireBuiltCli(): void {
   if (!existsSync(join(__dirname, '..', '..', 'packages', 'cli', 'dist', 'main.js'))) {
     throw new Error('the CLI is not built: run `pnpm build` first (`pnpm test` does it)');
   }
+}
+
+/** What a suite of spawned roles on the shared servers needs: Redis, NATS and the built CLI (fails, never skips, naming what is missing). */
+export async function requirePlatform(): Promise<void> {
+  await requireRedis();
+  await requireNats();
+  requireBuiltCli();
 }
 
 /** One `hookyard serve` process with its captured log lines. */

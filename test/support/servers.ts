@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { sleep } from './processes';
+import { tcpOpen } from './services';
 
 /** Finds a binary on PATH, then in the sbin directories Debian installs servers to. */
 export function findBinary(name: string): string {
@@ -34,17 +35,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether something listens on 127.0.0.1:port. */
 export function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = createConnection({ host: '127.0.0.1', port });
-    const done = (ok: boolean) => {
-      sock.destroy();
-      resolve(ok);
-    };
-    sock.setTimeout(1000, () => done(false));
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
-  });
+  return tcpOpen('127.0.0.1', port);
 }
 
 /** Every server process any test here started, so an exit path can kill them all. */

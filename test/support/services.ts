@@ -15,10 +15,10 @@ export const LOOPBACK_NETS: string[] = ['127.0.0.0/8', '::1'];
 /** LOOPBACK_NETS as the HOOKS_OUTBOUND_ALLOW_NETS value of a spawned role. */
 export const LOOPBACK_NETS_ENV = LOOPBACK_NETS.join(',');
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
-  const u = new URL(url);
+/** Whether a TCP connection to host:port opens within a second. */
+export function tcpOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const sock = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
+    const sock = createConnection({ host, port });
     const done = (ok: boolean) => {
       sock.destroy();
       resolve(ok);
@@ -27,6 +27,11 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
     sock.once('connect', () => done(true));
     sock.once('error', () => done(false));
   });
+}
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return tcpOpen(u.hostname, Number(u.port || defaultPort));
 }
 
 /**

@@ -5,8 +5,8 @@
  * and an HTTP tool server here records the traceparent it is sent.
  */
 import { randomBytes } from 'node:crypto';
-import { requireNats, requireRedis, uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
-import { eventually, requireBuiltCli, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
+import { uniquePrefix, cleanupPrefix, LOOPBACK_NETS_ENV } from '../support/services';
+import { eventually, roleEnv, startRole, stopRoles, type RoleProcess, requirePlatform } from '../support/processes';
 import { startMockServer, text, type MockServer } from '../support/http-recorder';
 import { Api } from '../e2e/api';
 
@@ -67,9 +67,7 @@ describe('tracing across processes: door -> NATS -> executor -> tool server', ()
   let api: Api;
 
   beforeAll(async () => {
-    await requireRedis();
-    await requireNats();
-    requireBuiltCli();
+    await requirePlatform();
     receiver = await startReceiver();
     let n = 0;
     tool = await startMockServer((req) => {
