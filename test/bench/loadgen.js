@@ -7,7 +7,7 @@
  * Config: {url, method, headers, bodyBytes | body, connections, duration | amount, overallRate}
  *
  * Without overallRate: autocannon, as fast as the connections go. With it: an
- * evenly paced open loop (request i is due at start + i / rate, whatever came
+ * evenly paced open loop (see paced()) (request i is due at start + i / rate, whatever came
  * back), because autocannon's overallRate is a per-second budget: each
  * connection sends its share of the second back to back and then waits for
  * the next second, so "476/s" arrives as a burst at ~2,000/s in the first
@@ -75,67 +75,128 @@ function rank(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-/** Constant arrival rate over keep-alive connections (node:http), answering the same JSON line as autocannon's path. */
+/**
+ * The end of the first whole HTTP/1.1 response in `buf` (Content-Length or
+ * chunked), with its status; null while it is incomplete.
+ */
+function responseEnd(buf) {
+  const head = buf.indexOf('\r\n\r\n');
+  if (head < 0) return null;
+  const status = Number(buf.toString('latin1', 9, 12));
+  const headers = buf.toString('latin1', 0, head);
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(headers);
+  if (length) {
+    const end = head + 4 + Number(length[1]);
+    return buf.length >= end ? { status, end } : null;
+  }
+  if (!/\r\ntransfer-encoding:\s*chunked/i.test(headers)) return { status, end: head + 4 };
+  for (let at = head + 4; ;) {
+    const line = buf.indexOf('\r\n', at);
+    if (line < 0) return null;
+    const size = parseInt(buf.toString('latin1', at, line), 16);
+    at = line + 2 + size + 2;
+    if (buf.length < at) return null;
+    if (size === 0) return { status, end: at };
+  }
+}
+
+/**
+ * Constant arrival rate over keep-alive connections: one prebuilt request
+ * written on a free socket, responses read straight off it (as lean per
+ * request as autocannon, so the load generator takes little of the cores it
+ * shares with what it measures). A request due while every connection is busy
+ * waits for one, and its wait counts.
+ */
 async function paced(cfg) {
-  const http = require('node:http');
+  const net = require('node:net');
   const { performance } = require('node:perf_hooks');
-  const body = Buffer.from(cfg.body ?? (cfg.bodyBytes ? jsonBody(cfg.bodyBytes) : ''));
-  const headers = { ...(body.length ? { 'content-type': 'application/json' } : {}), ...(cfg.headers || {}), 'content-length': String(body.length) };
-  const connections = cfg.connections || 50;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
   const url = new URL(cfg.url);
+  const body = Buffer.from(cfg.body ?? (cfg.bodyBytes ? jsonBody(cfg.bodyBytes) : ''));
+  const extra = Object.entries(cfg.headers || {}).map(([k, v]) => `${k}: ${v}\r\n`);
+  const method = cfg.method || (body.length ? 'POST' : 'GET');
+  const request = Buffer.concat([
+    Buffer.from(
+      `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\n` +
+        (body.length ? `content-type: application/json\r\ncontent-length: ${body.length}\r\n` : '') +
+        `${extra.join('')}\r\n`,
+      'latin1',
+    ),
+    body,
+  ]);
+  const connections = cfg.connections || 50;
   const rate = cfg.overallRate;
   const total = cfg.amount ?? Math.round(rate * (cfg.duration || 5));
   const interval = 1000 / rate;
-  const timeoutMs = (cfg.timeoutSeconds || 30) * 1000;
   const latencies = [];
   let ok = 0;
   let non2xx = 0;
   let errors = 0;
-  let timeouts = 0;
+  const timeouts = 0;
   let bytes = 0;
   let settled = 0;
   let lastAnswerAt = 0;
   let allSettled;
   const done = new Promise((resolve) => (allSettled = resolve));
-  const cpu0 = process.cpuUsage();
-  const startedAt = Date.now();
-  const t0 = performance.now();
+  let finished = false;
+  const waiting = []; // due times of requests no connection was free for
+  const free = [];
 
-  const settle = (dueAt) => {
+  const settle = (dueAt, good) => {
     latencies.push(performance.now() - dueAt);
     lastAnswerAt = Date.now();
+    if (good === true) ok += 1;
+    else if (good === false) non2xx += 1;
+    else errors += 1;
     settled += 1;
     if (settled === total) allSettled();
   };
+  const send = (conn, dueAt) => {
+    conn.dueAt = dueAt;
+    conn.socket.write(request);
+  };
+  const conns = new Set();
+  const open = () =>
+    new Promise((resolve, reject) => {
+      const conn = { socket: net.connect({ host: url.hostname, port: Number(url.port) || 80 }), buf: Buffer.alloc(0), dueAt: null };
+      conns.add(conn);
+      conn.socket.setNoDelay(true);
+      conn.socket.once('connect', () => resolve(conn));
+      conn.socket.on('error', reject);
+      // A connection the server closed: its request (if any) failed; a new one takes its place.
+      conn.socket.once('close', () => {
+        conns.delete(conn);
+        const i = free.indexOf(conn);
+        if (i >= 0) free.splice(i, 1);
+        if (conn.dueAt !== null) settle(conn.dueAt, null);
+        conn.dueAt = null;
+        if (finished) return;
+        open().then(
+          (c) => (waiting.length ? send(c, waiting.shift()) : free.push(c)),
+          () => undefined,
+        );
+      });
+      conn.socket.on('data', (chunk) => {
+        bytes += chunk.length;
+        conn.buf = conn.buf.length ? Buffer.concat([conn.buf, chunk]) : chunk;
+        const r = responseEnd(conn.buf);
+        if (!r) return;
+        conn.buf = conn.buf.subarray(r.end);
+        const dueAt = conn.dueAt;
+        conn.dueAt = null;
+        settle(dueAt, r.status >= 200 && r.status < 300);
+        if (waiting.length) send(conn, waiting.shift());
+        else free.push(conn);
+      });
+    });
+  free.push(...(await Promise.all(Array.from({ length: connections }, open))));
+  const cpu0 = process.cpuUsage();
+  const startedAt = Date.now();
+  const t0 = performance.now();
   const fire = (i) => {
     const dueAt = t0 + i * interval;
-    const req = http.request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: cfg.method || (body.length ? 'POST' : 'GET'),
-        headers,
-        agent,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        if (res.statusCode >= 200 && res.statusCode < 300) ok += 1;
-        else non2xx += 1;
-        res.on('data', (c) => (bytes += c.length));
-        res.on('end', () => settle(dueAt));
-      },
-    );
-    req.on('timeout', () => {
-      timeouts += 1;
-      req.destroy(new Error('timeout'));
-    });
-    req.on('error', () => {
-      errors += 1;
-      settle(dueAt);
-    });
-    req.end(body);
+    const conn = free.pop();
+    if (conn) send(conn, dueAt);
+    else waiting.push(dueAt);
   };
 
   let sent = 0;
@@ -145,7 +206,8 @@ async function paced(cfg) {
     if (sent < total) await new Promise((r) => setTimeout(r, Math.max(0, t0 + sent * interval - performance.now())));
   }
   await done;
-  agent.destroy();
+  finished = true;
+  for (const c of conns) c.socket.destroy();
   const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
   const activeSeconds = Math.max(0.001, ((lastAnswerAt || Date.now()) - startedAt) / 1000);

@@ -340,7 +340,7 @@ function renderMarkdown(r) {
       ],
     ),
     '',
-    'The load generator (autocannon at full speed; an evenly paced node:http open loop at a constant rate) runs in its own process on the same machine, so it competes with the system under test for the same cores; Redis and NATS run there too.',
+    'The load generator (autocannon at full speed; an evenly paced open loop over keep-alive sockets at a constant rate) runs in its own process on the same machine, so it competes with the system under test for the same cores; Redis and NATS run there too.',
     '',
   ];
   const s = r.sections;
