@@ -61,9 +61,15 @@ async function loadUntilDone(load, probe, perEvent, timeoutMs) {
   const res = await runLoad(load);
   target = res.ok * perEvent;
   await poller;
-  const finished = await probe.finished(base);
+  let finished = await probe.finished(base);
   if (doneAt === null) throw new Error(`only ${finished} of ${target} runs finished within ${timeoutMs} ms`);
-  if (finished < target) throw new Error(`${finished} of ${target} runs succeeded (the rest ended otherwise)`);
+  // The store says a run finished the moment its outcome is written; the executor counts it
+  // (succeeded_total) once that write has answered, a little later: wait for the count to catch up.
+  for (const end = Date.now() + 10_000; finished < target && Date.now() < end; finished = await probe.finished(base)) await sleep(100);
+  if (finished < target) {
+    const how = probe.describe ? `; runs by status: ${JSON.stringify(await probe.describe())}` : '';
+    throw new Error(`${finished} of ${target} runs succeeded (the rest ended otherwise)${how}`);
+  }
   return { load: res, doneAt, finished };
 }
 
@@ -83,6 +89,7 @@ async function hookyardProbe(stack) {
       return c.pending + c.running + c.retry_wait === 0;
     },
     finished: async (base) => (await metricOver(executors, 'succeeded_total')) - base,
+    describe: () => stores.runs.counts(),
     close: () => stores.close(),
   };
 }
