@@ -17,7 +17,10 @@ const RSS_TARGET_MIB = 150;
 const DRIFT_TARGET_PERCENT = 5;
 /** "Parked runs cost no executor memory beyond their ids": at most this many bytes of executor heap per parked run. */
 const PARKED_TARGET_BYTES = 512;
-/** The roles whose peak RSS is held to RSS_TARGET_MIB: the processes of the three-role stacks (door, e2e, memory). */
+/**
+ * The roles whose peak RSS is held to RSS_TARGET_MIB: the processes of the three-role stacks under the
+ * end-to-end load (e2e, memory); the door section's ingress at full speed is `door-ingress`, shown beside them.
+ */
 const ROLES = ['hookyard-ingress', 'hookyard-scheduler', 'hookyard-executor'];
 
 function table(head, rows) {
@@ -269,7 +272,7 @@ function memory(s) {
   const out = [
     '## 5. Memory',
     '',
-    `Peak RSS (VmHWM) of every process, over all sections of this run; target <= ${RSS_TARGET_MIB} MiB for each Hookyard role:`,
+    `Peak RSS (VmHWM) of every process, over all sections of this run; target <= ${RSS_TARGET_MIB} MiB for each Hookyard role under the end-to-end load (hookyard-*: the e2e and memory sections; door-ingress is the door section at full speed, 50 connections):`,
     '',
     table(
       ['process', 'peak RSS MiB', ''],
