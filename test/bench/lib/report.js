@@ -19,7 +19,7 @@ const DRIFT_TARGET_PERCENT = 5;
 const PARKED_TARGET_BYTES = 512;
 /**
  * The roles whose peak RSS is held to RSS_TARGET_MIB: the processes of the three-role stacks under the
- * end-to-end load (e2e, memory); the door section's ingress at full speed is `door-ingress`, shown beside them.
+ * end-to-end load (e2e, growth's fan-out, memory); the door section's ingress at full speed is `door-ingress`, shown beside them.
  */
 const ROLES = ['hookyard-ingress', 'hookyard-scheduler', 'hookyard-executor'];
 
@@ -272,7 +272,7 @@ function memory(s) {
   const out = [
     '## 5. Memory',
     '',
-    `Peak RSS (VmHWM) of every process, over all sections of this run; target <= ${RSS_TARGET_MIB} MiB for each Hookyard role under the end-to-end load (hookyard-*: the e2e and memory sections; door-ingress is the door section at full speed, 50 connections):`,
+    `Peak RSS (VmHWM) of every process, over all sections of this run; target <= ${RSS_TARGET_MIB} MiB for each Hookyard role under the end-to-end load (hookyard-*: the e2e, fan-out and memory sections; door-ingress is the door section at full speed, 50 connections):`,
     '',
     table(
       ['process', 'peak RSS MiB', ''],
