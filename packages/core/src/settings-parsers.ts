@@ -92,7 +92,7 @@ export function tokens(raw: string | undefined, name: string): ApiToken[] {
     if (!ROLES.includes(role as Role)) {
       throw new SettingsError(name, `role must be one of ${ROLES.join(', ')} (entries are role:token), got ${JSON.stringify(role)}`);
     }
-    if (token.length < 16) throw new SettingsError(name, `a ${role} token is shorter than 16 characters`);
+    if (token.length < 16) throw new SettingsError(name, `the ${role} token has ${token.length} characters; a token needs at least 16`);
     return { role: role as Role, token };
   });
 }

@@ -12,4 +12,16 @@ describe('settings', () => {
   it('still rounds durations to whole ms', () => {
     expect(loadSettings({ HOOKS_RUN_LEASE_SECONDS: '0.0505' }).leaseMs).toBe(51);
   });
+
+  it('refuses a short API token naming the variable, the role and its length, never the token', () => {
+    let err: unknown;
+    try {
+      loadSettings({ HOOKS_API_TOKENS: 'operator:sh0rt-s3cret' });
+    } catch (e) {
+      err = e;
+    }
+    expect(String(err)).toContain('HOOKS_API_TOKENS');
+    expect(String(err)).toContain('the operator token has 12 characters; a token needs at least 16');
+    expect(String(err)).not.toContain('sh0rt-s3cret');
+  });
 });
