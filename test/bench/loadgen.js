@@ -32,7 +32,6 @@ async function main() {
     pipelining: 1,
     timeout: cfg.timeoutSeconds || 30,
     ...(cfg.amount ? { amount: cfg.amount } : { duration: cfg.duration || 5 }),
-    ...(cfg.overallRate ? { overallRate: cfg.overallRate } : {}),
   };
   // autocannon stops on its 1 s sampling tick, so its own duration is rounded up;
   // the rate is taken from the first request to the last answer instead.
@@ -45,26 +44,38 @@ async function main() {
       lastAnswerAt = Date.now();
     });
   });
-  const cpu = process.cpuUsage(cpu0);
-  const ok = r['2xx'];
+  answer({
+    startedAt,
+    lastAnswerAt,
+    finish: new Date(r.finish).getTime(),
+    durationSeconds: r.duration,
+    requests: r.requests.total,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, mean: r.latency.average },
+    bytesPerSecond: r.throughput.average,
+    cpu: process.cpuUsage(cpu0),
+  });
+}
+
+/** Prints the one JSON line both paths answer; the rate is taken from the first request to the last answer. */
+function answer({ startedAt, lastAnswerAt, cpu, ...figures }) {
   const activeSeconds = Math.max(0.001, ((lastAnswerAt || Date.now()) - startedAt) / 1000);
+  const { latencyMs, bytesPerSecond, pacing, ...counts } = figures;
   process.stdout.write(
     JSON.stringify({
       startedAt,
       start: startedAt,
       lastAnswerAt,
       activeSeconds,
-      finish: new Date(r.finish).getTime(),
-      durationSeconds: r.duration,
-      requests: r.requests.total,
-      ok,
-      non2xx: r.non2xx,
-      errors: r.errors,
-      timeouts: r.timeouts,
-      perSecond: ok / activeSeconds,
-      latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, mean: r.latency.average },
-      bytesPerSecond: r.throughput.average,
+      ...counts,
+      perSecond: counts.ok / activeSeconds,
+      latencyMs,
+      bytesPerSecond,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      ...(pacing ? { pacing } : {}),
     }) + '\n',
   );
 }
@@ -208,30 +219,29 @@ async function paced(cfg) {
   await done;
   finished = true;
   for (const c of conns) c.socket.destroy();
-  const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
   const activeSeconds = Math.max(0.001, ((lastAnswerAt || Date.now()) - startedAt) / 1000);
-  const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
-  process.stdout.write(
-    JSON.stringify({
-      startedAt,
-      start: startedAt,
-      lastAnswerAt,
-      activeSeconds,
-      finish: lastAnswerAt,
-      durationSeconds: total / rate,
-      requests: total,
-      ok,
-      non2xx,
-      errors,
-      timeouts,
-      perSecond: ok / activeSeconds,
-      latencyMs: { p50: rank(latencies, 50), p90: rank(latencies, 90), p99: rank(latencies, 99), max: rank(latencies, 100), mean },
-      bytesPerSecond: bytes / activeSeconds,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-      pacing: 'even',
-    }) + '\n',
-  );
+  answer({
+    startedAt,
+    lastAnswerAt,
+    finish: lastAnswerAt,
+    durationSeconds: total / rate,
+    requests: total,
+    ok,
+    non2xx,
+    errors,
+    timeouts,
+    latencyMs: {
+      p50: rank(latencies, 50),
+      p90: rank(latencies, 90),
+      p99: rank(latencies, 99),
+      max: rank(latencies, 100),
+      mean: latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length),
+    },
+    bytesPerSecond: bytes / activeSeconds,
+    cpu: process.cpuUsage(cpu0),
+    pacing: 'even',
+  });
 }
 
 main().catch((err) => {
