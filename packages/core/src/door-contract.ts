@@ -11,7 +11,18 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
+/** What a jq expression yielded, for an error message: its first output. */
+export const shownOutput = (out: unknown[]): string => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
+/** Every output, for a field that must yield exactly one (at most 5 shown). */
+export const shownOutputs = (out: unknown[]): string =>
+  out.length === 1
+    ? JSON.stringify(out[0])
+    : out.length === 0
+      ? 'no output'
+      : `${out.length} outputs: ${out
+          .slice(0, 5)
+          .map((o) => JSON.stringify(o))
+          .join(', ')}${out.length > 5 ? ', ...' : ''}`;
 
 /** `cancel_expr`'s output: an id or a list of ids; null, no output or [] cancel nothing. */
 export function cancelIds(hook: string, out: unknown[]): string[] {
@@ -19,7 +30,7 @@ export function cancelIds(hook: string, out: unknown[]): string[] {
   if (first === undefined || first === null) return [];
   const list = Array.isArray(first) ? first : [first];
   if (!list.every((x): x is string => typeof x === 'string' && x !== '')) {
-    throw badInput(`hook '${hook}' cancel_expr must yield an interaction id or a list of ids, got ${shown(out)}`);
+    throw badInput(`hook '${hook}' cancel_expr must yield an interaction id or a list of ids, got ${shownOutput(out)}`);
   }
   return [...new Set(list)];
 }
@@ -35,7 +46,7 @@ export function resumeAct(hook: string, out: unknown[]): DoorAct | null {
   const list = Array.isArray(first) ? first : [first];
   const items: Array<{ id: string; payload: unknown }> = [];
   const takes: string[] = [];
-  const bad = () => badInput(`hook '${hook}' resume_expr must yield {id, payload}, an id, {take: id}, or a list of them, got ${shown(out)}`);
+  const bad = () => badInput(`hook '${hook}' resume_expr must yield {id, payload}, an id, {take: id}, or a list of them, got ${shownOutput(out)}`);
   for (const x of list) {
     if (typeof x === 'string' && x !== '') items.push({ id: x, payload: null });
     else if (isObject(x) && 'take' in x) {

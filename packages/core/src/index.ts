@@ -106,7 +106,7 @@ export type { MessageCheck, MessageKind } from './schemas';
 export { STATE_DOORS, STATE_HISTORY_MAX, STATE_OPS, mergePatch, stateBytes, subjectLabel } from './state';
 export type { StateAttribution, StateDoor, StateOp, StateRecord, StateSummary, StateWrite } from './state';
 export type { DiscoveryOutcome, DiscoveryStatus, StatePage, StateStore, StateWriteInput, ToolStore } from './stores';
-export { PARKED_MAX, RESERVED_EXTRA_PREFIX, cancelIds, extrasOf, resumeAct } from './door-contract';
+export { PARKED_MAX, RESERVED_EXTRA_PREFIX, cancelIds, extrasOf, resumeAct, shownOutput, shownOutputs } from './door-contract';
 export type { DoorAct } from './door-contract';
 export {
   SpanKind,

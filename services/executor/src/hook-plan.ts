@@ -1,4 +1,15 @@
-import { PARKED_MAX, TOOL_EXTRA_IDEMPOTENCY_KEY, assignOwn, badInput, cancelIds, extrasOf, resumeAct, toHookyardError } from '@hookyard/core';
+import {
+  PARKED_MAX,
+  TOOL_EXTRA_IDEMPOTENCY_KEY,
+  assignOwn,
+  badInput,
+  cancelIds,
+  extrasOf,
+  resumeAct,
+  shownOutput,
+  shownOutputs,
+  toHookyardError,
+} from '@hookyard/core';
 import type { DoorAct } from '@hookyard/core';
 import type { Hook, Interaction, JqField, Run, StateStore, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
@@ -43,18 +54,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
-/** Every output, for a field that must yield exactly one (at most 5 shown). */
-export const shownAll = (out: unknown[]) =>
-  out.length === 1
-    ? JSON.stringify(out[0])
-    : out.length === 0
-      ? 'no output'
-      : `${out.length} outputs: ${out
-          .slice(0, 5)
-          .map((o) => JSON.stringify(o))
-          .join(', ')}${out.length > 5 ? ', ...' : ''}`;
-
 /**
  * Evaluates a hook's jq fields over a run's payload. Everything here happens
  * before the hook acts, so a failure that can pass is retried by the caller.
@@ -84,7 +83,7 @@ export class HookEvaluator {
     const out = await this.run(hook.subject.key_expr, 'subject.key_expr', hook, run.payload, EMPTY);
     const key = out[0];
     if (out.length !== 1 || typeof key !== 'string' || key === '') {
-      throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${shownAll(out)}`);
+      throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${shownOutputs(out)}`);
     }
     return { scope: hook.subject.scope, kind: hook.subject.kind, key };
   }
@@ -122,7 +121,7 @@ export class HookEvaluator {
       const out = await this.run(hook.start_expr, 'start_expr', hook, run.payload, seen);
       const first = out[0];
       if (first === null) return { skip: true, result: { start: null } };
-      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shown(out)}`);
+      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shownOutput(out)}`);
       // The static tool_kwargs win on a clash: the registrant's word beats the payload's.
       kwargs = { ...first, ...hook.tool_kwargs };
     }

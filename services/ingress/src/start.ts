@@ -48,9 +48,10 @@ export interface IngressDeps extends RoleDeps {
 
 /**
  * The flood limiter the settings describe, on the stores' buckets: shared by
- * the replicas when the stores are on Redis (HOOKS_REDIS_URL), on the stores' one connection.
+ * the replicas when the stores are on Redis (HOOKS_REDIS_URL), on the stores' one connection; without
+ * buckets, per-process ones.
  */
-export function createIngressLimiter(settings: Settings, buckets: BucketStore, logger?: Logger): DoorLimiter {
+export function createIngressLimiter(settings: Settings, buckets: BucketStore | undefined, logger?: Logger): DoorLimiter {
   return createDoorLimiter({
     buckets,
     rate: settings.doorRate,
@@ -83,17 +84,8 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     now: () => clock.now(),
   });
   const dedupe = createDedupeStep({ hooks: deps.stores.hooks, jq: deps.jq, cacheMs: deps.verifierCacheMs, now: () => clock.now() });
-  const limiter =
-    deps.limiter === undefined
-      ? createDoorLimiter({
-          rate: settings.doorRate,
-          burst: settings.doorBurst,
-          apiRate: settings.apiRate,
-          apiBurst: settings.apiBurst,
-          trustedProxies: settings.trustedProxies,
-          logger,
-        })
-      : deps.limiter;
+  // Absent: per-process buckets (no bucket store), on the settings' rates.
+  const limiter = deps.limiter === undefined ? createIngressLimiter(settings, undefined, logger) : deps.limiter;
   const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
   const door = createDoorHandler({
     stores: deps.stores,

@@ -84,35 +84,11 @@ export class MemoryRunStore implements RunStore {
     const payload = structuredClone(input.payload ?? null);
     return names.map((hook, i) => {
       const id = runIdAt(base, i);
-      const at = iso(input.now);
-      const run: Run = {
-        id,
-        hook,
-        topic: input.topic,
-        status: 'pending',
-        payload: structuredClone(payload),
-        attempts: 0,
-        acted: '',
-        acted_ids: [],
-        claim_intent: '',
-        error: null,
-        result: null,
-        input: null,
-        lease: null,
-        due_at: at,
-        delivery_id: deliveryId,
-        resumable: false,
-        interaction: null,
-        parked_on: [],
-        replay_of: null,
-        traceparent: input.traceparent ?? null,
-        created_at: at,
-        updated_at: at,
-        started_at: null,
-        finished_at: null,
-        history: [],
-      };
-      const slot: Slot = { run, token: 0, ended: '', dispatchAt: input.now + input.dispatchGraceMs, dueMs: input.now, finishedMs: null };
+      const slot = pendingSlot(
+        { id, hook, topic: input.topic, payload, delivery_id: deliveryId, replay_of: null, traceparent: input.traceparent ?? null },
+        input.now,
+        input.dispatchGraceMs,
+      );
       this.slots.set(id, slot);
       this.log(slot, input.now, 'kept', `event on ${input.topic}`);
       return { id, hook };
@@ -341,38 +317,14 @@ export class MemoryRunStore implements RunStore {
     const source = this.find(id).run;
     if (rules.REPLAY_REFUSED.has(source.status)) throw rules.replayRefusal(id, source.status);
     const newId = runIdAt(runIdBase(now, 0), 0);
-    const at = iso(now);
-    const run: Run = {
-      id: newId,
-      hook: hook.name,
-      topic: hook.topic,
-      status: 'pending',
-      payload: structuredClone(source.payload),
-      attempts: 0,
-      acted: '',
-      acted_ids: [],
-      claim_intent: '',
-      error: null,
-      result: null,
-      input: null,
-      lease: null,
-      due_at: at,
-      delivery_id: null,
-      resumable: false,
-      interaction: null,
-      parked_on: [],
-      replay_of: id,
-      traceparent: null,
-      created_at: at,
-      updated_at: at,
-      started_at: null,
-      finished_at: null,
-      history: [],
-    };
-    const slot: Slot = { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };
+    const slot = pendingSlot(
+      { id: newId, hook: hook.name, topic: hook.topic, payload: source.payload, delivery_id: null, replay_of: id, traceparent: null },
+      now,
+      dispatchGraceMs,
+    );
     this.slots.set(newId, slot);
     this.log(slot, now, 'kept', rules.replayDetail(id));
-    return structuredClone(run);
+    return structuredClone(slot.run);
   }
 
   async retry(id: string, now: number): Promise<Run> {
@@ -522,4 +474,42 @@ export class MemoryRunStore implements RunStore {
     history.push({ at: iso(now), attempt: slot.run.attempts, event, ...(detail ? { detail } : {}) });
     if (history.length > rules.HISTORY_MAX) history.splice(0, history.length - rules.HISTORY_MAX);
   }
+}
+
+/** A new pending run (kept by the door or a replay), due and dispatchable from `now` plus the grace. */
+function pendingSlot(
+  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'replay_of' | 'traceparent'>,
+  now: number,
+  dispatchGraceMs: number,
+): Slot {
+  const at = iso(now);
+  // The field order of a Run as the API answers it.
+  const run: Run = {
+    id: f.id,
+    hook: f.hook,
+    topic: f.topic,
+    status: 'pending',
+    payload: structuredClone(f.payload),
+    attempts: 0,
+    acted: '',
+    acted_ids: [],
+    claim_intent: '',
+    error: null,
+    result: null,
+    input: null,
+    lease: null,
+    due_at: at,
+    delivery_id: f.delivery_id,
+    resumable: false,
+    interaction: null,
+    parked_on: [],
+    replay_of: f.replay_of,
+    traceparent: f.traceparent,
+    created_at: at,
+    updated_at: at,
+    started_at: null,
+    finished_at: null,
+    history: [],
+  };
+  return { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };
 }

@@ -7,6 +7,8 @@ import {
   cancelIds,
   extrasOf,
   resumeAct,
+  shownOutput,
+  shownOutputs,
   toHookyardError,
   type DoorAct,
   type ErrorInfo,
@@ -68,7 +70,6 @@ export interface DryRunReport {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const shown = (out: unknown[]) => (out.length === 0 ? 'no output' : JSON.stringify(out[0]));
 
 /**
  * Evaluates a hook over a payload in the executor's order (subject, $parked,
@@ -120,16 +121,7 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
       const out = await run(hook.subject.key_expr, 'subject.key_expr', []);
       const key = out[0];
       if (out.length !== 1 || typeof key !== 'string' || key === '') {
-        const all =
-          out.length === 1
-            ? JSON.stringify(key)
-            : out.length === 0
-              ? 'no output'
-              : `${out.length} outputs: ${out
-                  .slice(0, 5)
-                  .map((o) => JSON.stringify(o))
-                  .join(', ')}${out.length > 5 ? ', ...' : ''}`;
-        throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${all}`);
+        throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${shownOutputs(out)}`);
       }
       report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
       step = '$parked';
@@ -175,7 +167,7 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
         report.outcome = 'skipped';
         return report;
       }
-      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shown(out)}`);
+      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shownOutput(out)}`);
       kwargs = { ...first, ...hook.tool_kwargs };
     }
     report.kwargs = kwargs;
