@@ -1,5 +1,5 @@
 import { badInput } from '@hookyard/core';
-import type { BucketLimit, TakeResult } from './types';
+import type { BucketLimit, TakeManyResult, TakeResult } from './types';
 
 /**
  * The token bucket both stores keep (memory-buckets.ts here, take_token.lua
@@ -12,8 +12,9 @@ import type { BucketLimit, TakeResult } from './types';
 const BUCKET_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 /** The take's arguments, refused with one line per fault (a caller's bug, not a passing condition). */
-export function checkTake(bucket: string, key: string, limit: BucketLimit, now: number): void {
+export function checkTake(bucket: string, key: string, limit: BucketLimit, now: number, count = 1): void {
   const errors: string[] = [];
+  if (!(Number.isInteger(count) && count >= 1)) errors.push(`bucket take count must be a whole number >= 1, got ${count}`);
   if (!BUCKET_NAME.test(bucket)) errors.push(`bucket ${JSON.stringify(bucket)} must match ${BUCKET_NAME.source}`);
   if (typeof key !== 'string' || key.length === 0) errors.push('bucket key must be a non-empty string');
   if (!(Number.isFinite(limit.rate) && limit.rate > 0)) errors.push(`bucket rate must be a finite number above 0, got ${limit.rate}`);
@@ -37,4 +38,20 @@ export function takeStep(kept: number, now: number, interval: number, burst: num
   const ahead = tat + interval - now;
   if (ahead > fill) return { result: { ok: false, retryAfterMs: Math.max(1, Math.ceil(ahead - fill)) } };
   return { result: { ok: true }, tat: Math.round((now + ahead) * 1000) / 1000 };
+}
+
+/**
+ * `count` takes one after another at `now` on a bucket kept at `kept`: how
+ * many passed, the wait after them (0 when all passed), and the `tat` to keep
+ * when any passed. A refusal moves nothing, so the first one ends the run.
+ */
+export function takeManySteps(kept: number, now: number, interval: number, burst: number, count: number): { result: TakeManyResult; tat?: number } {
+  let tat: number | undefined;
+  let at = kept;
+  for (let granted = 0; granted < count; granted += 1) {
+    const step = takeStep(at, now, interval, burst);
+    if (!step.result.ok) return { result: { granted, retryAfterMs: step.result.retryAfterMs }, tat };
+    at = tat = step.tat ?? at;
+  }
+  return { result: { granted: count, retryAfterMs: 0 }, tat };
 }

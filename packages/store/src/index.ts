@@ -28,5 +28,6 @@ export type {
   RunPage,
   RunStore,
   Stores,
+  TakeManyResult,
   TakeResult,
 } from './types';

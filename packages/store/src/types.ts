@@ -330,6 +330,15 @@ export interface BucketLimit {
 export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
 
 /**
+ * What a take for several requests answers: the first `granted` of them passed;
+ * `retryAfterMs` is 0 when all did, else the wait (>= 1) until one more would.
+ */
+export interface TakeManyResult {
+  granted: number;
+  retryAfterMs: number;
+}
+
+/**
  * Token buckets for the flood limiter, kept where every process of the
  * deployment sees them (one Redis, so replicas share a bucket). A bucket is
  * named (`door-client`, `door-topic`, `api`) and keyed (a client address, a
@@ -345,6 +354,14 @@ export interface BucketStore {
    * an unreachable store is `unavailable`, without waiting for it.
    */
   take(bucket: string, key: string, limit: BucketLimit, now: number): Promise<TakeResult>;
+  /**
+   * Takes for `count` requests at once (a whole number >= 1), deciding exactly
+   * as `count` takes one after another at `now` would: each granted request
+   * costs one token, the first refused one and all after it are refused with
+   * the same wait. One store call (one script on Redis), so the limiter can
+   * answer the concurrent checks of one bucket and key together.
+   */
+  takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult>;
 }
 
 export interface Stores {

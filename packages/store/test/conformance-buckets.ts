@@ -1,4 +1,4 @@
-import type { BucketLimit, BucketStore, TakeResult } from '../src';
+import type { BucketLimit, BucketStore, TakeManyResult, TakeResult } from '../src';
 import { T0, rejection, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 
@@ -18,6 +18,13 @@ async function takeMany(buckets: BucketStore, n: number, key: string, limit: Buc
 }
 
 const passed = (results: TakeResult[]) => results.filter((r) => r.ok).length;
+
+/** Two single takes of `key` at `now`, answered as one take of two would be. */
+async function pairOfSingles(buckets: BucketStore, key: string, limit: BucketLimit, now: number): Promise<TakeManyResult> {
+  const results = await takeMany(buckets, 2, key, limit, now, 'door-topic');
+  const refused = results.find((r): r is { ok: false; retryAfterMs: number } => !r.ok);
+  return { granted: passed(results), retryAfterMs: refused ? refused.retryAfterMs : 0 };
+}
 
 export function describeBucketConformance(name: string, factory: StoresFactory): void {
   describe(`${name} bucket store`, () => {
@@ -75,6 +82,40 @@ export function describeBucketConformance(name: string, factory: StoresFactory):
       expect(passed(await takeMany(buckets, 4, 'k', { rate: 0.01, burst: 5 }, T0))).toBe(3);
       // A faster rate with a small bucket: 500 s ahead is far past its 2 s fill; the wait is what is left.
       expect(await buckets.take('door-client', 'k', { rate: 1, burst: 2 }, T0)).toEqual({ ok: false, retryAfterMs: 499_000 });
+    });
+
+    it('a take for several requests decides as that many single takes: the first ones pass, the rest wait as one would', async () => {
+      const { buckets } = stores();
+      // A fresh bucket of 5: three requests pass, then five more find two tokens left.
+      expect(await buckets.takeMany('door-client', 'k', SLOW, T0, 3)).toEqual({ granted: 3, retryAfterMs: 0 });
+      expect(await buckets.takeMany('door-client', 'k', SLOW, T0, 5)).toEqual({ granted: 2, retryAfterMs: INTERVAL });
+      // Each granted request cost one token, the refused ones nothing: dry now, and 40 s on the wait is 60 s.
+      expect(await buckets.take('door-client', 'k', SLOW, T0)).toEqual({ ok: false, retryAfterMs: INTERVAL });
+      expect(await buckets.takeMany('door-client', 'k', SLOW, T0 + 40_000, 4)).toEqual({ granted: 0, retryAfterMs: 60_000 });
+      // Two intervals on: two tokens, taken by one call of 3 as by three single takes.
+      expect(await buckets.takeMany('door-client', 'k', SLOW, T0 + 2 * INTERVAL, 3)).toEqual({ granted: 2, retryAfterMs: INTERVAL });
+      expect(await buckets.takeMany('door-client', 'k', SLOW, T0 + 2 * INTERVAL, 1)).toEqual({ granted: 0, retryAfterMs: INTERVAL });
+    });
+
+    it('a take for several requests keeps the same bucket state as single takes, at a fractional rate too', async () => {
+      const { buckets } = stores();
+      const limit = { rate: 0.003, burst: 4 }; // a token every 333333.33 ms
+      expect(await buckets.takeMany('door-topic', 'many', limit, T0, 3)).toEqual({ granted: 3, retryAfterMs: 0 });
+      expect(passed(await takeMany(buckets, 3, 'one', limit, T0, 'door-topic'))).toBe(3);
+      // Both buckets were moved the same three rounded steps: the same answers from here on.
+      for (const at of [T0, T0 + 333_333, T0 + 333_334, T0 + 700_000]) {
+        expect(await buckets.takeMany('door-topic', 'many', limit, at, 2)).toEqual(await pairOfSingles(buckets, 'one', limit, at));
+      }
+    });
+
+    it('refuses a take for a count that is not a whole number >= 1, taking nothing', async () => {
+      const { buckets } = stores();
+      for (const count of [0, -1, 1.5, Number.NaN]) {
+        const bad = await rejection(buckets.takeMany('api', 'k', SLOW, T0, count));
+        expect(bad.kind).toBe('bad_input');
+        expect(bad.message).toContain(`bucket take count must be a whole number >= 1, got ${count}`);
+      }
+      expect(await buckets.takeMany('api', 'k', SLOW, T0, 6)).toEqual({ granted: 5, retryAfterMs: INTERVAL });
     });
 
     it('refuses a bad bucket name, an empty key and a bad limit as bad_input, naming each', async () => {

@@ -1,5 +1,5 @@
-import { checkTake, intervalMs, takeStep } from '../bucket-rules';
-import type { BucketLimit, BucketStore, TakeResult } from '../types';
+import { checkTake, intervalMs, takeManySteps, takeStep } from '../bucket-rules';
+import type { BucketLimit, BucketStore, TakeManyResult, TakeResult } from '../types';
 
 /**
  * Token buckets in this process: the embedded default, the twin the bucket
@@ -17,16 +17,26 @@ export class MemoryBucketStore implements BucketStore {
     checkTake(bucket, key, limit, now);
     const id = `${bucket}:${key}`;
     const step = takeStep(this.tats.get(id) ?? 0, now, intervalMs(limit), limit.burst);
-    if (step.tat !== undefined) {
-      this.tats.set(id, step.tat);
-      if (this.tats.size > this.sweepAbove) this.sweep(now);
-    }
+    if (step.tat !== undefined) this.keep(id, step.tat, now);
     return step.result;
+  }
+
+  async takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult> {
+    checkTake(bucket, key, limit, now, count);
+    const id = `${bucket}:${key}`;
+    const steps = takeManySteps(this.tats.get(id) ?? 0, now, intervalMs(limit), limit.burst, count);
+    if (steps.tat !== undefined) this.keep(id, steps.tat, now);
+    return steps.result;
   }
 
   /** Buckets still refilling at `now` (tests read it to see the sweep work). */
   get size(): number {
     return this.tats.size;
+  }
+
+  private keep(id: string, tat: number, now: number): void {
+    this.tats.set(id, tat);
+    if (this.tats.size > this.sweepAbove) this.sweep(now);
   }
 
   private sweep(now: number): void {

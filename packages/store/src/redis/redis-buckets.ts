@@ -1,6 +1,6 @@
 import { unavailable } from '@hookyard/core';
 import { checkTake, intervalMs } from '../bucket-rules';
-import type { BucketLimit, BucketStore, TakeResult } from '../types';
+import type { BucketLimit, BucketStore, TakeManyResult, TakeResult } from '../types';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
 import { storeError } from './replies';
@@ -8,7 +8,7 @@ import type { Scripts } from './scripts';
 
 /**
  * Token buckets on Redis: one key per bucket and key, in its own slot (keys.ts),
- * one take is one script (take_token). `now` comes from the caller, as for every
+ * one take (of one request or several) is one script (take_token). `now` comes from the caller, as for every
  * store call: replicas agree on a bucket as closely as their clocks agree.
  */
 export class RedisBucketStore implements BucketStore {
@@ -19,17 +19,21 @@ export class RedisBucketStore implements BucketStore {
   ) {}
 
   async take(bucket: string, key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
-    checkTake(bucket, key, limit, now);
+    const { granted, retryAfterMs } = await this.takeMany(bucket, key, limit, now, 1);
+    return granted === 1 ? { ok: true } : { ok: false, retryAfterMs };
+  }
+
+  async takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult> {
+    checkTake(bucket, key, limit, now, count);
     // Not connected: say so at once (the limiter falls back) rather than queue behind a reconnect.
     if (this.client.status !== 'ready') throw unavailable(`redis take_token not sent: connection is ${this.client.status}`);
     const tag = this.keys.bucketTag(bucket, key);
-    let reply: unknown;
+    let reply: unknown[];
     try {
-      reply = await this.scripts.run('take_token', [this.keys.bucket(bucket, key)], [tag, now, intervalMs(limit), limit.burst]);
+      reply = await this.scripts.run('take_token', [this.keys.bucket(bucket, key)], [tag, now, intervalMs(limit), limit.burst, count]);
     } catch (err) {
       throw storeError('take_token', err);
     }
-    const wait = Number(reply);
-    return wait === 0 ? { ok: true } : { ok: false, retryAfterMs: wait };
+    return { granted: Number(reply[0]), retryAfterMs: Number(reply[1]) };
   }
 }

@@ -1,6 +1,6 @@
 import { systemClock, unavailable, type Clock } from '@hookyard/core';
 import { createMemoryBucketStore } from '@hookyard/store';
-import type { BucketStore } from '@hookyard/store';
+import type { BucketStore, TakeManyResult } from '@hookyard/store';
 import { bucketLimit } from './token-bucket';
 import type { BucketName } from './token-bucket';
 
@@ -63,18 +63,16 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     if (!limit) return undefined;
     const takeLocal: Take = async (key) => waitOf(await local.take(name, key, limit, clock.now()));
     if (!shared) return takeLocal;
-    return async (key) => {
-      const now = clock.now();
-      try {
-        const result = await withTimeout(shared.take(name, key, limit, now), timeoutMs);
-        markUp();
-        return waitOf(result);
-      } catch (err) {
-        // The shared store is out of reach (or hung): fail open to this process's bucket rather than refuse every sender.
+    return coalesced({
+      // The shared store is out of reach (or hung): fail open to this process's bucket rather than refuse every sender.
+      take: (key, count) => shared.takeMany(name, key, limit, clock.now(), count),
+      fallback: (key, count, err) => {
         markDown(err);
-        return takeLocal(key);
-      }
-    };
+        return local.takeMany(name, key, limit, clock.now(), count);
+      },
+      answered: markUp,
+      timeoutMs,
+    });
   }
 
   let byClient: Take | undefined;
@@ -103,19 +101,106 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
   };
 }
 
+interface CoalesceOptions {
+  take(key: string, count: number): Promise<TakeManyResult>;
+  fallback(key: string, count: number, err: unknown): Promise<TakeManyResult>;
+  answered(): void;
+  timeoutMs: number;
+}
+
+/** Checks of one key answered by one take: its waiters are requests in arrival order. */
+interface Batch {
+  waiters: Array<{ resolve: (waitMs: number) => void; reject: (err: unknown) => void }>;
+  /** Sent, and holding its key's one take in flight until it answers or is given up on. */
+  holding: boolean;
+  settled: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * One bucket's takes from the shared store, coalesced per key: while a take of
+ * a key is in flight, later checks of that key gather in the next batch, which
+ * leaves as one take of n requests when the one in flight answers (or is given
+ * up on). The store decides n requests exactly as n takes one after another
+ * (BucketStore.takeMany: the first ones pass), so this changes how many round
+ * trips a flood of one client or topic costs, never what passes. A lone check
+ * leaves at once. Each batch is answered within `timeoutMs` of its first
+ * check: by the store, or else by this process's bucket (fail open); a late
+ * answer is dropped, as a late single take was.
+ */
+function coalesced(o: CoalesceOptions): Take {
+  const inFlight = new Set<string>();
+  const waiting = new Map<string, Batch>();
+
+  const settle = (batch: Batch): boolean => {
+    if (batch.settled) return false;
+    batch.settled = true;
+    clearTimeout(batch.timer);
+    return true;
+  };
+  const answer = (batch: Batch, result: TakeManyResult) => {
+    const refused = waitOf({ ok: false, retryAfterMs: result.retryAfterMs });
+    batch.waiters.forEach((w, i) => w.resolve(i < result.granted ? 0 : refused));
+  };
+  const fallBack = (key: string, batch: Batch, err: unknown) => {
+    if (!settle(batch)) return;
+    o.fallback(key, batch.waiters.length, err).then(
+      (result) => answer(batch, result),
+      // Only a caller's bug (a bad key) is refused here: each check fails with it, as a single take did.
+      (bad: unknown) => batch.waiters.forEach((w) => w.reject(bad)),
+    );
+  };
+  const release = (key: string, batch: Batch) => {
+    if (!batch.holding) return;
+    batch.holding = false;
+    inFlight.delete(key);
+    const queued = waiting.get(key);
+    if (queued) send(key, queued);
+  };
+  const send = (key: string, batch: Batch) => {
+    waiting.delete(key);
+    inFlight.add(key);
+    batch.holding = true;
+    // A store that throws instead of rejecting is a failed take all the same.
+    new Promise<TakeManyResult>((resolve) => resolve(o.take(key, batch.waiters.length))).then(
+      (result) => {
+        release(key, batch);
+        if (!settle(batch)) return;
+        o.answered();
+        answer(batch, result);
+      },
+      (err: unknown) => {
+        release(key, batch);
+        fallBack(key, batch, err);
+      },
+    );
+  };
+  const giveUp = (key: string, batch: Batch) => {
+    // Not sent yet (behind a hung take) or sent and silent: either way the next batch must not queue behind it.
+    if (waiting.get(key) === batch) waiting.delete(key);
+    else release(key, batch);
+    fallBack(key, batch, unavailable(`flood limiter: the shared bucket store did not answer within ${o.timeoutMs} ms`));
+  };
+
+  return (key) =>
+    new Promise<number>((resolve, reject) => {
+      const queued = waiting.get(key);
+      if (queued) {
+        queued.waiters.push({ resolve, reject });
+        return;
+      }
+      const batch: Batch = { waiters: [{ resolve, reject }], holding: false, settled: false };
+      batch.timer = setTimeout(() => giveUp(key, batch), o.timeoutMs);
+      batch.timer.unref();
+      if (inFlight.has(key)) waiting.set(key, batch);
+      else send(key, batch);
+    });
+}
+
 function waitOf(result: { ok: true } | { ok: false; retryAfterMs: number }): number {
   return result.ok ? 0 : Math.max(1, result.retryAfterMs);
 }
 
 function verdict(waitMs: number): Verdict {
   return waitMs === 0 ? OK : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable(`flood limiter: the shared bucket store did not answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { silentLogger, unavailable } from '@hookyard/core';
-import { createRedisStores } from '@hookyard/store';
+import { createMemoryBucketStore, createRedisStores } from '@hookyard/store';
 import type { BucketStore, Stores } from '@hookyard/store';
 import { createDoorLimiter } from '../../src/limiter';
 import type { DoorLimiter } from '../../src/limiter';
@@ -150,6 +150,11 @@ describe('the shared store failing and answering again', () => {
         if (mode === 'hang') return new Promise(() => undefined);
         return { ok: true };
       },
+      takeMany: async (_bucket, _key, _limit, _now, count) => {
+        if (mode === 'fail') throw unavailable('store out of reach');
+        if (mode === 'hang') return new Promise(() => undefined);
+        return { granted: count, retryAfterMs: 0 };
+      },
     };
     return { store, set: (m: typeof mode) => void (mode = m) };
   }
@@ -184,5 +189,127 @@ describe('token bucket in Redis', () => {
     clock.advance(1);
     expect((await limiter.checkDoor('10.5.5.5', 'refill')).ok).toBe(true);
     expect(await limiter.checkDoor('10.5.5.5', 'refill')).toEqual({ ok: false, retryAfterSeconds: 100 });
+  });
+});
+
+/** A shared store in front of a real one that records each take and can hold the next ones until the test lets them go. */
+function gated(inner: BucketStore) {
+  const calls: Array<{ bucket: string; key: string; count: number }> = [];
+  let held: Array<() => void> | null = null;
+  const store: BucketStore = {
+    take: (bucket, key, limit, now) => inner.take(bucket, key, limit, now),
+    takeMany: async (bucket, key, limit, now, count) => {
+      calls.push({ bucket, key, count });
+      if (held) await new Promise<void>((go) => held?.push(go));
+      return inner.takeMany(bucket, key, limit, now, count);
+    },
+  };
+  return {
+    store,
+    calls,
+    hold: () => void (held = []),
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      waiting.forEach((go) => go());
+    },
+    /** Resolves once `n` takes have reached the store. */
+    reached: async (n: number) => {
+      while (calls.length < n) await new Promise((r) => setImmediate(r));
+    },
+  };
+}
+
+describe.each([
+  ['redis', true],
+  ['memory', false],
+])('concurrent checks of one key coalesce into one take (shared store on %s)', (_label, redis) => {
+  async function sharedStore(): Promise<BucketStore> {
+    if (!redis) return createMemoryBucketStore();
+    const prefix = uniquePrefix('limc');
+    prefixes.push(prefix);
+    return (await redisStores(prefix)).buckets;
+  }
+
+  it('checks arriving while a take of their key is in flight leave as one take of that many requests', async () => {
+    const g = gated(await sharedStore());
+    const buckets = createBucketSet({ store: g.store, rate: 1000, burst: 1000, apiRate: 0 });
+    g.hold();
+    const first = buckets.checkDoor('10.8.0.1', 'orders');
+    await g.reached(2); // the client's and the topic's take, in flight
+    const later = Array.from({ length: 7 }, () => buckets.checkDoor('10.8.0.1', 'orders'));
+    // Nothing more reaches the store while the first takes are held.
+    await new Promise((r) => setImmediate(r));
+    expect(g.calls).toHaveLength(2);
+    g.release();
+    expect((await Promise.all([first, ...later])).every((v) => v.ok)).toBe(true);
+    // Eight checks, two takes per bucket: the first alone, then the seven that waited, as one.
+    expect(g.calls).toEqual([
+      { bucket: 'door-client', key: '10.8.0.1', count: 1 },
+      { bucket: 'door-topic', key: 'orders', count: 1 },
+      { bucket: 'door-client', key: '10.8.0.1', count: 7 },
+      { bucket: 'door-topic', key: 'orders', count: 7 },
+    ]);
+  });
+
+  it('with 3 tokens left, 5 concurrent checks pass exactly 3, the first to arrive, and the others wait as a single check would', async () => {
+    const g = gated(await sharedStore());
+    const clock = manualClock();
+    const buckets = createBucketSet({ store: g.store, clock, rate: 0.01, burst: 4, apiRate: 0 });
+    g.hold();
+    const first = buckets.checkDoor('10.8.0.2', 'pay'); // leaves 3 tokens once answered
+    await g.reached(2);
+    const five = Array.from({ length: 5 }, () => buckets.checkDoor('10.8.0.2', 'pay'));
+    g.release();
+    expect((await first).ok).toBe(true);
+    expect((await Promise.all(five)).map((v) => v.ok)).toEqual([true, true, true, false, false]);
+    // Refused with the wait for one token (100 s), and the bucket is dry for the next check too.
+    expect(await Promise.all(five.slice(3))).toEqual([
+      { ok: false, retryAfterSeconds: 100 },
+      { ok: false, retryAfterSeconds: 100 },
+    ]);
+    expect(await buckets.checkDoor('10.8.0.2', 'pay')).toEqual({ ok: false, retryAfterSeconds: 100 });
+    expect(g.calls.filter((c) => c.bucket === 'door-client').map((c) => c.count)).toEqual([1, 5, 1]);
+  });
+
+  it('keeps keys apart: checks of other keys are not held behind a take in flight', async () => {
+    const g = gated(await sharedStore());
+    const buckets = createBucketSet({ store: g.store, rate: 1000, burst: 1000, apiRate: 0 });
+    g.hold();
+    const a = buckets.checkDoor('10.8.0.3', 'one');
+    const b = buckets.checkDoor('10.8.0.4', 'two');
+    await g.reached(4);
+    expect(g.calls.map((c) => `${c.bucket} ${c.key} ${c.count}`)).toEqual([
+      'door-client 10.8.0.3 1',
+      'door-topic one 1',
+      'door-client 10.8.0.4 1',
+      'door-topic two 1',
+    ]);
+    g.release();
+    expect([(await a).ok, (await b).ok]).toEqual([true, true]);
+  });
+});
+
+describe('coalesced checks and a hung shared store', () => {
+  it('checks waiting behind a hung take are answered by the per-process bucket, and the next take does not wait for the hung one', async () => {
+    const events: string[] = [];
+    let hang = true;
+    const store: BucketStore = {
+      take: async () => ({ ok: true }),
+      takeMany: async (_bucket, _key, _limit, _now, count) => {
+        if (hang) return new Promise(() => undefined);
+        return { granted: count, retryAfterMs: 0 };
+      },
+    };
+    const buckets = createBucketSet({ store, rate: 0.01, burst: 3, apiRate: 0, takeTimeoutMs: 20, onStore: (e) => void events.push(e) });
+    const first = buckets.checkDoor('10.9.0.1', 'orders');
+    const behind = Array.from({ length: 4 }, () => buckets.checkDoor('10.9.0.1', 'orders'));
+    // All five fall back: the per-process bucket of 3 passes three of them (the first, then two of the four).
+    expect((await first).ok).toBe(true);
+    expect((await Promise.all(behind)).map((v) => v.ok)).toEqual([true, true, false, false]);
+    expect(events).toEqual(['down']);
+    hang = false;
+    expect((await buckets.checkDoor('10.9.0.1', 'orders')).ok).toBe(true);
+    expect(events).toEqual(['down', 'up']);
   });
 });
