@@ -17,7 +17,7 @@ export interface BucketSetOptions {
   apiBurst?: number;
   /** The time of each take (default: the system clock). */
   clock?: Clock;
-  /** A take from the shared store that has not answered by then falls back (default 500). */
+  /** A check the shared store has not answered within this many ms falls back to this process's bucket (default 500). */
   takeTimeoutMs?: number;
   /** Told when the shared store fails (fail open) and when it answers again. */
   onStore?: (event: 'down' | 'up', err?: unknown) => void;

@@ -14,8 +14,10 @@
  * Leave express's own `trust proxy` off: the address comes from here. The
  * buckets are the store's (`Stores.buckets`: in Redis when the stores are, on
  * their one connection, so replicas share them); without `buckets` they live
- * in this process. With the store out of reach the checks fail open to
- * per-process buckets and say so once in the log.
+ * in this process. Concurrent checks of one bucket and key share one take
+ * (buckets.ts: coalesced, deciding exactly as one take each). With the store
+ * out of reach the checks fail open to per-process buckets and say so once in
+ * the log.
  */
 import { badInput } from '@hookyard/core';
 import type { Clock, Logger } from '@hookyard/core';
