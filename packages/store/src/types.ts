@@ -31,6 +31,11 @@ export interface HookStore {
   /** Registers or replaces a hook atomically (a changed topic moves it). */
   putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }>;
   getHook(name: string): Promise<Hook | null>;
+  /**
+   * The hook and its revision (`hookRevision` of the kept record), read in one
+   * step: the revision a claim answers is this one until the hook changes.
+   */
+  getHookRevision(name: string): Promise<{ hook: Hook; revision: string } | null>;
   removeHook(name: string): Promise<boolean>;
   listHooks(): Promise<Hook[]>;
   hooksOnTopic(topic: string): Promise<Hook[]>;
@@ -103,6 +108,12 @@ export interface Claimed {
   run: Run;
   /** Fencing token of this attempt: every later write of the attempt carries it. */
   token: number;
+  /**
+   * The current revision of the run's hook (`getHookRevision`), read in the
+   * claim's step; null when the hook is gone or its revision is not known (a
+   * hook written before revisions, until the store's start-up step records it).
+   */
+  hookRevision: string | null;
 }
 
 export interface ActInput {

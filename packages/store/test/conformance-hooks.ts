@@ -72,6 +72,41 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await keptOn('t1')).toEqual(['b']);
     });
 
+    it("a claim answers the revision of its run's hook: the record's, changing with it and only with it", async () => {
+      const { hooks, runs } = stores();
+      const claimOn = async (topic: string, i: number) => {
+        const [kept] = await runs.keepEvent({ topic, payload: { i }, now: T0, dispatchGraceMs: 0 });
+        const claimed = await runs.claim(kept!.id, 'w', 1_000, T0);
+        return claimed!.hookRevision;
+      };
+      await hooks.putHook(hook('h1', 't'));
+      const first = await hooks.getHookRevision('h1');
+      expect(first?.hook).toEqual(hook('h1', 't'));
+      expect(first?.revision).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      // Every partition answers it (many events, so a store with several partitions is seen in all of them).
+      for (let i = 0; i < 12; i += 1) expect(await claimOn('t', i)).toBe(first!.revision);
+      // The same record again: the same revision.
+      await hooks.putHook(hook('h1', 't'));
+      expect(await claimOn('t', 20)).toBe(first!.revision);
+      // A changed record: a new revision, answered by every later claim and by getHookRevision with the new record.
+      await hooks.putHook(hook('h1', 't', { tool: 'print' }));
+      const second = await hooks.getHookRevision('h1');
+      expect(second?.hook.tool).toBe('print');
+      expect(second?.revision).not.toBe(first!.revision);
+      for (let i = 30; i < 42; i += 1) expect(await claimOn('t', i)).toBe(second!.revision);
+      // A moved hook keeps answering its revision; a removed one answers none.
+      await hooks.putHook(hook('h1', 'moved', { tool: 'print' }));
+      const moved = await hooks.getHookRevision('h1');
+      expect(await claimOn('moved', 50)).toBe(moved!.revision);
+      const [left] = await runs.keepEvent({ topic: 'moved', payload: {}, now: T0, dispatchGraceMs: 0 });
+      expect(await hooks.removeHook('h1')).toBe(true);
+      expect((await runs.claim(left!.id, 'w', 1_000, T0))?.hookRevision).toBeNull();
+      expect(await hooks.getHookRevision('h1')).toBeNull();
+      // Registered again with the first record: its revision again (a revision names a record, not a write).
+      await hooks.putHook(hook('h1', 't'));
+      expect(await claimOn('t', 60)).toBe(first!.revision);
+    });
+
     it('hooksOnTopic is sorted by name; listHooks lists all; removeHook takes it off its topic', async () => {
       const { hooks } = stores();
       for (const n of ['zeta', 'alpha', 'mid']) await hooks.putHook(hook(n, 't1'));

@@ -203,6 +203,36 @@ describe('redis specifics', () => {
     }
   });
 
+  it('records the per-partition hook revisions once at start for hooks kept before they existed', async () => {
+    const prefix = `${suitePrefix}revs`;
+    const first = await createRedisStores({ url, prefix, partitions: 3 });
+    const admin = new Redis(url);
+    const claimed = async (s: typeof first) => {
+      const [kept] = await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 });
+      return (await s.runs.claim(kept!.id, 'w', 1_000, T0))?.hookRevision;
+    };
+    try {
+      await first.hooks.putHook(hook('a', 't'));
+      const revision = (await first.hooks.getHookRevision('a'))!.revision;
+      // The layout before the revisions: none in the partitions, no marker.
+      const revs = await admin.keys(`{${prefix}:p*}:hook-revs`);
+      expect(revs).toHaveLength(3);
+      for (const key of revs) await admin.del(key);
+      await admin.hdel(`{${prefix}}:meta`, 'hook_revisions');
+      expect(await claimed(first)).toBeNull();
+      const second = await createRedisStores({ url, prefix, partitions: 3 });
+      try {
+        for (let i = 0; i < 12; i += 1) expect(await claimed(second)).toBe(revision);
+        expect(await admin.hget(`{${prefix}}:meta`, 'hook_revisions')).toBe('1');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      admin.disconnect();
+      await first.close();
+    }
+  });
+
   it('records the partition count on first start and refuses another count, naming the setting and both values', async () => {
     const prefix = `${suitePrefix}parts`;
     const first = await createRedisStores({ url, prefix, partitions: 3 });

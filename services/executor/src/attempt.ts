@@ -40,6 +40,8 @@ export class Attempt implements Interruptible {
   leaseUntil: number;
   /** The deployment's approval policy, read beside the claim (one round trip fewer before the tool starts). */
   policy: Promise<ApprovalPolicy> | undefined;
+  /** The revision of the run's hook the claim answered (null: unknown, the hook is read). */
+  hookRevision: string | null = null;
   /** Set once the attempt was interrupted. */
   interruptReason: InterruptReason | undefined;
   interruptError: HookyardError | undefined;

@@ -31,6 +31,7 @@ import {
 import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
+import { HookCache } from './hook-cache';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
 import type { DoorAct } from './hook-plan';
 import { checkStoppedClaim, waitOutcome } from './woken';
@@ -85,6 +86,8 @@ export class RunExecutor {
   // A set, not a map by run id: a stale attempt and its replacement may both be here for a moment.
   private readonly inFlight = new Set<Attempt>();
   private readonly evaluator: HookEvaluator;
+  /** Hook records by the revision the claim answers: no read between the claim and the tool while a hook is unchanged. */
+  private readonly hooks: HookCache;
   private readonly leases: LeaseKeeper;
   /** The approval policy in front of every provider: every call of this executor goes through it. */
   private readonly gate: ApprovalRepo;
@@ -103,6 +106,7 @@ export class RunExecutor {
       states: deps.stores.states,
       jqTimeoutMs: deps.settings.jqTimeoutMs,
     });
+    this.hooks = new HookCache(deps.stores.hooks, deps.clock);
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
     this.gate = new ApprovalRepo(deps.tools, {
@@ -183,6 +187,7 @@ export class RunExecutor {
     if (!claimed) return;
     const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger, this.deps.sleep);
     a.policy = policy;
+    a.hookRevision = claimed.hookRevision;
     // A claim that landed after the grace ended: give the run straight back rather than start work.
     if (this.handingBack) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
@@ -231,7 +236,7 @@ export class RunExecutor {
   private async attempt(a: Attempt, state: { acted: boolean }): Promise<Outcome> {
     const { run } = a;
     const { stores } = this.deps;
-    const hook = await stores.hooks.getHook(run.hook);
+    const hook = await this.hooks.get(run.hook, a.hookRevision);
     if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
     // A run woken from its interaction goes on from the answer.
     let approved = false;

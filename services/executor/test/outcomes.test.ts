@@ -169,13 +169,13 @@ describe('executor: one attempt', () => {
 
   it.each(['bad_input', 'unauthorized', 'not_found', 'conflict', 'cancelled'] as ErrorKind[])('fails at once on a %s raised before acting', async (kind) => {
     const tool = testTool('t', async () => 'ran');
+    const says = async (): Promise<never> => {
+      throw new HookyardError(kind, `hook store says ${kind}`);
+    };
+    // The hook read fails, whichever read the executor makes (by revision or plain).
     const failing = (s: Stores): Stores => ({
       ...s,
-      hooks: Object.assign(Object.create(s.hooks) as Stores['hooks'], {
-        getHook: async () => {
-          throw new HookyardError(kind, `hook store says ${kind}`);
-        },
-      }),
+      hooks: Object.assign(Object.create(s.hooks) as Stores['hooks'], { getHook: says, getHookRevision: says }),
     });
     const h = harness({ jq: jq(), tools: [tool], stores: failing });
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't' }));

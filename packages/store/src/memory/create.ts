@@ -18,7 +18,10 @@ export interface MemoryStoresOptions {
  */
 export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
   const hooks = new MemoryHookStore();
-  const runs = new MemoryRunStore((topic) => hooks.hookNamesOnTopic(topic));
+  const runs = new MemoryRunStore(
+    (topic) => hooks.hookNamesOnTopic(topic),
+    (name) => hooks.revisionOf(name),
+  );
   return {
     hooks,
     runs,

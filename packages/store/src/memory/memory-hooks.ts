@@ -10,6 +10,7 @@ import {
 } from '@hookyard/core';
 import type { DiscoveryOutcome, DiscoveryStatus, ToolStore } from '@hookyard/core';
 import type { HookStore } from '../types';
+import { hookRevision } from '../hook-revision';
 
 const byKey =
   <T>(key: (v: T) => string) =>
@@ -22,6 +23,8 @@ const byKey =
  */
 export class MemoryHookStore implements HookStore {
   private readonly hooks = new Map<string, Hook>();
+  /** Hook name -> the revision of its record (changes with the record, as in Redis). */
+  private readonly revisions = new Map<string, string>();
   private readonly verifiers = new Map<string, VerifierBinding>();
   private readonly dedupes = new Map<string, DedupeBinding>();
   private readonly templates = new Map<string, JqTemplate>();
@@ -35,16 +38,28 @@ export class MemoryHookStore implements HookStore {
       .sort();
   }
 
+  /** Synchronous read for the run store's claim step: the current revision of hook `name`, null when gone. */
+  revisionOf(name: string): string | null {
+    return this.revisions.get(name) ?? null;
+  }
+
   async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
     const previous = this.hooks.get(hook.name) ?? null;
     this.hooks.set(hook.name, structuredClone(hook));
+    this.revisions.set(hook.name, hookRevision(JSON.stringify(hook)));
     return { created: previous === null, previous };
   }
   async getHook(name: string): Promise<Hook | null> {
     const hook = this.hooks.get(name);
     return hook ? structuredClone(hook) : null;
   }
+  async getHookRevision(name: string): Promise<{ hook: Hook; revision: string } | null> {
+    const hook = this.hooks.get(name);
+    const revision = this.revisions.get(name);
+    return hook && revision ? { hook: structuredClone(hook), revision } : null;
+  }
   async removeHook(name: string): Promise<boolean> {
+    this.revisions.delete(name);
     return this.hooks.delete(name);
   }
   async listHooks(): Promise<Hook[]> {

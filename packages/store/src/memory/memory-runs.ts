@@ -58,7 +58,11 @@ export class MemoryRunStore implements RunStore {
   /** Set by the interaction store: the interactions of runs deleted by retention go with them. */
   onExpired: ((runIds: string[]) => void) | undefined;
 
-  constructor(private readonly hookNamesOnTopic: (topic: string) => string[]) {}
+  constructor(
+    private readonly hookNamesOnTopic: (topic: string) => string[],
+    /** The current revision of a hook (read in the claim's step, as claim.lua does). */
+    private readonly hookRevisionOf: (name: string) => string | null,
+  ) {}
 
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
     return this.keep(input, input.deliveryId ?? null);
@@ -112,7 +116,7 @@ export class MemoryRunStore implements RunStore {
     slot.dispatchAt = null;
     this.setStatus(slot, 'running', now);
     this.log(slot, now, 'claimed', rules.claimDetail(owner, leaseMs));
-    return { run: structuredClone(run), token: slot.token };
+    return { run: structuredClone(run), token: slot.token, hookRevision: this.hookRevisionOf(run.hook) };
   }
 
   async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {

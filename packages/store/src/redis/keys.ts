@@ -3,7 +3,8 @@
  * one hash tag, so each script runs in one slot (no CROSSSLOT):
  *
  *   {P}:meta                  hash   partitions (HOOKS_RUN_PARTITIONS recorded on first start),
- *                                    hook_copies (1 once the per-partition hook copies exist)
+ *                                    hook_copies (1 once the per-partition hook copies exist),
+ *                                    hook_revisions (1 once the per-partition hook revisions exist)
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON
@@ -19,6 +20,8 @@
  *   {P:p<n>}:lease            zset   running runs by lease expiry (ms)
  *   {P:p<n>}:done             zset   succeeded/skipped/discarded runs by finish time (retention)
  *   {P:p<n>}:topic-hooks:<t>  zset   score 0, copy of {P}:topic:<t> in the partition's slot (keep_event reads it)
+ *   {P:p<n>}:hook-revs        hash   hook name -> revision of its record (hook-revision.ts), copied into the
+ *                                    partition's slot so the claim answers it (executors reuse a record they read)
  *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
  *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
@@ -104,6 +107,10 @@ export class KeyLayout {
   /** Partition `partition`'s copy of the hook index of `topic`. */
   topicHooks(partition: number, topic: string): string {
     return `${this.tag(partition)}:topic-hooks:${topic}`;
+  }
+  /** Partition `partition`'s copy of every hook's revision (claim.lua reads it). */
+  hookRevisions(partition: number): string {
+    return `${this.tag(partition)}:hook-revs`;
   }
   /** The claim on delivery `deliveryId` of `topic`, in partition `partition` (see deliveryPartition). */
   delivery(partition: number, topic: string, deliveryId: string): string {

@@ -11,6 +11,7 @@ import type {
   VerifierBinding,
 } from '@hookyard/core';
 import type { RedisClient } from './client';
+import { hookRevision } from '../hook-revision';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
@@ -41,8 +42,13 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
  * topic:
  *
  * - put: (1) a moved hook leaves the old topic's copies; (2) the record and the
- *   {P} topic index (put_hook); (3) the hook joins the new topic's copies.
- * - remove: (1) the hook leaves its topic's copies; (2) the record goes (remove_hook).
+ *   {P} topic index (put_hook); (3) the hook joins the new topic's copies, and
+ *   its new revision replaces the old in every partition.
+ * - remove: (1) the hook leaves its topic's copies and its revision goes from
+ *   every partition; (2) the record goes (remove_hook).
+ *
+ * So a claim's revision is the record's from the moment putHook returns; in
+ * between, a claim answers the old revision (as if it had run just before the put).
  *
  * A call that fails part way leaves a state the same call, repeated, completes.
  */
@@ -59,24 +65,35 @@ export class RedisHookStore implements HookStore {
     await this.setup.ready('put_hook');
     const before = await this.getHook(hook.name);
     if (before && before.topic !== hook.topic) await this.leaveCopies('put_hook', before.topic, hook.name);
-    const reply = await call('put_hook', () =>
-      this.scripts.run('put_hook', [this.keys.hooks], [this.keys.hookTag, hook.name, JSON.stringify(hook), hook.topic]),
-    );
+    const record = JSON.stringify(hook);
+    const reply = await call('put_hook', () => this.scripts.run('put_hook', [this.keys.hooks], [this.keys.hookTag, hook.name, record, hook.topic]));
     const previous = parse<Hook>(replyText(checkReply({ op: 'put_hook' }, reply)[1]));
     // Moved by a concurrent put between the read and the script: leave that topic too.
     if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
       await this.leaveCopies('put_hook', previous.topic, hook.name);
     }
-    await call('put_hook', () => Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name))));
+    const revision = hookRevision(record);
+    await call('put_hook', () =>
+      Promise.all(
+        this.eachPartition((p) =>
+          Promise.all([this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name), this.client.hset(this.keys.hookRevisions(p), hook.name, revision)]),
+        ),
+      ),
+    );
     return { created: previous === null, previous };
   }
   async getHook(name: string): Promise<Hook | null> {
     return parse<Hook>(await call('getHook', () => this.client.hget(this.keys.hooks, name)));
   }
+  async getHookRevision(name: string): Promise<{ hook: Hook; revision: string } | null> {
+    const raw = await call('getHook', () => this.client.hget(this.keys.hooks, name));
+    return raw ? { hook: JSON.parse(raw) as Hook, revision: hookRevision(raw) } : null;
+  }
   async removeHook(name: string): Promise<boolean> {
     await this.setup.ready('remove_hook');
     const before = await this.getHook(name);
     if (before) await this.leaveCopies('remove_hook', before.topic, name);
+    await call('remove_hook', () => Promise.all(this.eachPartition((p) => this.client.hdel(this.keys.hookRevisions(p), name))));
     const reply = checkReply(
       { op: 'remove_hook' },
       await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name])),

@@ -21,7 +21,7 @@ import type {
 } from '../types';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
-import { checkReply, keepError, storeError } from './replies';
+import { checkReply, keepError, replyText, storeError } from './replies';
 import type { ReplyContext } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
@@ -124,7 +124,8 @@ export class RedisRunStore implements RunStore {
   async claim(id: string, owner: string, leaseMs: number, now: number): Promise<Claimed | null> {
     const reply = await this.onRun('claim', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs)]);
     if (Number(reply[0]) === 1) return null;
-    return { token: Number(reply[1]), run: this.runOf(reply[2]) };
+    const revision = replyText(reply[3]);
+    return { token: Number(reply[1]), run: this.runOf(reply[2]), hookRevision: revision === '' ? null : revision };
   }
 
   async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {

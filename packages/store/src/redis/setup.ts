@@ -1,6 +1,7 @@
 import { HookyardError, badInput } from '@hookyard/core';
 import type { Hook, Logger } from '@hookyard/core';
 import type { RedisClient } from './client';
+import { hookRevision } from '../hook-revision';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { KeyLayout } from './keys';
 import { storeError } from './replies';
@@ -20,6 +21,9 @@ const PASSED = Promise.resolve();
  *   them): built once from `{P}:hooks` when `{P}:meta` does not say they exist
  *   (data written before the copies were introduced). Cheap when there are no
  *   hooks. Run the first start of this version with hook changes paused.
+ * - The per-partition hook revisions (the claim answers them): recorded once
+ *   from `{P}:hooks` the same way when `{P}:meta` does not say they exist.
+ *   Until then a claim answers no revision, and the executor reads the hook.
  *
  * `createRedisStores` runs it at start; when Redis is unreachable then, start
  * goes on and every later call runs it first (failing `unavailable` as the
@@ -57,6 +61,7 @@ export class StoreSetup {
   private async run(): Promise<void> {
     await this.checkPartitions();
     await this.ensureHookCopies();
+    await this.ensureHookRevisions();
   }
 
   private async checkPartitions(): Promise<void> {
@@ -96,6 +101,20 @@ export class StoreSetup {
     await this.client.hset(this.keys.meta, 'hook_copies', 1);
     if (hooks.length > 0) {
       this.logger?.info({ hooks: hooks.length, partitions: this.partitions }, 'redis store: built the per-partition topic hook copies');
+    }
+  }
+
+  private async ensureHookRevisions(): Promise<void> {
+    if ((await this.client.hget(this.keys.meta, 'hook_revisions')) !== null) return;
+    const records = Object.entries(await this.client.hgetall(this.keys.hooks));
+    await Promise.all(
+      records.flatMap(([name, raw]) =>
+        Array.from({ length: this.partitions }, (_, p) => this.client.hset(this.keys.hookRevisions(p), name, hookRevision(raw))),
+      ),
+    );
+    await this.client.hset(this.keys.meta, 'hook_revisions', 1);
+    if (records.length > 0) {
+      this.logger?.info({ hooks: records.length, partitions: this.partitions }, 'redis store: recorded the per-partition hook revisions');
     }
   }
 }

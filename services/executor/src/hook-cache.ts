@@ -1,0 +1,85 @@
+import type { Clock, Hook } from '@hookyard/core';
+import type { HookStore } from '@hookyard/store';
+
+export interface HookCacheOptions {
+  /** Records kept at most; the least recently read goes first (default 1,000). */
+  maxEntries?: number;
+  /**
+   * A kept record is read again after this long even when the claim answers
+   * its revision (default 10 s): a bound on how long a hook write that failed
+   * part way (its record written, the partitions' revisions not) can go unseen.
+   */
+  maxAgeMs?: number;
+}
+
+interface Entry {
+  revision: string;
+  hook: Hook;
+  readAt: number;
+}
+
+/**
+ * The hook records this executor read, by revision. A claim answers the
+ * current revision of its run's hook (the store's `Claimed.hookRevision`);
+ * when the kept record has that revision it is the record the store holds
+ * and is used as it is, saving the read between the claim and the tool.
+ * Any other revision, or none, reads the record (concurrent reads of one hook
+ * share one). Records are frozen: an attempt never changes its hook.
+ */
+export class HookCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly reading = new Map<string, Promise<Hook | null>>();
+  private readonly maxEntries: number;
+  private readonly maxAgeMs: number;
+
+  constructor(
+    private readonly store: Pick<HookStore, 'getHook' | 'getHookRevision'>,
+    private readonly clock: Clock,
+    options: HookCacheOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? 1_000;
+    this.maxAgeMs = options.maxAgeMs ?? 10_000;
+  }
+
+  /** Hook `name` as the store holds it at `revision` (the claim's); null when it is gone. */
+  async get(name: string, revision: string | null): Promise<Hook | null> {
+    if (revision === null) {
+      // No revision known (a hook written before revisions existed, or gone): read, keep nothing.
+      this.entries.delete(name);
+      return this.store.getHook(name);
+    }
+    const kept = this.entries.get(name);
+    if (kept && kept.revision === revision && this.clock.now() - kept.readAt < this.maxAgeMs) return kept.hook;
+    const key = `${name}\n${revision}`;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = this.read(name).finally(() => this.reading.delete(key));
+      this.reading.set(key, read);
+    }
+    return read;
+  }
+
+  /** How many records are kept (tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private async read(name: string): Promise<Hook | null> {
+    const readAt = this.clock.now();
+    const got = await this.store.getHookRevision(name);
+    this.entries.delete(name);
+    if (!got) return null;
+    const hook = deepFreeze(got.hook);
+    this.entries.set(name, { revision: got.revision, hook, readAt });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return hook;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
