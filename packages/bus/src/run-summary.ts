@@ -1,5 +1,5 @@
 import { toHookyardError } from '@hookyard/core';
-import type { Logger, Run, RunEventType } from '@hookyard/core';
+import type { Logger, RunHead, RunEventType } from '@hookyard/core';
 import type { RunSummary } from './run-events';
 
 /**
@@ -17,7 +17,7 @@ export interface RunEventSink {
  * The summary of a run as `event` left it, as published on
  * `<prefix>.events.run.<status>.<hook>`; `duration_ms` only for an outcome.
  */
-export function summarizeRun(run: Run, event: RunEventType = 'finished'): RunSummary {
+export function summarizeRun(run: RunHead, event: RunEventType = 'finished'): RunSummary {
   const from = Date.parse(run.started_at ?? run.created_at);
   const to = run.finished_at === null || event !== 'finished' ? NaN : Date.parse(run.finished_at);
   const at =
@@ -50,7 +50,7 @@ export function summarizeRun(run: Run, event: RunEventType = 'finished'): RunSum
  * away) is only a live view's loss, logged at debug. For callers that hold
  * the run already (an executor's claim, an operator's retry): no store read.
  */
-export function announceRun(sink: RunEventSink | undefined, run: Run, event: RunEventType, logger: Logger): void {
+export function announceRun(sink: RunEventSink | undefined, run: RunHead, event: RunEventType, logger: Logger): void {
   if (!sink) return;
   sink
     .publish(summarizeRun(run, event))

@@ -52,6 +52,7 @@ export type {
   RemoteProtocol,
   RemoteToolRecord,
   Run,
+  RunHead,
   RunEvent,
   RunEventType,
   RunStatus,

@@ -111,6 +111,12 @@ export interface Run {
   history: RunEvent[];
 }
 
+/**
+ * A run without its bulky fields (payload, input, result, history): what an
+ * outcome write answers, and all that reporting a transition needs.
+ */
+export type RunHead = Omit<Run, 'payload' | 'input' | 'result' | 'history'>;
+
 /** Bound on the JSON size of a kept result; larger results are truncated with a marker. */
 export const RESULT_MAX_BYTES = 64 * 1024;
 

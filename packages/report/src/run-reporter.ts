@@ -1,5 +1,5 @@
 import { toHookyardError } from '@hookyard/core';
-import type { Clock, HookMetrics, Logger, Run, RunEventType } from '@hookyard/core';
+import type { Clock, HookMetrics, Logger, RunHead, RunEventType } from '@hookyard/core';
 import { acceptedSummaries, announceRun, summarizeRun, type RunBus, type RunEventSink } from '@hookyard/bus';
 
 /**
@@ -27,13 +27,13 @@ export interface RunReporterDeps {
 
 export interface RunReporter {
   /** Reports a run that just reached an outcome (succeeded, skipped, denied, cancelled, failed). Never throws. */
-  finished(run: Run): Promise<void>;
+  finished(run: RunHead): Promise<void>;
   /**
    * Announces a transition that is not an outcome (`started`, `parked`,
    * `retry_scheduled`, ...) from the run as the caller holds it: no store
    * read, nothing awaited, a failure logged at debug (a live view may miss it).
    */
-  announce(run: Run, event: RunEventType): void;
+  announce(run: RunHead, event: RunEventType): void;
   /** True when there is somewhere to announce to (so a caller may skip reading a run only to announce it). */
   readonly announcing: boolean;
   /**
@@ -64,7 +64,7 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
     }
   }
 
-  async function toSink(run: Run): Promise<void> {
+  async function toSink(run: RunHead): Promise<void> {
     if (!deps.events) return;
     try {
       await deps.events.publish(summarizeRun(run));

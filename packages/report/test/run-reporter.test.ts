@@ -1,4 +1,4 @@
-import { HOOKS_RUN_FAILED_TOPIC, ManualClock, createLogger, createMetrics, unavailable, type Hook, type Run } from '@hookyard/core';
+import { HOOKS_RUN_FAILED_TOPIC, ManualClock, createLogger, createMetrics, unavailable, type Hook, type RunHead } from '@hookyard/core';
 import type { RunBus, RunSummary } from '@hookyard/bus';
 import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createRunReporter, type RunReporterDeps } from '@hookyard/report';
@@ -41,7 +41,7 @@ function setup(over: Partial<RunReporterDeps> = {}) {
 }
 
 /** Keeps one run of `greet` on `demo`, claims it and fails it: the run as the store left it. */
-async function failedRun(stores: Stores, now: number): Promise<Run> {
+async function failedRun(stores: Stores, now: number): Promise<RunHead> {
   await stores.hooks.putHook(hook('greet', 'demo'));
   const [kept] = await stores.runs.keepEvent({ topic: 'demo', payload: { n: 1 }, now, dispatchGraceMs: 5000 });
   const claimed = await stores.runs.claim(kept!.id, 'worker-1', 30_000, now);

@@ -12,6 +12,7 @@ import type {
   ResolutionVia,
   ResolvedStatus,
   Run,
+  RunHead,
   RunStatus,
   SubjectKey,
   VerifierBinding,
@@ -211,8 +212,9 @@ export interface RunStore {
    * Ends the run `succeeded`, `skipped`, `denied` or `cancelled`, with a bounded
    * result. A run re-dispatched by its interaction's resume or approval keeps
    * this outcome on the interaction in the same step, for a later `take`.
+   * Answers the run's head (no payload, input, result or history: `get` reads them).
    */
-  complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run>;
+  complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead>;
   /**
    * Adds a line to the run's history during an attempt (e.g. the condition's
    * result), so an operator can explain the run. A stale token is `conflict`.
@@ -225,10 +227,10 @@ export interface RunStore {
    * otherwise `conflict`.
    */
   noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run>;
-  /** Holds the run as failed (it never expires on its own). */
-  fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run>;
-  /** Back to `retry_wait`, due at `dueAt`. */
-  scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run>;
+  /** Holds the run as failed (it never expires on its own). Answers the run's head, as `complete`. */
+  fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead>;
+  /** Back to `retry_wait`, due at `dueAt`. Answers the run's head, as `complete`. */
+  scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead>;
   /** Shutdown hand-back of an attempt in flight: the interrupt policy decides (as for a lapsed lease). */
   release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome>;
 

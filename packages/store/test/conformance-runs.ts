@@ -161,7 +161,8 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await rejection(s.runs.complete(id!, old!.token, 'succeeded', 'late', T0 + 1_003))).kind).toBe('conflict');
         expect(await s.runs.get(id!)).toEqual(before);
         const done = await s.runs.complete(id!, fresh!.token, 'succeeded', 'mine', T0 + 1_004);
-        expect(done).toMatchObject({ status: 'succeeded', result: 'mine', attempts: 2 });
+        expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
+        expect((await s.runs.get(id!))?.result).toBe('mine');
       });
 
       it('refuses writes once the attempt has ended, even with its own token', async () => {
@@ -205,16 +206,37 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const ca = await s.runs.claim(a!, 'w', 1_000, T0);
         const small = { rows: [1, 2, { x: 'y' }], empty: {}, list: [] };
         const done = await s.runs.complete(a!, ca!.token, 'succeeded', small, T0 + 7);
-        expect(done).toMatchObject({ status: 'succeeded', result: small, lease: null, finished_at: new Date(T0 + 7).toISOString() });
-        expect(await s.runs.get(a!)).toEqual(done);
+        expect(done).toMatchObject({ status: 'succeeded', lease: null, finished_at: new Date(T0 + 7).toISOString() });
+        expect(await s.runs.get(a!)).toMatchObject({ ...done, result: small });
         const cb = await s.runs.claim(b!, 'w', 1_000, T0);
         const big = { text: 'é'.repeat(RESULT_MAX_BYTES) };
-        const cut = await s.runs.complete(b!, cb!.token, 'succeeded', big, T0 + 8);
-        const result = cut.result as { truncated: boolean; preview: string };
+        await s.runs.complete(b!, cb!.token, 'succeeded', big, T0 + 8);
+        const result = (await s.runs.get(b!))!.result as { truncated: boolean; preview: string };
         expect(result.truncated).toBe(true);
         expect(result.preview.startsWith('{"text":"éé')).toBe(true);
         expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(RESULT_MAX_BYTES);
         expect((await s.runs.counts()).running).toBe(0);
+      });
+
+      it("complete, fail and scheduleRetry answer the run's head: the stored run but its payload, input, result and history", async () => {
+        const s = stores();
+        const [a, b, c] = await keep(s, 't', ['a', 'b', 'c']);
+        const err = { kind: 'unavailable' as const, message: 'down' };
+        const writes = [
+          (id: string, token: number) => s.runs.complete(id, token, 'succeeded', { ok: true }, T0 + 5),
+          (id: string, token: number) => s.runs.fail(id, token, err, T0 + 5),
+          (id: string, token: number) => s.runs.scheduleRetry(id, token, err, T0 + 9_000, T0 + 5),
+        ];
+        for (const [i, id] of [a!, b!, c!].entries()) {
+          const claimed = await s.runs.claim(id, 'w', 1_000, T0);
+          await s.runs.act(id, claimed!.token, { acted: 'start', input: { x: i } }, T0 + 1);
+          const head = await writes[i]!(id, claimed!.token);
+          const { payload, input, result, history, ...rest } = (await s.runs.get(id))!;
+          expect([payload, input, history.length > 0]).toEqual([{ n: 1 }, { x: i }, true]);
+          expect(i === 0 ? result : null).toEqual(i === 0 ? { ok: true } : null);
+          expect(head).toEqual(rest);
+          for (const bulky of ['payload', 'input', 'result', 'history']) expect(Object.keys(head)).not.toContain(bulky);
+        }
       });
 
       it('skipped ends the run; fail holds it as failed and counts it', async () => {
@@ -238,8 +260,9 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const again = await s.runs.claim(id!, 'w2', 1_000, T0 + 1_002);
         const done = await s.runs.complete(id!, again!.token, 'succeeded', { ok: true }, T0 + 1_003);
         expect(done).toMatchObject({ status: 'succeeded', error: null, attempts: 2 });
-        expect(await s.runs.get(id!)).toEqual(done);
-        expect(done.history.map((h) => h.event)).toContain('lapsed');
+        const stored = await s.runs.get(id!);
+        expect(stored).toMatchObject(done);
+        expect(stored!.history.map((h) => h.event)).toContain('lapsed');
       });
 
       it('withdrawStart: a start that never left is not acted (input and resumable cleared, once); a committed claim is refused', async () => {

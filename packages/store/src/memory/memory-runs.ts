@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
-import type { ErrorInfo, Run, RunStatus } from '@hookyard/core';
+import type { ErrorInfo, Run, RunHead, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
@@ -39,6 +39,12 @@ interface Slot {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A copy of the run without its bulky fields, as outcome writes answer (run_head in transitions.lua). */
+function headOf(run: Run): RunHead {
+  const { payload: _payload, input: _input, result: _result, history: _history, ...head } = run;
+  return structuredClone(head);
+}
 const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kind && a.message === b.message;
 
 /**
@@ -179,10 +185,10 @@ export class MemoryRunStore implements RunStore {
     return structuredClone(run);
   }
 
-  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead> {
     const bounded = rules.boundResult(result);
     const slot = this.ending(id, token, 'complete', (r) => r.status === status && isDeepStrictEqual(r.result, bounded));
-    if (slot.ended) return structuredClone(slot.run);
+    if (slot.ended) return headOf(slot.run);
     slot.ended = 'complete';
     slot.run.result = bounded;
     // An earlier attempt's error (a lapsed lease, a retried failure) is history now, as in complete.lua.
@@ -190,7 +196,7 @@ export class MemoryRunStore implements RunStore {
     this.finish(slot, status, now);
     this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
     this.keepOutcome?.(slot.run, now);
-    return structuredClone(slot.run);
+    return headOf(slot.run);
   }
 
   /**
@@ -244,25 +250,25 @@ export class MemoryRunStore implements RunStore {
     return this.slots.get(id)?.run ?? null;
   }
 
-  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
+  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead> {
     const slot = this.ending(id, token, 'fail', (r) => r.status === 'failed' && sameError(r.error, error));
-    if (slot.ended) return structuredClone(slot.run);
+    if (slot.ended) return headOf(slot.run);
     slot.ended = 'fail';
     slot.run.error = { kind: error.kind, message: error.message };
     this.finish(slot, 'failed', now);
     this.log(slot, now, 'failed', rules.errorDetail(error));
     this.keepFailedEvent(slot.run, now);
-    return structuredClone(slot.run);
+    return headOf(slot.run);
   }
 
-  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead> {
     const slot = this.ending(id, token, 'schedule_retry', (r) => r.status === 'retry_wait' && sameError(r.error, error) && r.due_at === iso(dueAt));
-    if (slot.ended) return structuredClone(slot.run);
+    if (slot.ended) return headOf(slot.run);
     slot.ended = 'schedule_retry';
     slot.run.error = { kind: error.kind, message: error.message };
     this.makeDue(slot, 'retry_wait', dueAt, now);
     this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, dueAt));
-    return structuredClone(slot.run);
+    return headOf(slot.run);
   }
 
   async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {

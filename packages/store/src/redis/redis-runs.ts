@@ -1,5 +1,5 @@
 import { HookyardError, badInput, notFound } from '@hookyard/core';
-import type { ErrorInfo, Run } from '@hookyard/core';
+import type { ErrorInfo, Run, RunHead } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
@@ -23,7 +23,7 @@ import type { KeyLayout } from './keys';
 import { listRuns } from './list';
 import { checkReply, keepError, replyText, storeError } from './replies';
 import type { ReplyContext } from './replies';
-import { fieldsToRun, toFields } from './run-hash';
+import { fieldsToRun, fieldsToRunHead, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
 import type { Scripts, ScriptName } from './scripts';
 
@@ -154,21 +154,21 @@ export class RedisRunStore implements RunStore {
     return this.runOf((await this.onRun('outcome_lost', id, token, [token, detail, now]))[1]);
   }
 
-  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<Run> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead> {
     const bounded = rules.boundResult(result);
     const args = [token, status, JSON.stringify(bounded), now, rules.completeDetail(status, bounded)];
-    return this.runOf((await this.onRun('complete', id, token, args))[1]);
+    return this.headOf((await this.onRun('complete', id, token, args))[1]);
   }
 
-  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<Run> {
+  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead> {
     const info = JSON.stringify({ kind: error.kind, message: error.message });
-    return this.runOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error), ...this.alertArgs(id, now)]))[1]);
+    return this.headOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error), ...this.alertArgs(id, now)]))[1]);
   }
 
-  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<Run> {
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead> {
     const info = JSON.stringify({ kind: error.kind, message: error.message });
     const args = [token, info, dueAt, now, rules.retryScheduledDetail(error, dueAt)];
-    return this.runOf((await this.onRun('schedule_retry', id, token, args))[1]);
+    return this.headOf((await this.onRun('schedule_retry', id, token, args))[1]);
   }
 
   async release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome> {
@@ -266,6 +266,12 @@ export class RedisRunStore implements RunStore {
     const run = fieldsToRun(toFields(reply));
     if (!run) throw notFound('run vanished during the write');
     return run;
+  }
+
+  private headOf(reply: unknown): RunHead {
+    const head = fieldsToRunHead(toFields(reply));
+    if (!head) throw notFound('run vanished during the write');
+    return head;
   }
 
   /** A per-run script: KEYS run, due, lease, done; ARGV tag, id, ...args. */

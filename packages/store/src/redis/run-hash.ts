@@ -1,4 +1,4 @@
-import type { Acted, ErrorInfo, Run, RunEvent, RunStatus } from '@hookyard/core';
+import type { Acted, ErrorInfo, Run, RunEvent, RunHead, RunStatus } from '@hookyard/core';
 
 /**
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
@@ -30,8 +30,8 @@ interface StoredEvent {
 
 /** The Run a hash holds (null for an empty hash: no such run). */
 export function fieldsToRun(f: RunFields): Run | null {
-  if (!f.id) return null;
-  const running = f.status === 'running' && !!f.owner;
+  const head = fieldsToRunHead(f);
+  if (!head) return null;
   const history = json<StoredEvent[]>(f.history, []).map((h): RunEvent => ({
     at: new Date(h.at).toISOString(),
     attempt: h.attempt,
@@ -39,18 +39,28 @@ export function fieldsToRun(f: RunFields): Run | null {
     ...(h.detail ? { detail: h.detail } : {}),
   }));
   return {
+    ...head,
+    payload: json<unknown>(f.payload, null),
+    result: json<unknown>(f.result, null),
+    input: json<Record<string, unknown> | null>(f.input, null),
+    history,
+  };
+}
+
+/** The head of the run a hash holds (its fields but payload, input, result, history); null for no such run. */
+export function fieldsToRunHead(f: RunFields): RunHead | null {
+  if (!f.id) return null;
+  const running = f.status === 'running' && !!f.owner;
+  return {
     id: f.id,
     hook: f.hook ?? '',
     topic: f.topic ?? '',
     status: f.status as RunStatus,
-    payload: json<unknown>(f.payload, null),
     attempts: Number(f.attempts ?? 0),
     acted: (f.acted ?? '') as Acted,
     acted_ids: json<string[]>(f.acted_ids, []),
     claim_intent: f.claim_intent ?? '',
     error: json<ErrorInfo | null>(f.error, null),
-    result: json<unknown>(f.result, null),
-    input: json<Record<string, unknown> | null>(f.input, null),
     lease: running ? { owner: f.owner ?? '', until: Number(f.until), token: Number(f.token) } : null,
     due_at: iso(f.due),
     delivery_id: f.delivery || null,
@@ -63,6 +73,5 @@ export function fieldsToRun(f: RunFields): Run | null {
     updated_at: iso(f.updated) ?? '',
     started_at: iso(f.started),
     finished_at: iso(f.finished),
-    history,
   };
 }

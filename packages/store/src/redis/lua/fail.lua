@@ -5,7 +5,7 @@
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 error (JSON {kind, message}), 5 now ms, 6 history detail,
 --       7 id base of the hooks_run_failed runs, 8 now as ISO time
 -- Keeps the run's hooks_run_failed event in the same step (failed_event.lua).
--- Returns {0, run fields...}; {-1} no such run; {-2, status, token} stale token, or
+-- Returns {0, run head fields (run_head: no payload, input, result, history)}; {-1} no such run; {-2, status, token} stale token, or
 -- the attempt ended otherwise.
 --!include transitions
 --!include failed_event
@@ -15,7 +15,7 @@ if refused then return refused end
 if state == 'ended' then
   local f = redis.call('HMGET', c.run, 'status', 'error')
   if f[1] ~= 'failed' or f[2] ~= ARGV[4] then return stale_reply(c) end
-  return { 0, redis.call('HGETALL', c.run) }
+  return { 0, run_head(c) }
 end
 local now = tonumber(ARGV[5])
 end_attempt(c, 'fail')
@@ -23,4 +23,4 @@ redis.call('HSET', c.run, 'error', ARGV[4])
 finish(c, 'failed', now)
 append_history(c.run, now, redis.call('HGET', c.run, 'attempts'), 'failed', ARGV[6])
 keep_failed_event(c, now, ARGV[7], ARGV[8])
-return { 0, redis.call('HGETALL', c.run) }
+return { 0, run_head(c) }

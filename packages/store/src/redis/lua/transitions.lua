@@ -91,3 +91,20 @@ local function stale_reply(c)
   local f = redis.call('HMGET', c.run, 'status', 'token')
   return { -2, f[1], f[2] or '0' }
 end
+
+-- The run's head as a flat field/value list (an HGETALL without the bulky
+-- fields payload, input, result and history): what outcome writes answer.
+local HEAD_FIELDS = { 'id', 'hook', 'topic', 'status', 'attempts', 'acted', 'acted_ids', 'claim_intent', 'error', 'owner',
+  'until', 'token', 'due', 'delivery', 'resumable', 'interaction', 'replay_of', 'trace', 'created', 'updated', 'started',
+  'finished' }
+local function run_head(c)
+  local values = redis.call('HMGET', c.run, unpack(HEAD_FIELDS))
+  local out = {}
+  for i, name in ipairs(HEAD_FIELDS) do
+    if values[i] then
+      out[#out + 1] = name
+      out[#out + 1] = values[i]
+    end
+  end
+  return out
+end
