@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { checkSettingsAtBoot, resolveSettings } from '@hookyard/core';
 import { CliError, EXIT } from '../client';
+import { applyHeapDefaults } from '../heap';
 import type { RoleName } from '../runtime';
 import { tracingConfig } from '../tracing';
 
@@ -21,6 +22,8 @@ export function serveCommand(program: Command): void {
       '\nSettings come from the environment and HOOKS_CONFIG_FILE (the environment wins): see `hookyard settings`.\nSIGHUP, a change of that file and POST /api/settings/reload re-apply the ones that can change live.',
     )
     .action(async (opts: { role: RoleName }) => {
+      // Before anything allocates much: the old generation's growth, for a smaller peak RSS (see heap.ts).
+      applyHeapDefaults();
       const resolved = resolveSettings(process.env);
       const settings = resolved.settings;
       checkSettingsAtBoot(settings);
