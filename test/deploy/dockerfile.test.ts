@@ -206,4 +206,13 @@ describe('deploy/Dockerfile', () => {
       .join(' ');
     expect(env).toMatch(/HOOKS_HTTP_HOST=0\.0\.0\.0/);
   });
+
+  test('every role starts with the small young generation deploy/README.md describes', () => {
+    const env = runtime.body
+      .filter((i) => i.op === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toMatch(/NODE_OPTIONS=--max-semi-space-size=4(\s|$)/);
+    expect(readFileSync(join(DEPLOY, 'README.md'), 'utf8')).toContain('--max-semi-space-size=4');
+  });
 });
