@@ -4,7 +4,7 @@ import { HookyardError, badInput } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
 import { compileJq } from './compile';
 import type { CompiledProgram } from './compile';
-import { JqWorkerPool } from './pool';
+import { DEFAULT_WORKER_IDLE_MS, JqWorkerPool } from './pool';
 import type { JqEngine } from './types';
 
 /** Default time bound of one jq-wasm evaluation, in ms. */
@@ -17,6 +17,8 @@ export interface JqEngineOptions {
   timeoutMs?: number;
   /** jq-wasm worker threads (default 1 or 2, leaving a core to the caller). */
   workers?: number;
+  /** How long a jq-wasm worker waits for work before it stops, in ms (default 30000; the next job starts one). */
+  workerIdleMs?: number;
   logger?: Logger;
 }
 
@@ -26,6 +28,8 @@ export interface JqEngineStats {
   compiled: number;
   /** Answered by jq-wasm: expression outside the subset, a value the compiler will not guess about, or an error. */
   fallback: number;
+  /** jq-wasm workers alive now. */
+  workers: number;
 }
 
 /** A JqEngine that also reports how evaluations were answered. */
@@ -77,10 +81,12 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
   const size = options.workers ?? Math.min(2, Math.max(1, availableParallelism() - 1));
   if (!Number.isInteger(size) || size < 1) throw badInput(`jq workers must be a positive integer; got ${size}`);
   const logger = options.logger;
-  const pool = new JqWorkerPool(size, loadWasmModule(logger), logger);
+  const idleMs = options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS;
+  if (!(idleMs > 0)) throw badInput(`jq workerIdleMs must be a positive number of ms; got ${idleMs}`);
+  const pool = new JqWorkerPool(size, loadWasmModule(logger), logger, idleMs);
   const ready = new Map<string, Prepared>();
   const preparing = new Map<string, Promise<Prepared>>();
-  const stats: JqEngineStats = { compiled: 0, fallback: 0 };
+  const stats = { compiled: 0, fallback: 0 };
 
   async function prepareSlow(expr: string, names: readonly string[], key: string): Promise<Prepared> {
     let prepared: Prepared;
@@ -145,7 +151,7 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
       return runOnWasm(expr, input, names, vars, timeoutMs);
     },
 
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, workers: pool.workerCount() }),
 
     async close() {
       await pool.close();

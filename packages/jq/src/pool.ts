@@ -26,7 +26,12 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   current: (Pending & { id: number; timer: NodeJS.Timeout }) | null;
+  /** Set while the worker waits for work; when it fires the worker stops. */
+  idle?: NodeJS.Timeout;
 }
+
+/** How long a jq-wasm worker may wait for work before it stops (the next job that needs one starts one again). */
+export const DEFAULT_WORKER_IDLE_MS = 30_000;
 
 type Reply =
   | { ready: true }
@@ -43,7 +48,9 @@ export function workerScriptPath(): string {
 /**
  * Up to `size` jq-wasm worker threads and a FIFO queue. Workers start when work
  * first waits for one (most conditions never leave the compiled path, and an
- * idle worker costs tens of MiB), then stay. Each job gets its own time bound,
+ * idle worker costs about 10 MiB of RSS) and stop after `idleMs` without work:
+ * a role that only checked its hooks' expressions once (at registration or
+ * first use) does not keep a worker for its whole life. Each job gets its own time bound,
  * started when a worker takes it; a worker that overruns is terminated and
  * replaced, so the jobs queued behind it carry on.
  */
@@ -61,7 +68,13 @@ export class JqWorkerPool {
     /** A compiled `WebAssembly.Module` of jq.wasm, shared with every worker. */
     private readonly wasmModule: object | undefined,
     private readonly logger?: Logger,
+    private readonly idleMs: number = DEFAULT_WORKER_IDLE_MS,
   ) {}
+
+  /** Workers alive (starting, busy or idle). */
+  workerCount(): number {
+    return this.slots.length;
+  }
 
   run(job: WorkerJob, timeoutMs: number): Promise<unknown[]> {
     if (this.closed) return Promise.reject(internal('jq engine is closed'));
@@ -86,6 +99,7 @@ export class JqWorkerPool {
     for (const p of this.queue.splice(0)) p.reject(internal('jq engine closed before the evaluation ran'));
     await Promise.all(
       this.slots.splice(0).map((slot) => {
+        clearTimeout(slot.idle);
         if (slot.current) {
           clearTimeout(slot.current.timer);
           slot.current.reject(internal('jq engine closed during the evaluation'));
@@ -139,6 +153,7 @@ export class JqWorkerPool {
   private onCrash(slot: Slot, message: string, cause?: unknown): void {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
+    clearTimeout(slot.idle);
     this.logger?.warn({ err: cause, message }, 'jq worker replaced');
     const current = slot.current;
     slot.current = null;
@@ -177,8 +192,10 @@ export class JqWorkerPool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
+      if (this.queue.length === 0) break;
       if (!slot.ready || slot.current) continue;
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
       const next = this.queue.shift() as Pending;
       const id = this.nextId++;
       const timer = setTimeout(() => this.onTimeout(slot), next.timeoutMs);
@@ -186,5 +203,20 @@ export class JqWorkerPool {
       slot.worker.ref();
       slot.worker.postMessage({ id, ...next.job });
     }
+    // Every ready worker left without work starts its idle clock (once; a job stops it).
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.current || slot.idle || this.closed) continue;
+      slot.idle = setTimeout(() => this.retire(slot), this.idleMs);
+      slot.idle.unref();
+    }
+  }
+
+  /** Stops a worker that waited `idleMs` for work; out of `slots` first, so its exit is not a crash. */
+  private retire(slot: Slot): void {
+    slot.idle = undefined;
+    const index = this.slots.indexOf(slot);
+    if (index < 0 || slot.current) return;
+    this.slots.splice(index, 1);
+    void slot.worker.terminate();
   }
 }

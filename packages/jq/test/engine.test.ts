@@ -153,3 +153,41 @@ describe('resolveJqField', () => {
     }
   });
 });
+
+describe('jq engine workers', () => {
+  /** Resolves once `check` holds, polling; fails after `timeoutMs`. */
+  async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+    for (const end = Date.now() + timeoutMs; !check();) {
+      if (Date.now() > end) throw new Error('condition not met');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('stop once idle, and the next job that needs one starts one again', async () => {
+    const engine = await createJqEngine({ workers: 1, workerIdleMs: 50 });
+    try {
+      expect(engine.stats().workers).toBe(0);
+      // The first use of an expression is checked on jq-wasm: that starts a worker.
+      await engine.check('.a == 1');
+      expect(engine.stats().workers).toBe(1);
+      await until(() => engine.stats().workers === 0);
+      // `limit` is outside the compiled subset: it needs a worker again, and gets one.
+      expect(await engine.run('[limit(2; .[])]', [1, 2, 3])).toEqual([[1, 2]]);
+      await until(() => engine.stats().workers === 0);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('keeps a busy worker', async () => {
+    const engine = await createJqEngine({ workers: 1, workerIdleMs: 50, timeoutMs: 5000 });
+    try {
+      // Runs well past the idle bound: the worker must not be stopped under it.
+      const slow = engine.run('[range(0; 3000000)] | length', null);
+      await until(() => engine.stats().workers === 1);
+      expect(await slow).toEqual([3000000]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
