@@ -6,9 +6,10 @@ import { setFlagsFromString } from 'node:v8';
  * to 300 % on a heap this small). A role keeps about 20 MiB live but promotes
  * the runs in flight, which die soon after: at V8's own factor the executor's
  * heap reached 4x its live size under the bench's 50-connection burst (peak RSS
- * about 185 MiB), at 50 % about 1.5x (about 136 MiB). The price is more full
- * collections: about 0.1 ms more executor CPU per run (0.7 -> 0.8, on a busy
- * 2-core machine); the ingress and scheduler showed none.
+ * about 185 MiB), at 50 % about 1.5x (about 136-140 MiB). The price is more
+ * full collections: about 0.1 ms more executor CPU per run on a busy 2-core
+ * machine, none an A/B on a quiet one could tell from its noise
+ * (test/bench/ANALYSIS.md); the ingress and scheduler showed none.
  */
 export const HEAP_GROWING_PERCENT = 50;
 
