@@ -5,10 +5,11 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { HookyardError, silentLogger } from '@hookyard/core';
+import { HookyardError, silentLogger, unavailable } from '@hookyard/core';
 import { withDeadline } from '../src/http-call';
 import { McpProvider } from '../src/mcp/mcp-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
+import { RemoteRepo } from '../src/remote/remote-repo';
 import { testContext } from './support/context';
 import { memoryToolStore } from './support/tool-store';
 
@@ -88,6 +89,32 @@ describe('errors raised before a request left carry notSent', () => {
       expect([e.kind, e.notSent]).toEqual(['timeout', false]);
     } finally {
       server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('an HTTP tool whose record could not be read (the store away): the request never left', async () => {
+    const { store, register } = memoryToolStore();
+    let reached = 0;
+    const server = createHttpServer((_req, res) => {
+      reached += 1;
+      res.end('{}');
+    });
+    const port = await listen(server);
+    try {
+      await register({ name: 'hook_sink', kind: 'http', endpoint: `http://127.0.0.1:${port}/`, method: 'POST', protocol: 'openai', timeout_ms: 5_000 });
+      const down = Object.assign(Object.create(store) as typeof store, {
+        getTool: async () => {
+          throw unavailable('redis getTool failed: connection lost');
+        },
+      });
+      const e = await rejection(new RemoteRepo({ toolStore: down, logger: silentLogger() }).exec('hook_sink', { a: 1 }, testContext()));
+      expect([e.kind, e.notSent, reached]).toEqual(['unavailable', true, 0]);
+      expect(e.message).toContain('redis getTool failed');
+      // With the store back the same call leaves (and is not marked).
+      await new RemoteRepo({ toolStore: store, logger: silentLogger() }).exec('hook_sink', { a: 1 }, testContext());
+      expect(reached).toBe(1);
+    } finally {
       server.close();
     }
   });
