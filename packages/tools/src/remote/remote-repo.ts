@@ -61,12 +61,24 @@ export class RemoteRepo implements ToolRepo {
   }
 
   async exec(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<unknown> {
-    const what = `tool '${name}'`;
-    const { record, protocol, merged, headers } = await this.prepare(name, args, ctx).catch((err: unknown) => {
-      // Nothing was sent yet: the record (a store blip), its protocol or a header's secret failed.
+    const record = await this.record(name).catch((err: unknown) => {
+      // Nothing was sent yet: the record could not be read (a store blip), so the call never left.
       throw markNotSent(toHookyardError(err));
     });
+    if (!record) throw notFound(`tool '${name}' is not a registered HTTP tool`);
+    // The validator always sets these on kind http; a record written around it is refused, not guessed at.
     const method = record.method;
+    if (!record.protocol || !method) throw internal(`tool '${name}' is stored without a protocol or method; register it again`);
+    const protocol = PROTOCOLS[record.protocol];
+    // Stored properties first, the call's arguments win.
+    const merged = { ...record.body_properties, ...args };
+    const what = `tool '${name}'`;
+    // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
+    // Secret references are resolved now, per call: a rotated secret is used at once, a missing one fails `internal`.
+    const headers = new Headers({ 'Content-Type': 'application/json' });
+    for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, what, record.headers))) headers.set(k, v);
+    headers.set('Idempotency-Key', ctx.idempotencyKey);
+    injectTrace(headers);
     const hasBody = method !== 'GET';
     const url = hasBody ? record.endpoint : withQuery(record.endpoint, merged);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
@@ -81,25 +93,6 @@ export class RemoteRepo implements ToolRepo {
       if (res.status < 200 || res.status > 299) throw statusError(what, res.status, body);
       return protocol.parseReply(name, body);
     });
-  }
-
-  /** Everything before the request leaves: the record, the merged arguments and the headers. */
-  private async prepare(name: string, args: Record<string, unknown>, ctx: ToolCallContext) {
-    const record = await this.record(name);
-    if (!record) throw notFound(`tool '${name}' is not a registered HTTP tool`);
-    // The validator always sets these on kind http; a record written around it is refused, not guessed at.
-    const method = record.method;
-    if (!record.protocol || !method) throw internal(`tool '${name}' is stored without a protocol or method; register it again`);
-    const protocol = PROTOCOLS[record.protocol];
-    // Stored properties first, the call's arguments win.
-    const merged = { ...record.body_properties, ...args };
-    // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
-    // Secret references are resolved now, per call: a rotated secret is used at once, a missing one fails `internal`.
-    const headers = new Headers({ 'Content-Type': 'application/json' });
-    for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, `tool '${name}'`, record.headers))) headers.set(k, v);
-    headers.set('Idempotency-Key', ctx.idempotencyKey);
-    injectTrace(headers);
-    return { record: { ...record, method }, protocol, merged, headers };
   }
 
   async names(): Promise<string[]> {
