@@ -55,3 +55,8 @@ export function takeManySteps(kept: number, now: number, interval: number, burst
   }
   return { result: { granted: count, retryAfterMs: 0 }, tat };
 }
+
+/** A take of one request, from the answer of `takeMany` with a count of 1. */
+export function singleTake(r: TakeManyResult): TakeResult {
+  return r.granted === 1 ? { ok: true } : { ok: false, retryAfterMs: r.retryAfterMs };
+}

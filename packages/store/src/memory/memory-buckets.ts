@@ -1,4 +1,4 @@
-import { checkTake, intervalMs, takeManySteps, takeStep } from '../bucket-rules';
+import { checkTake, intervalMs, singleTake, takeManySteps } from '../bucket-rules';
 import type { BucketLimit, BucketStore, TakeManyResult, TakeResult } from '../types';
 
 /**
@@ -14,29 +14,23 @@ export class MemoryBucketStore implements BucketStore {
   private sweepAbove = 1024;
 
   async take(bucket: string, key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
-    checkTake(bucket, key, limit, now);
-    const id = `${bucket}:${key}`;
-    const step = takeStep(this.tats.get(id) ?? 0, now, intervalMs(limit), limit.burst);
-    if (step.tat !== undefined) this.keep(id, step.tat, now);
-    return step.result;
+    return singleTake(await this.takeMany(bucket, key, limit, now, 1));
   }
 
   async takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult> {
     checkTake(bucket, key, limit, now, count);
     const id = `${bucket}:${key}`;
     const steps = takeManySteps(this.tats.get(id) ?? 0, now, intervalMs(limit), limit.burst, count);
-    if (steps.tat !== undefined) this.keep(id, steps.tat, now);
+    if (steps.tat !== undefined) {
+      this.tats.set(id, steps.tat);
+      if (this.tats.size > this.sweepAbove) this.sweep(now);
+    }
     return steps.result;
   }
 
   /** Buckets still refilling at `now` (tests read it to see the sweep work). */
   get size(): number {
     return this.tats.size;
-  }
-
-  private keep(id: string, tat: number, now: number): void {
-    this.tats.set(id, tat);
-    if (this.tats.size > this.sweepAbove) this.sweep(now);
   }
 
   private sweep(now: number): void {

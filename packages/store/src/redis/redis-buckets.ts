@@ -1,5 +1,5 @@
 import { unavailable } from '@hookyard/core';
-import { checkTake, intervalMs } from '../bucket-rules';
+import { checkTake, intervalMs, singleTake } from '../bucket-rules';
 import type { BucketLimit, BucketStore, TakeManyResult, TakeResult } from '../types';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
@@ -19,8 +19,7 @@ export class RedisBucketStore implements BucketStore {
   ) {}
 
   async take(bucket: string, key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
-    const { granted, retryAfterMs } = await this.takeMany(bucket, key, limit, now, 1);
-    return granted === 1 ? { ok: true } : { ok: false, retryAfterMs };
+    return singleTake(await this.takeMany(bucket, key, limit, now, 1));
   }
 
   async takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult> {

@@ -38,11 +38,22 @@ export function fieldsToRun(f: RunFields): Run | null {
     event: h.event,
     ...(h.detail ? { detail: h.detail } : {}),
   }));
+  // In the field order of a Run as the API answers it (the memory store's too).
+  const { id, hook, topic, status, attempts, acted, acted_ids, claim_intent, error, ...rest } = head;
   return {
-    ...head,
+    id,
+    hook,
+    topic,
+    status,
     payload: json<unknown>(f.payload, null),
+    attempts,
+    acted,
+    acted_ids,
+    claim_intent,
+    error,
     result: json<unknown>(f.result, null),
     input: json<Record<string, unknown> | null>(f.input, null),
+    ...rest,
     history,
   };
 }
