@@ -243,7 +243,11 @@ export interface RunStore {
 
   /** Newest first; filters combine with AND. */
   list(filter: RunFilter, limit: number, cursor?: string | null): Promise<RunPage>;
-  /** A failed run runs again as a fresh run. `conflict` when its hook committed a resume or take. */
+  /**
+   * A failed run runs again as a fresh run. A started run keeps its start and
+   * input but drops the interaction it parked on (an approval covers one
+   * acted call). `conflict` when its hook committed a resume or take.
+   */
   retry(id: string, now: number): Promise<Run>;
   /**
    * A new pending run of a run's event (its payload) for `hook` as registered

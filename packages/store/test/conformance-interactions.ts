@@ -112,6 +112,24 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         expect((await s.runs.retry(id!, T0 + 2)).claim_intent).toBe('');
       });
 
+      it('an operator retry of a run whose approved call started drops its approval: the retried start asks again', async () => {
+        const s = stores();
+        const { interaction: i, run } = await parked(s, 'gated', { kind: 'approval', tool: 'deploy', onTimeout: 'deny' });
+        const woken = await s.interactions.resolve(i.id, { status: 'approved', by: 'operator:ada', via: 'api' }, T0 + 2);
+        expect(woken.run?.interaction).toBe(i.id);
+        const c = await s.runs.claim(run.id, 'w', 1_000, T0 + 3);
+        expect(c!.run.interaction).toBe(i.id);
+        await s.runs.act(run.id, c!.token, { acted: 'start', input: { env: 'prod' }, resumable: true }, T0 + 4);
+        await s.runs.fail(run.id, c!.token, { kind: 'unavailable', message: 'deploy broke' }, T0 + 5);
+        // Failed after the approved call started: still linked to its approval until an operator retries.
+        expect((await s.runs.get(run.id))?.interaction).toBe(i.id);
+        const again = await s.runs.retry(run.id, T0 + 6);
+        expect(again).toMatchObject({ status: 'pending', acted: 'start', input: { env: 'prod' }, interaction: null });
+        expect((await s.runs.get(run.id))?.interaction).toBeNull();
+        // The approval itself stays as answered (its record of who approved what is kept).
+        expect((await s.interactions.get(i.id))?.status).toBe('approved');
+      });
+
       it("retention deletes a finished run's interactions with it (a kept outcome lives as long as its run)", async () => {
         const s = stores();
         const { interaction: i, run } = await parked(s);

@@ -353,6 +353,9 @@ export class MemoryRunStore implements RunStore {
     if (run.acted !== 'start') {
       run.acted = '';
       run.acted_ids = [];
+    } else {
+      // The start used up the interaction it parked on (an approval covers one acted call): the retried start asks again.
+      run.interaction = null;
     }
     this.makeDue(slot, 'pending', now, now);
     this.log(slot, now, 'retried', rules.operatorRetryDetail(lastError));

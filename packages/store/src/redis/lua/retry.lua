@@ -1,5 +1,6 @@
 -- retry: an operator runs a failed run again (attempts reset, a claim intent dropped: its door
--- contract decides again; a started run keeps its start).
+-- contract decides again; a started run keeps its start but drops the interaction it parked on:
+-- an approval covers exactly one acted call, so the retried start asks the policy again).
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 now ms
 -- Returns {0, run fields...}; {-1} no such run; {-3, status} not failed;
@@ -18,7 +19,7 @@ if f[4] and f[4] ~= '' then
   detail = detail .. '; last error ' .. e.kind .. ': ' .. e.message
 end
 redis.call('HSET', c.run, 'attempts', 0, 'error', '', 'result', '', 'finished', '', 'ended', '', 'claim_intent', '')
-if f[2] ~= 'start' then redis.call('HSET', c.run, 'acted', '', 'acted_ids', '[]') end
+if f[2] ~= 'start' then redis.call('HSET', c.run, 'acted', '', 'acted_ids', '[]') else redis.call('HSET', c.run, 'interaction', '') end
 redis.call('ZREM', c.done, c.id)
 make_due(c, 'pending', now, now)
 append_history(c.run, now, 0, 'retried', detail)
