@@ -38,9 +38,9 @@ function conformance(name: string, make: () => Promise<Pair>): void {
         return { ok: true, tools: ['pets__get_pet'], echo: request };
       });
       try {
-        const answer = await pair.requester.ask({ op: 'discover', record: { name: 'pets', kind: 'openapi' } }, 5000);
-        expect(answer).toEqual({ ok: true, tools: ['pets__get_pet'], echo: { op: 'discover', record: { name: 'pets', kind: 'openapi' } } });
-        expect(seen).toEqual([{ op: 'discover', record: { name: 'pets', kind: 'openapi' } }]);
+        const answer = await pair.requester.ask({ op: 'discover', name: 'pets' }, 5000);
+        expect(answer).toEqual({ ok: true, tools: ['pets__get_pet'], echo: { op: 'discover', name: 'pets' } });
+        expect(seen).toEqual([{ op: 'discover', name: 'pets' }]);
       } finally {
         await served.close();
       }

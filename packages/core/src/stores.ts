@@ -26,6 +26,15 @@ export interface ToolStore {
   noteDiscovery(name: string, outcome: DiscoveryOutcome): Promise<void>;
   /** Every registration's discovery status, by name. */
   discoveryStatuses(): Promise<DiscoveryStatus[]>;
+  /**
+   * Keeps a registration that `POST /api/tools` validated but has not stored
+   * yet, for `ttlMs`, under a new random id (returned): the executor that
+   * discovers it reads it from here, so a discovery request names a record
+   * and never carries one. Never listed, never called.
+   */
+  putPendingTool(record: RemoteToolRecord, ttlMs: number): Promise<string>;
+  /** Takes (reads and removes) a pending registration: null when there is none by that id or it expired. */
+  takePendingTool(id: string): Promise<RemoteToolRecord | null>;
 }
 
 /** One discovery of a provider registration, as the executor that ran it saw it. */

@@ -181,6 +181,21 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
       expect(await tools.getTool('svc')).toBeNull();
     });
 
+    it('pending registrations: kept under a random id, taken once, never listed or callable by name', async () => {
+      const { tools } = stores();
+      const id = await tools.putPendingTool(tool('pets'), 60_000);
+      const other = await tools.putPendingTool(tool('pets'), 60_000);
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(other).not.toBe(id);
+      expect(await tools.listTools()).toEqual([]);
+      expect(await tools.getTool('pets')).toBeNull();
+      expect(await tools.takePendingTool(id)).toEqual(tool('pets'));
+      expect(await tools.takePendingTool(id)).toBeNull();
+      expect(await tools.takePendingTool('pets')).toBeNull();
+      expect(await tools.takePendingTool('nope:*')).toBeNull();
+      expect(await tools.takePendingTool(other)).toEqual(tool('pets'));
+    });
+
     it('discovery status: the last success and the last error are both kept; removing the tool removes its status', async () => {
       const { tools } = stores();
       await tools.putTool(tool('pets'));

@@ -1,5 +1,6 @@
 import { createMemoryStores } from '../src';
 import { MemoryBucketStore } from '../src/memory/memory-buckets';
+import { MemoryToolStore } from '../src/memory/memory-hooks';
 import {
   describeBucketConformance,
   describeHookStoreConformance,
@@ -30,5 +31,19 @@ describe('memory buckets', () => {
     expect(buckets.size).toBe(60);
     expect(await buckets.take('door-topic', 't0', limit, t0 + 5_000)).toEqual({ ok: false, retryAfterMs: 1000 });
     expect(await buckets.take('door-client', '10.0.0.0', limit, t0 + 5_000)).toEqual({ ok: true });
+  });
+});
+
+describe('memory pending registrations', () => {
+  it('expire after their ttl: a late take finds nothing', async () => {
+    let now = 1000;
+    const tools = new MemoryToolStore(() => now);
+    const record = { name: 'pets', kind: 'openapi', endpoint: 'https://pets.example' } as Parameters<MemoryToolStore['putTool']>[0];
+    const kept = await tools.putPendingTool(record, 500);
+    const late = await tools.putPendingTool(record, 500);
+    now += 499;
+    expect(await tools.takePendingTool(kept)).toEqual(record);
+    now += 1;
+    expect(await tools.takePendingTool(late)).toBeNull();
   });
 });

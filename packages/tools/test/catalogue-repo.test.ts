@@ -32,7 +32,7 @@ async function setup(answer: (r: DiscoveryRequest) => Promise<unknown>) {
     cacheMs: 1000,
     now: () => now,
   });
-  return { repo, asked, tick: (ms: number) => (now += ms) };
+  return { repo, asked, store, tick: (ms: number) => (now += ms) };
 }
 
 const silent = async () => {
@@ -78,17 +78,24 @@ describe('CatalogueRepo', () => {
     await expect(repo.tools('pets')).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
-  it('discoverRecord asks an executor; its error comes back with its kind, a bad document as OpenApiDocumentError', async () => {
+  it('discoverRecord names a pending registration the store holds, never the record; its error comes back with its kind, a bad document as OpenApiDocumentError', async () => {
     const answers: unknown[] = [
       { ok: true, tools: ['pets__list_pets'] },
       { ok: false, error: { kind: 'unavailable', message: 'could not be reached: ECONNREFUSED' } },
       { ok: false, error: { kind: 'unavailable', message: 'is not JSON', document: 'not_json' } },
       { ok: 'maybe' },
     ];
-    const { repo, asked } = await setup(async () => answers.shift());
+    const taken: unknown[] = [];
+    const { repo, asked, store } = await setup(async (r) => {
+      // The executor's side: the request names a pending registration, which the store holds.
+      if ('pending' in r) taken.push(await store.takePendingTool(r.pending));
+      return answers.shift();
+    });
     const record = { name: 'pets', kind: 'openapi', endpoint: 'https://pets.example' } as Parameters<CatalogueRepo['discoverRecord']>[0];
     expect(await repo.discoverRecord(record)).toEqual(['pets__list_pets']);
-    expect(asked).toEqual([{ op: 'discover', record }]);
+    expect(asked).toEqual([{ op: 'discover', pending: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) }]);
+    expect(JSON.stringify(asked)).not.toContain('pets.example');
+    expect(taken).toEqual([record]);
     const down = await repo.discoverRecord(record).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(HookyardError);
     expect(down).not.toBeInstanceOf(OpenApiDocumentError);

@@ -11,6 +11,7 @@ import {
 import type { DiscoveryOutcome, DiscoveryStatus, ToolStore } from '@hookyard/core';
 import type { HookStore } from '../types';
 import { hookRevision } from '../hook-revision';
+import { pendingToolId } from '../pending-tool';
 
 const byKey =
   <T>(key: (v: T) => string) =>
@@ -128,6 +129,23 @@ export class MemoryHookStore implements HookStore {
 export class MemoryToolStore implements ToolStore {
   private readonly tools = new Map<string, RemoteToolRecord>();
   private readonly discovery = new Map<string, DiscoveryStatus>();
+  private readonly pending = new Map<string, { record: RemoteToolRecord; until: number }>();
+
+  /** `now` decides when a pending registration has expired (default Date.now). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async putPendingTool(record: RemoteToolRecord, ttlMs: number): Promise<string> {
+    const now = this.now();
+    for (const [id, p] of this.pending) if (p.until <= now) this.pending.delete(id);
+    const id = pendingToolId();
+    this.pending.set(id, { record: structuredClone(record), until: now + ttlMs });
+    return id;
+  }
+  async takePendingTool(id: string): Promise<RemoteToolRecord | null> {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    return p && p.until > this.now() ? p.record : null;
+  }
 
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
     const created = !this.tools.has(record.name);

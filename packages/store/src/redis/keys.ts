@@ -13,6 +13,7 @@
  *   {P}:tools                 hash   tool name -> record JSON
  *   {P}:discovery-ok          hash   tool name -> {at, tools} of its last successful discovery
  *   {P}:discovery-err         hash   tool name -> {at, kind, message} of its last failed discovery
+ *   {P}:pending-tool:<id>     string a registration being discovered before it is stored (JSON), PX its short life
  *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
@@ -81,6 +82,10 @@ export class KeyLayout {
   }
   get discoveryErr(): string {
     return `${this.hookTag}:discovery-err`;
+  }
+  /** A registration being discovered before it is stored (ToolStore.putPendingTool). */
+  pendingTool(id: string): string {
+    return `${this.hookTag}:pending-tool:${id}`;
   }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;

@@ -12,6 +12,7 @@ import type {
 } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
+import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
@@ -187,6 +188,21 @@ export class RedisToolStore implements ToolStore {
     private readonly keys: KeyLayout,
   ) {}
 
+  async putPendingTool(record: RemoteToolRecord, ttlMs: number): Promise<string> {
+    const id = pendingToolId();
+    await call('putPendingTool', () => this.client.set(this.keys.pendingTool(id), JSON.stringify(record), 'PX', Math.max(1, Math.ceil(ttlMs))));
+    return id;
+  }
+  async takePendingTool(id: string): Promise<RemoteToolRecord | null> {
+    // An id that could not be ours names no key (and never another key of the layout).
+    if (!PENDING_TOOL_ID.test(id)) return null;
+    const key = this.keys.pendingTool(id);
+    // GET and DEL in one MULTI (GETDEL needs Redis 6.2): one executor takes it, once.
+    const replies = await call('takePendingTool', () => this.client.multi().get(key).del(key).exec());
+    const [err, raw] = replies?.[0] ?? [null, null];
+    if (err) throw storeError('takePendingTool', err);
+    return parse<RemoteToolRecord>(raw as string | null);
+  }
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
     const added = await call('putTool', () => this.client.hset(this.keys.tools, record.name, JSON.stringify(record)));
     return { created: added === 1 };

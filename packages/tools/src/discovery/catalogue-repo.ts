@@ -17,6 +17,8 @@ export interface CatalogueRepoOptions {
 }
 
 const DEFAULT_CACHE_MS = 1000;
+/** How long a pending registration outlives the ingress's wait for its discovery. */
+const PENDING_GRACE_MS = 10_000;
 
 /**
  * The registered tools as the executors describe them, for a process that
@@ -67,9 +69,19 @@ export class CatalogueRepo implements ToolRepo {
     return all.filter((t) => t.name === providerName);
   }
 
+  /**
+   * Asks an executor to discover `record`, a registration `POST /api/tools`
+   * has validated (its only caller): the record goes to the tool store as a
+   * pending registration for a short while and the request names it by its
+   * random id, so the executor reads what the store holds, never a record
+   * from the wire.
+   */
   async discoverRecord(record: Parameters<NonNullable<ToolRepo['discoverRecord']>>[0]): Promise<string[] | undefined> {
     if (!DISCOVERED_KINDS.has(record.kind)) return undefined;
-    const answer = (await this.options.ask({ op: 'discover', record }, this.options.timeoutMs)) as DiscoverAnswer | null;
+    const { timeoutMs } = this.options;
+    // Longer than the wait: an executor that takes it late finds it, and the store drops it soon after.
+    const pending = await this.options.toolStore.putPendingTool(record, timeoutMs + PENDING_GRACE_MS);
+    const answer = (await this.options.ask({ op: 'discover', pending }, timeoutMs)) as DiscoverAnswer | null;
     // The catalogue changes with the registration that follows: ask again next time.
     this.last = this.last && { ...this.last, at: -Infinity };
     if (answer?.ok === true && Array.isArray(answer.tools)) return answer.tools;

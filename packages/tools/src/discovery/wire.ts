@@ -1,14 +1,19 @@
-import { HookyardError, type ErrorKind, type RemoteToolRecord } from '@hookyard/core';
+import { HookyardError, type ErrorKind } from '@hookyard/core';
 import { OpenApiDocumentError } from '../openapi/discover';
 import type { ToolInfo } from '../types';
 
 /**
  * What the ingress asks the executors (see DiscoveryRequester in the bus):
- * - `discover`: read this registration now (stored or not) and name its tools;
+ * - `discover`: read a registration now and name its tools. The request names
+ *   the record, never carries it: `name` is a stored registration, `pending`
+ *   the id of one `POST /api/tools` validated and wrote to the tool store
+ *   (ToolStore.putPendingTool) before storing it. The executor reads the
+ *   record from the store, so only a record the store holds is dialled and
+ *   has its secrets resolved; a request carrying a `record` is refused.
  * - `catalogue`: every tool the stored registrations provide (HTTP services,
  *   OpenAPI operations, MCP tools, gRPC methods), with its schema.
  */
-export type DiscoveryRequest = { op: 'discover'; record: RemoteToolRecord } | { op: 'catalogue' };
+export type DiscoveryRequest = { op: 'discover'; name: string } | { op: 'discover'; pending: string } | { op: 'catalogue' };
 
 /** An error as it crosses the wire: its kind and message, and whether a document was unusable (not JSON, not OpenAPI). */
 export interface WireError {
