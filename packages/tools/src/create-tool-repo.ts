@@ -45,13 +45,15 @@ export interface CreateToolRepoOptions {
   recordDiscovery?: boolean;
 }
 
-/** Longest a js_execution snippet may run: snippets take turns in one sandbox thread. */
+/** Longest a js_execution snippet may run, whatever the tool timeout: snippets take turns in one sandbox thread. */
 const JS_EXECUTION_MAX_MS = 5000;
 
 /**
  * The built-in tools this deployment's settings turn on: echo, print, wait,
  * webhook and js_execution always; the state_* tools over `states`; local_fs with HOOKS_LOCAL_FS_ROOT; local_shell with
- * HOOKS_LOCAL_SHELL_ENABLED (and a root to run in).
+ * HOOKS_LOCAL_SHELL_ENABLED (and a root to run in). The tool timeout given to
+ * webhook, local_shell and js_execution here applies only to a call whose
+ * context carries none: the executor hands every call the live one.
  */
 export function localTools(options: CreateToolRepoOptions): LocalTool[] {
   const { settings, logger } = options;
@@ -66,7 +68,7 @@ export function localTools(options: CreateToolRepoOptions): LocalTool[] {
     }
   }
   tools.push(webhookTool({ allowHosts: settings.webhookAllowHosts, timeoutMs: settings.toolTimeoutMs, fetch: options.fetch, guard: options.guard }));
-  tools.push(jsExecutionTool({ timeoutMs: Math.min(settings.toolTimeoutMs, JS_EXECUTION_MAX_MS), logger }));
+  tools.push(jsExecutionTool({ timeoutMs: settings.toolTimeoutMs, maxTimeoutMs: JS_EXECUTION_MAX_MS, logger }));
   return tools;
 }
 

@@ -36,6 +36,13 @@ export interface ToolCallContext {
   subject?: SubjectKey | null;
   /** Aborted when the call's time bound passes or the process shuts down. */
   signal: AbortSignal;
+  /**
+   * The call's time bound in ms: the tool timeout in effect when the call
+   * started (HOOKS_TOOL_TIMEOUT_SECONDS, live), set by the executor. A tool
+   * with a bound of its own (webhook, local_shell, js_execution) reads it per
+   * call; absent (a direct call), the tool's built-in default applies.
+   */
+  timeoutMs?: number;
   logger: Logger;
   /**
    * The approval gate's decision for this exact call (ApprovalRepo.decide);

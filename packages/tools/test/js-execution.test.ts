@@ -29,13 +29,38 @@ describe('js_execution', () => {
     });
   });
 
-  it('interrupts an infinite loop at the limit, then runs the next snippet', async () => {
-    await expect(run({ code: 'while (true) {}' })).resolves.toEqual({ ok: false, error: 'interrupted: the snippet ran past 300 ms' });
-    await expect(run({ code: 'for (;;) { try { while (true) {} } catch (e) {} }' })).resolves.toMatchObject({
-      ok: false,
-      error: expect.stringContaining('interrupted'),
+  it('cuts an infinite loop off at the limit as a timeout error (never a result), then runs the next snippet', async () => {
+    await expect(run({ code: 'while (true) {}' })).rejects.toMatchObject({
+      kind: 'timeout',
+      message: 'js_execution: the snippet ran past 300 ms and was interrupted',
+    });
+    await expect(run({ code: 'for (;;) { try { while (true) {} } catch (e) {} }' })).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('interrupted'),
     });
     await expect(run({ code: '1 + 1' })).resolves.toEqual({ ok: true, value: 2 });
+  });
+
+  describe("the call's time bound (ctx.timeoutMs, the live tool timeout)", () => {
+    // Busy until 800 ms have passed: clearly past 300 ms and clearly within 3 s.
+    const busy = 'const until = Date.now() + 800; let n = 0; while (Date.now() < until) n++; "done"';
+    const capped = jsExecutionTool({ timeoutMs: 300, maxTimeoutMs: 400 });
+    afterAll(() => capped.close());
+
+    it('is the bound a snippet runs under, not the one the tool was built with', async () => {
+      await expect(tool.run({ code: busy }, testContext({ timeoutMs: 3000 }))).resolves.toEqual({ ok: true, value: 'done' });
+      await expect(tool.run({ code: 'while (true) {}' }, testContext({ timeoutMs: 100 }))).rejects.toMatchObject({
+        kind: 'timeout',
+        message: 'js_execution: the snippet ran past 100 ms and was interrupted',
+      });
+    });
+
+    it('stays under the longest bound the tool was built with (maxTimeoutMs)', async () => {
+      await expect(capped.run({ code: busy }, testContext({ timeoutMs: 3000 }))).rejects.toMatchObject({
+        kind: 'timeout',
+        message: 'js_execution: the snippet ran past 400 ms and was interrupted',
+      });
+    });
   });
 
   it('stops a memory bomb, then runs the next snippet', async () => {
@@ -48,8 +73,10 @@ describe('js_execution', () => {
 
   it('stops a snippet stuck inside a builtin by terminating its thread, then runs the next snippet', async () => {
     // fill() on a holey array runs in C for seconds, out of the interrupt handler's reach.
-    const stuck = await run({ code: 'const a = []; while (true) a.push(new Array(100000).fill("x"));' });
-    expect(stuck).toMatchObject({ ok: false, error: expect.stringMatching(/out of memory|interrupted/) });
+    // Out of memory first is the snippet's own failure (a result); its thread stopped at the bound is a timeout.
+    const stuck = await run({ code: 'const a = []; while (true) a.push(new Array(100000).fill("x"));' }).catch((err: unknown) => err);
+    if ((stuck as { ok?: unknown }).ok === false) expect(stuck).toEqual({ ok: false, error: 'InternalError: out of memory' });
+    else expect(stuck).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/ran past 300 ms/) });
     await expect(run({ code: '[input.k]', input: { k: 'after' } })).resolves.toEqual({ ok: true, value: ['after'] });
   });
 

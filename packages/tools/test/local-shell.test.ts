@@ -56,6 +56,16 @@ describe('local_shell', () => {
     await expect(tool({ timeoutMs: 200 }).run({ command: 'sleep', args: ['5'] }, ctx)).rejects.toMatchObject({ kind: 'timeout' });
   });
 
+  it('reads its time bound from the call context (the live tool timeout), not from the one it was built with', async () => {
+    // Built with 20 ms, called with 60 s: a half-second command finishes.
+    await expect(tool({ timeoutMs: 20 }).run({ command: 'sleep', args: ['0.5'] }, testContext({ timeoutMs: 60_000 }))).resolves.toMatchObject({ exit_code: 0 });
+    // Built with 10 minutes, called with 200 ms: the command is killed at the call's bound.
+    await expect(tool({ timeoutMs: 600_000 }).run({ command: 'sleep', args: ['30'] }, testContext({ timeoutMs: 200 }))).rejects.toMatchObject({
+      kind: 'timeout',
+      message: 'local_shell: sleep ran past 200 ms and was killed',
+    });
+  });
+
   it('bounds the output', async () => {
     const out = (await tool({ maxOutputBytes: 4 }).run({ command: 'echo', args: ['0123456789'] }, ctx)) as { truncated: boolean; stdout: string };
     expect(out.truncated).toBe(true);

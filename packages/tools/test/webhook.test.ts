@@ -140,6 +140,27 @@ describe('webhook', () => {
     expect(mock.seen).toHaveLength(1);
   });
 
+  it('reads its time bound from the call context (the live tool timeout), not from the one it was built with', async () => {
+    // Built with a long bound, called with a short one: the call's own bound cuts it off.
+    const held: Array<() => void> = [];
+    mock.respond = () => new Promise((resolve) => held.push(() => resolve({ status: 200, body: '{}' })));
+    const long = webhookTool({ allowHosts: [], timeoutMs: 600_000, guard: loopbackAllowed });
+    await expect(long.run({ url: `${mock.url}/slow` }, testContext({ timeoutMs: 100 }))).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('within 100 ms'),
+    });
+    // `timeout_ms` may shorten the call's bound, never lengthen it.
+    await expect(long.run({ url: `${mock.url}/slow`, timeout_ms: 600_000 }, testContext({ timeoutMs: 100 }))).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('within 100 ms'),
+    });
+    held.forEach((answer) => answer());
+    // Built with a short bound, called with a long one: an answer 300 ms later arrives.
+    mock.respond = () => new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: '{"late":true}' }), 300));
+    const short = webhookTool({ allowHosts: [], timeoutMs: 20, guard: loopbackAllowed });
+    await expect(short.run({ url: `${mock.url}/late` }, testContext({ timeoutMs: 60_000 }))).resolves.toEqual({ status: 200, body: { late: true } });
+  });
+
   it('maps statuses to kinds and refuses bad input', async () => {
     mock.respond = () => ({ status: 503, body: 'busy' });
     const tool = webhookTool({ allowHosts: [], timeoutMs: 5000, guard: loopbackAllowed });

@@ -7,9 +7,10 @@ import { endToolCall, startToolCall, tracingOn, withSpan } from './tracing';
 export interface ToolCall {
   tool: string;
   args: Record<string, unknown>;
-  ctx: Omit<ToolCallContext, 'signal'>;
+  ctx: Omit<ToolCallContext, 'signal' | 'timeoutMs'>;
   /** The attempt: interrupted on shutdown or a lost lease, which aborts the call in progress. */
   interrupt: Interruptible;
+  /** The call's time bound (read live by the caller); handed to the tool as `ctx.timeoutMs`. */
   timeoutMs: number;
   /** The tool's own policy; without one there is exactly one call. */
   retry?: ToolRetryPolicy;
@@ -41,7 +42,7 @@ async function callOnce(repo: ToolRepo, call: ToolCall, n: number): Promise<unkn
   const span = tracingOn() ? startToolCall(call.tool, n) : undefined;
   let failed: unknown;
   try {
-    const exec = () => repo.exec(call.tool, call.args, { ...call.ctx, signal });
+    const exec = () => repo.exec(call.tool, call.args, { ...call.ctx, signal, timeoutMs: call.timeoutMs });
     const pending = span ? withSpan(span, exec) : exec();
     pending.catch(() => undefined); // a call that loses the race must not be an unhandled rejection
     return await Promise.race([pending, stopped]);

@@ -6,6 +6,7 @@
  */
 import { HookyardError, SETTINGS_REGISTRY, createLiveSettings, type SettingVariable, type Settings } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
+import { jsExecutionTool } from '@hookyard/tools';
 import { harness, hook, tableJq, testTool } from './fixtures';
 
 const downJq: JqEngine = {
@@ -67,6 +68,37 @@ describe('executor: live settings apply from the next attempt, call or approval'
     const [b] = await h.keep('gh', {});
     await h.executor.handle(b!);
     expect(await h.stores.runs.get(b!)).toMatchObject({ status: 'succeeded', result: 'late' });
+  });
+
+  it('tool timeout: each call is handed the live bound in its context (ctx.timeoutMs)', async () => {
+    const probe = testTool('probe', async (call) => call.ctx.timeoutMs ?? null);
+    const h = harness({ jq: tableJq({}), tools: [probe], settings: { toolTimeoutMs: 1000 } });
+    await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 'probe' }));
+    const [a] = await h.keep('gh', {});
+    await h.executor.handle(a!);
+    expect(await h.stores.runs.get(a!)).toMatchObject({ status: 'succeeded', result: 1000 });
+    reloadInto(h.settings, 'HOOKS_TOOL_TIMEOUT_SECONDS: 20\n');
+    const [b] = await h.keep('gh', {});
+    await h.executor.handle(b!);
+    expect(await h.stores.runs.get(b!)).toMatchObject({ status: 'succeeded', result: 20_000 });
+  });
+
+  it('tool timeout: a js_execution snippet cut off at its bound fails the run as timeout, never succeeded', async () => {
+    // Built as the deployment builds it (boot timeout, a cap); the reload lifts the executor's bound past the cap.
+    const js = jsExecutionTool({ timeoutMs: 1000, maxTimeoutMs: 300 });
+    try {
+      const h = harness({ jq: tableJq({}), tools: [js], settings: { toolTimeoutMs: 1000 } });
+      await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 'js_execution', tool_kwargs: { code: 'while (true) {}' } }));
+      reloadInto(h.settings, 'HOOKS_TOOL_TIMEOUT_SECONDS: 20\n');
+      const [id] = await h.keep('gh', {});
+      await h.executor.handle(id!);
+      expect(await h.stores.runs.get(id!)).toMatchObject({
+        status: 'failed',
+        error: { kind: 'timeout', message: 'js_execution: the snippet ran past 300 ms and was interrupted' },
+      });
+    } finally {
+      await js.close();
+    }
   });
 
   it('approval timeout: an approve rule without timeout_seconds expires after HOOKS_APPROVAL_TIMEOUT_SECONDS as it is when the approval is requested', async () => {

@@ -3,8 +3,13 @@ import { JsSandbox, type SandboxResult } from './js-sandbox';
 import type { LocalTool } from './local-repo';
 
 export interface JsExecutionOptions {
-  /** Time bound of one snippet (default 1000 ms). */
+  /** Time bound of one snippet when the call context carries none (default 1000 ms). */
   timeoutMs?: number;
+  /**
+   * Longest time bound of one snippet whatever the call's (default: none).
+   * Snippets take turns in one sandbox thread, so one long snippet delays the rest.
+   */
+  maxTimeoutMs?: number;
   /** Memory the snippet's runtime may allocate (default 32 MiB). */
   memoryBytes?: number;
   /** Longest JSON of a result (default 1 MiB). */
@@ -33,20 +38,29 @@ export interface JsExecutionTool extends LocalTool {
 /**
  * `js_execution`: a snippet in a QuickJS sandbox (WebAssembly, in a worker
  * thread; no Node APIs, no file system, no network) with a memory limit and a
- * time limit. Whatever the snippet does wrong comes back as
- * `{ok: false, error}`, never as a crash; success is `{ok: true, value}`.
+ * time limit. The time limit is the call's (`ctx.timeoutMs`, the live tool
+ * timeout the executor hands in), at most `maxTimeoutMs`. What the snippet
+ * does wrong (an exception, out of memory) comes back as `{ok: false, error}`;
+ * success is `{ok: true, value}`; a snippet cut off at its time limit is a
+ * `timeout` error, never a result.
  */
 export function jsExecutionTool(options: JsExecutionOptions = {}): JsExecutionTool {
   const timeoutMs = options.timeoutMs ?? 1000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? Infinity;
   const memoryBytes = options.memoryBytes ?? 32 * 1024 * 1024;
   const sandbox = new JsSandbox(
-    { timeoutMs, memoryBytes, maxResultBytes: options.maxResultBytes ?? 1024 * 1024, hardKillGraceMs: options.hardKillGraceMs },
+    {
+      timeoutMs: Math.min(timeoutMs, maxTimeoutMs),
+      memoryBytes,
+      maxResultBytes: options.maxResultBytes ?? 1024 * 1024,
+      hardKillGraceMs: options.hardKillGraceMs,
+    },
     options.logger,
   );
   return {
     info: {
       name: 'js_execution',
-      description: `Runs a JavaScript snippet in a sandbox (${timeoutMs} ms, ${Math.round(memoryBytes / 1048576)} MiB); returns {ok, value} or {ok: false, error}.`,
+      description: `Runs a JavaScript snippet in a sandbox (the tool timeout${Number.isFinite(maxTimeoutMs) ? `, at most ${maxTimeoutMs} ms` : ''}; ${Math.round(memoryBytes / 1048576)} MiB); returns {ok, value} or {ok: false, error}.`,
       parameters: SCHEMA,
       provider: 'local',
     },
@@ -54,7 +68,7 @@ export function jsExecutionTool(options: JsExecutionOptions = {}): JsExecutionTo
       const { code, ...rest } = args;
       if (typeof code !== 'string') throw badInput(`js_execution: code must be a string, got ${JSON.stringify(code)}`);
       const input = Object.hasOwn(args, 'input') ? args.input : rest;
-      return sandbox.run(code, input, ctx.signal);
+      return sandbox.run(code, input, ctx.signal, Math.min(ctx.timeoutMs ?? timeoutMs, maxTimeoutMs));
     },
     close: () => sandbox.close(),
   };

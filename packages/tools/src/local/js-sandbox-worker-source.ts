@@ -41,9 +41,9 @@ async function run(job) {
   const step = (source, filename) => {
     const r = vm.evalCode(source, filename);
     if (r.error) {
-      const msg = interrupted ? 'interrupted: the snippet ran past ' + job.timeoutMs + ' ms' : describe(vm, r.error);
+      const msg = interrupted ? 'the snippet ran past ' + job.timeoutMs + ' ms and was interrupted' : describe(vm, r.error);
       r.error.dispose();
-      return { error: msg };
+      return interrupted ? { error: msg, timedOut: true } : { error: msg };
     }
     return { handle: r.value };
   };
@@ -66,14 +66,17 @@ async function run(job) {
 
 function evaluate(job, step, vm) {
   {
+    // A cut-off at the deadline is not the snippet's own failure: it comes back marked timedOut.
     const setup = step('globalThis.input = JSON.parse(' + JSON.stringify(job.inputJson) + ');', 'input.js');
+    if (setup.timedOut) return { ok: false, error: setup.error, timedOut: true };
     if (setup.error !== undefined) return { ok: false, error: 'input could not be loaded: ' + setup.error };
     setup.handle.dispose();
     const ran = step(job.code, 'snippet.js');
-    if (ran.error !== undefined) return { ok: false, error: ran.error };
+    if (ran.error !== undefined) return { ok: false, error: ran.error, timedOut: ran.timedOut === true };
     vm.setProp(vm.global, '__hookyard_result', ran.handle);
     ran.handle.dispose();
     const out = step('JSON.stringify(globalThis.__hookyard_result)', 'result.js');
+    if (out.timedOut) return { ok: false, error: out.error, timedOut: true };
     if (out.error !== undefined) return { ok: false, error: 'the result is not JSON: ' + out.error };
     const json = vm.typeof(out.handle) === 'string' ? vm.getString(out.handle) : undefined;
     out.handle.dispose();

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { HookyardError, internal, type Logger } from '@hookyard/core';
+import { HookyardError, internal, timeoutError, type Logger } from '@hookyard/core';
 import { SANDBOX_WORKER_SOURCE } from './js-sandbox-worker-source';
 
 export interface SandboxLimits {
+  /** Time bound of a snippet when its call names none. */
   timeoutMs: number;
   memoryBytes: number;
   maxResultBytes: number;
@@ -15,7 +16,8 @@ export type SandboxResult = { ok: true; value: unknown } | { ok: false; error: s
 interface WorkerReply {
   id: number;
   started?: true;
-  result?: { ok: true; json: string } | { ok: false; error: string };
+  /** `timedOut`: the interrupt handler cut the snippet off at its deadline (a timeout, not the snippet's own failure). */
+  result?: { ok: true; json: string } | { ok: false; error: string; timedOut?: boolean };
 }
 
 /** A thread that does not pick a job up within this long (stuck tearing down a previous one) is replaced. */
@@ -60,14 +62,18 @@ export class JsSandbox {
     return worker;
   }
 
-  /** Runs one snippet; calls wait their turn. Never rejects for what the snippet does. */
-  run(code: string, input: unknown, signal: AbortSignal): Promise<SandboxResult> {
-    const job = this.queue.then(() => this.runNow(code, input, signal));
+  /**
+   * Runs one snippet within `timeoutMs` (default: the limits'); calls wait
+   * their turn. Never rejects for what the snippet does (an exception, out of
+   * memory: a result); a snippet cut off at its deadline rejects `timeout`.
+   */
+  run(code: string, input: unknown, signal: AbortSignal, timeoutMs = this.limits.timeoutMs): Promise<SandboxResult> {
+    const job = this.queue.then(() => this.runNow(code, input, signal, timeoutMs));
     this.queue = job.catch(() => undefined);
     return job;
   }
 
-  private runNow(code: string, input: unknown, signal: AbortSignal): Promise<SandboxResult> {
+  private runNow(code: string, input: unknown, signal: AbortSignal, timeoutMs: number): Promise<SandboxResult> {
     if (signal.aborted) return Promise.reject(new HookyardError('cancelled', 'js_execution: aborted before it started'));
     let inputJson: string;
     try {
@@ -77,7 +83,7 @@ export class JsSandbox {
     }
     const worker = (this.worker ??= this.spawn());
     const id = this.nextId++;
-    const { timeoutMs, memoryBytes, maxResultBytes } = this.limits;
+    const { memoryBytes, maxResultBytes } = this.limits;
     return new Promise<SandboxResult>((resolve, reject) => {
       const finish = (fn: () => void) => {
         clearTimeout(timer);
@@ -96,13 +102,14 @@ export class JsSandbox {
         if (msg.started) {
           clearTimeout(timer);
           timer = setTimeout(
-            () => kill(() => resolve({ ok: false, error: `interrupted: the snippet ran past ${timeoutMs} ms and its sandbox was stopped` })),
+            () => kill(() => reject(timeoutError(`js_execution: the snippet ran past ${timeoutMs} ms and its sandbox thread was stopped`))),
             timeoutMs + (this.limits.hardKillGraceMs ?? 1000),
           );
           return;
         }
         const r = msg.result;
         if (!r) return;
+        if (!r.ok && r.timedOut) return finish(() => reject(timeoutError(`js_execution: ${r.error}`)));
         finish(() => resolve(r.ok ? { ok: true, value: JSON.parse(r.json) as unknown } : { ok: false, error: r.error }));
       };
       const onExit = (code: number) => finish(() => reject(internal(`js_execution: sandbox thread exited (code ${code}) during the snippet`)));

@@ -8,7 +8,7 @@ export interface LocalShellOptions {
   root: string;
   /** Exact command names (or paths) that may run; nothing else does. */
   allow: readonly string[];
-  /** Time bound of one command; it is killed (SIGKILL) past it. */
+  /** Time bound of one command when the call context carries none (`ctx.timeoutMs`, the live tool timeout); it is killed (SIGKILL) past it. */
   timeoutMs: number;
   /** Bound on stdout and on stderr, each, in bytes (default 256 KiB). */
   maxOutputBytes?: number;
@@ -50,6 +50,7 @@ export function localShellTool(options: LocalShellOptions): LocalTool {
         throw badInput(`local_shell: args must be a list of strings, got ${JSON.stringify(args.args)}`);
       }
       const cwd = await realpath(options.root);
+      const timeoutMs = ctx.timeoutMs ?? options.timeoutMs;
       return new Promise((resolve, reject) => {
         execFile(
           command,
@@ -57,7 +58,7 @@ export function localShellTool(options: LocalShellOptions): LocalTool {
           {
             cwd,
             shell: false,
-            timeout: options.timeoutMs,
+            timeout: timeoutMs,
             killSignal: 'SIGKILL',
             maxBuffer: maxOutput,
             encoding: 'utf8',
@@ -73,7 +74,7 @@ export function localShellTool(options: LocalShellOptions): LocalTool {
               return resolve({ exit_code: null, stdout, stderr, truncated: true });
             }
             if (e.name === 'AbortError') return reject(new HookyardError('cancelled', `local_shell: ${command} was aborted`));
-            if (e.killed && e.signal === 'SIGKILL') return reject(timeoutError(`local_shell: ${command} ran past ${options.timeoutMs} ms and was killed`));
+            if (e.killed && e.signal === 'SIGKILL') return reject(timeoutError(`local_shell: ${command} ran past ${timeoutMs} ms and was killed`));
             if (typeof e.code === 'number') {
               return reject(badInput(`local_shell: ${command} exited ${e.code}: ${JSON.stringify(String(stderr).slice(0, 500))}`));
             }

@@ -12,7 +12,7 @@ export interface WebhookOptions {
    * when all its addresses are in HOOKS_OUTBOUND_ALLOW_NETS.
    */
   guard?: OutboundGuard;
-  /** Default and longest time bound of one call. */
+  /** Default and longest time bound of one call when the call context carries none (`ctx.timeoutMs`, the live tool timeout). */
   timeoutMs: number;
   fetch?: FetchFn;
   /** Largest reply body read (default 1 MiB). */
@@ -84,11 +84,13 @@ export function webhookTool(options: WebhookOptions): LocalTool {
         }
       }
       injectTrace(headers);
-      let timeout = options.timeoutMs;
+      // The call's bound is the live tool timeout the executor hands in; `timeout_ms` may only shorten it.
+      const bound = ctx.timeoutMs ?? options.timeoutMs;
+      let timeout = bound;
       if (args.timeout_ms !== undefined) {
         if (typeof args.timeout_ms !== 'number' || !Number.isInteger(args.timeout_ms) || args.timeout_ms < 1)
           throw badInput(`webhook: timeout_ms must be a whole number >= 1, got ${JSON.stringify(args.timeout_ms)}`);
-        timeout = Math.min(args.timeout_ms, options.timeoutMs);
+        timeout = Math.min(args.timeout_ms, bound);
       }
       const body = method === 'GET' || args.body === undefined ? undefined : typeof args.body === 'string' ? args.body : JSON.stringify(args.body);
       const what = `webhook ${method} ${url.origin}${url.pathname}`;
