@@ -65,8 +65,16 @@ export type { SecretRef, SecretResolver, SecretResolverOptions, SecretScope, Str
 export { ALLOW_ALL, ALLOWLIST_ENTRY_PATTERN, allows, intersect, parseAllowlist } from './allowlist';
 export { APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC } from './approval';
 export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
-export { APPROVAL_LINK_PATH, approvalLinkValid, approvalLinks, signApprovalLink } from './approval-links';
-export type { LinkVerdict } from './approval-links';
+export {
+  APPROVAL_LINK_PATH,
+  TOOL_EXTRA_APPROVE_URL,
+  TOOL_EXTRA_DENY_URL,
+  TOOL_EXTRA_LINKS_EXPIRE_AT,
+  approvalLinkValid,
+  approvalLinks,
+  signApprovalLink,
+} from './approval-links';
+export type { ApprovalLinks, LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
 export {
   LIVE_SETTINGS,

@@ -217,10 +217,16 @@ const REGISTRY = {
     parse: publicUrl,
   }),
   HOOKS_APPROVAL_LINK_SECRET: setting('approvalLinkSecret', {
-    doc: 'secret reference (env:NAME or file:/path) of the key approval links are signed with; with HOOKS_PUBLIC_URL, every approval gets approve_url and deny_url',
+    doc: 'secret reference (env:NAME or file:/path) of the key approval links are signed with; with HOOKS_PUBLIC_URL, every approval gets signed approve and deny links (shown to operators, handed to the tool of a hook on hooks_approval_requested as extras, never kept in a run)',
     default: 'no links',
     live: false,
     parse: secretRef,
+  }),
+  HOOKS_APPROVAL_LINK_TTL_SECONDS: setting('approvalLinkTtlMs', {
+    doc: "how long a signed approval link works from when it is made (never past its approval's expires_at); a reload applies to the next link made",
+    default: '3600',
+    live: true,
+    parse: seconds(3600, 1),
   }),
   HOOKS_APPROVAL_TIMEOUT_SECONDS: setting('approvalTimeoutMs', {
     doc: 'how long an approval stays open when its rule names no timeout_seconds; a reload applies to the next approval requested',

@@ -1,7 +1,6 @@
 import {
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
-  approvalLinks,
   assignOwn,
   createSecretResolver,
   secretScopeOf,
@@ -28,6 +27,7 @@ import {
   type ApprovalDecision,
   type ToolRepo,
 } from '@hookyard/tools';
+import { linksForCall, scrubError, scrubResult } from './approval-links';
 import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
@@ -238,10 +238,15 @@ export class RunExecutor {
     const { stores } = this.deps;
     const hook = await this.hooks.get(run.hook, a.hookRevision);
     if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
+    // A start made before an operator's retry: the store resets attempts and keeps the start, and
+    // every claim counts one, so a started run claimed at attempt 1 was retried (a crash replay
+    // comes at 2 or later). Its call used up the approval it had (the retry dropped the link to
+    // it): this start asks the current policy again, and may park or be denied.
+    const retried = run.acted === 'start' && run.attempts === 1;
     // A run woken from its interaction goes on from the answer.
     let approved = false;
     let answered: Interaction | null = null;
-    if (run.interaction) {
+    if (run.interaction && !retried) {
       const i = await stores.interactions.get(run.interaction);
       if (i && i.status !== 'open') {
         if (tracingOn()) recordWait(i);
@@ -290,7 +295,7 @@ export class RunExecutor {
     }
     const step = await this.approvalStep(a, hook, kwargs, extras, answered);
     // A replayed start was allowed when it first started; the policy (or its approval) must still allow it.
-    if (state.acted && !approved && step.next !== 'call') {
+    if (state.acted && !approved && !retried && step.next !== 'call') {
       throw forbidden(
         `the replayed start of tool '${hook.tool}' is no longer allowed: ${step.next === 'deny' ? step.detail : `the policy now asks for an approval (${step.decision.rule})`}`,
       );
@@ -300,15 +305,21 @@ export class RunExecutor {
       return { status: 'denied', result: step.result };
     }
     if (step.next === 'park') return this.parkForApproval(a, hook, kwargs, extras, step.decision);
-    if ((!state.acted || approved) && step.detail) await a.write((token, now) => stores.runs.note(run.id, token, 'approval policy', step.detail, now));
-    const policy = await toolPolicy(this.deps.tools, hook.tool);
     // Started by this attempt (not a replay of an earlier attempt's start, which may have left).
-    const startsHere = !state.acted || approved;
-    if (!state.acted || approved) {
+    const startsHere = !state.acted || approved || retried;
+    if (startsHere && step.detail) await a.write((token, now) => stores.runs.note(run.id, token, 'approval policy', step.detail, now));
+    const policy = await toolPolicy(this.deps.tools, hook.tool);
+    if (startsHere) {
       // Recorded before the call: from here on the platform adds no attempts.
       await a.write((token, now) => stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
       state.acted = true;
     }
+    // The signed links of the approval a hooks_approval_requested run is about: made for this call only, never kept.
+    const links = await linksForCall(
+      { settings: this.deps.settings, secrets: this.secrets, interactions: stores.interactions, logger: this.deps.logger },
+      run,
+      this.deps.clock.now(),
+    );
     let called: { result: unknown };
     try {
       called = await callTool(this.gate, {
@@ -320,7 +331,7 @@ export class RunExecutor {
           topic: run.topic,
           attempt: run.attempts,
           idempotencyKey: run.id,
-          extras,
+          extras: links ? { ...extras, ...links.extras } : extras,
           subject,
           logger: this.deps.logger,
           approval: step.decision,
@@ -331,7 +342,7 @@ export class RunExecutor {
         logger: this.deps.logger,
       });
     } catch (err) {
-      const e = toHookyardError(err);
+      const e = scrubError(toHookyardError(err), links);
       // A call that never left is not a call: the start is withdrawn, and the platform's backoff applies.
       if (startsHere && e.notSent && !a.interruptReason) {
         // Tried again through a store blip like an outcome write (idempotent per token): the
@@ -345,7 +356,7 @@ export class RunExecutor {
     }
     const { result } = called;
     if (isParkRequest(result)) return this.park(a, hook, kwargs, extras, result);
-    return { status: 'succeeded', result };
+    return { status: 'succeeded', result: scrubResult(result, links) };
   }
 
   /** A run woken from interaction `i`: a wait ends from its answer; an approval asks the approval continuation. */
@@ -359,25 +370,6 @@ export class RunExecutor {
     if (step.next !== 'deny') return { error: internal(`run woke from approval ${i.id} in status ${i.status}`), acted: run.acted !== '' };
     await a.write((token, now) => this.deps.stores.runs.note(run.id, token, 'approval policy', step.detail, now));
     return { status: 'denied', result: step.result };
-  }
-
-  /**
-   * The signed single-use links of an approval, when HOOKS_PUBLIC_URL and
-   * HOOKS_APPROVAL_LINK_SECRET are set; null links when they are not, or when
-   * the key cannot be read (logged: the approval can still be answered by API).
-   */
-  private async links(i: Interaction): Promise<{ approve_url: string | null; deny_url: string | null }> {
-    const { publicUrl, approvalLinkSecret } = this.deps.settings;
-    if (!publicUrl || !approvalLinkSecret) return { approve_url: null, deny_url: null };
-    try {
-      return approvalLinks(publicUrl, await this.secrets.resolve(approvalLinkSecret), i);
-    } catch (err) {
-      this.deps.logger.error(
-        { interaction: i.id, err: toHookyardError(err).message },
-        'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read',
-      );
-      return { approve_url: null, deny_url: null };
-    }
   }
 
   /**
@@ -449,7 +441,6 @@ export class RunExecutor {
         on_timeout: i.on_timeout,
         expires_at: i.expires_at,
         subject,
-        ...(await this.links(i)),
       };
       await this.deps.reporter.platformEvent(HOOKS_APPROVAL_REQUESTED_TOPIC, payload, { run: run.id, hook: run.hook });
     }

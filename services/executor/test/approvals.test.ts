@@ -2,11 +2,15 @@ import {
   DEFAULT_DENY_MESSAGE,
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   approvalLinkValid,
+  TOOL_EXTRA_APPROVE_URL,
+  TOOL_EXTRA_DENY_URL,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  TOOL_EXTRA_LINKS_EXPIRE_AT,
   argsHash,
+  unavailable,
   type ApprovalRule,
 } from '@hookyard/core';
-import { counter, harness, hook, tableJq, testTool } from './fixtures';
+import { counter, gate, harness, hook, tableJq, testTool, until } from './fixtures';
 
 const payload = { env: 'prod', service: 'api' };
 
@@ -17,9 +21,14 @@ function jq() {
   });
 }
 
-async function setup(rules: ApprovalRule[], hookRules?: ApprovalRule[], settings: Parameters<typeof harness>[0]['settings'] = {}) {
-  const deploy = testTool('deploy', async ({ args }) => ({ deployed: args }));
-  const notify = testTool('notify', async () => 'posted');
+async function setup(
+  rules: ApprovalRule[],
+  hookRules?: ApprovalRule[],
+  settings: Parameters<typeof harness>[0]['settings'] = {},
+  tools: { deploy?: ReturnType<typeof testTool>; notify?: ReturnType<typeof testTool> } = {},
+) {
+  const deploy = tools.deploy ?? testTool('deploy', async ({ args }) => ({ deployed: args }));
+  const notify = tools.notify ?? testTool('notify', async () => 'posted');
   const h = harness({ jq: jq(), tools: [deploy, notify], settings });
   await h.stores.hooks.putApprovalPolicy(rules, null, h.clock.now());
   await h.stores.hooks.putHook(
@@ -134,8 +143,6 @@ describe('executor: the approval policy around the tool call', () => {
       on_timeout: 'deny',
       expires_at: interaction!.expires_at,
       subject: null,
-      approve_url: null,
-      deny_url: null,
     });
     // Announced: the claim, the park (with its interaction), and the platform event's run as accepted.
     expect(h.events.map((e) => [e.run_id, e.event, e.status])).toEqual([
@@ -224,36 +231,173 @@ describe('executor: the approval policy around the tool call', () => {
     expect((await h.stores.runs.get(id))!.status).toBe('parked');
   });
 
-  it('with HOOKS_PUBLIC_URL and HOOKS_APPROVAL_LINK_SECRET, the event carries signed approve and deny links', async () => {
+  it('signed links reach the hook on hooks_approval_requested as extras only: never in its payload, input, result, error or history', async () => {
     process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
     try {
-      const { h, id } = await setup([approveRule], undefined, {
+      // A chat API echoes the message it posted: the kept result must not carry the link either.
+      const notify = testTool('notify', async ({ ctx }) => ({ ok: true, message: { text: `approve: <${String(ctx.extras[TOOL_EXTRA_APPROVE_URL])}|here>` } }));
+      const { h, id } = await setup(
+        [approveRule],
+        undefined,
+        { publicUrl: 'https://hooks.example.test', approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY', approvalLinkTtlMs: 60_000 },
+        { notify },
+      );
+      const [i] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
+      const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
+      expect(Object.keys(event!.payload as object)).not.toEqual(expect.arrayContaining(['approve_url']));
+      expect(Object.keys(event!.payload as object)).not.toEqual(expect.arrayContaining(['deny_url']));
+      const madeAt = h.clock.now();
+      await h.executor.handle(event!.id);
+      expect(notify.calls).toHaveLength(1);
+      const extras = notify.calls[0]!.ctx.extras;
+      const key = Buffer.from(process.env.HOOKS_SECRET_TEST_LINK_KEY);
+      const sigs: string[] = [];
+      for (const [url, verdict] of [
+        [extras[TOOL_EXTRA_APPROVE_URL], 'approve'],
+        [extras[TOOL_EXTRA_DENY_URL], 'deny'],
+      ] as const) {
+        const u = new URL(String(url));
+        expect(`${u.origin}${u.pathname}`).toBe(`https://hooks.example.test/approvals/${i!.id}/${verdict}`);
+        // The link's own expiry: HOOKS_APPROVAL_LINK_TTL_SECONDS (60 s here) from now, shorter than the approval's 600 s.
+        const exp = u.searchParams.get('exp');
+        expect(Number(exp) * 1000).toBe(Math.floor((madeAt + 60_000) / 1000) * 1000);
+        expect(approvalLinkValid(key, i!.id, verdict, exp, u.searchParams.get('sig'))).toEqual({ expiresAtMs: Number(exp) * 1000 });
+        // A deny link's signature does not make an approve link.
+        expect(approvalLinkValid(key, i!.id, verdict === 'approve' ? 'deny' : 'approve', exp, u.searchParams.get('sig'))).toBe(false);
+        sigs.push(u.searchParams.get('sig')!);
+      }
+      expect(extras[TOOL_EXTRA_LINKS_EXPIRE_AT]).toBe(new Date(Math.floor((madeAt + 60_000) / 1000) * 1000).toISOString());
+      // Nothing a reader can read holds a link: the run (payload, input, result, history) and the interaction.
+      const kept = (await h.stores.runs.get(event!.id))!;
+      expect(kept.status).toBe('succeeded');
+      expect(kept.result).toEqual({
+        ok: true,
+        message: {
+          text:
+            'approve: <https://hooks.example.test/approvals/' +
+            i!.id +
+            '/approve?exp=' +
+            String(new URL(String(extras[TOOL_EXTRA_APPROVE_URL])).searchParams.get('exp')) +
+            '&sig=[approval link signature removed]|here>',
+        },
+      });
+      const readable = JSON.stringify([kept, await h.stores.runs.get(id), await h.stores.interactions.get(i!.id), (await h.stores.runs.list({}, 50)).runs]);
+      for (const sig of sigs) expect(readable).not.toContain(sig);
+      expect(readable).not.toContain('approve_url');
+    } finally {
+      delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
+    }
+  });
+
+  it('a link never outlives its approval: the link expiry is min(HOOKS_APPROVAL_LINK_TTL_SECONDS, expires_at)', async () => {
+    process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
+    try {
+      const { h, notify, id } = await setup([approveRule], undefined, {
         publicUrl: 'https://hooks.example.test',
         approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY',
       });
       const [i] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
       const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
-      const { approve_url, deny_url } = event!.payload as { approve_url: string; deny_url: string };
-      const key = Buffer.from(process.env.HOOKS_SECRET_TEST_LINK_KEY);
-      for (const [url, verdict] of [
-        [approve_url, 'approve'],
-        [deny_url, 'deny'],
-      ] as const) {
-        const u = new URL(url);
-        expect(`${u.origin}${u.pathname}`).toBe(`https://hooks.example.test/approvals/${i!.id}/${verdict}`);
-        expect(approvalLinkValid(key, i!.id, verdict, i!.expires_at, u.searchParams.get('sig'))).toBe(true);
-        // A deny link's signature does not make an approve link.
-        expect(approvalLinkValid(key, i!.id, verdict === 'approve' ? 'deny' : 'approve', i!.expires_at, u.searchParams.get('sig'))).toBe(false);
-      }
+      await h.executor.handle(event!.id);
+      // Default TTL one hour, the approval 600 s: the approval's expiry wins.
+      expect(notify.calls[0]!.ctx.extras[TOOL_EXTRA_LINKS_EXPIRE_AT]).toBe(i!.expires_at);
     } finally {
       delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
     }
   });
 
   it('a link key that cannot be read: no links (logged), the approval is still requested', async () => {
-    const { h, id } = await setup([approveRule], undefined, { publicUrl: 'https://hooks.example.test', approvalLinkSecret: 'env:HOOKS_SECRET_TEST_UNSET_KEY' });
+    const { h, notify, id } = await setup([approveRule], undefined, {
+      publicUrl: 'https://hooks.example.test',
+      approvalLinkSecret: 'env:HOOKS_SECRET_TEST_UNSET_KEY',
+    });
     const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
-    expect(event!.payload).toMatchObject({ run: id, approve_url: null, deny_url: null });
+    expect(event!.payload).toMatchObject({ run: id });
+    await h.executor.handle(event!.id);
+    expect(notify.calls[0]!.ctx.extras[TOOL_EXTRA_APPROVE_URL]).toBeUndefined();
     expect(h.lines.some((l) => l.msg.includes('approval links not signed') && String(l.err).includes('HOOKS_SECRET_TEST_UNSET_KEY'))).toBe(true);
+  });
+});
+
+describe('executor: an approval covers exactly one acted call', () => {
+  /** A deploy that fails after it started (held failed: the platform adds no attempts after acting). */
+  const failingDeploy = () =>
+    testTool('deploy', async () => {
+      throw unavailable('deploy service answered 503');
+    });
+
+  async function approve(h: Awaited<ReturnType<typeof setup>>['h'], run: string) {
+    const open = (await h.stores.interactions.list({ run, status: 'open' }, 10)).interactions;
+    expect(open).toHaveLength(1);
+    await h.stores.interactions.resolve(open[0]!.id, { status: 'approved', by: 'operator:ada', via: 'api' }, h.clock.now());
+    return open[0]!.id;
+  }
+
+  it('an operator retry of a run whose approved call failed parks on a new approval; after the policy changes to deny it ends denied; the old approval never calls again', async () => {
+    const deploy = failingDeploy();
+    const { h, id } = await setup([approveRule], undefined, {}, { deploy });
+    const first = await approve(h, id);
+    await h.executor.handle(id);
+    expect(await h.stores.runs.get(id)).toMatchObject({ status: 'failed', acted: 'start', error: { kind: 'unavailable' } });
+    expect(deploy.calls).toHaveLength(1);
+
+    // Retry: the approval was used by that call; the policy (still approve) asks again.
+    await h.stores.runs.retry(id, h.clock.now());
+    await h.executor.handle(id);
+    const parked = (await h.stores.runs.get(id))!;
+    expect(parked).toMatchObject({ status: 'parked', acted: 'start' });
+    expect(parked.interaction).not.toBe(first);
+    expect(deploy.calls).toHaveLength(1);
+    const second = (await h.stores.interactions.get(parked.interaction!))!;
+    expect(second).toMatchObject({ kind: 'approval', status: 'open', args_hash: argsHash(kwargs), rule: 'prod deploys' });
+    // A new request went out for the new approval.
+    const asks = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs.map((r) => (r.payload as { interaction: string }).interaction);
+    expect(asks.sort()).toEqual([first, second.id].sort());
+
+    // Approved again: called once more, with the same input and idempotency key; it fails again.
+    await approve(h, id);
+    await h.executor.handle(id);
+    expect(deploy.calls).toHaveLength(2);
+    expect(deploy.calls[1]!.args).toEqual(kwargs);
+    expect(deploy.calls[1]!.ctx.extras[TOOL_EXTRA_IDEMPOTENCY_KEY]).toBe(id);
+    expect((await h.stores.runs.get(id))!.status).toBe('failed');
+
+    // An admin changes the policy to deny; the next retry is denied and calls nothing.
+    await h.stores.hooks.putApprovalPolicy([{ tools: ['deploy'], action: 'deny', message: 'deploys are frozen' }], null, h.clock.now());
+    await h.stores.runs.retry(id, h.clock.now());
+    await h.executor.handle(id);
+    expect(await h.stores.runs.get(id)).toMatchObject({ status: 'denied', result: { message: 'deploys are frozen' } });
+    expect(deploy.calls).toHaveLength(2);
+  });
+
+  it('a retry after the policy changed to allow calls without asking', async () => {
+    const deploy = failingDeploy();
+    const { h, id } = await setup([approveRule], undefined, {}, { deploy });
+    await approve(h, id);
+    await h.executor.handle(id);
+    await h.stores.hooks.putApprovalPolicy([{ tools: ['deploy'], action: 'allow' }], null, h.clock.now());
+    await h.stores.runs.retry(id, h.clock.now());
+    await h.executor.handle(id);
+    expect(deploy.calls).toHaveLength(2);
+    expect((await h.stores.interactions.list({ run: id }, 10)).interactions).toHaveLength(1);
+  });
+
+  it('a crash-resumable replay of the approved start is the same call: it asks nothing again', async () => {
+    const hold = gate<unknown>();
+    let n = 0;
+    const deploy = testTool('deploy', async () => (++n === 1 ? hold.promise : { deployed: 'replayed' }), { crashResumable: true });
+    const { h, id } = await setup([approveRule], undefined, {}, { deploy });
+    await approve(h, id);
+    void h.executor.handle(id);
+    await until(() => deploy.calls.length === 1);
+    h.clock.advance(h.settings.leaseMs + 1);
+    expect(await h.stores.runs.sweepLapsed(h.clock.now(), 10, { maxAttempts: 5, retryDelayMs: 0 })).toEqual([
+      expect.objectContaining({ id, outcome: 'replay' }),
+    ]);
+    await h.executor.handle(id);
+    expect(await h.stores.runs.get(id)).toMatchObject({ status: 'succeeded', result: { deployed: 'replayed' } });
+    expect(deploy.calls.map((c) => c.ctx.idempotencyKey)).toEqual([id, id]);
+    expect((await h.stores.interactions.list({ run: id }, 10)).interactions).toHaveLength(1);
+    hold.open(null);
   });
 });
