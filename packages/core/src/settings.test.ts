@@ -24,4 +24,13 @@ describe('settings', () => {
     expect(String(err)).toContain('the operator token has 12 characters; a token needs at least 16');
     expect(String(err)).not.toContain('sh0rt-s3cret');
   });
+
+  it('event streams: 200 per ingress and 8 per token by default; a per-token cap that leaves readers nothing is refused naming it', () => {
+    expect(loadSettings({})).toMatchObject({ eventStreamsMax: 200, eventStreamsPerToken: 8 });
+    expect(loadSettings({ HOOKS_EVENT_STREAMS_MAX: '10', HOOKS_EVENT_STREAMS_PER_TOKEN: '9' })).toMatchObject({ eventStreamsMax: 10, eventStreamsPerToken: 9 });
+    expect(() => loadSettings({ HOOKS_EVENT_STREAMS_MAX: '10', HOOKS_EVENT_STREAMS_PER_TOKEN: '10' })).toThrow(
+      'HOOKS_EVENT_STREAMS_PER_TOKEN: must be less than HOOKS_EVENT_STREAMS_MAX (10): that many streams are kept for operator and admin tokens, and readers need at least one',
+    );
+    expect(() => loadSettings({ HOOKS_EVENT_STREAMS_PER_TOKEN: '0' })).toThrow('HOOKS_EVENT_STREAMS_PER_TOKEN: must be >= 1, got 0');
+  });
 });

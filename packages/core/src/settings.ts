@@ -277,6 +277,18 @@ const REGISTRY = {
     live: true,
     parse: (raw: string | undefined, name: string) => (raw === undefined || raw.trim() === '' ? undefined : int(1, 1)(raw, name)),
   }),
+  HOOKS_EVENT_STREAMS_MAX: setting('eventStreamsMax', {
+    doc: 'GET /api/events streams open at once per ingress; past it a new one is 503',
+    default: '200',
+    live: true,
+    parse: int(200, 2, 100000),
+  }),
+  HOOKS_EVENT_STREAMS_PER_TOKEN: setting('eventStreamsPerToken', {
+    doc: 'GET /api/events streams one token may hold open at once, per ingress; past it a new one is 429. Reader tokens together stop this many short of HOOKS_EVENT_STREAMS_MAX, which is kept for operator and admin tokens',
+    default: '8',
+    live: true,
+    parse: int(8, 1, 1000),
+  }),
   HOOKS_TRUSTED_PROXIES: setting('trustedProxies', {
     doc: 'proxies whose X-Forwarded-For is believed, addresses and CIDR ranges',
     default: 'none',
@@ -341,6 +353,12 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
   const s = out as Settings;
   if (s.adminPort !== undefined && s.adminPort !== 0 && s.adminPort === s.httpPort) {
     throw new SettingsError('HOOKS_ADMIN_PORT', `must differ from HOOKS_HTTP_PORT (${s.httpPort}): it exists to keep the management API off the public port`);
+  }
+  if (s.eventStreamsPerToken >= s.eventStreamsMax) {
+    throw new SettingsError(
+      'HOOKS_EVENT_STREAMS_PER_TOKEN',
+      `must be less than HOOKS_EVENT_STREAMS_MAX (${s.eventStreamsMax}): that many streams are kept for operator and admin tokens, and readers need at least one`,
+    );
   }
   if (s.retryCapMs < s.retryBaseMs) {
     throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);

@@ -24,34 +24,36 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
 });
 
 /** Opens a stream and collects its `run` events; `until` resolves once `n` arrived. */
-async function openStream(url: string, path = '/api/events') {
+async function openStream(url: string, path = '/api/events', token = TOKENS.reader) {
   const controller = new AbortController();
-  const res = await fetch(url + path, { headers: { authorization: `Bearer ${TOKENS.reader}` }, signal: controller.signal });
+  const res = await fetch(url + path, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
   const events: RunSummary[] = [];
   let text = '';
   let open = false;
   const waiters: Array<() => void> = [];
-  void (async () => {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        text += value;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          const frame = text.slice(0, end);
-          text = text.slice(end + 2);
-          const data = frame.split('\n').find((l) => l.startsWith('data: '));
-          if (frame.includes(': stream open')) open = true;
-          if (frame.includes('event: run') && data) events.push(JSON.parse(data.slice(6)));
-          waiters.splice(0).forEach((w) => w());
+  // A refusal's JSON body is left for the test to read.
+  if (res.ok)
+    void (async () => {
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          text += value;
+          let end: number;
+          while ((end = text.indexOf('\n\n')) >= 0) {
+            const frame = text.slice(0, end);
+            text = text.slice(end + 2);
+            const data = frame.split('\n').find((l) => l.startsWith('data: '));
+            if (frame.includes(': stream open')) open = true;
+            if (frame.includes('event: run') && data) events.push(JSON.parse(data.slice(6)));
+            waiters.splice(0).forEach((w) => w());
+          }
         }
+      } catch {
+        // aborted
       }
-    } catch {
-      // aborted
-    }
-  })();
+    })();
   return {
     res,
     events,
@@ -235,5 +237,102 @@ describe('run events the ingress announces itself (the hub as its sink, as in th
     } finally {
       s.close();
     }
+  });
+});
+
+describe('GET /api/events: streams per token, and room kept for operator and admin tokens', () => {
+  // A small cap keeps the test fast: 10 streams per ingress, 3 per token, so reader tokens together hold at most 7.
+  const READERS = { one: 'reader-one-token-0123456789abcdef', two: 'reader-two-token-0123456789abcdef', three: 'reader-three-token-0123456789abcdef' };
+  let hub: RunEventHub;
+  let listening = 0;
+  let h: Harness;
+  const streams: Array<Awaited<ReturnType<typeof openStream>>> = [];
+  /** Opens a stream as `token`; an accepted one is kept open (and waited for) until the test ends. */
+  const open = async (token: string) => {
+    const s = await openStream(h.url, '/api/events', token);
+    if (s.res.status === 200) {
+      streams.push(s);
+      await s.opened();
+      return { status: 200, body: undefined as any };
+    }
+    return { status: s.res.status, body: (await s.res.json()) as any };
+  };
+  /** Waits until the ingress released every listener but `n` (a closed stream is counted off when its socket closes). */
+  const untilListening = async (n: number) => {
+    for (let i = 0; listening !== n && i < 500; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(listening).toBe(n);
+  };
+
+  beforeAll(async () => {
+    hub = createRunEventHub();
+    const feed: RunEventFeed = {
+      listen(l) {
+        listening += 1;
+        const stop = hub.listen(l);
+        return () => {
+          listening -= 1;
+          stop();
+        };
+      },
+      close: () => hub.close(),
+    };
+    h = await startHarness({
+      deps: { runEvents: feed },
+      settings: {
+        eventStreamsMax: 10,
+        eventStreamsPerToken: 3,
+        apiTokens: [
+          { role: 'reader', token: TOKENS.reader },
+          { role: 'operator', token: TOKENS.operator },
+          { role: 'admin', token: TOKENS.admin },
+          ...Object.values(READERS).map((token) => ({ role: 'reader' as const, token })),
+        ],
+      },
+    });
+  });
+  afterEach(async () => {
+    streams.splice(0).forEach((s) => s.close());
+    await untilListening(0);
+  });
+  afterAll(() => h.close());
+
+  it("a reader token's stream past its cap is 429, saying which cap and how many it holds; the admin still connects; closing one frees its place", async () => {
+    for (let i = 0; i < 3; i++) expect((await open(TOKENS.reader)).status).toBe(200);
+    const refused = await open(TOKENS.reader);
+    expect(refused).toEqual({
+      status: 429,
+      body: {
+        error: {
+          kind: 'unavailable',
+          message: 'this token already holds 3 event streams, the most one token may hold (HOOKS_EVENT_STREAMS_PER_TOKEN=3); close one first',
+        },
+      },
+    });
+    expect((await open(TOKENS.admin)).status).toBe(200);
+    // Another reader token has its own count.
+    expect((await open(READERS.one)).status).toBe(200);
+    streams.shift()!.close();
+    await untilListening(4);
+    expect((await open(TOKENS.reader)).status).toBe(200);
+  });
+
+  it("reader tokens together stop a token's worth short of the process cap: a reader is refused there (503) while the admin connects; past the whole cap everyone is 503", async () => {
+    for (const token of [TOKENS.reader, READERS.one]) for (let i = 0; i < 3; i++) expect((await open(token)).status).toBe(200);
+    expect((await open(READERS.two)).status).toBe(200);
+    // 7 reader streams: the readers' share of 10 is used up.
+    const reader = await open(READERS.three);
+    expect(reader.status).toBe(503);
+    expect(reader.body.error).toEqual({
+      kind: 'unavailable',
+      message:
+        'reader tokens hold 7 event streams, all they may (HOOKS_EVENT_STREAMS_MAX=10 less 3 kept for operator and admin tokens); this token holds 0; retry later',
+    });
+    for (let i = 0; i < 3; i++) expect((await open(TOKENS.admin)).status).toBe(200);
+    // 10 open: the whole cap is used, and an operator is refused too.
+    const operator = await open(TOKENS.operator);
+    expect(operator.status).toBe(503);
+    expect(operator.body.error.message).toBe(
+      'too many event streams open (10, the most this ingress holds: HOOKS_EVENT_STREAMS_MAX=10); this token holds 0; retry later',
+    );
   });
 });

@@ -260,7 +260,9 @@ const PATHS: Obj = {
         operationId: 'runEvents',
         description:
           'Needs the reader role (send the bearer header; a browser reads the stream through fetch). The source is NATS `<prefix>.events.run.>` ' +
-          '(every ingress, executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open.',
+          '(every ingress, executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open ' +
+          '(HOOKS_EVENT_STREAMS_MAX; reader tokens together stop HOOKS_EVENT_STREAMS_PER_TOKEN short of it, kept for operator and admin tokens); ' +
+          '429 when this token already holds HOOKS_EVENT_STREAMS_PER_TOKEN streams on this ingress.',
         parameters: [
           { name: 'hook', in: 'query', schema: ref('Name') },
           { name: 'topic', in: 'query', schema: ref('Name') },
