@@ -16,6 +16,7 @@ import { openapiRouter } from './openapi';
 import { consoleRouter } from './console';
 import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
+import { clientAddressFrom, parseTrustedProxies } from './limiter/address';
 import type { SettingsControl } from './api/settings-routes';
 
 export { answerClientError } from './client-error';
@@ -113,7 +114,22 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));
-  app.use(approvalLinkRouter({ stores: deps.stores, bus: deps.bus, clock, logger, settings, secrets, ...(deps.events ? { events: deps.events } : {}) }));
+  // A link answer records who used it: the address as the limiter reads it (HOOKS_TRUSTED_PROXIES), also with the limiter off.
+  const proxies = parseTrustedProxies(settings.trustedProxies).table;
+  const clientAddress = (req: IncomingMessage) =>
+    clientAddressFrom(proxies, req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+  app.use(
+    approvalLinkRouter({
+      stores: deps.stores,
+      bus: deps.bus,
+      clock,
+      logger,
+      settings,
+      secrets,
+      clientAddress,
+      ...(deps.events ? { events: deps.events } : {}),
+    }),
+  );
   app.use(
     '/api',
     createApiRouter(
@@ -132,6 +148,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
+        secrets,
       },
       limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined,
     ),

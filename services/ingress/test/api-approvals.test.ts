@@ -402,7 +402,7 @@ describe('signed approval links', () => {
   });
 
   let n = 0;
-  async function parked(expiresInMs = 60_000) {
+  async function parked(expiresInMs = 60_000, link: { madeAt?: number; ttlMs?: number } = {}) {
     n += 1;
     const now = Date.now();
     const [kept] = await h.stores.runs.keepEvent({ topic: 'answers', payload: { n }, now, dispatchGraceMs: 60_000 });
@@ -418,7 +418,7 @@ describe('signed approval links', () => {
       expiresAt: now + expiresInMs,
       now,
     });
-    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction);
+    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction, link.madeAt ?? now, link.ttlMs ?? 3_600_000);
     const local = (u: string) => u.replace('https://hooks.example.test', '');
     return { i: interaction, approve: local(links.approve_url), deny: local(links.deny_url) };
   }
@@ -446,11 +446,11 @@ describe('signed approval links', () => {
     expect(r.status).toBe(200);
     expect(r.text).toContain('Answered: approved');
     const after = (await h.stores.interactions.get(i.id))!;
-    expect(after).toMatchObject({ status: 'approved', resolution: { by: 'signed link', via: 'link', reason: '<b>lgtm</b>' } });
+    expect(after).toMatchObject({ status: 'approved', resolution: { by: expect.stringMatching(/^signed link from /), via: 'link', reason: '<b>lgtm</b>' } });
     expect(h.bus.published.slice(published)).toEqual([[i.run]]);
     const again = await post(approve);
     expect(again.status).toBe(409);
-    expect(again.text).toContain('already answered: approved by signed link via link');
+    expect(again.text).toContain(`already answered: approved by ${after.resolution!.by} via link`);
     expect((await post(deny)).status).toBe(409);
     expect((await get(approve)).status).toBe(409);
     expect((await h.stores.interactions.get(i.id))!.status).toBe('approved');
@@ -468,12 +468,16 @@ describe('signed approval links', () => {
     const sig = new URL(`https://x${approve}`).searchParams.get('sig')!;
     const flipped = sig.slice(0, -2) + (sig.endsWith('A') ? 'B' : 'A') + sig.slice(-1);
     const denySig = new URL(`https://x${deny}`).searchParams.get('sig')!;
+    const exp = new URL(`https://x${approve}`).searchParams.get('exp')!;
     const bad = [
       approve.replace(sig, flipped),
-      `/approvals/${i.id}/approve?sig=${denySig}`,
-      `/approvals/${other.i.id}/approve?sig=${sig}`,
+      `/approvals/${i.id}/approve?exp=${exp}&sig=${denySig}`,
+      `/approvals/${other.i.id}/approve?exp=${exp}&sig=${sig}`,
       `/approvals/${i.id}/approve`,
-      `/approvals/not-an-id/approve?sig=${sig}`,
+      `/approvals/not-an-id/approve?exp=${exp}&sig=${sig}`,
+      // A later expiry than the one signed, or none.
+      approve.replace(`exp=${exp}`, `exp=${Number(exp) + 3600}`),
+      `/approvals/${i.id}/approve?sig=${sig}`,
     ];
     for (const path of bad) {
       for (const r of [await get(path), await post(path)]) {
@@ -492,6 +496,60 @@ describe('signed approval links', () => {
     expect(r.status).toBe(409);
     expect(r.text).toContain(`expired at ${i.expires_at}`);
     expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+  });
+
+  it('a link answer records the client address and user agent in the resolution', async () => {
+    const { i, approve } = await parked();
+    const r = await h.call(approve, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'curl/8.5.0' },
+      body: 'reason=ok',
+    });
+    expect(r.status).toBe(200);
+    const after = (await h.stores.interactions.get(i.id))!;
+    // No trusted proxy: the socket's peer.
+    expect(after.resolution).toMatchObject({ via: 'link', by: expect.stringMatching(/^signed link from (::ffff:)?127\.0\.0\.1 \(curl\/8\.5\.0\)$/) });
+  });
+
+  it('a link past its own expiry (HOOKS_APPROVAL_LINK_TTL_SECONDS) is refused with 403 while the approval is still open; nothing answered', async () => {
+    // Made two minutes ago with a one-minute TTL: the link expired, the approval (an hour) did not.
+    const made = Date.now() - 120_000;
+    const { i, approve, deny } = await parked(3_600_000, { madeAt: made, ttlMs: 60_000 });
+    for (const path of [approve, deny]) {
+      for (const r of [await get(path), await post(path)]) {
+        expect(r.status).toBe(403);
+        expect(r.text).toContain(`This approval link expired at ${new Date(Math.floor((made + 60_000) / 1000) * 1000).toISOString()}`);
+        expect(r.text).toContain(`still open until ${i.expires_at}`);
+      }
+    }
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+  });
+
+  it('GET /api/interactions/{id}: an operator gets fresh signed links of an open approval; a reader gets no links field', async () => {
+    const { i } = await parked();
+    const asReader = await h.call(`/api/interactions/${i.id}`, { role: 'reader' });
+    expect(asReader.status).toBe(200);
+    expect(asReader.body.id).toBe(i.id);
+    expect(asReader.body).not.toHaveProperty('links');
+    expect(asReader.text).not.toContain('/approvals/');
+    const listed = await h.call(`/api/interactions?run=${i.run}`, { role: 'reader' });
+    expect(listed.text).not.toContain('/approvals/');
+    for (const role of ['operator', 'admin'] as const) {
+      const r = await h.call(`/api/interactions/${i.id}`, { role });
+      expect(r.status).toBe(200);
+      expect(r.body.links).toEqual({
+        approve_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/approve\\?exp=[0-9]+&sig=`)),
+        deny_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/deny\\?exp=[0-9]+&sig=`)),
+        expires_at: expect.any(String),
+      });
+      // The operator's link works.
+      if (role === 'admin') {
+        const answered = await post(String(r.body.links.deny_url).replace('https://hooks.example.test', ''), 'reason=no');
+        expect(answered.status).toBe(200);
+      }
+    }
+    // Answered: no links any more.
+    expect((await h.call(`/api/interactions/${i.id}`, { role: 'operator' })).body.links).toBeNull();
   });
 
   it('without HOOKS_APPROVAL_LINK_SECRET the pages say links are off (404)', async () => {

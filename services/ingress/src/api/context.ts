@@ -1,4 +1,4 @@
-import type { Clock } from '@hookyard/core';
+import type { Clock, SecretResolver } from '@hookyard/core';
 import type { RoleDeps } from '@hookyard/role';
 import type { SchemaChecker } from '../hooks/schema-checker';
 import type { SettingsControl } from './settings-routes';
@@ -14,4 +14,6 @@ export interface ApiContext extends RoleDeps {
   settingsControl?: SettingsControl;
   /** Called after a dedupe key changed, for the same reason. */
   onDedupeChanged(topic: string): void;
+  /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */
+  secrets?: SecretResolver;
 }

@@ -1,9 +1,20 @@
 import type { Router } from 'express';
-import { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_ID_PATTERN, badInput, isValidName, notFound } from '@hookyard/core';
+import {
+  INTERACTION_ID_PATTERN,
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  RUN_ID_PATTERN,
+  badInput,
+  createSecretResolver,
+  isValidName,
+  notFound,
+  secretScopeOf,
+} from '@hookyard/core';
 import type { InteractionKind, InteractionStatus } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { InteractionFilter } from '@hookyard/store';
-import { callerOf, requireRole } from './auth';
+import { operatorLinks } from '../approvals/operator-links';
+import { callerOf, requireRole, roleOf } from './auth';
 import type { ApiContext } from './context';
 import { listQueryReader } from './list-query';
 
@@ -66,9 +77,12 @@ export function interactionId(id: string): string {
 /**
  * The interactions parked runs wait on: list (filters + cursor), one, and an
  * operator's cancel (the parked run ends `cancelled`). A second answer is 409
- * naming who answered first.
+ * naming who answered first. One open approval read by an operator or admin
+ * carries fresh signed `links`; a reader's answer has no `links` field (a
+ * link answers without a token, so holding one is approving).
  */
 export function interactionRoutes(router: Router, ctx: ApiContext): void {
+  const secrets = ctx.secrets ?? createSecretResolver({ scope: secretScopeOf(ctx.settings) });
   router.get('/interactions', requireRole('reader'), async (req, res) => {
     const q = parseInteractionQuery(req.query);
     const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
@@ -79,7 +93,8 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     const id = interactionId(req.params.id as string);
     const interaction = await ctx.stores.interactions.get(id);
     if (!interaction) throw notFound(`no interaction ${JSON.stringify(id)}`);
-    res.json(interaction);
+    if (roleOf(res) === 'reader') return res.json(interaction);
+    res.json({ ...interaction, links: await operatorLinks({ settings: ctx.settings, secrets, logger: ctx.logger }, interaction, ctx.clock.now()) });
   });
 
   router.post('/interactions/:id/cancel', requireRole('operator'), async (req, res) => {

@@ -16,10 +16,21 @@ import { answerApproval, type AnswerDeps } from './answer';
 export interface LinkRouteDeps extends AnswerDeps {
   settings: Pick<Settings, 'approvalLinkSecret'>;
   secrets: SecretResolver;
+  /** The client's address as the ingress reads it (HOOKS_TRUSTED_PROXIES); default: the socket's peer. */
+  clientAddress?: (req: Request) => string;
 }
 
 /** One fixed answer for a bad or unknown link, whatever was wrong: a prober learns nothing. */
 const NOT_VALID = 'This approval link is not valid.';
+
+/** Who used a link, for the answer's `by`: the client's address and user agent (printable, bounded). */
+export function linkUser(address: string, userAgent: string | undefined): string {
+  const ua = (userAgent ?? '')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .trim()
+    .slice(0, 120);
+  return `signed link from ${address || 'an unknown address'} (${ua || 'no user agent'})`;
+}
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -53,8 +64,12 @@ function describe(i: Interaction): string {
  * preview them); only the page's POST answers. The signature (HMAC-SHA256
  * of the id, the verdict and the expiry, with HOOKS_APPROVAL_LINK_SECRET) is
  * checked in constant time on both; a bad one gets one fixed answer. A link
- * is single-use because its approval is answered once: a second POST is 409
- * naming who answered first; past the expiry it is 409 too.
+ * carries its own expiry (`exp`, signed: HOOKS_APPROVAL_LINK_TTL_SECONDS,
+ * never past the approval's): past it the link is refused (403) while the
+ * approval may still be answered another way. A link is single-use because
+ * its approval is answered once: a second POST is 409 naming who answered
+ * first; past the approval's expiry it is 409 too. An answer records the
+ * client's address and user agent as `by`.
  */
 export function approvalLinkRouter(deps: LinkRouteDeps): Router {
   const router = express.Router();
@@ -67,7 +82,17 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
     if (!INTERACTION_ID_PATTERN.test(id)) return { status: 403, message: NOT_VALID };
     const key = await deps.secrets.resolve(ref);
     const i = await deps.stores.interactions.get(id);
-    if (!i || i.kind !== 'approval' || !approvalLinkValid(key, id, verdict, i.expires_at, req.query.sig)) return { status: 403, message: NOT_VALID };
+    const valid = approvalLinkValid(key, id, verdict, req.query.exp, req.query.sig);
+    if (!i || i.kind !== 'approval' || !valid) return { status: 403, message: NOT_VALID };
+    const now = deps.clock.now();
+    // The link's own expiry; an approval answered or expired meanwhile is said as such below (409).
+    if (i.status === 'open' && valid.expiresAtMs <= now && Date.parse(i.expires_at) > now) {
+      const at = new Date(valid.expiresAtMs).toISOString();
+      return {
+        status: httpStatusOf('forbidden'),
+        message: `This approval link expired at ${at} (links work for HOOKS_APPROVAL_LINK_TTL_SECONDS). The approval is still open until ${i.expires_at}: ask an operator for a fresh link, or answer it in the API.`,
+      };
+    }
     return { i, verdict };
   }
 
@@ -109,7 +134,8 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
         if (done) return page(res, 409, 'Approval link', `<p>${done}</p>`);
         const raw = (req.body as Record<string, unknown> | undefined)?.reason;
         const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
-        const out = await answerApproval(deps, c.i.id, c.verdict, { by: 'signed link', via: 'link', reason });
+        const address = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? '');
+        const out = await answerApproval(deps, c.i.id, c.verdict, { by: linkUser(address, req.get('user-agent')), via: 'link', reason });
         page(
           res,
           200,

@@ -321,6 +321,17 @@ export const SCHEMAS: Record<string, Schema> = {
       }),
       outcome: nullable({ type: 'object', properties: { run: { type: 'string' }, status: { type: 'string' }, result: { nullable: true }, at: isoTime } }),
       taken: nullable({ type: 'object', properties: { by: { type: 'string' }, at: isoTime } }),
+      links: nullable({
+        type: 'object',
+        description:
+          'GET /api/interactions/{id} to an operator or admin only (a reader gets no links field): fresh signed links of an open approval, null when links are off (HOOKS_PUBLIC_URL, HOOKS_APPROVAL_LINK_SECRET) or it is not open',
+        required: ['approve_url', 'deny_url', 'expires_at'],
+        properties: {
+          approve_url: { type: 'string' },
+          deny_url: { type: 'string' },
+          expires_at: { ...isoTime, description: 'When the links stop working: min(now + HOOKS_APPROVAL_LINK_TTL_SECONDS, the approval expires_at)' },
+        },
+      }),
     },
   },
   InteractionPage: {

@@ -1,0 +1,24 @@
+import { approvalLinks, toHookyardError, type ApprovalLinks, type Interaction, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
+
+export interface OperatorLinkDeps {
+  settings: Pick<Settings, 'publicUrl' | 'approvalLinkSecret' | 'approvalLinkTtlMs'>;
+  secrets: SecretResolver;
+  logger: Logger;
+}
+
+/**
+ * Fresh signed links of an open approval, for an operator to hand on (`links`
+ * of `GET /api/interactions/{id}`; readers never get them). Null when links
+ * are off (HOOKS_PUBLIC_URL, HOOKS_APPROVAL_LINK_SECRET), the interaction is
+ * not an open approval, or the key cannot be read (logged).
+ */
+export async function operatorLinks(deps: OperatorLinkDeps, i: Interaction, now: number): Promise<ApprovalLinks | null> {
+  const { publicUrl, approvalLinkSecret, approvalLinkTtlMs } = deps.settings;
+  if (!publicUrl || !approvalLinkSecret || i.kind !== 'approval' || i.status !== 'open' || Date.parse(i.expires_at) <= now) return null;
+  try {
+    return approvalLinks(publicUrl, await deps.secrets.resolve(approvalLinkSecret), i, now, approvalLinkTtlMs);
+  } catch (err) {
+    deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
+    return null;
+  }
+}
