@@ -25,6 +25,8 @@ function run(over: Partial<Run>): Run {
     lease: null,
     due_at: null,
     delivery_id: null,
+    door: 'http',
+    verified: false,
     resumable: false,
     interaction: null,
     parked_on: [],

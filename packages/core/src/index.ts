@@ -30,6 +30,7 @@ export { RUN_ID_PATTERN, newRunId } from './ids';
 export { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RESOLUTION_VIAS, argsHash, canonicalJson, newInteractionId } from './interactions';
 export type { Interaction, InteractionKind, InteractionStatus, KeptOutcome, Resolution, ResolutionVia, ResolvedStatus, SubjectKey } from './interactions';
 export {
+  DOORS,
   FINISHED_STATUSES,
   HOOKS_RUN_FAILED_TOPIC,
   JQ_FIELDS,
@@ -42,6 +43,7 @@ export {
 export { MCP_TRANSPORTS, REMOTE_PROTOCOLS } from './types';
 export type {
   Acted,
+  Door,
   Hook,
   HookSubject,
   JqField,

@@ -77,7 +77,7 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
     verificationFailures: new Counter({ name: `${p}verification_failures_total`, help: 'Deliveries refused by a verifier', labelNames: ['topic'], registers }),
     ingestMessages: new Counter({
       name: `${p}ingest_messages_total`,
-      help: 'NATS ingest messages by verdict (accepted, duplicate, rejected, failed)',
+      help: 'NATS ingest messages by verdict (accepted, duplicate, rejected, refused: a verifier-bound topic not trusting NATS, failed)',
       labelNames: ['verdict'],
       registers,
     }),

@@ -71,6 +71,15 @@ export interface RunEvent {
   detail?: string;
 }
 
+/**
+ * The way a run's event came in: the public webhook door (`http`), a NATS
+ * ingest subject (`nats`), an operator's call through the management API
+ * (`api`: a replay), the platform itself (`platform`: hooks_run_failed,
+ * hooks_approval_requested). `agent` and `trigger` are reserved for doors to come.
+ */
+export const DOORS = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
+export type Door = (typeof DOORS)[number];
+
 /** A kept run. Timestamps are ISO strings on the wire. */
 export interface Run {
   id: string;
@@ -90,6 +99,15 @@ export interface Run {
   /** When the run is next eligible to be claimed (ISO), null once finished. */
   due_at: string | null;
   delivery_id: string | null;
+  /** The door the run's event came through (see DOORS). A run kept before doors were recorded reads `http`. */
+  door: Door;
+  /**
+   * True only when the event passed a verifier binding's check at the HTTP
+   * door as it was kept. Never copied: a replay, a NATS message (even on a
+   * trusted topic) and a platform event are not verified. Only a verified run
+   * may answer an approval.
+   */
+  verified: boolean;
   /** Set when the tool declared it can be replayed after a crash (same idempotency key). */
   resumable: boolean;
   /** The latest interaction this run parked on (kept after it is resolved, so the next attempt reads its answer). */
@@ -200,6 +218,12 @@ export interface VerifierBinding {
   settings: Record<string, unknown>;
   /** One or more secret references; several during rotation. */
   secrets: string[];
+  /**
+   * `trusted`: the NATS door keeps messages on this topic (who may publish is
+   * then up to NATS permissions; such runs are still not verified). Absent:
+   * the NATS door refuses the topic.
+   */
+  nats?: 'trusted';
   created_at: string;
   updated_at: string;
 }

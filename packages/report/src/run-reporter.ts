@@ -12,7 +12,7 @@ import { acceptedSummaries, announceRun, summarizeRun, type RunBus, type RunEven
 
 /** The one store verb the reporter needs (structural, so the reporter does not depend on the store). */
 export interface PlatformEventKeeper {
-  keepEvent(input: { topic: string; payload: unknown; now: number; dispatchGraceMs: number }): Promise<{ id: string; hook: string }[]>;
+  keepEvent(input: { topic: string; payload: unknown; now: number; dispatchGraceMs: number; door: 'platform' }): Promise<{ id: string; hook: string }[]>;
 }
 
 export interface RunReporterDeps {
@@ -50,7 +50,8 @@ export function createRunReporter(deps: RunReporterDeps): RunReporter {
   async function platformEvent(topic: string, payload: unknown, about: { run: string; hook: string }): Promise<void> {
     const now = deps.clock.now();
     try {
-      const kept = await deps.runs.keepEvent({ topic, payload, now, dispatchGraceMs: deps.dispatchGraceMs });
+      // Door platform, never verified: a platform event cannot answer an approval.
+      const kept = await deps.runs.keepEvent({ topic, payload, now, dispatchGraceMs: deps.dispatchGraceMs, door: 'platform' });
       for (const k of kept) metrics.accepted.inc({ topic, hook: k.hook });
       if (kept.length > 0 && deps.events) for (const summary of acceptedSummaries(topic, kept, now)) void deps.events.publish(summary).catch(() => undefined);
       if (kept.length > 0) {

@@ -1,6 +1,6 @@
 import { RESULT_MAX_BYTES, conflict } from '@hookyard/core';
-import type { Acted, ErrorInfo } from '@hookyard/core';
-import type { ActInput } from './types';
+import type { Acted, Door, ErrorInfo } from '@hookyard/core';
+import type { ActInput, KeepEventInput } from './types';
 
 /**
  * Rules both stores share, so memory and Redis say the same thing. The Lua
@@ -59,9 +59,26 @@ export function operatorRetryDetail(lastError: ErrorInfo | null): string {
   return `retried by operator${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
 }
 
-/** The history line of a replay's first event. Mirrored by the Redis store's caller of replay.lua. */
+/** How a run came in, as its first history line ends: `through the nats door, not verified`. */
+export function provenanceDetail(door: Door, verified: boolean, verifiedBy?: string): string {
+  return `through the ${door} door, ${verified ? (verifiedBy ? `verified by its ${verifiedBy} binding` : 'verified') : 'not verified'}`;
+}
+
+/** The first history line of a kept event's runs (`event on orders through the http door, verified`); failed_event.lua spells the platform's. */
+export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verified' | 'verifiedBy'>): string {
+  return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}`;
+}
+
+/** The door of a keep that names none: a call on the store's interface itself. */
+export const DEFAULT_DOOR: Door = 'api';
+
+/**
+ * The history line of a replay's first event. A replay is an operator's act
+ * through the API: door `api`, never verified (no signature was checked for
+ * it; the source's verification is not copied). Passed to replay.lua.
+ */
 export function replayDetail(sourceId: string): string {
-  return `replay of run ${sourceId}`;
+  return `replay of run ${sourceId} ${provenanceDetail('api', false)}`;
 }
 
 /** Statuses a run leaves on its own: replaying one would run its event twice at once. */

@@ -17,6 +17,7 @@ import type {
   SubjectKey,
   VerifierBinding,
   DedupeBinding,
+  Door,
   StateStore,
   ToolStore,
 } from '@hookyard/core';
@@ -78,6 +79,19 @@ export interface KeepEventInput {
   /** The W3C `traceparent` the runs keep (the door's span when tracing is on); absent or null for none. */
   traceparent?: string | null;
   deliveryId?: string | null;
+  /**
+   * The door the event came through, kept on every run and told in its first
+   * history line. Absent: `api` (a keep through this interface directly). It
+   * also names the namespace of `keepDelivery`'s claim.
+   */
+  door?: Door;
+  /**
+   * True only when a verifier binding checked the event as it came in (the
+   * HTTP door's verifier step). Absent: false.
+   */
+  verified?: boolean;
+  /** The verifying binding's kind (e.g. `github`), for the run's first history line only. */
+  verifiedBy?: string;
   now: number;
   /**
    * The first dispatch is the door's publish; the sweep dispatches again only
@@ -91,7 +105,12 @@ export interface KeptRun {
   hook: string;
 }
 
-/** The claim `keepDelivery` takes with the keep: a delivery id (or dedupe key) per topic. */
+/**
+ * The claim `keepDelivery` takes with the keep: a delivery id (or dedupe key)
+ * per topic and per door. Claims of different doors never collide: a NATS
+ * message whose `Nats-Msg-Id` equals a sender's delivery id cannot make the
+ * HTTP door's signed delivery a duplicate, nor the reverse.
+ */
 export interface DeliveryClaim {
   /** The sender's delivery id or the topic's dedupe key value; also kept as the runs' `delivery_id`. */
   id: string;

@@ -26,6 +26,25 @@ export function describeDeliveryConformance(stores: () => Stores): void {
       expect((await s.runs.keepDelivery(input('other', T0 + 2), { id: 'd1', ttlMs: 60_000 })).status).toBe('kept');
     });
 
+    it("a claim lives in its door's namespace: a NATS claim on an id never makes the HTTP door's claim on it a duplicate, nor the reverse", async () => {
+      const s = stores();
+      await s.hooks.putHook(hook('h', 'gh'));
+      const guid = '8f1b2c00-5f4e-11ef-9a52-0c0a9f3b1d2e';
+      const at = (door: 'http' | 'nats', now: number) => ({ ...input('gh', now), door });
+      expect((await s.runs.keepDelivery(at('nats', T0), { id: guid, ttlMs: 60_000 })).status).toBe('kept');
+      expect((await s.runs.keepDelivery(at('http', T0 + 1), { id: guid, ttlMs: 60_000 })).status).toBe('kept');
+      expect(await s.runs.keepDelivery(at('http', T0 + 2), { id: guid, ttlMs: 60_000 })).toEqual({ status: 'duplicate' });
+      expect(await s.runs.keepDelivery(at('nats', T0 + 3), { id: guid, ttlMs: 60_000 })).toEqual({ status: 'duplicate' });
+      // An id that spells the other namespace out is still its own door's.
+      expect((await s.runs.keepDelivery(at('http', T0 + 4), { id: `nats:${guid}`, ttlMs: 60_000 })).status).toBe('kept');
+      const runs = (await s.runs.list({ topic: 'gh' }, 10)).runs;
+      expect(runs.map((r) => [r.door, r.delivery_id]).sort()).toEqual([
+        ['http', guid],
+        ['http', `nats:${guid}`],
+        ['nats', guid],
+      ]);
+    });
+
     it('a topic without hooks is kept (no runs) and claimed', async () => {
       const s = stores();
       expect(await s.runs.keepDelivery(input('empty', T0), { id: 'x', ttlMs: 1_000 })).toEqual({ status: 'kept', runs: [] });

@@ -71,6 +71,65 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await s.runs.get(plain!))!.traceparent).toBeNull();
       });
 
+      it('keeps the door and verification it is given on every run of the event, in its first history line and its head; absent is door api, not verified', async () => {
+        const s = stores();
+        for (const h of ['a', 'b']) await s.hooks.putHook(hook(h, 'prov'));
+        const http = await s.runs.keepEvent({ topic: 'prov', payload: {}, now: T0, dispatchGraceMs: 0, door: 'http', verified: true });
+        const nats = await s.runs.keepDelivery({ topic: 'prov', payload: {}, now: T0, dispatchGraceMs: 0, door: 'nats' }, { id: 'm-1', ttlMs: 1000 });
+        if (nats.status !== 'kept') throw new Error('expected kept');
+        const plain = await s.runs.keepEvent({ topic: 'prov', payload: {}, now: T0, dispatchGraceMs: 0 });
+        const seen = async (ids: { id: string }[]) => Promise.all(ids.map(async (k) => (await s.runs.get(k.id))!));
+        for (const r of await seen(http)) {
+          expect([r.door, r.verified]).toEqual(['http', true]);
+          expect(r.history[0]!.detail).toBe('event on prov through the http door, verified');
+        }
+        for (const r of await seen(nats.runs)) {
+          expect([r.door, r.verified]).toEqual(['nats', false]);
+          expect(r.history[0]!.detail).toBe('event on prov through the nats door, not verified');
+        }
+        for (const r of await seen(plain)) expect([r.door, r.verified]).toEqual(['api', false]);
+        // The head an outcome write answers carries them too.
+        const c = await s.runs.claim(http[0]!.id, 'w', 1_000, T0);
+        expect(await s.runs.complete(http[0]!.id, c!.token, 'succeeded', null, T0 + 1)).toMatchObject({ door: 'http', verified: true });
+        // The binding's kind, when the door names it, is in the story.
+        const [gh] = await s.runs.keepEvent({ topic: 'prov', payload: {}, now: T0, dispatchGraceMs: 0, door: 'http', verified: true, verifiedBy: 'github' });
+        expect((await s.runs.get(gh!.id))!.history[0]!.detail).toBe('event on prov through the http door, verified by its github binding');
+      });
+
+      it("a run's fields come in the API's order", async () => {
+        const s = stores();
+        const [id] = await keep(s, 'order', ['a']);
+        expect(Object.keys((await s.runs.get(id!))!)).toEqual([
+          'id',
+          'hook',
+          'topic',
+          'status',
+          'payload',
+          'attempts',
+          'acted',
+          'acted_ids',
+          'claim_intent',
+          'error',
+          'result',
+          'input',
+          'lease',
+          'due_at',
+          'delivery_id',
+          'door',
+          'verified',
+          'resumable',
+          'interaction',
+          'parked_on',
+          'replay_of',
+          'traceparent',
+          'created_at',
+          'updated_at',
+          'started_at',
+          'finished_at',
+          'history',
+        ]);
+      });
+
       it('dispatches again only after the grace, not before', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h'], T0, 5_000);
@@ -321,7 +380,8 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           acted: '',
           failed_at: new Date(T0 + 1).toISOString(),
         });
-        expect(ofX).toMatchObject({ status: 'pending', delivery_id: null, attempts: 0 });
+        expect(ofX).toMatchObject({ status: 'pending', delivery_id: null, attempts: 0, door: 'platform', verified: false });
+        expect(ofX.history[0]!.detail).toBe('event on hooks_run_failed through the platform door, not verified');
         expect((await s.runs.sweepDue(T0 + 1_001, 20, 1_000)).length).toBe(6);
         // An alert's own failure alerts nobody (no loops).
         const ca = await s.runs.claim(ofX.id, 'w', 1_000, T0 + 1_002);
@@ -448,7 +508,11 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           error: null,
           created_at: new Date(T0 + 100).toISOString(),
         });
-        expect(r.history).toEqual([{ at: new Date(T0 + 100).toISOString(), attempt: 0, event: 'kept', detail: `replay of run ${src}` }]);
+        // An operator's act through the API: door api, not verified, whatever the source's door was.
+        expect([r.door, r.verified]).toEqual(['api', false]);
+        expect(r.history).toEqual([
+          { at: new Date(T0 + 100).toISOString(), attempt: 0, event: 'kept', detail: `replay of run ${src} through the api door, not verified` },
+        ]);
         expect(await s.runs.get(r.id)).toEqual(r);
         // The source is untouched; the replay is listed, due after the grace, claimable now.
         expect(await s.runs.get(src!)).toEqual(before);

@@ -76,7 +76,9 @@ export class MemoryRunStore implements RunStore {
 
   async keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult> {
     if (!Number.isInteger(claim.ttlMs) || claim.ttlMs < 1) throw badInput(`delivery claim ttl must be a positive integer of ms, got ${claim.ttlMs}`);
-    const key = JSON.stringify([input.topic, claim.id]);
+    // The HTTP door's claims keep the key they always had; another door's carry its name, so doors never share one.
+    const door = input.door ?? rules.DEFAULT_DOOR;
+    const key = JSON.stringify(door === 'http' ? [input.topic, claim.id] : [input.topic, claim.id, door]);
     // Checked first, claimed after the keep: a refused keep (too many hooks) leaves no claim, as in keep_event.lua.
     if (this.deliveries.held(key, input.now)) return { status: 'duplicate' };
     const runs = this.keep(input, claim.id);
@@ -95,12 +97,22 @@ export class MemoryRunStore implements RunStore {
     return names.map((hook, i) => {
       const id = runIdAt(base, i);
       const slot = pendingSlot(
-        { id, hook, topic: input.topic, payload, delivery_id: deliveryId, replay_of: null, traceparent: input.traceparent ?? null },
+        {
+          id,
+          hook,
+          topic: input.topic,
+          payload,
+          delivery_id: deliveryId,
+          door: input.door ?? rules.DEFAULT_DOOR,
+          verified: input.verified === true,
+          replay_of: null,
+          traceparent: input.traceparent ?? null,
+        },
         input.now,
         input.dispatchGraceMs,
       );
       this.slots.set(id, slot);
-      this.log(slot, input.now, 'kept', `event on ${input.topic}`);
+      this.log(slot, input.now, 'kept', rules.keptDetail(input));
       return { id, hook };
     });
   }
@@ -328,7 +340,18 @@ export class MemoryRunStore implements RunStore {
     if (rules.REPLAY_REFUSED.has(source.status)) throw rules.replayRefusal(id, source.status);
     const newId = runIdAt(runIdBase(now, 0), 0);
     const slot = pendingSlot(
-      { id: newId, hook: hook.name, topic: hook.topic, payload: source.payload, delivery_id: null, replay_of: id, traceparent: null },
+      // An operator's act through the API: never verified, whatever the source was.
+      {
+        id: newId,
+        hook: hook.name,
+        topic: hook.topic,
+        payload: source.payload,
+        delivery_id: null,
+        door: 'api',
+        verified: false,
+        replay_of: id,
+        traceparent: null,
+      },
       now,
       dispatchGraceMs,
     );
@@ -401,7 +424,7 @@ export class MemoryRunStore implements RunStore {
       acted: run.acted,
       failed_at: iso(now),
     };
-    this.keep({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: 0 }, null, MAX_HOOKS_PER_EVENT);
+    this.keep({ topic: HOOKS_RUN_FAILED_TOPIC, payload, now, dispatchGraceMs: 0, door: 'platform' }, null, MAX_HOOKS_PER_EVENT);
   }
 
   private find(id: string): Slot {
@@ -491,7 +514,7 @@ export class MemoryRunStore implements RunStore {
 
 /** A new pending run (kept by the door or a replay), due and dispatchable from `now` plus the grace. */
 function pendingSlot(
-  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'replay_of' | 'traceparent'>,
+  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'door' | 'verified' | 'replay_of' | 'traceparent'>,
   now: number,
   dispatchGraceMs: number,
 ): Slot {
@@ -513,6 +536,8 @@ function pendingSlot(
     lease: null,
     due_at: at,
     delivery_id: f.delivery_id,
+    door: f.door,
+    verified: f.verified,
     resumable: false,
     interaction: null,
     parked_on: [],

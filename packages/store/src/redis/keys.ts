@@ -1,3 +1,5 @@
+import type { Door } from '@hookyard/core';
+
 /**
  * Key layout (prefix P, N partitions). Redis Cluster: every script's keys share
  * one hash tag, so each script runs in one slot (no CROSSSLOT):
@@ -24,7 +26,8 @@
  *   {P:p<n>}:hook-revs        hash   hook name -> revision of its record (hook-revision.ts), copied into the
  *                                    partition's slot so the claim answers it (executors reuse a record they read)
  *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
- *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot
+ *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot.
+ *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
@@ -117,9 +120,14 @@ export class KeyLayout {
   hookRevisions(partition: number): string {
     return `${this.tag(partition)}:hook-revs`;
   }
-  /** The claim on delivery `deliveryId` of `topic`, in partition `partition` (see deliveryPartition). */
-  delivery(partition: number, topic: string, deliveryId: string): string {
-    return `${this.tag(partition)}:delivery:${topic}:${deliveryId}`;
+  /**
+   * The claim on delivery `deliveryId` of `topic` by `door`, in partition
+   * `partition` (see deliveryPartition). The HTTP door's claims keep the key
+   * they always had; another door's are `<door>-delivery:`, so no id can make
+   * one door's claim collide with another's (a topic has no colon).
+   */
+  delivery(partition: number, topic: string, deliveryId: string, door: Door = 'http'): string {
+    return `${this.tag(partition)}:${door === 'http' ? '' : `${door}-`}delivery:${topic}:${deliveryId}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {

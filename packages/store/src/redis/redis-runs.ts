@@ -82,14 +82,14 @@ export class RedisRunStore implements RunStore {
       input.now,
       input.now + input.dispatchGraceMs,
       MAX_HOOKS_PER_EVENT,
-      `event on ${input.topic}`,
+      rules.keptDetail(input),
       input.traceparent ?? '',
+      ttlMs ?? '',
+      input.door ?? rules.DEFAULT_DOOR,
+      input.verified === true ? 1 : 0,
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
-    if (ttlMs !== null) {
-      keys.push(this.keys.delivery(p, input.topic, deliveryId));
-      args.push(ttlMs);
-    }
+    if (ttlMs !== null) keys.push(this.keys.delivery(p, input.topic, deliveryId, input.door ?? rules.DEFAULT_DOOR));
     try {
       await this.setup.ready('keep_event');
     } catch (err) {

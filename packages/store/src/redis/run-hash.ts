@@ -1,10 +1,11 @@
-import type { Acted, ErrorInfo, Run, RunEvent, RunHead, RunStatus } from '@hookyard/core';
+import type { Acted, Door, ErrorInfo, Run, RunEvent, RunHead, RunStatus } from '@hookyard/core';
 
 /**
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
  * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
- * finished (epoch ms or ''), replay_of (the replayed run's id, or ''), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
+ * finished (epoch ms or ''), door (the door its event came through; absent: `http`), verified ('1', or absent:
+ * false), replay_of (the replayed run's id, or ''), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
  * not needed yet may be absent (keep_event writes only what a fresh run needs):
  * absent reads as its empty value.
  */
@@ -75,6 +76,10 @@ export function fieldsToRunHead(f: RunFields): RunHead | null {
     lease: running ? { owner: f.owner ?? '', until: Number(f.until), token: Number(f.token) } : null,
     due_at: iso(f.due),
     delivery_id: f.delivery || null,
+    // A run kept before doors were recorded has neither field: it reads as the
+    // HTTP door's (the door most runs came through), never as verified.
+    door: (f.door || 'http') as Door,
+    verified: f.verified === '1',
     resumable: f.resumable === '1',
     interaction: f.interaction || null,
     parked_on: f.status === 'parked' && f.interaction ? [f.interaction] : [],

@@ -4,7 +4,7 @@
 -- one pending run per hook on the topic, read from the partition's copy of the
 -- topic's hook index ({P:pN}:topic-hooks:hooks_run_failed, named from the tag:
 -- same slot), due at once (the sweep dispatches it). None for a failure on
--- that topic itself (no loops). `base` is a fresh 24-char id base of the
+-- that topic itself (no loops). Door `platform`, not verified. `base` is a fresh 24-char id base of the
 -- partition; `failed_at` the ISO time of `now`. At most MAX_HOOKS_PER_EVENT
 -- (1296, passed as the literal below) hooks get one.
 -- The payload is RUN_FAILED_EVENT_SCHEMA: run_id, hook, topic, attempts, error, acted, failed_at.
@@ -21,9 +21,10 @@ local function keep_failed_event(c, now, base, failed_at)
   local payload = '{"run_id":' .. cjson.encode(c.id) .. ',"hook":' .. cjson.encode(f[1]) .. ',"topic":' .. cjson.encode(f[2])
     .. ',"attempts":' .. tostring(tonumber(f[3]) or 0) .. ',"error":' .. err .. ',"acted":' .. cjson.encode(f[5] or '')
     .. ',"failed_at":' .. cjson.encode(failed_at) .. '}'
-  local history = '[' .. history_line(now, 0, 'kept', 'event on ' .. FAILED_TOPIC) .. ']'
+  -- keptDetail in run-rules.ts, for door platform.
+  local history = '[' .. history_line(now, 0, 'kept', 'event on ' .. FAILED_TOPIC .. ' through the platform door, not verified') .. ']'
   for i, hook in ipairs(names) do
-    new_run(c.tag, c.due, run_id_at(base, i), hook, FAILED_TOPIC, payload, '', now, now, history, '')
+    new_run(c.tag, c.due, run_id_at(base, i), hook, FAILED_TOPIC, payload, '', now, now, history, '', 'platform', '0')
   end
 end
 

@@ -1,10 +1,12 @@
--- Fragment: new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace)
+-- Fragment: new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace, door, verified)
 -- and run_id_at(base, i). Writes one fresh pending run (keep_event, and the
 -- platform events the fail transitions keep), its list indexes and its next
 -- dispatch. Only the fields a fresh run needs (run-hash.ts reads an absent
 -- field as its empty value; claim_intent, error, result, input, owner, until,
 -- token, resumable, finished, an empty delivery and an empty trace are written when they get
 -- one). acted, acted_ids and started stay: scripts compare them with their empty value.
+-- `door` is always written when given (an absent one reads as `http`: a run
+-- kept before doors were recorded); `verified` only when it is '1' (absent is false).
 --!include index
 local ID_DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
 
@@ -14,13 +16,15 @@ local function run_id_at(base, i)
   return base .. ID_DIGITS:sub(hi + 1, hi + 1) .. ID_DIGITS:sub(lo + 1, lo + 1)
 end
 
-local function new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace)
+local function new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace, door, verified)
   local key = tag .. ':run:' .. id
   redis.call('HSET', key,
     'id', id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', payload, 'attempts', 0,
     'acted', '', 'acted_ids', '[]', 'due', now, 'created', now, 'updated', now, 'started', '', 'history', history)
   if delivery ~= '' then redis.call('HSET', key, 'delivery', delivery) end
   if trace and trace ~= '' then redis.call('HSET', key, 'trace', trace) end
+  if door and door ~= '' then redis.call('HSET', key, 'door', door) end
+  if verified == '1' then redis.call('HSET', key, 'verified', '1') end
   ix_add_run(tag, id, hook, topic, 'pending')
   redis.call('ZADD', due_key, next_dispatch, id)
 end

@@ -1,5 +1,6 @@
 -- replay: a new pending run of a run's event (its payload) for the hook as it
--- is registered now, recording which run it replays (`replay_of`). The new run
+-- is registered now, recording which run it replays (`replay_of`). Door
+-- `api` (an operator's act), never verified: the source's `verified` is not copied. The new run
 -- lives in the source's partition, so both share one slot.
 -- KEYS: 1 source run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- Also writes (undeclared, named from ARGV[1], the hash tag of every KEY: same
@@ -22,7 +23,7 @@ local history = '[' .. history_line(now, 0, 'kept', ARGV[8]) .. ']'
 redis.call('HSET', key,
   'id', new_id, 'hook', hook, 'topic', topic, 'status', 'pending', 'payload', f[2] or 'null', 'attempts', 0,
   'acted', '', 'acted_ids', '[]', 'due', now, 'created', now, 'updated', now, 'started', '', 'history', history,
-  'replay_of', c.id)
+  'replay_of', c.id, 'door', 'api')
 ix_add_run(c.tag, new_id, hook, topic, 'pending')
 redis.call('ZADD', c.due, next_dispatch, new_id)
 return { 0, redis.call('HGETALL', key) }
