@@ -1,13 +1,17 @@
 import { conflict, notFound, unauthorized, badInput, HookyardError } from '@hookyard/core';
 import type { Hook, Interaction, KeptOutcome, Run } from '@hookyard/core';
-import type { HookStore, InteractionStore, ResolveInput } from '@hookyard/store';
+import type { InteractionStore, ResolveInput } from '@hookyard/store';
 import type { DoorAct } from './hook-plan';
 
 /**
  * The door contract's acts on open interactions: checks (before the hook
  * acts), then `claim_intent`, the commit, and `acted`. Who may answer: a
- * `wait` any hook (by subject or by id); an `approval` only a hook its rule
- * lists in `answer_hooks` whose topic has a verifier binding.
+ * `wait` any hook (by subject or by id); an `approval` — resume and take
+ * alike — only a hook its rule lists in `answer_hooks`, acting on a run whose
+ * event was verified (`run.verified`: a verifier binding checked it at the
+ * HTTP door as it was kept). Whether the hook's topic has a binding now does
+ * not count: a NATS message on a trusted topic, a replay or a platform event
+ * is not verified, so none of them can approve, deny or use up an approval.
  */
 
 /** The interaction ids an act names. */
@@ -42,9 +46,9 @@ export const byRun = (hook: Hook, run: Run) => `hook:${hook.name} run:${run.id}`
 /**
  * Reads and checks every interaction the act names, before anything is
  * written: not_found, conflict (already resolved, naming by whom), bad_input
- * (verdict), unauthorized (an approval this hook may not answer).
+ * (verdict), unauthorized (an approval this hook, or this run, may not answer).
  */
-export async function checkAct(act: DoorAct, hook: Hook, stores: { interactions: InteractionStore; hooks: HookStore }): Promise<Interaction[]> {
+export async function checkAct(act: DoorAct, hook: Hook, run: Run, stores: { interactions: InteractionStore }): Promise<Interaction[]> {
   const found: Interaction[] = [];
   for (const id of actIds(act)) {
     const i = await stores.interactions.get(id);
@@ -57,22 +61,23 @@ export async function checkAct(act: DoorAct, hook: Hook, stores: { interactions:
       const r = i.resolution;
       throw conflict(`hook '${hook.name}' ${act.verb}: interaction ${id} is already ${i.status}${r ? ` (by ${r.by} via ${r.via} at ${r.at})` : ''}`);
     }
-    if (i.kind === 'approval' && act.verb !== 'take') await mayAnswer(i, hook, stores.hooks);
+    if (i.kind === 'approval') mayAnswer(i, hook, run);
     if (act.verb === 'resume') resumeStatus(i, act.items.find((x) => x.id === id)?.payload);
     found.push(i);
   }
   return found;
 }
 
-async function mayAnswer(i: Interaction, hook: Hook, hooks: HookStore): Promise<void> {
+/** The answer rule of an approval (resume and take): a hook in `answer_hooks`, acting on a verified event. */
+function mayAnswer(i: Interaction, hook: Hook, run: Run): void {
   if (!i.answer_hooks.includes(hook.name)) {
     throw unauthorized(
       `hook '${hook.name}' may not answer approval ${i.id}: its rule${i.rule ? ` '${i.rule}'` : ''} lists answer_hooks ${JSON.stringify(i.answer_hooks)}`,
     );
   }
-  if (!(await hooks.getVerifier(hook.topic))) {
+  if (run.verified !== true) {
     throw unauthorized(
-      `hook '${hook.name}' may not answer approval ${i.id}: its topic '${hook.topic}' has no verifier binding, so anyone who can reach it could answer`,
+      `hook '${hook.name}' may not answer approval ${i.id}: run ${run.id} came through the ${run.door} door unverified; only a verified event (a verifier binding checked its signature) may answer an approval`,
     );
   }
 }

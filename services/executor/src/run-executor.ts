@@ -483,7 +483,7 @@ export class RunExecutor {
   private async act(a: Attempt, hook: Hook, act: DoorAct, handOn: Record<string, unknown> | null, state: { acted: boolean }): Promise<Outcome> {
     const { stores, clock, logger } = this.deps;
     const { run } = a;
-    const found = await checkAct(act, hook, stores);
+    const found = await checkAct(act, hook, run, stores);
     await a.write((token, now) => stores.runs.setClaimIntent(run.id, token, intentOf(act), now));
     await this.deps.pause?.('claim_intent', run);
     if (a.interruptReason) throw a.interruptError!;

@@ -139,8 +139,10 @@ describe('executor: the parkable door', () => {
     expect(refused).toMatchObject({ status: 'failed', acted: '', error: { kind: 'unauthorized' } });
     expect(refused.error?.message).toContain(`hook 'by-id' may not answer approval ${ap.id}`);
     await h.stores.hooks.putHook(hook({ name: 'slack', topic: 'slack', tool: 'echo', resume_expr: { content: 'verdict-hook' } }));
-    await h.stores.hooks.putVerifier({ topic: 'slack', kind: 'slack', settings: {}, secrets: ['env:X'], created_at: '', updated_at: '' });
-    const badVerdict = await fire('slack', { id: ap.id });
+    // A listed hook acting on a verified event gets as far as the verdict.
+    const [slackRun] = await h.keep('slack', { id: ap.id }, { door: 'http', verified: true });
+    await h.executor.handle(slackRun!);
+    const badVerdict = (await h.stores.runs.get(slackRun!))!;
     expect(badVerdict).toMatchObject({ status: 'failed', error: { kind: 'bad_input' } });
     expect(badVerdict.error?.message).toContain(`interaction ${ap.id} is an approval: resume it with payload.verdict "approve" or "deny", got "maybe"`);
     expect((await h.stores.interactions.get(ap.id))?.status).toBe('open');
@@ -198,18 +200,57 @@ describe('executor: the parkable door', () => {
     await h.stores.hooks.putHook(
       hook({ name: 'slack', topic: 'slack', tool: 'deploy', resume_expr: { content: 'approve-named' }, extras_expr: { content: 'hand-on' } }),
     );
-    await h.stores.hooks.putVerifier({ topic: 'slack', kind: 'slack', settings: {}, secrets: ['env:X'], created_at: '', updated_at: '' });
     const [ship] = await h.keep('ship', {});
     await h.executor.handle(ship!);
     const parkedRun = (await h.stores.runs.get(ship!))!;
     expect(parkedRun).toMatchObject({ status: 'parked', acted: '' });
-    const [answer] = await h.keep('slack', { id: parkedRun.parked_on[0] });
+    const [answer] = await h.keep('slack', { id: parkedRun.parked_on[0] }, { door: 'http', verified: true });
     await h.executor.handle(answer!);
     expect(await h.stores.runs.get(answer!)).toMatchObject({ status: 'succeeded', acted: 'resume', acted_ids: parkedRun.parked_on });
     await h.executor.handle(ship!);
     expect(await h.stores.runs.get(ship!)).toMatchObject({ status: 'succeeded', result: { deployed: { env: 'prod' } } });
     expect(deploy.calls).toHaveLength(1);
     expect(deploy.calls[0]!.ctx.extras).toMatchObject({ note: 'from the answer', 'tai42/idempotency_key': ship });
+  });
+
+  it('an approval is answered (resume or take) only from a verified event of a hook in answer_hooks; an unverified run is refused saying which door', async () => {
+    const deploy = testTool('deploy', async ({ args }) => ({ deployed: args }));
+    const h = harness({ jq: jq({ 'approve-named': (p) => [{ id: (p as { id: string }).id, payload: { verdict: 'approve' } }] }), tools: [deploy] });
+    await h.stores.hooks.putApprovalPolicy([{ tools: ['deploy'], action: 'approve', answer_hooks: ['slack'], timeout_seconds: 600 }], null, h.clock.now());
+    await h.stores.hooks.putHook(hook({ name: 'ship', topic: 'ship', tool: 'deploy', tool_kwargs: { env: 'prod' } }));
+    await h.stores.hooks.putHook(hook({ name: 'slack', topic: 'slack', tool: 'echo', resume_expr: { content: 'approve-named' } }));
+    await h.stores.hooks.putHook(hook({ name: 'taker', topic: 'take', tool: 'echo', resume_expr: { content: 'take-named' } }));
+    // The topic's binding no longer vouches for the run: only the run's own verification counts.
+    await h.stores.hooks.putVerifier({ topic: 'slack', kind: 'slack', settings: {}, secrets: ['env:X'], created_at: '', updated_at: '' });
+    const [ship] = await h.keep('ship', {});
+    await h.executor.handle(ship!);
+    const id = (await h.stores.runs.get(ship!))!.parked_on[0]!;
+    const answer = async (topic: string, provenance: { door: 'http' | 'nats' | 'api'; verified: boolean }) => {
+      const [r] = await h.keep(topic, { id }, provenance);
+      await h.executor.handle(r!);
+      return (await h.stores.runs.get(r!))!;
+    };
+    const unverified = await answer('slack', { door: 'api', verified: false });
+    expect(unverified).toMatchObject({ status: 'failed', acted: '', error: { kind: 'unauthorized' } });
+    expect(unverified.error?.message).toBe(
+      `hook 'slack' may not answer approval ${id}: run ${unverified.id} came through the api door unverified; only a verified event (a verifier binding checked its signature) may answer an approval`,
+    );
+    expect((await h.stores.interactions.get(id))?.status).toBe('open');
+    expect(await answer('slack', { door: 'http', verified: true })).toMatchObject({ status: 'succeeded', acted: 'resume' });
+    await h.executor.handle(ship!);
+    expect((await h.stores.interactions.get(id))?.status).toBe('approved');
+
+    // take: the same rule. A verified run of a hook the rule does not list, and an unverified run of one it does, are refused.
+    const unlisted = await answer('take', { door: 'http', verified: true });
+    expect(unlisted).toMatchObject({ status: 'failed', acted: '', error: { kind: 'unauthorized' } });
+    expect(unlisted.error?.message).toContain(`hook 'taker' may not answer approval ${id}: its rule 'deployment rule 1' lists answer_hooks ["slack"]`);
+    await h.stores.hooks.putHook(hook({ name: 'slack', topic: 'slack', tool: 'echo', resume_expr: { content: 'take-named' } }));
+    const notVerified = await answer('slack', { door: 'nats', verified: false });
+    expect(notVerified).toMatchObject({ status: 'failed', acted: '', error: { kind: 'unauthorized' } });
+    expect(notVerified.error?.message).toContain(`run ${notVerified.id} came through the nats door unverified`);
+    expect((await h.stores.interactions.get(id))?.status).toBe('approved');
+    expect(await answer('slack', { door: 'http', verified: true })).toMatchObject({ status: 'succeeded', acted: 'take' });
+    expect((await h.stores.interactions.get(id))?.status).toBe('taken');
   });
 
   it('an extras_expr yielding a tai42/ key (the subject approval rules see) fails bad_input naming it, before acting', async () => {

@@ -1,5 +1,5 @@
 import { ManualClock, badInput, createLogger, createMetrics, loadSettings } from '@hookyard/core';
-import type { Hook, Logger, Settings } from '@hookyard/core';
+import type { Door, Hook, Logger, Settings } from '@hookyard/core';
 import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
@@ -72,8 +72,8 @@ export interface Harness {
   logger: Logger;
   events: RunSummary[];
   executor: RunExecutor;
-  /** Keeps an event on a topic and returns the ids of its runs. */
-  keep(topic: string, payload: unknown): Promise<string[]>;
+  /** Keeps an event on a topic and returns the ids of its runs (door `api`, not verified, unless `provenance` says otherwise). */
+  keep(topic: string, payload: unknown, provenance?: { door: Door; verified: boolean }): Promise<string[]>;
 }
 
 export function harness(opts: {
@@ -125,8 +125,8 @@ export function harness(opts: {
     logger,
     events,
     executor,
-    async keep(topic, payload) {
-      const kept = await stores.runs.keepEvent({ topic, payload, now: clock.now(), dispatchGraceMs: settings.dispatchGraceMs });
+    async keep(topic, payload, provenance) {
+      const kept = await stores.runs.keepEvent({ topic, payload, now: clock.now(), dispatchGraceMs: settings.dispatchGraceMs, ...provenance });
       return kept.map((k) => k.id);
     },
   };
