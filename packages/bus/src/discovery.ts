@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { headers as natsHeaders, type Subscription as NatsSubscription } from 'nats';
 import { checkPrefix, connectNats, type TrackedConnection } from './nats-setup';
+import type { NatsCredentials } from './nats-auth';
 import { withTimeout } from './nats-errors';
 
 /**
@@ -32,6 +33,8 @@ export interface DiscoveryResponder {
 
 export interface DiscoveryNatsOptions {
   url: string;
+  /** Who this connection is to NATS (HOOKS_NATS_USER/_PASSWORD, _TOKEN, _NKEY_SEED, _CREDS, TLS); none: anonymous. */
+  credentials?: NatsCredentials;
   /** Subject prefix: `hooks` asks on `hooks.discovery.request`. */
   prefix: string;
   logger?: Logger;
@@ -72,7 +75,7 @@ function noExecutor(timeoutMs: number, why: string): HookyardError {
 export async function createDiscoveryRequester(options: DiscoveryNatsOptions): Promise<DiscoveryRequester> {
   const logger = options.logger ?? silentLogger();
   const subject = discoverySubject(options.prefix);
-  const conn = await connectNats(options.url, `hookyard-discovery-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-discovery-${options.prefix}`, logger, options.credentials);
   let closed = false;
   return {
     async ask(request, timeoutMs) {
@@ -106,7 +109,7 @@ export async function createDiscoveryRequester(options: DiscoveryNatsOptions): P
 export async function createDiscoveryResponder(options: DiscoveryNatsOptions, handler: DiscoveryHandler): Promise<DiscoveryResponder> {
   const logger = options.logger ?? silentLogger();
   const subject = discoverySubject(options.prefix);
-  const conn = await connectNats(options.url, `hookyard-discovery-answer-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-discovery-answer-${options.prefix}`, logger, options.credentials);
   const sub: NatsSubscription = conn.nc.subscribe(subject, { queue: DISCOVERY_QUEUE });
   // The server has the subscription once the flush returns: a request sent after start finds this executor.
   await conn.nc.flush();

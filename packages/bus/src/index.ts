@@ -4,6 +4,8 @@ export { createJetStreamBus, RUN_CONSUMER, RUN_IDS_PER_MESSAGE, runSubject } fro
 export type { JetStreamBusOptions } from './jetstream-bus';
 export { toBusError } from './nats-errors';
 export { redactNatsUrl } from './nats-setup';
+export { natsCredentials } from './nats-auth';
+export type { NatsCredentialSettings, NatsCredentials } from './nats-auth';
 export { createNatsIngest, INGEST_CONSUMER, ingestSubject } from './nats-ingest';
 export type { IngestHandler, IngestMessage, IngestVerdict, NatsIngest, NatsIngestOptions } from './nats-ingest';
 export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject } from './run-events';

@@ -1,6 +1,7 @@
 import { headers as natsHeaders, type JsMsg } from 'nats';
 import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
+import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 import { openJetStreamPullSource } from './pull-source';
 import { startPullWorker, type PullWorker } from './pull-worker';
@@ -9,6 +10,8 @@ import type { RunBus, Subscription } from './types';
 export interface JetStreamBusOptions {
   /** NATS server URL(s), comma-separated. */
   url: string;
+  /** Who this connection is to NATS (HOOKS_NATS_USER/_PASSWORD, _TOKEN, _NKEY_SEED, _CREDS, TLS); none: anonymous. */
+  credentials?: NatsCredentials;
   /** Subject prefix; `hooks` gives subjects `hooks.runs.ready.>` and stream `HOOKS_RUNS`. */
   prefix: string;
   logger?: Logger;
@@ -46,7 +49,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const publishTimeoutMs = options.publishTimeoutMs ?? 2000;
   const stream = streamName(options.prefix, 'RUNS');
   const subject = runSubject(options.prefix);
-  const conn = await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger, options.credentials);
   const { nc } = conn;
   try {
     const jsm = await nc.jetstreamManager();

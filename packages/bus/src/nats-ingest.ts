@@ -1,6 +1,7 @@
 import type { JsMsg } from 'nats';
 import { badInput, setOwn, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
+import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 import { openJetStreamPullSource } from './pull-source';
 import { startPullWorker, type PullWorker } from './pull-worker';
@@ -38,6 +39,8 @@ export interface NatsIngest {
 
 export interface NatsIngestOptions {
   url: string;
+  /** Who this connection is to NATS (HOOKS_NATS_USER/_PASSWORD, _TOKEN, _NKEY_SEED, _CREDS, TLS); none: anonymous. */
+  credentials?: NatsCredentials;
   /** Subject prefix: `hooks` consumes `hooks.ingest.>` from stream `HOOKS_INGEST`. */
   prefix: string;
   logger?: Logger;
@@ -69,7 +72,7 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
   const retryDelayMs = options.retryDelayMs ?? 5000;
   const stream = streamName(options.prefix, 'INGEST');
   const subjectHead = `${options.prefix}.ingest.`;
-  const conn = await connectNats(options.url, `hookyard-ingest-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-ingest-${options.prefix}`, logger, options.credentials);
   const { nc } = conn;
   try {
     const jsm = await nc.jetstreamManager();

@@ -12,6 +12,7 @@ import {
   type StreamConfig,
 } from 'nats';
 import { HookyardError, badInput, conflict, type Logger } from '@hookyard/core';
+import { authRefusal, natsAuthOptions, type NatsCredentials } from './nats-auth';
 import { isAlreadyExists, isNotFound, toBusError } from './nats-errors';
 
 /** Subject tokens separated by dots; no wildcards or spaces, so it is safe inside a subject. */
@@ -58,7 +59,8 @@ export function redactNatsUrl(url: string): string {
     .join(',');
 }
 
-export async function connectNats(url: string, name: string, logger: Logger): Promise<TrackedConnection> {
+/** Connects with `credentials` (the settings' user and password, token, NKey seed or .creds, and TLS; see nats-auth.ts). */
+export async function connectNats(url: string, name: string, logger: Logger, credentials?: NatsCredentials): Promise<TrackedConnection> {
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -67,9 +69,12 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       timeout: 5000,
+      ...natsAuthOptions(credentials),
     });
   } catch (err) {
     // Never the credentials: the server list is quoted with its user info redacted.
+    const refused = authRefusal(err, JSON.stringify(redactNatsUrl(url)), credentials);
+    if (refused) throw refused;
     const e = toBusError(err, `connect to NATS at ${JSON.stringify(redactNatsUrl(url))}`);
     if (e.message.includes('@')) e.message = redactCredentialsIn(e.message, url);
     throw e;

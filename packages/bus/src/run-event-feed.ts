@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from '@hookyard/core';
 import { checkPrefix, connectNats } from './nats-setup';
+import type { NatsCredentials } from './nats-auth';
 import { withTimeout } from './nats-errors';
 import type { RunEventPublisher, RunSummary } from './run-events';
 
@@ -32,6 +33,8 @@ export function createRunEventHub(): RunEventHub {
 
 export interface RunEventSubscriberOptions {
   url: string;
+  /** Who this connection is to NATS (HOOKS_NATS_USER/_PASSWORD, _TOKEN, _NKEY_SEED, _CREDS, TLS); none: anonymous. */
+  credentials?: NatsCredentials;
   /** Subject prefix: `hooks` listens on `hooks.events.run.>`. */
   prefix: string;
   logger?: Logger;
@@ -46,7 +49,7 @@ export interface RunEventSubscriberOptions {
 export async function createRunEventSubscriber(options: RunEventSubscriberOptions): Promise<RunEventFeed> {
   const logger = options.logger ?? silentLogger();
   checkPrefix(options.prefix);
-  const conn = await connectNats(options.url, `hookyard-events-feed-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-events-feed-${options.prefix}`, logger, options.credentials);
   const hub = createRunEventHub();
   const sub = conn.nc.subscribe(`${options.prefix}.events.run.>`);
   void (async () => {

@@ -1,5 +1,6 @@
 import { type ErrorKind, type Logger, type RunEventType, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
 import { checkPrefix, connectNats, subjectToken } from './nats-setup';
+import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 
 /** What the platform tells about a run that reached a state worth announcing. */
@@ -31,6 +32,8 @@ export interface RunEventPublisher {
 
 export interface RunEventPublisherOptions {
   url: string;
+  /** Who this connection is to NATS (HOOKS_NATS_USER/_PASSWORD, _TOKEN, _NKEY_SEED, _CREDS, TLS); none: anonymous. */
+  credentials?: NatsCredentials;
   /** Subject prefix: `hooks` publishes on `hooks.events.run.<status>.<hook>`. */
   prefix: string;
   logger?: Logger;
@@ -50,7 +53,7 @@ export async function createRunEventPublisher(options: RunEventPublisherOptions)
   const logger = options.logger ?? silentLogger();
   // A bad prefix fails at boot rather than on the first event.
   checkPrefix(options.prefix);
-  const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger);
+  const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger, options.credentials);
   let closed = false;
   // Subjects by status, then hook: checked once, not per event (hooks are few; the cap guards the rest).
   const subjects = new Map<string, Map<string, string>>();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SettingsError, createMetrics, unavailable, type Logger, type Settings } from '@hookyard/core';
+import { SettingsError, createMetrics, createSecretResolver, secretScopeOf, unavailable, type Logger, type Settings } from '@hookyard/core';
 import {
   createDiscoveryHub,
   createDiscoveryRequester,
@@ -9,6 +9,8 @@ import {
   createRunEventHub,
   createRunEventPublisher,
   createRunEventSubscriber,
+  natsCredentials,
+  type NatsCredentials,
   type RunEventFeed,
   type RunEventPublisher,
 } from '@hookyard/bus';
@@ -36,6 +38,8 @@ export interface Runtime extends RoleDeps {
   catalogue: ToolRepo;
   /** The token the embedded default made up because none was configured. */
   generatedToken: string | null;
+  /** Who this process is to NATS (resolved from the HOOKS_NATS_* credential settings once, at start); every NATS connection takes them. */
+  natsCredentials?: NatsCredentials;
   close(): Promise<void>;
 }
 
@@ -96,21 +100,23 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
         })
       : createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
     closers.push(() => stores.close());
+    // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
+    const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) })) : undefined;
     const bus = settings.natsUrl
-      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, replicas: settings.natsReplicas, logger })
+      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, replicas: settings.natsReplicas, logger, credentials })
       : createMemoryBus();
     closers.push(() => bus.close());
     const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });
     closers.push(() => jq.close());
     let events: RunEventPublisher | undefined;
     if (settings.natsUrl) {
-      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials });
       closers.push(() => publisher.close());
       events = publisher;
     }
     let runEvents: RunEventFeed | undefined;
     if (settings.natsUrl && (role === 'ingress' || role === 'all')) {
-      const feed = await createRunEventSubscriber({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+      const feed = await createRunEventSubscriber({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials });
       closers.push(() => feed.close());
       runEvents = feed;
     } else if (!settings.natsUrl && role === 'all') {
@@ -131,11 +137,11 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     const answer = full ? createDiscoveryAnswer({ repo: full, toolStore: stores.tools, logger }) : null;
     if (settings.natsUrl) {
       if (answer) {
-        const responder = await createDiscoveryResponder({ url: settings.natsUrl, prefix: settings.natsPrefix, logger }, answer);
+        const responder = await createDiscoveryResponder({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials }, answer);
         closers.push(() => responder.close());
       }
       if (role === 'ingress' || role === 'all') {
-        const requester = await createDiscoveryRequester({ url: settings.natsUrl, prefix: settings.natsPrefix, logger });
+        const requester = await createDiscoveryRequester({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials });
         closers.push(() => requester.close());
         ask = (request, timeoutMs) => requester.ask(request, timeoutMs);
       }
@@ -167,6 +173,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       ...(events ? { events } : {}),
       ...(runEvents ? { runEvents } : {}),
       generatedToken,
+      ...(credentials ? { natsCredentials: credentials } : {}),
       async close() {
         for (const c of closers.reverse()) await c().catch((err) => logger.warn({ err }, 'close failed'));
       },

@@ -190,7 +190,13 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
  */
 async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
   const s = runtime.settings;
-  const ingest = await createNatsIngest({ url: s.natsUrl!, prefix: s.natsPrefix, replicas: s.natsReplicas, logger: runtime.logger });
+  const ingest = await createNatsIngest({
+    url: s.natsUrl!,
+    prefix: s.natsPrefix,
+    replicas: s.natsReplicas,
+    logger: runtime.logger,
+    credentials: runtime.natsCredentials,
+  });
   try {
     const { createDedupeStep, createNatsIngestHandler } = ingressService();
     const handler = createNatsIngestHandler({

@@ -211,3 +211,11 @@ export function nets(raw: string | undefined, name: string): string[] {
   }
   return entries;
 }
+
+/** An absolute path to a PEM file (read when connecting; a missing file is named then). */
+export function pemFile(raw: string | undefined, name: string): string | undefined {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  if (!v.startsWith('/') || v.includes('\0')) throw new SettingsError(name, `must be an absolute path to a PEM file, got ${JSON.stringify(raw)}`);
+  return v;
+}

@@ -13,6 +13,7 @@ import {
   num,
   optPort,
   optUrl,
+  pemFile,
   prefix,
   proxies,
   publicUrl,
@@ -104,6 +105,54 @@ const REGISTRY = {
     live: false,
     secret: 'url',
     parse: optUrl(['nats', 'tls', 'ws', 'wss']),
+  }),
+  HOOKS_NATS_USER: setting('natsUser', {
+    doc: 'user name Hookyard connects to NATS as, with HOOKS_NATS_PASSWORD',
+    default: 'none',
+    live: false,
+    parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined),
+  }),
+  HOOKS_NATS_PASSWORD: setting('natsPassword', {
+    doc: 'secret reference (env:NAME or file:/path) of the password of HOOKS_NATS_USER',
+    default: 'none',
+    live: false,
+    parse: secretRef,
+  }),
+  HOOKS_NATS_TOKEN: setting('natsToken', {
+    doc: 'secret reference (env:NAME or file:/path) of a NATS authentication token',
+    default: 'none',
+    live: false,
+    parse: secretRef,
+  }),
+  HOOKS_NATS_NKEY_SEED: setting('natsNkeySeed', {
+    doc: 'secret reference (env:NAME or file:/path) of the NKey seed (SU...) Hookyard signs the NATS nonce with',
+    default: 'none',
+    live: false,
+    parse: secretRef,
+  }),
+  HOOKS_NATS_CREDS: setting('natsCreds', {
+    doc: 'secret reference (file:/path, or env:NAME) of a NATS .creds file (user JWT and NKey seed)',
+    default: 'none',
+    live: false,
+    parse: secretRef,
+  }),
+  HOOKS_NATS_TLS_CA: setting('natsTlsCa', {
+    doc: "PEM file of the CA the NATS server's certificate must chain to; turns TLS on",
+    default: 'system CAs',
+    live: false,
+    parse: pemFile,
+  }),
+  HOOKS_NATS_TLS_CERT: setting('natsTlsCert', {
+    doc: 'PEM client certificate for NATS TLS (mutual TLS), with HOOKS_NATS_TLS_KEY',
+    default: 'none',
+    live: false,
+    parse: pemFile,
+  }),
+  HOOKS_NATS_TLS_KEY: setting('natsTlsKey', {
+    doc: 'PEM private key of HOOKS_NATS_TLS_CERT',
+    default: 'none',
+    live: false,
+    parse: pemFile,
   }),
   HOOKS_HTTP_HOST: setting('httpHost', { doc: 'address the HTTP server binds', default: '127.0.0.1', live: false, parse: host('127.0.0.1') }),
   HOOKS_HTTP_PORT: setting('httpPort', { doc: 'HTTP port; 0 picks a free one', default: '8080', live: false, parse: int(8080, 0, 65535) }),
@@ -354,6 +403,7 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
   if (s.adminPort !== undefined && s.adminPort !== 0 && s.adminPort === s.httpPort) {
     throw new SettingsError('HOOKS_ADMIN_PORT', `must differ from HOOKS_HTTP_PORT (${s.httpPort}): it exists to keep the management API off the public port`);
   }
+  checkNatsCredentials(s);
   if (s.eventStreamsPerToken >= s.eventStreamsMax) {
     throw new SettingsError(
       'HOOKS_EVENT_STREAMS_PER_TOKEN',
@@ -364,6 +414,52 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
     throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);
   }
   return s;
+}
+
+/**
+ * One way to authenticate to NATS at a time (user and password, a token, an
+ * NKey seed or a .creds file), each whole, only with a NATS to connect to; a
+ * client certificate comes with its key. Anything else is refused naming the
+ * variables, rather than guessing which one wins.
+ */
+function checkNatsCredentials(s: Settings): void {
+  const ways = [
+    (s.natsUser !== undefined || s.natsPassword !== undefined) && 'HOOKS_NATS_USER/HOOKS_NATS_PASSWORD',
+    s.natsToken !== undefined && 'HOOKS_NATS_TOKEN',
+    s.natsNkeySeed !== undefined && 'HOOKS_NATS_NKEY_SEED',
+    s.natsCreds !== undefined && 'HOOKS_NATS_CREDS',
+  ].filter((w): w is string => typeof w === 'string');
+  if (s.natsUser !== undefined && s.natsPassword === undefined)
+    throw new SettingsError('HOOKS_NATS_PASSWORD', 'must be set with HOOKS_NATS_USER (a secret reference, env:NAME or file:/path)');
+  if (s.natsPassword !== undefined && s.natsUser === undefined) throw new SettingsError('HOOKS_NATS_USER', 'must be set with HOOKS_NATS_PASSWORD');
+  if (ways.length > 1) throw new SettingsError(ways[1]!.split('/')[0]!, `NATS takes one way to authenticate, got ${ways.join(' and ')}; set only one of them`);
+  if ((s.natsTlsCert === undefined) !== (s.natsTlsKey === undefined)) {
+    const [set, unset] = s.natsTlsCert !== undefined ? ['HOOKS_NATS_TLS_CERT', 'HOOKS_NATS_TLS_KEY'] : ['HOOKS_NATS_TLS_KEY', 'HOOKS_NATS_TLS_CERT'];
+    throw new SettingsError(unset, `must be set with ${set} (a client certificate needs its key)`);
+  }
+  const tls = [s.natsTlsCa !== undefined && 'HOOKS_NATS_TLS_CA', s.natsTlsCert !== undefined && 'HOOKS_NATS_TLS_CERT'].filter(Boolean);
+  const given = [...ways, ...tls];
+  if (given.length > 0 && s.natsUrl === undefined) {
+    throw new SettingsError(
+      String(given[0]).split('/')[0]!,
+      `${given.join(', ')} set without HOOKS_NATS_URL: there is no NATS to connect to; set HOOKS_NATS_URL or unset them`,
+    );
+  }
+  if (ways.length > 0 && s.natsUrl !== undefined && natsUrlHasUserInfo(s.natsUrl)) {
+    throw new SettingsError('HOOKS_NATS_URL', `carries credentials (user info before @) and ${ways[0]} is set too; keep the credentials in one place`);
+  }
+}
+
+/** Whether any server of a NATS server list carries user info (`user:pass@`, `token@`). */
+function natsUrlHasUserInfo(url: string): boolean {
+  return url.split(',').some((entry) => {
+    try {
+      const u = new URL(entry.trim());
+      return u.username !== '' || u.password !== '';
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The known setting nearest `variable` in spelling, when one is close enough to be a typo. */
