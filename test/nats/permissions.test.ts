@@ -1,0 +1,163 @@
+/**
+ * The example NATS server config of deploy/nats/ (one user per role, each
+ * allowed only its subjects) against a throwaway nats-server: every role's
+ * connections work with their own credentials (a discovery round trip through
+ * the real requester and responder, runs published and pulled, an event in
+ * through the NATS door, run events out), and a `publisher` can publish on
+ * `hooks.ingest.>` but can neither publish nor subscribe on
+ * `hooks.discovery.request`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, Events, type NatsConnection } from 'nats';
+import {
+  createDiscoveryRequester,
+  createDiscoveryResponder,
+  createJetStreamBus,
+  createNatsIngest,
+  createRunEventPublisher,
+  createRunEventSubscriber,
+  type NatsCredentials,
+  type RunBus,
+  type RunSummary,
+} from '@hookyard/bus';
+import { startNats, type ServerProcess } from '../support/servers';
+
+const CONF = join(__dirname, '..', '..', 'deploy', 'nats', 'nats-server.conf');
+const PREFIX = 'hooks';
+const ROLES = ['ingress', 'executor', 'scheduler', 'publisher'] as const;
+const passwords = Object.fromEntries(ROLES.map((r) => [r, randomBytes(12).toString('hex')])) as Record<(typeof ROLES)[number], string>;
+const as = (role: (typeof ROLES)[number]): NatsCredentials => ({ user: role, pass: passwords[role], source: `user ${role}` });
+
+let dir: string;
+let server: ServerProcess;
+let url: string;
+const closers: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hookyard-nats-perms-'));
+  // The config reads each role's password from the server's environment; here they are written into a copy.
+  let conf = readFileSync(CONF, 'utf8');
+  for (const r of ROLES) conf = conf.split(`$HOOKYARD_NATS_${r.toUpperCase()}_PASSWORD`).join(JSON.stringify(passwords[r]));
+  expect(conf).not.toContain('$HOOKYARD_');
+  writeFileSync(join(dir, 'nats-server.conf'), conf);
+  server = await startNats(join(dir, 'js'), ['-c', join(dir, 'nats-server.conf')]);
+  url = `nats://127.0.0.1:${server.port}`;
+}, 30_000);
+afterAll(async () => {
+  for (const c of closers.reverse()) await c().catch(() => undefined);
+  await server?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves once `predicate` holds, polling each 20 ms (a condition, never a fixed sleep); fails after 10 s. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The permission violations the server reported to `nc`, as `<operation> <subject>`. */
+function violations(nc: NatsConnection): string[] {
+  const seen: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) {
+      const ctx = (s as unknown as { permissionContext?: { operation: string; subject: string } }).permissionContext;
+      if (s.type === Events.Error && ctx) seen.push(`${ctx.operation} ${ctx.subject}`);
+    }
+  })();
+  return seen;
+}
+
+describe('deploy/nats/nats-server.conf', () => {
+  it('each role works with its own credentials: discovery, runs, the NATS door and run events', async () => {
+    // Executor: answers discovery, pulls runs, announces run events.
+    const asked: unknown[] = [];
+    const responder = await createDiscoveryResponder({ url, prefix: PREFIX, credentials: as('executor') }, async (r) => {
+      asked.push(r);
+      return { ok: true, tools: ['pets__list_pets'] };
+    });
+    closers.push(() => responder.close());
+    const executorBus = await createJetStreamBus({ url, prefix: PREFIX, credentials: as('executor') });
+    closers.push(() => executorBus.close());
+    const pulled: string[] = [];
+    await executorBus.subscribe(async (id) => void pulled.push(id), { concurrency: 2 });
+    const executorEvents = await createRunEventPublisher({ url, prefix: PREFIX, credentials: as('executor') });
+    closers.push(() => executorEvents.close());
+
+    // Ingress: asks discovery, keeps runs and publishes them, takes the NATS door, reads run events.
+    const requester = await createDiscoveryRequester({ url, prefix: PREFIX, credentials: as('ingress') });
+    closers.push(() => requester.close());
+    expect(await requester.ask({ op: 'discover', name: 'pets' }, 10_000)).toEqual({ ok: true, tools: ['pets__list_pets'] });
+    expect(asked).toEqual([{ op: 'discover', name: 'pets' }]);
+
+    const ingressBus: RunBus = await createJetStreamBus({ url, prefix: PREFIX, credentials: as('ingress') });
+    closers.push(() => ingressBus.close());
+    await ingressBus.publish(['run-from-ingress']);
+    const ingest = await createNatsIngest({ url, prefix: PREFIX, credentials: as('ingress') });
+    closers.push(() => ingest.close());
+    const door: string[] = [];
+    await ingest.start(async (m) => {
+      door.push(`${m.topic}:${Buffer.from(m.data).toString('utf8')}`);
+      return 'accepted';
+    });
+    const feed = await createRunEventSubscriber({ url, prefix: PREFIX, credentials: as('ingress') });
+    closers.push(() => feed.close());
+    const events: RunSummary[] = [];
+    feed.listen((s) => events.push(s));
+
+    // Scheduler: dispatches runs.
+    const schedulerBus = await createJetStreamBus({ url, prefix: PREFIX, credentials: as('scheduler') });
+    closers.push(() => schedulerBus.close());
+    await schedulerBus.publish(['run-from-scheduler']);
+    await until(() => pulled.length === 2, 'both runs pulled by the executor');
+    expect(pulled.sort()).toEqual(['run-from-ingress', 'run-from-scheduler']);
+
+    // A publisher's event reaches the door.
+    const pub = await connect({ servers: url, user: 'publisher', pass: passwords.publisher, inboxPrefix: '_INBOX_publisher' });
+    closers.push(() => pub.close());
+    const ack = await pub.jetstream().publish(`${PREFIX}.ingest.demo`, '{"a":1}');
+    expect(ack.stream).toBe('HOOKS_INGEST');
+    await until(() => door.length === 1, 'the event through the NATS door');
+    expect(door).toEqual(['demo:{"a":1}']);
+
+    const summary = { run_id: 'r1', hook: 'h1', topic: 'demo', status: 'succeeded' } as unknown as RunSummary;
+    void executorEvents.publish(summary);
+    await until(() => events.length === 1, 'the run event at the ingress');
+    expect(events[0]).toMatchObject({ run_id: 'r1', hook: 'h1' });
+    // Not one subject a role used was refused: the config allows each what it needs.
+    expect(server.log.filter((l) => l.includes('Violation'))).toEqual([]);
+  }, 60_000);
+
+  it('a publisher cannot publish to, nor subscribe on, the discovery subject', async () => {
+    const asked: unknown[] = [];
+    const responder = await createDiscoveryResponder({ url, prefix: PREFIX, credentials: as('executor') }, async (r) => {
+      asked.push(r);
+      return { ok: true, tools: [] };
+    });
+    closers.push(() => responder.close());
+    const pub = await connect({ servers: url, user: 'publisher', pass: passwords.publisher, inboxPrefix: '_INBOX_publisher' });
+    closers.push(() => pub.close());
+    const seen = violations(pub);
+
+    pub.publish(`${PREFIX}.discovery.request`, JSON.stringify({ op: 'discover', name: 'pets' }));
+    await until(() => seen.includes(`publish ${PREFIX}.discovery.request`), 'the publish violation');
+
+    const sub = pub.subscribe(`${PREFIX}.discovery.request`);
+    await until(() => seen.includes(`subscription ${PREFIX}.discovery.request`), 'the subscription violation');
+    sub.unsubscribe();
+
+    // The executor was never asked; an ingest publish on the same connection still goes through.
+    const ack = await pub.jetstream().publish(`${PREFIX}.ingest.demo`, '{}');
+    expect(ack.stream).toBe('HOOKS_INGEST');
+    expect(asked).toEqual([]);
+    expect(server.log.filter((l) => l.includes('Violation'))).toEqual([
+      expect.stringContaining(`Publish Violation - User "publisher", Subject "${PREFIX}.discovery.request"`),
+      expect.stringContaining(`Subscription Violation - User "publisher", Subject "${PREFIX}.discovery.request"`),
+    ]);
+  }, 30_000);
+});
