@@ -249,6 +249,26 @@ describe('hooks', () => {
       verifier: { topic: 'cli-signed', kind: 'hmac', secrets: ['env:HOOKS_SECRET_CLI_TEST_SECRET'], settings: { header: 'x-sig', algorithm: 'sha512' } },
     });
     expect(await ok(['hooks', 'verifier', 'show', 'cli-signed'], { token: READER })).toMatchObject({ topic: 'cli-signed', kind: 'hmac' });
+    // --nats trusted lets the NATS door keep the topic's messages; any other value is refused, naming the field.
+    const trusted = await ok([
+      'hooks',
+      'verifier',
+      'set',
+      'cli-signed',
+      '--kind',
+      'github',
+      '--secret',
+      'env:HOOKS_SECRET_CLI_TEST_SECRET',
+      '--nats',
+      'trusted',
+    ]);
+    expect(trusted).toMatchObject({ created: false, verifier: { topic: 'cli-signed', kind: 'github', nats: 'trusted' } });
+    const loose = expectRefused(
+      await hy(['hooks', 'verifier', 'set', 'cli-signed', '--kind', 'github', '--secret', 'env:HOOKS_SECRET_CLI_TEST_SECRET', '--nats', 'yes']),
+      1,
+      /^hookyard: 400 bad_input: verifier binding refused$/,
+    );
+    expect(loose.slice(1)).toEqual(['  - nats must be "trusted" (or left out: the NATS door refuses the topic), got "yes"']);
     expect(await ok(['hooks', 'verifier', 'remove', 'cli-signed'])).toEqual({ removed: true, topic: 'cli-signed' });
     expectRefused(await hy(['hooks', 'verifier', 'show', 'cli-signed']), 1, /^hookyard: 404 not_found: /);
 

@@ -266,6 +266,8 @@ describe('operator console in Chromium', () => {
     await timeline.getByText('Succeeded', { exact: true }).waitFor();
     await page.locator('pre[aria-label="Payload"]').filter({ hasText: '"sender": "ada"' }).waitFor();
     await page.locator('pre[aria-label="Result"]').filter({ hasText: '"who": "ada"' }).waitFor();
+    // Its provenance: an open topic's event came through the HTTP door, unverified.
+    await page.locator('dl.facts').getByText('through the http door, not verified', { exact: true }).waitFor();
     await shot(page, '06-run-story');
 
     // A run that fails: its hook's condition raises on this payload (bad_input fails at once).

@@ -31,12 +31,14 @@ export function verifierCommand(hooks: Command, ctx: CliContext): void {
     .requiredOption('--kind <kind>', 'shared_secret | hmac | github | stripe | slack | standard-webhooks')
     .option('--secret <ref...>', 'secret reference(s) env:NAME or file:/path; several while rotating')
     .option('--setting <key=value...>', 'settings of the kind, e.g. header=x-token tolerance_seconds=300 (numbers and true/false are typed)')
+    .option('--nats <trust>', "trusted: the NATS door keeps this topic's messages (never verified); left out, it refuses them")
     .addHelpText('after', '\nExample:\n  hookyard hooks verifier set github-events --kind github --secret env:HOOKS_SECRET_GITHUB_WEBHOOK_SECRET')
-    .action(async (topic: string, opts: { kind: string; secret?: string[]; setting?: string[] }) => {
+    .action(async (topic: string, opts: { kind: string; secret?: string[]; setting?: string[]; nats?: string }) => {
       const body = {
         kind: opts.kind,
         ...(opts.secret ? { secrets: opts.secret } : {}),
         ...(opts.setting ? { settings: parseSettings(opts.setting) } : {}),
+        ...(opts.nats !== undefined ? { nats: opts.nats } : {}),
       };
       const res = await ctx.client().put<{ created: boolean; verifier: Binding }>(path(topic), body);
       ctx.emit(res, () => say(`${res.created ? 'bound' : 'replaced'} verifier ${res.verifier.kind} on topic ${res.verifier.topic}`));

@@ -82,6 +82,10 @@ export interface Run {
   lease: { owner: string; until: string; token: number } | null;
   due_at: string | null;
   delivery_id: string | null;
+  /** The door its event came through: http, nats, api (a replay), platform. Absent on a row made from a live run event. */
+  door?: string;
+  /** A verifier binding checked its event as it was kept (only such a run may answer an approval). */
+  verified?: boolean;
   resumable: boolean;
   created_at: string;
   updated_at: string;

@@ -28,13 +28,14 @@ export interface DoorAnswer {
 
 /**
  * The verification step of a topic (wired from the verifier module): not
- * bound -> `{ok: true, deliveryId: null}`. A delivery id comes with how long
- * its claim is kept.
+ * bound -> `{ok: true, deliveryId: null, bound: false}`. A delivery id comes
+ * with how long its claim is kept; `bound` (the binding checked the delivery
+ * and it passed) makes the runs `verified`, `kind` names the binding's kind.
  */
 export type VerifyStep = (
   delivery: Delivery,
   now: number,
-) => Promise<{ ok: true; deliveryId: string | null; claimTtlMs: number; bound: boolean } | { ok: false; answer: DoorAnswer }>;
+) => Promise<{ ok: true; deliveryId: string | null; claimTtlMs: number; bound: boolean; kind?: string } | { ok: false; answer: DoorAnswer }>;
 
 export interface AcceptDeps {
   stores: Stores;
@@ -84,10 +85,12 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   let claim: { id: string; ttlMs: number } | null = null;
   // Only the platform fires its own events, unless an operator bound a verifier to the topic.
   let bound = false;
+  let verifiedBy: string | undefined;
   if (deps.verify) {
     const verdict = await deps.verify(delivery, now);
     if (!verdict.ok) return { answer: verdict.answer, kept: [] };
     bound = verdict.bound;
+    verifiedBy = verdict.kind;
     if (verdict.deliveryId !== null) claim = { id: verdict.deliveryId, ttlMs: verdict.claimTtlMs };
   }
 
@@ -118,11 +121,14 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   }
 
   const json = parsed.json;
+  // Verified only here, where the binding checked these bytes: the one place a run gets `verified`.
+  const provenance = { door: 'http' as const, verified: bound, ...(bound && verifiedBy ? { verifiedBy } : {}) };
   const input: KeepEventInput =
     json === undefined
-      ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: delivery.traceparent }
+      ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: delivery.traceparent, ...provenance }
       : {
           topic: delivery.topic,
+          ...provenance,
           // Read only by a store that does not keep the JSON text (the text parses to the same value).
           get payload() {
             return parsed.payload;

@@ -51,7 +51,7 @@ export function createVerifierStep(deps: VerifierStepDeps): {
       if (result.ok) {
         // The sender's handshake (Slack's url_verification, GitHub's ping): answered, kept nowhere.
         if (result.reply) return { ok: false, answer: result.reply };
-        return { ok: true, deliveryId: result.deliveryId, claimTtlMs: result.claimTtlMs, bound: true };
+        return { ok: true, deliveryId: result.deliveryId, claimTtlMs: result.claimTtlMs, bound: true, kind: binding.kind };
       }
       deps.metrics.verificationFailures.inc({ topic });
       deps.logger.warn({ topic, kind: binding.kind, reason: result.reason, status: result.status }, 'delivery refused by the topic verifier');

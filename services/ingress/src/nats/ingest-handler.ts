@@ -12,14 +12,16 @@ import {
   UNROUTED_TOPIC,
 } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
-import type { KeptRun, Stores } from '@hookyard/store';
+import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
 import type { DedupeInput, DedupeVerdict } from '../door/dedupe';
 import { createAcceptAnnouncer } from '../door/announce';
+import { createTopicCache } from '../door/topic-cache';
 import { KEEP_SPAN, PUBLISH_SPAN, tracedIngest, tracingOn } from '../door/tracing';
 
 export interface NatsIngestHandlerDeps {
-  stores: Pick<Stores, 'runs'>;
+  /** `hooks` for the topics' verifier bindings (a bound topic is refused unless its binding trusts NATS). */
+  stores: Pick<Stores, 'runs' | 'hooks'>;
   bus: Pick<RunBus, 'publish'>;
   metrics: HookMetrics;
   logger: Logger;
@@ -39,6 +41,11 @@ export interface NatsIngestHandlerDeps {
   dedupe?: { keyOf(topic: string, input: () => DedupeInput): Promise<DedupeVerdict> };
   /** Where the kept runs are announced as `accepted` run events (best effort, as at the HTTP door). */
   events?: RunEventSink;
+  /**
+   * How long a topic's verifier binding (or its absence) is reused before the
+   * store is asked again (default 1000 ms, as the HTTP door's).
+   */
+  verifierCacheMs?: number;
 }
 
 /** Longest `Nats-Msg-Id` taken as a delivery id; longer is malformed. */
@@ -59,8 +66,15 @@ const DEFAULT_DEDUPE_TTL_MS = 24 * 3600 * 1000;
  * not commit took no claim either (the redelivery keeps), one that did commit
  * (its answer was lost) holds the claim (the redelivery is a duplicate).
  *
- * Verifier bindings are not applied here: who may publish on the ingest
- * subjects is decided by NATS permissions, not by HTTP signature schemes.
+ * A topic with a verifier binding is refused here (terminated, counted as
+ * `verdict="refused"`, logged at WARN naming the topic) unless its binding
+ * says `nats: "trusted"`: HTTP signature schemes cannot be checked on a NATS
+ * message, so only the operator's explicit trust in who may publish (NATS
+ * permissions) lets it in. Its runs are door `nats` and never `verified`,
+ * trusted topic or not: NATS trust is not a signature, so they cannot answer
+ * an approval. The claims this door takes (`Nats-Msg-Id`, or the topic's
+ * dedupe key) are the NATS door's own (see DeliveryClaim): a message cannot
+ * make a signed HTTP delivery with the same id a duplicate.
  */
 export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHandler {
   const clock = deps.clock ?? systemClock;
@@ -68,7 +82,11 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
   const { metrics, logger } = deps;
   const announce = deps.events ? createAcceptAnnouncer(deps.events, (n) => logger.debug({ events: n }, 'accepted run events dropped')) : undefined;
 
-  const verdict = (v: IngestVerdict | 'failed') => metrics.ingestMessages.inc({ verdict: v });
+  const verdict = (v: IngestVerdict | 'failed' | 'refused') => metrics.ingestMessages.inc({ verdict: v });
+  const bindings = createTopicCache(
+    (topic) => deps.stores.hooks.getVerifier(topic),
+    deps.verifierCacheMs === undefined ? {} : { cacheMs: deps.verifierCacheMs },
+  );
   const reject = (msg: IngestMessage, reason: string): IngestVerdict => {
     verdict('rejected');
     logger.warn({ topic: msg.topic, msgId: msg.msgId, bytes: msg.data.length, reason }, 'NATS ingest message rejected; not kept, not redelivered');
@@ -84,6 +102,17 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     if (PLATFORM_EVENT_TOPICS.has(topic)) return reject(msg, `topic ${topic} is reserved for platform events`);
     if (msgId !== null && msgId.length > MSG_ID_MAX_LENGTH) return reject(msg, `Nats-Msg-Id is longer than ${MSG_ID_MAX_LENGTH} characters`);
     if (msg.data.length > deps.bodyMaxBytes) return reject(msg, `body is larger than ${deps.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)`);
+    // A store that cannot be read throws: the message is redelivered later.
+    const binding = await bindings.get(topic);
+    if (binding && binding.nats !== 'trusted') {
+      verdict('refused');
+      const reason = `topic ${topic} has a ${binding.kind} verifier binding, which a NATS message cannot pass; set nats: "trusted" on the binding to let the NATS door keep it`;
+      logger.warn(
+        { topic, msgId, kind: binding.kind, reason },
+        `NATS ingest message on ${topic} refused: the topic has a verifier binding that does not trust NATS; not kept, not redelivered`,
+      );
+      return 'rejected';
+    }
 
     const parsed = await parsePayload({
       contentType: msg.headers['content-type'] ?? deps.defaultContentType ?? 'application/json',
@@ -103,7 +132,16 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
 
     const now = clock.now();
     // With tracing on, the runs keep the ingest span's traceparent (see door/tracing.ts).
-    const input = { topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: activeTraceparent() };
+    // Never verified, a trusted topic's either: NATS trust is who may publish, not a signature.
+    const input: KeepEventInput = {
+      topic,
+      payload: parsed.payload,
+      now,
+      dispatchGraceMs: deps.dispatchGraceMs,
+      traceparent: activeTraceparent(),
+      door: 'nats',
+      verified: false,
+    };
     let kept: KeptRun[];
     const c = claim;
     if (c === null) kept = await traced(KEEP_SPAN, () => deps.stores.runs.keepEvent(input));

@@ -2,6 +2,7 @@ import {
   APPROVAL_ACTIONS,
   APPROVAL_TIMEOUT_ACTIONS,
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DOORS,
   ERROR_KINDS,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -19,6 +20,12 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
 const isoTime: Schema = { type: 'string', format: 'date-time' };
 const name: Schema = { type: 'string', pattern: NAME_PATTERN_SOURCE, maxLength: NAME_MAX_LENGTH };
+const NATS_TRUST: Schema = {
+  type: 'string',
+  enum: ['trusted'],
+  description:
+    'trusted: the NATS door keeps messages on this topic (who may publish is up to NATS permissions; such runs are not verified). Absent: the NATS door refuses them',
+};
 
 /** components.schemas of the management API: the wire shapes the routes answer with. */
 export const SCHEMAS: Record<string, Schema> = {
@@ -234,7 +241,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Run: {
     type: 'object',
     description: 'A kept run: every field, payload included',
-    required: ['id', 'hook', 'topic', 'status', 'payload', 'attempts', 'acted', 'error', 'created_at', 'updated_at'],
+    required: ['id', 'hook', 'topic', 'status', 'payload', 'attempts', 'acted', 'error', 'door', 'verified', 'created_at', 'updated_at'],
     properties: {
       id: { type: 'string' },
       hook: ref('Name'),
@@ -255,6 +262,17 @@ export const SCHEMAS: Record<string, Schema> = {
       lease: nullable({ type: 'object', properties: { owner: { type: 'string' }, until: isoTime, token: { type: 'integer' } } }),
       due_at: nullable(isoTime),
       delivery_id: nullable({ type: 'string' }),
+      door: {
+        type: 'string',
+        enum: [...DOORS],
+        description:
+          'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested); agent and trigger are reserved. A run kept before doors were recorded reads http',
+      },
+      verified: {
+        type: 'boolean',
+        description:
+          "True only when a verifier binding checked the event at the HTTP door as it was kept; never for nats, api (a replay does not copy its source's) or platform. Only a verified run of a hook in answer_hooks may answer an approval",
+      },
       resumable: { type: 'boolean' },
       interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
       parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
@@ -549,6 +567,7 @@ export const SCHEMAS: Record<string, Schema> = {
       secret: { type: 'string', description: 'One secret reference: env:NAME or file:/path (never a literal secret)' },
       secrets: { type: 'array', items: { type: 'string' }, description: 'Several references, during rotation' },
       settings: { type: 'object', additionalProperties: true, description: 'Kind-specific: header names, algorithm, encoding, prefix, tolerance_seconds, …' },
+      nats: NATS_TRUST,
       topic: { ...name, description: 'Optional; must equal the path topic' },
     },
   },
@@ -560,6 +579,7 @@ export const SCHEMAS: Record<string, Schema> = {
       kind: { type: 'string' },
       settings: { type: 'object', additionalProperties: true },
       secrets: { type: 'array', items: { type: 'string' }, description: 'References only' },
+      nats: NATS_TRUST,
       created_at: isoTime,
       updated_at: isoTime,
     },

@@ -6,7 +6,10 @@ import type { VerifierKind } from './settings';
 /** Rotation needs two; a few more cover staged roll-outs. More is a mistake. */
 export const MAX_SECRETS = 5;
 
-const TOP_LEVEL = new Set(['kind', 'secret', 'secrets', 'settings', 'topic']);
+const TOP_LEVEL = new Set(['kind', 'nats', 'secret', 'secrets', 'settings', 'topic']);
+
+/** The one value of a binding's `nats` field: the NATS door keeps the topic's messages (unverified). */
+export const NATS_TRUSTED = 'trusted' as const;
 
 /** The one line for a secret reference that is wrong (shared with tool records). */
 export { secretRefViolation };
@@ -14,7 +17,8 @@ export { secretRefViolation };
 /**
  * Checks a PUT body for a topic's verifier and builds the binding to keep.
  * One line per miss, each naming the field. Secrets must be references
- * (`env:NAME`, `file:/path`), several while rotating. `created_at` and
+ * (`env:NAME`, `file:/path`), several while rotating. `nats: "trusted"` lets
+ * the NATS door keep the topic's messages (absent: it refuses them). `created_at` and
  * `updated_at` are both `now`; a route replacing a binding keeps the old `created_at`.
  */
 export function validateVerifierBinding(
@@ -43,6 +47,10 @@ export function validateVerifierBinding(
     errors.push(`topic in the body (${JSON.stringify(body.topic)}) differs from the topic in the path (${JSON.stringify(topic)})`);
   }
 
+  // Absent: the NATS door refuses the topic. Only an explicit "trusted" opts NATS in.
+  if (body.nats !== undefined && body.nats !== NATS_TRUSTED) {
+    errors.push(`nats must be "${NATS_TRUSTED}" (or left out: the NATS door refuses the topic), got ${JSON.stringify(body.nats)}`);
+  }
   const secrets = collectSecrets(body, errors, scope);
   let settings: Record<string, unknown> = {};
   if (knownKind) {
@@ -52,7 +60,8 @@ export function validateVerifierBinding(
   }
   if (errors.length > 0) return { ok: false, errors };
   const at = now.toISOString();
-  return { ok: true, binding: { topic, kind: kind as VerifierKind, settings, secrets, created_at: at, updated_at: at } };
+  const nats = body.nats === NATS_TRUSTED ? { nats: NATS_TRUSTED } : {};
+  return { ok: true, binding: { topic, kind: kind as VerifierKind, settings, secrets, ...nats, created_at: at, updated_at: at } };
 }
 
 function collectSecrets(body: Record<string, unknown>, errors: string[], scope: SecretScope): string[] {
@@ -92,6 +101,7 @@ export function redactBinding(binding: VerifierBinding): VerifierBinding {
     kind: binding.kind,
     settings: { ...binding.settings },
     secrets: binding.secrets.map((ref) => (secretRefFormViolation('secret', ref) === undefined ? ref : '<redacted: not a reference>')),
+    ...(binding.nats === NATS_TRUSTED ? { nats: NATS_TRUSTED } : {}),
     created_at: binding.created_at,
     updated_at: binding.updated_at,
   };

@@ -90,6 +90,14 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
         <dd>{r.attempts}</dd>
         <dt>Acted</dt>
         <dd>{r.acted || 'not yet'}</dd>
+        {r.door && (
+          <>
+            <dt>Came in</dt>
+            <dd>
+              through the {r.door} door, {r.verified ? 'verified' : 'not verified'}
+            </dd>
+          </>
+        )}
         {r.delivery_id && (
           <>
             <dt>Delivery id</dt>
