@@ -46,6 +46,7 @@ const PUBLIC = 'https://hooks.example.test';
 
 describe('approvals across processes (Redis + JetStream)', () => {
   const token = randomBytes(24).toString('hex');
+  const readerToken = randomBytes(24).toString('hex');
   const prefix = uniquePrefix('e2eappr');
   const procs: RoleProcess[] = [];
   const calls: Call[] = [];
@@ -72,6 +73,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
       HOOKS_APPROVAL_LINK_SECRET: 'env:HOOKS_SECRET_APPROVAL_LINKS',
       HOOKS_SECRET_APPROVAL_LINKS: LINK_KEY,
       HOOKS_SECRET_SLACK_SIGNING: SLACK_SECRET,
+      HOOKS_API_TOKENS: `admin:${token},reader:${readerToken}`,
     });
     procs.push(...(await startRoles(env, PLATFORM_ROLES)));
     ingress = procs[0]!;
@@ -191,11 +193,28 @@ describe('approvals across processes (Redis + JetStream)', () => {
     for (const e of ['approval requested', 'parked', 'approval policy', 'acted', 'succeeded']) expect(events).toContain(e);
   });
 
-  it('approve through the signed link: GET does not act, POST does, a second POST is refused', async () => {
+  it('a reader sees no link anywhere (the runs, the request run, the interaction); the operator gets them; a link answers, records who used it, once', async () => {
     const { run, interaction, request } = await parkedRun('github', 'ship', { service: 'web', env: 'prod' });
+    const reader = new Api(ingress.url, readerToken);
+    const askRun = (await api.allRuns('ask-humans')).find((r) => (r.result as { interaction?: string }).interaction === interaction.id)!;
+    const seen = [
+      await reader.call('GET', '/api/hook-runs?limit=500'),
+      await reader.call('GET', `/api/hook-runs?topic=hooks_approval_requested&limit=500`),
+      await reader.call('GET', `/api/hook-runs/${askRun.id}`),
+      await reader.call('GET', `/api/hook-runs/${run.id}`),
+      await reader.call('GET', `/api/interactions/${interaction.id}`),
+      await reader.call('GET', '/api/interactions?limit=500'),
+    ];
+    for (const r of seen) {
+      expect(r.status).toBe(200);
+      expect(JSON.stringify(r.body)).not.toContain('/approvals/');
+      expect(JSON.stringify(r.body)).not.toContain('approve_url');
+    }
+    expect(request).not.toHaveProperty('approve_url');
+    const links = (await api.ok<{ links: { approve_url: string; deny_url: string; expires_at: string } }>('GET', `/api/interactions/${interaction.id}`)).links;
     const local = (u: string) => u.replace(PUBLIC, ingress.url);
-    const approveUrl = local(String(request.approve_url));
-    expect(String(request.approve_url)).toMatch(new RegExp(`^${PUBLIC}/approvals/${interaction.id}/approve\\?sig=`));
+    const approveUrl = local(links.approve_url);
+    expect(links.approve_url).toMatch(new RegExp(`^${PUBLIC}/approvals/${interaction.id}/approve\\?exp=[0-9]+&sig=`));
     for (let i = 0; i < 2; i += 1) {
       const page = await fetch(approveUrl);
       expect(page.status).toBe(200);
@@ -205,14 +224,20 @@ describe('approvals across processes (Redis + JetStream)', () => {
     expect((await runOf(run.id)).status).toBe('parked');
     const tampered = await fetch(approveUrl.replace(/sig=./, 'sig=Z'), { method: 'POST' });
     expect(tampered.status).toBe(403);
-    const post = await fetch(approveUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'reason=ok' });
+    const post = await fetch(approveUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'e2e-approver/1.0' },
+      body: 'reason=ok',
+    });
     expect(post.status).toBe(200);
+    const answered = await api.ok<Interaction>('GET', `/api/interactions/${interaction.id}`);
+    expect(answered.resolution).toMatchObject({ via: 'link', by: expect.stringMatching(/^signed link from \S+ \(e2e-approver\/1\.0\)$/) });
     await until(run.id, 'succeeded');
     expect(callsOf(run.id)).toEqual([{ key: run.id, body: { service: 'web', env: 'prod' } }]);
     const second = await fetch(approveUrl, { method: 'POST' });
     expect(second.status).toBe(409);
-    expect(await second.text()).toContain('already answered: approved by signed link via link');
-    expect((await fetch(local(String(request.deny_url)), { method: 'POST' })).status).toBe(409);
+    expect(await second.text()).toContain(`already answered: approved by ${answered.resolution!.by} via link`);
+    expect((await fetch(local(links.deny_url), { method: 'POST' })).status).toBe(409);
     expect(callsOf(run.id)).toHaveLength(1);
   });
 
