@@ -28,13 +28,14 @@ export interface LinkDeps {
  * made now for its tool call's extras (`tai42/approve_url`,
  * `tai42/deny_url`, `tai42/links_expire_at`): never kept in the run, so a
  * reader who sees the run's payload, input or result sees no link. Null for
- * any other run, when links are off (HOOKS_PUBLIC_URL,
+ * any other run (one kept by any door but the platform's: an outside copy of
+ * the event, even through a verified door, gets none), when links are off (HOOKS_PUBLIC_URL,
  * HOOKS_APPROVAL_LINK_SECRET), when the approval is no longer open, or when
  * the key cannot be read (logged: the approval can still be answered by API).
  */
 export async function linksForCall(deps: LinkDeps, run: Run, now: number): Promise<CallLinks | null> {
   const { publicUrl, approvalLinkSecret, approvalLinkTtlMs } = deps.settings;
-  if (run.topic !== HOOKS_APPROVAL_REQUESTED_TOPIC || !publicUrl || !approvalLinkSecret) return null;
+  if (run.topic !== HOOKS_APPROVAL_REQUESTED_TOPIC || run.door !== 'platform' || !publicUrl || !approvalLinkSecret) return null;
   const p = run.payload as { interaction?: unknown; run?: unknown } | null;
   if (!p || typeof p.interaction !== 'string') return null;
   const i = await deps.interactions.get(p.interaction);

@@ -306,6 +306,29 @@ describe('executor: the approval policy around the tool call', () => {
     }
   });
 
+  it('an outside copy of the request event (kept through a verified HTTP door, same interaction and run) gets no links', async () => {
+    process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
+    try {
+      const { h, notify } = await setup([approveRule], undefined, {
+        publicUrl: 'https://hooks.example.test',
+        approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY',
+      });
+      const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
+      expect(event!.door).toBe('platform');
+      // A sender who learned the ids (they travel in chat buttons) replays the event's payload.
+      const [forged] = await h.keep(HOOKS_APPROVAL_REQUESTED_TOPIC, event!.payload, { door: 'http', verified: true });
+      await h.executor.handle(forged!);
+      expect(notify.calls).toHaveLength(1);
+      expect(notify.calls[0]!.ctx.extras[TOOL_EXTRA_APPROVE_URL]).toBeUndefined();
+      expect(notify.calls[0]!.ctx.extras[TOOL_EXTRA_DENY_URL]).toBeUndefined();
+      // The platform's own event still gets them.
+      await h.executor.handle(event!.id);
+      expect(String(notify.calls[1]!.ctx.extras[TOOL_EXTRA_APPROVE_URL])).toContain('/approve?exp=');
+    } finally {
+      delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
+    }
+  });
+
   it('a link key that cannot be read: no links (logged), the approval is still requested', async () => {
     const { h, notify, id } = await setup([approveRule], undefined, {
       publicUrl: 'https://hooks.example.test',
