@@ -78,6 +78,8 @@ export {
 } from './approval-links';
 export type { ApprovalLinks, LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
+export { TRIGGER_LINK_ID_PATTERN, TRIGGER_LINK_PATH, TRIGGER_TOKEN_PATTERN, triggerRefusal } from './trigger-links';
+export type { TriggerLink, TriggerLinkUse, TriggerRefusal } from './trigger-links';
 export {
   LIVE_SETTINGS,
   ROLES,

@@ -75,7 +75,8 @@ export interface RunEvent {
  * The way a run's event came in: the public webhook door (`http`), a NATS
  * ingest subject (`nats`), an operator's call through the management API
  * (`api`: a replay), the platform itself (`platform`: hooks_run_failed,
- * hooks_approval_requested). `agent` and `trigger` are reserved for doors to come.
+ * hooks_approval_requested), a trigger link (`trigger`: `POST /trigger/{token}`,
+ * never verified). `agent` is reserved for a door to come.
  */
 export const DOORS = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
 export type Door = (typeof DOORS)[number];
@@ -116,6 +117,8 @@ export interface Run {
   parked_on: string[];
   /** The run whose event this run replays (`POST /api/hook-runs/{id}/replay`), or null. */
   replay_of: string | null;
+  /** The trigger link whose use kept this run (door `trigger`), or null. */
+  trigger_link: string | null;
   /**
    * The W3C `traceparent` this run's spans continue: the door's request span
    * when tracing is on (every attempt, a resumed one too, joins that trace);

@@ -65,8 +65,9 @@ export function provenanceDetail(door: Door, verified: boolean, verifiedBy?: str
 }
 
 /** The first history line of a kept event's runs (`event on orders through the http door, verified`); failed_event.lua spells the platform's. */
-export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verified' | 'verifiedBy'>): string {
-  return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}`;
+export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verified' | 'verifiedBy' | 'triggerLink'>): string {
+  const link = input.triggerLink ? `, by trigger link ${input.triggerLink}` : '';
+  return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}${link}`;
 }
 
 /** The door of a keep that names none: a call on the store's interface itself. */

@@ -15,6 +15,8 @@ import type {
   RunHead,
   RunStatus,
   SubjectKey,
+  TriggerLink,
+  TriggerLinkUse,
   VerifierBinding,
   DedupeBinding,
   Door,
@@ -65,6 +67,26 @@ export interface HookStore {
    * kept version is that one, else `conflict` naming the kept version.
    */
   putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy>;
+
+  /**
+   * Keeps a new trigger link of `link.hook`; its token only as `tokenHash`
+   * (SHA-256, hex), the key `useTriggerLink` finds it by. `not_found` when the
+   * hook is not registered (checked in the same step). Removing the hook
+   * removes its links in the step that removes it.
+   */
+  putTriggerLink(link: TriggerLink, tokenHash: string): Promise<void>;
+  /** The links of one hook (never a token), oldest first; [] for none. */
+  listTriggerLinks(hook: string): Promise<TriggerLink[]>;
+  /** Revokes link `id` of `hook` at once (again: no change); the link, or null when the hook has no such link. */
+  revokeTriggerLink(hook: string, id: string): Promise<TriggerLink | null>;
+  /**
+   * Finds the link by `tokenHash` (one lookup) and takes one use of it, the
+   * check (revoked, expired at `now`, used up) and the count in one atomic
+   * step: a link at `max_uses` refuses the next use however many come at once.
+   */
+  useTriggerLink(tokenHash: string, now: number): Promise<TriggerLinkUse>;
+  /** Gives back one use of link `id` (its run could not be kept); nothing when the link is gone. */
+  returnTriggerLinkUse(id: string): Promise<void>;
 }
 
 export interface KeepEventInput {
@@ -92,6 +114,8 @@ export interface KeepEventInput {
   verified?: boolean;
   /** The verifying binding's kind (e.g. `github`), for the run's first history line only. */
   verifiedBy?: string;
+  /** The trigger link whose use kept the run (`keepHookRun`, door `trigger`): kept as the run's `trigger_link`. */
+  triggerLink?: string;
   now: number;
   /**
    * The first dispatch is the door's publish; the sweep dispatches again only
@@ -207,6 +231,12 @@ export interface RunStore {
    * `outcomeUnknown` is set.
    */
   keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult>;
+  /**
+   * Keeps one run of hook `hook` alone (not the other hooks on the topic),
+   * when it is registered on `input.topic`, read in the same step; [] when it
+   * is not (removed or moved meanwhile). A trigger link's keep.
+   */
+  keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]>;
 
   get(id: string): Promise<Run | null>;
 

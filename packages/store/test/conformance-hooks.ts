@@ -2,6 +2,7 @@ import type { RemoteToolRecord } from '@hookyard/core';
 import { T0, hook, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 import { describeApprovalPolicyConformance } from './conformance-policy';
+import { describeTriggerLinkConformance } from './conformance-links';
 
 const tool = (name: string): RemoteToolRecord => ({
   name,
@@ -20,6 +21,7 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
   describe(`${name}: hook, verifier, template, tool stores`, () => {
     const stores = useStores(factory);
     describeApprovalPolicyConformance(stores);
+    describeTriggerLinkConformance(stores);
 
     it('putHook creates, then replaces and returns the previous record', async () => {
       const { hooks } = stores();

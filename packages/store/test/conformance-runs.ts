@@ -121,6 +121,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           'interaction',
           'parked_on',
           'replay_of',
+          'trigger_link',
           'traceparent',
           'created_at',
           'updated_at',

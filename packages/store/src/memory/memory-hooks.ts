@@ -1,5 +1,9 @@
 import {
   conflict,
+  notFound,
+  triggerRefusal,
+  type TriggerLink,
+  type TriggerLinkUse,
   type ApprovalPolicy,
   type ApprovalRule,
   type Hook,
@@ -30,6 +34,9 @@ export class MemoryHookStore implements HookStore {
   private readonly dedupes = new Map<string, DedupeBinding>();
   private readonly templates = new Map<string, JqTemplate>();
   private policy: ApprovalPolicy = { version: 0, rules: [], updated_at: null };
+  /** Trigger links by id, and token hash -> id (the one lookup a use makes). */
+  private readonly links = new Map<string, { link: TriggerLink; tokenHash: string }>();
+  private readonly linkTokens = new Map<string, string>();
 
   /** Synchronous read for the run store's keep step (one atomic step with the run writes). */
   hookNamesOnTopic(topic: string): string[] {
@@ -61,7 +68,42 @@ export class MemoryHookStore implements HookStore {
   }
   async removeHook(name: string): Promise<boolean> {
     this.revisions.delete(name);
+    // Its trigger links go in the same step (as remove_hook.lua): a hook registered again later starts with none.
+    for (const [id, l] of this.links) {
+      if (l.link.hook !== name) continue;
+      this.links.delete(id);
+      this.linkTokens.delete(l.tokenHash);
+    }
     return this.hooks.delete(name);
+  }
+
+  async putTriggerLink(link: TriggerLink, tokenHash: string): Promise<void> {
+    if (!this.hooks.has(link.hook)) throw notFound(`no hook named ${JSON.stringify(link.hook)}`);
+    this.links.set(link.id, { link: structuredClone(link), tokenHash });
+    this.linkTokens.set(tokenHash, link.id);
+  }
+  async listTriggerLinks(hook: string): Promise<TriggerLink[]> {
+    const mine = [...this.links.values()].map((l) => l.link).filter((l) => l.hook === hook);
+    return structuredClone(mine.sort(byKey((l) => `${l.created_at} ${l.id}`)));
+  }
+  async revokeTriggerLink(hook: string, id: string): Promise<TriggerLink | null> {
+    const l = this.links.get(id);
+    if (!l || l.link.hook !== hook) return null;
+    l.link.revoked = true;
+    return structuredClone(l.link);
+  }
+  async useTriggerLink(tokenHash: string, now: number): Promise<TriggerLinkUse> {
+    const id = this.linkTokens.get(tokenHash);
+    const l = id === undefined ? undefined : this.links.get(id);
+    if (!l) return { ok: false, reason: 'unknown' };
+    const refusal = triggerRefusal(l.link, now);
+    if (refusal) return { ok: false, reason: refusal };
+    l.link.uses += 1;
+    return { ok: true, link: structuredClone(l.link) };
+  }
+  async returnTriggerLinkUse(id: string): Promise<void> {
+    const l = this.links.get(id);
+    if (l && l.link.uses > 0) l.link.uses -= 1;
   }
   async listHooks(): Promise<Hook[]> {
     return structuredClone([...this.hooks.values()].sort(byKey((h) => h.name)));

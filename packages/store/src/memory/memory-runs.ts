@@ -86,9 +86,16 @@ export class MemoryRunStore implements RunStore {
     return { status: 'kept', runs };
   }
 
-  /** `cap`: keep only the first `cap` hooks instead of refusing more than MAX_HOOKS_PER_EVENT (platform events). */
-  private keep(input: KeepEventInput, deliveryId: string | null, cap?: number): KeptRun[] {
-    const names = cap === undefined ? this.hookNamesOnTopic(input.topic) : this.hookNamesOnTopic(input.topic).slice(0, cap);
+  async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {
+    return this.hookNamesOnTopic(input.topic).includes(hook) ? this.keep(input, null, undefined, [hook]) : [];
+  }
+
+  /**
+   * `cap`: keep only the first `cap` hooks instead of refusing more than MAX_HOOKS_PER_EVENT (platform events);
+   * `only`: these hooks instead of the topic's (keepHookRun).
+   */
+  private keep(input: KeepEventInput, deliveryId: string | null, cap?: number, only?: string[]): KeptRun[] {
+    const names = only ?? (cap === undefined ? this.hookNamesOnTopic(input.topic) : this.hookNamesOnTopic(input.topic).slice(0, cap));
     if (names.length > MAX_HOOKS_PER_EVENT) {
       throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     }
@@ -106,6 +113,7 @@ export class MemoryRunStore implements RunStore {
           door: input.door ?? rules.DEFAULT_DOOR,
           verified: input.verified === true,
           replay_of: null,
+          trigger_link: input.triggerLink ?? null,
           traceparent: input.traceparent ?? null,
         },
         input.now,
@@ -350,6 +358,7 @@ export class MemoryRunStore implements RunStore {
         door: 'api',
         verified: false,
         replay_of: id,
+        trigger_link: null,
         traceparent: null,
       },
       now,
@@ -514,7 +523,7 @@ export class MemoryRunStore implements RunStore {
 
 /** A new pending run (kept by the door or a replay), due and dispatchable from `now` plus the grace. */
 function pendingSlot(
-  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'door' | 'verified' | 'replay_of' | 'traceparent'>,
+  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'door' | 'verified' | 'replay_of' | 'trigger_link' | 'traceparent'>,
   now: number,
   dispatchGraceMs: number,
 ): Slot {
@@ -542,6 +551,7 @@ function pendingSlot(
     interaction: null,
     parked_on: [],
     replay_of: f.replay_of,
+    trigger_link: f.trigger_link,
     traceparent: f.traceparent,
     created_at: at,
     updated_at: at,

@@ -17,6 +17,10 @@ import type { Door } from '@hookyard/core';
  *   {P}:discovery-err         hash   tool name -> {at, kind, message} of its last failed discovery
  *   {P}:pending-tool:<id>     string a registration being discovered before it is stored (JSON), PX its short life
  *   {P}:approval-policy       hash   version, rules (JSON), updated_at: the deployment's approval policy
+ *   {P}:trigger-link:<id>     hash   a trigger link: id, hook, label, created (ms), created_by, expires (ms or ''),
+ *                                    uses, max_uses ('' none), revoked (0/1), token (its SHA-256, hex)
+ *   {P}:trigger-tokens        hash   token SHA-256 -> link id (the one lookup a use makes)
+ *   {P}:hook-trigger-links:<h> set   the link ids of hook h (removed with the hook, remove_hook.lua)
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
@@ -89,6 +93,16 @@ export class KeyLayout {
   /** A registration being discovered before it is stored (ToolStore.putPendingTool). */
   pendingTool(id: string): string {
     return `${this.hookTag}:pending-tool:${id}`;
+  }
+  /** A trigger link's hash (links live in the hooks' slot: removed with their hook in one step). */
+  triggerLink(id: string): string {
+    return `${this.hookTag}:trigger-link:${id}`;
+  }
+  get triggerTokens(): string {
+    return `${this.hookTag}:trigger-tokens`;
+  }
+  hookTriggerLinks(hook: string): string {
+    return `${this.hookTag}:hook-trigger-links:${hook}`;
   }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;

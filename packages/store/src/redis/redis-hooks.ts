@@ -8,14 +8,19 @@ import type {
   JqTemplate,
   RemoteToolRecord,
   ToolStore,
+  TriggerLink,
+  TriggerLinkUse,
+  TriggerRefusal,
   VerifierBinding,
 } from '@hookyard/core';
+import { notFound } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
 import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
+import { toFields, type RunFields } from './run-hash';
 import type { Scripts } from './scripts';
 import type { StoreSetup } from './setup';
 
@@ -167,6 +172,46 @@ export class RedisHookStore implements HookStore {
     return { version: Number(ok[1]), rules, updated_at: updatedAt };
   }
 
+  async putTriggerLink(link: TriggerLink, tokenHash: string): Promise<void> {
+    const args = [
+      this.keys.hookTag,
+      link.id,
+      tokenHash,
+      link.hook,
+      link.label,
+      Date.parse(link.created_at),
+      link.created_by,
+      link.expires_at === null ? '' : Date.parse(link.expires_at),
+      link.max_uses ?? '',
+    ];
+    const reply = await call('put_trigger_link', () => this.scripts.run('put_trigger_link', [this.keys.hooks, this.keys.triggerTokens], args));
+    if (Number(checkReply({ op: 'put_trigger_link' }, reply)[1]) !== 1) throw notFound(`no hook named ${JSON.stringify(link.hook)}`);
+  }
+  async listTriggerLinks(hook: string): Promise<TriggerLink[]> {
+    return call('listTriggerLinks', async () => {
+      const ids = await this.client.smembers(this.keys.hookTriggerLinks(hook));
+      const links = await Promise.all(ids.map((id) => this.client.hgetall(this.keys.triggerLink(id))));
+      return links
+        .map((f) => linkOf(f))
+        .filter((l): l is TriggerLink => l !== null && l.hook === hook)
+        .sort(byKey((l) => `${l.created_at} ${l.id}`));
+    });
+  }
+  async revokeTriggerLink(hook: string, id: string): Promise<TriggerLink | null> {
+    const reply = await call('revoke_trigger_link', () => this.scripts.run('revoke_trigger_link', [this.keys.triggerLink(id)], [this.keys.hookTag, hook]));
+    checkReply({ op: 'revoke_trigger_link' }, reply);
+    return reply.length > 1 ? linkOf(toFields(reply[1])) : null;
+  }
+  async useTriggerLink(tokenHash: string, now: number): Promise<TriggerLinkUse> {
+    const reply = await call('use_trigger_link', () => this.scripts.run('use_trigger_link', [this.keys.triggerTokens], [this.keys.hookTag, tokenHash, now]));
+    if (Number(reply[0]) === 1) return { ok: false, reason: replyText(reply[1]) as TriggerRefusal };
+    const link = linkOf(toFields(checkReply({ op: 'use_trigger_link' }, reply)[1]));
+    return link ? { ok: true, link } : { ok: false, reason: 'unknown' };
+  }
+  async returnTriggerLinkUse(id: string): Promise<void> {
+    await call('return_trigger_use', () => this.scripts.run('return_trigger_use', [this.keys.triggerLink(id)], [this.keys.hookTag]));
+  }
+
   /** Takes hook `name` off every partition's copy of `topic` (one ZREM per partition slot). */
   private async leaveCopies(op: string, topic: string, name: string): Promise<void> {
     await call(op, () => Promise.all(this.eachPartition((p) => this.client.zrem(this.keys.topicHooks(p, topic), name))));
@@ -180,6 +225,22 @@ export class RedisHookStore implements HookStore {
     const raws = await call(op, () => this.client.hvals(key));
     return raws.map((raw) => JSON.parse(raw) as T).sort(byKey(name));
   }
+}
+
+/** The link a trigger link hash holds (see keys.ts), without its token hash; null for an empty hash. */
+function linkOf(f: RunFields): TriggerLink | null {
+  if (!f.id || !f.hook) return null;
+  return {
+    id: f.id,
+    hook: f.hook,
+    label: f.label ?? '',
+    created_at: new Date(Number(f.created)).toISOString(),
+    created_by: f.created_by ?? '',
+    expires_at: f.expires ? new Date(Number(f.expires)).toISOString() : null,
+    uses: Number(f.uses ?? 0),
+    max_uses: f.max_uses ? Number(f.max_uses) : null,
+    revoked: f.revoked === '1',
+  };
 }
 
 export class RedisToolStore implements ToolStore {

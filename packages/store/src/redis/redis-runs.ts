@@ -70,6 +70,32 @@ export class RedisRunStore implements RunStore {
     return { status: 'kept', runs: keptRuns(reply) };
   }
 
+  async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {
+    const p = Math.floor(Math.random() * this.partitions);
+    const args: Array<string | number> = [
+      this.keys.tag(p),
+      runIdBase(input.now, p),
+      input.topic,
+      input.payloadJson ?? JSON.stringify(input.payload ?? null) ?? 'null',
+      input.now,
+      input.now + input.dispatchGraceMs,
+      rules.keptDetail(input),
+      input.traceparent ?? '',
+      input.door ?? rules.DEFAULT_DOOR,
+      input.verified === true ? 1 : 0,
+      hook,
+      input.triggerLink ?? '',
+    ];
+    await this.setup.ready('keep_hook_run');
+    let reply: unknown[];
+    try {
+      reply = await this.scripts.run('keep_hook_run', [this.keys.topicHooks(p, input.topic), this.keys.due(p)], args);
+    } catch (err) {
+      throw keepError('keep_hook_run', err, this.client.status === 'ready');
+    }
+    return keptRuns(checkReply({ op: 'keep_hook_run', topic: input.topic }, reply));
+  }
+
   /** keep_event in partition `p`, with the delivery claim when `ttlMs` is given. */
   private async keep(input: KeepEventInput, p: number, deliveryId: string, ttlMs: number | null): Promise<unknown[]> {
     const base = runIdBase(input.now, p);

@@ -5,7 +5,7 @@ import type { Acted, Door, ErrorInfo, Run, RunEvent, RunHead, RunStatus } from '
  * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started,
  * finished (epoch ms or ''), door (the door its event came through; absent: `http`), verified ('1', or absent:
- * false), replay_of (the replayed run's id, or ''), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
+ * false), replay_of (the replayed run's id, or ''), trigger_link (the trigger link that kept it, or absent), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
  * not needed yet may be absent (keep_event writes only what a fresh run needs):
  * absent reads as its empty value.
  */
@@ -84,6 +84,7 @@ export function fieldsToRunHead(f: RunFields): RunHead | null {
     interaction: f.interaction || null,
     parked_on: f.status === 'parked' && f.interaction ? [f.interaction] : [],
     replay_of: f.replay_of || null,
+    trigger_link: f.trigger_link || null,
     traceparent: f.trace || null,
     created_at: iso(f.created) ?? '',
     updated_at: iso(f.updated) ?? '',

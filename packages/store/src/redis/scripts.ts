@@ -32,6 +32,11 @@ export const SCRIPT_NAMES = [
   'put_state',
   'delete_state',
   'take_token',
+  'keep_hook_run',
+  'put_trigger_link',
+  'use_trigger_link',
+  'return_trigger_use',
+  'revoke_trigger_link',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -95,7 +95,7 @@ end
 -- The run's head as a flat field/value list (an HGETALL without the bulky
 -- fields payload, input, result and history): what outcome writes answer.
 local HEAD_FIELDS = { 'id', 'hook', 'topic', 'status', 'attempts', 'acted', 'acted_ids', 'claim_intent', 'error', 'owner',
-  'until', 'token', 'due', 'delivery', 'door', 'verified', 'resumable', 'interaction', 'replay_of', 'trace', 'created',
+  'until', 'token', 'due', 'delivery', 'door', 'verified', 'resumable', 'interaction', 'replay_of', 'trigger_link', 'trace', 'created',
   'updated', 'started', 'finished' }
 local function run_head(c)
   local values = redis.call('HMGET', c.run, unpack(HEAD_FIELDS))
