@@ -30,4 +30,8 @@ export type {
   Stores,
   TakeManyResult,
   TakeResult,
+  UnroutedBounds,
+  UnroutedEvent,
+  UnroutedPage,
+  UnroutedTopic,
 } from './types';

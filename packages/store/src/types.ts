@@ -114,6 +114,12 @@ export interface KeepEventInput {
   verified?: boolean;
   /** The verifying binding's kind (e.g. `github`), for the run's first history line only. */
   verifiedBy?: string;
+  /**
+   * When set and the topic has no hook, the event is kept as unrouted (see
+   * UnroutedBounds) instead of being dropped. The doors set it; a replay and
+   * the platform's own events do not.
+   */
+  unrouted?: UnroutedBounds;
   /** The trigger link whose use kept the run (`keepHookRun`, door `trigger`): kept as the run's `trigger_link`. */
   triggerLink?: string;
   now: number;
@@ -122,6 +128,47 @@ export interface KeepEventInput {
    * if nobody claimed the run within this grace.
    */
   dispatchGraceMs: number;
+}
+
+/** How much of the events on topics with no hook a store keeps (HOOKS_UNROUTED_*). */
+export interface UnroutedBounds {
+  /** The newest this many per topic (HOOKS_UNROUTED_KEEP); 0 keeps none. */
+  keep: number;
+  /** At most this many topics; past it the topic last seen longest ago goes with its events (HOOKS_UNROUTED_TOPICS). */
+  topics: number;
+  /** An event older than this (from its `received_at`) is dropped (HOOKS_UNROUTED_RETENTION_SECONDS). */
+  retentionMs: number;
+}
+
+/** One event kept on a topic that had no hook when it came in. */
+export interface UnroutedEvent {
+  /** Time-sortable (as run ids are). */
+  id: string;
+  topic: string;
+  payload: unknown;
+  door: Door;
+  verified: boolean;
+  delivery_id: string | null;
+  received_at: string;
+}
+
+/** A topic with unrouted events kept (GET /api/unrouted). */
+export interface UnroutedTopic {
+  topic: string;
+  /** Events kept now (at most the keep bound). */
+  kept: number;
+  /** Events received since `first_seen` (kept or already dropped by the per-topic bound). */
+  received: number;
+  first_seen: string;
+  last_seen: string;
+  /** The newest kept event (its payload is what the API samples). */
+  newest: UnroutedEvent | null;
+}
+
+export interface UnroutedPage {
+  events: UnroutedEvent[];
+  /** Pass back as `cursor` for the next (older) page; null at the end. */
+  next_cursor: string | null;
 }
 
 export interface KeptRun {
@@ -231,6 +278,17 @@ export interface RunStore {
    * `outcomeUnknown` is set.
    */
   keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult>;
+
+  /**
+   * The topics with unrouted events kept (see KeepEventInput.unrouted), the
+   * one seen last first; events received before `notBefore` (epoch ms: now
+   * minus the retention) count as gone.
+   */
+  listUnroutedTopics(notBefore: number): Promise<UnroutedTopic[]>;
+  /** One topic's unrouted events, newest first; `cursor` is a page's `next_cursor`. */
+  listUnrouted(topic: string, notBefore: number, limit: number, cursor?: string | null): Promise<UnroutedPage>;
+  /** Removes the topic's unrouted events with these ids (all of them when `ids` is absent); answers how many went. */
+  removeUnrouted(topic: string, ids?: readonly string[]): Promise<number>;
   /**
    * Keeps one run of hook `hook` alone (not the other hooks on the topic),
    * when it is registered on `input.topic`, read in the same step; [] when it

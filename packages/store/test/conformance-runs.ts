@@ -5,6 +5,7 @@ import type { StoresFactory } from './fixtures';
 import { describeInterruptConformance } from './conformance-interrupt';
 import { describeResendConformance } from './conformance-resend';
 import { describeDeliveryConformance } from './conformance-delivery';
+import { describeUnroutedConformance } from './conformance-unrouted';
 
 /** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
 export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
@@ -546,5 +547,6 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
     describeInterruptConformance(stores);
     describeResendConformance(stores);
     describeDeliveryConformance(stores);
+    describeUnroutedConformance(stores);
   });
 }

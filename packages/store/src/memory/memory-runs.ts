@@ -18,8 +18,12 @@ import type {
   RunFilter,
   RunPage,
   RunStore,
+  UnroutedPage,
+  UnroutedTopic,
 } from '../types';
+import { unroutedEventOf } from '../unrouted-rules';
 import { DeliveryClaims } from './delivery-claims';
+import { MemoryUnrouted } from './memory-unrouted';
 
 /** A kept run plus what the store tracks beside it. */
 interface Slot {
@@ -54,6 +58,7 @@ const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kin
 export class MemoryRunStore implements RunStore {
   private readonly slots = new Map<string, Slot>();
   private readonly deliveries = new DeliveryClaims();
+  private readonly unrouted = new MemoryUnrouted();
   /**
    * Set by the interaction store: keeps a completed run's outcome on the
    * interaction it was resumed from, inside `complete` (one step, as in complete.lua).
@@ -99,6 +104,8 @@ export class MemoryRunStore implements RunStore {
     if (names.length > MAX_HOOKS_PER_EVENT) {
       throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     }
+    // No hook: kept as unrouted in the same step that found none (keep_unrouted.lua on Redis).
+    if (names.length === 0 && input.unrouted) this.unrouted.keep(unroutedEventOf(input, deliveryId), input.unrouted, input.now);
     const base = runIdBase(input.now, 0);
     const payload = structuredClone(input.payload ?? null);
     return names.map((hook, i) => {
@@ -123,6 +130,18 @@ export class MemoryRunStore implements RunStore {
       this.log(slot, input.now, 'kept', rules.keptDetail(input));
       return { id, hook };
     });
+  }
+
+  async listUnroutedTopics(notBefore: number): Promise<UnroutedTopic[]> {
+    return this.unrouted.listTopics(notBefore);
+  }
+
+  async listUnrouted(topic: string, notBefore: number, limit: number, cursor?: string | null): Promise<UnroutedPage> {
+    return this.unrouted.list(topic, notBefore, limit, cursor);
+  }
+
+  async removeUnrouted(topic: string, ids?: readonly string[]): Promise<number> {
+    return this.unrouted.remove(topic, ids);
   }
 
   async get(id: string): Promise<Run | null> {

@@ -43,6 +43,12 @@ import type { Door } from '@hookyard/core';
  *   {P:st:<scope>:<kind>}:ix          zset  score 0, the keys of that scope and kind (ZRANGEBYLEX pages)
  *   Scope and kind match the name pattern (no braces), so a kind's subjects share one slot.
  *
+ *   {P:unrouted}:topics          zset   topic -> last seen ms: topics with events but no hook (HOOKS_UNROUTED_TOPICS bound)
+ *   {P:unrouted}:ev:<topic>      zset   event id -> received ms (HOOKS_UNROUTED_KEEP newest, HOOKS_UNROUTED_RETENTION_SECONDS)
+ *   {P:unrouted}:data:<topic>    hash   event id -> event JSON; #received, #first (ms) of the topic
+ *   One slot for every unrouted event: keep_unrouted runs after keep_event found no hook
+ *   (another slot), see redis-unrouted.ts.
+ *
  *   {P:lim:<bucket>:<key>}:tat        string  a flood limiter bucket's theoretical arrival time (ms),
  *                                             PX until it is past (take_token); one slot per bucket and key,
  *                                             so a flood of many clients spreads over the cluster
@@ -177,6 +183,15 @@ export class KeyLayout {
   /** The key of that bucket (take_token). */
   bucket(bucket: string, key: string): string {
     return `${this.bucketTag(bucket, key)}:tat`;
+  }
+  /** Hash tag of the events kept on topics with no hook. */
+  get unroutedTag(): string {
+    return `{${this.prefix}:unrouted}`;
+  }
+  /** KEYS of an unrouted script: the topic index, the topic's event zset and its event hash. */
+  unroutedKeys(topic: string): string[] {
+    const tag = this.unroutedTag;
+    return [`${tag}:topics`, `${tag}:ev:${topic}`, `${tag}:data:${topic}`];
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

@@ -18,7 +18,10 @@ import type {
   RunFilter,
   RunPage,
   RunStore,
+  UnroutedPage,
+  UnroutedTopic,
 } from '../types';
+import { RedisUnrouted } from './redis-unrouted';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
 import { checkReply, keepError, replyText, storeError } from './replies';
@@ -48,6 +51,7 @@ const lapsedOutcome = (row: unknown): LapsedOutcome => {
 export class RedisRunStore implements RunStore {
   /** Where the next sweep starts, so no partition waits behind a busy one. */
   private sweepStart = 0;
+  private readonly unrouted: RedisUnrouted;
 
   constructor(
     private readonly client: RedisClient,
@@ -56,18 +60,36 @@ export class RedisRunStore implements RunStore {
     private readonly setup: StoreSetup,
     /** The configured count; every call first checks it equals the count recorded in Redis (setup.ts). */
     private readonly partitions: number,
-  ) {}
+  ) {
+    this.unrouted = new RedisUnrouted(client, scripts, keys);
+  }
 
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
     const reply = await this.keep(input, Math.floor(Math.random() * this.partitions), input.deliveryId ?? '', null);
-    return keptRuns(reply);
+    const kept = keptRuns(reply);
+    if (kept.length === 0 && input.unrouted) await this.unrouted.keep(input, input.deliveryId ?? null);
+    return kept;
   }
 
   async keepDelivery(input: KeepEventInput, claim: DeliveryClaim): Promise<KeepDeliveryResult> {
     if (!Number.isInteger(claim.ttlMs) || claim.ttlMs < 1) throw badInput(`delivery claim ttl must be a positive integer of ms, got ${claim.ttlMs}`);
     const reply = await this.keep(input, deliveryPartition(input.topic, claim.id, this.partitions), claim.id, claim.ttlMs);
     if (Number(reply[0]) === 1) return { status: 'duplicate' };
-    return { status: 'kept', runs: keptRuns(reply) };
+    const kept = keptRuns(reply);
+    if (kept.length === 0 && input.unrouted) await this.unrouted.keep(input, claim.id);
+    return { status: 'kept', runs: kept };
+  }
+
+  listUnroutedTopics(notBefore: number): Promise<UnroutedTopic[]> {
+    return this.unrouted.listTopics(notBefore);
+  }
+
+  listUnrouted(topic: string, notBefore: number, limit: number, cursor?: string | null): Promise<UnroutedPage> {
+    return this.unrouted.list(topic, notBefore, limit, cursor);
+  }
+
+  removeUnrouted(topic: string, ids?: readonly string[]): Promise<number> {
+    return this.unrouted.remove(topic, ids);
   }
 
   async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {

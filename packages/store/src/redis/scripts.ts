@@ -32,6 +32,8 @@ export const SCRIPT_NAMES = [
   'put_state',
   'delete_state',
   'take_token',
+  'keep_unrouted',
+  'drop_unrouted',
   'keep_hook_run',
   'put_trigger_link',
   'use_trigger_link',
