@@ -7,6 +7,7 @@ import { createApiRouter } from './api/router';
 import { errorHandler, securityHeaders, unknownRoute } from './api/errors';
 import { createDoorHandler } from './door/door-handler';
 import { mountDoorFirst } from './door/mount';
+import { createTriggerHandler } from './door/trigger-handler';
 import { createVerifierStep } from './door/verifier-step';
 import { createDedupeStep } from './door/dedupe';
 import { SchemaChecker } from './hooks/schema-checker';
@@ -105,12 +106,28 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     ...(deps.events ? { events: deps.events } : {}),
   });
 
+  const trigger = createTriggerHandler({
+    stores: deps.stores,
+    bus: deps.bus,
+    metrics: deps.metrics,
+    logger,
+    clock,
+    dispatchGraceMs: settings.dispatchGraceMs,
+    bodyMaxBytes: settings.bodyMaxBytes,
+    queryMaxBytes: settings.queryMaxBytes,
+    readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    limit: limiter ? (req, key) => limiter.checkDoor(clientOf(req), key) : undefined,
+    ...(deps.events ? { events: deps.events } : {}),
+  });
+
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   mountDoorFirst(app, door);
 
   app.use(securityHeaders);
+  // Trigger links: a URL that fires one hook, for senders that cannot sign (door `trigger`).
+  app.all('/trigger/:token', (req, res) => trigger(req, res, String(req.params.token)));
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));

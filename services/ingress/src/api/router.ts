@@ -15,6 +15,7 @@ import { templateRoutes } from './templates-routes';
 import { toolRoutes } from './tools-routes';
 import { eventRoutes } from './events-routes';
 import { verifierRoutes } from './verifier-routes';
+import { triggerLinkRoutes } from './trigger-link-routes';
 import { dedupeRoutes } from './dedupe-routes';
 import { stateRoutes } from './states-routes';
 import { whoamiRoutes } from './whoami-routes';
@@ -64,6 +65,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);
+  triggerLinkRoutes(router, ctx);
   dedupeRoutes(router, ctx);
   bulkRunRoutes(router, ctx);
   runRoutes(router, ctx);
