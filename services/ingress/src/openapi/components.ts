@@ -266,7 +266,7 @@ export const SCHEMAS: Record<string, Schema> = {
         type: 'string',
         enum: [...DOORS],
         description:
-          'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested); agent and trigger are reserved. A run kept before doors were recorded reads http',
+          'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested), trigger (a trigger link, never verified); agent is reserved. A run kept before doors were recorded reads http',
       },
       verified: {
         type: 'boolean',
@@ -277,6 +277,7 @@ export const SCHEMAS: Record<string, Schema> = {
       interaction: nullable({ type: 'string', description: 'The latest interaction the run parked on (kept after it is resolved)' }),
       parked_on: { type: 'array', items: { type: 'string' }, description: 'The open interactions a parked run waits on; empty otherwise' },
       replay_of: { type: 'string', nullable: true, description: 'The run whose event this run replays (POST /api/hook-runs/{id}/replay); null otherwise' },
+      trigger_link: nullable({ type: 'string', description: 'The trigger link whose use kept this run (door trigger: POST /trigger/{token}); null otherwise' }),
       traceparent: nullable({
         type: 'string',
         description: "The W3C traceparent every span of this run continues (the door's request span, when tracing is on); null otherwise",
@@ -611,6 +612,44 @@ export const SCHEMAS: Record<string, Schema> = {
       id: { type: 'string', description: 'Optional; must equal the path id' },
       content: { type: 'string', description: 'jq; compiled on write' },
       description: { type: 'string' },
+    },
+  },
+  TriggerLink: {
+    type: 'object',
+    description: 'A trigger link as kept and listed: never its token (shown once, when made; kept only as its SHA-256)',
+    required: ['id', 'hook', 'label', 'created_at', 'created_by', 'expires_at', 'uses', 'max_uses', 'revoked'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^tl_[a-z2-7]{20}$' },
+      hook: ref('Name'),
+      label: { type: 'string' },
+      created_at: isoTime,
+      created_by: { type: 'string', description: 'The operator token that made it: `<role>:<first 8 hex of its SHA-256>`' },
+      expires_at: nullable({ ...isoTime, description: 'Past this time the link is refused; null: never' }),
+      uses: { type: 'integer', minimum: 0, description: 'How many runs it kept' },
+      max_uses: nullable({ type: 'integer', minimum: 1, description: 'At this many uses it is refused; null: no limit' }),
+      revoked: { type: 'boolean' },
+    },
+  },
+  TriggerLinkInput: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'All optional; an unknown field or a bad value is a 400 naming it. At most one of expires_in_seconds and expires_at.',
+    properties: {
+      label: { type: 'string', maxLength: 200, description: 'What the link is for (printable characters)' },
+      expires_in_seconds: { type: 'integer', minimum: 1, maximum: 315360000 },
+      expires_at: { ...isoTime, description: 'A future time, within ten years' },
+      max_uses: { type: 'integer', minimum: 1, maximum: 1000000000 },
+    },
+  },
+  TriggerLinkCreated: {
+    type: 'object',
+    required: ['link', 'token', 'path', 'url'],
+    properties: {
+      link: ref('TriggerLink'),
+      token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: '256 random bits, base64url: shown in this answer only' },
+      path: { type: 'string', description: '`/trigger/{token}`' },
+      url: nullable({ type: 'string', description: 'HOOKS_PUBLIC_URL followed by the path; null when HOOKS_PUBLIC_URL is unset' }),
     },
   },
   Removed: {

@@ -93,6 +93,36 @@ const PATHS: Obj = {
       responses: { '200': { description: 'Handshake answered' }, '405': doorError('No GET handshake on this topic') },
     },
   },
+  '/trigger/{token}': {
+    parameters: [pathParam('token', 'The trigger link\'s token, as shown once when the link was made', { type: 'string' })],
+    post: {
+      ...open,
+      tags: ['door'],
+      operationId: 'fireTriggerLink',
+      summary: "Fire a trigger link's hook",
+      description:
+        'For senders that cannot sign a body. The token is the credential, found by its SHA-256 (no string compare). The body is read, capped and parsed as at ' +
+        'the public door (a file part is refused), then one run of the link\'s hook alone is kept (door `trigger`, not verified, `trigger_link` its id) and ' +
+        "the use counted in the same store step as the check, so max_uses holds under concurrency. A trigger run can never answer an approval.",
+      requestBody: { required: false, content: { '*/*': { schema: {} } } },
+      responses: {
+        '200': answer('Kept: `{"status":"accepted","runs":1,...}`', ref('DoorAccepted')),
+        '400': answer('The body does not parse as its declared type, nests too deep, or carries a file (no use spent)', ref('DoorRejected')),
+        '404': doorError('A wrong, revoked, expired or used-up token, or a link whose hook is gone: one fixed body for all'),
+        '405': doorError('Not POST'),
+        '408': doorError('The body was not received in time'),
+        '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES (the answer names the limit and the setting)'),
+        '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES (the answer names the limit and the setting)'),
+        '429': {
+          description: 'Flood limiter (per client and per link)',
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+          content: json(ref('DoorError')),
+        },
+        '500': doorError('`accept failed`: nothing was kept and the use was given back (retry)'),
+        '503': doorError('`accept outcome unknown`: the keep was sent and no answer came; it may be kept (the use stays counted)'),
+      },
+    },
+  },
   '/approvals/{id}/approve': {
     parameters: [
       pathParam('id', 'Interaction id (an approval)', { type: 'string' }),
@@ -453,6 +483,33 @@ const PATHS: Obj = {
       'Remove a hook (its kept runs stay)',
       { '200': answer('Removed', ref('Removed')), ...fail(404) },
       { tags: ['hooks'], operationId: 'removeHook' },
+    ),
+  },
+  '/api/hooks/{name}/links': {
+    parameters: [pathParam('name', 'Hook name')],
+    get: op(
+      'reader',
+      "A hook's trigger links (never a token)",
+      { '200': answer('Oldest first', { type: 'object', required: ['links'], properties: { links: { type: 'array', items: ref('TriggerLink') } } }), ...fail(404) },
+      { tags: ['hooks'], operationId: 'listTriggerLinks' },
+    ),
+    post: op(
+      'operator',
+      'Make a trigger link that fires this hook (POST /trigger/{token})',
+      { '201': answer('Made: the token is shown here once', ref('TriggerLinkCreated')), ...fail(400, 404) },
+      { tags: ['hooks'], operationId: 'createTriggerLink', requestBody: { required: false, content: json(ref('TriggerLinkInput')) } },
+    ),
+  },
+  '/api/hooks/{name}/links/{id}': {
+    parameters: [pathParam('name', 'Hook name'), pathParam('id', 'Trigger link id', { type: 'string' })],
+    delete: op(
+      'operator',
+      'Revoke a trigger link at once (again: no change)',
+      {
+        '200': answer('Revoked', { type: 'object', required: ['revoked', 'link'], properties: { revoked: { type: 'boolean', enum: [true] }, link: ref('TriggerLink') } }),
+        ...fail(404),
+      },
+      { tags: ['hooks'], operationId: 'revokeTriggerLink' },
     ),
   },
   '/api/hooks/topics/{topic}/verifier': {
