@@ -127,7 +127,9 @@ export function createIngressApp(deps: IngressDeps): express.Express {
 
   app.use(securityHeaders);
   // Trigger links: a URL that fires one hook, for senders that cannot sign (door `trigger`).
-  app.all('/trigger/:token', (req, res) => trigger(req, res, String(req.params.token)));
+  // Any other method is 405 (the handler answers it); only POST is a route.
+  app.use('/trigger', (req, res, next) => (req.method === 'POST' ? next() : trigger(req, res, '')));
+  app.post('/trigger/:token', (req, res) => trigger(req, res, String(req.params.token)));
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));
