@@ -3,6 +3,7 @@ import { CliError, EXIT, apiPath, parseJsonOption, readRecord } from '../client'
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 import { verifierCommand } from './verifier';
+import { triggerLinkCommand } from './trigger-links';
 import { dedupeCommand } from './dedupe';
 
 type HookRecord = Record<string, unknown> & { name: string; topic: string; tool: string };
@@ -80,5 +81,6 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     });
 
   verifierCommand(hooks, ctx);
+  triggerLinkCommand(hooks, ctx);
   dedupeCommand(hooks, ctx);
 }
