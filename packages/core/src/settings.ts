@@ -260,7 +260,7 @@ const REGISTRY = {
     parse: int(64 * 1024 * 1024, 1024),
   }),
   HOOKS_PUBLIC_URL: setting('publicUrl', {
-    doc: 'the ingress as people reach it (e.g. https://hooks.example.com), the base of approval links',
+    doc: 'the ingress as people reach it (e.g. https://hooks.example.com), the base of approval links and of the full URL of a new trigger link',
     default: 'no links',
     live: false,
     parse: publicUrl,
