@@ -8,6 +8,7 @@ import { Overview } from './pages/overview';
 import { RunsPage } from './pages/runs';
 import { RunStory } from './pages/run-story';
 import { HooksPage } from './pages/hooks';
+import { TriggerLinksPage } from './pages/trigger-links';
 import { ToolsPage } from './pages/tools';
 import { ApprovalsPage } from './pages/approvals';
 import { VerifiersPage } from './pages/verifiers';
@@ -112,6 +113,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'hooks' && parts.length === 1) return <HooksPage role={role} />;
   if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <LazyHookEditor name={null} />;
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;
+  if (parts[0] === 'hooks' && parts[1] && parts[2] === 'links') return <TriggerLinksPage role={role} hook={parts[1]} />;
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
   if (parts[0] === 'approvals') return <ApprovalsPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;

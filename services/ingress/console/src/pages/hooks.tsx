@@ -57,7 +57,8 @@ export function HooksPage({ role }: { role: Role }) {
                 <code>{jqText(h.condition)}</code>
               </td>
               <td>
-                <a href={href('/runs', { hook: h.name })}>runs</a> · <a href={href('/runs', { hook: h.name, status: 'failed' })}>failed</a>
+                <a href={href('/runs', { hook: h.name })}>runs</a> · <a href={href('/runs', { hook: h.name, status: 'failed' })}>failed</a> ·{' '}
+                <a href={href(`/hooks/${encodeURIComponent(h.name)}/links`)}>links</a>
               </td>
               {operator && (
                 <td>
