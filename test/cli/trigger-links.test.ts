@@ -38,7 +38,10 @@ describe('hooks link', () => {
   it('create shows the token once and the full URL; the link fires its hook; list shows no token; revoke refuses the next use', async () => {
     await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'cli-link', topic: 'cli-link', tool: 'echo' })]);
     const made = await ok(['hooks', 'link', 'create', 'cli-link', '--label', 'cron on build-01', '--max-uses', '5', '--expires-in', '3600']);
-    expect(made).toMatchObject({ link: { hook: 'cli-link', label: 'cron on build-01', max_uses: 5, uses: 0, revoked: false }, url: `https://hooks.example.com${made.path}` });
+    expect(made).toMatchObject({
+      link: { hook: 'cli-link', label: 'cron on build-01', max_uses: 5, uses: 0, revoked: false },
+      url: `https://hooks.example.com${made.path}`,
+    });
     const fired = await fetch(`${url}${made.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
     expect([fired.status, await fired.json()]).toEqual([200, expect.objectContaining({ status: 'accepted', runs: 1 })]);
 

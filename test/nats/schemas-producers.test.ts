@@ -31,6 +31,7 @@ function run(over: Partial<Run>): Run {
     interaction: null,
     parked_on: [],
     replay_of: null,
+    trigger_link: null,
     traceparent: null,
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:01.000Z',

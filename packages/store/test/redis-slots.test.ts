@@ -42,6 +42,11 @@ const FIXTURE: Record<ScriptName, string[]> = {
   put_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
   delete_state: keys.stateScriptKeys('github', 'pull_request', 'acme/api#{7}'),
   take_token: [keys.bucket('door-client', '2001:db8::1')],
+  keep_hook_run: [keys.topicHooks(p, 'orders'), keys.due(p)],
+  put_trigger_link: [keys.hooks, keys.triggerTokens],
+  use_trigger_link: [keys.triggerTokens],
+  return_trigger_use: [keys.triggerLink('tl_abc')],
+  revoke_trigger_link: [keys.triggerLink('tl_abc')],
 };
 
 describe('redis cluster slots', () => {

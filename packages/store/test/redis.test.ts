@@ -133,7 +133,17 @@ describe('redis specifics', () => {
       const cd = (await s.runs.claim(d!, 'w', 1_000, T0))!.token;
       await s.interactions.park({ ...park, run: d!, token: cd });
       await s.interactions.expireDue(T0 + 10, 10);
-      const link = { id: 'tl_w', hook: 'a', label: '', created_at: new Date(T0).toISOString(), created_by: 'x', expires_at: null, uses: 0, max_uses: 2, revoked: false };
+      const link = {
+        id: 'tl_w',
+        hook: 'a',
+        label: '',
+        created_at: new Date(T0).toISOString(),
+        created_by: 'x',
+        expires_at: null,
+        uses: 0,
+        max_uses: 2,
+        revoked: false,
+      };
       await s.hooks.putTriggerLink(link, 'f'.repeat(64));
       await s.hooks.useTriggerLink('f'.repeat(64), T0);
       await s.hooks.returnTriggerLinkUse('tl_w');

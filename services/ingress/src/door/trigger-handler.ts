@@ -95,10 +95,12 @@ export function createTriggerHandler(options: TriggerDoorOptions): (req: Incomin
     const link = use.link;
     const giveBack = async (why: string) => {
       opts.logger.warn({ link: link.id, hook: link.hook }, `trigger link use given back: ${why}`);
-      await opts.stores.hooks.returnTriggerLinkUse(link.id).catch((err: unknown) => opts.logger.error({ err, link: link.id }, 'could not give back a trigger link use'));
+      await opts.stores.hooks
+        .returnTriggerLinkUse(link.id)
+        .catch((err: unknown) => opts.logger.error({ err, link: link.id }, 'could not give back a trigger link use'));
     };
     let kept: KeptRun[];
-    let topic = '';
+    let topic: string;
     try {
       const hook = await opts.stores.hooks.getHook(link.hook);
       // A platform topic is fired by the platform only: a link never forges its events.

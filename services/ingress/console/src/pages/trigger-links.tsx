@@ -48,7 +48,8 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
     <section aria-labelledby="links-title">
       <h1 id="links-title">Trigger links of {hook}</h1>
       <p>
-        A trigger link is a URL that fires this hook alone, for senders that cannot sign (a form, a cron <code>curl</code>). <a href={href('/hooks')}>All hooks</a>
+        A trigger link is a URL that fires this hook alone, for senders that cannot sign (a form, a cron <code>curl</code>).{' '}
+        <a href={href('/hooks')}>All hooks</a>
       </p>
       {operator && (
         <form onSubmit={(e) => void create(e)}>
