@@ -35,25 +35,34 @@ const compiled = (name) => (name.endsWith('.ts') && !name.endsWith('.test.ts')) 
  * missing or left over), the console's assets older than its sources.
  */
 function staleBuilds(root) {
-  const problems = [];
+  const steps = staleSteps(root);
+  return [...steps.tsc, ...steps.lua, ...steps.console];
+}
+
+/**
+ * The same, by build step (`tsc`, `lua`, `console`), so `pnpm build`
+ * (scripts/build.js) runs only the steps whose outputs are behind.
+ */
+function staleSteps(root) {
+  const steps = { tsc: [], lua: [], console: [] };
   const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
   for (const ref of build.references ?? []) {
     const dir = join(root, ref.path);
     const info = join(dir, 'tsconfig.tsbuildinfo');
     const src = newest(join(dir, 'src'), compiled);
-    if (!existsSync(info)) problems.push(`${ref.path} was never built`);
-    else if (src && src.t > statSync(info).mtimeMs) problems.push(`${relative(root, src.file)} is newer than the build of ${ref.path}`);
+    if (!existsSync(info)) steps.tsc.push(`${ref.path} was never built`);
+    else if (src && src.t > statSync(info).mtimeMs) steps.tsc.push(`${relative(root, src.file)} is newer than the build of ${ref.path}`);
     const lua = join(dir, 'src', 'redis', 'lua');
-    if (existsSync(lua)) problems.push(...staleCopies(root, lua, join(dir, 'dist', 'redis', 'lua'), '.lua'));
+    if (existsSync(lua)) steps.lua.push(...staleCopies(root, lua, join(dir, 'dist', 'redis', 'lua'), '.lua'));
   }
   const consoleDir = join(root, 'services', 'ingress', 'console');
   if (existsSync(consoleDir)) {
     const assets = join(root, 'services', 'ingress', 'dist', 'console-assets', 'index.html');
     const src = newest(consoleDir, () => true);
-    if (!existsSync(assets)) problems.push('the operator console was never built');
-    else if (src && src.t > statSync(assets).mtimeMs) problems.push(`${relative(root, src.file)} is newer than the console's build`);
+    if (!existsSync(assets)) steps.console.push('the operator console was never built');
+    else if (src && src.t > statSync(assets).mtimeMs) steps.console.push(`${relative(root, src.file)} is newer than the console's build`);
   }
-  return problems;
+  return steps;
 }
 
 /** Files with `ext` in `from` that `to` lacks or holds with other bytes, and those `to` holds that `from` does not. */
@@ -70,4 +79,4 @@ function staleCopies(root, from, to, ext) {
   return problems;
 }
 
-module.exports = { staleBuilds };
+module.exports = { staleBuilds, staleSteps };

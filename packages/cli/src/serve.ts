@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  SettingsError,
   answerClientError,
   createLiveSettings,
   createLogDestination,
@@ -28,6 +29,7 @@ const executorService = () => require('@hookyard/executor') as typeof import('@h
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const schedulerService = () => require('@hookyard/scheduler') as typeof import('@hookyard/scheduler');
 import { createHealthServer } from './health-server';
+import { countHeld, describeHeld, type Held } from './inventory';
 import { buildRuntime, embeddedRefusalError, type RoleName, type Runtime } from './runtime';
 import { watchConfigFile, type ConfigWatch } from './config-watch';
 import { connectLiveSettings } from './live';
@@ -43,8 +45,14 @@ export interface Served {
    * live, all or nothing (SIGHUP, the file watch and POST /api/settings/reload).
    */
   reload(trigger: ReloadTrigger): ReloadResult;
-  /** Graceful stop: no new work, in-flight runs get the shutdown grace, then hand-back. */
-  stop(): Promise<void>;
+  /** Runs this process is working on now (0 without an executor). */
+  inFlight(): number;
+  /**
+   * Graceful stop: no new work, in-flight runs get the shutdown grace, then
+   * hand-back. On the in-memory store it answers what was dropped with it
+   * (counted from the store after the hand-back; only kinds with some), else null.
+   */
+  stop(): Promise<{ dropped: Held[] | null }>;
 }
 
 /**
@@ -105,17 +113,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     if ((role === 'ingress' || role === 'all') && s.natsUrl) natsIngest = await startNatsIngest(runtime);
     if (role === 'executor' || role === 'all') executor = await executorService().startExecutor({ ...runtime });
     if (role === 'scheduler' || role === 'all') scheduler = await schedulerService().startScheduler({ ...runtime });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(s.httpPort, s.httpHost, () => resolve());
-    });
-    if (adminServer) {
-      const admin = adminServer;
-      await new Promise<void>((resolve, reject) => {
-        admin.once('error', reject);
-        admin.listen(s.adminPort, s.httpHost, () => resolve());
-      });
-    }
+    await listen(server, s.httpPort, s.httpHost, 'HOOKS_HTTP_PORT');
+    if (adminServer) await listen(adminServer, s.adminPort!, s.httpHost, 'HOOKS_ADMIN_PORT');
     if (s.configFile) watcher = watchConfigFile(s.configFile, () => reload('file'), log);
   } catch (err) {
     watcher?.close();
@@ -156,12 +155,13 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     `hookyard ${role} listening on ${url}${adminUrl ? ` (management API and /metrics on ${adminUrl})` : ''}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
   );
 
-  let stopped: Promise<void> | null = null;
+  let stopped: Promise<{ dropped: Held[] | null }> | null = null;
   return {
     url,
     apiUrl: adminUrl ?? url,
     runtime,
     reload,
+    inFlight: () => executor?.inFlight() ?? 0,
     stop() {
       stopped ??= (async () => {
         stopping = true;
@@ -174,14 +174,46 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         server.closeAllConnections?.();
         adminServer?.closeAllConnections?.();
         await closed;
+        // After the hand-back, before the store goes: what the in-memory store takes with it.
+        let dropped: Held[] | null = null;
+        if (runtime.stores.kind === 'memory') {
+          dropped = await countHeld(runtime.stores).catch((err: unknown) => {
+            log.warn({ err }, 'could not count what the in-memory store held');
+            return null;
+          });
+          if (dropped) {
+            const lost = Object.fromEntries(dropped.map((h) => [h.noun[1].replaceAll(' ', '_'), h.count]));
+            log.warn({ lost }, dropped.length ? `in-memory store dropped: ${describeHeld(dropped)}` : 'in-memory store dropped: nothing');
+          }
+        }
         await limiter?.close().catch((err: unknown) => log.warn({ err }, 'limiter close failed'));
         await runtime.close();
         await tracing?.flush().catch((err: unknown) => log.warn({ err }, 'spans could not be exported at shutdown'));
         log.info('stopped');
+        return { dropped };
       })();
       return stopped;
     },
   };
+}
+
+/** Listens on `port`; a port another process holds is a SettingsError naming the setting (one line, exit 2). */
+function listen(server: Server, port: number, host: string, setting: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(
+          new SettingsError(
+            setting,
+            `port ${port} on ${host} is already in use (another hookyard?): stop what holds it, or set ${setting} to a free port (0 picks one)`,
+          ),
+        );
+      } else if (err.code === 'EACCES') {
+        reject(new SettingsError(setting, `port ${port} on ${host} needs privileges this process lacks: set ${setting} to a port above 1023`));
+      } else reject(err);
+    });
+    server.listen(port, host, () => resolve());
+  });
 }
 
 /**
@@ -207,6 +239,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
       dispatchGraceMs: s.dispatchGraceMs,
       bodyMaxBytes: s.bodyMaxBytes,
       dedupeTtlMs: s.natsDedupeMs,
+      unrouted: { keep: s.unroutedKeep, topics: s.unroutedTopics, retentionMs: s.unroutedRetentionMs },
       // Its own cache (1 s): a dedupe key changed through the API applies here within a second.
       dedupe: createDedupeStep({ hooks: runtime.stores.hooks, jq: runtime.jq }),
       ...(runtime.events ? { events: runtime.events } : {}),

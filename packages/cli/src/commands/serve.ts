@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { checkSettingsAtBoot, resolveSettings } from '@hookyard/core';
 import { CliError, EXIT } from '../client';
 import { applyHeapDefaults } from '../heap';
+import { IN_MEMORY, describeHeld } from '../inventory';
 import type { RoleName } from '../runtime';
 import { tracingConfig } from '../tracing';
 
@@ -35,14 +36,8 @@ export function serveCommand(program: Command): void {
       if (refusal) throw new CliError(refusal, EXIT.usage);
       const { serve } = await import('../serve');
       const served = await serve(opts.role, process.env, undefined, resolved);
-      const token = served.runtime.generatedToken;
-      if (token) {
-        process.stderr.write(
-          `\nHookyard embedded default (in-memory store and bus; runs are lost when this process stops)\n` +
-            `  listening on ${served.url}\n  admin token: ${token}\n` +
-            `  export HOOKYARD_URL=${served.apiUrl} HOOKYARD_TOKEN=${token}\n\n`,
-        );
-      }
+      const embedded = served.runtime.stores.kind === 'memory';
+      if (embedded) process.stderr.write(embeddedBanner(served.url, served.apiUrl, served.runtime.generatedToken));
       let signals = 0;
       const onSignal = (sig: string) => {
         signals += 1;
@@ -50,8 +45,17 @@ export function serveCommand(program: Command): void {
           process.stderr.write(`hookyard: second ${sig}: exiting now\n`);
           process.exit(1);
         }
+        const busy = served.inFlight();
+        const grace = served.runtime.settings.shutdownGraceMs / 1000;
+        process.stderr.write(
+          `hookyard: ${sig}: stopping; ${busy === 0 ? 'no run in flight' : `waiting up to ${grace} s (HOOKS_RUN_SHUTDOWN_GRACE_SECONDS) for ${busy} run${busy === 1 ? '' : 's'} in flight`}` +
+            `${busy === 0 ? '' : `, then handing back the rest`}; ${sig === 'SIGINT' ? 'Ctrl-C' : sig} again exits at once\n`,
+        );
         served.stop().then(
-          () => process.exit(0),
+          ({ dropped }) => {
+            if (dropped) process.stderr.write(`hookyard: stopped; lost with the in-memory store: ${dropped.length ? describeHeld(dropped) : 'nothing'}\n`);
+            process.exit(0);
+          },
           (err: unknown) => {
             process.stderr.write(`hookyard: shutdown failed: ${(err as Error).message}\n`);
             process.exit(1);
@@ -65,4 +69,26 @@ export function serveCommand(program: Command): void {
       process.on('SIGTERM', () => onSignal('SIGTERM'));
       process.on('SIGINT', () => onSignal('SIGINT'));
     });
+}
+
+/**
+ * What the embedded default prints at start (stderr): where it listens, the
+ * console, the token (and how to keep one), what lives only in this process
+ * and how to keep it.
+ */
+export function embeddedBanner(url: string, apiUrl: string, generatedToken: string | null): string {
+  const lines = ['', 'Hookyard embedded default: one process, in-memory store and bus', `  listening on ${url}`, `  console:     ${apiUrl}/console`];
+  if (generatedToken) {
+    lines.push(
+      `  admin token: ${generatedToken} (made up at this start; set HOOKS_API_TOKENS=admin:<a long random token> to keep one across restarts)`,
+      `  export HOOKYARD_URL=${apiUrl} HOOKYARD_TOKEN=${generatedToken}`,
+    );
+  } else lines.push(`  tokens from HOOKS_API_TOKENS; export HOOKYARD_URL=${apiUrl} HOOKYARD_TOKEN=<yours>`);
+  lines.push(
+    `  only in memory, lost when this process stops: ${IN_MEMORY}`,
+    '  to keep them, point HOOKS_REDIS_URL at a Redis and HOOKS_NATS_URL at NATS (e.g. redis://127.0.0.1:6379 and nats://127.0.0.1:4222)',
+    '',
+    '',
+  );
+  return lines.join('\n');
 }

@@ -59,6 +59,13 @@ export class MemoryStateStore implements StateStore {
     return { version };
   }
 
+  /** How many subjects hold a state (what a stop of the embedded default drops). */
+  size(): number {
+    let n = 0;
+    for (const m of this.byKind.values()) n += m.size;
+    return n;
+  }
+
   async list(scope: string, kind: string, limit: number, cursor?: string | null): Promise<StatePage> {
     const after = decodeCursor(cursor);
     const m = this.kind({ scope, kind, key: '' }, false);
