@@ -72,6 +72,24 @@ describe('send', () => {
     expect(human.stdout).toMatch(/^accepted on snd-open: 1 run \([0-9a-z]{26}\)\n$/);
   });
 
+  it('to a topic with no hook: a warning line on stderr; unrouted list shows it and replay keeps a run of a hook registered after', async () => {
+    const sent = await hy(['send', 'snd-typo', '--data', '{"n":1}']);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toBe('accepted on snd-typo: 0 runs\n');
+    expect(lines(sent.stderr)).toEqual([
+      "hookyard: warning: no hook is registered on topic 'snd-typo'; the event is kept under GET /api/unrouted/snd-typo (see: hookyard unrouted list)",
+    ]);
+    const listed = await ok(['unrouted', 'list']);
+    expect(listed.topics).toEqual([expect.objectContaining({ topic: 'snd-typo', kept: 1, sample: { n: 1 } })]);
+    const human = await hy(['unrouted', 'list']);
+    expect(lines(human.stdout)[1]).toMatch(/^snd-typo\s+1\s+1\s/);
+    await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'snd-typo', topic: 'snd-typo', tool: 'echo' })]);
+    const replayed = await ok(['unrouted', 'replay', 'snd-typo']);
+    expect(replayed).toMatchObject({ replayed: 1, runs: 1, hooks: ['snd-typo'] });
+    expect(await api('GET', `/api/hook-runs/${replayed.run_ids[0]}`)).toMatchObject({ hook: 'snd-typo', door: 'api', verified: false, payload: { n: 1 } });
+    expect((await ok(['unrouted', 'list'])).topics).toEqual([]);
+  });
+
   it.each([
     ['github', 'HOOKS_SECRET_GH'],
     ['stripe', 'HOOKS_SECRET_STRIPE'],

@@ -470,4 +470,18 @@ describe('operator console in Chromium', () => {
     await shot(r, '15-reader-hooks');
     expect(reader.errors).toEqual([]);
   }
+
+  it('the Unrouted page lists an event on a topic with no hook; an operator replays it once a hook is registered', async () => {
+    const { page, errors } = await newPage();
+    expect(await send('consol-typo', { n: 1 })).toMatchObject({ runs: 0, unrouted: true });
+    await signIn(page, ADMIN, 'admin');
+    await nav(page, 'Unrouted').click();
+    const row = page.getByTestId('unrouted-consol-typo');
+    await row.getByText('{"n":1}').waitFor();
+    await api('POST', '/api/hooks', { name: 'consol-typo', topic: 'consol-typo', tool: 'echo', tool_kwargs: {} });
+    await row.getByRole('button', { name: 'Replay consol-typo' }).click();
+    await page.getByRole('status').filter({ hasText: 'Replayed 1 event(s) on consol-typo: 1 run(s) kept.' }).waitFor();
+    await shot(page, '16-unrouted-replayed');
+    expect(errors).toEqual([]);
+  });
 });

@@ -10,6 +10,7 @@ import { runsCommand } from './commands/runs';
 import { interactionsCommand } from './commands/interactions';
 import { statesCommand } from './commands/states';
 import { sendCommand } from './commands/send';
+import { unroutedCommand } from './commands/unrouted';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
 import { templatesCommand } from './commands/templates';
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
   // After every other command but completion: joins an `interactions` command registered before it.
   interactionAnswerCommands(program, ctx);
   sendCommand(program, ctx);
+  unroutedCommand(program, ctx);
   completionCommand(program);
   return program;
 }

@@ -100,7 +100,7 @@ export { parseSettingsFile, readSettingsFile, resolveSettings } from './settings
 export type { ResolvedSettings, SettingSource } from './settings-file';
 export { createLiveSettings, shownValue } from './live-settings';
 export type { ApplyListener, LiveSettings, LiveSettingsOptions, ReloadResult, ReloadTrigger, SettingChange, SettingView, SettingsView } from './live-settings';
-export { METRIC_PREFIX, UNROUTED_TOPIC, createMetrics } from './metrics';
+export { METRIC_PREFIX, UNROUTED_LABEL_MAX, UNROUTED_OTHER, UNROUTED_TOPIC, countUnrouted, createMetrics } from './metrics';
 export type { HookMetrics } from './metrics';
 export { createLogger, silentLogger } from './logger';
 export { createLogDestination } from './log-destination';

@@ -28,6 +28,8 @@ export interface HookMetrics {
   verificationFailures: Counter<'topic'>;
   /** Messages the NATS door settled, by verdict: accepted, duplicate, rejected (malformed; never redelivered), failed (redelivered later). */
   ingestMessages: Counter<'verdict'>;
+  /** Events kept on a topic with no hook, per topic: count through `countUnrouted` (its labels are bounded). */
+  unrouted: Counter<'topic'>;
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
@@ -38,6 +40,26 @@ export interface HookMetrics {
 }
 
 export const UNROUTED_TOPIC = '_unrouted';
+
+/** Distinct topic labels of `unrouted_total` per process; later topics count under `_other`. */
+export const UNROUTED_LABEL_MAX = 100;
+/** The label that topics past UNROUTED_LABEL_MAX share. */
+export const UNROUTED_OTHER = '_other';
+
+const unroutedLabels = new WeakMap<HookMetrics, Set<string>>();
+
+/**
+ * Counts one event on a topic with no hook under unrouted_total{topic}. A
+ * sender spraying random topics must not grow the scrape without bound: the
+ * first UNROUTED_LABEL_MAX topics a process's metrics saw (both doors
+ * together) get their own label, later ones count under `_other`.
+ */
+export function countUnrouted(metrics: HookMetrics, topic: string): void {
+  let labelled = unroutedLabels.get(metrics);
+  if (!labelled) unroutedLabels.set(metrics, (labelled = new Set()));
+  if (!labelled.has(topic) && labelled.size < UNROUTED_LABEL_MAX) labelled.add(topic);
+  metrics.unrouted.inc({ topic: labelled.has(topic) ? topic : UNROUTED_OTHER });
+}
 
 export function createMetrics(options: { defaultMetrics?: boolean; role?: string } = {}): HookMetrics {
   const registry = new Registry();
@@ -79,6 +101,12 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
       name: `${p}ingest_messages_total`,
       help: 'NATS ingest messages by verdict (accepted, duplicate, rejected, refused: a verifier-bound topic not trusting NATS, failed)',
       labelNames: ['verdict'],
+      registers,
+    }),
+    unrouted: new Counter({
+      name: `${p}unrouted_total`,
+      help: 'Events kept on a topic with no hook, per topic (past 100 topics in a process: topic="_other")',
+      labelNames: ['topic'],
       registers,
     }),
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),

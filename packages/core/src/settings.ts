@@ -200,6 +200,24 @@ const REGISTRY = {
     live: false,
     parse: seconds(604800, 1),
   }),
+  HOOKS_UNROUTED_KEEP: setting('unroutedKeep', {
+    doc: 'events kept per topic that has no hook (the newest; GET /api/unrouted); 0 keeps none',
+    default: '100',
+    live: false,
+    parse: int(100, 0, 10000),
+  }),
+  HOOKS_UNROUTED_TOPICS: setting('unroutedTopics', {
+    doc: 'distinct topics without a hook whose events are kept; past it the topic seen longest ago is dropped',
+    default: '1000',
+    live: false,
+    parse: int(1000, 1, 100000),
+  }),
+  HOOKS_UNROUTED_RETENTION_SECONDS: setting('unroutedRetentionMs', {
+    doc: 'how long an event on a topic without a hook is kept',
+    default: '604800',
+    live: false,
+    parse: seconds(604800, 1),
+  }),
   HOOKS_RUN_DISPATCH_GRACE_SECONDS: setting('dispatchGraceMs', {
     doc: 'a due run nobody claimed is dispatched again after this',
     default: '15',

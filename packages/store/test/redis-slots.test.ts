@@ -47,6 +47,8 @@ const FIXTURE: Record<ScriptName, string[]> = {
   use_trigger_link: [keys.triggerTokens],
   return_trigger_use: [keys.triggerLink('tl_abc')],
   revoke_trigger_link: [keys.triggerLink('tl_abc')],
+  keep_unrouted: keys.unroutedKeys('githib'),
+  drop_unrouted: keys.unroutedKeys('githib'),
 };
 
 describe('redis cluster slots', () => {

@@ -19,6 +19,7 @@ import { createSecretResolver, type SecretResolver } from './verify';
 import { createDoorLimiter, type DoorLimiter } from './limiter';
 import { clientAddressFrom, parseTrustedProxies } from './limiter/address';
 import type { SettingsControl } from './api/settings-routes';
+import { unroutedBounds } from './door/unrouted';
 
 export { answerClientError } from './client-error';
 export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
@@ -103,6 +104,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     dedupe,
     allowsGet: verifier.allowsGet,
     limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
+    unrouted: unroutedBounds(settings),
     ...(deps.events ? { events: deps.events } : {}),
   });
 

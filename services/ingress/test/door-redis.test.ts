@@ -49,7 +49,11 @@ describe('door and API on the real Redis store', () => {
       runs: 0,
       run_ids: [],
       event_id: null,
+      unrouted: true,
+      message: "no hook is registered on topic 'redis-signed'; the event is kept under GET /api/unrouted/redis-signed",
     });
+    // Kept on Redis (its own slot) with the delivery id it was claimed with.
+    expect((await h.stores.runs.listUnrouted('redis-signed', 0, 10)).events.map((e) => [e.delivery_id, e.verified])).toEqual([['rd-1', true]]);
     expect((await h.call('/universal_webhook/redis-signed', { method: 'POST', json: {}, headers })).body).toEqual({ status: 'duplicate' });
   });
 });

@@ -57,9 +57,16 @@ describe('public door', () => {
     expect(await h.metrics.registry.getSingleMetricAsString('tai42_hook_runs_door_requests_total')).toContain('code="200"');
   });
 
-  it('accepts a topic with no hooks as runs: 0, counted under _unrouted', async () => {
+  it('accepts a topic with no hooks as runs: 0, saying so, counted under _unrouted', async () => {
     const r = await h.call('/universal_webhook/nobody-home', { method: 'POST', json: { a: 1 } });
-    expect(r.body).toEqual({ status: 'accepted', runs: 0, run_ids: [], event_id: null });
+    expect(r.body).toEqual({
+      status: 'accepted',
+      runs: 0,
+      run_ids: [],
+      event_id: null,
+      unrouted: true,
+      message: "no hook is registered on topic 'nobody-home'; the event is kept under GET /api/unrouted/nobody-home",
+    });
     const metrics = await h.metrics.registry.getSingleMetricAsString('tai42_hook_runs_accepted_total');
     expect(metrics).toContain('tai42_hook_runs_accepted_total{topic="_unrouted",hook=""} 1');
   });

@@ -118,6 +118,11 @@ export function sendCommand(program: Command, ctx: CliContext): void {
         throw new CliError(`the door answered ${res.status}: ${oneLine(text).slice(0, 300) || '(empty body)'}`, EXIT.refused);
       }
       const out = signed ? { ...answer, delivery_id: signed.deliveryId } : answer;
+      // No hook on the topic (often a typo): said on stderr, also under --json, so it is never missed.
+      if (answer.status === 'accepted' && answer.runs === 0) {
+        const why = typeof answer.message === 'string' ? answer.message : `no hook is registered on topic '${topic}'`;
+        process.stderr.write(`hookyard: warning: ${why} (see: hookyard unrouted list)\n`);
+      }
       ctx.emit(out, () => {
         if (answer.status === 'duplicate') return say(`duplicate: delivery ${signed?.deliveryId ?? ''} was seen before; nothing kept`.replace('  ', ' '));
         const ids = Array.isArray(answer.run_ids) ? (answer.run_ids as string[]) : [];

@@ -12,6 +12,7 @@ import { TriggerLinksPage } from './pages/trigger-links';
 import { ToolsPage } from './pages/tools';
 import { ApprovalsPage } from './pages/approvals';
 import { VerifiersPage } from './pages/verifiers';
+import { UnroutedPage } from './pages/unrouted';
 import './style.css';
 
 const NAV: Array<{ path: string; label: string; min: Role }> = [
@@ -20,6 +21,7 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/approvals', label: 'Approvals', min: 'reader' },
   { path: '/hooks', label: 'Hooks', min: 'reader' },
   { path: '/tools', label: 'Tools', min: 'reader' },
+  { path: '/unrouted', label: 'Unrouted', min: 'reader' },
   { path: '/verifiers', label: 'Verifiers', min: 'admin' },
 ];
 
@@ -116,6 +118,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'links') return <TriggerLinksPage role={role} hook={parts[1]} />;
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
   if (parts[0] === 'approvals') return <ApprovalsPage role={role} />;
+  if (parts[0] === 'unrouted') return <UnroutedPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
 }

@@ -20,6 +20,7 @@ import { dedupeRoutes } from './dedupe-routes';
 import { stateRoutes } from './states-routes';
 import { whoamiRoutes } from './whoami-routes';
 import { settingsRoutes } from './settings-routes';
+import { unroutedRoutes } from './unrouted-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -76,6 +77,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   answerRoutes(router, ctx);
   stateRoutes(router, ctx);
   settingsRoutes(router, ctx);
+  unroutedRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, toHookyardError, traced, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, countUnrouted, toHookyardError, traced, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
 import type { RunBus, RunEventSink } from '@hookyard/bus';
 import { KEEP_SPAN } from './tracing';
-import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
+import type { KeepEventInput, KeptRun, Stores, UnroutedBounds } from '@hookyard/store';
+import { unroutedMessage } from './unrouted';
 import { parsePayload } from './payload';
 import { parseQuery } from './fields';
 import type { DedupeVerdict, DedupeInput } from './dedupe';
@@ -52,6 +53,8 @@ export interface AcceptDeps {
   events?: RunEventSink;
   /** Counts one kept run (default: metrics.accepted with its labels); see createAcceptedCounter. */
   countAccepted?: (topic: string, hook: string) => void;
+  /** Events on a topic with no hook are kept within these bounds (HOOKS_UNROUTED_*); absent: not kept. */
+  unrouted?: UnroutedBounds;
 }
 
 export const ANSWERS = {
@@ -122,7 +125,12 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
 
   const json = parsed.json;
   // Verified only here, where the binding checked these bytes: the one place a run gets `verified`.
-  const provenance = { door: 'http' as const, verified: bound, ...(bound && verifiedBy ? { verifiedBy } : {}) };
+  const provenance = {
+    door: 'http' as const,
+    verified: bound,
+    ...(bound && verifiedBy ? { verifiedBy } : {}),
+    ...(deps.unrouted ? { unrouted: deps.unrouted } : {}),
+  };
   const input: KeepEventInput =
     json === undefined
       ? { topic: delivery.topic, payload: parsed.payload, now, dispatchGraceMs: deps.dispatchGraceMs, traceparent: delivery.traceparent, ...provenance }
@@ -158,8 +166,16 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     return { answer: ANSWERS.acceptFailed, kept: [] };
   }
 
-  if (kept.length === 0) deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
-  else for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
+  if (kept.length === 0) {
+    deps.metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
+    countUnrouted(deps.metrics, delivery.topic);
+    deps.logger.info(
+      { topic: delivery.topic, deliveryId: claim?.id ?? null },
+      'door: no hook is registered on the topic; answered 200 unrouted (kept under GET /api/unrouted unless HOOKS_UNROUTED_KEEP is 0)',
+    );
+    return { answer: { status: 200, body: acceptedBody(kept, unroutedMessage(delivery.topic, deps.unrouted)) }, kept, keptAt: now };
+  }
+  for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
   // keptAt: the runs' created_at, for the door's `accepted` run events.
   return { answer: { status: 200, body: acceptedBody(kept) }, kept, keptAt: now };
 }
@@ -170,11 +186,13 @@ const EVENT_ID_LENGTH = 24;
 /**
  * The door's 200: how many runs it kept, their ids (so a sender's log line
  * leads to them: `GET /api/hook-runs/{id}`) and the event id every one of them
- * starts with; `event_id` is null when the topic has no hooks (nothing kept).
+ * starts with; `event_id` is null when the topic has no hooks (no run kept):
+ * then `unrouted: true` and `message` say so (see unroutedMessage).
  */
-export function acceptedBody(kept: readonly KeptRun[]): string {
+export function acceptedBody(kept: readonly KeptRun[], unrouted?: string): string {
   const eventId = kept.length > 0 ? kept[0]!.id.slice(0, EVENT_ID_LENGTH) : null;
-  return JSON.stringify({ status: 'accepted', runs: kept.length, run_ids: kept.map((k) => k.id), event_id: eventId });
+  const body = { status: 'accepted', runs: kept.length, run_ids: kept.map((k) => k.id), event_id: eventId };
+  return JSON.stringify(unrouted === undefined ? body : { ...body, unrouted: true, message: unrouted });
 }
 
 /**

@@ -10,9 +10,10 @@ import {
   toHookyardError,
   traced,
   UNROUTED_TOPIC,
+  countUnrouted,
 } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
-import type { KeepEventInput, KeptRun, Stores } from '@hookyard/store';
+import type { KeepEventInput, KeptRun, Stores, UnroutedBounds } from '@hookyard/store';
 import { parsePayload } from '../door/payload';
 import type { DedupeInput, DedupeVerdict } from '../door/dedupe';
 import { createAcceptAnnouncer } from '../door/announce';
@@ -46,6 +47,8 @@ export interface NatsIngestHandlerDeps {
    * store is asked again (default 1000 ms, as the HTTP door's).
    */
   verifierCacheMs?: number;
+  /** Events on a topic with no hook are kept within these bounds (HOOKS_UNROUTED_*), as at the HTTP door; absent: not kept. */
+  unrouted?: UnroutedBounds;
 }
 
 /** Longest `Nats-Msg-Id` taken as a delivery id; longer is malformed. */
@@ -141,6 +144,7 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
       traceparent: activeTraceparent(),
       door: 'nats',
       verified: false,
+      ...(deps.unrouted ? { unrouted: deps.unrouted } : {}),
     };
     let kept: KeptRun[];
     const c = claim;
@@ -157,7 +161,14 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
     }
 
     verdict('accepted');
-    if (kept.length === 0) metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
+    if (kept.length === 0) {
+      metrics.accepted.inc({ topic: UNROUTED_TOPIC, hook: '' });
+      countUnrouted(metrics, topic);
+      logger.info(
+        { topic, msgId },
+        'NATS ingest: no hook is registered on the topic; accepted as unrouted (kept under GET /api/unrouted unless HOOKS_UNROUTED_KEEP is 0)',
+      );
+    }
     for (const run of kept) metrics.accepted.inc({ topic, hook: run.hook });
     if (kept.length > 0) {
       announce?.(topic, kept, now);

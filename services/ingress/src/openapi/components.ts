@@ -669,6 +669,38 @@ export const SCHEMAS: Record<string, Schema> = {
         nullable: true,
         description: 'The id every run id of this event starts with; null when nothing was kept; absent on duplicate',
       },
+      unrouted: {
+        type: 'boolean',
+        enum: [true],
+        description: 'Present when no hook is registered on the topic (runs: 0): the event is kept under GET /api/unrouted',
+      },
+      message: { type: 'string', description: 'With unrouted: says no hook is registered on the topic and where the event is kept' },
+    },
+  },
+  UnroutedTopic: {
+    type: 'object',
+    required: ['topic', 'kept', 'received', 'first_seen', 'last_seen', 'sample', 'sample_truncated'],
+    properties: {
+      topic: { type: 'string' },
+      kept: { type: 'integer', minimum: 0, description: 'Events kept now (at most HOOKS_UNROUTED_KEEP, the newest)' },
+      received: { type: 'integer', minimum: 0, description: 'Events received since first_seen, kept or not' },
+      first_seen: { type: 'string', format: 'date-time' },
+      last_seen: { type: 'string', format: 'date-time' },
+      sample: { description: "The newest event's payload; past 2048 bytes of JSON, its start as a string (sample_truncated)" },
+      sample_truncated: { type: 'boolean' },
+    },
+  },
+  UnroutedEvent: {
+    type: 'object',
+    required: ['id', 'topic', 'payload', 'door', 'verified', 'delivery_id', 'received_at'],
+    properties: {
+      id: { type: 'string' },
+      topic: { type: 'string' },
+      payload: { description: 'The event as the door parsed it' },
+      door: { type: 'string', enum: ['http', 'nats'] },
+      verified: { type: 'boolean', description: 'A verifier binding checked it as it came in' },
+      delivery_id: { type: 'string', nullable: true },
+      received_at: { type: 'string', format: 'date-time' },
     },
   },
   RunFilter: {

@@ -62,7 +62,7 @@ const PATHS: Obj = {
         'The public door. The raw body is verified (when the topic has a verifier binding) before it is parsed. Any content type: a JSON object ' +
         '(query parameters merged in, the body wins a clash), other JSON under `body`, urlencoded and multipart forms as fields (a file part is refused), ' +
         'text under `raw_body`, other bytes under `raw_body_base64`. One run per hook on the topic is kept in one atomic write before the answer; ' +
-        'a topic with no hooks is accepted with `runs: 0`.',
+        'a topic with no hooks is accepted with `runs: 0`, `unrouted: true` and a message naming the topic; the event is kept under GET /api/unrouted.',
       requestBody: { required: false, content: { '*/*': { schema: {} } } },
       responses: {
         '200': answer('Kept (`accepted`, with the number of runs), or a delivery id already seen (`duplicate`, nothing kept)', ref('DoorAccepted')),
@@ -472,6 +472,89 @@ const PATHS: Obj = {
         tags: ['states'],
         operationId: 'deleteState',
         parameters: [{ name: 'if_version', in: 'query', description: 'Deletes only on that version, else 409', schema: { type: 'integer', minimum: 0 } }],
+      },
+    ),
+  },
+  '/api/unrouted': {
+    get: op(
+      'reader',
+      'Topics with events that came in while no hook was registered on them',
+      {
+        '200': answer('The topic seen last first, with the bounds they are kept within (HOOKS_UNROUTED_*)', {
+          type: 'object',
+          required: ['topics', 'bounds'],
+          properties: {
+            topics: { type: 'array', items: ref('UnroutedTopic') },
+            bounds: {
+              type: 'object',
+              properties: { keep: { type: 'integer' }, topics: { type: 'integer' }, retention_seconds: { type: 'number' } },
+            },
+          },
+        }),
+        ...fail(400),
+      },
+      { tags: ['unrouted'], operationId: 'listUnroutedTopics' },
+    ),
+  },
+  '/api/unrouted/{topic}': {
+    parameters: [pathParam('topic', 'Topic')],
+    get: op(
+      'reader',
+      "A topic's unrouted events, newest first",
+      {
+        '200': answer('One page; pass next_cursor back as cursor for older events', {
+          type: 'object',
+          required: ['topic', 'events', 'next_cursor'],
+          properties: { topic: { type: 'string' }, events: { type: 'array', items: ref('UnroutedEvent') }, next_cursor: { type: 'string', nullable: true } },
+        }),
+        ...fail(400),
+      },
+      {
+        tags: ['unrouted'],
+        operationId: 'listUnrouted',
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          { name: 'cursor', in: 'query', schema: { type: 'string' } },
+        ],
+      },
+    ),
+    delete: op(
+      'operator',
+      "Drop a topic's unrouted events",
+      {
+        '200': answer('How many were dropped', {
+          type: 'object',
+          required: ['topic', 'removed'],
+          properties: { topic: { type: 'string' }, removed: { type: 'integer', minimum: 0 } },
+        }),
+        ...fail(400),
+      },
+      { tags: ['unrouted'], operationId: 'dropUnrouted' },
+    ),
+  },
+  '/api/unrouted/{topic}/replay': {
+    parameters: [pathParam('topic', 'Topic')],
+    post: op(
+      'operator',
+      "Replay a topic's unrouted events to the hooks registered on it since",
+      {
+        '200': answer('One run per hook for each event kept (door api, not verified, as a replay of a run); the replayed events are removed', {
+          type: 'object',
+          required: ['topic', 'replayed', 'runs', 'run_ids', 'hooks'],
+          properties: {
+            topic: { type: 'string' },
+            replayed: { type: 'integer', minimum: 0, description: 'Events replayed (and removed)' },
+            runs: { type: 'integer', minimum: 0 },
+            run_ids: { type: 'array', items: { type: 'string' } },
+            hooks: { type: 'array', items: { type: 'string' } },
+          },
+        }),
+        ...fail(400, 409),
+      },
+      {
+        tags: ['unrouted'],
+        operationId: 'replayUnrouted',
+        description: 'Needs the operator role. 409 when still no hook is registered on the topic: register one first.',
       },
     ),
   },
@@ -888,6 +971,7 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'templates' },
     { name: 'approvals', description: 'The approval policy around every tool call' },
     { name: 'states', description: 'Subject state: one versioned JSON document per (scope, kind, key), every write attributed' },
+    { name: 'unrouted', description: 'Events that came in on a topic with no hook: kept (bounded), listed, replayed or dropped' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
   ],
   paths: PATHS,

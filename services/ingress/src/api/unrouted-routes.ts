@@ -1,0 +1,121 @@
+import type { Router } from 'express';
+import { badInput, conflict, nameViolation } from '@hookyard/core';
+import { acceptedSummaries } from '@hookyard/bus';
+import type { UnroutedEvent, UnroutedTopic } from '@hookyard/store';
+import { requireRole } from './auth';
+import type { ApiContext } from './context';
+import { listQueryReader } from './list-query';
+
+/** Largest sample (the newest event's payload as JSON) a topic row shows whole; past it, its start as text. */
+export const UNROUTED_SAMPLE_MAX_BYTES = 2048;
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 500;
+
+function topicOf(raw: unknown): string {
+  const bad = nameViolation('topic', raw);
+  if (bad) throw badInput(bad);
+  return raw as string;
+}
+
+function sampleOf(event: UnroutedEvent | null): { sample: unknown; sample_truncated: boolean } {
+  if (!event) return { sample: null, sample_truncated: false };
+  const text = JSON.stringify(event.payload) ?? 'null';
+  if (Buffer.byteLength(text) <= UNROUTED_SAMPLE_MAX_BYTES) return { sample: event.payload, sample_truncated: false };
+  return { sample: Buffer.from(text).subarray(0, UNROUTED_SAMPLE_MAX_BYTES).toString('utf8'), sample_truncated: true };
+}
+
+const topicToWire = (t: UnroutedTopic) => ({
+  topic: t.topic,
+  kept: t.kept,
+  received: t.received,
+  first_seen: t.first_seen,
+  last_seen: t.last_seen,
+  ...sampleOf(t.newest),
+});
+
+/**
+ * Events that came in on a topic with no hook (kept by the doors within
+ * HOOKS_UNROUTED_*): list them by topic, read one topic's, replay them to the
+ * hooks registered on the topic since, or drop them.
+ */
+export function unroutedRoutes(router: Router, ctx: ApiContext): void {
+  const notBefore = () => ctx.clock.now() - ctx.settings.unroutedRetentionMs;
+
+  router.get('/unrouted', requireRole('reader'), async (req, res) => {
+    const q = listQueryReader(req.query, new Set());
+    if (q.errors.length) throw badInput('GET /api/unrouted takes no query parameters', q.errors);
+    const topics = await ctx.stores.runs.listUnroutedTopics(notBefore());
+    res.json({
+      topics: topics.map(topicToWire),
+      bounds: {
+        keep: ctx.settings.unroutedKeep,
+        topics: ctx.settings.unroutedTopics,
+        retention_seconds: ctx.settings.unroutedRetentionMs / 1000,
+      },
+    });
+  });
+
+  router.get('/unrouted/:topic', requireRole('reader'), async (req, res) => {
+    const topic = topicOf(req.params.topic);
+    const q = listQueryReader(req.query, new Set(['limit', 'cursor']));
+    const limit = q.limit(PAGE_DEFAULT, PAGE_MAX);
+    const cursor = q.one('cursor') ?? null;
+    if (q.errors.length) throw badInput(`GET /api/unrouted/${topic}: bad query`, q.errors);
+    const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), limit, cursor);
+    res.json({ topic, events: page.events, next_cursor: page.next_cursor });
+  });
+
+  // Like a replay of a run: the runs are door `api`, never verified (an operator keeps them, no signature is checked again).
+  router.post('/unrouted/:topic/replay', requireRole('operator'), async (req, res) => {
+    const topic = topicOf(req.params.topic);
+    const hooks = await ctx.stores.hooks.hooksOnTopic(topic);
+    if (hooks.length === 0) {
+      throw conflict(`no hook is registered on topic '${topic}'; register a hook on it first, then replay its unrouted events`);
+    }
+    const events: UnroutedEvent[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), PAGE_MAX, cursor);
+      events.push(...page.events);
+      cursor = page.next_cursor;
+    } while (cursor);
+    events.reverse(); // oldest first: the runs keep the order the events came in
+    const runIds: string[] = [];
+    const replayed: string[] = [];
+    for (const event of events) {
+      const now = ctx.clock.now();
+      const kept = await ctx.stores.runs.keepEvent({
+        topic,
+        payload: event.payload,
+        deliveryId: event.delivery_id,
+        door: 'api',
+        verified: false,
+        now,
+        dispatchGraceMs: ctx.settings.dispatchGraceMs,
+      });
+      // A hook removed meanwhile keeps nothing: the event stays unrouted.
+      if (kept.length === 0) continue;
+      replayed.push(event.id);
+      runIds.push(...kept.map((k) => k.id));
+      if (ctx.events) for (const summary of acceptedSummaries(topic, kept, now)) ctx.events.publish(summary).catch(() => undefined);
+    }
+    await ctx.stores.runs.removeUnrouted(topic, replayed);
+    ctx.logger.info({ topic, events: replayed.length, runs: runIds.length }, 'unrouted events replayed by an operator');
+    if (runIds.length > 0) {
+      try {
+        await ctx.bus.publish(runIds);
+        ctx.metrics.dispatched.inc({ source: 'replay' }, runIds.length);
+      } catch (err) {
+        ctx.logger.warn({ err, topic, runs: runIds.length }, 'publish of replayed unrouted events failed; the sweep will dispatch them');
+      }
+    }
+    res.json({ topic, replayed: replayed.length, runs: runIds.length, run_ids: runIds, hooks: hooks.map((h) => h.name) });
+  });
+
+  router.delete('/unrouted/:topic', requireRole('operator'), async (req, res) => {
+    const topic = topicOf(req.params.topic);
+    const removed = await ctx.stores.runs.removeUnrouted(topic);
+    ctx.logger.info({ topic, removed }, 'unrouted events dropped by an operator');
+    res.json({ topic, removed });
+  });
+}
