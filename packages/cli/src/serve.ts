@@ -240,7 +240,6 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
       bodyMaxBytes: s.bodyMaxBytes,
       dedupeTtlMs: s.natsDedupeMs,
       unrouted: { keep: s.unroutedKeep, topics: s.unroutedTopics, retentionMs: s.unroutedRetentionMs },
-      unrouted: { keep: s.unroutedKeep, topics: s.unroutedTopics, retentionMs: s.unroutedRetentionMs },
       // Its own cache (1 s): a dedupe key changed through the API applies here within a second.
       dedupe: createDedupeStep({ hooks: runtime.stores.hooks, jq: runtime.jq }),
       ...(runtime.events ? { events: runtime.events } : {}),
