@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 
+/** What a server refusal said, for `--json` (the error kind and message as the server sent them). */
+export interface WireRefusal {
+  status: number;
+  kind: string;
+  message: string;
+}
+
 /** A failure the CLI reports in one line (plus one indented line per detail), with an exit code. */
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number,
     readonly details: readonly string[] = [],
+    /** Set when the server refused: its status, kind and message. */
+    readonly wire?: WireRefusal,
   ) {
     super(message);
     this.name = 'CliError';
@@ -30,6 +39,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export interface ClientOptions {
   url: string;
   token: string | undefined;
+  /** How long one request may take (default 30 s). */
+  timeoutMs?: number;
 }
 
 /** The error body every management route answers with: `{"error": {kind, message, details?}}`. */
@@ -59,6 +70,14 @@ export class ApiClient {
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new CliError(`--url ${JSON.stringify(opts.url)} must be an http:// or https:// URL`, EXIT.usage);
+    }
+    // The CLI adds /api itself: a URL ending in /api would reach /api/api/... and a 404 that says nothing useful.
+    if (/\/api\/?$/.test(base.pathname)) {
+      const root = `${base.origin}${base.pathname.replace(/\/api\/?$/, '')}`;
+      throw new CliError(
+        `--url ${JSON.stringify(opts.url)} ends in /api: point it (or HOOKYARD_URL) at the server root, e.g. --url ${root}; the CLI adds /api itself`,
+        EXIT.unreachable,
+      );
     }
     this.base = base;
   }
@@ -158,7 +177,7 @@ export class ApiClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? REQUEST_TIMEOUT_MS),
       });
       text = await res.text();
     } catch (err) {
@@ -194,7 +213,7 @@ function fromWire(status: number, statusText: string, parsed: unknown, text: str
     const kind = typeof e.kind === 'string' ? e.kind : 'error';
     const message = typeof e.message === 'string' ? e.message : oneLine(text).slice(0, 200);
     const details = Array.isArray(e.details) ? e.details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))) : [];
-    return new CliError(`${status} ${kind}: ${message}`, EXIT.refused, details);
+    return new CliError(`${status} ${kind}: ${message}`, EXIT.refused, details, { status, kind, message });
   }
   // Answers outside the management API (door, health) carry `{"error": "<text>"}`.
   return new CliError(`${status} ${statusText || 'error'}: ${typeof e === 'string' ? e : oneLine(text).slice(0, 200)}`, EXIT.refused);

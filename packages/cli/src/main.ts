@@ -17,6 +17,7 @@ import { templatesCommand } from './commands/templates';
 import { toolsCommand } from './commands/tools';
 import type { CliContext } from './context';
 import { printJson } from './output';
+import { printErrorJson, wantsJson } from './error-json';
 
 /** The version in packages/cli/package.json (dist/main.js sits one level below it). */
 function cliVersion(): string {
@@ -87,6 +88,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
+    // Under --json a failure is also one JSON document on stdout ({"error": {kind, message}}), exit code unchanged.
+    if (wantsJson(argv)) printErrorJson(err);
     // Exit at once: a failed `serve` may leave handles behind; stderr to a pipe or file is written synchronously.
     process.exit(exitCodeOf(err));
   }

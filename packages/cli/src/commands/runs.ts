@@ -3,6 +3,7 @@ import { RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
+import { warnUnknownHook } from '../hook-filter';
 
 type WireRun = Record<string, unknown> & { id: string; status: string; hook: string };
 interface RunPage {
@@ -201,6 +202,8 @@ export function runsCommand(program: Command, ctx: CliContext): void {
         page = { runs: all, next_cursor: page.next_cursor };
       }
       const res = page;
+      // Nothing listed under a --hook filter: a misspelt hook name looks like "no runs yet" otherwise.
+      if (res.runs.length === 0) await warnUnknownHook(client, opts.hook);
       ctx.emit(res, () => {
         printTable(res.runs.map(runRow), ['id', 'hook', 'topic', 'status', 'attempts', 'acted', 'created_at', 'error']);
         if (res.next_cursor) say(`more: hookyard runs list --cursor ${res.next_cursor} (or --all)`);
@@ -226,6 +229,7 @@ export function runsCommand(program: Command, ctx: CliContext): void {
       }
       const q = new URLSearchParams();
       for (const k of ['status', 'hook', 'topic', 'event'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+      await warnUnknownHook(ctx.client(), opts.hook);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
