@@ -5,3 +5,6 @@ export type { HookyardJqEngine, JqEngineOptions, JqEngineStats } from './engine'
 export { resolveJqField } from './template';
 export { compileJq } from './compile';
 export type { CompiledProgram } from './compile';
+export { topLevelAssignment } from './compile/assignment';
+export type { TopLevelAssignment } from './compile/assignment';
+export { compileErrorLines } from './message';

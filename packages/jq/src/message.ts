@@ -12,3 +12,31 @@ export function tidyJqMessage(stderr: string): string {
     .join(' | ')
     .replace(/ \(at (?:\/dev\/stdin|<stdin>|<unknown>):\d+\)/g, '');
 }
+
+/**
+ * jq's own lines of a compile error, as jq prints them: each error line (its
+ * trailing colon dropped), then the program line indented four spaces and the
+ * carets under the column it names; jq's closing count ("jq: 1 compile
+ * error") is left out. Empty for a one-line error (a runtime error has no
+ * program line to show).
+ */
+export function jqErrorLines(stderr: string): string[] {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd().replace(/ \(at (?:\/dev\/stdin|<stdin>|<unknown>):\d+\)/g, ''))
+    .filter((l) => l !== '' && !/^jq: \d+ compile errors?$/.test(l));
+  if (lines.length < 2) return [];
+  return lines.map((l) => (l.startsWith('jq: error') ? l.replace(/:$/, '') : l));
+}
+
+/**
+ * The 400 lines for an expression that does not compile, as `<at> does not
+ * compile: <jq's error>` followed by jq's program line and caret as lines of
+ * their own (so a client prints the caret under its column).
+ */
+export function compileErrorLines(at: string, err: unknown): string[] {
+  const details = (err as { details?: unknown }).details;
+  const lines = Array.isArray(details) ? details.filter((d): d is string => typeof d === 'string') : [];
+  if (lines.length === 0) return [`${at} does not compile: ${(err as Error).message}`];
+  return [`${at} does not compile: ${lines[0]}`, ...lines.slice(1)];
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HookyardError, badInput, internal } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
-import { tidyJqMessage } from './message';
+import { jqErrorLines, tidyJqMessage } from './message';
 
 /** What a worker is asked to do (see `jq-worker.js`). */
 export interface WorkerJob {
@@ -144,7 +144,7 @@ export class JqWorkerPool {
       current.reject(badInput('memory bound exceeded'));
       this.onCrash(slot, 'jq worker ran out of memory');
       return;
-    } else if (msg.error.jq) current.reject(badInput(tidyJqMessage(msg.error.message)));
+    } else if (msg.error.jq) current.reject(badInput(tidyJqMessage(msg.error.message), jqErrorLines(msg.error.message)));
     else current.reject(internal(`jq engine failed: ${msg.error.message}`));
     this.dispatch();
   }

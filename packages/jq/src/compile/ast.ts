@@ -19,7 +19,11 @@ export type Node =
   | { t: 'object'; entries: { key: Node; value: Node }[] }
   | { t: 'var'; slot: number }
   | { t: 'bind'; source: Node; slot: number; body: Node }
-  | { t: 'call'; name: string; args: Node[] };
+  | { t: 'call'; name: string; args: Node[] }
+  /** `=`, `|=`, `+=`, ...: parsed so a condition that assigns can be named; never compiled (jq-wasm runs it). `at` is the operator's offset. */
+  | { t: 'assign'; op: AssignOp; at: number; left: Node; right: Node };
+
+export type AssignOp = '=' | '|=' | '+=' | '-=' | '*=' | '/=' | '%=' | '//=';
 
 export type BinOp = '+' | '-' | '*' | '/' | '%' | '==' | '!=' | '<' | '<=' | '>' | '>=';
 

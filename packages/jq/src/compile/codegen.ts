@@ -435,6 +435,8 @@ function compileNodeRaw(node: Node): Compiled {
           }),
       };
     }
+    case 'assign':
+      throw new Unsupported('assignment');
     case 'call':
       // A regex in-process must be one the expression's author wrote: a pattern (or flags) computed
       // from the payload or a variable (`test($re)`, `test(.pattern)`) goes to jq-wasm, whole.

@@ -1,5 +1,5 @@
 import { Unsupported } from './ast';
-import type { BinOp, Node } from './ast';
+import type { AssignOp, BinOp, Node } from './ast';
 
 /**
  * A recursive-descent parser for the jq subset in `ast.ts`, following jq 1.8's
@@ -74,6 +74,7 @@ const PUNCT = [
   '?',
 ];
 const CMP = new Set(['==', '!=', '<', '<=', '>', '>=']);
+const ASSIGN = new Set(['=', '|=', '+=', '-=', '*=', '/=', '%=', '//=']);
 const IDENT_START = /[a-zA-Z_]/;
 const IDENT_REST = /[a-zA-Z_0-9]/;
 const NUMBER = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
@@ -216,14 +217,24 @@ class Parser {
     return left;
   }
 
+  /** jq's `//` (right-associative) over its assignments (non-associative, binding tighter than `//`). */
   private parseAlt(): Node {
-    const left = this.parseOr();
+    const left = this.parseAssign();
     if (this.isP('//')) {
       this.next();
       return { t: 'alt', left, right: this.parseAlt() };
     }
-    for (const op of ['=', '|=', '+=', '-=', '*=', '/=', '%=', '//=', '?//']) if (this.isP(op)) unsupported('assignment');
+    if (this.isP('?//')) unsupported('destructuring alternative');
     return left;
+  }
+
+  private parseAssign(): Node {
+    const left = this.parseOr();
+    const t = this.peek();
+    if (t.k !== 'p' || !ASSIGN.has(t.v)) return left;
+    const at = this.pos - t.v.length;
+    this.next();
+    return { t: 'assign', op: t.v as AssignOp, at, left, right: this.parseOr() };
   }
 
   private parseOr(): Node {
