@@ -56,7 +56,7 @@ describe('the door against hostile input', () => {
   it('an oversized query string is 414', async () => {
     const q = 'a=' + 'x'.repeat(app.settings.queryMaxBytes);
     await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}?${q}`, '{"a":1}', { 'Content-Type': 'application/json' }), 414, {
-      error: 'query string too long',
+      error: `query string too long: the limit is ${app.settings.queryMaxBytes} bytes (HOOKS_QUERY_MAX_BYTES)`,
     });
   });
 
@@ -205,8 +205,11 @@ describe('the door against hostile input', () => {
     ['unicode', encodeURIComponent('hööks')],
     ['129 characters', 'a'.repeat(129)],
     ['an encoded NUL', 'a%00'],
-  ])('a topic with %s fails the pattern: 404', async (_what, topic) => {
-    await expectRefusedKeepingNothing(() => post(`/universal_webhook/${topic}`, '{"a":1}', { 'Content-Type': 'application/json' }), 404);
+  ])('a topic with %s fails the pattern: 400 naming it', async (_what, topic) => {
+    await expectRefusedKeepingNothing(() => post(`/universal_webhook/${topic}`, '{"a":1}', { 'Content-Type': 'application/json' }), 400, {
+      status: 'rejected',
+      error: 'topic must match ^[a-z0-9][a-z0-9_-]*$ (at most 128 characters)',
+    });
   });
 
   it('GET on the door is 405 with Allow: POST', async () => {
@@ -227,7 +230,7 @@ describe('the door against hostile input', () => {
   it('a body over the cap is 413 and the connection is closed', async () => {
     const big = Buffer.alloc(app.settings.bodyMaxBytes + 1, 0x61);
     const r = await expectRefusedKeepingNothing(() => post(`/universal_webhook/${TOPIC}`, big, { 'Content-Type': 'text/plain' }), 413, {
-      error: 'body too large',
+      error: `body too large: the limit is ${app.settings.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)`,
     });
     expect(r.headers.connection).toBe('close');
   });

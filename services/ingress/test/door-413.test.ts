@@ -55,7 +55,7 @@ describe('door: an oversized body', () => {
   ])('%s: a node http client reads the 413', async (_what, declared) => {
     for (let i = 0; i < 5; i++) {
       const got = await postStreaming(h.url, 1024 * 1024, declared);
-      expect(got).toEqual({ status: 413, body: '{"error":"body too large"}' });
+      expect(got).toEqual({ status: 413, body: '{"error":"body too large: the limit is 65536 bytes (HOOKS_BODY_MAX_BYTES)"}' });
     }
   });
 
@@ -65,7 +65,7 @@ describe('door: an oversized body', () => {
   ])('%s: a node http client reads the 413', async (_what, declared) => {
     for (let i = 0; i < 5; i++) {
       const got = await postStreaming(h.url, 8 * 1024 * 1024, declared, true);
-      expect(got).toEqual({ status: 413, body: '{"error":"body too large"}' });
+      expect(got).toEqual({ status: 413, body: '{"error":"body too large: the limit is 65536 bytes (HOOKS_BODY_MAX_BYTES)"}' });
     }
   });
 
@@ -93,7 +93,7 @@ describe('door: an oversized body', () => {
       socket.write(Buffer.alloc(128 * 1024, 0x61));
     });
     expect(outcome.answer).toMatch(/^HTTP\/1.1 413/);
-    expect(outcome.answer).toContain('{"error":"body too large"}');
+    expect(outcome.answer).toContain('{"error":"body too large: the limit is 65536 bytes (HOOKS_BODY_MAX_BYTES)"}');
     expect(outcome.error).toBeUndefined();
   });
 

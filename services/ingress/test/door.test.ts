@@ -77,16 +77,14 @@ describe('public door', () => {
     expect(r.body).toEqual({ status: 'accepted', runs: 2, run_ids: [expect.any(String), expect.any(String)], event_id: expect.any(String) });
   });
 
-  it.each([
-    ['/universal_webhook/Orders', 404],
-    ['/universal_webhook/or.ders', 404],
-    ['/universal_webhook/a%2Fb', 404],
-    ['/universal_webhook/' + 'a'.repeat(129), 404],
-  ])('a topic failing the name pattern is 404: %s', async (path, status) => {
-    const r = await h.call(path, { method: 'POST', json: {} });
-    expect(r.status).toBe(status);
-    expect(r.body).toEqual({ error: 'not found' });
-  });
+  it.each([['/universal_webhook/Orders'], ['/universal_webhook/or.ders'], ['/universal_webhook/a%2Fb'], ['/universal_webhook/' + 'a'.repeat(129)]])(
+    'a topic failing the name pattern is 400 naming the pattern: %s',
+    async (path) => {
+      const r = await h.call(path, { method: 'POST', json: {} });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ status: 'rejected', error: 'topic must match ^[a-z0-9][a-z0-9_-]*$ (at most 128 characters)' });
+    },
+  );
 
   it('GET on the door is 405 with Allow: POST', async () => {
     const r = await h.call('/universal_webhook/orders');
@@ -98,14 +96,15 @@ describe('public door', () => {
     const n = (await keptOn(h.stores, 'orders')).length;
     const r = await h.call(`/universal_webhook/orders?q=${'x'.repeat(70)}`, { method: 'POST', json: {} });
     expect(r.status).toBe(414);
+    expect(r.body).toEqual({ error: 'query string too long: the limit is 64 bytes (HOOKS_QUERY_MAX_BYTES)' });
     expect((await keptOn(h.stores, 'orders')).length).toBe(n);
   });
 
-  it('a declared body over the cap is 413 body too large, nothing kept', async () => {
+  it('a declared body over the cap is 413 naming the limit and its setting, nothing kept', async () => {
     const n = (await keptOn(h.stores, 'orders')).length;
     const r = await h.call('/universal_webhook/orders', { method: 'POST', body: 'x'.repeat(1025), headers: { 'content-type': 'text/plain' } });
     expect(r.status).toBe(413);
-    expect(r.body).toEqual({ error: 'body too large' });
+    expect(r.body).toEqual({ error: 'body too large: the limit is 1024 bytes (HOOKS_BODY_MAX_BYTES)' });
     expect((await keptOn(h.stores, 'orders')).length).toBe(n);
   });
 
@@ -119,7 +118,7 @@ describe('public door', () => {
     );
     expect(out).toMatch(/^HTTP\/1.1 413/);
     expect(out).toMatch(/connection: close/i);
-    expect(out).toContain('{"error":"body too large"}');
+    expect(out).toContain('{"error":"body too large: the limit is 1024 bytes (HOOKS_BODY_MAX_BYTES)"}');
   });
 
   it('a body exactly at the cap is accepted', async () => {

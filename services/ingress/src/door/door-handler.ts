@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NAME_MAX_LENGTH, NAME_PATTERN, activeTraceparent } from '@hookyard/core';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, activeTraceparent } from '@hookyard/core';
 import { sendJson } from '../http/headers';
 import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer } from './accept';
 import { createPublishBatcher } from './publish-batch';
@@ -19,11 +19,10 @@ export interface DoorOptions extends AcceptDeps {
   allowsGet?: (topic: string) => Promise<boolean>;
 }
 
-const NOT_FOUND = '{"error":"not found"}';
+/** A topic is a name: an upper-case letter or a dot is a sender's typo, said as such (not a bare 404). */
+const BAD_TOPIC = JSON.stringify({ status: 'rejected', error: `topic must match ${NAME_PATTERN_SOURCE} (at most ${NAME_MAX_LENGTH} characters)` });
 const METHOD_NOT_ALLOWED = '{"error":"method not allowed"}';
-const QUERY_TOO_LONG = '{"error":"query string too long"}';
 const TOO_MANY = '{"error":"too many requests"}';
-const BODY_TOO_LARGE = '{"error":"body too large"}';
 const TIMEOUT = '{"error":"request body not received in time"}';
 const INTERNAL = '{"error":"internal error"}';
 /** How long a refused (413, 408) body is still read and discarded, so the client can read the answer. */
@@ -37,6 +36,9 @@ const DRAIN_MS = 5000;
  */
 export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, res: ServerResponse, topic: string) => void {
   const opts: DoorOptions = { ...options, countAccepted: options.countAccepted ?? createAcceptedCounter(options.metrics) };
+  // Fixed per door: the limit and the setting that raises it.
+  const QUERY_TOO_LONG = JSON.stringify({ error: `query string too long: the limit is ${opts.queryMaxBytes} bytes (HOOKS_QUERY_MAX_BYTES)` });
+  const BODY_TOO_LARGE = JSON.stringify({ error: `body too large: the limit is ${opts.bodyMaxBytes} bytes (HOOKS_BODY_MAX_BYTES)` });
   const publish = createPublishBatcher(opts);
   const announce = opts.events ? createAcceptAnnouncer(opts.events, (n) => opts.logger.debug({ events: n }, 'accepted run events dropped')) : undefined;
   // Label children are looked up once per status code, not hashed per request.
@@ -51,7 +53,7 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
   async function handle(req: IncomingMessage, res: ServerResponse, topic: string): Promise<void> {
     // A refusal before the body was read drops the connection when a body is on its way, so it is never read.
     const pendingBody = hasBody(req);
-    if (topic.length > NAME_MAX_LENGTH || !NAME_PATTERN.test(topic)) return answer(res, 404, NOT_FOUND, undefined, pendingBody);
+    if (topic.length > NAME_MAX_LENGTH || !NAME_PATTERN.test(topic)) return answer(res, 400, BAD_TOPIC, undefined, pendingBody);
     if (req.method !== 'POST' && !(req.method === 'GET' && opts.allowsGet && (await opts.allowsGet(topic)))) {
       return answer(res, 405, METHOD_NOT_ALLOWED, { Allow: 'POST' }, pendingBody);
     }
