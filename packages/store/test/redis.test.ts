@@ -155,6 +155,9 @@ describe('redis specifics', () => {
       await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.buckets.take('door-client', '10.0.0.1', { rate: 1, burst: 2 }, T0);
+      const unrouted = { keep: 2, topics: 2, retentionMs: 60_000 };
+      await s.runs.keepEvent({ topic: 'no-hook', payload: {}, now: T0, dispatchGraceMs: 0, unrouted });
+      await s.runs.removeUnrouted('no-hook');
     } finally {
       spy.mockRestore();
       await s.close();

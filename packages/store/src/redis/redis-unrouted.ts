@@ -96,7 +96,7 @@ export class RedisUnrouted {
     // The script reads no ids as "all": an empty list removes nothing.
     if (ids !== undefined && ids.length === 0) return 0;
     try {
-      return Number(await this.scripts.run('drop_unrouted', this.keys.unroutedKeys(topic), [topic, ...(ids ?? [])]));
+      return Number(await this.scripts.run('drop_unrouted', this.keys.unroutedKeys(topic), [this.keys.unroutedTag, topic, ...(ids ?? [])]));
     } catch (err) {
       throw storeError('drop_unrouted', err);
     }
