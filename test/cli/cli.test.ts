@@ -72,6 +72,8 @@ beforeAll(async () => {
   requireBuiltCli();
   server = await startListening('cli-test', 'all', {
     HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
+    // A verifier binding is refused when the ingress cannot read its secret.
+    HOOKS_SECRET_CLI_TEST_SECRET: 'cli-test-secret-value',
   });
   url = server.url;
 }, 30_000);
@@ -194,9 +196,23 @@ describe('hooks', () => {
 
     const r = await hy(['hooks', 'register', '--params', JSON.stringify(bad), '--json']);
     const err = expectRefused(r, 1, /^hookyard: 400 bad_input: hook registration refused$/);
-    expect(err.slice(1)).toEqual(details.map((d) => `  - ${d.replace(/\s*\n\s*/g, ' ').trim()}`));
+    // A detail that starts with spaces (jq's program line, its caret) is printed as is under the one before.
+    expect(err.slice(1)).toEqual(details.map((d) => (/^\s/.test(d) ? `    ${d.trimEnd()}` : `  - ${d.replace(/\s*\n\s*/g, ' ').trim()}`)));
     expect(err.slice(1).join('\n')).toMatch(/name "Bad Name" must match/);
     expect(err.slice(1).join('\n')).toMatch(/hook tool 'ghost' is not a registered tool/);
+  });
+
+  it('a jq syntax error prints the program line and a caret under the column; a misspelt tool names the closest', async () => {
+    const record = { name: 'cli-caret', topic: 'cli-caret', tool: 'ecoh', condition: { content: '.action ==' } };
+    const err = expectRefused(await hy(['hooks', 'register', '--params', JSON.stringify(record)]), 1, /^hookyard: 400 bad_input: hook registration refused$/);
+    expect(err.slice(1)).toEqual([
+      "  - hook tool 'ecoh' is not a registered tool; did you mean 'echo'?",
+      '  - condition does not compile: jq: error: syntax error, unexpected end of file at <top-level>, line 1, column 9',
+      '        .action ==',
+      '                ^^',
+    ]);
+    // Column 9 of the program is where the caret stands, under the bullet's text.
+    expect(err[4]!.indexOf('^') - err[3]!.indexOf('.action')).toBe(9 - 1);
   });
 
   it('dedupe set, show, remove with --json; a refused key lists its details', async () => {

@@ -115,7 +115,8 @@ function exitCodeOf(err: unknown): number {
   }
   if (err instanceof CliError) {
     process.stderr.write(`hookyard: ${oneLine(err.message)}\n`);
-    for (const d of err.details) process.stderr.write(`  - ${oneLine(d)}\n`);
+    // A detail starting with spaces continues the one before (jq's program line and its caret): kept as is, so the caret stays under its column.
+    for (const d of err.details) process.stderr.write(/^\s/.test(d) ? `    ${d.replace(/[\r\n]+/g, ' ').trimEnd()}\n` : `  - ${oneLine(d)}\n`);
     return err.exitCode;
   }
   if (err instanceof SettingsError) {

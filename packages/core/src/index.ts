@@ -89,6 +89,7 @@ export {
   SettingsError,
   checkSettingsAtBoot,
   loadSettings,
+  nearestName,
   nearestSetting,
   unknownSettingMessage,
   unknownSettings,

@@ -482,13 +482,21 @@ function natsUrlHasUserInfo(url: string): boolean {
 
 /** The known setting nearest `variable` in spelling, when one is close enough to be a typo. */
 export function nearestSetting(variable: string): string | null {
+  return nearestName(variable, SETTINGS_VARIABLES);
+}
+
+/**
+ * The candidate nearest `word` in spelling, when one is close enough to be a
+ * typo (for "did you mean": settings, hook fields, tool names); null otherwise.
+ */
+export function nearestName(word: string, candidates: Iterable<string>): string | null {
   let best: string | null = null;
   let bestD = Infinity;
-  for (const k of SETTINGS_VARIABLES) {
-    const d = distance(variable, k);
+  for (const k of candidates) {
+    const d = distance(word, k);
     if (d < bestD) [best, bestD] = [k, d];
   }
-  return best !== null && bestD <= Math.max(2, Math.floor(variable.length / 5)) ? best : null;
+  return best !== null && bestD <= Math.max(2, Math.floor(word.length / 5)) && bestD < word.length ? best : null;
 }
 
 /** Levenshtein distance, for "did you mean". */

@@ -133,6 +133,7 @@ describe('approval policy, dry run and hook schema API', () => {
           answer_hooks: [],
         },
         error: null,
+        warnings: [],
       });
       expect(await h.stores.hooks.getHook('dry')).toBeNull();
       expect((await h.stores.runs.list({}, 10)).runs).toHaveLength(0);

@@ -1,9 +1,11 @@
+import { createSecretResolver } from '../src/verify';
 import { startHarness, type Harness } from './support/harness';
 
 describe('management API: hooks, templates, tools, verifiers', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    // The verifier's secret is set: a binding is refused when the ingress cannot read it.
+    h = await startHarness({ deps: { secrets: createSecretResolver({ env: { HOOKS_SECRET_GH_SECRET: 'api-hooks-gh-secret' } }) } });
   });
   afterAll(() => h.close());
 

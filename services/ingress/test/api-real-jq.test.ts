@@ -56,10 +56,15 @@ describe('hook registration with the real jq engine', () => {
       },
     });
     expect(bad.status).toBe(400);
+    // jq's program line and caret follow each compile error as lines of their own.
     expect(bad.body.error.details).toEqual([
-      expect.stringMatching(/^condition does not compile: .*nothing/),
+      'condition does not compile: jq: error: $nothing is not defined at <top-level>, line 1, column 1',
+      '    $nothing',
+      '    ^^^^^^^^',
       'subject.kind "Pull" must match ^[a-z0-9][a-z0-9_-]*$',
       expect.stringMatching(/^subject.key_expr does not compile: /),
+      '    .pr | (',
+      expect.stringMatching(/^ +\^+$/),
     ]);
   });
 
@@ -70,7 +75,7 @@ describe('hook registration with the real jq engine', () => {
       json: { name: 'bad', topic: 't', tool: 'echo', condition: { content: '.a | (' } },
     });
     expect(r.status).toBe(400);
-    expect(r.body.error.details).toHaveLength(1);
+    expect(r.body.error.details).toHaveLength(3);
     expect(r.body.error.details[0]).toMatch(/^condition does not compile: /);
     expect(r.body.error.details[0].length).toBeGreaterThan('condition does not compile: '.length + 5);
   });

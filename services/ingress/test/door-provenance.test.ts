@@ -16,7 +16,7 @@ import { createNatsIngestHandler } from '../src/nats';
 import { hook, startHarness, type Harness } from './support/harness';
 
 const GITHUB_SECRET = 'provenance-github-secret';
-const env = { HOOKS_SECRET_GITHUB_WEBHOOK: GITHUB_SECRET } as NodeJS.ProcessEnv;
+const env = { HOOKS_SECRET_GITHUB_WEBHOOK: GITHUB_SECRET, HOOKS_SECRET_X: 'provenance-x-secret' } as NodeJS.ProcessEnv;
 const GUID = '8f1b2c00-5f4e-11ef-9a52-0c0a9f3b1d2e';
 
 describe('run provenance: door and verified', () => {

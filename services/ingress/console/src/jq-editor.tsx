@@ -1,9 +1,26 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { EditorState } from '@codemirror/state';
-import { EditorView, keymap, placeholder } from '@codemirror/view';
+import { EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Decoration, EditorView, keymap, placeholder, type DecorationSet } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
+import { jqErrorRange } from './jq-diagnostic';
 import { jq } from './jq-language';
+
+/** The column a compile error names, underlined (replaced whenever the server's lines change; follows edits until then). */
+const setUnderline = StateEffect.define<{ from: number; to: number; title: string } | null>();
+const underline = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const e of tr.effects) {
+      if (!e.is(setUnderline)) continue;
+      const r = e.value;
+      marks = r ? Decoration.set([Decoration.mark({ class: 'jq-error-mark', attributes: { title: r.title } }).range(r.from, r.to)]) : Decoration.none;
+    }
+    return marks;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
 
 /**
  * A jq expression field: CodeMirror 6 with jq highlighting, labelled by the
@@ -41,6 +58,7 @@ export function JqEditor({
           history(),
           keymap.of([...defaultKeymap.filter((k) => k.key !== 'Tab'), ...historyKeymap]),
           jq,
+          underline,
           syntaxHighlighting(defaultHighlightStyle),
           EditorView.lineWrapping,
           EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? ''),
@@ -62,6 +80,22 @@ export function JqEditor({
     view.current = v;
     return () => v.destroy();
   }, []);
+
+  // The first compile error that names a column is underlined there.
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    const text = v.state.doc.toString();
+    let found: { from: number; to: number; title: string } | null = null;
+    for (const e of errors) {
+      const r = jqErrorRange(text, e);
+      if (r) {
+        found = { ...r, title: e };
+        break;
+      }
+    }
+    v.dispatch({ effects: setUnderline.of(found) });
+  }, [errors.join('\n')]);
 
   // A value set from outside (a loaded hook) replaces the text; typing does not loop back.
   useEffect(() => {

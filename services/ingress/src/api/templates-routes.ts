@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { badInput, conflict, notFound, type Hook, type JqTemplate } from '@hookyard/core';
+import { compileErrorLines } from '@hookyard/jq';
 import { templateVars } from '../hooks/jq-fields';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -65,7 +66,7 @@ async function checkTemplate(id: string, body: unknown, ctx: ApiContext): Promis
     try {
       await ctx.jq.check(b.content, ['parked', ...templateVars(b.content)]);
     } catch (err) {
-      errors.push(`content does not compile: ${(err as Error).message}`);
+      errors.push(...compileErrorLines('content', err));
     }
   }
   if (errors.length) throw badInput('template refused', errors);

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { badInput, isValidName, notFound, secretScopeOf } from '@hookyard/core';
+import { badInput, createSecretResolver, isValidName, notFound, secretScopeOf, type SecretResolver } from '@hookyard/core';
 import { redactBinding, validateVerifierBinding } from '../verify';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -10,6 +10,7 @@ import type { ApiContext } from './context';
  * secret is ever echoed. Changing one is admin work.
  */
 export function verifierRoutes(router: Router, ctx: ApiContext): void {
+  const secrets = ctx.secrets ?? createSecretResolver({ scope: secretScopeOf(ctx.settings) });
   router.get('/hooks/topics/:topic/verifier', requireRole('reader'), async (req, res) => {
     const topic = req.params.topic as string;
     const binding = isValidName(topic) ? await ctx.stores.hooks.getVerifier(topic) : null;
@@ -22,6 +23,9 @@ export function verifierRoutes(router: Router, ctx: ApiContext): void {
     const checked = validateVerifierBinding(topic, req.body, new Date(ctx.clock.now()), secretScopeOf(ctx.settings));
     if (!checked.ok) throw badInput('verifier binding refused', checked.errors);
     const binding = checked.binding;
+    // A secret the ingress cannot read would make every delivery a 500 while the sender retries for days: refused now.
+    const unreadable = await unreadableSecrets(binding.secrets, 'secret' in (req.body as object) ? 'secret' : 'secrets', secrets);
+    if (unreadable.length) throw badInput('verifier binding refused', unreadable);
     const previous = await ctx.stores.hooks.getVerifier(topic);
     if (previous) binding.created_at = previous.created_at;
     const { created } = await ctx.stores.hooks.putVerifier(binding);
@@ -38,4 +42,25 @@ export function verifierRoutes(router: Router, ctx: ApiContext): void {
     ctx.logger.info({ topic }, 'verifier removed; the topic is open');
     res.json({ removed: true, topic });
   });
+}
+
+/**
+ * One line per reference the ingress cannot read now (a variable not set or
+ * empty, a file missing, unreadable or empty), naming the field and the
+ * reference and how to fix it; never a value.
+ */
+async function unreadableSecrets(refs: readonly string[], field: 'secret' | 'secrets', secrets: SecretResolver): Promise<string[]> {
+  const lines: string[] = [];
+  for (const [i, ref] of refs.entries()) {
+    try {
+      await secrets.resolve(ref);
+    } catch (err) {
+      const at = field === 'secret' ? 'secret' : `secrets[${i}]`;
+      const fix = ref.startsWith('env:')
+        ? `set ${ref.slice(4)} (non-empty) in the ingress's environment and restart it`
+        : `mount the file ${ref.slice(5)} (non-empty, readable by the ingress)`;
+      lines.push(`${at} ${ref}: the ingress cannot read it (${(err as Error).message}); ${fix}, then bind again`);
+    }
+  }
+  return lines;
 }

@@ -67,6 +67,8 @@ export interface DryRunReport {
   approval: ApprovalDecision | null;
   /** The first step that failed, with its kind (what the run would retry or fail with). */
   error: (ErrorInfo & { step: string }) | null;
+  /** What looks like a mistake though the run would go on: a condition whose output is not one boolean. */
+  warnings: string[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -95,6 +97,7 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
     allowlist: null,
     approval: null,
     error: null,
+    warnings: [],
   };
   let step = 'subject.key_expr';
   const run = async (field: JqField, name: string, parked: unknown[]): Promise<unknown[]> => {
@@ -132,6 +135,8 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
     if (hook.condition) {
       const output = await run(hook.condition, 'condition', report.parked);
       report.condition = { present: true, output, matched: isTruthyOutput(output) };
+      const warning = conditionWarning(output);
+      if (warning) report.warnings.push(warning);
       if (!report.condition.matched) {
         report.outcome = 'skipped';
         return report;
@@ -199,4 +204,18 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
     report.error = { step, kind: e.kind, message: e.message };
     return report;
   }
+}
+
+/**
+ * A condition should yield one boolean. Anything else still decides (the first
+ * output counts unless it is false or null), which is rarely what was meant:
+ * `.action` is true for every event that has one.
+ */
+function conditionWarning(output: unknown[]): string | undefined {
+  if (output.length === 1 && typeof output[0] === 'boolean') return undefined;
+  const decides = `the hook fires when the first output is anything but false or null (here it ${isTruthyOutput(output) ? 'would' : 'would not'})`;
+  if (output.length === 0) return 'condition yielded no output, not a boolean: counted as false, so the hook would not fire; compare to get true or false';
+  if (output.length > 1) return `condition yielded ${output.length} outputs, not one boolean: ${decides}; wrap it in any(...) or all(...)`;
+  const shown = shownOutput(output);
+  return `condition yielded ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}, not a boolean: ${decides}; compare (==, !=, <, >) to get true or false`;
 }

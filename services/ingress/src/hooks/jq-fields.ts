@@ -1,5 +1,5 @@
-import type { JqTemplate } from '@hookyard/core';
-import type { JqEngine } from '@hookyard/jq';
+import type { JqField, JqTemplate } from '@hookyard/core';
+import { compileErrorLines, resolveJqField, topLevelAssignment, type JqEngine } from '@hookyard/jq';
 
 /** What a jq field check needs: the engine and the stored templates. */
 export interface JqFieldDeps {
@@ -45,7 +45,7 @@ async function compileLine(jq: JqEngine, expr: string, vars: readonly string[], 
     await jq.check(expr, vars);
     return [];
   } catch (err) {
-    return [`${at} does not compile: ${(err as Error).message}`];
+    return compileErrorLines(at, err);
   }
 }
 
@@ -61,4 +61,18 @@ export function templateVars(content: string): string[] {
     if (name !== 'ENV' && name !== '__loc__') names.add(name);
   }
   return [...names];
+}
+
+/**
+ * The line refusing a condition (one that compiles) whose top level is an
+ * assignment: `.action = "opened"` outputs the event itself, which is truthy,
+ * so the hook would fire on every event. Names the likely fix.
+ */
+export async function conditionAssignmentLine(value: unknown, deps: JqFieldDeps, vars: readonly string[] = HOOK_JQ_VARS): Promise<string | undefined> {
+  const { expr, vars: kwargs } = await resolveJqField(value as JqField, deps.getTemplate);
+  const found = topLevelAssignment(expr, [...vars, ...Object.keys(kwargs)]);
+  if (!found) return undefined;
+  const where = 'id' in (value as object) ? `condition (stored id '${(value as { id: string }).id}')` : 'condition';
+  const why = `${where} is an assignment (${found.op}), which outputs the updated event: always true, so the hook would fire on every event`;
+  return found.suggestion !== undefined ? `${why}; did you mean \`${found.suggestion}\`?` : `${why}; a condition compares (==, !=, <, <=, >, >=)`;
 }

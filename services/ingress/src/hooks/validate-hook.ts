@@ -1,6 +1,16 @@
-import { ALLOWLIST_ENTRY_PATTERN, JQ_FIELDS, allows, nameViolation, type ApprovalRule, type Hook, type HookSubject, type JqField } from '@hookyard/core';
+import {
+  ALLOWLIST_ENTRY_PATTERN,
+  JQ_FIELDS,
+  allows,
+  nameViolation,
+  nearestName,
+  type ApprovalRule,
+  type Hook,
+  type HookSubject,
+  type JqField,
+} from '@hookyard/core';
 import { resolveAllowlist, validateApprovalRules, type ToolRepo } from '@hookyard/tools';
-import { checkJqField, type JqFieldDeps } from './jq-fields';
+import { checkJqField, conditionAssignmentLine, type JqFieldDeps } from './jq-fields';
 import type { SchemaChecker } from './schema-checker';
 
 export interface ValidateHookDeps extends JqFieldDeps {
@@ -37,7 +47,7 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   const miss = (line: string | undefined) => line !== undefined && errors.push(line);
 
   for (const key of Object.keys(h)) {
-    if (!KNOWN_FIELDS.has(key) && !SERVER_FIELDS.has(key)) errors.push(`unknown field '${key}'`);
+    if (!KNOWN_FIELDS.has(key) && !SERVER_FIELDS.has(key)) errors.push(`unknown field '${key}'${didYouMean(key, KNOWN_FIELDS)}`);
   }
   miss(nameViolation('name', h.name));
   miss(nameViolation('topic', h.topic));
@@ -49,7 +59,7 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   else if (!known.has(h.tool as string)) {
     // Asked for by name, a tool that may exist but cannot be described now (no executor answered) throws: 503, not "not registered".
     await deps.tools.tools(h.tool as string);
-    errors.push(`hook tool '${h.tool as string}' is not a registered tool`);
+    errors.push(`hook tool '${h.tool as string}' is not a registered tool${didYouMean(h.tool as string, known)}`);
   }
   const tool = toolOk && known.has(h.tool as string) ? (h.tool as string) : undefined;
 
@@ -64,7 +74,11 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   else if (tool) errors.push(...(await checkKwargs(tool, kwargs as Record<string, unknown>, h.start_expr !== undefined, known, deps)));
 
   for (const field of JQ_FIELDS) {
-    if (h[field] !== undefined) errors.push(...(await checkJqField(h[field], field, deps)));
+    if (h[field] === undefined) continue;
+    const lines = await checkJqField(h[field], field, deps);
+    errors.push(...lines);
+    // Compiles, but `=` for `==` is true for every event: refused with the fix.
+    if (field === 'condition' && lines.length === 0) miss(await conditionAssignmentLine(h[field], deps));
   }
   if (h.subject !== undefined) errors.push(...(await checkSubject(h.subject, deps)));
   // The hook's own approval rules: checked like the deployment's; at run time they can only make a call stricter.
@@ -86,6 +100,12 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
   if (h.approval !== undefined) hook.approval = h.approval as ApprovalRule[];
   if (typeof h.description === 'string') hook.description = h.description;
   return { ok: true, hook };
+}
+
+/** `; did you mean 'x'?` for a near miss of a known name (a typo), else nothing. */
+function didYouMean(word: string, known: Iterable<string>): string {
+  const near = nearestName(word, known);
+  return near ? `; did you mean '${near}'?` : '';
 }
 
 /** The hook's allowlist: undefined when absent, null when malformed (lines added). */
@@ -127,7 +147,7 @@ async function checkKwargs(
     else
       for (const n of names) {
         if (typeof n !== 'string') lines.push(`tool_kwargs.tool_names entry ${JSON.stringify(n)} must be a string`);
-        else if (!known.has(n)) lines.push(`tool_kwargs.tool_names entry '${n}' is not a registered tool`);
+        else if (!known.has(n)) lines.push(`tool_kwargs.tool_names entry '${n}' is not a registered tool${didYouMean(n, known)}`);
       }
   }
 
@@ -149,7 +169,7 @@ async function checkSubject(value: unknown, deps: ValidateHookDeps): Promise<str
   }
   const s = value as Record<string, unknown>;
   const lines: string[] = [];
-  for (const key of Object.keys(s)) if (!SUBJECT_FIELDS.has(key)) lines.push(`subject has unknown field '${key}'`);
+  for (const key of Object.keys(s)) if (!SUBJECT_FIELDS.has(key)) lines.push(`subject has unknown field '${key}'${didYouMean(key, SUBJECT_FIELDS)}`);
   // Scope and kind key the state and its Redis hash tag: names, never sanitized.
   for (const field of ['scope', 'kind'] as const) {
     const bad = nameViolation(`subject.${field}`, s[field]);

@@ -194,6 +194,7 @@ export const SCHEMAS: Record<string, Schema> = {
       'allowlist',
       'approval',
       'error',
+      'warnings',
     ],
     properties: {
       hook: { type: 'string' },
@@ -228,6 +229,11 @@ export const SCHEMAS: Record<string, Schema> = {
         required: ['step', 'kind', 'message'],
         properties: { step: { type: 'string' }, kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
       }),
+      warnings: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'What looks like a mistake though the run would go on (a condition whose output is not one boolean)',
+      },
     },
   },
   ErrorInfo: {

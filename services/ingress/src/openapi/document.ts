@@ -52,7 +52,7 @@ const LINK_FORM: Obj = {
 
 const PATHS: Obj = {
   '/universal_webhook/{topic}': {
-    parameters: [pathParam('topic', 'The topic; one that does not match the name pattern is 404')],
+    parameters: [pathParam('topic', 'The topic; one that does not match the name pattern is 400 naming the pattern')],
     post: {
       ...open,
       tags: ['door'],
@@ -66,13 +66,15 @@ const PATHS: Obj = {
       requestBody: { required: false, content: { '*/*': { schema: {} } } },
       responses: {
         '200': answer('Kept (`accepted`, with the number of runs), or a delivery id already seen (`duplicate`, nothing kept)', ref('DoorAccepted')),
-        '400': answer('The body does not parse as its declared type, nests too deep, or carries a file', ref('DoorRejected')),
+        '400': answer(
+          'The topic does not match ^[a-z0-9][a-z0-9_-]*$ (at most 128 characters), or the body does not parse as its declared type, nests too deep, or carries a file',
+          ref('DoorRejected'),
+        ),
         '401': doorError('Verification failed (constant message)'),
-        '404': doorError('The topic does not match ^[a-z0-9][a-z0-9_-]*$'),
         '405': doorError('Not POST (GET only for a verifier handshake)'),
         '408': doorError('The body was not received in time'),
-        '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES'),
-        '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES'),
+        '413': doorError('Body larger than HOOKS_BODY_MAX_BYTES (the answer names the limit and the setting)'),
+        '414': doorError('Query string longer than HOOKS_QUERY_MAX_BYTES (the answer names the limit and the setting)'),
         '429': {
           description: 'Flood limiter (per client and per topic)',
           headers: { 'Retry-After': { schema: { type: 'integer' } } },
