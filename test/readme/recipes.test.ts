@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,13 +50,14 @@ describe('recipes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs a recipe's block; one printed line per curl. */
+  /** Runs a recipe's block (from an empty directory, which it must leave empty: a recipe run in the repository leaves nothing there); one printed line per curl. */
   async function lines(recipe: string): Promise<string[]> {
     const script = tryIt(recipe).replaceAll('http://127.0.0.1:8080', server.url);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOOKYARD_TOKEN: token, NODE_PATH: join(ROOT, 'node_modules'), ...SECRETS },
     });
+    expect(readdirSync(dir)).toEqual([]);
     // The door's answer names the runs it kept; their ids differ per run of the test.
     return stdout
       .trimEnd()
