@@ -78,6 +78,13 @@ describe('unrouted events', () => {
     expect((await h.call('/api/unrouted', { role: 'reader' })).body.topics).toEqual([]);
   });
 
+  it('a sample past 2 KiB of JSON is its start, marked truncated', async () => {
+    await h.call('/universal_webhook/big', { method: 'POST', json: { text: 'x'.repeat(5000) } });
+    const [row] = (await h.call('/api/unrouted', { role: 'reader' })).body.topics;
+    expect(row.sample_truncated).toBe(true);
+    expect(row.sample).toBe(`{"text":"${'x'.repeat(2048 - 9)}`);
+  });
+
   it('an operator drops a topic’s events', async () => {
     await h.call('/universal_webhook/typo', { method: 'POST', json: {} });
     const r = await h.call('/api/unrouted/typo', { method: 'DELETE', role: 'operator' });
