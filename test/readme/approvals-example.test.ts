@@ -7,14 +7,15 @@
  * signed click approve it, and the deploy tool be called exactly once with
  * the approved arguments and the run id as Idempotency-Key.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { freePort } from '../support/servers';
 import { json, startMockServer, type MockServer } from '../support/http-recorder';
 
 const run = promisify(execFile);
@@ -85,7 +86,7 @@ describe('README: approve deploys in Slack', () => {
   });
 
   it('a merged pull request parks, the request reaches Slack with buttons, the signed click approves, deploy runs once', async () => {
-    const script = block('Approve deploys in Slack', 1)
+    const script = block('Approve deploys in Slack', 2)
       .replaceAll('http://127.0.0.1:8080', server.url)
       .replaceAll('http://127.0.0.1:9100/deploy', `${deploy.url}/deploy`)
       .replaceAll('https://slack.com/api/chat.postMessage', `${slack.url}/api/chat.postMessage`);
@@ -127,4 +128,30 @@ describe('README: approve deploys in Slack', () => {
       ['deny', interaction.id],
     ]);
   }, 90_000);
+
+  it('the stand-in deploy service the README ships answers {"deployed":true} and prints the call; the example leaves no file behind', async () => {
+    expect(readdirSync(dir)).toEqual([]);
+    const port = await freePort();
+    const standIn = block('Approve deploys in Slack', 1);
+    expect(standIn).toContain('.listen(9100, ');
+    const child = spawn('bash', ['-c', standIn.replace('.listen(9100, ', `.listen(${port}, `)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    try {
+      const res = await eventually(
+        () =>
+          fetch(`http://127.0.0.1:${port}/deploy`, { method: 'POST', headers: { 'idempotency-key': 'run-1' }, body: '{"service":"billing"}' }).then(
+            (r) => r,
+            () => undefined,
+          ),
+        10_000,
+        'the stand-in to listen',
+      );
+      expect(await res.json()).toEqual({ deployed: true });
+      await eventually(async () => (out.includes('\n') ? true : undefined), 5_000, 'its line');
+      expect(out).toBe('deploy called: run-1 {"service":"billing"}\n');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });

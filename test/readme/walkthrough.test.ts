@@ -60,6 +60,22 @@ describe('README walkthrough', () => {
     const byStatus = Object.fromEntries(listed.map((r) => [r.status, r.result]));
     expect(byStatus.succeeded).toEqual({ greeting: 'hello', who: 'ada' });
     expect(byStatus.skipped).toBeDefined();
+    // What the README says is printed, character for character: the door's line and both results as the run list prints them.
+    const prose = README.slice(README.indexOf('## Walkthrough'), README.indexOf('## The CLI'));
+    const quoted = (after: string) => {
+      const m = new RegExp(`${after}\\s+\`(\\{[^\`]*\\})\``).exec(prose);
+      if (!m?.[1]) throw new Error(`the walkthrough has no \`{...}\` after "${after}"`);
+      return m[1];
+    };
+    const doorLine = quoted('The door answers each event with one line,');
+    const doorLines = stdout.split('\n').filter((l) => l.startsWith('{"status"'));
+    expect(doorLines).toHaveLength(2);
+    for (const l of doorLines)
+      expect(l.replace(/"run_ids":\["[0-9a-z]+"\],"event_id":"[0-9a-z]+"/, '"run_ids":["<run id>"],"event_id":"<event id>"')).toBe(doorLine);
+    const raw = await (await fetch(`${server.url}/api/hook-runs?hook=greet`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(raw).toContain(`"status":"succeeded"`);
+    expect(raw).toContain(`"result":${quoted("with the echo tool's result")}`);
+    expect(raw).toContain(`"result":${quoted('ends `skipped` with the result')}`);
   });
 
   it('the CLI lines of the walkthrough run and list the same runs', async () => {
