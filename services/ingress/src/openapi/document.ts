@@ -96,7 +96,7 @@ const PATHS: Obj = {
     },
   },
   '/trigger/{token}': {
-    parameters: [pathParam('token', 'The trigger link\'s token, as shown once when the link was made', { type: 'string' })],
+    parameters: [pathParam('token', "The trigger link's token, as shown once when the link was made", { type: 'string' })],
     post: {
       ...open,
       tags: ['door'],
@@ -104,8 +104,8 @@ const PATHS: Obj = {
       summary: "Fire a trigger link's hook",
       description:
         'For senders that cannot sign a body. The token is the credential, found by its SHA-256 (no string compare). The body is read, capped and parsed as at ' +
-        'the public door (a file part is refused), then one run of the link\'s hook alone is kept (door `trigger`, not verified, `trigger_link` its id) and ' +
-        "the use counted in the same store step as the check, so max_uses holds under concurrency. A trigger run can never answer an approval.",
+        "the public door (a file part is refused), then one run of the link's hook alone is kept (door `trigger`, not verified, `trigger_link` its id) and " +
+        'the use counted in the same store step as the check, so max_uses holds under concurrency. A trigger run can never answer an approval.',
       requestBody: { required: false, content: { '*/*': { schema: {} } } },
       responses: {
         '200': answer('Kept: `{"status":"accepted","runs":1,...}`', ref('DoorAccepted')),
@@ -575,7 +575,10 @@ const PATHS: Obj = {
     get: op(
       'reader',
       "A hook's trigger links (never a token)",
-      { '200': answer('Oldest first', { type: 'object', required: ['links'], properties: { links: { type: 'array', items: ref('TriggerLink') } } }), ...fail(404) },
+      {
+        '200': answer('Oldest first', { type: 'object', required: ['links'], properties: { links: { type: 'array', items: ref('TriggerLink') } } }),
+        ...fail(404),
+      },
       { tags: ['hooks'], operationId: 'listTriggerLinks' },
     ),
     post: op(
@@ -591,7 +594,11 @@ const PATHS: Obj = {
       'operator',
       'Revoke a trigger link at once (again: no change)',
       {
-        '200': answer('Revoked', { type: 'object', required: ['revoked', 'link'], properties: { revoked: { type: 'boolean', enum: [true] }, link: ref('TriggerLink') } }),
+        '200': answer('Revoked', {
+          type: 'object',
+          required: ['revoked', 'link'],
+          properties: { revoked: { type: 'boolean', enum: [true] }, link: ref('TriggerLink') },
+        }),
         ...fail(404),
       },
       { tags: ['hooks'], operationId: 'revokeTriggerLink' },
