@@ -30,9 +30,16 @@ async function ok<T = Record<string, unknown>>(args: readonly string[], opts: Pa
   return parseStdout<T>(r);
 }
 
-/** A refusal: exit `code`, nothing on stdout, `hookyard: ...` first on stderr. */
+/**
+ * A refusal: exit `code`, `hookyard: ...` first on stderr; stdout empty, or
+ * under --json one JSON error document (`{"error":{"kind","message",...}}`).
+ */
 function expectRefused(r: CliResult, code: number, firstLine: RegExp): string[] {
-  expect({ code: r.code, stdout: r.stdout }).toEqual({ code, stdout: '' });
+  expect(r.code).toBe(code);
+  if (r.stdout !== '') {
+    const doc = JSON.parse(r.stdout) as { error?: { kind?: unknown; message?: unknown } };
+    expect(doc.error).toEqual(expect.objectContaining({ kind: expect.any(String), message: expect.any(String) }));
+  }
   const err = lines(r.stderr);
   expect(err[0]).toMatch(firstLine);
   return err;
