@@ -44,6 +44,7 @@ function staleBuilds(root) {
  * (scripts/build.js) runs only the steps whose outputs are behind.
  */
 function staleSteps(root) {
+  /** @type {{ tsc: string[], lua: string[], console: string[] }} */
   const steps = { tsc: [], lua: [], console: [] };
   const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
   for (const ref of build.references ?? []) {
