@@ -23,6 +23,7 @@ export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
 export { answerClientError } from './client-error';
+export { compileErrorLines } from './compile-error-lines';
 export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';

@@ -7,4 +7,3 @@ export { compileJq } from './compile';
 export type { CompiledProgram } from './compile';
 export { topLevelAssignment } from './compile/assignment';
 export type { TopLevelAssignment } from './compile/assignment';
-export { compileErrorLines } from './message';

@@ -28,15 +28,3 @@ export function jqErrorLines(stderr: string): string[] {
   if (lines.length < 2) return [];
   return lines.map((l) => (l.startsWith('jq: error') ? l.replace(/:$/, '') : l));
 }
-
-/**
- * The 400 lines for an expression that does not compile, as `<at> does not
- * compile: <jq's error>` followed by jq's program line and caret as lines of
- * their own (so a client prints the caret under its column).
- */
-export function compileErrorLines(at: string, err: unknown): string[] {
-  const details = (err as { details?: unknown }).details;
-  const lines = Array.isArray(details) ? details.filter((d): d is string => typeof d === 'string') : [];
-  if (lines.length === 0) return [`${at} does not compile: ${(err as Error).message}`];
-  return [`${at} does not compile: ${lines[0]}`, ...lines.slice(1)];
-}

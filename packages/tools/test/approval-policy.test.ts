@@ -198,6 +198,8 @@ describe('validateApprovalRules: one line per bad rule', () => {
     expect(lines).toEqual([
       'rules[0].tools[0] "de ploy" must be *, a tool name or !name',
       expect.stringMatching(/^rules\[1\]\.when does not compile: /),
+      '    .args |',
+      '           ^',
       'rules[2].action "maybe" must be one of allow, approve, deny',
       'rules[3].timeout_seconds applies only to action approve (the rule\'s action is "deny")',
       'rules[3].answer_hooks applies only to action approve (the rule\'s action is "deny")',

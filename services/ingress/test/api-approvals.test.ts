@@ -76,6 +76,9 @@ describe('approval policy, dry run and hook schema API', () => {
         'version -1 must be the non-negative integer version the change was made against',
         'rules[0].tools[0] "a b" must be *, a tool name or !name',
         expect.stringMatching(/^rules\[1\]\.when does not compile: /),
+        // jq's program line and the caret under its column, each a line of its own.
+        '    .args | (',
+        '            ^',
         'rules[2].action "ask" must be one of allow, approve, deny',
       ]);
       expect((await put({})).body.error.details).toEqual(['rules is required (an array of rules; [] allows every call)']);

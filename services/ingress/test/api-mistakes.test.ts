@@ -115,6 +115,27 @@ describe('mistakes caught at registration, dry run and binding', () => {
     ]);
   });
 
+  it("the approval policy's `when` and a dedupe key's `expr` keep the same lines", async () => {
+    const policy = await h.call('/api/approval-policy', {
+      method: 'PUT',
+      role: 'admin',
+      json: { rules: [{ tools: ['*'], when: '.args ==', action: 'deny' }] },
+    });
+    expect(policy.status).toBe(400);
+    expect(policy.body.error.details).toEqual([
+      'rules[0].when does not compile: jq: error: syntax error, unexpected end of file at <top-level>, line 1, column 7',
+      '    .args ==',
+      '          ^^',
+    ]);
+    const dedupe = await h.call('/api/hooks/topics/mistakes/dedupe', { method: 'PUT', role: 'admin', json: { expr: '.body | foo(1)' } });
+    expect(dedupe.status).toBe(400);
+    expect(dedupe.body.error.details).toEqual([
+      'expr ".body | foo(1)" does not compile: jq: error: foo/1 is not defined at <top-level>, line 1, column 9',
+      '    .body | foo(1)',
+      '            ^^^',
+    ]);
+  });
+
   describe('a verifier bound to a secret the ingress cannot read', () => {
     const bind = (json: unknown) => h.call('/api/hooks/topics/mistakes-signed/verifier', { method: 'PUT', role: 'admin', json });
 

@@ -52,7 +52,7 @@ describe('dedupe key of an open topic', () => {
       const badJq = await setKey('dd-bad', { expr: '.body.id |||' });
       expect(badJq.status).toBe(400);
       expect(badJq.body.error.kind).toBe('bad_input');
-      expect(badJq.body.error.details).toEqual([expect.stringMatching(/^expr "\.body\.id \|\|\|" does not compile: /)]);
+      expect(badJq.body.error.details).toEqual([expect.stringMatching(/^expr "\.body\.id \|\|\|" does not compile: /), '    .body.id |||', '              ^']);
       const badHorizon = await setKey('dd-bad', { expr: '.body.id', horizon_seconds: 0 });
       expect(badHorizon.body.error.details).toEqual(['horizon_seconds must be a whole number from 1 to 604800 (7 days), got 0']);
       expect((await setKey('dd-bad', { expr: '.body.id', horizon_seconds: 604_801 })).body.error.details).toEqual([

@@ -1,4 +1,4 @@
-import { ALLOWLIST_ENTRY_PATTERN, APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, nameViolation } from '@hookyard/core';
+import { ALLOWLIST_ENTRY_PATTERN, APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, compileErrorLines, nameViolation } from '@hookyard/core';
 
 /** The jq a policy needs: compile checks and evaluation (the engine of @hookyard/jq fits). */
 export interface PolicyJq {
@@ -46,7 +46,7 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
       try {
         await jq.check(r.when, []);
       } catch (err) {
-        lines.push(`${at}.when does not compile: ${(err as Error).message}`);
+        lines.push(...compileErrorLines(`${at}.when`, err));
       }
     }
   }

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
-import { badInput, conflict, notFound, type Hook, type JqTemplate } from '@hookyard/core';
-import { compileErrorLines } from '@hookyard/jq';
+import { badInput, compileErrorLines, conflict, notFound, type Hook, type JqTemplate } from '@hookyard/core';
 import { templateVars } from '../hooks/jq-fields';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';

@@ -1,4 +1,4 @@
-import { nameViolation, toHookyardError, type DedupeBinding } from '@hookyard/core';
+import { compileErrorLines, nameViolation, toHookyardError, type DedupeBinding } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { HookStore } from '@hookyard/store';
 import { createTopicCache } from './topic-cache';
@@ -48,7 +48,7 @@ export async function validateDedupeBinding(
     } catch (err) {
       const e = toHookyardError(err);
       if (e.kind !== 'bad_input') throw err;
-      errors.push(`expr ${JSON.stringify(expr)} does not compile: ${e.message}`);
+      errors.push(...compileErrorLines(`expr ${JSON.stringify(expr)}`, e));
     }
   }
 

@@ -1,5 +1,6 @@
 import type { JqField, JqTemplate } from '@hookyard/core';
-import { compileErrorLines, resolveJqField, topLevelAssignment, type JqEngine } from '@hookyard/jq';
+import { compileErrorLines } from '@hookyard/core';
+import { resolveJqField, topLevelAssignment, type JqEngine } from '@hookyard/jq';
 
 /** What a jq field check needs: the engine and the stored templates. */
 export interface JqFieldDeps {
