@@ -20,7 +20,8 @@ beforeAll(() => requireBuiltCli());
 
 describe('hookyard on the PATH', () => {
   it("the README's PATH line makes `hookyard` a command that xargs can run", async () => {
-    const line = README.split('\n').find((l) => l.startsWith('export PATH=') && l.includes('node_modules/.bin'));
+    // The workspace's bin (the Quick start's Node-from-npm block has a PATH line of its own, for node).
+    const line = README.split('\n').find((l) => l.startsWith('export PATH=') && l.includes('$PWD/node_modules/.bin'));
     expect(line).toBeDefined();
     const version = (JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
     // A bare PATH without the workspace: only the README's line can put hookyard on it.

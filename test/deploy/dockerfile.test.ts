@@ -114,10 +114,13 @@ describe('deploy/Dockerfile', () => {
   const runtime = all[all.length - 1]!;
   const runs = build.body.filter((i) => i.op === 'RUN').map((i) => i.args);
 
-  test('is multi-stage on node:20-bookworm-slim', () => {
+  test('is multi-stage on node:<version>-bookworm-slim, the exact Node .ci/run pins, of the major package.json asks for', () => {
+    const pinned = /^NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(readFileSync(join(REPO, '.ci', 'run'), 'utf8'))?.[1];
+    expect(pinned).toBeDefined();
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const s of all) expect(s.image).toBe('node:20-bookworm-slim');
-    expect(rootPkg.engines.node).toMatch(/^>=20\b/);
+    for (const s of all) expect(s.image).toBe(`node:${pinned}-bookworm-slim`);
+    expect(rootPkg.engines.node).toBe(`>=${pinned!.split('.')[0]}`);
+    expect(Number(pinned!.split('.')[0])).toBeGreaterThanOrEqual(24);
   });
 
   test('the build stage runs the commands CI runs, with the pnpm the workspace pins', () => {

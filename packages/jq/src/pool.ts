@@ -115,7 +115,8 @@ export class JqWorkerPool {
     const slot: Slot = { worker, ready: false, current: null };
     worker.unref(); // an idle engine must not keep the process alive; referenced again while busy
     worker.on('message', (msg: Reply) => this.onMessage(slot, msg));
-    worker.on('error', (err) => this.onCrash(slot, `jq worker crashed: ${err.message}`, err));
+    // A worker can throw anything, not only an Error (@types/node 24 types it `any`).
+    worker.on('error', (err: unknown) => this.onCrash(slot, `jq worker crashed: ${err instanceof Error ? err.message : String(err)}`, err));
     worker.on('exit', (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onCrash(slot, `jq worker exited with code ${code}`);
     });

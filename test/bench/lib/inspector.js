@@ -3,9 +3,9 @@
  * A full garbage collection in a child started with `--inspect=127.0.0.1:0`,
  * through the inspector protocol (HeapProfiler.collectGarbage), so a heap
  * figure read afterwards is the live heap, not whatever the collector had not
- * reached yet. undici's WebSocket (Node 20 has none without a flag).
+ * reached yet. Node's own WebSocket (global since Node 22).
  */
-const { requireFrom, sleep } = require('./common');
+const { sleep } = require('./common');
 
 /** The inspector's WebSocket URL from the child's "Debugger listening on ws://..." line. */
 async function inspectorUrl(proc, timeoutMs = 10_000) {
@@ -21,7 +21,6 @@ async function inspectorUrl(proc, timeoutMs = 10_000) {
 
 /** Runs `times` full collections in `proc` and resolves once the last one answered. */
 async function collectGarbage(proc, times = 2) {
-  const { WebSocket } = requireFrom('packages/tools', 'undici');
   const ws = new WebSocket(await inspectorUrl(proc));
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;

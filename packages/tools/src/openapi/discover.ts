@@ -113,8 +113,9 @@ async function slimInWorker(what: string, bytes: Uint8Array, signal?: AbortSigna
         notify();
       },
     );
-    worker.on('error', (err) => {
-      failure = new HookyardError('internal', `${what}: the discovery worker failed: ${err.message}`, { cause: err });
+    worker.on('error', (err: unknown) => {
+      // A worker can throw anything, not only an Error (@types/node 24 types it `any`).
+      failure = new HookyardError('internal', `${what}: the discovery worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       reject(failure);
       notify();
     });
