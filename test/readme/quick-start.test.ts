@@ -9,7 +9,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, requireBuiltCli } from '../support/processes';
 
@@ -30,9 +30,13 @@ describe('README Quick start, pasted', () => {
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   it('the server block prints the banner the README shows; the second-terminal block reaches it with the pasted export line; Ctrl-C stops it', async () => {
-    const [serverBlock, secondBlock, testsBlock] = blocks('sh');
-    expect(serverBlock).toContain('pnpm start');
-    expect(testsBlock).toMatch(/^pnpm test:quick /m);
+    // The blocks after the one that gets Node 24 (checked against .nvmrc by test/build/ci.test.ts).
+    const sh = blocks('sh');
+    const serverBlock = sh.find((b) => b.includes('pnpm start'));
+    const secondBlock = sh.find((b) => b.includes('hookyard hooks list'));
+    const testsBlock = sh.find((b) => /^pnpm test:quick /m.test(b));
+    expect(serverBlock).toBeDefined();
+    expect(testsBlock).toBeDefined();
     // Installs done already: npm and `pnpm install` do nothing; `pnpm start` runs for real (port 0: a free one).
     const stubs = 'npm() { :; }\npnpm() { if [ "$1" = install ]; then return 0; fi; command pnpm "$@"; }\n';
     const server = spawn('bash', ['-c', stubs + serverBlock!], {
@@ -59,7 +63,10 @@ describe('README Quick start, pasted', () => {
       // The second terminal: the block as written, the banner's export line pasted where it says.
       expect(secondBlock).toContain("# paste the banner's export line here");
       const second = secondBlock!.replace("# paste the banner's export line here", exportLine);
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', second], { cwd: ROOT, env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home } });
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', second], {
+        cwd: ROOT,
+        env: { PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: home },
+      });
       expect(stdout).toBe('(none)\n');
       const page = await fetch(`${url}/console`);
       expect(page.status).toBe(200);
