@@ -249,6 +249,9 @@ describe('hooks', () => {
     );
     expect(err.slice(1)).toEqual([
       expect.stringMatching(/^ {2}- expr ".id \|\|\|" does not compile: /),
+      // jq's program line and the caret under its column, aligned.
+      '        .id |||',
+      '             ^',
       '  - horizon_seconds must be a whole number from 1 to 604800 (7 days), got 0',
     ]);
   });
