@@ -90,7 +90,8 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   // Absent: per-process buckets (no bucket store), on the settings' rates.
   const limiter = deps.limiter === undefined ? createIngressLimiter(settings, undefined, logger) : deps.limiter;
   const clientOf = (req: IncomingMessage) => limiter!.clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
-  const door = createDoorHandler({
+  // What the public door and the trigger door share: the keep, its caps and the run events.
+  const doorBase = {
     stores: deps.stores,
     bus: deps.bus,
     metrics: deps.metrics,
@@ -100,26 +101,20 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     bodyMaxBytes: settings.bodyMaxBytes,
     queryMaxBytes: settings.queryMaxBytes,
     readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    ...(deps.events ? { events: deps.events } : {}),
+  };
+  const door = createDoorHandler({
+    ...doorBase,
     verify: verifier.step,
     dedupe,
     allowsGet: verifier.allowsGet,
     limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
     unrouted: unroutedBounds(settings),
-    ...(deps.events ? { events: deps.events } : {}),
   });
 
   const trigger = createTriggerHandler({
-    stores: deps.stores,
-    bus: deps.bus,
-    metrics: deps.metrics,
-    logger,
-    clock,
-    dispatchGraceMs: settings.dispatchGraceMs,
-    bodyMaxBytes: settings.bodyMaxBytes,
-    queryMaxBytes: settings.queryMaxBytes,
-    readTimeoutMs: deps.doorReadTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    ...doorBase,
     limit: limiter ? (req, key) => limiter.checkDoor(clientOf(req), key) : undefined,
-    ...(deps.events ? { events: deps.events } : {}),
   });
 
   const app = express();

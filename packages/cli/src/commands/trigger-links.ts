@@ -1,19 +1,8 @@
+import type { TriggerLink } from '@hookyard/core';
 import type { Command } from 'commander';
 import { CliError, EXIT, apiPath } from '../client';
 import { printTable, say } from '../output';
 import type { CliContext } from '../context';
-
-interface TriggerLink {
-  id: string;
-  hook: string;
-  label: string;
-  created_at: string;
-  created_by: string;
-  expires_at: string | null;
-  uses: number;
-  max_uses: number | null;
-  revoked: boolean;
-}
 
 /** A whole number of at least 1 from an option's text (a usage error naming the option otherwise). */
 function positive(option: string, raw: string): number {
