@@ -1,6 +1,6 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Annotation, EditorState, StateEffect, StateField } from '@codemirror/state';
 import { Decoration, EditorView, keymap, placeholder, type DecorationSet } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
 import { jqErrorRange } from './jq-diagnostic';
@@ -21,6 +21,9 @@ const underline = StateField.define<DecorationSet>({
   },
   provide: (f) => EditorView.decorations.from(f),
 });
+
+/** Marks the change that puts a value set from outside into the editor: it is not typing, so it is not reported back. */
+const fromOutside = Annotation.define<boolean>();
 
 /**
  * A jq expression field: CodeMirror 6 with jq highlighting, labelled by the
@@ -47,6 +50,8 @@ export function JqEditor({
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
+  // The texts reported by typing that the `value` prop has not caught up with yet, oldest first.
+  const reported = useRef<string[]>([]);
   const errorId = `${id}-errors`;
 
   useEffect(() => {
@@ -72,7 +77,10 @@ export function JqEditor({
             'data-field': label,
           }),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) changed.current(u.state.doc.toString());
+            if (!u.docChanged || u.transactions.some((t) => t.annotation(fromOutside))) return;
+            const text = u.state.doc.toString();
+            reported.current.push(text);
+            changed.current(text);
           }),
         ],
       }),
@@ -97,10 +105,21 @@ export function JqEditor({
     v.dispatch({ effects: setUnderline.of(found) });
   }, [errors.join('\n')]);
 
-  // A value set from outside (a loaded hook) replaces the text; typing does not loop back.
+  // A value set from outside (a loaded hook) replaces the text; typing does not loop back. Keystrokes can arrive
+  // faster than the form renders, so the prop may still hold an earlier text this editor reported (or this effect
+  // may run for a render that newer typing has passed): such a value is the form catching up, not a value from
+  // outside, and writing it back would undo the newer keystrokes, whose report would re-render the old value again,
+  // and so on without end. Only a value the editor never reported replaces its text, and that change is not reported.
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (!v) return;
+    const seen = reported.current.lastIndexOf(value);
+    if (seen >= 0) {
+      reported.current.splice(0, seen + 1);
+      return;
+    }
+    reported.current = [];
+    if (v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value }, annotations: fromOutside.of(true) });
   }, [value]);
 
   return (

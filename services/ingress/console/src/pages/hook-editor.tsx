@@ -145,7 +145,8 @@ export function HookEditor({ name }: { name: string | null }) {
 
   if (schema.error || existing.error) return <ErrorBox error={schema.error ?? existing.error} />;
   if (!values) return <p class="loading">Loading the hook schema…</p>;
-  const set = (field: string, text: string) => setValues({ ...values, [field]: text });
+  // From the latest values, not this render's: two changes before the next render must both be kept.
+  const set = (field: string, text: string) => setValues((prev) => ({ ...prev, [field]: text }));
   const { record, errors } = toRecord(fields, values);
 
   const save = async (e: Event) => {
