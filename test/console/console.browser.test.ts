@@ -471,6 +471,90 @@ describe('operator console in Chromium', () => {
     expect(reader.errors).toEqual([]);
   }
 
+  /** `what` settled within `ms`, or a failure naming it (a tab spinning in a render loop answers nothing). */
+  function bounded<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms (the tab is stuck)`)), ms);
+    });
+    return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Types into every jq editor of the open hook form with keyboard.type and no delay (keystrokes back to back, as a busy
+   * browser delivers them), replacing what the field held; the tab still answers and each field holds exactly what was typed.
+   */
+  async function typeIntoEveryJqField(page: Page, form: string): Promise<void> {
+    const labels = await page
+      .locator('.cm-editor [data-field]')
+      .evaluateAll((els) => els.map((e) => (e as unknown as PageElement).getAttribute('data-field')!));
+    expect(labels).toEqual(
+      expect.arrayContaining(['condition', 'start_expr', 'cancel_expr', 'resume_expr', 'extras_expr', 'subject.key_expr', 'approval[0].when']),
+    );
+    for (const [i, label] of labels.entries()) {
+      const text = `.f${i} == "typed in ${label}"`;
+      const field = page.getByRole('textbox', { name: label, exact: true });
+      await bounded(
+        `${form}: typing into ${label}`,
+        15_000,
+        (async () => {
+          await field.click();
+          await page.keyboard.press('ControlOrMeta+a');
+          await page.keyboard.type(text);
+        })(),
+      );
+      expect(
+        await bounded(
+          `${form}: the page after typing into ${label}`,
+          5_000,
+          page.evaluate(() => 1),
+        ),
+      ).toBe(1);
+      await bounded(`${form}: ${label} holding the typed text`, 5_000, field.filter({ hasText: text }).waitFor());
+      expect(await field.textContent()).toBe(text);
+    }
+    // Every field still holds its own text once they have all been typed into.
+    for (const [i, label] of labels.entries()) {
+      expect(await bounded(`${form}: reading ${label}`, 5_000, page.getByRole('textbox', { name: label, exact: true }).textContent())).toBe(
+        `.f${i} == "typed in ${label}"`,
+      );
+    }
+  }
+
+  it('typing with no delay into every jq field of the Register and Edit forms leaves the tab answering and each field holding what was typed', async () => {
+    const { page, errors } = await newPage();
+    try {
+      await signIn(page, ADMIN, 'admin');
+      // Register, with the topic (and the rest of what a dry run needs) filled first.
+      await page.goto(`${url}/console#/hooks/new`);
+      await page.getByRole('textbox', { name: 'name', exact: true }).fill('typed');
+      await page.getByRole('textbox', { name: 'topic', exact: true }).fill('typed');
+      await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
+      await page.getByRole('button', { name: 'Add a rule to approval' }).click();
+      await page.getByRole('group', { name: 'approval[0]' }).getByRole('combobox', { name: 'action', exact: true }).selectOption('deny');
+      await typeIntoEveryJqField(page, 'Register');
+      // Edit: a hook with every jq field set, each replaced by typing.
+      await api('POST', '/api/hooks', {
+        name: 'typed-edit',
+        topic: 'typed-edit',
+        tool: 'echo',
+        condition: { content: '.a' },
+        start_expr: { content: '{}' },
+        subject: { scope: 's', kind: 'k', key_expr: { content: '.k' } },
+        approval: [{ tools: ['echo'], action: 'deny', when: '.w' }],
+      });
+      await page.goto(`${url}/console#/hooks`);
+      await page.locator('tr[data-hook="typed-edit"]').waitFor();
+      await page.getByRole('link', { name: 'Edit typed-edit' }).click();
+      await page.getByRole('textbox', { name: 'condition', exact: true }).filter({ hasText: '.a' }).waitFor();
+      await typeIntoEveryJqField(page, 'Edit');
+      expect(errors).toEqual([]);
+    } catch (err) {
+      await bounded('failure screenshot', 5_000, shot(page, 'failure-typing')).catch(() => undefined);
+      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
+    }
+  });
+
   it('the Unrouted page lists an event on a topic with no hook; an operator replays it once a hook is registered', async () => {
     const { page, errors } = await newPage();
     expect(await send('consol-typo', { n: 1 })).toMatchObject({ runs: 0, unrouted: true });
