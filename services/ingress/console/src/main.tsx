@@ -136,7 +136,9 @@ function LazyHookEditor({ name }: { name: string | null }) {
     );
   }, []);
   if (error) return <ErrorBox error={error} />;
-  return Editor ? <Editor name={name} /> : <p class="loading">Loading the editor…</p>;
+  // Keyed by the route's hook: going from one form to another (Register to Edit, or Edit of
+  // one hook to Edit of another) mounts a fresh editor that loads that hook, not the last form's values.
+  return Editor ? <Editor key={name === null ? 'new' : `edit:${name}`} name={name} /> : <p class="loading">Loading the editor…</p>;
 }
 
 render(<App />, document.getElementById('app')!);
