@@ -555,6 +555,41 @@ describe('operator console in Chromium', () => {
     }
   });
 
+  it('going straight from a partly filled Register form to the Edit form of a hook shows that hook, not the typed values', async () => {
+    const { page, errors } = await newPage();
+    try {
+      await api('POST', '/api/hooks', {
+        name: 'route-edit',
+        topic: 'route-edit-topic',
+        tool: 'echo',
+        condition: { content: '.from_api == 1' },
+      });
+      await signIn(page, ADMIN, 'admin');
+      await page.goto(`${url}/console#/hooks/new`);
+      await page.getByRole('heading', { name: 'Register a hook' }).waitFor();
+      await page.getByRole('textbox', { name: 'name', exact: true }).fill('typed-in-register');
+      await page.getByRole('textbox', { name: 'topic', exact: true }).fill('typed-topic');
+      const condition = page.getByRole('textbox', { name: 'condition', exact: true });
+      await condition.click();
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('.typed_in_register');
+      await condition.filter({ hasText: '.typed_in_register' }).waitFor({ timeout: 10_000 });
+      // Straight to the Edit form, with no page in between.
+      await page.evaluate(() => {
+        (globalThis as unknown as { location: { hash: string } }).location.hash = '#/hooks/route-edit/edit';
+      });
+      await page.getByRole('heading', { name: 'Edit hook route-edit' }).waitFor({ timeout: 10_000 });
+      await condition.filter({ hasText: '.from_api == 1' }).waitFor({ timeout: 10_000 });
+      expect(await page.getByRole('textbox', { name: 'name', exact: true }).inputValue()).toBe('route-edit');
+      expect(await page.getByRole('textbox', { name: 'topic', exact: true }).inputValue()).toBe('route-edit-topic');
+      expect(await condition.textContent()).toBe('.from_api == 1');
+      expect(errors).toEqual([]);
+    } catch (err) {
+      await bounded('failure screenshot', 5_000, shot(page, 'failure-register-to-edit')).catch(() => undefined);
+      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
+    }
+  });
+
   it('the Unrouted page lists an event on a topic with no hook; an operator replays it once a hook is registered', async () => {
     const { page, errors } = await newPage();
     expect(await send('consol-typo', { n: 1 })).toMatchObject({ runs: 0, unrouted: true });
