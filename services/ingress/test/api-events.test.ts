@@ -70,6 +70,21 @@ async function openStream(url: string, path = '/api/events', token = TOKENS.read
   };
 }
 
+/** The hub as the app's feed, telling `count` +1 for each listener added and -1 for each released. */
+function countingFeed(hub: RunEventHub, count: (delta: number) => void): RunEventFeed {
+  return {
+    listen(l) {
+      count(1);
+      const stop = hub.listen(l);
+      return () => {
+        count(-1);
+        stop();
+      };
+    },
+    close: () => hub.close(),
+  };
+}
+
 describe('GET /api/events', () => {
   let hub: RunEventHub;
   let listening = 0;
@@ -78,17 +93,7 @@ describe('GET /api/events', () => {
   beforeAll(async () => {
     hub = createRunEventHub();
     // The feed the app sees counts its listeners, so a test can tell one was released.
-    const feed: RunEventFeed = {
-      listen(l) {
-        listening += 1;
-        const stop = hub.listen(l);
-        return () => {
-          listening -= 1;
-          stop();
-        };
-      },
-      close: () => hub.close(),
-    };
+    const feed = countingFeed(hub, (d) => (listening += d));
     h = await startHarness({ deps: { runEvents: feed } });
     bare = await startHarness();
   });
@@ -265,17 +270,7 @@ describe('GET /api/events: streams per token, and room kept for operator and adm
 
   beforeAll(async () => {
     hub = createRunEventHub();
-    const feed: RunEventFeed = {
-      listen(l) {
-        listening += 1;
-        const stop = hub.listen(l);
-        return () => {
-          listening -= 1;
-          stop();
-        };
-      },
-      close: () => hub.close(),
-    };
+    const feed = countingFeed(hub, (d) => (listening += d));
     h = await startHarness({
       deps: { runEvents: feed },
       settings: {
