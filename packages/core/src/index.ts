@@ -143,3 +143,20 @@ export {
   withSpan,
 } from './tracing';
 export type { Span, SpanOptions, TraceContext } from './tracing';
+export {
+  AGENT_CALL_TOPIC,
+  AGENT_CALL_VIAS,
+  AGENT_DENY_ADVICE,
+  AGENT_HOOK_PREFIX,
+  AGENT_TOKEN_PREFIX,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  agentAllowlist,
+  agentDenialSentence,
+  agentHookName,
+  agentMayCall,
+  agentNameViolation,
+  agentOfHook,
+  agentTokenHash,
+  agentTokenId,
+} from './agents';
+export type { AgentCallPayload, AgentCallVia, AgentClient } from './agents';

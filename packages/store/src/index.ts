@@ -7,6 +7,9 @@ export { DEFAULT_STATE_MAX_BYTES } from './state-rules';
 export type { MemoryStoresOptions } from './memory/create';
 export type {
   ActInput,
+  AgentStore,
+  KeepAgentCallInput,
+  KeptAgentCall,
   BucketLimit,
   BucketStore,
   Claimed,

@@ -1,5 +1,5 @@
 import { RESULT_MAX_BYTES, conflict } from '@hookyard/core';
-import type { Acted, Door, ErrorInfo } from '@hookyard/core';
+import type { Acted, AgentCallPayload, Door, ErrorInfo } from '@hookyard/core';
 import type { ActInput, KeepEventInput } from './types';
 
 /**
@@ -68,6 +68,12 @@ export function provenanceDetail(door: Door, verified: boolean, verifiedBy?: str
 export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verified' | 'verifiedBy' | 'triggerLink'>): string {
   const link = input.triggerLink ? `, by trigger link ${input.triggerLink}` : '';
   return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}${link}`;
+}
+
+/** The first history line of an agent's call: `call of tool echo by agent ci-bot through the agent door (mcp), idempotency key k1`. */
+export function agentKeptDetail(agent: string, call: AgentCallPayload): string {
+  const narrowed = call.tools_allow ? `, runtime allowlist [${call.tools_allow.join(', ')}]` : '';
+  return `call of tool ${call.tool} by agent ${agent} through the agent door (${call.via}), idempotency key ${call.idempotency_key}${narrowed}`;
 }
 
 /** The door of a keep that names none: a call on the store's interface itself. */

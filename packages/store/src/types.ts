@@ -1,5 +1,7 @@
 import type {
   Acted,
+  AgentCallPayload,
+  AgentClient,
   ApprovalPolicy,
   ApprovalRule,
   ErrorInfo,
@@ -259,6 +261,45 @@ export interface RunCounts {
   failed: number;
 }
 
+/** An agent's tool call to keep as a run (door `agent`): see RunStore.keepAgentCall. */
+export interface KeepAgentCallInput {
+  agent: string;
+  call: AgentCallPayload;
+  /** The W3C `traceparent` the run keeps; absent or null for none. */
+  traceparent?: string | null;
+  now: number;
+  /** As KeepEventInput.dispatchGraceMs: the door publishes, the sweep dispatches again after this. */
+  dispatchGraceMs: number;
+  /** How long the idempotency key answers the same run (at least the run's retention). */
+  keyTtlMs: number;
+}
+
+/** What keepAgentCall did: kept a new run, or found the run this agent's key already names. */
+export interface KeptAgentCall {
+  id: string;
+  /** True when this call kept the run; false when the key named an existing one (the call is not kept again). */
+  created: boolean;
+}
+
+/**
+ * Agent principals (`POST /api/agents`). The token is never kept: only its
+ * SHA-256 (hex), by which a request's bearer token is looked up. Names follow
+ * the hook name pattern.
+ */
+export interface AgentStore {
+  /** Keeps a new agent; `conflict` naming it when the name is taken. */
+  create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient>;
+  get(name: string): Promise<AgentClient | null>;
+  /** Every agent, by name. */
+  list(): Promise<AgentClient[]>;
+  /** Removes the agent and its token at once; false when there was none. */
+  remove(name: string): Promise<boolean>;
+  /** Replaces the agent's token (the old one stops working at once); null when there is no such agent. */
+  rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null>;
+  /** The agent whose token has this SHA-256 (hex), or null. */
+  byTokenHash(tokenHash: string): Promise<AgentClient | null>;
+}
+
 /** The statuses `complete` ends a run in: a result, not a failure. */
 export type CompletedStatus = 'succeeded' | 'skipped' | 'denied' | 'cancelled';
 
@@ -295,6 +336,14 @@ export interface RunStore {
    * is not (removed or moved meanwhile). A trigger link's keep.
    */
   keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]>;
+  /**
+   * Keeps an agent's tool call as one pending run (door `agent`, hook
+   * `agent:<name>`, topic `tools/call`, the call as its payload), unless the
+   * same agent's idempotency key already names a run kept within `keyTtlMs`:
+   * then that run's id, `created: false`, and nothing written. The check and
+   * the keep are one atomic step, so two calls with one key keep one run.
+   */
+  keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall>;
 
   get(id: string): Promise<Run | null>;
 
@@ -496,6 +545,8 @@ export interface Stores {
   states: StateStore;
   /** The flood limiter's token buckets, on the same connection as the rest. */
   buckets: BucketStore;
+  /** Agent principals of the agent door. */
+  agents: AgentStore;
   /** `memory` or `redis`. */
   kind: string;
   /** Cheap liveness check for /readyz. */

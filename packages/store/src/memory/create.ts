@@ -1,4 +1,5 @@
 import type { Stores } from '../types';
+import { MemoryAgentStore } from './memory-agents';
 import { MemoryBucketStore } from './memory-buckets';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
@@ -29,6 +30,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
     interactions: new MemoryInteractionStore(runs),
     states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new MemoryBucketStore(),
+    agents: new MemoryAgentStore(),
     kind: 'memory',
     ping: async () => undefined,
     close: async () => undefined,

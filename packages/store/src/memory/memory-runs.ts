@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, badInput, conflict, notFound } from '@hookyard/core';
+import { AGENT_CALL_TOPIC, FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, agentHookName, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run, RunHead, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
@@ -11,7 +11,9 @@ import type {
   DeliveryClaim,
   InterruptPolicy,
   KeepDeliveryResult,
+  KeepAgentCallInput,
   KeepEventInput,
+  KeptAgentCall,
   KeptRun,
   LapsedOutcome,
   RunCounts,
@@ -59,6 +61,8 @@ export class MemoryRunStore implements RunStore {
   private readonly slots = new Map<string, Slot>();
   private readonly deliveries = new DeliveryClaims();
   private readonly unrouted = new MemoryUnrouted();
+  /** An agent's idempotency key (`agent\nkey`) -> the run it kept and until when the key answers it. */
+  private readonly agentKeys = new Map<string, { id: string; until: number }>();
   /**
    * Set by the interaction store: keeps a completed run's outcome on the
    * interaction it was resumed from, inside `complete` (one step, as in complete.lua).
@@ -89,6 +93,37 @@ export class MemoryRunStore implements RunStore {
     const runs = this.keep(input, claim.id);
     this.deliveries.claim(key, claim.ttlMs, input.now);
     return { status: 'kept', runs };
+  }
+
+  async keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall> {
+    const key = `${input.agent}\n${input.call.idempotency_key}`;
+    const held = this.agentKeys.get(key);
+    if (held && held.until > input.now && this.slots.has(held.id)) return { id: held.id, created: false };
+    const id = runIdAt(runIdBase(input.now, 0), 0);
+    const slot = pendingSlot(
+      {
+        id,
+        hook: agentHookName(input.agent),
+        topic: AGENT_CALL_TOPIC,
+        payload: input.call,
+        delivery_id: null,
+        door: 'agent',
+        verified: false,
+        replay_of: null,
+        trigger_link: null,
+        traceparent: input.traceparent ?? null,
+      },
+      input.now,
+      input.dispatchGraceMs,
+    );
+    this.slots.set(id, slot);
+    this.log(slot, input.now, 'kept', rules.agentKeptDetail(input.agent, input.call));
+    // Keys past their time are dropped as new ones come, so the map stays as large as the calls within the TTL.
+    if (this.agentKeys.size >= 1024 && this.agentKeys.size % 1024 === 0) {
+      for (const [k, v] of this.agentKeys) if (v.until <= input.now) this.agentKeys.delete(k);
+    }
+    this.agentKeys.set(key, { id, until: input.now + input.keyTtlMs });
+    return { id, created: true };
   }
 
   async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {

@@ -4,6 +4,7 @@ import { connectRedis } from './client';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { Stores } from '../types';
 import { KeyLayout } from './keys';
+import { RedisAgentStore } from './redis-agents';
 import { RedisBucketStore } from './redis-buckets';
 import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisInteractionStore } from './redis-interactions';
@@ -82,6 +83,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
     states: new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new RedisBucketStore(client, scripts, keys),
+    agents: new RedisAgentStore(client, scripts, keys),
     kind: 'redis',
     ping: async () => {
       // Not connected: say so at once rather than queue the PING behind a reconnect.

@@ -21,6 +21,8 @@ import type { Door } from '@hookyard/core';
  *                                    uses, max_uses ('' none), revoked (0/1), token (its SHA-256, hex)
  *   {P}:trigger-tokens        hash   token SHA-256 -> link id (the one lookup a use makes)
  *   {P}:hook-trigger-links:<h> set   the link ids of hook h (removed with the hook, remove_hook.lua)
+ *   {P}:agents                hash   agent name -> agent JSON (with token_hash: the token's SHA-256, never the token)
+ *   {P}:agent-tokens          hash   agent token SHA-256 -> agent name
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
@@ -32,6 +34,8 @@ import type { Door } from '@hookyard/core';
  *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
  *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot.
  *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
+ *   {P:p<n>}:agent-call:<a>:<k> string the run id an agent's idempotency key kept (keep_agent_call), PX the key's TTL;
+ *                                    a = agent name, k = SHA-256 (hex) of the key, n = deliveryPartition('agent:' + a, k)
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
@@ -110,6 +114,14 @@ export class KeyLayout {
   hookTriggerLinks(hook: string): string {
     return `${this.hookTag}:hook-trigger-links:${hook}`;
   }
+  /** Agent principals: name -> JSON (with the token's SHA-256, never the token). */
+  get agents(): string {
+    return `${this.hookTag}:agents`;
+  }
+  /** Agent token SHA-256 (hex) -> agent name: the one lookup an agent request makes. */
+  get agentTokens(): string {
+    return `${this.hookTag}:agent-tokens`;
+  }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;
   }
@@ -148,6 +160,10 @@ export class KeyLayout {
    */
   delivery(partition: number, topic: string, deliveryId: string, door: Door = 'http'): string {
     return `${this.tag(partition)}:${door === 'http' ? '' : `${door}-`}delivery:${topic}:${deliveryId}`;
+  }
+  /** The run an agent's idempotency key kept; `keyHash` is the key's SHA-256 (hex). */
+  agentCall(partition: number, agent: string, keyHash: string): string {
+    return `${this.tag(partition)}:agent-call:${agent}:${keyHash}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {

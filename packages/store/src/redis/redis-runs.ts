@@ -1,4 +1,5 @@
-import { HookyardError, badInput, notFound } from '@hookyard/core';
+import { createHash } from 'node:crypto';
+import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, notFound } from '@hookyard/core';
 import type { ErrorInfo, Run, RunHead } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
@@ -11,7 +12,9 @@ import type {
   DeliveryClaim,
   InterruptPolicy,
   KeepDeliveryResult,
+  KeepAgentCallInput,
   KeepEventInput,
+  KeptAgentCall,
   KeptRun,
   LapsedOutcome,
   RunCounts,
@@ -116,6 +119,34 @@ export class RedisRunStore implements RunStore {
       throw keepError('keep_hook_run', err, this.client.status === 'ready');
     }
     return keptRuns(checkReply({ op: 'keep_hook_run', topic: input.topic }, reply));
+  }
+
+  async keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall> {
+    const hook = agentHookName(input.agent);
+    const keyHash = createHash('sha256').update(input.call.idempotency_key, 'utf8').digest('hex');
+    // The key picks the partition, so its record and the run it keeps share one slot (one atomic script).
+    const p = deliveryPartition(hook, keyHash, this.partitions);
+    const args: Array<string | number> = [
+      this.keys.tag(p),
+      runIdAt(runIdBase(input.now, p), 0),
+      JSON.stringify(input.call),
+      input.now,
+      input.now + input.dispatchGraceMs,
+      rules.agentKeptDetail(input.agent, input.call),
+      input.traceparent ?? '',
+      hook,
+      AGENT_CALL_TOPIC,
+      Math.max(1, Math.ceil(input.keyTtlMs)),
+    ];
+    await this.setup.ready('keep_agent_call');
+    let reply: unknown[];
+    try {
+      reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, input.agent, keyHash), this.keys.due(p)], args);
+    } catch (err) {
+      throw keepError('keep_agent_call', err, this.client.status === 'ready');
+    }
+    const r = checkReply({ op: 'keep_agent_call' }, reply);
+    return { id: replyText(r[1]), created: Number(r[2]) === 1 };
   }
 
   /** keep_event in partition `p`, with the delivery claim when `ttlMs` is given. */

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { allows, intersect, parseAllowlist, type Allowlist } from './allowlist';
+import { nameViolation } from './names';
+
+/**
+ * The agent door's shared vocabulary: the agent client principal, how an
+ * agent call is kept as a run, and the one function that decides which tools
+ * an agent may see and call (list and call never disagree).
+ */
+
+/** A named agent principal, as the API shows it (the token is never kept: only its SHA-256). */
+export interface AgentClient {
+  name: string;
+  description: string | null;
+  /** The agent's own allowlist (grammar: `*`, exact names, `!name`); intersected with the deployment's. */
+  tools_allow: string[];
+  /** The first 8 hex chars of the token's SHA-256: tells tokens apart in records without showing one. */
+  token_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The prefix of an agent token: recognisable in a leak scan, never a valid management token by accident. */
+export const AGENT_TOKEN_PREFIX = 'hya_';
+
+/** The SHA-256 (hex) an agent token is kept and looked up by. */
+export function agentTokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** The `token_id` of a token hash (its first 8 hex chars). */
+export function agentTokenId(tokenHash: string): string {
+  return tokenHash.slice(0, 8);
+}
+
+/**
+ * An agent run's `hook` slot: `agent:<name>`. A hook name can never contain
+ * `:`, so an agent's runs never mix with a hook's, and the run indexes by
+ * hook serve the filter by agent.
+ */
+export const AGENT_HOOK_PREFIX = 'agent:';
+export function agentHookName(agent: string): string {
+  return AGENT_HOOK_PREFIX + agent;
+}
+/** The agent a run's `hook` slot names, or null for a hook's run. */
+export function agentOfHook(hook: string): string | null {
+  return hook.startsWith(AGENT_HOOK_PREFIX) ? hook.slice(AGENT_HOOK_PREFIX.length) : null;
+}
+
+/** The `topic` of every agent run (not a valid topic name, so never a sender's topic). */
+export const AGENT_CALL_TOPIC = 'tools/call';
+
+/** How an agent call reached the door. */
+export const AGENT_CALL_VIAS = ['mcp', 'http'] as const;
+export type AgentCallVia = (typeof AGENT_CALL_VIAS)[number];
+
+/** The payload of an agent run: the call itself. */
+export interface AgentCallPayload {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** The runtime allowlist the caller attached (narrows only), or null for none. */
+  tools_allow: string[] | null;
+  /** The client's idempotency key, or the one the door made up. */
+  idempotency_key: string;
+  via: AgentCallVia;
+}
+
+/** Bound on an idempotency key's length. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+
+/** The sentence every denial handed to an agent ends with. */
+export const AGENT_DENY_ADVICE = 'please ask for clarification or try a different, less destructive approach';
+
+/** A denial's sentence for a model: the rule's (or approver's) message, then the advice, once. */
+export function agentDenialSentence(message: string): string {
+  const m = message.trim().replace(/[.\s]+$/, '');
+  if (m === '') return `This call was denied: ${AGENT_DENY_ADVICE}.`;
+  return m.toLowerCase().includes('less destructive approach') ? `${m}.` : `${m}. ${cap(AGENT_DENY_ADVICE)}.`;
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * What an agent may see and call: the deployment's allowlist ∩ the agent's ∩
+ * the runtime allowlist the caller attached (absent: no narrowing). The
+ * stricter side always wins; `tools/list` and `tools/call` both use this.
+ */
+export function agentAllowlist(deployment: readonly string[], agent: readonly string[], runtime: readonly string[] | null | undefined): Allowlist {
+  let list = intersect(parseAllowlist(deployment), parseAllowlist(agent));
+  if (runtime) list = intersect(list, parseAllowlist(runtime));
+  return list;
+}
+
+/** True when the agent may see and call `tool` (see agentAllowlist). */
+export function agentMayCall(deployment: readonly string[], agent: readonly string[], runtime: readonly string[] | null | undefined, tool: string): boolean {
+  return allows(agentAllowlist(deployment, agent, runtime), tool);
+}
+
+/** A problem with an agent name (hook name rules), or null. */
+export function agentNameViolation(name: unknown): string | null {
+  return nameViolation('name', name) ?? null;
+}

@@ -1,0 +1,103 @@
+import { agentTokenId, conflict, unavailable, type AgentClient } from '@hookyard/core';
+import type { AgentStore } from '../types';
+import type { RedisClient } from './client';
+import type { KeyLayout } from './keys';
+import { storeError } from './replies';
+import type { Scripts } from './scripts';
+
+/** An agent as kept: the API's record plus its token's SHA-256 (never the token). */
+type Kept = AgentClient & { token_hash: string };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const shown = ({ token_hash: _hash, ...agent }: Kept): AgentClient => agent;
+
+/** Agent principals in the hooks' slot: `{P}:agents` (name -> JSON) and `{P}:agent-tokens` (token hash -> name). */
+export class RedisAgentStore implements AgentStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly scripts: Scripts,
+    private readonly keys: KeyLayout,
+  ) {}
+
+  private async kept(name: string): Promise<Kept | null> {
+    let raw: string | null;
+    try {
+      raw = await this.client.hget(this.keys.agents, name);
+    } catch (err) {
+      throw storeError('getAgent', err);
+    }
+    return raw === null ? null : (JSON.parse(raw) as Kept);
+  }
+
+  async create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient> {
+    const kept: Kept = {
+      name: input.name,
+      description: input.description,
+      tools_allow: [...input.tools_allow],
+      token_id: agentTokenId(input.tokenHash),
+      created_at: iso(now),
+      updated_at: iso(now),
+      token_hash: input.tokenHash,
+    };
+    const reply = await this.run('create_agent', [input.name, JSON.stringify(kept), input.tokenHash]);
+    if (reply === 1) throw conflict(`agent '${input.name}' already exists; rotate its token or revoke it first`);
+    return shown(kept);
+  }
+
+  async get(name: string): Promise<AgentClient | null> {
+    const kept = await this.kept(name);
+    return kept ? shown(kept) : null;
+  }
+
+  async list(): Promise<AgentClient[]> {
+    let all: Record<string, string>;
+    try {
+      all = await this.client.hgetall(this.keys.agents);
+    } catch (err) {
+      throw storeError('listAgents', err);
+    }
+    return Object.keys(all)
+      .sort()
+      .map((name) => shown(JSON.parse(all[name]!) as Kept));
+  }
+
+  async remove(name: string): Promise<boolean> {
+    return (await this.run('remove_agent', [name])) === 1;
+  }
+
+  async rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null> {
+    // Compare-and-set on the hash read: a concurrent rotate makes this one read again.
+    for (let i = 0; i < 5; i++) {
+      const kept = await this.kept(name);
+      if (!kept) return null;
+      const next: Kept = { ...kept, token_hash: tokenHash, token_id: agentTokenId(tokenHash), updated_at: iso(now) };
+      const reply = await this.run('rotate_agent', [name, JSON.stringify(next), kept.token_hash, tokenHash]);
+      if (reply === 0) return shown(next);
+      if (reply === 1) return null;
+    }
+    throw unavailable(`agent '${name}' kept changing while its token was rotated; try again`);
+  }
+
+  async byTokenHash(tokenHash: string): Promise<AgentClient | null> {
+    let name: string | null;
+    try {
+      name = await this.client.hget(this.keys.agentTokens, tokenHash);
+    } catch (err) {
+      throw storeError('agentByToken', err);
+    }
+    if (name === null) return null;
+    const kept = await this.kept(name);
+    // Rotated or removed between the two reads: the token no longer names it.
+    return kept && kept.token_hash === tokenHash ? shown(kept) : null;
+  }
+
+  private async run(name: 'create_agent' | 'rotate_agent' | 'remove_agent', args: string[]): Promise<number> {
+    let reply: unknown[];
+    try {
+      reply = (await this.scripts.run(name, [this.keys.agents, this.keys.agentTokens], args)) as unknown[];
+    } catch (err) {
+      throw storeError(name, err);
+    }
+    return Number(reply[0]);
+  }
+}
