@@ -9,12 +9,14 @@ export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 export const APPROVAL_TIMEOUT_ACTIONS = ['deny', 'allow'] as const;
 export type ApprovalTimeoutAction = (typeof APPROVAL_TIMEOUT_ACTIONS)[number];
 
-/** One rule. `when` is jq over `{tool, args, hook, topic, subject}`; truthy first output matches. */
+/** One rule. `when` is jq over `{tool, args, hook, topic, subject, agent}`; truthy first output matches. */
 export interface ApprovalRule {
   /** Named in history lines and decisions; default `deployment rule <n>` / `hook rule <n>` (1-based). */
   name?: string;
   /** Tools the rule covers (allowlist grammar: `*`, names, `!name`). */
   tools: string[];
+  /** Agents whose calls the rule covers (allowlist grammar over agent names); absent: every call, a hook's or an agent's. A rule with `agents` never matches a hook's run. */
+  agents?: string[];
   when?: string;
   action: ApprovalAction;
   /** deny: the sentence the run's result carries; approve: shown to the approver. */

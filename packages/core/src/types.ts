@@ -76,7 +76,7 @@ export interface RunEvent {
  * ingest subject (`nats`), an operator's call through the management API
  * (`api`: a replay), the platform itself (`platform`: hooks_run_failed,
  * hooks_approval_requested), a trigger link (`trigger`: `POST /trigger/{token}`,
- * never verified). `agent` is reserved for a door to come.
+ * never verified), an agent's tool call (`agent`: `/mcp` or `POST /api/calls`).
  */
 export const DOORS = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
 export type Door = (typeof DOORS)[number];

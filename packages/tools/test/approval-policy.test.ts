@@ -191,6 +191,8 @@ describe('validateApprovalRules: one line per bad rule', () => {
         { tools: [], action: 'allow', colour: 'red' },
         { tools: ['*'], action: 'approve', timeout_seconds: 0, on_timeout: 'retry', answer_hooks: ['Bad Hook'] },
         'not a rule',
+        { tools: ['*'], agents: [], action: 'deny' },
+        { tools: ['*'], agents: ['ci-bot', 'bad bot'], action: 'deny' },
       ],
       'rules',
       jq,
@@ -209,6 +211,8 @@ describe('validateApprovalRules: one line per bad rule', () => {
       'rules[5].on_timeout "retry" must be one of deny, allow',
       'rules[5].answer_hooks[0] "Bad Hook" must match ^[a-z0-9][a-z0-9_-]*$',
       'rules[6] must be an object {tools, when?, action, ...}',
+      'rules[7].agents must be a non-empty allowlist of agent names (*, names, !name)',
+      'rules[8].agents[1] "bad bot" must be *, an agent name or !name',
     ]);
     expect(await validateApprovalRules({ tools: ['*'] }, 'approval', jq)).toEqual(['approval must be an array of rules {tools, when?, action, ...}']);
   });

@@ -34,6 +34,7 @@ import { byRun, checkAct, commitAct, intentOf } from './door';
 import { HookCache } from './hook-cache';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
 import type { DoorAct } from './hook-plan';
+import { agentCallOf, agentOfRun } from './agent-call';
 import { checkStoppedClaim, waitOutcome } from './woken';
 import type { WokenOutcome } from './woken';
 import type { RunReporter } from '@hookyard/report';
@@ -236,7 +237,14 @@ export class RunExecutor {
   private async attempt(a: Attempt, state: { acted: boolean }): Promise<Outcome> {
     const { run } = a;
     const { stores } = this.deps;
-    const hook = await this.hooks.get(run.hook, a.hookRevision);
+    // An agent's call: the call (tool, arguments, runtime allowlist) is the run's payload, and its agent's record
+    // stands where a hook's would; there is no condition, door contract or subject.
+    const call = run.door === 'agent' ? await agentCallOf(run, stores.agents) : null;
+    if (call && 'revoked' in call) {
+      await a.write((token, now) => stores.runs.note(run.id, token, 'agent', call.revoked, now));
+      return { status: 'denied', result: { message: call.revoked, rule: null, policy_version: null } };
+    }
+    const hook = call ? call.hook : await this.hooks.get(run.hook, a.hookRevision);
     if (!hook) throw notFound(`hook '${run.hook}' is no longer registered`);
     // A start made before an operator's retry: the store resets attempts and keeps the start, and
     // every claim counts one, so a started run claimed at attempt 1 was retried (a crash replay
@@ -265,7 +273,12 @@ export class RunExecutor {
     let kwargs: Record<string, unknown>;
     let extras: Record<string, unknown>;
     let subject: SubjectKey | null;
-    if (state.acted && !approved) {
+    if (call) {
+      // A replayed start calls with the kept input, like a hook's; a fresh one with the call's arguments.
+      kwargs = state.acted && !approved ? (run.input ?? {}) : call.args;
+      extras = { [TOOL_EXTRA_IDEMPOTENCY_KEY]: run.id };
+      subject = null;
+    } else if (state.acted && !approved) {
       // A replayed start: the kept input, the same extras; no condition or door contract.
       kwargs = run.input ?? {};
       subject = await this.evaluator.subject(hook, run);
@@ -289,9 +302,10 @@ export class RunExecutor {
           else extras[k] = v;
       }
     }
-    const allowlist = resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
+    const allowlist = call ? call.allowlist(this.deps.settings.toolsAllow) : resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
     if (!allows(allowlist, hook.tool)) {
-      throw unauthorized(`tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${describeAllowlist(allowlist)})`);
+      const whose = call ? `agent '${call.agent}'` : `hook '${hook.name}'`;
+      throw unauthorized(`tool '${hook.tool}' is not allowed for ${whose} (allowlist ${describeAllowlist(allowlist)})`);
     }
     const step = await this.approvalStep(a, hook, kwargs, extras, answered);
     // A replayed start was allowed when it first started; the policy (or its approval) must still allow it.
@@ -388,7 +402,7 @@ export class RunExecutor {
     const subject = extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
     return decideFresh(
       this.gate,
-      { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null },
+      { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null, agent: agentOfRun(a.run) },
       hook.approval ?? [],
       a.policy,
     );
@@ -432,6 +446,7 @@ export class RunExecutor {
         run: run.id,
         hook: run.hook,
         topic: run.topic,
+        agent: agentOfRun(run),
         tool: hook.tool,
         args: kwargs,
         rule: decision.rule,

@@ -134,6 +134,7 @@ describe('executor: the approval policy around the tool call', () => {
       run: id,
       hook: 'ship',
       topic: 'github',
+      agent: null,
       tool: 'deploy',
       args: kwargs,
       rule: 'prod deploys',

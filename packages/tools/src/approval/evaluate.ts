@@ -19,6 +19,8 @@ export interface PolicyCall {
   topic: string;
   /** The run's subject `{scope, kind, key}` when its hook declares one, else null. */
   subject: { scope: string; kind: string; key: string } | null;
+  /** The agent whose call this is (door `agent`), else null (a hook's run). Absent: null. */
+  agent?: string | null;
 }
 
 /** Which rule list a decision came from. */
@@ -83,10 +85,12 @@ export async function evaluateRules(
   for (let i = 0; i < rules.length; i += 1) {
     const rule = rules[i]!;
     if (!allows(parseAllowlist(rule.tools), call.tool)) continue;
+    // A rule naming agents covers only those agents' calls: a hook's run (no agent) never matches it.
+    if (rule.agents !== undefined && !(call.agent && allows(parseAllowlist(rule.agents), call.agent))) continue;
     if (rule.when !== undefined) {
       let out: unknown[];
       try {
-        out = await jq.run(rule.when, call, { timeoutMs });
+        out = await jq.run(rule.when, { ...call, agent: call.agent ?? null }, { timeoutMs });
       } catch (err) {
         const e = toHookyardError(err);
         const label = ruleLabel(rule, i, source);

@@ -6,7 +6,7 @@ export interface PolicyJq {
   run(expr: string, input: unknown, options?: { vars?: Record<string, unknown>; timeoutMs?: number }): Promise<unknown[]>;
 }
 
-const RULE_FIELDS = new Set(['name', 'tools', 'when', 'action', 'message', 'timeout_seconds', 'on_timeout', 'answer_hooks']);
+const RULE_FIELDS = new Set(['name', 'tools', 'agents', 'when', 'action', 'message', 'timeout_seconds', 'on_timeout', 'answer_hooks']);
 /** Fields that mean something only when the rule asks for an approval. */
 const APPROVE_ONLY = ['timeout_seconds', 'on_timeout', 'answer_hooks'] as const;
 /** Longest an approval may stay open: 30 days. */
@@ -40,6 +40,14 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
       if (typeof entry !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(entry))
         lines.push(`${at}.tools[${j}] ${JSON.stringify(entry)} must be *, a tool name or !name`);
     });
+  if (r.agents !== undefined) {
+    if (!Array.isArray(r.agents) || r.agents.length === 0) lines.push(`${at}.agents must be a non-empty allowlist of agent names (*, names, !name)`);
+    else
+      r.agents.forEach((entry, j) => {
+        if (typeof entry !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(entry))
+          lines.push(`${at}.agents[${j}] ${JSON.stringify(entry)} must be *, an agent name or !name`);
+      });
+  }
   if (r.when !== undefined) {
     if (typeof r.when !== 'string' || r.when.trim() === '') lines.push(`${at}.when must be a jq expression (a string)`);
     else {

@@ -100,6 +100,13 @@ export const SCHEMAS: Record<string, Schema> = {
         description: 'Named in decisions and history lines; default `deployment rule <n>` / `hook rule <n>`',
       },
       tools: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Tools the rule covers (allowlist grammar: `*`, names, `!name`)' },
+      agents: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description:
+          "Agents whose calls the rule covers (allowlist grammar over agent names); absent: every call. A rule with agents never matches a hook's run",
+      },
       when: { type: 'string', description: 'jq; the rule matches when its first output is neither false nor null', 'x-tai42-expression': POLICY_WHEN },
       action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
       message: {
@@ -272,7 +279,7 @@ export const SCHEMAS: Record<string, Schema> = {
         type: 'string',
         enum: [...DOORS],
         description:
-          'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested), trigger (a trigger link, never verified); agent is reserved. A run kept before doors were recorded reads http',
+          'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested), trigger (a trigger link, never verified), agent (a tool call of an agent: hook is agent:<name>, topic tools/call, the payload is the call). A run kept before doors were recorded reads http',
       },
       verified: {
         type: 'boolean',

@@ -41,7 +41,7 @@ export const EXPRESSIONS: Record<string, ExpressionAnnotation> = {
 
 /** The annotation of an approval rule's `when`. */
 export const POLICY_WHEN: ExpressionAnnotation = {
-  input: 'call: {tool, args, hook, topic, subject} (subject {scope, kind, key} or null)',
+  input: 'call: {tool, args, hook, topic, subject, agent} (subject {scope, kind, key} or null; agent: the calling agent, null for a hook run)',
   result: 'boolean: the rule matches when the first output is neither false nor null; an error denies the call',
   variables: {},
 };
