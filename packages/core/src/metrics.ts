@@ -30,6 +30,11 @@ export interface HookMetrics {
   ingestMessages: Counter<'verdict'>;
   /** Events kept on a topic with no hook, per topic: count through `countUnrouted` (its labels are bounded). */
   unrouted: Counter<'topic'>;
+  /**
+   * Agent calls that ended, by agent, tool and outcome (succeeded, denied, cancelled, failed). Bounded: agents are
+   * made by an admin and a call reaches an executor only for a tool the agent may call.
+   */
+  agentCalls: Counter<'agent' | 'tool' | 'status'>;
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
@@ -107,6 +112,12 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
       name: `${p}unrouted_total`,
       help: 'Events kept on a topic with no hook, per topic (past 100 topics in a process: topic="_other")',
       labelNames: ['topic'],
+      registers,
+    }),
+    agentCalls: new Counter({
+      name: `${p}agent_calls_total`,
+      help: 'Agent tool calls that ended, per agent, tool and outcome (succeeded, denied, cancelled, failed)',
+      labelNames: ['agent', 'tool', 'status'],
       registers,
     }),
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),

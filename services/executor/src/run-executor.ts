@@ -532,6 +532,7 @@ export class RunExecutor {
         stores.runs.complete(run.id, token, outcome.status, outcome.result, now),
       );
       this.observe(run, startedAt, outcome.status);
+      this.countAgentCall(run, outcome.status);
       return this.deps.reporter.finished(done);
     }
     if (a.superseded) throw outcome.error;
@@ -552,7 +553,15 @@ export class RunExecutor {
     }
     const done = await a.writeOutcome('failed', settings.leaseMs, (token, now) => stores.runs.fail(run.id, token, error.toInfo(), now));
     this.observe(run, startedAt, 'failed');
+    this.countAgentCall(run, 'failed');
     await this.deps.reporter.finished(done);
+  }
+
+  /** An agent's call that ended: counted per agent, tool and outcome. */
+  private countAgentCall(run: Run, status: string): void {
+    const agent = agentOfRun(run);
+    const tool = (run.payload as { tool?: unknown } | null)?.tool;
+    if (agent && typeof tool === 'string') this.deps.metrics.agentCalls.inc({ agent, tool, status });
   }
 
   private observe(run: Run, startedAt: number, status: string): void {

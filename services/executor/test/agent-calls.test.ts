@@ -6,7 +6,7 @@ import {
   type AgentCallPayload,
   type ApprovalRule,
 } from '@hookyard/core';
-import { harness, hook, tableJq, testTool } from './fixtures';
+import { counter, harness, hook, tableJq, testTool } from './fixtures';
 
 function jq() {
   return tableJq({
@@ -36,7 +36,7 @@ const args = { service: 'api', env: 'prod' };
 
 describe('executor: an agent call (door agent) is a run like a hook run', () => {
   it('allowed: the tool is called once with the call arguments and the run id as idempotency key; the run keeps the result', async () => {
-    const { deploy, call } = await setup();
+    const { h, deploy, call } = await setup();
     const run = await call('deploy', args);
     expect(run).toMatchObject({
       status: 'succeeded',
@@ -50,15 +50,17 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
     expect(deploy.calls).toHaveLength(1);
     expect(deploy.calls[0]!.args).toEqual(args);
     expect(deploy.calls[0]!.ctx.extras[TOOL_EXTRA_IDEMPOTENCY_KEY]).toBe(run.id);
+    expect(await counter(h.metrics.agentCalls, { agent: 'ci-bot', tool: 'deploy', status: 'succeeded' })).toBe(1);
     expect(run.history[0]!.detail).toMatch(/^call of tool deploy by agent ci-bot through the agent door \(mcp\), idempotency key k-/);
   });
 
   it("a tool outside the agent's allowlist is refused and never called (held: no retry changes it)", async () => {
-    const { deploy, call } = await setup({ agentAllow: ['notify'] });
+    const { h, deploy, call } = await setup({ agentAllow: ['notify'] });
     const run = await call('deploy', args);
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ kind: 'unauthorized' });
     expect(run.error!.message).toBe("tool 'deploy' is not allowed for agent 'ci-bot' (allowlist [notify])");
+    expect(await counter(h.metrics.agentCalls, { agent: 'ci-bot', tool: 'deploy', status: 'failed' })).toBe(1);
     expect(deploy.calls).toHaveLength(0);
   });
 

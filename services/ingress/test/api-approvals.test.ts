@@ -297,7 +297,7 @@ describe('approval policy, dry run and hook schema API', () => {
           variables: { $parked: expect.any(String), $state: expect.any(String) },
         });
       }
-      expect(s.$defs.ApprovalRule.properties.when['x-tai42-expression'].input).toMatch(/^call: \{tool, args, hook, topic, subject\}/);
+      expect(s.$defs.ApprovalRule.properties.when['x-tai42-expression'].input).toMatch(/^call: \{tool, args, hook, topic, subject, agent\}/);
       // Every $ref resolves inside the document.
       const refs = JSON.stringify(s).match(/"\$ref":"[^"]+"/g) ?? [];
       for (const ref of refs) expect(s.$defs[ref.slice(16, -1)]).toBeDefined();

@@ -50,11 +50,30 @@ describe('management API: hook runs', () => {
     expect((await h.call('/api/hook-runs?hook=rb&status=failed', { role: 'reader' })).body.runs).toHaveLength(0);
   });
 
+  it("filters an agent's calls with ?agent= (they never mix with hook runs), names the agent on each run, and refuses to replay one", async () => {
+    const call = { tool: 'echo', arguments: { text: 'hi' }, tools_allow: null, idempotency_key: 'k-list', via: 'http' as const };
+    const kept = await h.stores.runs.keepAgentCall({ agent: 'lister', call, now: Date.now(), dispatchGraceMs: 15000, keyTtlMs: 60000 });
+    const r = await h.call('/api/hook-runs?agent=lister', { role: 'reader' });
+    expect(r.status).toBe(200);
+    expect(r.body.runs).toHaveLength(1);
+    expect(r.body.runs[0]).toMatchObject({ id: kept.id, agent: 'lister', hook: 'agent:lister', topic: 'tools/call', door: 'agent', payload: call });
+    expect((await h.call('/api/hook-runs?hook=ra&limit=1', { role: 'reader' })).body.runs[0].agent).toBeNull();
+    const both = await h.call('/api/hook-runs?agent=lister&hook=ra', { role: 'reader' });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details).toEqual(['give hook or agent, not both: an agent call is not a hook run']);
+    const claimed = await h.stores.runs.claim(kept.id, 'test-worker', 30000, Date.now());
+    await h.stores.runs.complete(kept.id, claimed!.token, 'succeeded', { text: 'hi' }, Date.now());
+    const replay = await h.call(`/api/hook-runs/${kept.id}/replay`, { method: 'POST', role: 'operator' });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.message).toMatch(/is a call of agent:lister: an agent's call is not replayed by an operator/);
+  });
+
   it.each([
     ['status=bogus', /^status must be one of pending\|running/],
     ['limit=0', /^limit must be a whole number from 1 to 500/],
     ['limit=501', /^limit must be a whole number from 1 to 500/],
     ['hook=Bad!', /^hook must match/],
+    ['agent=Bad!', /^agent must match/],
     ['colour=red', /^unknown query parameter 'colour'/],
     ['status=failed&status=pending', /^status must be given once/],
   ])('refuses a bad filter %s with 400', async (query, line) => {

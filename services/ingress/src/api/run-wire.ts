@@ -1,4 +1,4 @@
-import { RUN_STATUSES, badInput, isValidName, parseTraceparent, type Run, type RunStatus } from '@hookyard/core';
+import { RUN_STATUSES, agentHookName, agentOfHook, badInput, isValidName, parseTraceparent, type Run, type RunStatus } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import { listQueryReader } from './list-query';
 
@@ -11,14 +11,16 @@ import { listQueryReader } from './list-query';
  */
 export function runToWire(run: Run): Record<string, unknown> {
   const lease = run.lease ? { owner: run.lease.owner, until: new Date(run.lease.until).toISOString(), token: run.lease.token } : null;
+  // An agent's call names its agent (its hook slot is `agent:<name>`); a hook's run: null.
+  const agent = run.door === 'agent' ? agentOfHook(run.hook) : null;
   const traceId = parseTraceparent(run.traceparent)?.traceId;
-  if (!traceId) return { ...run, lease };
-  return { ...run, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
+  if (!traceId) return { ...run, agent, lease };
+  return { ...run, agent, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
 }
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;
 export const RUN_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'hook', 'topic', 'delivery_id', 'since', 'until', 'limit', 'cursor']);
+const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'limit', 'cursor']);
 
 export interface RunListQuery {
   filter: RunFilter;
@@ -41,6 +43,13 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
     if (v === undefined) continue;
     if (isValidName(v)) filter[key] = v;
     else errors.push(`${key} must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(v)}`);
+  }
+  const agent = one('agent');
+  if (agent !== undefined) {
+    if (!isValidName(agent)) errors.push(`agent must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(agent)}`);
+    else if (filter.hook !== undefined) errors.push('give hook or agent, not both: an agent call is not a hook run');
+    // An agent's runs are indexed under their hook slot, agent:<name>.
+    else filter.hook = agentHookName(agent);
   }
   const deliveryId = one('delivery_id');
   if (deliveryId !== undefined) {

@@ -53,6 +53,9 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     const id = runId(req.params.id as string);
     const source = await ctx.stores.runs.get(id);
     if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
+    if (source.door === 'agent') {
+      throw conflict(`run ${id} is a call of ${source.hook}: an agent's call is not replayed by an operator (the agent calls again, or retry it if it failed)`);
+    }
     const hook = await ctx.stores.hooks.getHook(source.hook);
     if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
     const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs);

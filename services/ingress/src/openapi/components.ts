@@ -275,6 +275,7 @@ export const SCHEMAS: Record<string, Schema> = {
       lease: nullable({ type: 'object', properties: { owner: { type: 'string' }, until: isoTime, token: { type: 'integer' } } }),
       due_at: nullable(isoTime),
       delivery_id: nullable({ type: 'string' }),
+      agent: nullable({ type: 'string', description: 'door agent: the agent whose call this is (hook is agent:<name>); else null' }),
       door: {
         type: 'string',
         enum: [...DOORS],

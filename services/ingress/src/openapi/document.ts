@@ -297,6 +297,7 @@ const PATHS: Obj = {
           '429 when this token already holds HOOKS_EVENT_STREAMS_PER_TOKEN streams on this ingress.',
         parameters: [
           { name: 'hook', in: 'query', schema: ref('Name') },
+          { name: 'agent', in: 'query', schema: ref('Name'), description: "an agent's calls (door agent); not with hook" },
           { name: 'topic', in: 'query', schema: ref('Name') },
           { name: 'status', in: 'query', description: 'Only events that leave a run in this status', schema: { type: 'string', enum: [...RUN_STATUSES] } },
           {
