@@ -301,6 +301,12 @@ const REGISTRY = {
     live: true,
     parse: seconds(3600, 1),
   }),
+  HOOKS_AGENT_WAIT_SECONDS: setting('agentWaitMs', {
+    doc: "how long an agent's call waits for its outcome before answering that it is still waiting (a request's wait_seconds may only lower it); a reload applies to the next call",
+    default: '30',
+    live: true,
+    parse: num({ def: 30, min: 0, max: 300, scale: 1000 }),
+  }),
   HOOKS_WEBHOOK_ALLOW_HOSTS: setting('webhookAllowHosts', {
     doc: 'hosts the webhook tool may call (their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)',
     default: 'none',

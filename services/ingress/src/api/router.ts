@@ -3,6 +3,7 @@ import { badInput } from '@hookyard/core';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
 import { authenticate, createTokenResolver } from './auth';
+import { callRoutes } from './calls-routes';
 import type { ApiContext } from './context';
 import { unknownRoute } from './errors';
 import { hookRoutes } from './hooks-routes';
@@ -50,6 +51,8 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
         .json({ error: { kind: 'unavailable', message: 'too many management requests; retry later' } });
     });
   }
+  // Agent tokens: the call routes check their own token (until the management check knows agents).
+  callRoutes(router, ctx);
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
   router.use(
     express.json({

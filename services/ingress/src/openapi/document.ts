@@ -1,4 +1,5 @@
 import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { CALL_PATHS } from './calls-paths';
 import { SCHEMAS } from './components';
 
 type Obj = Record<string, unknown>;
@@ -951,6 +952,7 @@ const PATHS: Obj = {
       { tags: ['templates'], operationId: 'removeTemplate' },
     ),
   },
+  ...CALL_PATHS,
 };
 
 /**

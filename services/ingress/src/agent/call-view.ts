@@ -1,0 +1,142 @@
+import {
+  agentDenialSentence,
+  agentOfHook,
+  isErrorKind,
+  isRetryableKind,
+  type AgentCallPayload,
+  type Interaction,
+  type Run,
+  type RunStatus,
+} from '@hookyard/core';
+
+/**
+ * What an agent is told about its call: the run seen from the agent's side,
+ * with one sentence a model can act on. Framework-neutral: the /mcp door and
+ * the HTTP call API both render it.
+ */
+export interface CallView {
+  id: string;
+  agent: string;
+  tool: string;
+  status: RunStatus;
+  /** True once the call has its outcome (succeeded, denied, failed, cancelled, discarded, skipped). */
+  done: boolean;
+  /** succeeded: the tool's result. */
+  result?: unknown;
+  /** denied: the policy's or the approver's message, the rule, and who said no when a person (or an expiry) did. */
+  denial?: { message: string; rule: string | null; by?: string };
+  /** failed, cancelled, discarded: what went wrong. */
+  error?: { kind: string; message: string };
+  /** parked: the approval it waits on. */
+  interaction?: { id: string; rule: string | null; message: string | null; expires_at: string };
+  /** One sentence for the model saying what happened and what it can do next. */
+  sentence: string;
+}
+
+/** What a parked run's view needs besides the run: its interaction and the approval rule's message, when known. */
+export interface ParkedOn {
+  interaction: Interaction;
+  message: string | null;
+}
+
+/** A run ends for the agent in these states; `failed` counts: it is held for an operator, and it is this call's outcome until one retries it. */
+const DONE: ReadonlySet<RunStatus> = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'discarded', 'failed']);
+
+/** True when the view is the call's outcome, or the call waits on a person (parked): either way, waiting longer is pointless now. */
+export function isSettled(v: CallView): boolean {
+  return v.done || v.status === 'parked';
+}
+
+const REPEAT = 'repeat the same call with the same idempotency key to get its outcome';
+
+/** The agent's view of an agent run (the caller has checked the run is this agent's). */
+export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
+  const payload = (run.payload ?? {}) as Partial<AgentCallPayload>;
+  const tool = typeof payload.tool === 'string' ? payload.tool : '?';
+  const base = { id: run.id, agent: agentOfHook(run.hook) ?? run.hook, tool, status: run.status, done: DONE.has(run.status) };
+  switch (run.status) {
+    case 'succeeded':
+      return { ...base, result: run.result ?? null, sentence: `The call to ${tool} succeeded.` };
+    case 'denied': {
+      const r = (run.result ?? {}) as { message?: unknown; rule?: unknown; by?: unknown };
+      const message = typeof r.message === 'string' ? r.message : 'this call was denied';
+      const denial: CallView['denial'] = { message, rule: typeof r.rule === 'string' ? r.rule : null };
+      if (typeof r.by === 'string') denial.by = r.by;
+      return { ...base, denial, sentence: agentDenialSentence(message) };
+    }
+    case 'failed': {
+      const error = run.error ?? { kind: 'internal' as const, message: 'the run failed without a recorded error' };
+      return { ...base, error, sentence: `The call to ${tool} failed (${error.kind}): ${trimStop(error.message)}. ${failureAdvice(error.kind)}` };
+    }
+    case 'cancelled': {
+      const message = run.error?.message ?? cancelledWhy(run);
+      return { ...base, error: { kind: 'cancelled', message }, sentence: `The call to ${tool} was cancelled (${trimStop(message)}) and has no result.` };
+    }
+    case 'discarded':
+      return {
+        ...base,
+        error: { kind: 'discarded', message: 'an operator discarded this call' },
+        sentence: `An operator discarded the call to ${tool}; it has no result. Make the call again with a new idempotency key if it is still needed.`,
+      };
+    case 'skipped':
+      return { ...base, result: run.result ?? null, sentence: `The call to ${tool} was skipped; the tool was not called.` };
+    case 'parked':
+      return parkedView(base, run, parked);
+    case 'retry_wait': {
+      const why = run.error ? ` (${run.error.kind}: ${trimStop(run.error.message)})` : '';
+      const when = run.due_at ? ` at ${run.due_at}` : '';
+      return { ...base, sentence: `An attempt of the call to ${tool} failed${why} and it will be tried again${when}; ${REPEAT}.` };
+    }
+    case 'running':
+      return { ...base, sentence: `The call to ${tool} (${run.id}) is running; ${REPEAT}.` };
+    case 'pending':
+    default:
+      return { ...base, sentence: `The call to ${tool} (${run.id}) is accepted and waits for an executor; ${REPEAT}.` };
+  }
+}
+
+function parkedView(base: Omit<CallView, 'sentence'>, run: Run, parked: ParkedOn | null): CallView {
+  if (!parked) {
+    const on = run.interaction ? ` ${run.interaction}` : '';
+    return { ...base, sentence: `The call to ${base.tool} awaits an answer to interaction${on}; an operator answers it; ${REPEAT}.` };
+  }
+  const i = parked.interaction;
+  const interaction = { id: i.id, rule: i.rule, message: parked.message, expires_at: i.expires_at };
+  const rule = i.rule ? ` by rule '${i.rule}'` : '';
+  const why = parked.message ? ` (${trimStop(parked.message)})` : '';
+  return {
+    ...base,
+    interaction,
+    sentence:
+      `The call to ${base.tool} awaits approval ${i.id}${rule}${why}: an operator answers it (console, API, CLI or a signed link) before ${i.expires_at}; ` +
+      `${REPEAT} once it is decided. Do not make the call again with a new key: that would ask for a second approval.`,
+  };
+}
+
+/** Whether a retry can help, by the error's kind: the model decides whether to try again. */
+function failureAdvice(kind: string): string {
+  if (isErrorKind(kind) && isRetryableKind(kind)) {
+    return 'A retry may help later: make the call again with a new idempotency key (the same key answers this outcome again).';
+  }
+  switch (kind) {
+    case 'bad_input':
+      return 'Retrying the same call will not help: correct the arguments and call again with a new idempotency key.';
+    case 'not_found':
+      return 'Retrying the same call will not help: the tool or what it names was not found.';
+    case 'unauthorized':
+    case 'forbidden':
+      return "Retrying will not help: the tool refused the deployment's credentials; ask an operator.";
+    case 'conflict':
+      return 'Retrying the same call will not help while that state lasts.';
+    default:
+      return 'An operator can see the details in the run history.';
+  }
+}
+
+function cancelledWhy(run: Run): string {
+  const r = run.result as { cancelled?: unknown } | null;
+  if (r && typeof r.cancelled === 'string') return `its interaction ${r.cancelled} was cancelled`;
+  return run.interaction ? `its interaction ${run.interaction} was cancelled` : 'it was cancelled';
+}
+
+const trimStop = (s: string) => s.trim().replace(/[.\s]+$/, '');

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AGENT_CALL_TOPIC,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  RUN_ID_PATTERN,
+  agentAllowlist,
+  agentHookName,
+  agentMayCall,
+  allows,
+  argsHash,
+  badInput,
+  conflict,
+  notFound,
+  type AgentCallPayload,
+  type AgentCallVia,
+  type AgentClient,
+  type Clock,
+  type Logger,
+  type Run,
+  type Settings,
+} from '@hookyard/core';
+import { acceptedSummaries, type RunBus, type RunEventFeed, type RunEventSink } from '@hookyard/bus';
+import type { Stores } from '@hookyard/store';
+import { callViewOf, isSettled, type CallView, type ParkedOn } from './call-view';
+import { waitUntil } from './wait';
+
+export type { CallView } from './call-view';
+
+/** An agent's tool call as a door hands it over. */
+export interface CallRequest {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** The client's key (a retry with it attaches to the same run); absent: one is made up. */
+  idempotencyKey?: string | null;
+  /** The caller's runtime allowlist (narrows only); absent or null: none. */
+  runtimeAllow?: string[] | null;
+  via: AgentCallVia;
+  traceparent?: string | null;
+}
+
+/** What AgentCalls runs on (the ingress's role deps, narrowed). */
+export interface AgentCallsDeps {
+  settings: Settings;
+  stores: Stores;
+  bus: RunBus;
+  clock: Clock;
+  logger: Logger;
+  /** Wakes waiting calls when their run moves; absent, they poll the store. */
+  runEvents?: RunEventFeed;
+  /** Where the `accepted` event of a kept call is announced (the console's live view); absent: not announced. */
+  events?: RunEventSink;
+}
+
+/** Longest tool name a call may carry (model-ready names are at most 64; registered names are longer at worst). */
+const TOOL_NAME_MAX_LENGTH = 256;
+
+/**
+ * The agent door's framework-neutral core: decides what an agent may see and
+ * call, keeps each call as a run (door `agent`) before anything runs it, and
+ * reads or waits for its outcome. `/mcp` and `POST /api/calls` adapt it.
+ */
+export class AgentCalls {
+  constructor(private readonly deps: AgentCallsDeps) {}
+
+  /** Tools the agent may see (names), by agentAllowlist over the tool catalogue `names`. */
+  visible(agent: AgentClient, runtimeAllow: string[] | null, names: readonly string[]): string[] {
+    const list = agentAllowlist(this.deps.settings.toolsAllow, agent.tools_allow, runtimeAllow);
+    return names.filter((n) => allows(list, n));
+  }
+
+  /**
+   * Keeps the call as a run and publishes it (a failed publish is logged: the
+   * sweep dispatches it). A tool the agent may not call is not_found before
+   * anything is kept; a key this agent already used for another tool or other
+   * arguments is a conflict naming that run.
+   */
+  async submit(agent: AgentClient, req: CallRequest): Promise<{ id: string; created: boolean; idempotencyKey: string }> {
+    const { settings, stores, clock, logger } = this.deps;
+    const tool = checkTool(req.tool);
+    const args = checkArguments(req.arguments);
+    const key = checkKey(req.idempotencyKey);
+    const runtimeAllow = req.runtimeAllow ?? null;
+    // The same function lists and calls, read at call time (HOOKS_TOOLS_ALLOW applies live).
+    if (!agentMayCall(settings.toolsAllow, agent.tools_allow, runtimeAllow, tool)) {
+      throw notFound(`tool '${tool}' is not available to agent '${agent.name}'`);
+    }
+    const idempotencyKey = key ?? `hy-${randomUUID()}`;
+    const call: AgentCallPayload = { tool, arguments: args, tools_allow: runtimeAllow, idempotency_key: idempotencyKey, via: req.via };
+    const now = clock.now();
+    const kept = await stores.runs.keepAgentCall({
+      agent: agent.name,
+      call,
+      traceparent: req.traceparent ?? null,
+      now,
+      dispatchGraceMs: settings.dispatchGraceMs,
+      // The key answers the same run at least as long as the run is kept.
+      keyTtlMs: settings.retentionMs,
+    });
+    if (!kept.created) {
+      await this.checkSameCall(kept.id, idempotencyKey, call);
+      return { id: kept.id, created: false, idempotencyKey };
+    }
+    logger.info({ run: kept.id, agent: agent.name, tool, via: req.via }, 'agent call kept');
+    for (const summary of acceptedSummaries(AGENT_CALL_TOPIC, [{ id: kept.id, hook: agentHookName(agent.name) }], now)) {
+      this.deps.events?.publish(summary).catch((err: unknown) => logger.debug({ run: kept.id, err: String(err) }, 'run event not published'));
+    }
+    try {
+      await this.deps.bus.publish([kept.id]);
+    } catch (err) {
+      logger.warn({ err, run: kept.id, agent: agent.name }, 'publish of an agent call failed; the sweep will dispatch it');
+    }
+    return { id: kept.id, created: true, idempotencyKey };
+  }
+
+  /** The call's view now; not_found when there is no such run or it is not this agent's (the same message either way). */
+  async view(agent: AgentClient, id: string): Promise<CallView> {
+    const run = await this.ownRun(agent, id);
+    return callViewOf(run, await this.parkedOn(run));
+  }
+
+  /**
+   * Waits until the call is done or parked, `waitMs` passed, or `signal`
+   * aborted, and answers its view then; `onProgress` gets each intermediate
+   * view whose status changed. Woken by run events for this run when there is
+   * a feed; the store is polled besides (events can be lost).
+   */
+  async wait(agent: AgentClient, id: string, waitMs: number, options: { signal?: AbortSignal; onProgress?: (v: CallView) => void } = {}): Promise<CallView> {
+    const feed = this.deps.runEvents;
+    return waitUntil<CallView>({
+      read: () => this.view(agent, id),
+      settled: isSettled,
+      changed: (a, b) => a.status !== b.status || a.interaction?.id !== b.interaction?.id,
+      waitMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      listen: feed ? (wake) => feed.listen((s) => s.run_id === id && wake()) : undefined,
+    });
+  }
+
+  /** The run if it is this agent's call; one not_found for "none" and "someone else's", so ids cannot be probed. */
+  private async ownRun(agent: AgentClient, id: string): Promise<Run> {
+    const missing = () => notFound(`no call ${JSON.stringify(id)} of agent '${agent.name}'`);
+    if (typeof id !== 'string' || !RUN_ID_PATTERN.test(id)) throw missing();
+    const run = await this.deps.stores.runs.get(id);
+    if (!run || run.door !== 'agent' || run.hook !== agentHookName(agent.name)) throw missing();
+    return run;
+  }
+
+  /** A parked run's interaction, and its approval rule's message when the policy that asked is still the kept one. */
+  private async parkedOn(run: Run): Promise<ParkedOn | null> {
+    if (run.status !== 'parked' || !run.interaction) return null;
+    const interaction = await this.deps.stores.interactions.get(run.interaction);
+    if (!interaction) return null;
+    let message: string | null = null;
+    if (interaction.rule && interaction.policy_version !== null) {
+      const policy = await this.deps.stores.hooks.getApprovalPolicy();
+      if (policy.version === interaction.policy_version) {
+        const rule = policy.rules.find((r, i) => (r.name ?? `deployment rule ${i + 1}`) === interaction.rule);
+        message = rule?.message ?? null;
+      }
+    }
+    return { interaction, message };
+  }
+
+  /** A reused key must be the same call: same tool, same arguments (by their SHA-256). */
+  private async checkSameCall(id: string, key: string, call: AgentCallPayload): Promise<void> {
+    const run = await this.deps.stores.runs.get(id);
+    const kept = run?.payload as Partial<AgentCallPayload> | undefined;
+    if (!kept) return;
+    const sameTool = kept.tool === call.tool;
+    if (sameTool && argsHash(kept.arguments ?? {}) === argsHash(call.arguments)) return;
+    const what = sameTool ? 'with other arguments' : `of tool '${String(kept.tool)}'`;
+    throw conflict(
+      `idempotency key ${JSON.stringify(key)} already names call ${id}, ${what}: repeat that call exactly to get its outcome, or use a new key for a different call`,
+    );
+  }
+}
+
+function checkTool(tool: unknown): string {
+  if (typeof tool !== 'string' || tool.trim() === '') throw badInput('tool must be a non-empty string: the name of a tool from the catalogue');
+  if (tool.length > TOOL_NAME_MAX_LENGTH) throw badInput(`tool is ${tool.length} characters long; at most ${TOOL_NAME_MAX_LENGTH}`);
+  return tool;
+}
+
+function checkArguments(args: unknown): Record<string, unknown> {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw badInput(
+      `arguments must be a JSON object of the tool's arguments (${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args} given)`,
+    );
+  }
+  return args as Record<string, unknown>;
+}
+
+function checkKey(key: unknown): string | null {
+  if (key === undefined || key === null) return null;
+  if (typeof key !== 'string' || key === '') throw badInput('idempotency key must be a non-empty string');
+  if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) throw badInput(`idempotency key is ${key.length} characters long; at most ${IDEMPOTENCY_KEY_MAX_LENGTH}`);
+  return key;
+}

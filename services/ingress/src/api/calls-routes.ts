@@ -1,0 +1,152 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { ALLOWLIST_ENTRY_PATTERN, agentTokenHash, badInput, forbidden, unauthorized, type AgentClient, type Settings } from '@hookyard/core';
+import { AgentCalls } from '../agent/calls';
+import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
+import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
+import { createTokenResolver } from './auth';
+import type { ApiContext } from './context';
+
+/** The request header carrying a caller's runtime allowlist (narrows the agent's; grammar `a,b,!c`). */
+export const TOOLS_ALLOW_HEADER = 'Hookyard-Tools-Allow';
+/** The answer header naming the call's run, whatever the body's shape. */
+export const CALL_ID_HEADER = 'Hookyard-Call-Id';
+
+/**
+ * The HTTP call API for agents that do not speak MCP: `POST /api/calls` keeps
+ * the call as a run and waits (up to HOOKS_AGENT_WAIT_SECONDS, or less when
+ * asked) for its outcome; `GET /api/calls/{id}` answers it later. Agent
+ * tokens only. The three body shapes and their answers are in agent/shapes.
+ */
+export function callRoutes(router: Router, ctx: ApiContext): void {
+  const calls = new AgentCalls({
+    settings: ctx.settings,
+    stores: ctx.stores,
+    bus: ctx.bus,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    ...(ctx.runEvents ? { runEvents: ctx.runEvents } : {}),
+    ...(ctx.events ? { events: ctx.events } : {}),
+  });
+  const agentOnly = requireAgentShim(ctx);
+  const json = express.json({
+    limit: ctx.settings.apiBodyMaxBytes,
+    strict: false,
+    verify: (_req, _res, buf) => {
+      if (exceedsJsonDepth(buf.toString('utf8'))) throw badInput(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);
+    },
+  });
+
+  router.post('/calls', agentOnly, json, async (req, res) => {
+    const agent = agentOf(res);
+    onlyQuery(req, ['wait_seconds']);
+    const parsed = parseCallBody(req.body);
+    if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {
+      throw badInput('wait_seconds is given both in the body and in the query; give it once');
+    }
+    const waitMs = waitMsOf(parsed.waitSeconds !== undefined ? parsed.waitSeconds : req.query.wait_seconds, ctx.settings);
+    const headerKey = req.get('idempotency-key');
+    if (headerKey !== undefined && parsed.idempotencyKey !== null && headerKey !== parsed.idempotencyKey) {
+      const bodyKey = parsed.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
+      throw badInput(`the Idempotency-Key header and ${bodyKey} differ; give one key (a model-shaped call's key is its id)`);
+    }
+    const { id } = await calls.submit(agent, {
+      tool: parsed.tool,
+      arguments: parsed.arguments as Record<string, unknown>,
+      idempotencyKey: parsed.idempotencyKey ?? headerKey ?? null,
+      runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
+      via: 'http',
+    });
+    const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
+    if (res.writableEnded || res.destroyed) return;
+    res
+      .status(httpStatusOfCall(view))
+      .set(CALL_ID_HEADER, view.id)
+      .json(callAnswer(parsed.shape, parsed.modelCallId, view));
+  });
+
+  router.get('/calls/:id', agentOnly, async (req, res) => {
+    const agent = agentOf(res);
+    onlyQuery(req, ['wait_seconds']);
+    const waitMs = req.query.wait_seconds === undefined ? 0 : waitMsOf(req.query.wait_seconds, ctx.settings);
+    const view = await calls.wait(agent, String(req.params.id), waitMs, { signal: closedSignal(req, res) });
+    if (res.writableEnded || res.destroyed) return;
+    res.status(httpStatusOfCall(view)).set(CALL_ID_HEADER, view.id).json(view);
+  });
+}
+
+/**
+ * How long to wait: HOOKS_AGENT_WAIT_SECONDS, or less when the request asks
+ * (`wait_seconds`, 0 answers at once); asking for more is a 400 naming the
+ * setting, so a caller learns the bound rather than a silent cut.
+ */
+export function waitMsOf(raw: unknown, settings: Pick<Settings, 'agentWaitMs'>): number {
+  if (raw === undefined) return settings.agentWaitMs;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(n) || n < 0) throw badInput(`wait_seconds must be a number of seconds >= 0, got ${JSON.stringify(raw)}`);
+  const max = settings.agentWaitMs / 1000;
+  if (n > max) throw badInput(`wait_seconds ${n} is more than this deployment waits (HOOKS_AGENT_WAIT_SECONDS ${max}); ask for ${max} or less`);
+  return Math.round(n * 1000);
+}
+
+/** The runtime allowlist of the `Hookyard-Tools-Allow` header, or null without one; entries as the allowlist grammar writes them. */
+export function runtimeAllowOf(header: string | undefined): string[] | null {
+  if (header === undefined) return null;
+  const entries = header
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (entries.length === 0) throw badInput(`the ${TOOLS_ALLOW_HEADER} header names no tool; give entries such as a,b,!c, or leave the header out`);
+  const bad = entries.filter((e) => !ALLOWLIST_ENTRY_PATTERN.test(e));
+  if (bad.length) {
+    throw badInput(
+      `the ${TOOLS_ALLOW_HEADER} header has entries that are not allowlist entries (*, a tool name, !name)`,
+      bad.map((e) => `entry ${JSON.stringify(e)}`),
+    );
+  }
+  return entries;
+}
+
+function onlyQuery(req: Request, known: readonly string[]): void {
+  const unknown = Object.keys(req.query).filter((k) => !known.includes(k));
+  if (unknown.length)
+    throw badInput(`unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}; this route takes ${known.join(', ')}`);
+}
+
+/** Aborts when the client goes away before the answer: the call is kept and runs on; only the wait stops. */
+function closedSignal(req: Request, res: Response): AbortSignal {
+  const ac = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  req.on('aborted', () => ac.abort());
+  return ac.signal;
+}
+
+/** The agent the request's token names (set by the agent check). */
+function agentOf(res: Response): AgentClient {
+  return res.locals.agent as AgentClient;
+}
+
+/**
+ * The agent check, until the API's authentication knows agent tokens: a
+ * bearer token whose SHA-256 names an agent, else 401; a management token is
+ * 403 (an agent route). Registered before the management token check.
+ */
+function requireAgentShim(ctx: ApiContext) {
+  const management = createTokenResolver(ctx.settings.apiTokens);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      if (!m) return next(unauthorized('missing bearer token (Authorization: Bearer <agent token>)'));
+      const agent = await ctx.stores.agents.byTokenHash(agentTokenHash(m[1]!));
+      if (agent) {
+        res.locals.agent = agent;
+        return next();
+      }
+      if (management(m[1]!)) return next(forbidden('this route needs an agent token (POST /api/agents makes one); a management token cannot call tools'));
+      next(unauthorized('the bearer token is not valid'));
+    } catch (err) {
+      next(err);
+    }
+  };
+}
