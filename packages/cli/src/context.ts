@@ -2,8 +2,8 @@ import type { ApiClient } from './client';
 
 /** What a command needs from the global options. */
 export interface CliContext {
-  /** A client for `--url`/`HOOKYARD_URL` and `--token`/`HOOKYARD_TOKEN` (flags win). */
-  client(): ApiClient;
+  /** A client for `--url`/`HOOKYARD_URL` and `--token`/`HOOKYARD_TOKEN` (flags win); `timeoutMs` for a request that waits long. */
+  client(opts?: { timeoutMs?: number }): ApiClient;
   /** The base URL (`--url`, `HOOKYARD_URL`, or the default), for the routes outside /api (the door). */
   url(): string;
   /** True with `--json`. */

@@ -5,6 +5,7 @@ import { SettingsError } from '@hookyard/core';
 import { ApiClient, CliError, DEFAULT_URL, EXIT, oneLine } from './client';
 import { completionCommand } from './commands/completion';
 import { approvalsCommand, interactionAnswerCommands } from './commands/approvals';
+import { callCommand } from './commands/call';
 import { hooksCommand } from './commands/hooks';
 import { runsCommand } from './commands/runs';
 import { interactionsCommand } from './commands/interactions';
@@ -54,9 +55,9 @@ export function buildProgram(): Command {
 
   const opts = () => program.opts<GlobalOptions>();
   const ctx: CliContext = {
-    client: () => {
+    client: (c) => {
       const o = opts();
-      return new ApiClient({ url: o.url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL, token: o.token ?? process.env.HOOKYARD_TOKEN });
+      return new ApiClient({ url: o.url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL, token: o.token ?? process.env.HOOKYARD_TOKEN, timeoutMs: c?.timeoutMs });
     },
     url: () => opts().url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL,
     json: () => Boolean(opts().json),
@@ -75,6 +76,7 @@ export function buildProgram(): Command {
   // After every other command but completion: joins an `interactions` command registered before it.
   interactionAnswerCommands(program, ctx);
   sendCommand(program, ctx);
+  callCommand(program, ctx);
   unroutedCommand(program, ctx);
   completionCommand(program);
   return program;
