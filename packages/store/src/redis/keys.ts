@@ -34,7 +34,7 @@ import type { Door } from '@hookyard/core';
  *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
  *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot.
  *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
- *   {P:p<n>}:agent-call:<a>:<k> string the run id an agent's idempotency key kept (keep_agent_call), PX the key's TTL;
+ *   {P:p<n>}:agent-call:<a>:<k> string "<answers until ms> <run id>": the run an agent's idempotency key kept (keep_agent_call);
  *                                    a = agent name, k = SHA-256 (hex) of the key, n = deliveryPartition('agent:' + a, k)
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
