@@ -2,6 +2,7 @@ import type { RemoteToolRecord } from '@hookyard/core';
 import { T0, hook, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 import { describeApprovalPolicyConformance } from './conformance-policy';
+import { describeAgentStoreConformance } from './conformance-agents';
 import { describeTriggerLinkConformance } from './conformance-links';
 
 const tool = (name: string): RemoteToolRecord => ({
@@ -22,6 +23,7 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
     const stores = useStores(factory);
     describeApprovalPolicyConformance(stores);
     describeTriggerLinkConformance(stores);
+    describeAgentStoreConformance(stores);
 
     it('putHook creates, then replaces and returns the previous record', async () => {
       const { hooks } = stores();

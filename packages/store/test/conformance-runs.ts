@@ -6,6 +6,7 @@ import { describeInterruptConformance } from './conformance-interrupt';
 import { describeResendConformance } from './conformance-resend';
 import { describeDeliveryConformance } from './conformance-delivery';
 import { describeUnroutedConformance } from './conformance-unrouted';
+import { describeAgentCallConformance } from './conformance-agents';
 
 /** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
 export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
@@ -548,5 +549,6 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
     describeResendConformance(stores);
     describeDeliveryConformance(stores);
     describeUnroutedConformance(stores);
+    describeAgentCallConformance(stores);
   });
 }

@@ -1,0 +1,201 @@
+import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, type AgentCallPayload } from '@hookyard/core';
+import type { KeepAgentCallInput, Stores } from '../src';
+import { T0, rejection } from './fixtures';
+
+const MINUTE = 60_000;
+const HASH_A = agentTokenHash('hya_token-a');
+const HASH_B = agentTokenHash('hya_token-b');
+const HASH_C = agentTokenHash('hya_token-c');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const ciBot = { name: 'ci-bot', description: 'runs the checks', tools_allow: ['echo', 'github.*'], tokenHash: HASH_A };
+
+/**
+ * Agent principals (AgentStore): created once per name, listed by name, found
+ * by their token's SHA-256 only while that token is theirs (rotate and remove
+ * take effect at once); the hash never leaves the store.
+ */
+export function describeAgentStoreConformance(stores: () => Stores): void {
+  describe('agents (AgentStore)', () => {
+    it('creates an agent, gets it, lists every agent by name', async () => {
+      const { agents } = stores();
+      const created = await agents.create(ciBot, T0);
+      const expected = {
+        name: 'ci-bot',
+        description: 'runs the checks',
+        tools_allow: ['echo', 'github.*'],
+        token_id: agentTokenId(HASH_A),
+        created_at: iso(T0),
+        updated_at: iso(T0),
+      };
+      expect(created).toEqual(expected);
+      expect(await agents.get('ci-bot')).toEqual(expected);
+      await agents.create({ name: 'a-bot', description: null, tools_allow: ['*'], tokenHash: HASH_B }, T0 + 1);
+      expect((await agents.list()).map((a) => a.name)).toEqual(['a-bot', 'ci-bot']);
+      expect((await agents.list())[0]).toMatchObject({ description: null, tools_allow: ['*'], token_id: agentTokenId(HASH_B) });
+      expect(await agents.get('nobody')).toBeNull();
+    });
+
+    it('refuses a taken name with conflict and keeps the first agent and its token', async () => {
+      const { agents } = stores();
+      await agents.create(ciBot, T0);
+      const e = await rejection(agents.create({ ...ciBot, description: 'another', tokenHash: HASH_B }, T0 + 1));
+      expect(e.kind).toBe('conflict');
+      expect(e.message).toContain("'ci-bot'");
+      expect(await agents.get('ci-bot')).toMatchObject({ description: 'runs the checks', token_id: agentTokenId(HASH_A) });
+      expect(await agents.byTokenHash(HASH_B)).toBeNull();
+      expect((await agents.byTokenHash(HASH_A))?.name).toBe('ci-bot');
+    });
+
+    it('rotate: the old hash is unknown at once, the new one names the agent, updated_at moves', async () => {
+      const { agents } = stores();
+      await agents.create(ciBot, T0);
+      const rotated = await agents.rotate('ci-bot', HASH_B, T0 + MINUTE);
+      expect(rotated).toMatchObject({ name: 'ci-bot', token_id: agentTokenId(HASH_B), created_at: iso(T0), updated_at: iso(T0 + MINUTE) });
+      expect(await agents.byTokenHash(HASH_A)).toBeNull();
+      expect(await agents.byTokenHash(HASH_B)).toEqual(rotated);
+      expect(await agents.get('ci-bot')).toEqual(rotated);
+      // Rotating again retires the second token too.
+      await agents.rotate('ci-bot', HASH_C, T0 + 2 * MINUTE);
+      expect(await agents.byTokenHash(HASH_B)).toBeNull();
+      expect((await agents.byTokenHash(HASH_C))?.name).toBe('ci-bot');
+    });
+
+    it('remove: the token is unknown at once; the name is free again', async () => {
+      const { agents } = stores();
+      await agents.create(ciBot, T0);
+      expect(await agents.remove('ci-bot')).toBe(true);
+      expect(await agents.byTokenHash(HASH_A)).toBeNull();
+      expect(await agents.get('ci-bot')).toBeNull();
+      expect(await agents.list()).toEqual([]);
+      // Created again under a new token: the old token still names nobody.
+      await agents.create({ ...ciBot, tokenHash: HASH_B }, T0 + 1);
+      expect(await agents.byTokenHash(HASH_A)).toBeNull();
+      expect((await agents.byTokenHash(HASH_B))?.name).toBe('ci-bot');
+    });
+
+    it('rotate and remove of a missing agent answer null and false, and create nothing', async () => {
+      const { agents } = stores();
+      expect(await agents.rotate('ghost', HASH_A, T0)).toBeNull();
+      expect(await agents.remove('ghost')).toBe(false);
+      expect(await agents.byTokenHash(HASH_A)).toBeNull();
+      expect(await agents.list()).toEqual([]);
+    });
+
+    it('never shows the token hash in an answer', async () => {
+      const { agents } = stores();
+      const answers: unknown[] = [await agents.create(ciBot, T0)];
+      answers.push(await agents.get('ci-bot'), await agents.list(), await agents.byTokenHash(HASH_A));
+      answers.push(await agents.rotate('ci-bot', HASH_B, T0 + 1), await agents.get('ci-bot'), await agents.list(), await agents.byTokenHash(HASH_B));
+      for (const answer of answers) {
+        const text = JSON.stringify(answer);
+        expect(text).not.toContain(HASH_A);
+        expect(text).not.toContain(HASH_B);
+        expect(text).not.toMatch(/token_hash|tokenHash/);
+      }
+    });
+
+    it('an answer is a copy: changing it changes nothing kept', async () => {
+      const { agents } = stores();
+      const created = await agents.create(ciBot, T0);
+      created.tools_allow.push('rm');
+      const got = await agents.get('ci-bot');
+      got!.tools_allow.push('rm');
+      expect((await agents.get('ci-bot'))?.tools_allow).toEqual(['echo', 'github.*']);
+    });
+  });
+}
+
+const call = (key: string, extra: Partial<AgentCallPayload> = {}): AgentCallPayload => ({
+  tool: 'echo',
+  arguments: { say: 'hi', n: 1 },
+  tools_allow: null,
+  idempotency_key: key,
+  via: 'mcp',
+  ...extra,
+});
+const input = (agent: string, key: string, now = T0, extra: Partial<KeepAgentCallInput> = {}): KeepAgentCallInput => ({
+  agent,
+  call: call(key),
+  now,
+  dispatchGraceMs: 0,
+  keyTtlMs: 10 * MINUTE,
+  ...extra,
+});
+
+/**
+ * RunStore.keepAgentCall: an agent's call kept as one pending run (door
+ * `agent`), one run per agent and idempotency key within the key's time.
+ */
+export function describeAgentCallConformance(stores: () => Stores): void {
+  describe('keepAgentCall', () => {
+    it('keeps a pending run: door agent, hook agent:<name>, topic tools/call, the call as payload, a history line naming tool, agent and key', async () => {
+      const s = stores();
+      const c = call('k-1', { tools_allow: ['echo'], via: 'http' });
+      const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const kept = await s.runs.keepAgentCall({ agent: 'ci-bot', call: c, now: T0, dispatchGraceMs: 5_000, keyTtlMs: MINUTE, traceparent: tp });
+      expect(kept.created).toBe(true);
+      const run = await s.runs.get(kept.id);
+      expect(run).toMatchObject({
+        id: kept.id,
+        hook: 'agent:ci-bot',
+        topic: AGENT_CALL_TOPIC,
+        door: 'agent',
+        status: 'pending',
+        payload: c,
+        attempts: 0,
+        delivery_id: null,
+        traceparent: tp,
+        created_at: iso(T0),
+      });
+      expect(run!.history).toHaveLength(1);
+      const [line] = run!.history;
+      expect(line!.event).toBe('kept');
+      expect(line!.detail).toContain('tool echo');
+      expect(line!.detail).toContain('agent ci-bot');
+      expect(line!.detail).toContain('idempotency key k-1');
+      expect(line!.detail).toContain('(http)');
+      expect((await s.runs.list({ hook: 'agent:ci-bot' }, 10)).runs.map((r) => r.id)).toEqual([kept.id]);
+      expect((await s.runs.counts()).pending).toBe(1);
+    });
+
+    it('the same agent and key answer the same run, created=false, and keep nothing more', async () => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      const again = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + MINUTE), call: call('k-1', { arguments: { other: true } }) });
+      expect(again).toEqual({ id: first.id, created: false });
+      expect((await s.runs.get(first.id))?.payload).toEqual(call('k-1'));
+      expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
+    });
+
+    it('another agent with the same key, or the same agent with another key, keeps a new run', async () => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      const other = await s.runs.keepAgentCall(input('ops-bot', 'k-1'));
+      const otherKey = await s.runs.keepAgentCall(input('ci-bot', 'k-2'));
+      expect(other.created).toBe(true);
+      expect(otherKey.created).toBe(true);
+      expect(new Set([first.id, other.id, otherKey.id]).size).toBe(3);
+      expect((await s.runs.get(other.id))?.hook).toBe('agent:ops-bot');
+    });
+
+    it('a key past keyTtlMs (on the callers clock) keeps a new run', async () => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0, { keyTtlMs: MINUTE }));
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE - 1, { keyTtlMs: MINUTE }))).toEqual({ id: first.id, created: false });
+      const later = await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE, { keyTtlMs: MINUTE }));
+      expect(later.created).toBe(true);
+      expect(later.id).not.toBe(first.id);
+      // The key now answers the new run.
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE + 1, { keyTtlMs: MINUTE }))).toEqual({ id: later.id, created: false });
+    });
+
+    it('two concurrent keeps with one key keep one run', async () => {
+      const s = stores();
+      const both = await Promise.all([s.runs.keepAgentCall(input('ci-bot', 'k-race')), s.runs.keepAgentCall(input('ci-bot', 'k-race'))]);
+      expect(both[0]!.id).toBe(both[1]!.id);
+      expect(both.map((k) => k.created).sort()).toEqual([false, true]);
+      expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
+    });
+  });
+}
