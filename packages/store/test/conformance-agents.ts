@@ -193,7 +193,7 @@ export function describeAgentCallConformance(stores: () => Stores): void {
     it('two concurrent keeps with one key keep one run', async () => {
       const s = stores();
       const both = await Promise.all([s.runs.keepAgentCall(input('ci-bot', 'k-race')), s.runs.keepAgentCall(input('ci-bot', 'k-race'))]);
-      expect(both[0]!.id).toBe(both[1]!.id);
+      expect(both[0].id).toBe(both[1].id);
       expect(both.map((k) => k.created).sort()).toEqual([false, true]);
       expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
     });

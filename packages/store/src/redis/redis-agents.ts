@@ -94,7 +94,7 @@ export class RedisAgentStore implements AgentStore {
   private async run(name: 'create_agent' | 'rotate_agent' | 'remove_agent', args: string[]): Promise<number> {
     let reply: unknown[];
     try {
-      reply = (await this.scripts.run(name, [this.keys.agents, this.keys.agentTokens], args));
+      reply = await this.scripts.run(name, [this.keys.agents, this.keys.agentTokens], args);
     } catch (err) {
       throw storeError(name, err);
     }
