@@ -1,8 +1,12 @@
-import { createLiveSettings } from '@hookyard/core';
+import { AGENT_TOKEN_PREFIX, agentTokenHash, createLiveSettings } from '@hookyard/core';
+import { AGENT_DOOR_ONLY } from '../src/api/auth';
 import { createSecretResolver } from '../src/verify';
 import { TOKENS, hook, startHarness, type Harness } from './support/harness';
 
 const VERIFIER_SECRET = 'inventory-verifier-secret-9f8e7d';
+const AGENT_TOKEN = `${AGENT_TOKEN_PREFIX}inventory-agent-token-0123456789abcdef012345`;
+/** The routes an agent token reaches (the agent door's); every other /api route refuses it. */
+const AGENT_DOOR_ROUTES = new Set(['POST /api/calls', 'GET /api/calls/:id']);
 
 type Role = 'reader' | 'operator' | 'admin';
 interface RouteEntry {
@@ -28,6 +32,8 @@ function expectedRole(r: RouteEntry): Role {
   // The effective settings are not for every reader; reloading them is for admins.
   if (r.path === '/api/settings') return 'operator';
   if (r.path === '/api/settings/reload') return 'admin';
+  // Agent principals are made, shown and revoked by admins only.
+  if (r.path.startsWith('/api/agents')) return 'admin';
   if (r.method === 'GET') return 'reader';
   if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path.endsWith('/dedupe') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';
@@ -149,6 +155,26 @@ describe('route inventory: every /api route is guarded', () => {
     expect(checked).toBeGreaterThanOrEqual(14);
   });
 
+  it('answers 403 to an agent token on every route outside the agent door (GET /api/tools only with ?format)', async () => {
+    await h.stores.agents.create({ name: 'inv-bot', description: null, tools_allow: ['*'], tokenHash: agentTokenHash(AGENT_TOKEN) }, Date.now());
+    let checked = 0;
+    for (const r of routes) {
+      if (AGENT_DOOR_ROUTES.has(`${r.method} ${r.path}`)) continue;
+      const res = await h.call(concrete(r.path), {
+        method: r.method,
+        headers: { authorization: `Bearer ${AGENT_TOKEN}` },
+        json: r.method === 'GET' ? undefined : {},
+      });
+      record(res);
+      expect([r.method, r.path, res.status, res.body.error?.message]).toEqual([r.method, r.path, 403, AGENT_DOOR_ONLY]);
+      checked++;
+    }
+    expect(checked).toBe(routes.length - routes.filter((r) => AGENT_DOOR_ROUTES.has(`${r.method} ${r.path}`)).length);
+    const exported = await h.call('/api/tools?format=mcp', { headers: { authorization: `Bearer ${AGENT_TOKEN}` } });
+    expect(exported.status).toBe(200);
+    await h.stores.agents.remove('inv-bot');
+  });
+
   it('never shows a configured token or secret in any body (also on the admin reads)', async () => {
     // The previous test's admin DELETE removed the binding; bind it again.
     await h.stores.hooks.putVerifier({
@@ -176,7 +202,7 @@ describe('route inventory: every /api route is guarded', () => {
     record(door);
     expect(bodies.length).toBeGreaterThan(40);
     for (const body of bodies) {
-      for (const secret of [...Object.values(TOKENS), VERIFIER_SECRET]) expect(body.includes(secret)).toBe(false);
+      for (const secret of [...Object.values(TOKENS), VERIFIER_SECRET, AGENT_TOKEN]) expect(body.includes(secret)).toBe(false);
     }
     expect(bodies.some((b) => b.includes('env:HOOKS_SECRET_INV_SECRET'))).toBe(true);
   });

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { forbidden, unauthorized, type ApiToken, type Role } from '@hookyard/core';
+import { AGENT_TOKEN_PREFIX, agentTokenHash, agentTokenId, forbidden, unauthorized, type AgentClient, type ApiToken, type Role } from '@hookyard/core';
+import type { Stores } from '@hookyard/store';
 
 const RANK: Record<Role, number> = { reader: 0, operator: 1, admin: 2 };
 
@@ -24,39 +25,95 @@ export function createTokenResolver(tokens: readonly ApiToken[]): (presented: st
   };
 }
 
+/** What an agent token is refused with on any route but the agent door's. */
+export const AGENT_DOOR_ONLY = 'agent tokens reach only the agent door (/mcp, POST /api/calls, GET /api/calls/{id}, GET /api/tools?format=...)';
+
+/**
+ * The agent a presented bearer token names, or null. Framework-neutral: the
+ * API's `authenticate` and the MCP door both use it. The token is looked up by
+ * its SHA-256, never compared as a string, so the timing tells nothing about
+ * it. No cache: every request reads the store, so a revoked or rotated token
+ * is refused on its very next request (one hash lookup per request).
+ */
+export async function resolveAgent(stores: Pick<Stores, 'agents'>, presented: string): Promise<AgentClient | null> {
+  // Every agent token carries the prefix: anything else is no agent's, without a store read.
+  if (!presented.startsWith(AGENT_TOKEN_PREFIX)) return null;
+  return stores.agents.byTokenHash(agentTokenHash(presented));
+}
+
 /**
  * Who made the request, for the records an answer leaves (`by`): the role and
  * the first 8 hex chars of the token's SHA-256, which tell tokens apart
- * without showing one.
+ * without showing one; for an agent, `agent:<name>`.
  */
 export function callerOf(res: Response): string {
+  const agent = agentOf(res);
+  if (agent) return `agent:${agent.name}`;
   return `${roleOf(res)}:${String(res.locals.tokenId ?? '?')}`;
 }
 
-/** The role of the request, set by `authenticate`. */
+/** The agent the request's token names (set by `authenticate`), or null for an API token. */
+export function agentOf(res: Response): AgentClient | null {
+  return (res.locals.agent as AgentClient | undefined) ?? null;
+}
+
+/** The role of the request, set by `authenticate` (none for an agent: routes check `requireRole` first). */
 export function roleOf(res: Response): Role {
   return res.locals.role as Role;
 }
 
-/** Express middleware: a valid `Authorization: Bearer <token>` or 401. No token configured means no access. */
-export function authenticate(resolve: (presented: string) => Role | undefined) {
+/**
+ * Express middleware: a valid `Authorization: Bearer <token>` or 401. The
+ * configured API tokens are tried first (constant time); a token that is none
+ * of them is looked up as an agent token when `stores` is given (no role:
+ * `res.locals.agent`). No token configured means no API access.
+ */
+export function authenticate(resolve: (presented: string) => Role | undefined, stores?: Pick<Stores, 'agents'>) {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     const m = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) return next(unauthorized('missing bearer token (Authorization: Bearer <token>)'));
-    const role = resolve(m[1]!);
-    if (!role) return next(unauthorized('the bearer token is not valid'));
-    res.locals.role = role;
-    res.locals.tokenId = digest(m[1]!).subarray(0, 4).toString('hex');
+    const presented = m[1]!;
+    const role = resolve(presented);
+    if (role) {
+      res.locals.role = role;
+      res.locals.tokenId = digest(presented).subarray(0, 4).toString('hex');
+      return next();
+    }
+    if (!stores) return next(unauthorized('the bearer token is not valid'));
+    resolveAgent(stores, presented).then((agent) => {
+      if (!agent) return next(unauthorized('the bearer token is not valid'));
+      res.locals.agent = agent;
+      res.locals.tokenId = agentTokenId(agentTokenHash(presented));
+      next();
+    }, next);
+  };
+}
+
+/** Options of `requireRole`. */
+export interface RoleOptions {
+  /** When this says yes for a request, an agent token is let through too (the route narrows what it shows). */
+  agentWhen?: (req: Request) => boolean;
+}
+
+/** Express middleware: the authenticated role must be at least `min`, else 403; an agent token is 403 (unless `agentWhen`). */
+export function requireRole(min: Role, options: RoleOptions = {}) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (agentOf(res)) {
+      if (options.agentWhen?.(req)) return next();
+      return next(forbidden(AGENT_DOOR_ONLY));
+    }
+    const role = roleOf(res);
+    if (RANK[role] < RANK[min]) return next(forbidden(`this route needs the ${min} role; the token has ${role}`));
     next();
   };
 }
 
-/** Express middleware: the authenticated role must be at least `min`, else 403. */
-export function requireRole(min: Role) {
+/** Express middleware: an agent token, else 401 (none) or 403 (an API token on an agent route). */
+export function requireAgent() {
   return (_req: Request, res: Response, next: NextFunction) => {
-    const role = roleOf(res);
-    if (RANK[role] < RANK[min]) return next(forbidden(`this route needs the ${min} role; the token has ${role}`));
-    next();
+    if (agentOf(res)) return next();
+    if (res.locals.role === undefined) return next(unauthorized('missing bearer token (Authorization: Bearer <agent token>)'));
+    next(forbidden(`this route takes an agent token (made by POST /api/agents), not an API token; the token has the ${roleOf(res)} role`));
   };
 }

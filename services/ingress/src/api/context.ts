@@ -14,6 +14,8 @@ export interface ApiContext extends RoleDeps {
   settingsControl?: SettingsControl;
   /** Called after a dedupe key changed, for the same reason. */
   onDedupeChanged(topic: string): void;
+  /** Called after an agent was revoked or its token rotated, so the MCP door closes the agent's open sessions. */
+  onAgentRevoked?(name: string): void;
   /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */
   secrets?: SecretResolver;
 }

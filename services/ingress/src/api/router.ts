@@ -22,6 +22,7 @@ import { stateRoutes } from './states-routes';
 import { whoamiRoutes } from './whoami-routes';
 import { settingsRoutes } from './settings-routes';
 import { unroutedRoutes } from './unrouted-routes';
+import { agentRoutes } from './agents-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -53,7 +54,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   }
   // Agent tokens: the call routes check their own token (until the management check knows agents).
   callRoutes(router, ctx);
-  router.use(authenticate(createTokenResolver(ctx.settings.apiTokens)));
+  router.use(authenticate(createTokenResolver(ctx.settings.apiTokens), ctx.stores));
   router.use(
     express.json({
       limit: ctx.settings.apiBodyMaxBytes,
@@ -81,6 +82,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   stateRoutes(router, ctx);
   settingsRoutes(router, ctx);
   unroutedRoutes(router, ctx);
+  agentRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
-import { badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
+import { agentMayCall, badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
 import {
   CATALOGUE_FORMATS,
   OpenApiDocumentError,
@@ -12,7 +12,7 @@ import {
   type ToolInfo,
   type ToolRepo,
 } from '@hookyard/tools';
-import { requireRole } from './auth';
+import { agentOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 
 /**
@@ -24,14 +24,18 @@ import type { ApiContext } from './context';
  * required) is never echoed.
  */
 export function toolRoutes(router: Router, ctx: ApiContext): void {
-  router.get('/tools', requireRole('reader'), async (req, res) => {
+  // An agent token may read the catalogue export (?format), narrowed to the tools it may call.
+  router.get('/tools', requireRole('reader', { agentWhen: (req) => req.query.format !== undefined }), async (req, res) => {
     const format = req.query.format;
     if (format !== undefined) {
       // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
       if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
         throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
       }
-      return void res.json({ format, tools: toolDefinitions(await allTools(ctx.tools), format as CatalogueFormat) });
+      const agent = agentOf(res);
+      let tools = await allTools(ctx.tools);
+      if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
+      return void res.json({ format, tools: toolDefinitions(tools, format as CatalogueFormat) });
     }
     const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
     const statusOf = new Map(discovery.map((d) => [d.name, d]));

@@ -1,4 +1,5 @@
 import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { CALL_PATHS } from './calls-paths';
 import { SCHEMAS } from './components';
 
@@ -851,6 +852,8 @@ const PATHS: Obj = {
       {
         tags: ['tools'],
         operationId: 'listTools',
+        description:
+          "Needs the reader role; with ?format, an agent token may also call it and sees only the tools it may call (HOOKS_TOOLS_ALLOW ∩ the agent's tools_allow).",
         parameters: [
           {
             name: 'format',
@@ -953,6 +956,7 @@ const PATHS: Obj = {
     ),
   },
   ...CALL_PATHS,
+  ...agentPaths({ op, answer, fail, ref, pathParam, body }),
 };
 
 /**
@@ -983,17 +987,18 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'templates' },
     { name: 'approvals', description: 'The approval policy around every tool call' },
     { name: 'states', description: 'Subject state: one versioned JSON document per (scope, kind, key), every write attributed' },
+    { name: 'agents', description: 'Agent principals: each with its own token and tool allowlist; the token reaches only the agent door' },
     { name: 'unrouted', description: 'Events that came in on a topic with no hook: kept (bounded), listed, replayed or dropped' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
   ],
   paths: PATHS,
   components: {
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' } },
-    schemas: SCHEMAS,
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),
-      E403: errorResponse("forbidden: the token's role is too low"),
+      E403: errorResponse("forbidden: the token's role is too low, or an agent token on a route outside the agent door"),
       E404: errorResponse('not_found'),
       E409: errorResponse('conflict: the state forbids it (the message says why)'),
       E503: errorResponse('unavailable: a dependency is out of reach or a limit is reached; retry later'),

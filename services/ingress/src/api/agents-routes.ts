@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Router } from 'express';
+import { AGENT_TOKEN_PREFIX, ALLOWLIST_ENTRY_PATTERN, agentNameViolation, agentTokenHash, badInput, notFound, type AgentClient } from '@hookyard/core';
+import { callerOf, requireRole } from './auth';
+import type { ApiContext } from './context';
+
+/** Longest description an agent takes (characters). */
+export const AGENT_DESCRIPTION_MAX = 500;
+/** Most entries an agent's allowlist takes. */
+export const AGENT_ALLOW_MAX = 200;
+const FIELDS = ['name', 'description', 'tools_allow'];
+
+/** A new agent token: the prefix and 32 random bytes (256 bits), base64url. Shown once; only its SHA-256 is kept. */
+export function newAgentToken(): string {
+  return AGENT_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** A control character (C0 or DEL): a description is printable text. */
+const isControl = (c: string) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
+
+interface AgentInput {
+  name: string;
+  description: string | null;
+  tools_allow: string[];
+}
+
+/** Reads a create body; every bad or unknown field is one line of a 400. */
+function readAgentInput(body: unknown): AgentInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badInput('agent refused', ['the body must be a JSON object']);
+  const b = body as Record<string, unknown>;
+  const errors: string[] = [];
+  for (const k of Object.keys(b)) if (!FIELDS.includes(k)) errors.push(`unknown field '${k}' (known: ${FIELDS.join(', ')})`);
+  const nameProblem = agentNameViolation(b.name);
+  if (nameProblem) errors.push(nameProblem);
+  let description: string | null = null;
+  if (b.description !== undefined && b.description !== null) {
+    if (typeof b.description !== 'string' || b.description.length > AGENT_DESCRIPTION_MAX || [...b.description].some(isControl)) {
+      errors.push(`description must be a string of at most ${AGENT_DESCRIPTION_MAX} printable characters, got ${JSON.stringify(b.description)?.slice(0, 60)}`);
+    } else description = b.description;
+  }
+  const allow = b.tools_allow;
+  if (!Array.isArray(allow) || allow.length === 0 || allow.length > AGENT_ALLOW_MAX) {
+    errors.push(
+      `tools_allow must be a non-empty array of at most ${AGENT_ALLOW_MAX} entries (*, a tool name or !name), e.g. ["echo"]; got ${JSON.stringify(allow)?.slice(0, 60)}`,
+    );
+  } else {
+    allow.forEach((e, i) => {
+      if (typeof e !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(e)) {
+        errors.push(`tools_allow[${i}] ${JSON.stringify(e)?.slice(0, 80)} is not *, a tool name or !name (pattern ${ALLOWLIST_ENTRY_PATTERN.source})`);
+      }
+    });
+  }
+  if (errors.length) throw badInput('agent refused', errors);
+  return { name: b.name as string, description, tools_allow: allow as string[] };
+}
+
+/**
+ * Agent principals (admin only): `POST /api/agents` makes one and answers its
+ * token once (only its SHA-256 is kept), `GET` lists and shows them, `DELETE`
+ * revokes one and `POST .../rotate` gives it a new token; both refuse the old
+ * token on its next request and tell the MCP door to close its sessions.
+ */
+export function agentRoutes(router: Router, ctx: ApiContext): void {
+  const missing = (name: string) => notFound(`no agent named ${JSON.stringify(name.slice(0, 128))}`);
+
+  router.post('/agents', requireRole('admin'), async (req, res) => {
+    const input = readAgentInput(req.body);
+    const token = newAgentToken();
+    const agent = await ctx.stores.agents.create({ ...input, tokenHash: agentTokenHash(token) }, ctx.clock.now());
+    ctx.logger.info({ agent: agent.name, tools_allow: agent.tools_allow, token_id: agent.token_id, by: callerOf(res) }, 'agent created');
+    res.status(201).json({ agent, token });
+  });
+
+  router.get('/agents', requireRole('admin'), async (_req, res) => {
+    res.json({ agents: await ctx.stores.agents.list() });
+  });
+
+  router.get('/agents/:name', requireRole('admin'), async (req, res) => {
+    const name = req.params.name as string;
+    const agent: AgentClient | null = agentNameViolation(name) ? null : await ctx.stores.agents.get(name);
+    if (!agent) throw missing(name);
+    res.json(agent);
+  });
+
+  router.delete('/agents/:name', requireRole('admin'), async (req, res) => {
+    const name = req.params.name as string;
+    if (agentNameViolation(name) || !(await ctx.stores.agents.remove(name))) throw missing(name);
+    ctx.logger.info({ agent: name, by: callerOf(res) }, 'agent revoked');
+    ctx.onAgentRevoked?.(name);
+    res.status(204).end();
+  });
+
+  router.post('/agents/:name/rotate', requireRole('admin'), async (req, res) => {
+    const name = req.params.name as string;
+    const b: unknown = req.body;
+    if (b !== undefined && (typeof b !== 'object' || b === null || Object.keys(b).length > 0)) {
+      throw badInput('rotate refused', ['rotate takes no body (or an empty JSON object)']);
+    }
+    const token = newAgentToken();
+    const agent = agentNameViolation(name) ? null : await ctx.stores.agents.rotate(name, agentTokenHash(token), ctx.clock.now());
+    if (!agent) throw missing(name);
+    ctx.logger.info({ agent: name, token_id: agent.token_id, by: callerOf(res) }, 'agent token rotated');
+    // Sessions opened with the old token must not outlive it.
+    ctx.onAgentRevoked?.(name);
+    res.json({ agent, token });
+  });
+}

@@ -1,0 +1,306 @@
+/**
+ * Agent principals: `POST /api/agents` (admin) makes an agent and shows its
+ * token once (only its SHA-256 is kept); list, show, revoke and rotate are
+ * admin only; an agent token is refused (403) on every management route and
+ * reaches `GET /api/tools?format=` with only the tools it may call; a revoked
+ * or rotated token is refused on its very next request; revoke and rotate
+ * tell the MCP door (onAgentRevoked) to close the agent's sessions.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { AGENT_TOKEN_PREFIX, ManualClock, agentTokenHash, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
+import { createMemoryBus } from '@hookyard/bus';
+import { createMemoryStores } from '@hookyard/store';
+import { AGENT_DOOR_ONLY, agentOf, authenticate, callerOf, createTokenResolver, requireAgent, resolveAgent } from '../src/api/auth';
+import { errorHandler } from '../src/api/errors';
+import { createApiRouter } from '../src/api/router';
+import { SchemaChecker } from '../src/hooks/schema-checker';
+import { fakeJq, testTools } from './support/fakes';
+import { TOKENS, startHarness, type Harness } from './support/harness';
+
+const T0 = Date.parse('2026-05-01T10:00:00Z');
+const TOKEN_SHAPE = new RegExp(`^${AGENT_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
+
+describe('agent principals (/api/agents)', () => {
+  let h: Harness;
+  const clock = new ManualClock(T0);
+  beforeAll(async () => {
+    h = await startHarness({ deps: { clock, limiter: null } });
+  });
+  afterAll(() => h.close());
+
+  const create = (json: unknown, role: keyof typeof TOKENS = 'admin') => h.call('/api/agents', { method: 'POST', role, json });
+  /** A call with an agent's bearer token. */
+  const as = (token: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
+    h.call(path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
+
+  it('admin creates an agent: 201 with the agent and its token, shown this once and kept only as its SHA-256', async () => {
+    const made = await create({ name: 'ci-bot', description: 'runs the checks', tools_allow: ['echo', 'print'] });
+    expect(made.status).toBe(201);
+    const { agent, token } = made.body;
+    expect(token).toMatch(TOKEN_SHAPE);
+    expect(agent).toEqual({
+      name: 'ci-bot',
+      description: 'runs the checks',
+      tools_allow: ['echo', 'print'],
+      token_id: agentTokenHash(token).slice(0, 8),
+      created_at: new Date(T0).toISOString(),
+      updated_at: new Date(T0).toISOString(),
+    });
+    // Never shown again: not by the list, not by show.
+    const list = await h.call('/api/agents', { role: 'admin' });
+    const shown = await h.call('/api/agents/ci-bot', { role: 'admin' });
+    expect(list.status).toBe(200);
+    expect(list.body.agents).toEqual([agent]);
+    expect(shown.body).toEqual(agent);
+    for (const text of [list.text, shown.text]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(agentTokenHash(token));
+    }
+    // The store holds the hash, by which the token is found.
+    expect((await h.stores.agents.byTokenHash(agentTokenHash(token)))?.name).toBe('ci-bot');
+    expect((await h.call('/api/agents/ci-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('reader and operator tokens are 403 on every agent route; no token is 401', async () => {
+    for (const role of ['reader', 'operator'] as const) {
+      const answers = [
+        await create({ name: 'x-bot', tools_allow: ['echo'] }, role),
+        await h.call('/api/agents', { role }),
+        await h.call('/api/agents/x-bot', { role }),
+        await h.call('/api/agents/x-bot', { method: 'DELETE', role }),
+        await h.call('/api/agents/x-bot/rotate', { method: 'POST', role }),
+      ];
+      for (const a of answers) {
+        expect(a.status).toBe(403);
+        expect(a.body.error.message).toBe(`this route needs the admin role; the token has ${role}`);
+      }
+    }
+    expect((await h.call('/api/agents')).status).toBe(401);
+    expect(await h.stores.agents.get('x-bot')).toBeNull();
+  });
+
+  it('refuses a bad body with a 400 naming each problem: unknown field, bad name, empty or bad tools_allow', async () => {
+    const unknown = await create({ name: 'ok-bot', tools_allow: ['echo'], role: 'admin', token: 'mine' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details).toEqual([
+      "unknown field 'role' (known: name, description, tools_allow)",
+      "unknown field 'token' (known: name, description, tools_allow)",
+    ]);
+    const badName = await create({ name: 'Bad Bot', tools_allow: ['echo'] });
+    expect(badName.status).toBe(400);
+    expect(badName.body.error.details).toEqual([expect.stringMatching(/^name "Bad Bot" must match/)]);
+    const empty = await create({ name: 'ok-bot', tools_allow: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toEqual([expect.stringMatching(/^tools_allow must be a non-empty array/)]);
+    const missing = await create({ name: 'ok-bot' });
+    expect(missing.body.error.details).toEqual([expect.stringMatching(/^tools_allow must be a non-empty array/)]);
+    const badEntry = await create({ name: 'ok-bot', tools_allow: ['echo', 'rm -rf', 7] });
+    expect(badEntry.status).toBe(400);
+    expect(badEntry.body.error.details).toEqual([
+      expect.stringMatching(/^tools_allow\[1\] "rm -rf" is not \*, a tool name or !name/),
+      expect.stringMatching(/^tools_allow\[2\] 7 is not \*, a tool name or !name/),
+    ]);
+    const badDescription = await create({ name: 'ok-bot', tools_allow: ['*'], description: 'two\nlines' });
+    expect(badDescription.body.error.details).toEqual([expect.stringMatching(/^description must be a string of at most 500 printable characters/)]);
+    const notObject = await create(['ok-bot']);
+    expect(notObject.status).toBe(400);
+    expect(await h.stores.agents.list()).toEqual([]);
+  });
+
+  it('409 on a taken name, naming it; the first agent and its token stay', async () => {
+    const first = await create({ name: 'dup-bot', tools_allow: ['echo'] });
+    const again = await create({ name: 'dup-bot', tools_allow: ['*'] });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toContain("'dup-bot'");
+    expect((await as(first.body.token, '/api/tools?format=mcp')).status).toBe(200);
+    expect((await h.call('/api/agents/dup-bot', { role: 'admin' })).body.tools_allow).toEqual(['echo']);
+    expect((await h.call('/api/agents/dup-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('show, revoke and rotate of an unknown agent are 404 naming it', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/agents/ghost-bot'],
+      ['DELETE', '/api/agents/ghost-bot'],
+      ['POST', '/api/agents/ghost-bot/rotate'],
+    ] as const) {
+      const res = await h.call(path, { method, role: 'admin' });
+      expect(res.status).toBe(404);
+      expect(res.body.error.message).toBe('no agent named "ghost-bot"');
+    }
+  });
+
+  it('an agent token is 403 on every management route, with the sentence naming the agent door', async () => {
+    const { token } = (await create({ name: 'nosy-bot', tools_allow: ['*'] })).body;
+    const tries: Array<[string, string, unknown?]> = [
+      ['GET', '/api/hook-runs'],
+      ['GET', '/api/hook-runs/counts'],
+      ['GET', '/api/hooks'],
+      ['POST', '/api/hooks', { name: 'sneaky', topic: 't', tool: 'echo' }],
+      ['GET', '/api/whoami'],
+      ['GET', '/api/interactions'],
+      ['GET', '/api/tools'],
+      ['GET', '/api/tools/echo'],
+      ['GET', '/api/agents'],
+      ['POST', '/api/agents', { name: 'child-bot', tools_allow: ['*'] }],
+      ['GET', '/api/agents/nosy-bot'],
+      ['POST', '/api/agents/nosy-bot/rotate'],
+      ['DELETE', '/api/agents/nosy-bot'],
+      ['GET', '/api/approval-policy'],
+      ['GET', '/api/settings'],
+      ['GET', '/api/unrouted'],
+    ];
+    for (const [method, path, json] of tries) {
+      const res = await as(token, path, { method, ...(json === undefined ? {} : { json }) });
+      expect({ route: `${method} ${path}`, status: res.status, message: res.body?.error?.message }).toEqual({
+        route: `${method} ${path}`,
+        status: 403,
+        message: AGENT_DOOR_ONLY,
+      });
+    }
+    // Nothing it tried took effect.
+    expect((await h.call('/api/agents/nosy-bot', { role: 'admin' })).body.token_id).toBe(agentTokenHash(token).slice(0, 8));
+    expect(await h.stores.agents.get('child-bot')).toBeNull();
+    expect(await h.stores.hooks.getHook('sneaky')).toBeNull();
+    expect((await h.call('/api/agents/nosy-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('GET /api/tools?format= with an agent token lists only the tools the agent may call; a reader still sees all', async () => {
+    const { token } = (await create({ name: 'echo-bot', tools_allow: ['echo'] })).body;
+    for (const format of ['openai', 'anthropic', 'mcp'] as const) {
+      const res = await as(token, `/api/tools?format=${format}`);
+      expect(res.status).toBe(200);
+      const names = (res.body.tools as Array<Record<string, any>>).map((t) => t.name ?? t.function?.name);
+      expect({ format, names }).toEqual({ format, names: ['echo'] });
+    }
+    const reader = await h.call('/api/tools?format=mcp', { role: 'reader' });
+    expect((reader.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['echo', 'fetcher', 'print']);
+    // A deny entry narrows too: everything but print.
+    const wide = (await create({ name: 'wide-bot', tools_allow: ['*', '!print'] })).body.token;
+    expect(((await as(wide, '/api/tools?format=mcp')).body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['echo', 'fetcher']);
+    // A bad format is still a 400 for an agent.
+    expect((await as(token, '/api/tools?format=xml')).status).toBe(400);
+    for (const name of ['echo-bot', 'wide-bot']) expect((await h.call(`/api/agents/${name}`, { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('a revoked token is refused on its very next request (401), an unknown or malformed agent token too', async () => {
+    const { token } = (await create({ name: 'gone-bot', tools_allow: ['echo'] })).body;
+    expect((await as(token, '/api/tools?format=mcp')).status).toBe(200);
+    expect((await h.call('/api/agents/gone-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+    const refused = await as(token, '/api/tools?format=mcp');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toBe('the bearer token is not valid');
+    expect((await h.call('/api/agents/gone-bot', { role: 'admin' })).status).toBe(404);
+    expect((await as(`${AGENT_TOKEN_PREFIX}${'A'.repeat(43)}`, '/api/tools?format=mcp')).status).toBe(401);
+    expect((await as('not-an-agent-token', '/api/tools?format=mcp')).status).toBe(401);
+  });
+
+  it('rotate answers a new token once: the old one is refused at once, the new one accepted; token_id and updated_at move', async () => {
+    const made = (await create({ name: 'spin-bot', tools_allow: ['echo'] })).body;
+    clock.advance(60_000);
+    const rotated = await h.call('/api/agents/spin-bot/rotate', { method: 'POST', role: 'admin' });
+    expect(rotated.status).toBe(200);
+    const { agent, token } = rotated.body;
+    expect(token).toMatch(TOKEN_SHAPE);
+    expect(token).not.toBe(made.token);
+    expect(agent).toEqual({
+      ...made.agent,
+      token_id: agentTokenHash(token).slice(0, 8),
+      updated_at: new Date(T0 + 60_000).toISOString(),
+    });
+    expect((await as(made.token, '/api/tools?format=mcp')).status).toBe(401);
+    expect((await as(token, '/api/tools?format=mcp')).status).toBe(200);
+    expect((await h.call('/api/agents/spin-bot', { role: 'admin' })).text).not.toContain(token);
+    // Rotate takes no body.
+    const withBody = await h.call('/api/agents/spin-bot/rotate', { method: 'POST', role: 'admin', json: { token: 'mine' } });
+    expect(withBody.status).toBe(400);
+    expect((await as(token, '/api/tools?format=mcp')).status).toBe(200);
+    expect((await h.call('/api/agents/spin-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('API tokens keep working beside agent tokens (static tokens first)', async () => {
+    expect((await h.call('/api/whoami', { role: 'admin' })).body).toEqual({ role: 'admin' });
+    expect((await h.call('/api/hook-runs', { role: 'reader' })).status).toBe(200);
+  });
+});
+
+describe('agent routes: onAgentRevoked and requireAgent', () => {
+  const revoked: string[] = [];
+  const stores = createMemoryStores();
+  const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: TOKENS.admin }] });
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    const app = express();
+    const router = createApiRouter({
+      settings,
+      stores,
+      bus: createMemoryBus(),
+      jq: fakeJq(),
+      tools: testTools(),
+      metrics: createMetrics({ defaultMetrics: false }),
+      logger: silentLogger(),
+      clock: new ManualClock(T0),
+      schemas: new SchemaChecker(),
+      onVerifierChanged: () => undefined,
+      onDedupeChanged: () => undefined,
+      onAgentRevoked: (name) => revoked.push(name),
+    });
+    app.use('/api', router);
+    // An agent-only route, mounted as the agent door's routes are: the bearer token, then requireAgent.
+    const tokens = createTokenResolver(settings.apiTokens);
+    app.get('/agent-only', authenticate(tokens, stores), requireAgent(), (_req, res) => res.json({ agent: agentOf(res)?.name, by: callerOf(res) }));
+    app.use(errorHandler(silentLogger()));
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  const admin = (path: string, method = 'GET', json?: unknown) =>
+    fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+
+  it('is called after a revoke and after a rotate, never for a missing agent', async () => {
+    expect((await admin('/api/agents', 'POST', { name: 'a-bot', tools_allow: ['echo'] })).status).toBe(201);
+    expect((await admin('/api/agents', 'POST', { name: 'b-bot', tools_allow: ['echo'] })).status).toBe(201);
+    expect(revoked).toEqual([]);
+    expect((await admin('/api/agents/a-bot/rotate', 'POST')).status).toBe(200);
+    expect((await admin('/api/agents/b-bot', 'DELETE')).status).toBe(204);
+    expect((await admin('/api/agents/ghost-bot', 'DELETE')).status).toBe(404);
+    expect((await admin('/api/agents/ghost-bot/rotate', 'POST')).status).toBe(404);
+    expect(revoked).toEqual(['a-bot', 'b-bot']);
+  });
+
+  it('requireAgent: an agent token passes (res.locals.agent); an API token is 403 naming that the route takes an agent token; none is 401', async () => {
+    const { token } = (await (await admin('/api/agents', 'POST', { name: 'door-bot', tools_allow: ['echo'] })).json()) as { token: string };
+    const asAgent = await fetch(`${base}/agent-only`, { headers: { authorization: `Bearer ${token}` } });
+    expect(asAgent.status).toBe(200);
+    expect(await asAgent.json()).toEqual({ agent: 'door-bot', by: 'agent:door-bot' });
+    const asAdmin = await admin('/agent-only');
+    expect(asAdmin.status).toBe(403);
+    expect(((await asAdmin.json()) as { error: { message: string } }).error.message).toBe(
+      'this route takes an agent token (made by POST /api/agents), not an API token; the token has the admin role',
+    );
+    expect((await fetch(`${base}/agent-only`)).status).toBe(401);
+    expect((await fetch(`${base}/agent-only`, { headers: { authorization: 'Bearer hya_unknown' } })).status).toBe(401);
+  });
+
+  it('resolveAgent: the agent a token names, null for an API token, an unknown or an unprefixed one, and null at once after a revoke', async () => {
+    const { token } = (await (await admin('/api/agents', 'POST', { name: 'mcp-bot', tools_allow: ['*'] })).json()) as { token: string };
+    expect((await resolveAgent(stores, token))?.name).toBe('mcp-bot');
+    expect(await resolveAgent(stores, TOKENS.admin)).toBeNull();
+    expect(await resolveAgent(stores, `${token}x`)).toBeNull();
+    // The prefix is the agent token's mark: the same bytes without it name nobody.
+    expect(await resolveAgent(stores, token.slice(AGENT_TOKEN_PREFIX.length))).toBeNull();
+    expect((await admin('/api/agents/mcp-bot', 'DELETE')).status).toBe(204);
+    expect(await resolveAgent(stores, token)).toBeNull();
+  });
+});
