@@ -12,6 +12,7 @@ import { interactionsCommand } from './commands/interactions';
 import { statesCommand } from './commands/states';
 import { sendCommand } from './commands/send';
 import { unroutedCommand } from './commands/unrouted';
+import { agentsCommand } from './commands/agents';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
 import { templatesCommand } from './commands/templates';
@@ -78,6 +79,7 @@ export function buildProgram(): Command {
   sendCommand(program, ctx);
   callCommand(program, ctx);
   unroutedCommand(program, ctx);
+  agentsCommand(program, ctx);
   completionCommand(program);
   return program;
 }
