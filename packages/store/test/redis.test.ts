@@ -87,6 +87,9 @@ describe('redis specifics', () => {
     }
   }, 4_000);
 
+  /** Scripts that touch only the KEYS they declare: sweep_due, and the agent principals' (ARGV[1] is the agent's name). */
+  const ONLY_DECLARED_KEYS = new Set(['sweep_due', 'create_agent', 'rotate_agent', 'remove_agent']);
+
   it('every script call of a workload declares keys of one slot, which is also the slot of the tag it names keys from', async () => {
     const calls: Array<{ name: string; keys: string[]; args: Array<string | number> }> = [];
     const run = Scripts.prototype.run;
@@ -158,6 +161,11 @@ describe('redis specifics', () => {
       const unrouted = { keep: 2, topics: 2, retentionMs: 60_000 };
       await s.runs.keepEvent({ topic: 'no-hook', payload: {}, now: T0, dispatchGraceMs: 0, unrouted });
       await s.runs.removeUnrouted('no-hook');
+      await s.agents.create({ name: 'bot{1}', description: null, tools_allow: ['*'], tokenHash: 'a'.repeat(64) }, T0);
+      await s.agents.rotate('bot{1}', 'b'.repeat(64), T0);
+      await s.agents.remove('bot{1}');
+      const call = { tool: 'echo', arguments: {}, tools_allow: null, idempotency_key: 'k{1}', via: 'mcp' as const };
+      await s.runs.keepAgentCall({ agent: 'bot{1}', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
     } finally {
       spy.mockRestore();
       await s.close();
@@ -165,8 +173,8 @@ describe('redis specifics', () => {
     expect(new Set(calls.map((c) => c.name))).toEqual(new Set(SCRIPT_NAMES));
     for (const c of calls) {
       const slots = new Set(c.keys.map(keySlot));
-      // Every script but sweep_due gets the hash tag it names further keys from as ARGV[1].
-      if (c.name !== 'sweep_due') slots.add(keySlot(`${String(c.args[0])}:x`));
+      // Every script that names keys beyond KEYS gets their hash tag as ARGV[1]; these name none (ARGV[1] is no tag).
+      if (!ONLY_DECLARED_KEYS.has(c.name)) slots.add(keySlot(`${String(c.args[0])}:x`));
       expect([c.name, slots.size]).toEqual([c.name, 1]);
     }
   });
