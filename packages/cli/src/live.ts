@@ -9,7 +9,7 @@ export interface LiveTargets {
   /** The NATS door of this process, whose concurrency is HOOKS_MAX_WORKERS too. */
   natsIngest(): { resize(concurrency: number): void } | null;
   /** The flood limiter of this process: door and API rates and bursts. */
-  limiter(): { setRates(r: { rate: number; burst: number; apiRate: number; apiBurst?: number }): void } | null;
+  limiter(): { setRates(r: { rate: number; burst: number; apiRate: number; apiBurst?: number; agentRate?: number; agentBurst?: number }): void } | null;
 }
 
 const list = (changes: SettingChange[]) => (changes.length ? changes.map((c) => c.variable).join(', ') : 'nothing');
@@ -45,8 +45,9 @@ export function connectLiveSettings(live: LiveSettings, metrics: HookMetrics, ta
       targets.executor()?.resize(s.maxWorkers);
       targets.natsIngest()?.resize(s.maxWorkers);
     }
-    if (changed.has('doorRate') || changed.has('doorBurst') || changed.has('apiRate') || changed.has('apiBurst')) {
-      targets.limiter()?.setRates({ rate: s.doorRate, burst: s.doorBurst, apiRate: s.apiRate, apiBurst: s.apiBurst });
+    if ((['doorRate', 'doorBurst', 'apiRate', 'apiBurst', 'agentRate', 'agentBurst'] as const).some((f) => changed.has(f))) {
+      const { doorRate: rate, doorBurst: burst, apiRate, apiBurst, agentRate, agentBurst } = s;
+      targets.limiter()?.setRates({ rate, burst, apiRate, apiBurst, agentRate, agentBurst });
     }
   });
 

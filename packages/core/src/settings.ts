@@ -350,6 +350,13 @@ const REGISTRY = {
     live: true,
     parse: (raw: string | undefined, name: string) => (raw === undefined || raw.trim() === '' ? undefined : int(1, 1)(raw, name)),
   }),
+  HOOKS_AGENT_RATE: setting('agentRate', {
+    doc: 'agent door (/mcp) requests per second per agent, fractions allowed; 0 turns the agent limiter off',
+    default: '50',
+    live: true,
+    parse: num({ def: 50, min: 0 }),
+  }),
+  HOOKS_AGENT_BURST: setting('agentBurst', { doc: 'agent door burst per agent', default: '100', live: true, parse: int(100, 1) }),
   HOOKS_EVENT_STREAMS_MAX: setting('eventStreamsMax', {
     doc: 'GET /api/events streams open at once per ingress; past it a new one is 503',
     default: '200',

@@ -61,6 +61,8 @@ export function createIngressLimiter(settings: Settings, buckets: BucketStore | 
     burst: settings.doorBurst,
     apiRate: settings.apiRate,
     apiBurst: settings.apiBurst,
+    agentRate: settings.agentRate,
+    agentBurst: settings.agentBurst,
     trustedProxies: settings.trustedProxies,
     logger,
   });

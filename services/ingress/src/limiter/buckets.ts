@@ -15,6 +15,9 @@ export interface BucketSetOptions {
   apiRate: number;
   /** The management API's burst; one second's worth of apiRate when absent. */
   apiBurst?: number;
+  /** Agent door requests per second per agent (0 or absent = unlimited) and its burst (one second's worth when absent). */
+  agentRate?: number;
+  agentBurst?: number;
   /** The time of each take (default: the system clock). */
   clock?: Clock;
   /** A check the shared store has not answered within this many ms falls back to this process's bucket (default 500). */
@@ -24,11 +27,12 @@ export interface BucketSetOptions {
 }
 
 /** The rates and bursts of a bucket set, replaceable while it serves. */
-export type BucketRates = Pick<BucketSetOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst'>;
+export type BucketRates = Pick<BucketSetOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst' | 'agentRate' | 'agentBurst'>;
 
 export interface BucketSet {
   checkDoor(clientIp: string, topic: string): Promise<Verdict>;
   checkApi(clientIp: string): Promise<Verdict>;
+  checkAgent(agent: string): Promise<Verdict>;
   /** New rates and bursts from the next check on; the buckets (and their state) stay. */
   setRates(rates: BucketRates): void;
   close(): Promise<void>;
@@ -78,11 +82,14 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
   let byClient: Take | undefined;
   let byTopic: Take | undefined;
   let api: Take | undefined;
+  let agent: Take | undefined;
   const setRates = (r: BucketRates) => {
     byClient = bucket('door-client', r.rate, r.burst);
     byTopic = bucket('door-topic', r.rate, r.burst);
     // Without HOOKS_API_BURST: one second's worth.
     api = bucket('api', r.apiRate, r.apiBurst ?? Math.max(1, Math.ceil(r.apiRate)));
+    const agentRate = r.agentRate ?? 0;
+    agent = bucket('agent', agentRate, r.agentBurst ?? Math.max(1, Math.ceil(agentRate)));
   };
   setRates(options);
 
@@ -94,6 +101,9 @@ export function createBucketSet(options: BucketSetOptions): BucketSet {
     },
     async checkApi(clientIp) {
       return verdict(api ? await api(clientIp) : 0);
+    },
+    async checkAgent(name) {
+      return verdict(agent ? await agent(name) : 0);
     },
     setRates,
     // The shared store's connection is the stores' to close; this process's buckets need nothing.

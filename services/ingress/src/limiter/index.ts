@@ -43,6 +43,10 @@ export interface DoorLimiterOptions {
   apiRate: number;
   /** Management burst per client (HOOKS_API_BURST); one second's worth of apiRate when absent. */
   apiBurst?: number;
+  /** Agent door (/mcp) requests per second per agent (HOOKS_AGENT_RATE; 0 or absent = unlimited). */
+  agentRate?: number;
+  /** Agent door burst per agent (HOOKS_AGENT_BURST); one second's worth of agentRate when absent. */
+  agentBurst?: number;
   /** Addresses and CIDR ranges whose X-Forwarded-For is believed (HOOKS_TRUSTED_PROXIES). */
   trustedProxies: string[];
   logger?: Logger;
@@ -52,13 +56,15 @@ export interface DoorLimiter {
   /** Both the client's bucket and the topic's bucket must have a token. */
   checkDoor(clientIp: string, topic: string): Promise<Verdict>;
   checkApi(clientIp: string): Promise<Verdict>;
+  /** The agent's bucket (per agent name, shared by all its sessions). */
+  checkAgent(agent: string): Promise<Verdict>;
   clientAddress(remoteAddress: string, xForwardedFor: string | undefined): string;
   /** New rates and bursts from the next request on (a live reload); refused whole, naming the setting, like at boot. */
   setRates(rates: LimiterRates): void;
   close(): Promise<void>;
 }
 
-export type LimiterRates = Pick<DoorLimiterOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst'>;
+export type LimiterRates = Pick<DoorLimiterOptions, 'rate' | 'burst' | 'apiRate' | 'apiBurst' | 'agentRate' | 'agentBurst'>;
 
 function rateErrors(options: LimiterRates): string[] {
   const errors: string[] = [];
@@ -68,6 +74,11 @@ function rateErrors(options: LimiterRates): string[] {
   if (!rateOk(options.apiRate)) errors.push(`apiRate (HOOKS_API_RATE) must be a number >= 0, got ${options.apiRate}`);
   if (options.apiBurst !== undefined && (!Number.isInteger(options.apiBurst) || options.apiBurst < 1)) {
     errors.push(`apiBurst (HOOKS_API_BURST) must be a whole number >= 1, got ${options.apiBurst}`);
+  }
+  if (options.agentRate !== undefined && !rateOk(options.agentRate))
+    errors.push(`agentRate (HOOKS_AGENT_RATE) must be a number >= 0, got ${options.agentRate}`);
+  if (options.agentBurst !== undefined && (!Number.isInteger(options.agentBurst) || options.agentBurst < 1)) {
+    errors.push(`agentBurst (HOOKS_AGENT_BURST) must be a whole number >= 1, got ${options.agentBurst}`);
   }
   return errors;
 }
@@ -93,6 +104,8 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
     burst: options.burst,
     apiRate: options.apiRate,
     apiBurst: options.apiBurst,
+    agentRate: options.agentRate,
+    agentBurst: options.agentBurst,
     onStore(event, err) {
       if (event === 'down') {
         logger?.warn(
@@ -107,6 +120,7 @@ export function createDoorLimiter(options: DoorLimiterOptions): DoorLimiter {
   return {
     checkDoor: buckets.checkDoor,
     checkApi: buckets.checkApi,
+    checkAgent: buckets.checkAgent,
     clientAddress: (remote, xff) => clientAddressFrom(proxies.table, remote, xff),
     setRates(rates) {
       const bad = rateErrors(rates);
