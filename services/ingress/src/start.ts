@@ -20,6 +20,8 @@ import { createDoorLimiter, type DoorLimiter } from './limiter';
 import { clientAddressFrom, parseTrustedProxies } from './limiter/address';
 import type { SettingsControl } from './api/settings-routes';
 import { unroutedBounds } from './door/unrouted';
+import { AgentCalls } from './agent/calls';
+import { createMcpDoor } from './agent/mcp-door';
 
 export { answerClientError } from './client-error';
 export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
@@ -129,6 +131,14 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   // Any other method is 405 (the handler answers it); only POST is a route.
   app.use('/trigger', (req, res, next) => (req.method === 'POST' ? next() : trigger(req, res, '')));
   app.post('/trigger/:token', (req, res) => trigger(req, res, String(req.params.token)));
+  // The agent door: MCP over streamable HTTP, its own auth (agent tokens), limiter bucket and body cap.
+  const calls = new AgentCalls({ settings, stores: deps.stores, bus: deps.bus, clock, logger, runEvents: deps.runEvents, events: deps.events });
+  const limitAgent = limiter ? (agent: string) => limiter.checkAgent(agent) : undefined;
+  const mcp = createMcpDoor({ calls, tools: deps.tools, settings, stores: deps.stores, clock, logger, runEvents: deps.runEvents, limit: limitAgent });
+  app.all('/mcp', (req, res) => mcp.handle(req, res));
+  app.use('/api/tools', mcp.onToolWrites);
+  // Reachable for tests and the embedding CLI (closing sessions on shutdown).
+  app.locals.mcpDoor = mcp;
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));

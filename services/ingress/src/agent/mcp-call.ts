@@ -1,0 +1,145 @@
+import { IDEMPOTENCY_KEY_MAX_LENGTH, toHookyardError, type AgentClient, type Settings } from '@hookyard/core';
+import type { RunEventFeed } from '@hookyard/bus';
+import type { CallView } from './call-view';
+import type { AgentCalls } from './calls';
+import { waitUntil } from './wait';
+
+/**
+ * What an MCP `tools/call` becomes: the request's idempotency key and runtime
+ * allowlists read from `_meta` and headers, the call kept as a run through
+ * AgentCalls (before anything waits, so a dropped connection loses nothing),
+ * a bounded wait with progress, and the run's outcome as an MCP result.
+ */
+
+/** The parts of AgentCalls the MCP door uses. */
+export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible'>;
+
+/** `_meta` keys a client may set on a request. */
+export const META_TOOLS_ALLOW = 'hookyard/tools_allow';
+export const META_IDEMPOTENCY_KEY = 'hookyard/idempotency_key';
+/** The request header that narrows the catalogue (comma-separated allowlist). */
+export const TOOLS_ALLOW_HEADER = 'hookyard-tools-allow';
+
+/** A request's problem the client must fix: a JSON-RPC -32602 naming it. */
+export class InvalidParams extends Error {}
+
+type Headers = Record<string, string | string[] | undefined> | undefined;
+
+const headerOf = (headers: Headers, name: string): string | undefined => {
+  const v = headers?.[name];
+  return Array.isArray(v) ? v.join(',') : v;
+};
+
+/**
+ * The runtime allowlists the caller attached: the `Hookyard-Tools-Allow`
+ * header and `_meta["hookyard/tools_allow"]`, each null when absent. Both
+ * apply when both are sent; neither can widen the agent's own.
+ */
+export function runtimeAllowlists(headers: Headers, meta: Record<string, unknown> | undefined): [string[] | null, string[] | null] {
+  const header = headerOf(headers, TOOLS_ALLOW_HEADER);
+  const fromHeader =
+    header === undefined
+      ? null
+      : header
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
+  const m = meta?.[META_TOOLS_ALLOW];
+  if (m === undefined || m === null) return [fromHeader, null];
+  if (!Array.isArray(m) || !m.every((e) => typeof e === 'string')) {
+    throw new InvalidParams(`_meta["${META_TOOLS_ALLOW}"] must be an array of tool names in allowlist grammar ("*", "name", "!name")`);
+  }
+  return [fromHeader, m];
+}
+
+/** The client's idempotency key (`_meta["hookyard/idempotency_key"]`, else the `Idempotency-Key` header), or null. */
+export function idempotencyKeyOf(headers: Headers, meta: Record<string, unknown> | undefined): string | null {
+  const m = meta?.[META_IDEMPOTENCY_KEY];
+  if (m !== undefined && m !== null) {
+    if (typeof m !== 'string' || m === '' || m.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw new InvalidParams(`_meta["${META_IDEMPOTENCY_KEY}"] must be a string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`);
+    }
+    return m;
+  }
+  const h = headerOf(headers, 'idempotency-key');
+  return h === undefined || h === '' ? null : h;
+}
+
+/** A `tools/call` result (the MCP shape). */
+export interface McpCallResult {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+/** What waiting needs besides AgentCalls. */
+export interface WaitDeps {
+  calls: McpCalls;
+  settings: Pick<Settings, 'agentWaitMs'>;
+  runEvents?: RunEventFeed;
+}
+
+/**
+ * Waits up to HOOKS_AGENT_WAIT_SECONDS for the call's outcome (also while it
+ * is parked on an approval, unlike a plain read), telling `progress` of the
+ * state now and of each change.
+ */
+export async function waitForOutcome(deps: WaitDeps, agent: AgentClient, id: string, signal: AbortSignal, progress: (v: CallView) => void): Promise<CallView> {
+  const first = await deps.calls.view(agent, id);
+  if (first.done) return first;
+  progress(first);
+  const feed = deps.runEvents;
+  return waitUntil<CallView>({
+    read: () => deps.calls.view(agent, id),
+    settled: (v) => v.done,
+    changed: (a, b) => a.status !== b.status || a.interaction?.id !== b.interaction?.id,
+    waitMs: deps.settings.agentWaitMs,
+    signal,
+    onProgress: progress,
+    listen: feed ? (wake) => feed.listen((s) => s.run_id === id && wake()) : undefined,
+  });
+}
+
+/** The progress message of a call still waiting: the approval and its rule when parked. */
+export function progressMessage(v: CallView): string {
+  const i = v.interaction;
+  if (v.status === 'parked' && i) {
+    const rule = i.rule ? ` (rule '${i.rule}')` : '';
+    const why = i.message ? `: ${i.message}` : '';
+    return `The call to ${v.tool} waits for approval ${i.id}${rule}${why}; an operator answers it before ${i.expires_at}.`;
+  }
+  return `The call to ${v.tool} is ${v.status.replace('_', ' ')} (run ${v.id}).`;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The run's outcome as an MCP result. Succeeded: the result as text (a string
+ * as is, anything else as JSON) and as structuredContent when it is an
+ * object. Denied, failed and every other end: isError with the sentence (a
+ * result the model reads, never a protocol error ending its turn). Not done
+ * yet (parked, or still running past the wait): a plain result saying so,
+ * with the run, the approval and the key that fetches the outcome later.
+ */
+export function mcpResult(v: CallView, idempotencyKey: string): McpCallResult {
+  const meta: Record<string, unknown> = { 'hookyard/run': v.id, 'hookyard/status': v.status, [META_IDEMPOTENCY_KEY]: idempotencyKey };
+  if (v.interaction) meta['hookyard/interaction'] = v.interaction.id;
+  if (v.status === 'succeeded') {
+    const text = typeof v.result === 'string' ? v.result : (JSON.stringify(v.result ?? null) ?? 'null');
+    return { content: [{ type: 'text', text }], ...(isPlainObject(v.result) ? { structuredContent: v.result } : {}), _meta: meta };
+  }
+  if (v.done) return { isError: true, content: [{ type: 'text', text: v.sentence }], _meta: meta };
+  const approval = v.interaction ? `, approval ${v.interaction.id}` : '';
+  const text =
+    `${v.sentence} (run ${v.id}${approval}.) To get the outcome, repeat this call with the same arguments and the idempotency key ` +
+    `${JSON.stringify(idempotencyKey)} (_meta "${META_IDEMPOTENCY_KEY}" or the Idempotency-Key header).`;
+  return { content: [{ type: 'text', text }], _meta: meta };
+}
+
+/** A refused submit as the door answers it: the kind decides (see mcp-server.ts). */
+export function submitErrorKind(err: unknown): { kind: string; message: string } {
+  const e = toHookyardError(err);
+  return { kind: e.kind, message: e.message };
+}

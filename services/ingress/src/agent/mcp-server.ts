@@ -1,0 +1,131 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentClient, Logger, Settings } from '@hookyard/core';
+import type { RunEventFeed } from '@hookyard/bus';
+import type { ToolRepo } from '@hookyard/tools';
+import { isModelToolName, pageOf, visibleTools } from './mcp-catalogue';
+import {
+  InvalidParams,
+  idempotencyKeyOf,
+  mcpResult,
+  progressMessage,
+  runtimeAllowlists,
+  submitErrorKind,
+  waitForOutcome,
+  type McpCalls,
+  type McpCallResult,
+} from './mcp-call';
+import { mcpSdk } from './mcp-sdk';
+
+/** What one session's MCP server runs on. */
+export interface McpServerDeps {
+  calls: McpCalls;
+  tools: ToolRepo;
+  settings: Pick<Settings, 'agentWaitMs'>;
+  logger: Logger;
+  runEvents?: RunEventFeed;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The server's name and version in `initialize`. */
+export const MCP_SERVER_INFO = { name: 'hookyard', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  "Hookyard's tools. Every tools/call is kept as a run before it starts; a call an approval rule gates waits for a person, " +
+  'and repeating it with the same idempotency key (_meta "hookyard/idempotency_key") returns its outcome without calling the tool twice.';
+
+/** A JSON-RPC error with a plain message (the SDK's McpError would prefix "MCP error <code>:" to it). */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+const INVALID_PARAMS = -32602;
+
+/** The agent the door authenticated for this very request (its token is re-read on every request). */
+function agentOf(extra: Extra): AgentClient {
+  const agent = extra.authInfo?.extra?.agent as AgentClient | undefined;
+  // The door sets it on every request it hands the transport; none means a wiring bug, not a client's mistake.
+  if (!agent) throw rpcError(-32603, 'no authenticated agent on this request');
+  return agent;
+}
+
+function invalid<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof InvalidParams) throw rpcError(INVALID_PARAMS, err.message);
+    throw err;
+  }
+}
+
+/**
+ * One session's MCP server (the SDK's low-level Server, so the door decides
+ * paging and calls): `tools/list` and `tools/call` over the agent's visible
+ * catalogue, decided per request by the one allowlist function.
+ */
+export function createMcpServer(deps: McpServerDeps): Server {
+  const { Server: SdkServer, types } = mcpSdk();
+  const server = new SdkServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  const visible = deps.calls.visible.bind(deps.calls);
+
+  server.setRequestHandler(types.ListToolsRequestSchema, async (request, extra) => {
+    const agent = agentOf(extra);
+    const runtime = invalid(() => runtimeAllowlists(extra.requestInfo?.headers, request.params?._meta));
+    const tools = await visibleTools(deps.tools, visible, agent, runtime);
+    const page = pageOf(tools, request.params?.cursor);
+    if (!page) throw rpcError(INVALID_PARAMS, 'invalid cursor: pass back the nextCursor of the previous tools/list answer unchanged');
+    return page;
+  });
+
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra): Promise<McpCallResult> => {
+    const agent = agentOf(extra);
+    const { name } = request.params;
+    const headers = extra.requestInfo?.headers;
+    const meta = request.params._meta;
+    const [fromHeader, fromMeta] = invalid(() => runtimeAllowlists(headers, meta));
+    const key = invalid(() => idempotencyKeyOf(headers, meta));
+    // Exactly what tools/list shows decides: a tool that does not exist and one the agent may not call get the same answer.
+    const known = isModelToolName(name) && (await deps.tools.names()).includes(name);
+    let allowed = known ? [name] : [];
+    for (const list of [fromHeader, fromMeta]) if (list) allowed = deps.calls.visible(agent, list, allowed);
+    if (!fromHeader && !fromMeta) allowed = deps.calls.visible(agent, null, allowed);
+    if (allowed.length === 0) throw rpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+
+    let kept: { id: string; idempotencyKey: string };
+    try {
+      const traceparent = typeof headers?.traceparent === 'string' ? headers.traceparent : null;
+      kept = await deps.calls.submit(agent, {
+        tool: name,
+        arguments: request.params.arguments ?? {},
+        idempotencyKey: key,
+        runtimeAllow: fromMeta ?? fromHeader,
+        via: 'mcp',
+        traceparent,
+      });
+    } catch (err) {
+      const e = submitErrorKind(err);
+      // Allowed when listed a moment ago, refused now (HOOKS_TOOLS_ALLOW reloaded): the same answer as any unknown tool.
+      if (e.kind === 'not_found') throw rpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+      if (e.kind === 'bad_input') throw rpcError(INVALID_PARAMS, e.message);
+      // The key names another call: the model can act on that, so it is a result, not a protocol error.
+      if (e.kind === 'conflict') return { isError: true, content: [{ type: 'text', text: e.message }], _meta: {} };
+      throw err;
+    }
+
+    const token = extra._meta?.progressToken;
+    let step = 0;
+    const progress = (v: Parameters<typeof progressMessage>[0]) => {
+      if (token === undefined) return;
+      step += 1;
+      extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message: progressMessage(v) } })
+        .catch((err: unknown) => deps.logger.debug({ run: kept.id, err: String(err) }, 'mcp progress not sent'));
+    };
+    // The run is kept: from here a dropped connection only ends the wait, and the same key finds the run again.
+    const view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    return mcpResult(view, kept.idempotencyKey);
+  });
+
+  return server;
+}
