@@ -26,6 +26,7 @@ interface ListOptions extends FilterOptions {
 export interface FilterOptions {
   status?: string;
   hook?: string;
+  agent?: string;
   topic?: string;
   deliveryId?: string;
   since?: string;
@@ -48,7 +49,7 @@ export function timeOption(option: string, raw: string, now = Date.now()): strin
 /** The filter as query parameters (`GET /api/hook-runs`). */
 export function filterQuery(opts: FilterOptions): URLSearchParams {
   const q = new URLSearchParams();
-  for (const k of ['status', 'hook', 'topic'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
+  for (const k of ['status', 'hook', 'agent', 'topic'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
   if (opts.deliveryId !== undefined) q.set('delivery_id', opts.deliveryId);
   if (opts.since !== undefined) q.set('since', timeOption('--since', opts.since));
   if (opts.until !== undefined) q.set('until', timeOption('--until', opts.until));
@@ -67,6 +68,7 @@ export function withFilterOptions(cmd: Command): Command {
   return cmd
     .option('--status <status>', `only runs in one state: ${RUN_STATUSES.join(', ')}`)
     .option('--hook <name>', 'only the runs of one hook')
+    .option('--agent <name>', "only an agent's calls (not with --hook)")
     .option('--topic <topic>', 'only the runs on one topic')
     .option('--delivery-id <id>', "only the runs of one delivery (the sender's delivery id)")
     .option('--since <time>', 'only runs created at or after: ISO 8601, or a span back from now (30m, 2h, 7d)')
@@ -101,6 +103,7 @@ interface BulkAnswer {
 const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
   status: '--status',
   hook: '--hook',
+  agent: '--agent',
   topic: '--topic',
   deliveryId: '--delivery-id',
   since: '--since',

@@ -724,6 +724,7 @@ export const SCHEMAS: Record<string, Schema> = {
     properties: {
       status: { type: 'string', enum: [...RUN_STATUSES] },
       hook: { type: 'string' },
+      agent: { type: 'string', description: "an agent's calls (not with hook)" },
       topic: { type: 'string' },
       delivery_id: { type: 'string' },
       since: { type: 'string', description: 'ISO 8601: created at or after' },
