@@ -82,8 +82,12 @@ export interface Run {
   lease: { owner: string; until: string; token: number } | null;
   due_at: string | null;
   delivery_id: string | null;
-  /** The door its event came through: http, nats, api (a replay), platform. Absent on a row made from a live run event. */
+  /** The door its event came through: http, nats, api (a replay), platform, agent (an agent's tool call). Absent on a row made from a live run event. */
   door?: string;
+  /** The agent whose tool call this run is (door agent; its hook slot is `agent:<name>`), else null. Absent on a row made from a live run event. */
+  agent?: string | null;
+  /** The latest interaction (approval or wait) this run parked on, kept after it is answered. */
+  interaction?: string | null;
   /** A verifier binding checked its event as it was kept (only such a run may answer an approval). */
   verified?: boolean;
   resumable: boolean;

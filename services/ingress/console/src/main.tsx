@@ -13,6 +13,7 @@ import { ToolsPage } from './pages/tools';
 import { ApprovalsPage } from './pages/approvals';
 import { VerifiersPage } from './pages/verifiers';
 import { UnroutedPage } from './pages/unrouted';
+import { AgentsPage } from './pages/agents';
 import './style.css';
 
 const NAV: Array<{ path: string; label: string; min: Role }> = [
@@ -23,6 +24,7 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/tools', label: 'Tools', min: 'reader' },
   { path: '/unrouted', label: 'Unrouted', min: 'reader' },
   { path: '/verifiers', label: 'Verifiers', min: 'admin' },
+  { path: '/agents', label: 'Agents', min: 'admin' },
 ];
 
 function App() {
@@ -120,6 +122,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'approvals') return <ApprovalsPage role={role} />;
   if (parts[0] === 'unrouted') return <UnroutedPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
+  if (parts[0] === 'agents' && atLeast(role, 'admin')) return <AgentsPage />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
 }
 

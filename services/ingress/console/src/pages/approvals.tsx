@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { agentCallOf, agentOf } from '../agent-call';
 import { api, atLeast, query, type ApiError, type Role, type Run } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
@@ -50,10 +51,17 @@ interface Args {
 /**
  * The arguments are kept only as their hash, so the console asks a dry run of
  * the hook over the parked run's payload for them and checks the hash: what
- * it shows is exactly what approving calls the tool with.
+ * it shows is exactly what approving calls the tool with. An agent's call
+ * carries its arguments in its payload (there is no hook to ask), and they
+ * are checked against the hash the same way.
  */
 async function exactArgs(i: Interaction, run: Run | null): Promise<Args | null> {
   if (!run) return null;
+  const call = agentCallOf(run);
+  if (call) {
+    const hash = await sha256Hex(canonicalJson(call.arguments));
+    return { kwargs: call.arguments, matches: hash === null ? null : hash === i.args_hash };
+  }
   const dry = await api<{ kwargs: unknown }>('POST', '/api/hooks/dry-run', { hook: i.hook, payload: run.payload });
   const hash = await sha256Hex(canonicalJson(dry.kwargs));
   return { kwargs: dry.kwargs, matches: hash === null ? null : hash === i.args_hash };
@@ -65,8 +73,8 @@ const RELOAD_MS = 1_000;
 
 /**
  * The open approvals: the tool, the exact arguments (the parked run's input;
- * their SHA-256 is what the answer is bound to), the rule, hook and run that
- * asked, the expiry. An operator approves or denies each, with a reason.
+ * their SHA-256 is what the answer is bound to), the rule, the hook or agent
+ * and the run that asked, the expiry. An operator approves or denies each, with a reason.
  */
 export function ApprovalsPage({ role }: { role: Role }) {
   const [cursor, setCursor] = useState<string | null>(null);
@@ -139,13 +147,31 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
     }
   };
   const reasonId = `reason-${i.id}`;
-  const args = useLoad(() => (operator ? exactArgs(i, run) : Promise.resolve(null)), [i.id]);
+  // An agent's call: the run names its agent; the interaction's hook slot (agent:<name>) says so too when the run could not be read.
+  const agent = run ? agentOf(run) : agentOf({ hook: i.hook });
+  // A hook's arguments come from a dry run (operators only); an agent's are in its run, which every role reads.
+  const showArgs = operator || agent !== null;
+  const args = useLoad(() => (showArgs ? exactArgs(i, run) : Promise.resolve(null)), [i.id]);
   return (
-    <li class="approval" data-interaction={i.id} aria-labelledby={`title-${i.id}`}>
+    <li class="approval" data-interaction={i.id} data-agent={agent ?? undefined} aria-labelledby={`title-${i.id}`}>
       <h2 id={`title-${i.id}`}>
-        <code>{i.tool}</code> for hook <a href={href('/runs', { hook: i.hook })}>{i.hook}</a>
+        {agent ? (
+          <>
+            <code>{i.tool}</code> asked by agent <a href={href('/runs', { agent })}>{agent}</a>
+          </>
+        ) : (
+          <>
+            <code>{i.tool}</code> for hook <a href={href('/runs', { hook: i.hook })}>{i.hook}</a>
+          </>
+        )}
       </h2>
       <dl class="facts">
+        {agent && (
+          <>
+            <dt>Agent</dt>
+            <dd data-testid="approval-agent">{agent}</dd>
+          </>
+        )}
         <dt>Rule</dt>
         <dd>
           {i.rule ?? '—'} {i.policy_version !== null && <span class="hint">(policy version {i.policy_version})</span>}
@@ -164,14 +190,17 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
         </dd>
       </dl>
       <h3>Exact arguments</h3>
-      {!operator && <p class="hint">Operators see the arguments (read back through a dry run of the hook and checked against the hash).</p>}
-      {operator && args.error && <ErrorBox error={args.error} />}
-      {operator && args.data && (
+      {!showArgs && <p class="hint">Operators see the arguments (read back through a dry run of the hook and checked against the hash).</p>}
+      {showArgs && args.error && <ErrorBox error={args.error} />}
+      {showArgs && args.data && (
         <>
           <Json value={args.data.kwargs} label={`Arguments for ${i.tool}`} />
           <p class={args.data.matches === false ? 'error' : 'hint'} data-testid="args-check">
             {args.data.matches === true && 'SHA-256 matches the arguments this approval is bound to.'}
-            {args.data.matches === false && 'The hook now builds different arguments than the ones this approval is bound to; approving will be refused.'}
+            {args.data.matches === false &&
+              (agent
+                ? "The call's arguments differ from the ones this approval is bound to; approving will be refused."
+                : 'The hook now builds different arguments than the ones this approval is bound to; approving will be refused.')}
             {args.data.matches === null && 'Hash not checked (the browser offers no SHA-256 here: use HTTPS).'}
           </p>
         </>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { agentCallOf, type AgentCallView } from '../agent-call';
 import { api, atLeast, type ApiError, type Role, type Run, type RunEvent } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
@@ -71,26 +72,36 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
   const r = run.data;
   if (!r) return <p class="loading">Loading run…</p>;
   const canAct = atLeast(role, 'operator');
+  const call = agentCallOf(r);
+  // An agent's call has no hook page: its slot `agent:<name>` names the agent, whose calls the runs page filters with ?agent=.
+  const back = call ? href('/runs', { agent: call.agent }) : href('/runs', { hook: r.hook });
   return (
     <article class="story" aria-labelledby="run-title">
       <p>
-        <a href={href('/runs', { hook: r.hook })}>← runs of {r.hook}</a>
+        <a href={back}>← {call ? `calls of agent ${call.agent}` : `runs of ${r.hook}`}</a>
       </p>
       <h1 id="run-title">
         Run <code>{r.id}</code> <Status status={r.status} />
       </h1>
       <dl class="facts">
-        <dt>Hook</dt>
-        <dd>
-          <a href={href('/runs', { hook: r.hook })}>{r.hook}</a>
-        </dd>
+        {call ? (
+          <AgentFacts call={call} />
+        ) : (
+          <>
+            <dt>Hook</dt>
+            <dd>
+              <a href={href('/runs', { hook: r.hook })}>{r.hook}</a>
+            </dd>
+          </>
+        )}
         <dt>Topic</dt>
         <dd>{r.topic}</dd>
         <dt>Attempts</dt>
         <dd>{r.attempts}</dd>
         <dt>Acted</dt>
         <dd>{r.acted || 'not yet'}</dd>
-        {r.door && (
+        {/* An agent's call says how it came in among its own facts (verification is a webhook's). */}
+        {r.door && !call && (
           <>
             <dt>Came in</dt>
             <dd>
@@ -104,6 +115,7 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
             <dd>{r.delivery_id}</dd>
           </>
         )}
+        {r.interaction && <ApprovalFacts id={r.interaction} at={r.updated_at} />}
         <dt>Kept</dt>
         <dd>{time(r.created_at)}</dd>
         <dt>Finished</dt>
@@ -159,10 +171,17 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
         </ol>
       </section>
       <div class="columns">
-        <section aria-labelledby="payload-title">
-          <h2 id="payload-title">Payload</h2>
-          <Json value={r.payload} label="Payload" />
-        </section>
+        {call ? (
+          <section aria-labelledby="arguments-title">
+            <h2 id="arguments-title">Arguments</h2>
+            <Json value={call.arguments} label="Arguments" />
+          </section>
+        ) : (
+          <section aria-labelledby="payload-title">
+            <h2 id="payload-title">Payload</h2>
+            <Json value={r.payload} label="Payload" />
+          </section>
+        )}
         <section aria-labelledby="input-title">
           <h2 id="input-title">Tool input</h2>
           <Json value={r.input ?? undefined} label="Tool input" />
@@ -174,5 +193,69 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
       </div>
       {dialog}
     </article>
+  );
+}
+
+/** What an agent's call says about itself: the agent, the tool, how it came in and its idempotency key. */
+function AgentFacts({ call }: { call: AgentCallView }) {
+  return (
+    <>
+      <dt>Agent</dt>
+      <dd>
+        <a href={href('/runs', { agent: call.agent })} data-testid="run-agent">
+          {call.agent}
+        </a>
+      </dd>
+      <dt>Tool</dt>
+      <dd>
+        <code data-testid="run-tool">{call.tool ?? '—'}</code>
+      </dd>
+      <dt>Called through</dt>
+      <dd data-testid="run-via">{call.via === 'mcp' ? 'MCP (tools/call)' : call.via === 'http' ? 'HTTP (POST /api/calls)' : (call.via ?? '—')}</dd>
+      <dt>Idempotency key</dt>
+      <dd>
+        <code data-testid="run-idempotency-key">{call.idempotency_key ?? '—'}</code>
+      </dd>
+      {call.tools_allow && (
+        <>
+          <dt>Runtime allowlist</dt>
+          <dd>{call.tools_allow.length ? call.tools_allow.join(', ') : 'empty (nothing allowed)'}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
+interface Resolution {
+  by: string;
+  via: string;
+  at: string;
+  reason: string;
+}
+
+/** The interaction the run parked on: asked by which rule, and who answered it, how and when (or that it is still open). */
+function ApprovalFacts({ id, at }: { id: string; at: string }) {
+  const i = useLoad(
+    () => api<{ kind: string; rule: string | null; status: string; resolution: Resolution | null }>('GET', `/api/interactions/${encodeURIComponent(id)}`),
+    // Read again as the run moves (an answer wakes it).
+    [id, at],
+  );
+  const label = i.data?.kind === 'wait' ? 'Wait' : 'Approval';
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd data-testid="run-approval">
+        {i.error && `interaction ${id}: ${i.error.message}`}
+        {i.data && (
+          <>
+            {i.data.status}
+            {i.data.resolution && ` by ${i.data.resolution.by} via ${i.data.resolution.via} at ${time(i.data.resolution.at)}`}
+            {i.data.resolution?.reason && ` (“${i.data.resolution.reason}”)`}
+            {i.data.rule && `; asked by rule ${i.data.rule}`}
+          </>
+        )}
+        {!i.data && !i.error && '…'}
+      </dd>
+    </>
   );
 }

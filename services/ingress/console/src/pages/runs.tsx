@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
+import { agentCallOf, agentCallWords } from '../agent-call';
+import { api, atLeast, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
 import { ErrorBox, Status, time, useLoad } from '../util';
@@ -30,6 +31,8 @@ const RECENT_MAX = 500;
 interface Filter {
   status: string;
   hook: string;
+  /** An agent's calls (the API's `?agent=`; refused together with hook). */
+  agent: string;
   topic: string;
   delivery_id: string;
   since: string;
@@ -46,7 +49,8 @@ interface Filter {
  */
 export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Filter; full: boolean }, added: Set<string>): Run[] {
   const { filter } = scope;
-  if ((filter.hook && e.hook !== filter.hook) || (filter.topic && e.topic !== filter.topic)) return current;
+  if ((filter.hook && e.hook !== filter.hook) || (filter.agent && e.hook !== `agent:${filter.agent}`) || (filter.topic && e.topic !== filter.topic))
+    return current;
   const at = current.findIndex((r) => r.id === e.run_id);
   const error = e.error_kind ? { kind: e.error_kind, message: e.error_message ?? '' } : null;
   if (at >= 0) {
@@ -96,8 +100,8 @@ export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Fi
 }
 
 /**
- * The kept runs, newest first: the filters the API supports (status, hook,
- * topic, delivery id, a since / until time range), kept in the hash; cursor
+ * The kept runs, newest first: the filters the API supports (status, hook or
+ * agent, topic, delivery id, a since / until time range), kept in the hash; cursor
  * paging (one page at a time, never all), and on the first page the runs
  * that arrive while it is open.
  */
@@ -105,6 +109,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const filter = {
     status: params.get('status') ?? '',
     hook: params.get('hook') ?? '',
+    agent: params.get('agent') ?? '',
     topic: params.get('topic') ?? '',
     delivery_id: params.get('delivery_id') ?? '',
     since: params.get('since') ?? '',
@@ -112,6 +117,11 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   };
   const cursor = params.get('cursor');
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
+  // Only an admin may list agents: the others type the name.
+  const agents = useLoad(
+    () => (atLeast(role, 'admin') ? api<{ agents: { name: string }[] }>('GET', '/api/agents').then((a) => a.agents.map((x) => x.name)) : Promise.resolve([])),
+    [role],
+  );
   // Events of the last moments, so a page that arrives after some of them (read before they happened) gets them too.
   const recent = useRef<{ e: RunSummary; got: number }[]>([]);
   // When the current read was sent: events from then on may be missing from its answer. Taken as the request
@@ -120,7 +130,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const page = useLoad(() => {
     asked.current = performance.now();
     return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`);
-  }, [filter.status, filter.hook, filter.topic, filter.delivery_id, filter.since, filter.until, cursor]);
+  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, cursor]);
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
@@ -153,6 +163,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     return {
       status: field('status'),
       hook: field('hook'),
+      agent: field('agent').trim(),
       topic: field('topic'),
       delivery_id: field('delivery_id').trim(),
       since: isoFromInput(field('since')),
@@ -197,6 +208,15 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           </select>
         </label>
         <label>
+          Agent
+          <input name="agent" type="text" list="agent-names" defaultValue={filter.agent} maxLength={64} autoComplete="off" spellcheck={false} />
+          <datalist id="agent-names">
+            {(agents.data ?? []).map((a) => (
+              <option key={a} value={a} />
+            ))}
+          </datalist>
+        </label>
+        <label>
           Topic
           <select name="topic" value={filter.topic}>
             <option value="">any</option>
@@ -239,7 +259,11 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
                 : 'live updates unavailable'}
         </span>
       </form>
-      {!page.error && <BulkActions role={role} filter={filter} onDone={page.reload} />}
+      {/* The bulk routes take no agent filter: acting on "all matching" would reach past the agent's calls. */}
+      {!page.error && !filter.agent && <BulkActions role={role} filter={filter} onDone={page.reload} />}
+      {!page.error && filter.agent && atLeast(role, 'operator') && (
+        <p class="hint">Bulk actions take no agent filter: retry or discard an agent's calls from each run's page.</p>
+      )}
       <ErrorBox error={page.error} />
       <table class="runs" aria-busy={page.loading}>
         <caption class="sr-only">Runs, newest first</caption>
@@ -247,7 +271,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           <tr>
             <th scope="col">Kept</th>
             <th scope="col">Run</th>
-            <th scope="col">Hook</th>
+            <th scope="col">Hook or agent call</th>
             <th scope="col">Topic</th>
             <th scope="col">Status</th>
             <th scope="col">Attempts</th>
@@ -261,7 +285,9 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
               <td>
                 <a href={href(`/runs/${encodeURIComponent(r.id)}`)}>{r.id}</a>
               </td>
-              <td>{r.hook}</td>
+              <td>
+                <HookCell run={r} />
+              </td>
               <td>{r.topic}</td>
               <td>
                 <Status status={r.status} />
@@ -291,5 +317,16 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
         )}
       </nav>
     </section>
+  );
+}
+
+/** A hook's run names its hook; an agent's call reads as one ("agent ci-bot → tool deploy"), as there is no hook of that name. */
+function HookCell({ run }: { run: Run }) {
+  const call = agentCallOf(run);
+  if (!call) return <>{run.hook}</>;
+  return (
+    <span class="agent-call" data-agent={call.agent}>
+      {agentCallWords(call)}
+    </span>
   );
 }

@@ -1,0 +1,201 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiError } from '../api';
+import { href } from '../route';
+import { ErrorBox, time, toApiError, useConfirm, useLoad } from '../util';
+
+/** An agent client as `GET /api/agents` lists it (its token is never shown again, only its id). */
+interface Agent {
+  name: string;
+  description: string | null;
+  tools_allow: string[];
+  token_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A token just made (create or rotate): shown this once. */
+interface Issued {
+  agent: string;
+  token: string;
+  how: 'created' | 'rotated';
+}
+
+/** The allowlist field: entries split on commas, spaces or lines (`*`, exact tool names, `!name`). */
+export function allowlistEntries(text: string): string[] {
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
+/**
+ * Admin: the agent clients. Each has its own token (reaching only the agent
+ * door, never the management API) and its own tool allowlist. Creating or
+ * rotating shows the token once; revoking refuses the agent at once.
+ */
+export function AgentsPage() {
+  const agents = useLoad(() => api<{ agents: Agent[] }>('GET', '/api/agents'), []);
+  const [confirm, dialog] = useConfirm();
+  const [error, setError] = useState<ApiError | null>(null);
+  const [issued, setIssued] = useState<Issued | null>(null);
+  const [busy, setBusy] = useState(false);
+  // The form's fields are the browser's until submitted; the key clears them after a create.
+  const [formKey, setFormKey] = useState(0);
+
+  const act = async (what: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await what();
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setBusy(false);
+      agents.reload();
+    }
+  };
+
+  const create = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    const field = (k: string) => {
+      const v = form.get(k);
+      return typeof v === 'string' ? v.trim() : '';
+    };
+    const body: Record<string, unknown> = { name: field('name'), tools_allow: allowlistEntries(field('tools_allow')) };
+    if (field('description')) body.description = field('description');
+    void act(async () => {
+      setIssued(null);
+      const res = await api<{ agent: Agent; token: string }>('POST', '/api/agents', body);
+      setIssued({ agent: res.agent.name, token: res.token, how: 'created' });
+      setFormKey((k) => k + 1);
+    });
+  };
+
+  const rotate = async (name: string) => {
+    if (!(await confirm(`Rotate the token of agent ${name}? Its current token is refused from now on.`, 'Rotate'))) return;
+    await act(async () => {
+      setIssued(null);
+      const res = await api<{ agent: Agent; token: string }>('POST', `/api/agents/${encodeURIComponent(name)}/rotate`);
+      setIssued({ agent: res.agent.name, token: res.token, how: 'rotated' });
+    });
+  };
+
+  const revoke = async (name: string) => {
+    if (!(await confirm(`Revoke agent ${name}? Its token is refused at once and its open sessions close; its kept calls stay readable.`, 'Revoke'))) return;
+    await act(async () => {
+      await api('DELETE', `/api/agents/${encodeURIComponent(name)}`);
+      if (issued?.agent === name) setIssued(null);
+    });
+  };
+
+  const list = agents.data?.agents ?? [];
+  return (
+    <section aria-labelledby="agents-title">
+      <h1 id="agents-title">Agents</h1>
+      <p class="hint">
+        An agent calls tools through the agent door (MCP at <code>/mcp</code>, or <code>POST /api/calls</code>) with its own token, never the management API. It
+        sees and calls only the tools its allowlist, the deployment's and the caller's own narrower list all allow; every call is a run.
+      </p>
+      {/* The API checks each field and names a bad one in its 400, shown below. */}
+      <form key={formKey} class="agent-form" onSubmit={create} aria-label="Create an agent">
+        <label>
+          Name
+          <input name="name" required autoComplete="off" spellcheck={false} />
+        </label>
+        <label>
+          Description
+          <input name="description" autoComplete="off" />
+        </label>
+        <label>
+          Allowed tools
+          <input name="tools_allow" required autoComplete="off" spellcheck={false} placeholder="deploy, notify  or  *, !drop_table" />
+        </label>
+        <button type="submit" disabled={busy}>
+          Create agent
+        </button>
+      </form>
+      <p class="hint">
+        Allowed tools: comma- or space-separated entries: <code>*</code> (every tool), exact tool names, <code>!name</code> to leave one out.
+      </p>
+      {issued && <IssuedToken issued={issued} onDone={() => setIssued(null)} />}
+      <ErrorBox error={agents.error ?? error} />
+      <table class="agents" aria-busy={agents.loading}>
+        <caption class="sr-only">Agents</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Description</th>
+            <th scope="col">Allowed tools</th>
+            <th scope="col">Token id</th>
+            <th scope="col">Created</th>
+            <th scope="col">Updated</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((a) => (
+            <tr key={a.name} data-agent={a.name}>
+              <td>
+                <strong>{a.name}</strong> <a href={href('/runs', { agent: a.name })}>calls</a>
+              </td>
+              <td>{a.description ?? ''}</td>
+              <td>
+                {a.tools_allow.map((t) => (
+                  <code key={t} class="allow-entry">
+                    {t}
+                  </code>
+                ))}
+              </td>
+              <td>
+                <code>{a.token_id}</code>
+              </td>
+              <td>{time(a.created_at)}</td>
+              <td>{time(a.updated_at)}</td>
+              <td class="row-actions">
+                <button type="button" class="small" disabled={busy} onClick={() => void rotate(a.name)} aria-label={`Rotate the token of ${a.name}`}>
+                  Rotate
+                </button>
+                <button type="button" class="danger small" disabled={busy} onClick={() => void revoke(a.name)} aria-label={`Revoke ${a.name}`}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!agents.loading && !agents.error && list.length === 0 && <p class="empty">No agents yet.</p>}
+      {dialog}
+    </section>
+  );
+}
+
+/** The token just made, with a copy button: Hookyard keeps only its hash, so this is the one time it can be read. */
+function IssuedToken({ issued, onDone }: { issued: Issued; onDone: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const copy = async () => {
+    try {
+      // Absent outside a secure context (plain http to a remote host): then the operator selects the text.
+      if (!navigator.clipboard) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(issued.token);
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+  };
+  return (
+    <div class="issued" role="status" data-issued={issued.agent}>
+      <p>
+        Token of agent <strong>{issued.agent}</strong> ({issued.how}): <code data-testid="agent-token">{issued.token}</code>{' '}
+        <button type="button" class="small" onClick={() => void copy()}>
+          Copy
+        </button>{' '}
+        <span aria-live="polite">{copied === 'yes' ? 'Copied.' : copied === 'no' ? 'Copying is not available here: select the token and copy it.' : ''}</span>
+      </p>
+      <p>
+        <strong>This token is shown only now.</strong> Hookyard keeps only its hash: copy it into the agent's configuration before leaving this page
+        {issued.how === 'rotated' ? '; the previous token is already refused' : ''}.
+      </p>
+      <button type="button" class="small" onClick={onDone}>
+        I have copied it
+      </button>
+    </div>
+  );
+}
