@@ -14,11 +14,10 @@
  * reader sees no operator button.
  * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startMockServer, type MockServer } from '../support/http-recorder';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { ConsoleBrowser, nav, requireConsoleBrowser, shot, UI_MS } from './browser';
 
 // The callbacks given to page.evaluate and page.waitForFunction run in the browser. This program is
 // type-checked for node (no DOM lib), so the few browser globals they touch are declared here.
@@ -30,20 +29,15 @@ declare const document: { querySelector(selector: string): PageElement | null; q
 declare const sessionStorage: { getItem(key: string): string | null };
 declare const window: Record<string, unknown>;
 
-const CHROMIUM = process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = join(__dirname, 'screenshots');
 const ADMIN = 'console-admin-token-0123456789abcdef';
 const READER = 'console-reader-token-0123456789abcdef';
-/** Each wait for something the page should show; generous for a busy 2-core machine. */
-const UI_MS = 20_000;
 
 jest.setTimeout(120_000);
 
 describe('operator console in Chromium', () => {
   let server: RoleProcess;
   let url: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  let browser: ConsoleBrowser;
   // A tool endpoint that answers only when the test says so: while it holds a call, the one worker is busy.
   let held: MockServer | undefined;
   let heldUrl: string;
@@ -52,11 +46,7 @@ describe('operator console in Chromium', () => {
 
   beforeAll(async () => {
     requireBuiltCli();
-    if (!existsSync(join(__dirname, '..', '..', 'services', 'ingress', 'dist', 'console-assets', 'index.html'))) {
-      throw new Error('the console assets are not built: run `pnpm build` first (`pnpm test` does it)');
-    }
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);
-    mkdirSync(SHOTS, { recursive: true });
+    requireConsoleBrowser();
     held = await startMockServer(() => {
       calls += 1;
       return new Promise((answer) => waiting.push(() => answer({ body: '{"ok":true}' })));
@@ -69,41 +59,18 @@ describe('operator console in Chromium', () => {
       HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
     });
     url = await server.waitListening();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await ConsoleBrowser.launch(url);
   });
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
+    await browser?.close();
     await server?.stop();
     for (const release of waiting.splice(0)) release();
     await held?.close();
   });
 
-  async function newPage(): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_MS);
-    const errors: string[] = [];
-    // A CSP violation or a script error is a failure of the console, whatever the page shows.
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
-    });
-    return { page, errors };
-  }
-
-  async function signIn(page: Page, token: string, role: string): Promise<void> {
-    await page.goto(`${url}/console`);
-    await page.getByLabel('API token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByTestId('role').filter({ hasText: role }).waitFor();
-  }
-
-  const nav = (page: Page, section: string) => page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: section, exact: true });
-
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const newPage = () => browser.newPage();
+  const signIn = (page: Page, token: string, role: string) => browser.signIn(page, token, role);
 
   async function api(method: string, path: string, body?: unknown): Promise<any> {
     const res = await fetch(url + path, {
@@ -127,7 +94,7 @@ describe('operator console in Chromium', () => {
       await story(page, errors);
     } catch (err) {
       // The screen as it was when a step timed out, and what the page said.
-      for (const [i, c] of contexts.entries()) for (const p of c.pages()) await shot(p, `failure-${i}`).catch(() => undefined);
+      await browser.shootFailures();
       throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
     }
   });
