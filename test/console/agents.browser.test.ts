@@ -6,7 +6,8 @@
  * its calls read as calls in the runs list, the runs filter by agent, a call
  * the approval policy gates shows its agent on the Approvals page and is
  * approved there, its story names the agent, the tool, the arguments, the
- * idempotency key, how it came in and who approved; the token is rotated and
+ * idempotency key, how it came in and who approved; a bulk discard filtered by
+ * agent takes only the agent's parked call; the token is rotated and
  * the agent revoked (confirmed); a reader has no Agents page.
  * Screenshots: agents.png, agent-run-story.png and the steps between.
  */
@@ -113,7 +114,12 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await ok('POST', '/api/hooks', { name: 'greet', topic: 'demo', tool: 'echo' });
     const sent = await fetch(`${url}/universal_webhook/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
     const [hookRun] = ((await sent.json()) as { run_ids: string[] }).run_ids;
-    await ok('PUT', '/api/approval-policy', { rules: [{ name: 'ask before ci-bot prints', agents: [AGENT], tools: ['print'], action: 'approve' }] });
+    await ok('PUT', '/api/approval-policy', {
+      rules: [
+        { name: 'ask before ci-bot prints', agents: [AGENT], tools: ['print'], action: 'approve' },
+        { name: 'ask before hooks print', tools: ['print'], action: 'approve' },
+      ],
+    });
     const echoed = await call(token, 'echo', { service: 'api', env: 'staging' }, 'deploy-42');
     const printed = await call(token, 'print', { note: 'ship it' }, 'print-7');
     await reaches(echoed, 'succeeded');
@@ -140,7 +146,7 @@ describe('operator console: agents and their calls (Chromium)', () => {
       },
       [echoed, printed],
     );
-    // The bulk routes take no agent filter, so none is offered over it.
+    // Bulk actions need a status (as for hooks).
     expect(await page.getByRole('button', { name: /all matching/ }).count()).toBe(0);
     await shot(page, 'agent-runs-filtered');
     // Hook and agent together: the API's refusal, inline.
@@ -181,6 +187,22 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await page.getByTestId('run-idempotency-key').filter({ hasText: 'deploy-42' }).waitFor();
     expect(await page.getByTestId('run-approval').count()).toBe(0);
 
+    // A bulk discard filtered by agent takes the agent's parked call and leaves a hook's parked run alone.
+    await ok('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print' });
+    const asked = await fetch(`${url}/universal_webhook/asks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' });
+    const [hookParked] = ((await asked.json()) as { run_ids: string[] }).run_ids;
+    const agentParked = await call(token, 'print', { note: 'not now' }, 'print-8');
+    await reaches(hookParked!, 'parked');
+    await reaches(agentParked, 'parked');
+    await page.goto(`${url}/console#/runs?agent=${AGENT}&status=parked`);
+    await page.locator(`tr[data-run="${agentParked}"]`).waitFor();
+    await page.getByRole('button', { name: 'Discard all matching…' }).click();
+    await page.getByRole('dialog').getByText(`Discard 1 parked run of agent ${AGENT}?`).waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Discard 1' }).click();
+    await page.getByTestId('bulk-progress').filter({ hasText: 'Discarded 1 of 1.' }).waitFor();
+    expect(await statusOf(agentParked)).toBe('discarded');
+    expect(await statusOf(hookParked!)).toBe('parked');
+
     // Rotate (confirmed): a new token, shown once; the old one is no longer the agent's.
     await nav(page, 'Agents').click();
     await row.getByRole('button', { name: `Rotate the token of ${AGENT}` }).click();
@@ -205,7 +227,7 @@ describe('operator console: agents and their calls (Chromium)', () => {
     expect((await api('GET', `/api/agents/${AGENT}`)).status).toBe(404);
     expect((await api('GET', `/api/calls/${echoed}`, undefined, rotated)).status).toBe(401);
     // Its calls stay readable.
-    expect((await ok('GET', `/api/hook-runs?agent=${AGENT}`)).runs.map((r: { id: string }) => r.id).sort()).toEqual([echoed, printed].sort());
+    expect((await ok('GET', `/api/hook-runs?agent=${AGENT}`)).runs.map((r: { id: string }) => r.id).sort()).toEqual([echoed, printed, agentParked].sort());
     expect(errors).toEqual([]);
 
     // A reader: no Agents page in the nav, and its route is no page; the agent's calls still read as calls.

@@ -11,6 +11,7 @@ const REFUSALS_SHOWN = 3;
 interface Filter {
   status: string;
   hook: string;
+  agent: string;
   topic: string;
   delivery_id: string;
   since: string;
@@ -69,6 +70,7 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
       }
       const scope = [
         filter.hook && `hook ${filter.hook}`,
+        filter.agent && `agent ${filter.agent}`,
         filter.topic && `topic ${filter.topic}`,
         filter.delivery_id && `delivery ${filter.delivery_id}`,
         filter.since && `since ${time(filter.since)}`,

@@ -259,11 +259,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
                 : 'live updates unavailable'}
         </span>
       </form>
-      {/* The bulk routes take no agent filter: acting on "all matching" would reach past the agent's calls. */}
-      {!page.error && !filter.agent && <BulkActions role={role} filter={filter} onDone={page.reload} />}
-      {!page.error && filter.agent && atLeast(role, 'operator') && (
-        <p class="hint">Bulk actions take no agent filter: retry or discard an agent's calls from each run's page.</p>
-      )}
+      {!page.error && <BulkActions role={role} filter={filter} onDone={page.reload} />}
       <ErrorBox error={page.error} />
       <table class="runs" aria-busy={page.loading}>
         <caption class="sr-only">Runs, newest first</caption>
