@@ -16,11 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import { agentTokenHash, AGENT_TOKEN_PREFIX } from '@hookyard/core';
 import { createRedisStores, type Stores } from '@hookyard/store';
-import { createJetStreamBus, type RunBus } from '@hookyard/bus';
-import { cleanupPrefix, LOOPBACK_NETS_ENV, NATS_URL, REDIS_URL, uniquePrefix } from '../support/services';
+import { cleanupPrefix, LOOPBACK_NETS_ENV, REDIS_URL, uniquePrefix } from '../support/services';
 import { eventually, requirePlatform, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, type RunView } from './api';
-import { HoldingTool, type AgentCallBody, type CallView } from './agent-door';
+import { AgentClient, HoldingTool } from './agent-door';
 
 jest.setTimeout(120_000);
 
@@ -43,48 +42,14 @@ interface Run extends RunView {
   lease: { owner: string } | null;
 }
 
-/** The agent's side of the door. */
-interface Door {
-  call(body: AgentCallBody): Promise<{ status: number; view: CallView }>;
-  get(id: string): Promise<{ status: number; view: CallView }>;
-}
-
-/** The door as the ingress keeps a call (one run per agent and key, then a publish), until `/api/calls` is served. */
-class StoreDoor implements Door {
-  constructor(
-    private readonly stores: Stores,
-    private readonly bus: RunBus,
-    private readonly api: Api,
-  ) {}
-
-  async call(body: AgentCallBody): Promise<{ status: number; view: CallView }> {
-    const call = { tool: body.tool, arguments: body.arguments, tools_allow: null, idempotency_key: body.idempotency_key, via: 'http' as const };
-    const kept = await this.stores.runs.keepAgentCall({ agent: AGENT, call, now: Date.now(), dispatchGraceMs: 2000, keyTtlMs: 86_400_000 });
-    if (kept.created) await this.bus.publish([kept.id]);
-    return this.get(kept.id);
-  }
-
-  async get(id: string): Promise<{ status: number; view: CallView }> {
-    const run = await this.api.ok<Run>('GET', `/api/hook-runs/${id}`);
-    const done = TERMINAL.has(run.status);
-    const view: CallView = { id: run.id, status: run.status, done, sentence: '' };
-    if (run.status === 'succeeded') view.result = run.result;
-    if (run.status === 'failed' && run.error) view.error = run.error;
-    if (run.status === 'denied') view.denial = { message: (run.result as { message: string }).message, rule: null };
-    if (run.interaction && run.status === 'parked') view.interaction = { id: run.interaction, rule: null };
-    return { status: done ? 200 : 202, view };
-  }
-}
-
 describe('agent calls across processes: an executor SIGKILLed mid-call (Redis + JetStream)', () => {
   const token = randomBytes(24).toString('hex');
   const prefix = uniquePrefix('e2eagkill');
   const tool = new HoldingTool();
   const roles = new Map<string, RoleProcess>();
   let api: Api;
-  let door: Door;
+  let door: AgentClient;
   let stores: Stores | undefined;
-  let bus: RunBus | undefined;
 
   beforeAll(async () => {
     await requirePlatform();
@@ -120,18 +85,14 @@ describe('agent calls across processes: an executor SIGKILLed mid-call (Redis + 
       ],
     });
     stores = await createRedisStores({ url: REDIS_URL, prefix, partitions: 4 });
-    bus = await createJetStreamBus({ url: NATS_URL, prefix });
-    await stores.agents.create(
-      { name: AGENT, description: null, tools_allow: ['deploy'], tokenHash: agentTokenHash(`${AGENT_TOKEN_PREFIX}${randomBytes(16).toString('hex')}`) },
-      Date.now(),
-    );
-    door = new StoreDoor(stores, bus, api);
+    const agentToken = `${AGENT_TOKEN_PREFIX}${randomBytes(16).toString('hex')}`;
+    await stores.agents.create({ name: AGENT, description: null, tools_allow: ['deploy'], tokenHash: agentTokenHash(agentToken) }, Date.now());
+    door = new AgentClient(api.base, agentToken);
   }, 90_000);
 
   afterAll(async () => {
     await stopRoles([...roles.values()], 'SIGKILL');
     await tool.close();
-    await bus?.close();
     await stores?.close();
     await cleanupPrefix(prefix);
   });
