@@ -1,9 +1,10 @@
 /**
  * An executor SIGKILLed in the middle of agent calls, across processes (an
  * ingress, a scheduler and two executors on the shared Redis and JetStream).
- * An agent makes calls of a non-crash-resumable tool: allowed ones, ones the
- * policy parks on an approval (answered through the management API), and
- * denied ones. The tool's service holds every call until the executor that
+ * An agent (made with `POST /api/agents`) makes calls through `POST /api/calls`
+ * with its token, of a non-crash-resumable tool: allowed ones, ones the policy
+ * parks on an approval (answered through `POST /api/interactions/{id}/approve`),
+ * and denied ones. The tool's service holds every call until the executor that
  * holds an approved and an allowed call in flight is SIGKILLed (and not
  * restarted: the other executor and the scheduler finish everything). More
  * calls are accepted and approved while it is dead. Then: every call ends with
@@ -14,9 +15,7 @@
  * calling the tool again.
  */
 import { randomBytes } from 'node:crypto';
-import { agentTokenHash, AGENT_TOKEN_PREFIX } from '@hookyard/core';
-import { createRedisStores, type Stores } from '@hookyard/store';
-import { cleanupPrefix, LOOPBACK_NETS_ENV, REDIS_URL, uniquePrefix } from '../support/services';
+import { cleanupPrefix, LOOPBACK_NETS_ENV, uniquePrefix } from '../support/services';
 import { eventually, requirePlatform, roleEnv, startRole, stopRoles, type RoleProcess } from '../support/processes';
 import { Api, type RunView } from './api';
 import { AgentClient, HoldingTool } from './agent-door';
@@ -49,7 +48,6 @@ describe('agent calls across processes: an executor SIGKILLed mid-call (Redis + 
   const roles = new Map<string, RoleProcess>();
   let api: Api;
   let door: AgentClient;
-  let stores: Stores | undefined;
 
   beforeAll(async () => {
     await requirePlatform();
@@ -84,16 +82,13 @@ describe('agent calls across processes: an executor SIGKILLed mid-call (Redis + 
         { name: 'frozen', tools: ['deploy'], agents: ['*'], when: '.args.env == "frozen"', action: 'deny', message: 'deploys are frozen: ask #release' },
       ],
     });
-    stores = await createRedisStores({ url: REDIS_URL, prefix, partitions: 4 });
-    const agentToken = `${AGENT_TOKEN_PREFIX}${randomBytes(16).toString('hex')}`;
-    await stores.agents.create({ name: AGENT, description: null, tools_allow: ['deploy'], tokenHash: agentTokenHash(agentToken) }, Date.now());
-    door = new AgentClient(api.base, agentToken);
+    const made = await api.ok<{ agent: { name: string }; token: string }>('POST', '/api/agents', { name: AGENT, tools_allow: ['deploy'] });
+    door = new AgentClient(api.base, made.token);
   }, 90_000);
 
   afterAll(async () => {
     await stopRoles([...roles.values()], 'SIGKILL');
     await tool.close();
-    await stores?.close();
     await cleanupPrefix(prefix);
   });
 
