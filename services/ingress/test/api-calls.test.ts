@@ -1,7 +1,13 @@
-import { agentTokenHash, argsHash, loadSettings, silentLogger, systemClock, type AgentClient, type Run } from '@hookyard/core';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { agentTokenHash, argsHash, createMetrics, loadSettings, silentLogger, systemClock, type AgentClient, type Run } from '@hookyard/core';
 import { createMemoryBus, createRunEventHub, summarizeRun } from '@hookyard/bus';
+import { createJqEngine } from '@hookyard/jq';
 import { createMemoryStores, type Stores } from '@hookyard/store';
+import { createToolRepo } from '@hookyard/tools';
+import { startExecutor, type ExecutorHandle } from '../../executor/src/start';
 import { AgentCalls, type CallView } from '../src/agent/calls';
+import { createIngressApp } from '../src/start';
 import { startHarness, type Harness } from './support/harness';
 
 /**
@@ -191,6 +197,7 @@ describe('HTTP call API', () => {
 
   it.each([
     [{ tool: 'echo', arguments: [] }, '', /^arguments must be a JSON object/],
+    [{ tool: 'Bad Name' }, '', /^tool "Bad Name" must match/],
     [{ tool: 'echo', arguments: {}, colour: 'red' }, '', /^unknown field 'colour'/],
     [{ tool: 'echo', idempotency_key: 'k'.repeat(201) }, '', /at most 200/],
     [{ tool: 'echo', wait_seconds: 11 }, '', /HOOKS_AGENT_WAIT_SECONDS 10/],
@@ -282,5 +289,114 @@ describe('HOOKS_AGENT_WAIT_SECONDS', () => {
     expect(loadSettings({ HOOKS_AGENT_WAIT_SECONDS: '0' }).agentWaitMs).toBe(0);
     expect(loadSettings({ HOOKS_AGENT_WAIT_SECONDS: '2.5' }).agentWaitMs).toBe(2500);
     expect(() => loadSettings({ HOOKS_AGENT_WAIT_SECONDS: '301' })).toThrow('HOOKS_AGENT_WAIT_SECONDS: must be <= 300');
+  });
+});
+
+describe('HTTP call API with a real executor in this process (echo)', () => {
+  const TOKEN = 'hya_calls-test-real-executor-0123456789ab';
+  let server: Server;
+  let url = '';
+  let stores: Stores;
+  let executor: ExecutorHandle;
+  let jq: Awaited<ReturnType<typeof createJqEngine>>;
+  let tools: ReturnType<typeof createToolRepo>;
+
+  beforeAll(async () => {
+    const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: 'calls-real-admin-token-0123456789' }], agentWaitMs: 10_000 });
+    const logger = silentLogger();
+    stores = createMemoryStores();
+    const bus = createMemoryBus();
+    const hub = createRunEventHub();
+    jq = await createJqEngine({ workers: 1 });
+    tools = createToolRepo({ settings, toolStore: stores.tools, logger });
+    const metrics = createMetrics({ defaultMetrics: false });
+    const base = { settings, stores, bus, jq, tools, metrics, logger, events: hub };
+    executor = await startExecutor(base);
+    const app = createIngressApp({ ...base, runEvents: hub });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await stores.hooks.putApprovalPolicy(
+      [{ name: 'no shouting', tools: ['echo'], when: '.args.shout == true', action: 'deny', message: 'say it quietly' }],
+      null,
+      Date.now(),
+    );
+    await addAgent(stores, 'live', TOKEN, ['echo']);
+  });
+  afterAll(async () => {
+    await executor?.stop(1000);
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+    await tools?.close();
+    await jq?.close();
+  });
+
+  const call = async (json: unknown, query = '') => {
+    const res = await fetch(`${url}/api/calls${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const runsOfKey = async (key: string) =>
+    (await stores.runs.list({ hook: 'agent:live' }, 500)).runs.filter((r) => (r.payload as { idempotency_key?: string }).idempotency_key === key);
+
+  it('an allowed call is 200 with the result; the same key again is the same run, the tool called once', async () => {
+    const first = await call({ tool: 'echo', arguments: { text: 'hello' }, idempotency_key: 'live-1' });
+    expect(first).toEqual({
+      status: 200,
+      body: {
+        id: expect.any(String),
+        agent: 'live',
+        tool: 'echo',
+        status: 'succeeded',
+        done: true,
+        result: { text: 'hello' },
+        sentence: 'The call to echo succeeded.',
+      },
+    });
+    const again = await call({ tool: 'echo', arguments: { text: 'hello' }, idempotency_key: 'live-1' });
+    expect(again).toEqual(first);
+    const runs = await runsOfKey('live-1');
+    expect(runs.map((r) => r.id)).toEqual([first.body.id]);
+    expect(runs[0]).toMatchObject({ status: 'succeeded', attempts: 1, acted: 'start' });
+  });
+
+  it('a denied call is 200 with the sentence; the Anthropic shape says is_error', async () => {
+    const r = await call({ type: 'tool_use', id: 'toolu_live', name: 'echo', input: { text: 'HI', shout: true } });
+    expect(r).toEqual({
+      status: 200,
+      body: {
+        type: 'tool_result',
+        tool_use_id: 'toolu_live',
+        content: 'say it quietly. Please ask for clarification or try a different, less destructive approach.',
+        is_error: true,
+      },
+    });
+    expect((await runsOfKey('toolu_live')).map((x) => x.status)).toEqual(['denied']);
+  });
+
+  it('an OpenAI tool call is answered as a tool message with the result as JSON text', async () => {
+    const r = await call({ id: 'call_live', type: 'function', function: { name: 'echo', arguments: '{"n":3}' } });
+    expect(r).toEqual({ status: 200, body: { role: 'tool', tool_call_id: 'call_live', content: '{"n":3}' } });
+  });
+
+  it('a tool outside the agent allowlist is 404 and nothing is kept', async () => {
+    const before = (await stores.runs.list({}, 500)).runs.length;
+    const r = await call({ tool: 'wait', arguments: {} });
+    expect(r.status).toBe(404);
+    expect(r.body.error.message).toBe("tool 'wait' is not available to agent 'live'");
+    expect((await stores.runs.list({}, 500)).runs.length).toBe(before);
+  });
+
+  it('a wait of 0 answers 202 at once; the call is still run, and GET answers its outcome later', async () => {
+    const r = await call({ tool: 'echo', arguments: { later: true }, wait_seconds: 0 });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ status: expect.stringMatching(/^(pending|running)$/), done: false });
+    const later = await fetch(`${url}/api/calls/${r.body.id}?wait_seconds=10`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(later.status).toBe(200);
+    expect(await later.json()).toMatchObject({ id: r.body.id, status: 'succeeded', result: { later: true } });
   });
 });

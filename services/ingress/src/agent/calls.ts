@@ -10,6 +10,7 @@ import {
   argsHash,
   badInput,
   conflict,
+  nameViolation,
   notFound,
   type AgentCallPayload,
   type AgentCallVia,
@@ -50,9 +51,6 @@ export interface AgentCallsDeps {
   /** Where the `accepted` event of a kept call is announced (the console's live view); absent: not announced. */
   events?: RunEventSink;
 }
-
-/** Longest tool name a call may carry (model-ready names are at most 64; registered names are longer at worst). */
-const TOOL_NAME_MAX_LENGTH = 256;
 
 /**
  * The agent door's framework-neutral core: decides what an agent may see and
@@ -176,10 +174,11 @@ export class AgentCalls {
   }
 }
 
+/** A tool name as the catalogue spells them (the executor refuses any other). */
 function checkTool(tool: unknown): string {
-  if (typeof tool !== 'string' || tool.trim() === '') throw badInput('tool must be a non-empty string: the name of a tool from the catalogue');
-  if (tool.length > TOOL_NAME_MAX_LENGTH) throw badInput(`tool is ${tool.length} characters long; at most ${TOOL_NAME_MAX_LENGTH}`);
-  return tool;
+  const miss = nameViolation('tool', tool);
+  if (miss) throw badInput(`${miss}: the name of a tool from the catalogue`);
+  return tool as string;
 }
 
 function checkArguments(args: unknown): Record<string, unknown> {
