@@ -1,9 +1,8 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { ALLOWLIST_ENTRY_PATTERN, agentTokenHash, badInput, forbidden, unauthorized, type AgentClient, type Settings } from '@hookyard/core';
+import type { Request, Response, Router } from 'express';
+import { ALLOWLIST_ENTRY_PATTERN, badInput, internal, type AgentClient, type Settings } from '@hookyard/core';
 import { AgentCalls } from '../agent/calls';
 import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
-import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
-import { createTokenResolver } from './auth';
+import { agentOf, requireAgent } from './auth';
 import type { ApiContext } from './context';
 
 /** The request header carrying a caller's runtime allowlist (narrows the agent's; grammar `a,b,!c`). */
@@ -27,17 +26,9 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
     ...(ctx.runEvents ? { runEvents: ctx.runEvents } : {}),
     ...(ctx.events ? { events: ctx.events } : {}),
   });
-  const agentOnly = requireAgentShim(ctx);
-  const json = express.json({
-    limit: ctx.settings.apiBodyMaxBytes,
-    strict: false,
-    verify: (_req, _res, buf) => {
-      if (exceedsJsonDepth(buf.toString('utf8'))) throw badInput(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);
-    },
-  });
 
-  router.post('/calls', agentOnly, json, async (req, res) => {
-    const agent = agentOf(res);
+  router.post('/calls', requireAgent(), async (req, res) => {
+    const agent = theAgent(res);
     onlyQuery(req, ['wait_seconds']);
     const parsed = parseCallBody(req.body);
     if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {
@@ -64,8 +55,8 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       .json(callAnswer(parsed.shape, parsed.modelCallId, view));
   });
 
-  router.get('/calls/:id', agentOnly, async (req, res) => {
-    const agent = agentOf(res);
+  router.get('/calls/:id', requireAgent(), async (req, res) => {
+    const agent = theAgent(res);
     onlyQuery(req, ['wait_seconds']);
     const waitMs = req.query.wait_seconds === undefined ? 0 : waitMsOf(req.query.wait_seconds, ctx.settings);
     const view = await calls.wait(agent, String(req.params.id), waitMs, { signal: closedSignal(req, res) });
@@ -122,31 +113,9 @@ function closedSignal(req: Request, res: Response): AbortSignal {
   return ac.signal;
 }
 
-/** The agent the request's token names (set by the agent check). */
-function agentOf(res: Response): AgentClient {
-  return res.locals.agent as AgentClient;
-}
-
-/**
- * The agent check, until the API's authentication knows agent tokens: a
- * bearer token whose SHA-256 names an agent, else 401; a management token is
- * 403 (an agent route). Registered before the management token check.
- */
-function requireAgentShim(ctx: ApiContext) {
-  const management = createTokenResolver(ctx.settings.apiTokens);
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (!m) return next(unauthorized('missing bearer token (Authorization: Bearer <agent token>)'));
-      const agent = await ctx.stores.agents.byTokenHash(agentTokenHash(m[1]!));
-      if (agent) {
-        res.locals.agent = agent;
-        return next();
-      }
-      if (management(m[1]!)) return next(forbidden('this route needs an agent token (POST /api/agents makes one); a management token cannot call tools'));
-      next(unauthorized('the bearer token is not valid'));
-    } catch (err) {
-      next(err);
-    }
-  };
+/** The agent of a request past requireAgent(). */
+function theAgent(res: Response): AgentClient {
+  const agent = agentOf(res);
+  if (!agent) throw internal('an agent route ran without an agent token');
+  return agent;
 }

@@ -52,8 +52,6 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
         .json({ error: { kind: 'unavailable', message: 'too many management requests; retry later' } });
     });
   }
-  // Agent tokens: the call routes check their own token (until the management check knows agents).
-  callRoutes(router, ctx);
   router.use(authenticate(createTokenResolver(ctx.settings.apiTokens), ctx.stores));
   router.use(
     express.json({
@@ -83,6 +81,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   settingsRoutes(router, ctx);
   unroutedRoutes(router, ctx);
   agentRoutes(router, ctx);
+  callRoutes(router, ctx);
   router.use(unknownRoute);
   return router;
 }
