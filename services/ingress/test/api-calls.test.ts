@@ -294,6 +294,7 @@ describe('HOOKS_AGENT_WAIT_SECONDS', () => {
 
 describe('HTTP call API with a real executor in this process (echo)', () => {
   const TOKEN = 'hya_calls-test-real-executor-0123456789ab';
+  const ADMIN = 'calls-real-admin-token-0123456789';
   let server: Server;
   let url = '';
   let stores: Stores;
@@ -302,7 +303,7 @@ describe('HTTP call API with a real executor in this process (echo)', () => {
   let tools: ReturnType<typeof createToolRepo>;
 
   beforeAll(async () => {
-    const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: 'calls-real-admin-token-0123456789' }], agentWaitMs: 10_000 });
+    const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: ADMIN }], agentWaitMs: 10_000 });
     const logger = silentLogger();
     stores = createMemoryStores();
     const bus = createMemoryBus();
@@ -318,7 +319,10 @@ describe('HTTP call API with a real executor in this process (echo)', () => {
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await stores.hooks.putApprovalPolicy(
-      [{ name: 'no shouting', tools: ['echo'], when: '.args.shout == true', action: 'deny', message: 'say it quietly' }],
+      [
+        { name: 'no shouting', tools: ['echo'], when: '.args.shout == true', action: 'deny', message: 'say it quietly' },
+        { name: 'risky needs a person', tools: ['echo'], when: '.args.risky == true', action: 'approve', message: 'a person checks risky echoes' },
+      ],
       null,
       Date.now(),
     );
@@ -398,5 +402,25 @@ describe('HTTP call API with a real executor in this process (echo)', () => {
     const later = await fetch(`${url}/api/calls/${r.body.id}?wait_seconds=10`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(later.status).toBe(200);
     expect(await later.json()).toMatchObject({ id: r.body.id, status: 'succeeded', result: { later: true } });
+  });
+
+  it('a gated call parks (202 naming the approval and the rule), and once an operator approves, the same call answers the result', async () => {
+    const call1 = { tool: 'echo', arguments: { risky: true }, idempotency_key: 'live-risky' };
+    const parked = await call(call1);
+    expect(parked.status).toBe(202);
+    expect(parked.body).toMatchObject({
+      status: 'parked',
+      done: false,
+      interaction: { id: expect.any(String), rule: 'risky needs a person', message: 'a person checks risky echoes' },
+    });
+    expect(parked.body.sentence).toContain(`awaits approval ${parked.body.interaction.id} by rule 'risky needs a person'`);
+    const approved = await fetch(`${url}/api/interactions/${parked.body.interaction.id}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(approved.status).toBe(200);
+    const outcome = await call(call1, '?wait_seconds=10');
+    expect(outcome).toMatchObject({ status: 200, body: { id: parked.body.id, status: 'succeeded', result: { risky: true } } });
   });
 });
