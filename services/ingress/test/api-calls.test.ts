@@ -8,6 +8,7 @@ import { createToolRepo } from '@hookyard/tools';
 import { startExecutor, type ExecutorHandle } from '../../executor/src/start';
 import { AgentCalls, type CallView } from '../src/agent/calls';
 import { createIngressApp } from '../src/start';
+import { newTraceparent, parentOf, startInMemoryTracing } from '../../../test/support/tracing';
 import { startHarness, type Harness } from './support/harness';
 
 /**
@@ -422,5 +423,35 @@ describe('HTTP call API with a real executor in this process (echo)', () => {
     expect(approved.status).toBe(200);
     const outcome = await call(call1, '?wait_seconds=10');
     expect(outcome).toMatchObject({ status: 200, body: { id: parked.body.id, status: 'succeeded', result: { risky: true } } });
+  });
+});
+
+describe('HTTP call API with tracing on', () => {
+  let tracing: ReturnType<typeof startInMemoryTracing>;
+  let h: Harness;
+  beforeAll(async () => {
+    tracing = startInMemoryTracing();
+    h = await startHarness();
+    await addAgent(h.stores, 'traced', BOT, ['echo']);
+  });
+  afterAll(async () => {
+    await h.close();
+    await tracing.stop();
+  });
+
+  it("the run keeps its POST /api/calls span's traceparent, a child of the caller's", async () => {
+    const caller = newTraceparent();
+    const r = await h.call('/api/calls', {
+      method: 'POST',
+      json: { tool: 'echo', arguments: {}, wait_seconds: 0 },
+      headers: { authorization: `Bearer ${BOT}`, traceparent: caller.traceparent },
+    });
+    expect(r.status).toBe(202);
+    const span = tracing.spans().find((s) => s.name === 'POST /api/calls');
+    expect(span).toBeDefined();
+    expect(span!.spanContext().traceId).toBe(caller.traceId);
+    expect(parentOf(span!)).toBe(caller.spanId);
+    expect(span!.attributes).toMatchObject({ 'hookyard.agent': 'traced', 'hookyard.tool': 'echo' });
+    expect((await h.stores.runs.get(r.body.id))!.traceparent).toBe(`00-${caller.traceId}-${span!.spanContext().spanId}-01`);
   });
 });

@@ -1,5 +1,18 @@
 import type { Request, Response, Router } from 'express';
-import { ALLOWLIST_ENTRY_PATTERN, badInput, internal, type AgentClient, type Settings } from '@hookyard/core';
+import {
+  ALLOWLIST_ENTRY_PATTERN,
+  SpanKind,
+  badInput,
+  contextOfHeaders,
+  endSpanWithError,
+  internal,
+  startSpan,
+  traceparentOf,
+  tracingOn,
+  withSpan,
+  type AgentClient,
+  type Settings,
+} from '@hookyard/core';
 import { AgentCalls } from '../agent/calls';
 import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
 import { agentOf, requireAgent } from './auth';
@@ -7,6 +20,8 @@ import type { ApiContext } from './context';
 
 /** The request header carrying a caller's runtime allowlist (narrows the agent's; grammar `a,b,!c`). */
 export const TOOLS_ALLOW_HEADER = 'Hookyard-Tools-Allow';
+/** The span of an HTTP call's keep (tracing on). */
+export const CALL_SPAN = 'POST /api/calls';
 /** The answer header naming the call's run, whatever the body's shape. */
 export const CALL_ID_HEADER = 'Hookyard-Call-Id';
 
@@ -40,13 +55,14 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       const bodyKey = parsed.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
       throw badInput(`the Idempotency-Key header and ${bodyKey} differ; give one key (a model-shaped call's key is its id)`);
     }
-    const { id } = await calls.submit(agent, {
+    const request = {
       tool: parsed.tool,
       arguments: parsed.arguments as Record<string, unknown>,
       idempotencyKey: parsed.idempotencyKey ?? headerKey ?? null,
       runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
-      via: 'http',
-    });
+      via: 'http' as const,
+    };
+    const { id } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
     const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
     if (res.writableEnded || res.destroyed) return;
     res
@@ -111,6 +127,25 @@ function closedSignal(req: Request, res: Response): AbortSignal {
   });
   req.on('aborted', () => ac.abort());
   return ac.signal;
+}
+
+/**
+ * The keep inside a `POST /api/calls` span (SERVER, continuing the request's
+ * W3C traceparent) when tracing is on: the run keeps that span's traceparent,
+ * so its attempts join the caller's trace. Tracing off: no span, none kept.
+ */
+async function tracedSubmit<T>(req: Request, agent: string, tool: string, submit: (traceparent: string | null) => Promise<T>): Promise<T> {
+  if (!tracingOn()) return submit(null);
+  const attributes = { 'http.request.method': 'POST', 'http.route': '/api/calls', 'hookyard.agent': agent, 'hookyard.tool': tool };
+  const span = startSpan(CALL_SPAN, { kind: SpanKind.SERVER, attributes }, contextOfHeaders(req.headers));
+  try {
+    const out = await withSpan(span, () => submit(traceparentOf(span)));
+    span.end();
+    return out;
+  } catch (err) {
+    endSpanWithError(span, err);
+    throw err;
+  }
 }
 
 /** The agent of a request past requireAgent(). */
