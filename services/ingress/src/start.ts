@@ -134,7 +134,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   // The agent door: MCP over streamable HTTP, its own auth (agent tokens), limiter bucket and body cap.
   const calls = new AgentCalls({ settings, stores: deps.stores, bus: deps.bus, clock, logger, runEvents: deps.runEvents, events: deps.events });
   const limitAgent = limiter ? (agent: string) => limiter.checkAgent(agent) : undefined;
-  const mcp = createMcpDoor({ calls, tools: deps.tools, settings, stores: deps.stores, clock, logger, runEvents: deps.runEvents, limit: limitAgent });
+  const mcp = createMcpDoor({ ...deps, calls, settings, clock, logger, limit: limitAgent });
   app.all('/mcp', (req, res) => mcp.handle(req, res));
   app.use('/api/tools', mcp.onToolWrites);
   // Reachable for tests and the embedding CLI (closing sessions on shutdown).

@@ -184,7 +184,12 @@ describe('/mcp tools/list: the visible catalogue', () => {
     const { tools, nextCursor } = await client.listTools();
     expect(nextCursor).toBeUndefined();
     expect(tools.map((t) => t.name)).toEqual(['deploy', 'notify']);
-    expect(tools[0]).toEqual({ name: 'deploy', description: 'test tool deploy', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } });
+    expect(tools[0]).toEqual({
+      name: 'deploy',
+      description: 'test tool deploy',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+      execution: { taskSupport: 'optional' },
+    });
   });
 
   it('a runtime allowlist (Hookyard-Tools-Allow header, _meta) narrows and never widens', async () => {

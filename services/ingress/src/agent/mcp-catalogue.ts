@@ -19,6 +19,8 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
+  /** Every call may be made as an MCP task (a call that waits for approval is one a client can poll). */
+  execution: { taskSupport: 'optional' };
 }
 
 /** What narrows the catalogue to one agent's tools: AgentCalls.visible. */
@@ -36,7 +38,7 @@ export async function visibleTools(repo: ToolRepo, visible: VisibleFn, agent: Ag
   for (const list of lists) names = visible(agent, list, names);
   const keep = new Set(names);
   const tools = all.filter((t) => keep.has(t.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return toolDefinitions(tools, 'mcp') as unknown as McpTool[];
+  return toolDefinitions(tools, 'mcp').map((t) => ({ ...t, execution: { taskSupport: 'optional' } })) as unknown as McpTool[];
 }
 
 /** Every tool the repo names, described; one it lists but cannot describe is shown bare (as the catalogue export shows it). */

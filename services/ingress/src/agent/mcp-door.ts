@@ -14,7 +14,7 @@ import { mcpSdk } from './mcp-sdk';
 /** What the /mcp door runs on. */
 export interface McpDoorDeps extends McpServerDeps {
   settings: Pick<Settings, 'agentWaitMs' | 'publicUrl' | 'apiTokens' | 'apiBodyMaxBytes'>;
-  stores: Pick<Stores, 'agents'>;
+  stores: Pick<Stores, 'agents' | 'runs' | 'interactions'>;
   clock: Clock;
   /** The agent's flood bucket (HOOKS_AGENT_RATE); absent: not limited. */
   limit?: (agent: string) => Promise<Verdict>;
@@ -38,6 +38,8 @@ export interface McpDoor {
 interface Session {
   id: string;
   agent: string;
+  /** The agent as its latest request on this session authenticated (the task requests answer for it). */
+  current: { agent: AgentClient };
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastUsedMs: number;
@@ -79,12 +81,13 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
 
   async function startSession(agent: AgentClient): Promise<{ transport: StreamableHTTPServerTransport; server: Server }> {
     const { StreamableHTTPServerTransport: Transport } = mcpSdk();
-    const server = createMcpServer(deps);
+    const current = { agent };
+    const server = createMcpServer(deps, () => current.agent);
     const transport: StreamableHTTPServerTransport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: async (id) => {
         await sweep(agent.name);
-        open.set(id, { id, agent: agent.name, transport, server, lastUsedMs: deps.clock.now() });
+        open.set(id, { id, agent: agent.name, current, transport, server, lastUsedMs: deps.clock.now() });
       },
     });
     transport.onclose = () => {
@@ -121,6 +124,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
       const s = open.get(sid);
       if (!s || s.agent !== agent.name) return refuse(res, rpcRefusal(404, -32001, 'Session not found'));
       s.lastUsedMs = deps.clock.now();
+      s.current.agent = agent;
       return s.transport.handleRequest(authed, res, body);
     }
     if (method !== 'POST') return refuse(res, rpcRefusal(400, -32000, 'Bad Request: Mcp-Session-Id header is required'));

@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerNotification, ServerRequest, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient, Logger, Settings } from '@hookyard/core';
 import type { RunEventFeed } from '@hookyard/bus';
 import type { ToolRepo } from '@hookyard/tools';
@@ -17,9 +17,10 @@ import {
   type McpCallResult,
 } from './mcp-call';
 import { mcpSdk } from './mcp-sdk';
+import { runTaskStore, TASK_POLL_INTERVAL_MS, type RunTaskDeps } from './mcp-tasks';
 
 /** What one session's MCP server runs on. */
-export interface McpServerDeps {
+export interface McpServerDeps extends RunTaskDeps {
   calls: McpCalls;
   tools: ToolRepo;
   settings: Pick<Settings, 'agentWaitMs'>;
@@ -59,14 +60,24 @@ function invalid<T>(read: () => T): T {
   }
 }
 
+/** Tasks: tools/call may ask for one; tasks/get, tasks/result, tasks/list and tasks/cancel answer from the runs. */
+const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
 /**
  * One session's MCP server (the SDK's low-level Server, so the door decides
  * paging and calls): `tools/list` and `tools/call` over the agent's visible
- * catalogue, decided per request by the one allowlist function.
+ * catalogue, decided per request by the one allowlist function, and MCP
+ * tasks over the agent's runs. `sessionAgent` is the agent the session's
+ * latest request authenticated as (the task requests read it).
  */
-export function createMcpServer(deps: McpServerDeps): Server {
+export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentClient): Server {
   const { Server: SdkServer, types } = mcpSdk();
-  const server = new SdkServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  const server = new SdkServer(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, tasks: TASKS_CAPABILITY },
+    instructions: INSTRUCTIONS,
+    taskStore: runTaskStore(deps, sessionAgent),
+    defaultTaskPollInterval: TASK_POLL_INTERVAL_MS,
+  });
   const visible = deps.calls.visible.bind(deps.calls);
 
   server.setRequestHandler(types.ListToolsRequestSchema, async (request, extra) => {
@@ -78,7 +89,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return page;
   });
 
-  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra): Promise<McpCallResult> => {
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra): Promise<McpCallResult | { task: Task }> => {
     const agent = agentOf(extra);
     const { name } = request.params;
     const headers = extra.requestInfo?.headers;
@@ -111,6 +122,13 @@ export function createMcpServer(deps: McpServerDeps): Server {
       // The key names another call: the model can act on that, so it is a result, not a protocol error.
       if (e.kind === 'conflict') return { isError: true, content: [{ type: 'text', text: e.message }], _meta: {} };
       throw err;
+    }
+
+    // A task was asked for: the call is kept, so its handle is the answer; tasks/get and tasks/result follow the run.
+    if (request.params.task) {
+      const task = await runTaskStore(deps, () => agent).getTask(kept.id);
+      if (!task) throw rpcError(-32603, `call ${kept.id} was kept but cannot be read back`);
+      return { task };
     }
 
     const token = extra._meta?.progressToken;

@@ -35,7 +35,7 @@ export interface McpWorld {
   /** An SDK client connected to /mcp with `token` (and more headers); `protocolVersion` forces the one it asks for. */
   client(
     token: string,
-    opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string },
+    opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string; tasks?: boolean },
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
   close(): Promise<void>;
 }
@@ -91,7 +91,8 @@ export async function startMcpWorld(
         requestInit: { headers: { authorization: `Bearer ${token}`, ...o.headers } },
         fetch: fetchFn,
       });
-      const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' });
+      // A tasks-capable client says so (it may list and cancel tasks).
+      const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' }, o.tasks ? { capabilities: { tasks: { list: {}, cancel: {} } } } : {});
       await client.connect(transport);
       clients.push(client);
       return { client, transport };
