@@ -135,10 +135,9 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   const calls = new AgentCalls({ settings, stores: deps.stores, bus: deps.bus, clock, logger, runEvents: deps.runEvents, events: deps.events });
   const limitAgent = limiter ? (agent: string) => limiter.checkAgent(agent) : undefined;
   const mcp = createMcpDoor({ ...deps, calls, settings, clock, logger, limit: limitAgent });
-  app.all('/mcp', (req, res) => mcp.handle(req, res));
+  // Every method reaches the door, which answers 405 itself for those MCP does not use.
+  app.route('/mcp').all((req, res) => mcp.handle(req, res));
   app.use('/api/tools', mcp.onToolWrites);
-  // Reachable for tests and the embedding CLI (closing sessions on shutdown).
-  app.locals.mcpDoor = mcp;
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
   app.use(consoleRouter(deps.consoleAssets));
@@ -176,6 +175,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
+        onAgentRevoked: (name) => void mcp.closeAgentSessions(name),
         secrets,
       },
       limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined,

@@ -153,24 +153,39 @@ describe('/mcp: sessions, revisions and refusals', () => {
     expect(own.status).toBe(200);
   });
 
-  it("a revoked agent is refused on its next request, and the door's closeAgentSessions ends its open sessions", async () => {
+  it('a revoked agent (DELETE /api/agents/{name}) is refused on its next request and its open sessions are closed; other agents keep theirs', async () => {
     w = await startMcpWorld({ tools: [countedTool('deploy')] });
     const token = await w.agent('ci-bot', ['*']);
-    const keep = await w.agent('other', ['*']);
+    const otherToken = await w.agent('other', ['*']);
     const { client, transport } = await w.client(token);
-    await w.client(keep);
-    await w.stores.agents.remove('ci-bot');
+    const other = await w.client(otherToken);
+    const revoked = await fetch(`${w.url}/api/agents/ci-bot`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.admin}` } });
+    expect(revoked.status).toBe(204);
     await expect(client.listTools()).rejects.toThrow(/401|invalid_token|Unauthorized/i);
-    // What DELETE /api/agents/{name} calls (ctx.onAgentRevoked): the session is gone from the door.
-    const door = mcpDoorOf(w);
-    expect(door.sessions().get('ci-bot')).toBe(1);
-    expect(await door.closeAgentSessions('ci-bot')).toBe(1);
-    expect(door.sessions().get('ci-bot')).toBeUndefined();
-    expect(door.sessions().get('other')).toBe(1);
-    // Even with a valid token again, the old session id is unknown.
+    // A new agent of the same name does not inherit the closed session: its id is unknown now.
     const again = await w.agent('ci-bot', ['*']);
-    const r = await post(w, { jsonrpc: '2.0', id: 3, method: 'ping' }, { authorization: `Bearer ${again}`, 'mcp-session-id': transport.sessionId! });
+    const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
+    const v = { 'mcp-protocol-version': '2025-11-25' };
+    const r = await post(w, ping, { ...v, authorization: `Bearer ${again}`, 'mcp-session-id': transport.sessionId! });
     expect(r.status).toBe(404);
+    const kept = await post(w, ping, { ...v, authorization: `Bearer ${otherToken}`, 'mcp-session-id': other.transport.sessionId! });
+    expect(kept.status).toBe(200);
+  });
+
+  it("a rotated agent token closes the agent's sessions: the new token must initialize again", async () => {
+    w = await startMcpWorld({ tools: [countedTool('deploy')] });
+    const { transport } = await w.client(await w.agent('ci-bot', ['*']));
+    const rotated = await fetch(`${w.url}/api/agents/ci-bot/rotate`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.admin}` } });
+    expect(rotated.status).toBe(200);
+    const { token } = (await rotated.json()) as { token: string };
+    const r = await post(
+      w,
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}`, 'mcp-session-id': transport.sessionId! },
+    );
+    expect(r.status).toBe(404);
+    const { client } = await w.client(token);
+    await expect(client.ping()).resolves.toEqual({});
   });
 });
 
@@ -237,11 +252,11 @@ describe('/mcp tools/list: the visible catalogue', () => {
 
   it('a tool registered through POST /api/tools sends notifications/tools/list_changed to open sessions', async () => {
     w = await startMcpWorld({ tools: [countedTool('deploy')] });
-    const { client } = await w.client(await w.agent('ci-bot', ['*']));
+    const { client, notificationsOpen } = await w.client(await w.agent('ci-bot', ['*']));
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
-    // The notification stream (GET) is open once the client has sent `initialized`.
-    await until(() => [...mcpDoorOf(w).sessions().values()].length === 1, 5000, 'the session');
+    // The client opens its notification stream (GET) after `initialized`; a notification sent before it would have nowhere to go.
+    await until(notificationsOpen, 5000, 'the notification stream');
     const r = await fetch(`${w.url}/api/tools?discover=false`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
@@ -251,8 +266,3 @@ describe('/mcp tools/list: the visible catalogue', () => {
     await until(() => changed >= 1, 5000, 'notifications/tools/list_changed');
   });
 });
-
-/** The door the app mounted (tests reach it through the app's locals). */
-function mcpDoorOf(w: McpWorld) {
-  return (w.app.locals as { mcpDoor: import('../src/agent/mcp-door').McpDoor }).mcpDoor;
-}

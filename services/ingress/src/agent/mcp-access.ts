@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { agentTokenHash, AGENT_TOKEN_PREFIX, type AgentClient, type Settings } from '@hookyard/core';
+import type { AgentClient, Settings } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
-import { createTokenResolver } from '../api/auth';
+import { createTokenResolver, resolveAgent } from '../api/auth';
 import { sendJson } from '../http/headers';
 
 /**
@@ -93,9 +93,7 @@ export function createAgentAuthenticator(stores: Pick<Stores, 'agents'>, setting
     if (isApiToken(presented)) {
       return unauthorizedAnswer('this is a management API token; /mcp takes an agent token (made by POST /api/agents)');
     }
-    // Every agent token carries the prefix: anything else is no agent's, without a store read.
-    const agent = presented.startsWith(AGENT_TOKEN_PREFIX) ? await stores.agents.byTokenHash(agentTokenHash(presented)) : null;
-    return agent ?? unauthorizedAnswer('the bearer token is not a valid agent token (revoked, rotated or never issued)');
+    return (await resolveAgent(stores, presented)) ?? unauthorizedAnswer('the bearer token is not a valid agent token (revoked, rotated or never issued)');
   };
 }
 

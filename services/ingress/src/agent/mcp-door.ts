@@ -30,8 +30,6 @@ export interface McpDoor {
   toolsChanged(): void;
   /** Express middleware for the tool registry routes: a successful write there is a catalogue change. */
   onToolWrites(req: Request, res: Response, next: NextFunction): void;
-  /** Open sessions, per agent name. */
-  sessions(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -157,11 +155,6 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
         });
       }
       next();
-    },
-    sessions() {
-      const counts = new Map<string, number>();
-      for (const s of open.values()) counts.set(s.agent, (counts.get(s.agent) ?? 0) + 1);
-      return counts;
     },
     async close() {
       await Promise.all([...open.values()].map(end));

@@ -1,6 +1,7 @@
 import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { CALL_PATHS } from './calls-paths';
+import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
 import { SCHEMAS } from './components';
 
 type Obj = Record<string, unknown>;
@@ -956,6 +957,7 @@ const PATHS: Obj = {
     ),
   },
   ...CALL_PATHS,
+  ...MCP_PATHS,
   ...agentPaths({ op, answer, fail, ref, pathParam, body }),
 };
 
@@ -993,8 +995,11 @@ export const OPENAPI_DOCUMENT: Obj = {
   ],
   paths: PATHS,
   components: {
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' } },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
+      agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
+    },
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...MCP_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),

@@ -24,6 +24,13 @@ export function countedTool(name: string, run: (args: Record<string, unknown>) =
   };
 }
 
+export interface McpTestClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  /** True once the server has answered the client's GET (the stream server notifications travel on). */
+  notificationsOpen(): boolean;
+}
+
 export interface McpWorld {
   url: string;
   stores: Stores;
@@ -33,10 +40,7 @@ export interface McpWorld {
   /** Creates an agent and answers its token. */
   agent(name: string, toolsAllow: string[]): Promise<string>;
   /** An SDK client connected to /mcp with `token` (and more headers); `protocolVersion` forces the one it asks for. */
-  client(
-    token: string,
-    opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string; tasks?: boolean },
-  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  client(token: string, opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string; tasks?: boolean }): Promise<McpTestClient>;
   close(): Promise<void>;
 }
 
@@ -78,6 +82,7 @@ export async function startMcpWorld(
     },
     async client(token, o = {}) {
       const version = o.protocolVersion;
+      let streamOpen = false;
       // The SDK's client always asks for its latest revision; an older one is asked for by rewriting initialize on the wire.
       const fetchFn: typeof fetch = async (input, init) => {
         if (version && typeof init?.body === 'string' && init.body.includes('"initialize"')) {
@@ -85,7 +90,9 @@ export async function startMcpWorld(
           if (msg.method === 'initialize' && msg.params) msg.params.protocolVersion = version;
           init = { ...init, body: JSON.stringify(msg) };
         }
-        return fetch(input, init);
+        const res = await fetch(input, init);
+        if ((init?.method ?? 'GET') === 'GET' && res.status === 200) streamOpen = true;
+        return res;
       };
       const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${token}`, ...o.headers } },
@@ -95,7 +102,7 @@ export async function startMcpWorld(
       const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' }, o.tasks ? { capabilities: { tasks: { list: {}, cancel: {} } } } : {});
       await client.connect(transport);
       clients.push(client);
-      return { client, transport };
+      return { client, transport, notificationsOpen: () => streamOpen };
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
