@@ -86,6 +86,32 @@ describe('/mcp tools/call through an embedded executor', () => {
     expect(t.deploy.calls).toHaveLength(1);
   });
 
+  it('a client that gives up mid-wait (request cancelled) loses nothing: the run is kept, and the same key later gets the one outcome', async () => {
+    const t = tools();
+    w = await startMcpWorld({ tools: Object.values(t), executor: true, rules: RULES, settings: { agentWaitMs: 30_000 } });
+    const { client } = await w.client(await w.agent('ci-bot', ['*']));
+    const call = { name: 'deploy', arguments: { n: 9 }, _meta: { 'hookyard/idempotency_key': 'deploy-9' } };
+    const giveUp = new AbortController();
+    const waiting = client.callTool(call, undefined, { signal: giveUp.signal });
+    const kept = async () => (await w.stores.runs.list({ hook: agentHookName('ci-bot') }, 10)).runs[0];
+    await until(async () => (await kept())?.status === 'parked', 5000, 'the parked run');
+    giveUp.abort();
+    await expect(waiting).rejects.toThrow();
+    const run = (await kept())!;
+    const answered = await fetch(`${w.url}/api/interactions/${run.interaction!}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(answered.status).toBe(200);
+    await until(async () => (await w.stores.runs.get(run.id))?.status === 'succeeded', 5000, 'the approved run');
+    const done = (await client.callTool(call)) as TextResult;
+    expect(done._meta!['hookyard/run']).toBe(run.id);
+    expect(done.structuredContent).toEqual({ deployed: { n: 9 } });
+    expect((await w.stores.runs.list({ hook: agentHookName('ci-bot') }, 10)).runs).toHaveLength(1);
+    expect(t.deploy.calls).toHaveLength(1);
+  });
+
   it('a call still parked past the wait, repeated with its key, attaches to the same run: one approval, no second run', async () => {
     const t = tools();
     w = await startMcpWorld({ tools: Object.values(t), executor: true, rules: RULES, settings: { agentWaitMs: 100 } });

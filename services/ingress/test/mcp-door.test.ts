@@ -6,6 +6,7 @@
  */
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LocalRepo } from '@hookyard/tools';
+import { MCP_SESSIONS_PER_AGENT } from '../src/agent/mcp-door';
 import { TOKENS } from './support/harness';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
 
@@ -137,6 +138,21 @@ describe('/mcp: sessions, revisions and refusals', () => {
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await errorOf(over)).toMatchObject({ code: -32000, message: expect.stringContaining("too many requests from agent 'ci-bot'") });
     expect((await post(w, INIT, b)).status).toBe(200);
+  });
+
+  it('an agent holds at most MCP_SESSIONS_PER_AGENT sessions: a new one past it ends its least recently used', async () => {
+    w = await startMcpWorld();
+    const auth = { authorization: `Bearer ${await w.agent('ci-bot', ['*'])}` };
+    const ids: string[] = [];
+    for (let i = 0; i <= MCP_SESSIONS_PER_AGENT; i++) {
+      const r = await post(w, INIT, auth);
+      expect(r.status).toBe(200);
+      ids.push(r.headers.get('mcp-session-id')!);
+    }
+    const ping = (id: string) => post(w, { jsonrpc: '2.0', id: 9, method: 'ping' }, { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+    expect((await ping(ids[0]!)).status).toBe(404);
+    expect((await ping(ids[1]!)).status).toBe(200);
+    expect((await ping(ids[MCP_SESSIONS_PER_AGENT]!)).status).toBe(200);
   });
 
   it("another agent's token with a session id is 'Session not found', as for an id that never existed", async () => {

@@ -30,7 +30,6 @@ export interface McpDoor {
   toolsChanged(): void;
   /** Express middleware for the tool registry routes: a successful write there is a catalogue change. */
   onToolWrites(req: Request, res: Response, next: NextFunction): void;
-  close(): Promise<void>;
 }
 
 interface Session {
@@ -155,9 +154,6 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
         });
       }
       next();
-    },
-    async close() {
-      await Promise.all([...open.values()].map(end));
     },
   };
 }
