@@ -173,31 +173,37 @@ describe('/mcp: sessions, revisions and refusals', () => {
     w = await startMcpWorld({ tools: [countedTool('deploy')] });
     const token = await w.agent('ci-bot', ['*']);
     const otherToken = await w.agent('other', ['*']);
-    const { client, transport } = await w.client(token);
+    const mine = await w.client(token);
     const other = await w.client(otherToken);
+    await until(() => mine.notificationsOpen() && other.notificationsOpen(), 5000, 'the notification streams');
     const revoked = await fetch(`${w.url}/api/agents/ci-bot`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.admin}` } });
     expect(revoked.status).toBe(204);
-    await expect(client.listTools()).rejects.toThrow(/401|invalid_token|Unauthorized/i);
-    // A new agent of the same name does not inherit the closed session: its id is unknown now.
+    // The server ends the revoked agent's session (its stream closes) without waiting for its next request.
+    await until(mine.notificationsEnded, 5000, "the revoked agent's stream to end");
+    await expect(mine.client.listTools()).rejects.toThrow(/401|invalid_token|Unauthorized/i);
+    // A new agent of the same name does not inherit the session.
     const again = await w.agent('ci-bot', ['*']);
     const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
     const v = { 'mcp-protocol-version': '2025-11-25' };
-    const r = await post(w, ping, { ...v, authorization: `Bearer ${again}`, 'mcp-session-id': transport.sessionId! });
+    const r = await post(w, ping, { ...v, authorization: `Bearer ${again}`, 'mcp-session-id': mine.transport.sessionId! });
     expect(r.status).toBe(404);
+    expect(other.notificationsEnded()).toBe(false);
     const kept = await post(w, ping, { ...v, authorization: `Bearer ${otherToken}`, 'mcp-session-id': other.transport.sessionId! });
     expect(kept.status).toBe(200);
   });
 
   it("a rotated agent token closes the agent's sessions: the new token must initialize again", async () => {
     w = await startMcpWorld({ tools: [countedTool('deploy')] });
-    const { transport } = await w.client(await w.agent('ci-bot', ['*']));
+    const before = await w.client(await w.agent('ci-bot', ['*']));
+    await until(before.notificationsOpen, 5000, 'the notification stream');
     const rotated = await fetch(`${w.url}/api/agents/ci-bot/rotate`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.admin}` } });
     expect(rotated.status).toBe(200);
     const { token } = (await rotated.json()) as { token: string };
+    await until(before.notificationsEnded, 5000, 'the stream to end');
     const r = await post(
       w,
       { jsonrpc: '2.0', id: 3, method: 'ping' },
-      { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}`, 'mcp-session-id': transport.sessionId! },
+      { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}`, 'mcp-session-id': before.transport.sessionId! },
     );
     expect(r.status).toBe(404);
     const { client } = await w.client(token);

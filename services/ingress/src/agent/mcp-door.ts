@@ -35,6 +35,8 @@ export interface McpDoor {
 interface Session {
   id: string;
   agent: string;
+  /** The token that opened it (its token_id): after a rotation the session is no one's, on every replica. */
+  tokenId: string;
   /** The agent as its latest request on this session authenticated (the task requests answer for it). */
   current: { agent: AgentClient };
   transport: StreamableHTTPServerTransport;
@@ -53,9 +55,9 @@ const ALLOWED_METHODS = 'GET, POST, DELETE';
  * Builds the /mcp door. Order per request: Host and Origin (DNS rebinding),
  * the method, the agent token (re-read every request: a revoked agent is
  * refused on its next one), the agent's flood bucket, the body (capped at
- * HOOKS_API_BODY_MAX_BYTES and HOOKS_JSON depth), then the session: a
- * session id is bound to the agent that opened it, and another agent's token
- * with it is "Session not found", as for an id that never existed.
+ * HOOKS_API_BODY_MAX_BYTES and the JSON depth cap), then the session: a
+ * session id is bound to the agent and token that opened it, and any other
+ * token with it is "Session not found", as for an id that never existed.
  */
 export function createMcpDoor(deps: McpDoorDeps): McpDoor {
   const hosts = allowedHostnames(deps.settings);
@@ -84,7 +86,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: async (id) => {
         await sweep(agent.name);
-        open.set(id, { id, agent: agent.name, current, transport, server, lastUsedMs: deps.clock.now() });
+        open.set(id, { id, agent: agent.name, tokenId: agent.token_id, current, transport, server, lastUsedMs: deps.clock.now() });
       },
     });
     transport.onclose = () => {
@@ -119,7 +121,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = open.get(sid);
-      if (!s || s.agent !== agent.name) return refuse(res, rpcRefusal(404, -32001, 'Session not found'));
+      if (!s || s.agent !== agent.name || s.tokenId !== agent.token_id) return refuse(res, rpcRefusal(404, -32001, 'Session not found'));
       s.lastUsedMs = deps.clock.now();
       s.current.agent = agent;
       return s.transport.handleRequest(authed, res, body);

@@ -29,6 +29,8 @@ export interface McpTestClient {
   transport: StreamableHTTPClientTransport;
   /** True once the server has answered the client's GET (the stream server notifications travel on). */
   notificationsOpen(): boolean;
+  /** True once the server has ended that stream (the session was closed). */
+  notificationsEnded(): boolean;
 }
 
 export interface McpWorld {
@@ -83,6 +85,7 @@ export async function startMcpWorld(
     async client(token, o = {}) {
       const version = o.protocolVersion;
       let streamOpen = false;
+      let streamEnded = false;
       // The SDK's client always asks for its latest revision; an older one is asked for by rewriting initialize on the wire.
       const fetchFn: typeof fetch = async (input, init) => {
         if (version && typeof init?.body === 'string' && init.body.includes('"initialize"')) {
@@ -91,8 +94,11 @@ export async function startMcpWorld(
           init = { ...init, body: JSON.stringify(msg) };
         }
         const res = await fetch(input, init);
-        if ((init?.method ?? 'GET') === 'GET' && res.status === 200) streamOpen = true;
-        return res;
+        if ((init?.method ?? 'GET') !== 'GET' || res.status !== 200 || !res.body) return res;
+        streamOpen = true;
+        // Passed through unchanged; its end is noted.
+        const noteEnd = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void (streamEnded = true) });
+        return new Response(res.body.pipeThrough(noteEnd), { status: res.status, headers: res.headers });
       };
       const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${token}`, ...o.headers } },
@@ -102,7 +108,7 @@ export async function startMcpWorld(
       const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' }, o.tasks ? { capabilities: { tasks: { list: {}, cancel: {} } } } : {});
       await client.connect(transport);
       clients.push(client);
-      return { client, transport, notificationsOpen: () => streamOpen };
+      return { client, transport, notificationsOpen: () => streamOpen, notificationsEnded: () => streamEnded };
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
