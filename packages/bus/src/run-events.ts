@@ -1,4 +1,4 @@
-import { type ErrorKind, type Logger, type RunEventType, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
+import { agentOfHook, type ErrorKind, type Logger, type RunEventType, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
 import { checkPrefix, connectNats, subjectToken } from './nats-setup';
 import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
@@ -39,9 +39,15 @@ export interface RunEventPublisherOptions {
   logger?: Logger;
 }
 
-/** `<prefix>.events.run.<status>.<hook>`; a status or hook that is not one subject token is bad_input. */
+/**
+ * `<prefix>.events.run.<status>.<hook>`, and `<prefix>.events.run.<status>.agent.<name>` for an agent's call
+ * (its hook slot `agent:<name>` holds a colon, which no subject token may); a status, hook or agent name that is
+ * not one subject token is bad_input.
+ */
 export function runEventSubject(prefix: string, summary: Pick<RunSummary, 'status' | 'hook'>): string {
-  return `${prefix}.events.run.${subjectToken(summary.status, 'run status')}.${subjectToken(summary.hook, 'hook name')}`;
+  const agent = agentOfHook(summary.hook);
+  const tail = agent === null ? subjectToken(summary.hook, 'hook name') : `agent.${subjectToken(agent, 'agent name')}`;
+  return `${prefix}.events.run.${subjectToken(summary.status, 'run status')}.${tail}`;
 }
 
 /**

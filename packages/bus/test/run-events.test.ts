@@ -79,4 +79,9 @@ describe('run event publisher (memory)', () => {
   it('names subjects from status and hook', () => {
     expect(runEventSubject('hooks', { status: 'failed', hook: 'h1' })).toBe('hooks.events.run.failed.h1');
   });
+
+  it("names an agent call's subject from its agent: the hook slot agent:<name> is not one subject token", () => {
+    expect(runEventSubject('hooks', { status: 'succeeded', hook: 'agent:bench' })).toBe('hooks.events.run.succeeded.agent.bench');
+    expect(() => runEventSubject('hooks', { status: 'succeeded', hook: 'agent:a.b' })).toThrow(/agent name "a.b" cannot be a NATS subject token/);
+  });
 });
