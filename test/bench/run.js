@@ -1,10 +1,11 @@
 'use strict';
 /**
  * Hookyard benchmark suite. Starts the roles as separate processes on the real
- * Redis and JetStream, drives them with autocannon in its own process, and
+ * Redis and JetStream, drives them from a load generator in its own process
+ * (autocannon or a paced loop; the SDK's MCP client for the agent door), and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue,agent]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
@@ -29,6 +30,7 @@ const SECTIONS = {
   growth: () => require('./sections/growth').growth,
   memory: () => require('./sections/memory').memory,
   catalogue: () => require('./sections/catalogue').catalogue,
+  agent: () => require('./sections/agent').agent,
 };
 
 function parseArgs(argv) {

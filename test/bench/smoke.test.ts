@@ -12,7 +12,7 @@ import { requireBuiltCli } from '../support/processes';
 
 jest.setTimeout(170_000);
 
-const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue'];
+const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue', 'agent'];
 
 describe('benchmark suite (smoke)', () => {
   let out: string;
@@ -60,6 +60,17 @@ describe('benchmark suite (smoke)', () => {
       expect.objectContaining({ hooks: expect.any(Object), fanOut: expect.any(Object), list: expect.any(Object), payloads: expect.any(Object) }),
     );
     expect(results.sections.memory).toEqual(expect.objectContaining({ soak: expect.any(Object), peakRssMiB: expect.any(Object) }));
+    // The agent door: both systems answered every call at each rate and at saturation (each answer echoes its arguments).
+    const agent = results.sections.agent as {
+      rates: { rate: number; hookyard: { failures: number[]; calls: number[] }; direct: { failures: number[]; calls: number[] } }[];
+      saturation: { hookyard: { failures: number[]; calls: number[] }; direct: { failures: number[]; calls: number[] }; ratio: { value: number } };
+    };
+    expect(agent.rates.map((r) => r.rate)).toEqual([50, 200]);
+    for (const side of [...agent.rates.flatMap((r) => [r.hookyard, r.direct]), agent.saturation.hookyard, agent.saturation.direct]) {
+      expect(side.failures.every((n) => n === 0)).toBe(true);
+      expect(side.calls.every((n) => n > 0)).toBe(true);
+    }
+    expect(agent.saturation.ratio.value).toBeGreaterThan(0);
     expect(existsSync(join(out, 'RESULTS.md'))).toBe(true);
   });
 });

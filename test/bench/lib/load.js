@@ -1,14 +1,14 @@
 'use strict';
-/** Runs the load generator (test/bench/loadgen.js) as a child process and parses its JSON line. */
+/** Runs a load generator (test/bench/loadgen.js, or another script of the same contract) as a child process and parses its JSON line. */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { BENCH_DIR } = require('./common');
 
 const LOADGEN = path.join(BENCH_DIR, 'loadgen.js');
 
-function runLoad(cfg) {
+function runLoad(cfg, script = LOADGEN) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOADGEN, JSON.stringify(cfg)], {
+    const child = spawn(process.execPath, [script, JSON.stringify(cfg)], {
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -322,7 +322,67 @@ function catalogue(s) {
   ].join('\n');
 }
 
-const RENDER = { door, e2e, conditions, growth, memory, catalogue };
+function agent(s) {
+  const sat = s.saturation;
+  const la = s.loadAverage;
+  return [
+    '## 7. Agent door: MCP tools/call through Hookyard against the SDK alone',
+    '',
+    s.method,
+    '',
+    la ? `Load average (1 / 5 / 15 min) at the section's start ${la.atStart.join(' / ')}, at its end ${la.atEnd.join(' / ')}, on ${la.cores} cores.` : '',
+    '',
+    table(
+      [
+        'rate',
+        'Hookyard p50 ms',
+        'Hookyard p99 ms',
+        'direct p50 ms',
+        'direct p99 ms',
+        'added at p50 ms',
+        `<= ${s.rates[0] ? num(s.rates[0].addedP50Ms.target) : '–'} ms`,
+        'added at p99 ms',
+        'answered/s (H / D)',
+      ],
+      s.rates.map((x) => [
+        `${num(x.rate)}/s`,
+        mmm(x.hookyard.p50Ms),
+        mmm(x.hookyard.p99Ms),
+        mmm(x.direct.p50Ms),
+        mmm(x.direct.p99Ms),
+        num(x.addedP50Ms.value),
+        pass(x.addedP50Ms.met),
+        num(x.addedP99Ms),
+        `${num(x.hookyard.callsPerSecond.median)} / ${num(x.direct.callsPerSecond.median)}`,
+      ]),
+    ),
+    '',
+    table(
+      ['saturation', 'calls/s', 'p50 ms', 'p99 ms'],
+      [
+        [`Hookyard (${num(sat.concurrency)} in flight)`, mmm(sat.hookyard.callsPerSecond), mmm(sat.hookyard.p50Ms), mmm(sat.hookyard.p99Ms)],
+        [`direct (${num(sat.concurrency)} in flight)`, mmm(sat.direct.callsPerSecond), mmm(sat.direct.p50Ms), mmm(sat.direct.p99Ms)],
+      ],
+    ),
+    '',
+    `Ratio Hookyard/direct calls/s (medians): **${num(sat.ratio.value)}** (per pair ${mmm(sat.ratio.pairs)}); target >= ${num(sat.ratio.target)}: ${pass(sat.ratio.met)}.`,
+    '',
+    cpuBlock(
+      'call at saturation',
+      [
+        ['Hookyard', sat.hookyard],
+        ['direct', sat.direct],
+      ],
+      'cpuMsPerCall',
+    ),
+    '',
+    redisBlock('call at saturation', [['Hookyard', sat.hookyard.redisPerCall]]),
+    '',
+    s.note,
+  ].join('\n');
+}
+
+const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent };
 
 function renderMarkdown(r) {
   const m = r.machine;
@@ -410,6 +470,22 @@ function verdicts(r) {
   if (s.conditions && !s.conditions.error && s.conditions.ratio) add('jq engine / jq-wasm per call', `${num(s.conditions.ratio.value)}x`, '–', null);
   if (s.growth && !s.growth.error && s.growth.hooks)
     add(`door with ${num(s.growth.hooks.otherHooks[1])} / ${num(s.growth.hooks.otherHooks[0])} other hooks`, num(s.growth.hooks.ratioManyOverFew), '–', null);
+  if (s.agent && !s.agent.error) {
+    for (const x of s.agent.rates)
+      add(
+        `agent door: added p50 at ${num(x.rate)} calls/s, Hookyard - SDK alone`,
+        `${num(x.hookyard.p50Ms.median)} - ${num(x.direct.p50Ms.median)} = ${num(x.addedP50Ms.value)} ms`,
+        `<= ${num(x.addedP50Ms.target)} ms`,
+        x.addedP50Ms.met,
+      );
+    const sat = s.agent.saturation;
+    add(
+      'agent door: calls/s at saturation, Hookyard / SDK alone',
+      `${num(sat.hookyard.callsPerSecond.median)} / ${num(sat.direct.callsPerSecond.median)} = ${num(sat.ratio.value)}`,
+      `>= ${num(sat.ratio.target)}`,
+      sat.ratio.met,
+    );
+  }
   if (s.catalogue && !s.catalogue.error) {
     add('GitHub OpenAPI discovery (median)', `${num(s.catalogue.discoveryMs.median)} ms`, '< 5000 ms', s.catalogue.discoveryMs.median < 5000);
     add('largest event-loop stall during it (median)', `${num(s.catalogue.largestStallMs.median)} ms`, '< 50 ms', s.catalogue.largestStallMs.median < 50);
