@@ -157,7 +157,7 @@ const REGISTRY = {
   HOOKS_HTTP_HOST: setting('httpHost', { doc: 'address the HTTP server binds', default: '127.0.0.1', live: false, parse: host('127.0.0.1') }),
   HOOKS_HTTP_PORT: setting('httpPort', { doc: 'HTTP port; 0 picks a free one', default: '8080', live: false, parse: int(8080, 0, 65535) }),
   HOOKS_ADMIN_PORT: setting('adminPort', {
-    doc: 'when set, the ingress serves the management API, /metrics, /openapi.json and the console on this port and only the door, approval links and probes on HOOKS_HTTP_PORT; 0 picks a free one',
+    doc: 'when set, the ingress serves the management API, the agent door (/mcp, /api/calls), /metrics, /openapi.json and the console on this port and only the door, approval links and probes on HOOKS_HTTP_PORT; 0 picks a free one',
     default: 'one port for all',
     live: false,
     parse: optPort,
@@ -306,6 +306,12 @@ const REGISTRY = {
     default: '30',
     live: true,
     parse: num({ def: 30, min: 0, max: 300, scale: 1000 }),
+  }),
+  HOOKS_AGENT_ALLOWED_HOSTS: setting('agentAllowedHosts', {
+    doc: "host names /mcp accepts in Host and Origin besides loopback and HOOKS_PUBLIC_URL's (comma-separated, e.g. the in-cluster service name); any other is refused (DNS-rebinding protection)",
+    default: 'none',
+    live: false,
+    parse: list([]),
   }),
   HOOKS_WEBHOOK_ALLOW_HOSTS: setting('webhookAllowHosts', {
     doc: 'hosts the webhook tool may call (their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)',

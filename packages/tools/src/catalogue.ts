@@ -19,10 +19,16 @@ function trimmed(text: string, limit: number | undefined): string {
   return `${head.trimEnd()}…`;
 }
 
-/** Every vendor wants an object schema at the top; a tool without parameters takes none. */
-function objectSchema(schema: JsonSchema): JsonSchema {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest.type === 'object' ? rest : { ...rest, type: 'object' };
+/**
+ * Every vendor wants an object schema at the top; a tool without parameters
+ * takes none. The model APIs take no `$schema`; MCP keeps it (its 2025-11-25
+ * revision reads a tool's schema as JSON Schema 2020-12 unless `$schema` says
+ * another dialect).
+ */
+function objectSchema(schema: JsonSchema, keepDialect: boolean): JsonSchema {
+  const { $schema, ...rest } = schema;
+  const shaped = rest.type === 'object' ? rest : { ...rest, type: 'object' };
+  return keepDialect && $schema !== undefined ? { $schema, ...shaped } : shaped;
 }
 
 /**
@@ -38,7 +44,7 @@ export function toolDefinitions(tools: readonly ToolInfo[], format: CatalogueFor
   const limit = DESCRIPTION_LIMITS[format];
   return tools.map((t) => {
     const description = trimmed(t.description, limit);
-    const schema = objectSchema(t.parameters);
+    const schema = objectSchema(t.parameters, format === 'mcp');
     if (format === 'openai') return { type: 'function', function: { name: t.name, description, parameters: schema } };
     if (format === 'anthropic') return { name: t.name, description, input_schema: schema };
     return { name: t.name, description, inputSchema: schema };

@@ -51,6 +51,9 @@ describe('tool definitions per vendor', () => {
   it("mcp: {name, description, inputSchema}, as the MCP SDK's ToolSchema reads it", () => {
     const defs = toolDefinitions(tools, 'mcp');
     expect(defs[0]).toEqual({ name: 'echo', description: 'Returns its arguments', inputSchema: tools[0]!.parameters });
+    // MCP keeps the schema's dialect (the model APIs do not take $schema).
+    expect((defs[1] as any).inputSchema).toEqual({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} });
+    expect((toolDefinitions(tools, 'anthropic')[1] as any).input_schema).toEqual({ type: 'object', properties: {} });
     expect(vendorMisses('mcp', defs)).toEqual([]);
   });
 

@@ -173,6 +173,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.runEvents ? { runEvents: deps.runEvents } : {}),
         ...(deps.events ? { events: deps.events } : {}),
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
+        ...(limitAgent ? { limitAgent } : {}),
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),

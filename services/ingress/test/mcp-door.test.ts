@@ -89,8 +89,11 @@ describe('/mcp: sessions, revisions and refusals', () => {
     expect(ok.status).toBe(200);
   });
 
-  it("the public URL's host is allowed besides loopback", async () => {
-    w = await startMcpWorld({ settings: { publicUrl: 'https://hooks.example.com' } });
+  it.each([
+    ["the public URL's host", { publicUrl: 'https://hooks.example.com' }],
+    ['a host named in HOOKS_AGENT_ALLOWED_HOSTS (an in-cluster name)', { agentAllowedHosts: ['hooks.example.com'] }],
+  ])('%s is allowed besides loopback', async (_what, settings) => {
+    w = await startMcpWorld({ settings });
     const token = await w.agent('ci-bot', ['*']);
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
@@ -137,6 +140,16 @@ describe('/mcp: sessions, revisions and refusals', () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await errorOf(over)).toMatchObject({ code: -32000, message: expect.stringContaining("too many requests from agent 'ci-bot'") });
+    // One bucket per agent for the whole agent door: its HTTP calls are refused too, before anything is kept.
+    const call = await fetch(`${w.url}/api/calls`, {
+      method: 'POST',
+      headers: { ...a, 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'echo', arguments: {} }),
+    });
+    expect(call.status).toBe(429);
+    expect(Number(call.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await call.json()) as { error: { message: string } }).error.message).toMatch(/^too many calls from agent 'ci-bot'; retry in \d+ s$/);
+    expect((await w.stores.runs.list({}, 10)).runs).toHaveLength(0);
     expect((await post(w, INIT, b)).status).toBe(200);
   });
 

@@ -31,9 +31,10 @@ export function refuse(res: ServerResponse, r: Refusal): void {
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 /** The hostnames /mcp answers to: loopback, and the host of HOOKS_PUBLIC_URL when set. */
-export function allowedHostnames(settings: Pick<Settings, 'publicUrl'>): string[] {
+export function allowedHostnames(settings: Pick<Settings, 'publicUrl' | 'agentAllowedHosts'>): string[] {
   const hosts = [...LOOPBACK_HOSTS];
   if (settings.publicUrl) hosts.push(new URL(settings.publicUrl).hostname.toLowerCase());
+  for (const h of settings.agentAllowedHosts ?? []) hosts.push(h.trim().toLowerCase());
   return hosts;
 }
 

@@ -13,7 +13,7 @@ import { mcpSdk } from './mcp-sdk';
 
 /** What the /mcp door runs on. */
 export interface McpDoorDeps extends McpServerDeps {
-  settings: Pick<Settings, 'agentWaitMs' | 'publicUrl' | 'apiTokens' | 'apiBodyMaxBytes'>;
+  settings: Pick<Settings, 'agentWaitMs' | 'publicUrl' | 'agentAllowedHosts' | 'apiTokens' | 'apiBodyMaxBytes'>;
   stores: Pick<Stores, 'agents' | 'runs' | 'interactions'>;
   clock: Clock;
   /** The agent's flood bucket (HOOKS_AGENT_RATE); absent: not limited. */

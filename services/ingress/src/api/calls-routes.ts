@@ -44,6 +44,17 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
 
   router.post('/calls', requireAgent(), async (req, res) => {
     const agent = theAgent(res);
+    // The agent's own flood bucket, shared with /mcp (HOOKS_AGENT_RATE, HOOKS_AGENT_BURST).
+    const verdict = ctx.limitAgent ? await ctx.limitAgent(agent.name) : { ok: true as const };
+    if (!verdict.ok) {
+      const retry = String(Math.max(1, Math.ceil(verdict.retryAfterSeconds)));
+      // No error kind maps to 429, so the limit answers here, as the management limiter does.
+      res
+        .status(429)
+        .set('Retry-After', retry)
+        .json({ error: { kind: 'unavailable', message: `too many calls from agent '${agent.name}'; retry in ${retry} s` } });
+      return;
+    }
     onlyQuery(req, ['wait_seconds']);
     const parsed = parseCallBody(req.body);
     if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {

@@ -16,6 +16,8 @@ export interface ApiContext extends RoleDeps {
   onDedupeChanged(topic: string): void;
   /** Called after an agent was revoked or its token rotated, so the MCP door closes the agent's open sessions. */
   onAgentRevoked?(name: string): void;
+  /** The agent door's per-agent flood bucket (HOOKS_AGENT_RATE), shared by /mcp and POST /api/calls; absent: not limited. */
+  limitAgent?: (agent: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
   /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */
   secrets?: SecretResolver;
 }
