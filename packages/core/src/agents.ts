@@ -58,6 +58,8 @@ export type AgentCallVia = (typeof AGENT_CALL_VIAS)[number];
 export interface AgentCallPayload {
   tool: string;
   arguments: Record<string, unknown>;
+  /** `argsHash(arguments)`: the SHA-256 of the canonical arguments, as an approval binds them. */
+  args_sha256: string;
   /** The runtime allowlist the caller attached (narrows only), or null for none. */
   tools_allow: string[] | null;
   /** The client's idempotency key, or the one the door made up. */

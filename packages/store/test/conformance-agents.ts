@@ -1,4 +1,4 @@
-import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, type AgentCallPayload } from '@hookyard/core';
+import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, type AgentCallPayload } from '@hookyard/core';
 import type { KeepAgentCallInput, Stores } from '../src';
 import { T0, rejection } from './fixtures';
 
@@ -109,6 +109,7 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
 const call = (key: string, extra: Partial<AgentCallPayload> = {}): AgentCallPayload => ({
   tool: 'echo',
   arguments: { say: 'hi', n: 1 },
+  args_sha256: argsHash({ say: 'hi', n: 1 }),
   tools_allow: null,
   idempotency_key: key,
   via: 'mcp',

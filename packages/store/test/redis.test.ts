@@ -11,6 +11,7 @@ import {
   describeStateConformance,
 } from './conformance';
 import { T0, hook, rejection } from './fixtures';
+import { argsHash } from '@hookyard/core';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
 import { keySlot } from './slots';
 
@@ -164,7 +165,7 @@ describe('redis specifics', () => {
       await s.agents.create({ name: 'bot{1}', description: null, tools_allow: ['*'], tokenHash: 'a'.repeat(64) }, T0);
       await s.agents.rotate('bot{1}', 'b'.repeat(64), T0);
       await s.agents.remove('bot{1}');
-      const call = { tool: 'echo', arguments: {}, tools_allow: null, idempotency_key: 'k{1}', via: 'mcp' as const };
+      const call = { tool: 'echo', arguments: {}, args_sha256: argsHash({}), tools_allow: null, idempotency_key: 'k{1}', via: 'mcp' as const };
       await s.runs.keepAgentCall({ agent: 'bot{1}', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
     } finally {
       spy.mockRestore();

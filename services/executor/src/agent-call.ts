@@ -1,4 +1,4 @@
-import { agentAllowlist, agentOfHook, badInput, isValidName, type Allowlist, type Hook, type Run } from '@hookyard/core';
+import { agentAllowlist, agentOfHook, argsHash, badInput, isValidName, type Allowlist, type Hook, type Run } from '@hookyard/core';
 import type { AgentStore } from '@hookyard/store';
 
 /** An agent run's call as the executor plans it: a hook-shaped record for the shared steps, the arguments, the allowlist. */
@@ -25,10 +25,14 @@ export function agentOfRun(run: Pick<Run, 'door' | 'hook'>): string | null {
 export async function agentCallOf(run: Run, agents: AgentStore): Promise<AgentCall | { revoked: string }> {
   const name = agentOfRun(run);
   if (!name) throw badInput(`run ${run.id} came through the agent door but its hook slot '${run.hook}' names no agent`);
-  const p = run.payload as { tool?: unknown; arguments?: unknown; tools_allow?: unknown } | null;
+  const p = run.payload as { tool?: unknown; arguments?: unknown; args_sha256?: unknown; tools_allow?: unknown } | null;
   const args = p?.arguments;
   if (!p || typeof p.tool !== 'string' || !isValidName(p.tool) || args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw badInput(`run ${run.id}'s payload is not an agent call {tool, arguments}`);
+  }
+  // The door hashed the arguments it kept: arguments that no longer match were changed in the store since.
+  if (typeof p.args_sha256 === 'string' && p.args_sha256 !== argsHash(args as Record<string, unknown>)) {
+    throw badInput(`run ${run.id}'s arguments no longer match the SHA-256 kept with the call (${p.args_sha256.slice(0, 12)}…); the call is not made`);
   }
   const runtime = Array.isArray(p.tools_allow) ? p.tools_allow.filter((e): e is string => typeof e === 'string') : null;
   const agent = await agents.get(name);

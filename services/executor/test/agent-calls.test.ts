@@ -3,6 +3,7 @@ import {
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
   agentTokenHash,
+  argsHash,
   type AgentCallPayload,
   type ApprovalRule,
 } from '@hookyard/core';
@@ -24,7 +25,15 @@ async function setup(opts: { rules?: ApprovalRule[]; agentAllow?: string[]; tool
   await h.stores.hooks.putApprovalPolicy(opts.rules ?? [], null, h.clock.now());
   await h.stores.agents.create({ name: 'ci-bot', description: null, tools_allow: opts.agentAllow ?? ['*'], tokenHash: agentTokenHash('hya_x') }, h.clock.now());
   const call = async (tool: string, args: Record<string, unknown>, more: Partial<AgentCallPayload> = {}, agent = 'ci-bot') => {
-    const payload: AgentCallPayload = { tool, arguments: args, tools_allow: null, idempotency_key: `k-${Math.random()}`, via: 'mcp', ...more };
+    const payload: AgentCallPayload = {
+      tool,
+      arguments: args,
+      args_sha256: argsHash(args),
+      tools_allow: null,
+      idempotency_key: `k-${Math.random()}`,
+      via: 'mcp',
+      ...more,
+    };
     const kept = await h.stores.runs.keepAgentCall({ agent, call: payload, now: h.clock.now(), dispatchGraceMs: 5000, keyTtlMs: 60_000 });
     await h.executor.handle(kept.id);
     return (await h.stores.runs.get(kept.id))!;
@@ -124,9 +133,28 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
     expect(deploy.calls).toHaveLength(1);
   });
 
+  it('arguments that no longer match the SHA-256 the door kept are refused (held), the tool never called', async () => {
+    const { h, deploy } = await setup();
+    const payload: AgentCallPayload = {
+      tool: 'deploy',
+      arguments: args,
+      args_sha256: argsHash({ other: 1 }),
+      tools_allow: null,
+      idempotency_key: 'k2',
+      via: 'http',
+    };
+    const kept = await h.stores.runs.keepAgentCall({ agent: 'ci-bot', call: payload, now: h.clock.now(), dispatchGraceMs: 5000, keyTtlMs: 60_000 });
+    await h.executor.handle(kept.id);
+    const run = (await h.stores.runs.get(kept.id))!;
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ kind: 'bad_input' });
+    expect(run.error!.message).toMatch(/arguments no longer match the SHA-256 kept with the call/);
+    expect(deploy.calls).toHaveLength(0);
+  });
+
   it('an agent revoked after its call was kept: the run is denied saying so, and the tool is never called', async () => {
     const { h, deploy } = await setup();
-    const payload: AgentCallPayload = { tool: 'deploy', arguments: args, tools_allow: null, idempotency_key: 'k1', via: 'http' };
+    const payload: AgentCallPayload = { tool: 'deploy', arguments: args, args_sha256: argsHash(args), tools_allow: null, idempotency_key: 'k1', via: 'http' };
     const kept = await h.stores.runs.keepAgentCall({ agent: 'ci-bot', call: payload, now: h.clock.now(), dispatchGraceMs: 5000, keyTtlMs: 60_000 });
     await h.stores.agents.remove('ci-bot');
     await h.executor.handle(kept.id);

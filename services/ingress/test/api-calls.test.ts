@@ -71,7 +71,14 @@ describe('HTTP call API', () => {
     expect(r.headers.get('hookyard-call-id')).toBe(r.body.id);
     const run = await h.stores.runs.get(r.body.id);
     expect(run).toMatchObject({ door: 'agent', hook: 'agent:bot', topic: 'tools/call', status: 'pending' });
-    expect(run!.payload).toEqual({ tool: 'echo', arguments: { text: 'hi' }, tools_allow: null, idempotency_key: 'k-202', via: 'http' });
+    expect(run!.payload).toEqual({
+      tool: 'echo',
+      arguments: { text: 'hi' },
+      args_sha256: argsHash({ text: 'hi' }),
+      tools_allow: null,
+      idempotency_key: 'k-202',
+      via: 'http',
+    });
     expect(h.bus.published).toContainEqual([r.body.id]);
   });
 

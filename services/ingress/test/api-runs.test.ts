@@ -1,3 +1,4 @@
+import { argsHash } from '@hookyard/core';
 import { hook, startHarness, type Harness } from './support/harness';
 
 describe('management API: hook runs', () => {
@@ -51,7 +52,14 @@ describe('management API: hook runs', () => {
   });
 
   it("filters an agent's calls with ?agent= (they never mix with hook runs), names the agent on each run, and refuses to replay one", async () => {
-    const call = { tool: 'echo', arguments: { text: 'hi' }, tools_allow: null, idempotency_key: 'k-list', via: 'http' as const };
+    const call = {
+      tool: 'echo',
+      arguments: { text: 'hi' },
+      args_sha256: argsHash({ text: 'hi' }),
+      tools_allow: null,
+      idempotency_key: 'k-list',
+      via: 'http' as const,
+    };
     const kept = await h.stores.runs.keepAgentCall({ agent: 'lister', call, now: Date.now(), dispatchGraceMs: 15000, keyTtlMs: 60000 });
     const r = await h.call('/api/hook-runs?agent=lister', { role: 'reader' });
     expect(r.status).toBe(200);
