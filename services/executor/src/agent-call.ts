@@ -31,7 +31,7 @@ export async function agentCallOf(run: Run, agents: AgentStore): Promise<AgentCa
     throw badInput(`run ${run.id}'s payload is not an agent call {tool, arguments}`);
   }
   // The door hashed the arguments it kept: arguments that no longer match were changed in the store since.
-  if (typeof p.args_sha256 === 'string' && p.args_sha256 !== argsHash(args as Record<string, unknown>)) {
+  if (typeof p.args_sha256 === 'string' && p.args_sha256 !== argsHash(args)) {
     throw badInput(`run ${run.id}'s arguments no longer match the SHA-256 kept with the call (${p.args_sha256.slice(0, 12)}…); the call is not made`);
   }
   const runtime = Array.isArray(p.tools_allow) ? p.tools_allow.filter((e): e is string => typeof e === 'string') : null;
