@@ -9,6 +9,10 @@ export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
 export const APPROVAL_TIMEOUT_ACTIONS = ['deny', 'allow'] as const;
 export type ApprovalTimeoutAction = (typeof APPROVAL_TIMEOUT_ACTIONS)[number];
 
+/** Who besides operators, signed links and answer hooks may answer an approval: `caller`, the agent's own user (MCP elicitation). */
+export const APPROVAL_APPROVERS = ['caller'] as const;
+export type ApprovalApprover = (typeof APPROVAL_APPROVERS)[number];
+
 /** One rule. `when` is jq over `{tool, args, hook, topic, subject, agent}`; truthy first output matches. */
 export interface ApprovalRule {
   /** Named in history lines and decisions; default `deployment rule <n>` / `hook rule <n>` (1-based). */
@@ -27,6 +31,11 @@ export interface ApprovalRule {
   on_timeout?: ApprovalTimeoutAction;
   /** approve only: hooks whose resume_expr may answer (their topic must have a verifier binding). */
   answer_hooks?: string[];
+  /**
+   * approve only: `caller` lets the agent's own user (the person at the MCP client) answer through MCP elicitation,
+   * besides operators, signed links and answer hooks. No effect on a hook's run (it has no caller).
+   */
+  approver?: ApprovalApprover;
 }
 
 /** The deployment's policy as kept: `version` counts every PUT (0: never set, no rules). */

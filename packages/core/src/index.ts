@@ -66,8 +66,15 @@ export type {
 export { DEFAULT_SECRET_SCOPE, SECRET_ENV_NAME, createSecretResolver, isSecretRef, secretRefFormViolation, secretRefViolation } from './secrets';
 export type { SecretRef, SecretResolver, SecretResolverOptions, SecretScope, StringOrSecret } from './secrets';
 export { ALLOW_ALL, ALLOWLIST_ENTRY_PATTERN, allows, intersect, parseAllowlist } from './allowlist';
-export { APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_DENY_MESSAGE, HOOKS_APPROVAL_REQUESTED_TOPIC } from './approval';
-export type { ApprovalAction, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
+export {
+  APPROVAL_ACTIONS,
+  APPROVAL_APPROVERS,
+  APPROVAL_TIMEOUT_ACTIONS,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_DENY_MESSAGE,
+  HOOKS_APPROVAL_REQUESTED_TOPIC,
+} from './approval';
+export type { ApprovalAction, ApprovalApprover, ApprovalPolicy, ApprovalRule, ApprovalTimeoutAction } from './approval';
 export {
   APPROVAL_LINK_PATH,
   TOOL_EXTRA_APPROVE_URL,

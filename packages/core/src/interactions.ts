@@ -15,7 +15,7 @@ export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 export type ResolvedStatus = Exclude<InteractionStatus, 'open' | 'taken'>;
 
 /** How a resolution arrived. */
-export const RESOLUTION_VIAS = ['api', 'link', 'hook', 'expiry'] as const;
+export const RESOLUTION_VIAS = ['api', 'link', 'hook', 'expiry', 'elicitation'] as const;
 export type ResolutionVia = (typeof RESOLUTION_VIAS)[number];
 
 /** The key of the state a hook's subject names: same scope, kind and key means the same subject. */
@@ -26,7 +26,7 @@ export interface SubjectKey {
 }
 
 export interface Resolution {
-  /** Who answered: `operator:<token name>`, `run:<id>` (a hook's door contract), `expiry`. */
+  /** Who answered: `operator:<token name>`, `run:<id>` (a hook's door contract), `agent:<name>:user` (elicitation), `expiry`. */
   by: string;
   via: ResolutionVia;
   at: string;
@@ -60,6 +60,8 @@ export interface Interaction {
   /** approval: the hooks whose door contract may answer it (the rule's `answer_hooks`); a `wait` may be answered by any hook. */
   answer_hooks: string[];
   subject: SubjectKey | null;
+  /** approval: `caller` when the agent's own user may answer it through MCP elicitation (the rule's `approver`), else null. */
+  approver: 'caller' | null;
   /** What expiry means for the run (`wait`: fail | succeed; `approval`: deny | allow). */
   on_timeout: string | null;
   created_at: string;

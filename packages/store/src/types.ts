@@ -429,6 +429,8 @@ export interface ParkInput {
   rule?: string | null;
   policyVersion?: number | null;
   answerHooks?: string[];
+  /** approval: `caller` when the agent's own user may answer it (MCP elicitation). */
+  approver?: 'caller' | null;
   subject?: SubjectKey | null;
   onTimeout?: string | null;
   expiresAt: number;

@@ -47,6 +47,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           rule: null,
           policy_version: null,
           answer_hooks: [],
+          approver: null,
           subject: SUBJECT,
           on_timeout: 'fail',
           status: 'open',
@@ -67,7 +68,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
         expect((await s.runs.list({ status: 'parked' }, 10)).runs.map((r) => r.id)).toEqual([run.id]);
       });
 
-      it('keeps the approval fields; ids of two interactions differ', async () => {
+      it('keeps the approval fields; ids of two interactions differ; an elicitation answer is kept as such', async () => {
         const s = stores();
         const a = await parked(s, 'h1', {
           kind: 'approval',
@@ -75,6 +76,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           rule: 'prod-deploys',
           policyVersion: 3,
           answerHooks: ['slack-answer'],
+          approver: 'caller',
           subject: null,
           onTimeout: 'deny',
         });
@@ -85,10 +87,20 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           rule: 'prod-deploys',
           policy_version: 3,
           answer_hooks: ['slack-answer'],
+          approver: 'caller',
           subject: null,
           on_timeout: 'deny',
         });
+        expect(await s.interactions.get(a.interaction.id)).toMatchObject({ approver: 'caller' });
+        expect(b.interaction.approver).toBeNull();
         expect(a.interaction.id).not.toBe(b.interaction.id);
+        const answered = await s.interactions.resolve(
+          a.interaction.id,
+          { status: 'approved', by: 'agent:ci-bot:user', via: 'elicitation', reason: 'ok' },
+          T0 + 5,
+        );
+        expect(answered.interaction.resolution).toMatchObject({ by: 'agent:ci-bot:user', via: 'elicitation', reason: 'ok' });
+        expect((await s.interactions.get(a.interaction.id))!.resolution).toMatchObject({ via: 'elicitation' });
       });
 
       it('is a write of the live attempt: a re-send answers the same interaction, a stale token is refused', async () => {

@@ -36,7 +36,15 @@ describe('evaluateRules: first match wins, no match allows, an error denies', ()
   it('the first matching rule decides, whatever comes after', async () => {
     const rules: ApprovalRule[] = [
       { tools: ['echo'], action: 'deny' },
-      { name: 'prod deploys', tools: ['deploy'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 600, answer_hooks: ['slack-answers'] },
+      {
+        name: 'prod deploys',
+        tools: ['deploy'],
+        when: '.args.env == "prod"',
+        action: 'approve',
+        timeout_seconds: 600,
+        answer_hooks: ['slack-answers'],
+        approver: 'caller',
+      },
       { tools: ['*'], action: 'deny' },
     ];
     expect(await evaluate(rules)).toEqual({
@@ -48,6 +56,7 @@ describe('evaluateRules: first match wins, no match allows, an error denies', ()
       timeout_seconds: 600,
       on_timeout: 'deny',
       answer_hooks: ['slack-answers'],
+      approver: 'caller',
     });
     // The when does not match staging: the catch-all after it decides.
     const staging = await evaluate(rules, call({ args: { env: 'staging' } }));
@@ -171,6 +180,7 @@ describe('validateApprovalRules: one line per bad rule', () => {
             timeout_seconds: 900,
             on_timeout: 'allow',
             answer_hooks: ['slack-answers'],
+            approver: 'caller',
           },
           { tools: ['*'], action: 'deny', message: 'never' },
           { tools: ['echo'], action: 'allow' },
@@ -193,6 +203,8 @@ describe('validateApprovalRules: one line per bad rule', () => {
         'not a rule',
         { tools: ['*'], agents: [], action: 'deny' },
         { tools: ['*'], agents: ['ci-bot', 'bad bot'], action: 'deny' },
+        { tools: ['*'], action: 'approve', approver: 'operator' },
+        { tools: ['*'], action: 'allow', approver: 'caller' },
       ],
       'rules',
       jq,
@@ -213,6 +225,8 @@ describe('validateApprovalRules: one line per bad rule', () => {
       'rules[6] must be an object {tools, when?, action, ...}',
       'rules[7].agents must be a non-empty allowlist of agent names (*, names, !name)',
       'rules[8].agents[1] "bad bot" must be *, an agent name or !name',
+      'rules[9].approver "operator" must be "caller" (the agent\'s own user answers through MCP elicitation) or left out',
+      'rules[10].approver applies only to action approve (the rule\'s action is "allow")',
     ]);
     expect(await validateApprovalRules({ tools: ['*'] }, 'approval', jq)).toEqual(['approval must be an array of rules {tools, when?, action, ...}']);
   });

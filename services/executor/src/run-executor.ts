@@ -436,6 +436,8 @@ export class RunExecutor {
       rule: decision.rule,
       policyVersion: decision.policy_version,
       answerHooks: decision.answer_hooks ?? [],
+      // Only an agent's call has a caller to ask; a hook's run keeps no approver.
+      approver: decision.approver && agentOfRun(run) ? decision.approver : null,
       subject,
     });
     const outcome = await this.park(a, hook, kwargs, extras, request);
@@ -478,6 +480,7 @@ export class RunExecutor {
         rule: req.extra.rule ?? null,
         policyVersion: req.extra.policyVersion ?? null,
         answerHooks: req.extra.answerHooks,
+        approver: req.extra.approver ?? null,
         subject,
         onTimeout: req.onTimeout,
         expiresAt: now + req.timeoutMs,

@@ -152,6 +152,19 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
     expect(deploy.calls).toHaveLength(0);
   });
 
+  it("approver caller reaches an agent call's approval; a hook's run parked by the same rule keeps no approver (it has no caller)", async () => {
+    const rules: ApprovalRule[] = [{ name: 'deploys', tools: ['deploy'], action: 'approve', approver: 'caller' }];
+    const { h, call } = await setup({ rules });
+    const parked = await call('deploy', args);
+    expect(await h.stores.interactions.get(parked.interaction!)).toMatchObject({ kind: 'approval', status: 'open', approver: 'caller' });
+    await h.stores.hooks.putHook(hook({ name: 'ship', topic: 'github', tool: 'deploy', tool_kwargs: args }));
+    const [id] = await h.keep('github', {});
+    await h.executor.handle(id!);
+    const run = (await h.stores.runs.get(id!))!;
+    expect(run.status).toBe('parked');
+    expect(await h.stores.interactions.get(run.interaction!)).toMatchObject({ kind: 'approval', status: 'open', approver: null });
+  });
+
   it('an agent revoked after its call was kept: the run is denied saying so, and the tool is never called', async () => {
     const { h, deploy } = await setup();
     const payload: AgentCallPayload = { tool: 'deploy', arguments: args, args_sha256: argsHash(args), tools_allow: null, idempotency_key: 'k1', via: 'http' };

@@ -43,6 +43,7 @@ export class MemoryInteractionStore implements InteractionStore {
         rule: input.rule ?? null,
         policy_version: input.policyVersion ?? null,
         answer_hooks: [...(input.answerHooks ?? [])],
+        approver: input.approver ?? null,
         subject: input.subject ?? null,
         on_timeout: input.onTimeout ?? null,
         created_at: iso(input.now),

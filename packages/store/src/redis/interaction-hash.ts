@@ -3,7 +3,7 @@ import type { RunFields } from './run-hash';
 
 /**
  * An interaction's hash fields, all strings: id, kind, run, hook, topic, tool,
- * args_hash, rule, policy_version, answer_hooks (JSON list or ''), subject (JSON or ''), subject_text (its
+ * args_hash, rule, policy_version, answer_hooks (JSON list or ''), approver ('caller' or ''), subject (JSON or ''), subject_text (its
  * index key part), on_timeout, created, expires, status, res_by, res_via,
  * res_at, res_reason, res_payload (JSON), res_extras (JSON or ''), outcome (JSON, `at` in ms, or ''),
  * taken_by, taken_at. Times are epoch ms.
@@ -25,6 +25,7 @@ export function fieldsToInteraction(f: RunFields): Interaction | null {
     rule: orNull(f.rule),
     policy_version: f.policy_version ? Number(f.policy_version) : null,
     answer_hooks: f.answer_hooks ? (JSON.parse(f.answer_hooks) as string[]) : [],
+    approver: f.approver === 'caller' ? 'caller' : null,
     subject: f.subject ? (JSON.parse(f.subject) as SubjectKey) : null,
     on_timeout: orNull(f.on_timeout),
     created_at: iso(f.created),

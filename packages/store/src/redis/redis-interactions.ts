@@ -85,6 +85,7 @@ export class RedisInteractionStore implements InteractionStore {
       input.now,
       rules.parkDetail(input.kind, id, input.expiresAt),
       input.answerHooks?.length ? JSON.stringify(input.answerHooks) : '',
+      input.approver ?? '',
     ];
     const reply = check('park', input.run, await this.exec('park', this.keys.runScriptKeys(p, input.run), args), input.token);
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2])! };

@@ -5,6 +5,7 @@ import {
   parseAllowlist,
   toHookyardError,
   type ApprovalAction,
+  type ApprovalApprover,
   type ApprovalRule,
   type ApprovalTimeoutAction,
   type ErrorInfo,
@@ -40,6 +41,8 @@ export interface ApprovalDecision {
   timeout_seconds?: number;
   on_timeout?: ApprovalTimeoutAction;
   answer_hooks?: string[];
+  /** approve only: `caller` when the agent's own user may answer (the rule's `approver`). */
+  approver?: ApprovalApprover;
   /** Set when an evaluation error decided (fail closed: deny). */
   error?: ErrorInfo;
 }
@@ -63,6 +66,7 @@ function decided(rule: ApprovalRule, index: number, source: RuleSource, version:
     d.timeout_seconds = rule.timeout_seconds ?? defaults.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
     d.on_timeout = rule.on_timeout ?? 'deny';
     d.answer_hooks = [...(rule.answer_hooks ?? [])];
+    if (rule.approver) d.approver = rule.approver;
   }
   return d;
 }

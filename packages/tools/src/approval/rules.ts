@@ -1,4 +1,4 @@
-import { ALLOWLIST_ENTRY_PATTERN, APPROVAL_ACTIONS, APPROVAL_TIMEOUT_ACTIONS, compileErrorLines, nameViolation } from '@hookyard/core';
+import { ALLOWLIST_ENTRY_PATTERN, APPROVAL_ACTIONS, APPROVAL_APPROVERS, APPROVAL_TIMEOUT_ACTIONS, compileErrorLines, nameViolation } from '@hookyard/core';
 
 /** The jq a policy needs: compile checks and evaluation (the engine of @hookyard/jq fits). */
 export interface PolicyJq {
@@ -6,9 +6,9 @@ export interface PolicyJq {
   run(expr: string, input: unknown, options?: { vars?: Record<string, unknown>; timeoutMs?: number }): Promise<unknown[]>;
 }
 
-const RULE_FIELDS = new Set(['name', 'tools', 'agents', 'when', 'action', 'message', 'timeout_seconds', 'on_timeout', 'answer_hooks']);
+const RULE_FIELDS = new Set(['name', 'tools', 'agents', 'when', 'action', 'message', 'timeout_seconds', 'on_timeout', 'answer_hooks', 'approver']);
 /** Fields that mean something only when the rule asks for an approval. */
-const APPROVE_ONLY = ['timeout_seconds', 'on_timeout', 'answer_hooks'] as const;
+const APPROVE_ONLY = ['timeout_seconds', 'on_timeout', 'answer_hooks', 'approver'] as const;
 /** Longest an approval may stay open: 30 days. */
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 const RULE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,127}$/;
@@ -74,6 +74,11 @@ async function checkRule(value: unknown, at: string, jq: PolicyJq): Promise<stri
   }
   if (r.on_timeout !== undefined && !(APPROVAL_TIMEOUT_ACTIONS as readonly unknown[]).includes(r.on_timeout)) {
     lines.push(`${at}.on_timeout ${JSON.stringify(r.on_timeout)} must be one of ${APPROVAL_TIMEOUT_ACTIONS.join(', ')}`);
+  }
+  if (r.approver !== undefined && !(APPROVAL_APPROVERS as readonly unknown[]).includes(r.approver)) {
+    lines.push(
+      `${at}.approver ${JSON.stringify(r.approver)} must be ${APPROVAL_APPROVERS.map((a) => JSON.stringify(a)).join(', ')} (the agent's own user answers through MCP elicitation) or left out`,
+    );
   }
   if (r.answer_hooks !== undefined) {
     if (!Array.isArray(r.answer_hooks)) lines.push(`${at}.answer_hooks must be an array of hook names`);

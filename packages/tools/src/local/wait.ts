@@ -22,7 +22,14 @@ export class ParkRequest {
     readonly timeoutMs: number,
     /** What expiry means (`wait`: fail | succeed; `approval`: deny | allow). */
     readonly onTimeout: string,
-    readonly extra: { rule?: string | null; policyVersion?: number | null; answerHooks?: string[]; subject?: SubjectKey | null } = {},
+    readonly extra: {
+      rule?: string | null;
+      policyVersion?: number | null;
+      answerHooks?: string[];
+      /** approval: `caller` when the agent's own user may answer it (MCP elicitation). */
+      approver?: 'caller' | null;
+      subject?: SubjectKey | null;
+    } = {},
   ) {}
 }
 

@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient, Logger, Settings } from '@hookyard/core';
-import type { RunEventFeed } from '@hookyard/bus';
+import type { RunBus, RunEventFeed } from '@hookyard/bus';
 import type { ToolRepo } from '@hookyard/tools';
 import { isModelToolName, pageOf, visibleTools } from './mcp-catalogue';
 import {
@@ -16,6 +16,7 @@ import {
   type McpCalls,
   type McpCallResult,
 } from './mcp-call';
+import { callerAsk } from './mcp-elicit';
 import { mcpSdk } from './mcp-sdk';
 import { runTaskStore, TASK_POLL_INTERVAL_MS, type RunTaskDeps } from './mcp-tasks';
 
@@ -26,6 +27,8 @@ export interface McpServerDeps extends RunTaskDeps {
   settings: Pick<Settings, 'agentWaitMs'>;
   logger: Logger;
   runEvents?: RunEventFeed;
+  /** Where an approval the agent's user answered (elicitation) publishes its woken run. */
+  bus: Pick<RunBus, 'publish'>;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -133,7 +136,11 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
 
     const token = extra._meta?.progressToken;
     let step = 0;
+    // An approval whose rule names the caller as approver is asked of the agent's user, when the client can be asked.
+    const ask = callerAsk(deps, server, agent, request.params.arguments ?? {}, extra.requestId);
+    extra.signal.addEventListener('abort', () => ask.stop());
     const progress = (v: Parameters<typeof progressMessage>[0]) => {
+      ask.seen(v);
       if (token === undefined) return;
       step += 1;
       extra
@@ -141,7 +148,10 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
         .catch((err: unknown) => deps.logger.debug({ run: kept.id, err: String(err) }, 'mcp progress not sent'));
     };
     // The run is kept: from here a dropped connection only ends the wait, and the same key finds the run again.
-    const view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    let view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    // A person is answering at the client: the call waits for them, then for the outcome their answer brings.
+    if (!view.done && (await ask.settled()) && !extra.signal.aborted) view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    ask.stop();
     return mcpResult(view, kept.idempotencyKey);
   });
 

@@ -6,7 +6,7 @@ import type { Stores } from '@hookyard/store';
 export type ApprovalVerdict = 'approve' | 'deny';
 
 export interface AnswerDeps {
-  stores: Stores;
+  stores: Pick<Stores, 'interactions'>;
   bus: Pick<RunBus, 'publish'>;
   clock: Clock;
   logger: Logger;

@@ -1,5 +1,6 @@
 import {
   APPROVAL_ACTIONS,
+  APPROVAL_APPROVERS,
   APPROVAL_TIMEOUT_ACTIONS,
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   DOORS,
@@ -128,6 +129,12 @@ export const SCHEMAS: Record<string, Schema> = {
         items: ref('Name'),
         description: 'approve only: hooks whose resume_expr may answer (their topic needs a verifier binding)',
       },
+      approver: {
+        type: 'string',
+        enum: [...APPROVAL_APPROVERS],
+        description:
+          "approve only: caller lets the agent's own user (the person at the MCP client) answer through MCP elicitation (form mode), besides operators, signed links and answer hooks; no effect on a hook's run (it has no caller)",
+      },
     },
   },
   ApprovalPolicy: {
@@ -161,6 +168,7 @@ export const SCHEMAS: Record<string, Schema> = {
       timeout_seconds: { type: 'integer' },
       on_timeout: { type: 'string', enum: [...APPROVAL_TIMEOUT_ACTIONS] },
       answer_hooks: { type: 'array', items: { type: 'string' } },
+      approver: { type: 'string', enum: [...APPROVAL_APPROVERS] },
       error: ref('ErrorInfo'),
     },
   },
@@ -331,6 +339,11 @@ export const SCHEMAS: Record<string, Schema> = {
       rule: nullable({ type: 'string' }),
       policy_version: nullable({ type: 'integer' }),
       answer_hooks: { type: 'array', items: ref('Name'), description: 'approval: the hooks whose door contract may answer it' },
+      approver: nullable({
+        type: 'string',
+        enum: [...APPROVAL_APPROVERS],
+        description: "approval: caller when the agent's own user may answer it through MCP elicitation (its rule's approver)",
+      }),
       subject: nullable({
         type: 'object',
         required: ['scope', 'kind', 'key'],

@@ -42,7 +42,10 @@ export interface McpWorld {
   /** Creates an agent and answers its token. */
   agent(name: string, toolsAllow: string[]): Promise<string>;
   /** An SDK client connected to /mcp with `token` (and more headers); `protocolVersion` forces the one it asks for. */
-  client(token: string, opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string; tasks?: boolean }): Promise<McpTestClient>;
+  client(
+    token: string,
+    opts?: { headers?: Record<string, string>; protocolVersion?: string; name?: string; tasks?: boolean; elicitation?: boolean },
+  ): Promise<McpTestClient>;
   close(): Promise<void>;
 }
 
@@ -104,8 +107,9 @@ export async function startMcpWorld(
         requestInit: { headers: { authorization: `Bearer ${token}`, ...o.headers } },
         fetch: fetchFn,
       });
-      // A tasks-capable client says so (it may list and cancel tasks).
-      const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' }, o.tasks ? { capabilities: { tasks: { list: {}, cancel: {} } } } : {});
+      // A tasks-capable client says so (it may list and cancel tasks); so does one that can ask its user (form elicitation).
+      const capabilities = { ...(o.tasks ? { tasks: { list: {}, cancel: {} } } : {}), ...(o.elicitation ? { elicitation: { form: {} } } : {}) };
+      const client = new Client({ name: o.name ?? 'test-agent', version: '1.0.0' }, { capabilities });
       await client.connect(transport);
       clients.push(client);
       return { client, transport, notificationsOpen: () => streamOpen, notificationsEnded: () => streamEnded };

@@ -7,7 +7,8 @@
 -- key: same slot) the interaction hash and its indexes (interaction.lua).
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 interaction id, 5 kind, 6 tool, 7 args hash,
 --       8 rule, 9 policy version, 10 subject (JSON or ''), 11 subject text ('' for none),
---       12 on_timeout, 13 expires ms, 14 now ms, 15 history detail, 16 answer hooks (JSON list or '')
+--       12 on_timeout, 13 expires ms, 14 now ms, 15 history detail, 16 answer hooks (JSON list or ''),
+--       17 approver ('caller' or '')
 -- Returns {0, interaction fields, run fields}; {-1} no such run (refused as run -9);
 -- {-2, status, token} stale token.
 --!include interaction
@@ -27,7 +28,8 @@ local f = redis.call('HMGET', c.run, 'hook', 'topic', 'attempts')
 local key = int_key(tag, id)
 redis.call('HSET', key, 'id', id, 'kind', ARGV[5], 'run', c.id, 'hook', f[1], 'topic', f[2], 'tool', ARGV[6],
   'args_hash', ARGV[7], 'rule', ARGV[8], 'policy_version', ARGV[9], 'subject', ARGV[10], 'subject_text', ARGV[11],
-  'on_timeout', ARGV[12], 'created', now, 'expires', ARGV[13], 'status', 'open', 'answer_hooks', ARGV[16])
+  'on_timeout', ARGV[12], 'created', now, 'expires', ARGV[13], 'status', 'open', 'answer_hooks', ARGV[16],
+  'approver', ARGV[17])
 redis.call('ZADD', tag .. ':int:ix:all', 0, id)
 redis.call('ZADD', tag .. ':int:ix:k:' .. ARGV[5], 0, id)
 redis.call('ZADD', tag .. ':int:ix:h:' .. f[1], 0, id)
