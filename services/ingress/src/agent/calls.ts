@@ -83,7 +83,14 @@ export class AgentCalls {
       throw notFound(`tool '${tool}' is not available to agent '${agent.name}'`);
     }
     const idempotencyKey = key ?? `hy-${randomUUID()}`;
-    const call: AgentCallPayload = { tool, arguments: args, args_sha256: argsHash(args), tools_allow: runtimeAllow, idempotency_key: idempotencyKey, via: req.via };
+    const call: AgentCallPayload = {
+      tool,
+      arguments: args,
+      args_sha256: argsHash(args),
+      tools_allow: runtimeAllow,
+      idempotency_key: idempotencyKey,
+      via: req.via,
+    };
     const now = clock.now();
     const kept = await stores.runs.keepAgentCall({
       agent: agent.name,
