@@ -27,7 +27,7 @@ async function addAgent(stores: Stores, name: string, token: string, toolsAllow:
 
 /** Waits (polling, with a deadline) for the agent's newest run, as an executor would see it. */
 async function runOf(stores: Stores, agent: string, exclude: readonly string[] = []): Promise<Run> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 15_000;
   for (;;) {
     const page = await stores.runs.list({ hook: `agent:${agent}` }, 50);
     const run = page.runs.find((r) => !exclude.includes(r.id));

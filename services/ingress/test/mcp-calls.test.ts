@@ -79,7 +79,7 @@ describe('/mcp tools/call through an embedded executor', () => {
       body: '{}',
     });
     expect(answered.status).toBe(200);
-    await until(async () => (await w.stores.runs.get(runId))?.status === 'succeeded', 5000, 'the approved run');
+    await until(async () => (await w.stores.runs.get(runId))?.status === 'succeeded', 15_000, 'the approved run');
     const done = (await client.callTool(call)) as TextResult;
     expect(done._meta!['hookyard/run']).toBe(runId);
     expect(done.structuredContent).toEqual({ deployed: { n: 7 } });
@@ -94,7 +94,7 @@ describe('/mcp tools/call through an embedded executor', () => {
     const giveUp = new AbortController();
     const waiting = client.callTool(call, undefined, { signal: giveUp.signal });
     const kept = async () => (await w.stores.runs.list({ hook: agentHookName('ci-bot') }, 10)).runs[0];
-    await until(async () => (await kept())?.status === 'parked', 5000, 'the parked run');
+    await until(async () => (await kept())?.status === 'parked', 15_000, 'the parked run');
     giveUp.abort();
     await expect(waiting).rejects.toThrow();
     const run = (await kept())!;
@@ -104,7 +104,7 @@ describe('/mcp tools/call through an embedded executor', () => {
       body: '{}',
     });
     expect(answered.status).toBe(200);
-    await until(async () => (await w.stores.runs.get(run.id))?.status === 'succeeded', 5000, 'the approved run');
+    await until(async () => (await w.stores.runs.get(run.id))?.status === 'succeeded', 15_000, 'the approved run');
     const done = (await client.callTool(call)) as TextResult;
     expect(done._meta!['hookyard/run']).toBe(run.id);
     expect(done.structuredContent).toEqual({ deployed: { n: 9 } });

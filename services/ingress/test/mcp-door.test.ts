@@ -188,11 +188,11 @@ describe('/mcp: sessions, revisions and refusals', () => {
     const otherToken = await w.agent('other', ['*']);
     const mine = await w.client(token);
     const other = await w.client(otherToken);
-    await until(() => mine.notificationsOpen() && other.notificationsOpen(), 5000, 'the notification streams');
+    await until(() => mine.notificationsOpen() && other.notificationsOpen(), 15_000, 'the notification streams');
     const revoked = await fetch(`${w.url}/api/agents/ci-bot`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.admin}` } });
     expect(revoked.status).toBe(204);
     // The server ends the revoked agent's session (its stream closes) without waiting for its next request.
-    await until(mine.notificationsEnded, 5000, "the revoked agent's stream to end");
+    await until(mine.notificationsEnded, 15_000, "the revoked agent's stream to end");
     await expect(mine.client.listTools()).rejects.toThrow(/401|invalid_token|Unauthorized/i);
     // A new agent of the same name does not inherit the session.
     const again = await w.agent('ci-bot', ['*']);
@@ -208,11 +208,11 @@ describe('/mcp: sessions, revisions and refusals', () => {
   it("a rotated agent token closes the agent's sessions: the new token must initialize again", async () => {
     w = await startMcpWorld({ tools: [countedTool('deploy')] });
     const before = await w.client(await w.agent('ci-bot', ['*']));
-    await until(before.notificationsOpen, 5000, 'the notification stream');
+    await until(before.notificationsOpen, 15_000, 'the notification stream');
     const rotated = await fetch(`${w.url}/api/agents/ci-bot/rotate`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.admin}` } });
     expect(rotated.status).toBe(200);
     const { token } = (await rotated.json()) as { token: string };
-    await until(before.notificationsEnded, 5000, 'the stream to end');
+    await until(before.notificationsEnded, 15_000, 'the stream to end');
     const r = await post(
       w,
       { jsonrpc: '2.0', id: 3, method: 'ping' },
@@ -291,13 +291,13 @@ describe('/mcp tools/list: the visible catalogue', () => {
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
     // The client opens its notification stream (GET) after `initialized`; a notification sent before it would have nowhere to go.
-    await until(notificationsOpen, 5000, 'the notification stream');
+    await until(notificationsOpen, 15_000, 'the notification stream');
     const r = await fetch(`${w.url}/api/tools?discover=false`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'svc', kind: 'http', endpoint: 'http://127.0.0.1:9/x', protocol: 'openai' }),
     });
     expect(r.status).toBeLessThan(300);
-    await until(() => changed >= 1, 5000, 'notifications/tools/list_changed');
+    await until(() => changed >= 1, 15_000, 'notifications/tools/list_changed');
   });
 });

@@ -42,7 +42,7 @@ describe('/mcp tasks over kept runs', () => {
     expect(task).toMatchObject({ status: 'working', ttl: null });
     const run = await w.stores.runs.get(task.taskId);
     expect(run).toMatchObject({ door: 'agent', hook: 'agent:ci-bot' });
-    await until(async () => (await w.stores.runs.get(task.taskId))?.status === 'parked', 5000, 'the park');
+    await until(async () => (await w.stores.runs.get(task.taskId))?.status === 'parked', 15_000, 'the park');
     const parked = await client.experimental.tasks.getTask(task.taskId);
     const approval = (await w.stores.runs.get(task.taskId))!.interaction!;
     expect(parked.status).toBe('working');
@@ -76,7 +76,7 @@ describe('/mcp tasks over kept runs', () => {
   it('tasks/cancel cancels the approval: the run ends cancelled, answered by the agent, and the tool is never called', async () => {
     const { deploy, client } = await setup();
     const task = await callAsTask(client, 'deploy', { n: 2 });
-    await until(async () => (await w.stores.runs.get(task.taskId))?.status === 'parked', 5000, 'the park');
+    await until(async () => (await w.stores.runs.get(task.taskId))?.status === 'parked', 15_000, 'the park');
     const approval = (await w.stores.runs.get(task.taskId))!.interaction!;
     const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled.status).toBe('cancelled');

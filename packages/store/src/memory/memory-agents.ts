@@ -1,4 +1,5 @@
-import { agentTokenId, conflict, type AgentClient } from '@hookyard/core';
+import { agentTokenId, type AgentClient } from '@hookyard/core';
+import { agentTaken, newAgentRecord, type NewAgent } from '../agent-rules';
 import type { AgentStore } from '../types';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -8,16 +9,9 @@ export class MemoryAgentStore implements AgentStore {
   private readonly agents = new Map<string, { agent: AgentClient; tokenHash: string }>();
   private readonly byHash = new Map<string, string>();
 
-  async create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient> {
-    if (this.agents.has(input.name)) throw conflict(`agent '${input.name}' already exists; rotate its token or revoke it first`);
-    const agent: AgentClient = {
-      name: input.name,
-      description: input.description,
-      tools_allow: [...input.tools_allow],
-      token_id: agentTokenId(input.tokenHash),
-      created_at: iso(now),
-      updated_at: iso(now),
-    };
+  async create(input: NewAgent, now: number): Promise<AgentClient> {
+    if (this.agents.has(input.name)) throw agentTaken(input.name);
+    const agent = newAgentRecord(input, now);
     this.agents.set(input.name, { agent, tokenHash: input.tokenHash });
     this.byHash.set(input.tokenHash, input.name);
     return structuredClone(agent);

@@ -1,4 +1,5 @@
-import { agentTokenId, conflict, unavailable, type AgentClient } from '@hookyard/core';
+import { agentTokenId, unavailable, type AgentClient } from '@hookyard/core';
+import { agentTaken, newAgentRecord, type NewAgent } from '../agent-rules';
 import type { AgentStore } from '../types';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
@@ -29,18 +30,10 @@ export class RedisAgentStore implements AgentStore {
     return raw === null ? null : (JSON.parse(raw) as Kept);
   }
 
-  async create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient> {
-    const kept: Kept = {
-      name: input.name,
-      description: input.description,
-      tools_allow: [...input.tools_allow],
-      token_id: agentTokenId(input.tokenHash),
-      created_at: iso(now),
-      updated_at: iso(now),
-      token_hash: input.tokenHash,
-    };
+  async create(input: NewAgent, now: number): Promise<AgentClient> {
+    const kept: Kept = { ...newAgentRecord(input, now), token_hash: input.tokenHash };
     const reply = await this.run('create_agent', [input.name, JSON.stringify(kept), input.tokenHash]);
-    if (reply === 1) throw conflict(`agent '${input.name}' already exists; rotate its token or revoke it first`);
+    if (reply === 1) throw agentTaken(input.name);
     return shown(kept);
   }
 

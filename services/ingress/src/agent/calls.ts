@@ -27,6 +27,17 @@ import { waitUntil } from './wait';
 
 export type { CallView } from './call-view';
 
+/** The request header carrying a caller's runtime allowlist (narrows the agent's; grammar `a,b,!c`), on /mcp and POST /api/calls. */
+export const TOOLS_ALLOW_HEADER = 'Hookyard-Tools-Allow';
+
+/** The entries of a `Hookyard-Tools-Allow` header value: comma-separated, trimmed, empty ones dropped. */
+export function toolsAllowEntries(header: string): string[] {
+  return header
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+}
+
 /** An agent's tool call as a door hands it over. */
 export interface CallRequest {
   tool: string;
@@ -126,14 +137,20 @@ export class AgentCalls {
   /**
    * Waits until the call is done or parked, `waitMs` passed, or `signal`
    * aborted, and answers its view then; `onProgress` gets each intermediate
-   * view whose status changed. Woken by run events for this run when there is
-   * a feed; the store is polled besides (events can be lost).
+   * view whose status changed. `untilDone`: a parked call is waited on too
+   * (the MCP door waits through an approval). Woken by run events for this run
+   * when there is a feed; the store is polled besides (events can be lost).
    */
-  async wait(agent: AgentClient, id: string, waitMs: number, options: { signal?: AbortSignal; onProgress?: (v: CallView) => void } = {}): Promise<CallView> {
+  async wait(
+    agent: AgentClient,
+    id: string,
+    waitMs: number,
+    options: { signal?: AbortSignal; onProgress?: (v: CallView) => void; untilDone?: boolean } = {},
+  ): Promise<CallView> {
     const feed = this.deps.runEvents;
     return waitUntil<CallView>({
       read: () => this.view(agent, id),
-      settled: isSettled,
+      settled: options.untilDone ? (v) => v.done : isSettled,
       changed: (a, b) => a.status !== b.status || a.interaction?.id !== b.interaction?.id,
       waitMs,
       signal: options.signal,

@@ -1,8 +1,6 @@
 import { IDEMPOTENCY_KEY_MAX_LENGTH, toHookyardError, type AgentClient, type Settings } from '@hookyard/core';
-import type { RunEventFeed } from '@hookyard/bus';
 import type { CallView } from './call-view';
-import type { AgentCalls } from './calls';
-import { waitUntil } from './wait';
+import { TOOLS_ALLOW_HEADER, toolsAllowEntries, type AgentCalls } from './calls';
 
 /**
  * What an MCP `tools/call` becomes: the request's idempotency key and runtime
@@ -12,13 +10,11 @@ import { waitUntil } from './wait';
  */
 
 /** The parts of AgentCalls the MCP door uses. */
-export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible'>;
+export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible' | 'wait'>;
 
 /** `_meta` keys a client may set on a request. */
 export const META_TOOLS_ALLOW = 'hookyard/tools_allow';
 export const META_IDEMPOTENCY_KEY = 'hookyard/idempotency_key';
-/** The request header that narrows the catalogue (comma-separated allowlist). */
-export const TOOLS_ALLOW_HEADER = 'hookyard-tools-allow';
 
 /** A request's problem the client must fix: a JSON-RPC -32602 naming it. */
 export class InvalidParams extends Error {}
@@ -36,14 +32,9 @@ const headerOf = (headers: Headers, name: string): string | undefined => {
  * apply when both are sent; neither can widen the agent's own.
  */
 export function runtimeAllowlists(headers: Headers, meta: Record<string, unknown> | undefined): [string[] | null, string[] | null] {
-  const header = headerOf(headers, TOOLS_ALLOW_HEADER);
-  const fromHeader =
-    header === undefined
-      ? null
-      : header
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '');
+  // Node keeps header names lower-cased.
+  const header = headerOf(headers, TOOLS_ALLOW_HEADER.toLowerCase());
+  const fromHeader = header === undefined ? null : toolsAllowEntries(header);
   const m = meta?.[META_TOOLS_ALLOW];
   if (m === undefined || m === null) return [fromHeader, null];
   if (!Array.isArray(m) || !m.every((e) => typeof e === 'string')) {
@@ -78,7 +69,6 @@ export interface McpCallResult {
 export interface WaitDeps {
   calls: McpCalls;
   settings: Pick<Settings, 'agentWaitMs'>;
-  runEvents?: RunEventFeed;
 }
 
 /**
@@ -90,16 +80,7 @@ export async function waitForOutcome(deps: WaitDeps, agent: AgentClient, id: str
   const first = await deps.calls.view(agent, id);
   if (first.done) return first;
   progress(first);
-  const feed = deps.runEvents;
-  return waitUntil<CallView>({
-    read: () => deps.calls.view(agent, id),
-    settled: (v) => v.done,
-    changed: (a, b) => a.status !== b.status || a.interaction?.id !== b.interaction?.id,
-    waitMs: deps.settings.agentWaitMs,
-    signal,
-    onProgress: progress,
-    listen: feed ? (wake) => feed.listen((s) => s.run_id === id && wake()) : undefined,
-  });
+  return deps.calls.wait(agent, id, deps.settings.agentWaitMs, { signal, onProgress: progress, untilDone: true });
 }
 
 /** The progress message of a call still waiting: the approval and its rule when parked. */

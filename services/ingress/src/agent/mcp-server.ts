@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient, Logger, Settings } from '@hookyard/core';
-import type { RunBus, RunEventFeed } from '@hookyard/bus';
+import type { RunBus } from '@hookyard/bus';
 import type { ToolRepo } from '@hookyard/tools';
 import { isModelToolName, pageOf, visibleTools } from './mcp-catalogue';
 import {
@@ -26,7 +26,6 @@ export interface McpServerDeps extends RunTaskDeps {
   tools: ToolRepo;
   settings: Pick<Settings, 'agentWaitMs'>;
   logger: Logger;
-  runEvents?: RunEventFeed;
   /** Where an approval the agent's user answered (elicitation) publishes its woken run. */
   bus: Pick<RunBus, 'publish'>;
 }

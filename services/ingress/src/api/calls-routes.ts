@@ -13,13 +13,11 @@ import {
   type AgentClient,
   type Settings,
 } from '@hookyard/core';
-import { AgentCalls } from '../agent/calls';
+import { AgentCalls, TOOLS_ALLOW_HEADER, toolsAllowEntries } from '../agent/calls';
 import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
 import { agentOf, requireAgent } from './auth';
 import type { ApiContext } from './context';
 
-/** The request header carrying a caller's runtime allowlist (narrows the agent's; grammar `a,b,!c`). */
-export const TOOLS_ALLOW_HEADER = 'Hookyard-Tools-Allow';
 /** The span of an HTTP call's keep (tracing on). */
 export const CALL_SPAN = 'POST /api/calls';
 /** The answer header naming the call's run, whatever the body's shape. */
@@ -109,10 +107,7 @@ export function waitMsOf(raw: unknown, settings: Pick<Settings, 'agentWaitMs'>):
 /** The runtime allowlist of the `Hookyard-Tools-Allow` header, or null without one; entries as the allowlist grammar writes them. */
 export function runtimeAllowOf(header: string | undefined): string[] | null {
   if (header === undefined) return null;
-  const entries = header
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '');
+  const entries = toolsAllowEntries(header);
   if (entries.length === 0) throw badInput(`the ${TOOLS_ALLOW_HEADER} header names no tool; give entries such as a,b,!c, or leave the header out`);
   const bad = entries.filter((e) => !ALLOWLIST_ENTRY_PATTERN.test(e));
   if (bad.length) {

@@ -125,7 +125,7 @@ export async function startMcpWorld(
 }
 
 /** Polls `check` until it answers true, or fails after `ms` (a condition, never a fixed sleep). */
-export async function until(check: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
