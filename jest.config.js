@@ -11,6 +11,10 @@ module.exports = {
   testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,
+  // Most test files wait on Redis, NATS, child processes or a browser, not the CPU: two workers on the
+  // 2-core CI machine (jest's default there is one) finish the suite in far less wall time. Every test
+  // already waits for conditions rather than timing windows, so a busier machine slows it, never flips it.
+  maxWorkers: 2,
   // Fails the run when dist/ is older than src/ (services and spawned roles run from dist/).
   globalSetup: '<rootDir>/test/support/global-setup.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

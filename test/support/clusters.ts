@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { StorageType } from 'nats';
 import { sleep } from './processes';
 import { findBinary, freePort, startNats, startRedis, type ServerProcess } from './servers';
 
@@ -97,22 +98,30 @@ export async function startNatsCluster(name = 'hookyard'): Promise<NatsCluster> 
   }
 }
 
-/** Waits until JetStream of the cluster answers with a meta leader (a fresh cluster elects one first). */
-export async function waitForJetStream(url: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits until JetStream of the cluster can place a stream on every node: a
+ * fresh cluster first elects a meta leader, and its peers report in after
+ * that, so a three-replica stream created the moment the leader answers can
+ * still be refused ("no suitable peers for placement") on a busy machine. A
+ * throwaway in-memory stream at `replicas` is created (retried) and deleted.
+ */
+export async function waitForJetStream(url: string, timeoutMs = 30_000, replicas = 3): Promise<void> {
   const { connect } = await import('nats');
   const nc = await connect({ servers: url.split(',') });
+  const probe = `HOOKYARD_PROBE_${process.pid}_${Date.now()}`;
   try {
     const deadline = Date.now() + timeoutMs;
     let last: unknown;
     for (;;) {
       try {
         const jsm = await nc.jetstreamManager();
-        await jsm.getAccountInfo();
+        await jsm.streams.add({ name: probe, subjects: [`${probe.toLowerCase()}.>`], num_replicas: replicas, storage: StorageType.Memory });
+        await jsm.streams.delete(probe);
         return;
       } catch (err) {
         last = err;
       }
-      if (Date.now() > deadline) throw new Error(`JetStream of the NATS cluster did not answer: ${String(last)}`);
+      if (Date.now() > deadline) throw new Error(`JetStream of the NATS cluster could not place a ${replicas}-replica stream: ${String(last)}`);
       await sleep(250);
     }
   } finally {
