@@ -40,6 +40,7 @@ export {
   RUN_EVENT_TYPES,
   RUN_STATUSES,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  idempotencyKeyOf,
 } from './types';
 export { MCP_TRANSPORTS, REMOTE_PROTOCOLS } from './types';
 export type {

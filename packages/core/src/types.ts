@@ -143,6 +143,14 @@ export const RESULT_MAX_BYTES = 64 * 1024;
 
 /** The tool extra carrying the run's idempotency key (compat name). */
 export const TOOL_EXTRA_IDEMPOTENCY_KEY = 'tai42/idempotency_key';
+/**
+ * The idempotency key a run's tool call gets (in the extra
+ * TOOL_EXTRA_IDEMPOTENCY_KEY): the run id, the same across its attempts, an
+ * operator's retry and a crash-resumable replay of its start.
+ */
+export function idempotencyKeyOf(run: Pick<Run, 'id'>): string {
+  return run.id;
+}
 /** The platform event topic fired for every run held as failed (compat name). */
 export const HOOKS_RUN_FAILED_TOPIC = 'hooks_run_failed';
 /**

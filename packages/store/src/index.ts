@@ -29,6 +29,7 @@ export type {
   RunCounts,
   RunFilter,
   RunPage,
+  ReplayEdit,
   RunStore,
   Stores,
   TakeManyResult,

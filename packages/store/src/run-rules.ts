@@ -82,10 +82,11 @@ export const DEFAULT_DOOR: Door = 'api';
 /**
  * The history line of a replay's first event. A replay is an operator's act
  * through the API: door `api`, never verified (no signature was checked for
- * it; the source's verification is not copied). Passed to replay.lua.
+ * it; the source's verification is not copied). An edited payload says so.
+ * Passed to replay.lua.
  */
-export function replayDetail(sourceId: string): string {
-  return `replay of run ${sourceId} ${provenanceDetail('api', false)}`;
+export function replayDetail(sourceId: string, edited = false): string {
+  return `replay of run ${sourceId}${edited ? ' with an edited payload' : ''} ${provenanceDetail('api', false)}`;
 }
 
 /** Statuses a run leaves on its own: replaying one would run its event twice at once. */

@@ -303,6 +303,11 @@ export interface AgentStore {
 /** The statuses `complete` ends a run in: a result, not a failure. */
 export type CompletedStatus = 'succeeded' | 'skipped' | 'denied' | 'cancelled';
 
+/** An operator's edited payload for a replay (already bounded and checked by the caller). */
+export interface ReplayEdit {
+  payload: unknown;
+}
+
 export interface RunStore {
   /**
    * Keeps one run per hook registered on the topic, in one atomic write, reading
@@ -409,9 +414,11 @@ export interface RunStore {
    * A new pending run of a run's event (its payload) for `hook` as registered
    * now, with `replay_of` naming the source; the source is left as it is.
    * `conflict` while the source still runs on its own (pending, running,
-   * retry_wait, parked); `not_found` for no such run.
+   * retry_wait, parked); `not_found` for no such run. With `edit`, the new
+   * run carries `edit.payload` instead of the source's (an operator's "replay
+   * with this payload"); its first history line says the payload was edited.
    */
-  replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run>;
+  replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number, edit?: ReplayEdit): Promise<Run>;
   /** Marks a run discarded (kept for retention). `conflict` while it is running. */
   discard(id: string, now: number): Promise<Run>;
   counts(): Promise<RunCounts>;

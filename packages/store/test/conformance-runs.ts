@@ -526,6 +526,31 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await s.runs.get(src!))?.replay_of).toBeNull();
       });
 
+      it('replay with an edited payload: the new run carries it (own keys only), records replay_of and says the payload was edited', async () => {
+        const s = stores();
+        const [src] = await keep(s, 't', ['a']);
+        const c = await s.runs.claim(src!, 'w', 1_000, T0);
+        await s.runs.fail(src!, c!.token, { kind: 'bad_input', message: 'no' }, T0 + 1);
+        const before = await s.runs.get(src!);
+        const payload = JSON.parse('{"order":{"id":7},"__proto__":{"polluted":true},"list":[1,null,"x"]}');
+        const r = await s.runs.replay(src!, { name: 'a', topic: 't' }, T0 + 100, 0, { payload });
+        expect(r).toMatchObject({ status: 'pending', replay_of: src, door: 'api', verified: false });
+        expect(r.payload).toEqual(payload);
+        expect((r.payload as Record<string, unknown>).polluted).toBeUndefined();
+        expect(Object.prototype.hasOwnProperty.call(r.payload, '__proto__')).toBe(true);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        expect(r.history).toEqual([
+          {
+            at: new Date(T0 + 100).toISOString(),
+            attempt: 0,
+            event: 'kept',
+            detail: `replay of run ${src} with an edited payload through the api door, not verified`,
+          },
+        ]);
+        expect(await s.runs.get(r.id)).toEqual(r);
+        expect(await s.runs.get(src!)).toEqual(before);
+      });
+
       it('replay: refused while the run still runs on its own (pending, running); unknown is not_found', async () => {
         const s = stores();
         const [a, b] = await keep(s, 't', ['a', 'b']);

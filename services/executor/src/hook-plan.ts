@@ -1,6 +1,7 @@
 import {
   PARKED_MAX,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  idempotencyKeyOf,
   assignOwn,
   badInput,
   cancelIds,
@@ -145,7 +146,7 @@ export class HookEvaluator {
     const own = await this.extrasExpr(hook, run, seen ?? (hook.extras_expr ? await this.context(subj) : EMPTY));
     if (own) assignOwn(extras, own);
     if (subj) extras[TOOL_EXTRA_SUBJECT] = subj;
-    extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = run.id;
+    extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = idempotencyKeyOf(run);
     return extras;
   }
 }

@@ -1,6 +1,7 @@
 import {
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  idempotencyKeyOf,
   assignOwn,
   createSecretResolver,
   secretScopeOf,
@@ -276,7 +277,7 @@ export class RunExecutor {
     if (call) {
       // A replayed start calls with the kept input, like a hook's; a fresh one with the call's arguments.
       kwargs = state.acted && !approved ? (run.input ?? {}) : call.args;
-      extras = { [TOOL_EXTRA_IDEMPOTENCY_KEY]: run.id };
+      extras = { [TOOL_EXTRA_IDEMPOTENCY_KEY]: idempotencyKeyOf(run) };
       subject = null;
     } else if (state.acted && !approved) {
       // A replayed start: the kept input, the same extras; no condition or door contract.

@@ -19,6 +19,7 @@ import type {
   RunCounts,
   RunFilter,
   RunPage,
+  ReplayEdit,
   RunStore,
   UnroutedPage,
   UnroutedTopic,
@@ -397,7 +398,7 @@ export class MemoryRunStore implements RunStore {
     return { runs: structuredClone(runs), nextCursor: matches.length > runs.length && last ? last.id : null };
   }
 
-  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run> {
+  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number, edit?: ReplayEdit): Promise<Run> {
     const source = this.find(id).run;
     if (rules.REPLAY_REFUSED.has(source.status)) throw rules.replayRefusal(id, source.status);
     const newId = runIdAt(runIdBase(now, 0), 0);
@@ -407,7 +408,7 @@ export class MemoryRunStore implements RunStore {
         id: newId,
         hook: hook.name,
         topic: hook.topic,
-        payload: source.payload,
+        payload: edit ? structuredClone(edit.payload) : source.payload,
         delivery_id: null,
         door: 'api',
         verified: false,
@@ -419,7 +420,7 @@ export class MemoryRunStore implements RunStore {
       dispatchGraceMs,
     );
     this.slots.set(newId, slot);
-    this.log(slot, now, 'kept', rules.replayDetail(id));
+    this.log(slot, now, 'kept', rules.replayDetail(id, edit !== undefined));
     return structuredClone(slot.run);
   }
 

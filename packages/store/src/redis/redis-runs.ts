@@ -20,6 +20,7 @@ import type {
   RunCounts,
   RunFilter,
   RunPage,
+  ReplayEdit,
   RunStore,
   UnroutedPage,
   UnroutedTopic,
@@ -304,11 +305,13 @@ export class RedisRunStore implements RunStore {
     return this.runOf((await this.onRun('retry', id, undefined, [now]))[1]);
   }
 
-  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number): Promise<Run> {
+  async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number, edit?: ReplayEdit): Promise<Run> {
     const p = partitionOf(id, this.partitions);
     if (p === null) throw notFound(`run ${id} not found`);
     const newId = runIdAt(runIdBase(now, p), 0);
-    const args = [newId, hook.name, hook.topic, now, now + dispatchGraceMs, rules.replayDetail(id)];
+    // '' copies the source's payload; an edit is its JSON text.
+    const payload = edit ? (JSON.stringify(edit.payload) ?? 'null') : '';
+    const args = [newId, hook.name, hook.topic, now, now + dispatchGraceMs, rules.replayDetail(id, edit !== undefined), payload];
     return this.runOf((await this.onRun('replay', id, undefined, args))[1]);
   }
 

@@ -1,6 +1,8 @@
 import type { Router } from 'express';
-import { RUN_ID_PATTERN, badInput, conflict, notFound } from '@hookyard/core';
+import { RUN_ID_PATTERN, TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempotencyKeyOf, notFound, type Run } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
+import type { ReplayEdit } from '@hookyard/store';
+import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
@@ -46,11 +48,12 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     } catch (err) {
       ctx.logger.warn({ err, run: id }, 'publish of a retried run failed; the sweep will dispatch it');
     }
-    res.json(runToWire(run));
+    res.json({ ...runToWire(run), tool_called_again: toolCalledAgain(run) });
   });
 
   router.post('/hook-runs/:id/replay', requireRole('operator'), async (req, res) => {
     const id = runId(req.params.id as string);
+    const edit = parseReplayBody(req.body, ctx.settings.bodyMaxBytes);
     const source = await ctx.stores.runs.get(id);
     if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
     if (source.door === 'agent') {
@@ -58,8 +61,8 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     }
     const hook = await ctx.stores.hooks.getHook(source.hook);
     if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
-    const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs);
-    ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id }, 'run replayed by an operator');
+    const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs, edit);
+    ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id, edited_payload: edit !== undefined }, 'run replayed by an operator');
     announceRun(ctx.events, run, 'accepted', ctx.logger);
     try {
       await ctx.bus.publish([run.id]);
@@ -77,6 +80,53 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     announceRun(ctx.events, run, 'discarded', ctx.logger);
     res.json(runToWire(run));
   });
+}
+
+/**
+ * What the retry answer says when the run's tool had been called (`acted`
+ * start): it is called again (once the approval policy allows it) with the
+ * same idempotency key, so the tool can tell the repeat. Null otherwise.
+ */
+export function toolCalledAgain(run: Run): { idempotency_key: string; extra: string } | null {
+  return run.acted === 'start' ? { idempotency_key: idempotencyKeyOf(run), extra: TOOL_EXTRA_IDEMPOTENCY_KEY } : null;
+}
+
+/**
+ * A replay's body: none (or `{}`) replays the event as it was kept;
+ * `{"payload": {...}}` replays it with that payload instead (a JSON object, or
+ * its JSON text), bounded like a door's body (`HOOKS_BODY_MAX_BYTES`, its
+ * compact JSON) and its nesting. Every bad value is one line of a 400.
+ */
+export function parseReplayBody(body: unknown, maxBytes: number): ReplayEdit | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw badInput('replay refused', [`the body must be a JSON object {"payload"?: {...}}, got ${JSON.stringify(body).slice(0, 80)}`]);
+  const b = body as Record<string, unknown>;
+  const lines = Object.keys(b)
+    .filter((k) => k !== 'payload')
+    .map((k) => `unknown field '${k}' (known: payload)`);
+  let payload = b.payload;
+  if (typeof payload === 'string') {
+    const text = payload;
+    if (exceedsJsonDepth(text)) lines.push(`payload nests deeper than ${JSON_MAX_DEPTH} levels`);
+    else {
+      try {
+        payload = JSON.parse(text);
+      } catch (err) {
+        lines.push(`payload is not valid JSON (${(err as Error).message}), got ${JSON.stringify(text.slice(0, 80))}`);
+        payload = undefined;
+      }
+    }
+    if (lines.length) throw badInput('replay refused', lines);
+  }
+  if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload)))
+    lines.push(`payload must be a JSON object (a run's payload) or its JSON text, got ${JSON.stringify(payload).slice(0, 80)}`);
+  else if (payload !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
+    if (bytes > maxBytes) lines.push(`payload is ${bytes} bytes as JSON, more than the door's body limit of ${maxBytes} (HOOKS_BODY_MAX_BYTES)`);
+  }
+  if (lines.length) throw badInput('replay refused', lines);
+  return payload === undefined ? undefined : { payload };
 }
 
 /** A malformed id cannot name a run: 404 without asking the store. */

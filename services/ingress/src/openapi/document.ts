@@ -725,12 +725,28 @@ const PATHS: Obj = {
     post: op(
       'operator',
       "Run an ended run's event again",
-      { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(404, 409) },
+      { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(400, 404, 409) },
       {
         tags: ['runs'],
         operationId: 'replayRun',
         description:
-          'A new run of the same payload for the hook as it is registered now; the source run is left as it is. 409 while the source still runs (pending, running, retry_wait, parked) or when its hook is no longer registered.',
+          'A new run of the same payload for the hook as it is registered now; the source run is left as it is. With `payload`, the new run carries that payload instead ' +
+          '("replay with this payload"; its first history line says the payload was edited): a JSON object or its JSON text, at most HOOKS_BODY_MAX_BYTES as compact JSON ' +
+          '(the door\'s body limit) and nested at most 64 deep; anything else is 400 naming payload. The body is optional. ' +
+          "409 while the source still runs (pending, running, retry_wait, parked), when its hook is no longer registered, or for an agent's call.",
+        requestBody: {
+          required: false,
+          content: json({
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              payload: {
+                description: "The new run's payload instead of the source's: a JSON object, or its JSON text (a string)",
+                oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
+              },
+            },
+          }),
+        },
       },
     ),
   },
@@ -776,11 +792,38 @@ const PATHS: Obj = {
     post: op(
       'operator',
       'Run a failed run again',
-      { '200': answer('The run, pending again and published', ref('Run')), ...fail(404, 409) },
+      {
+        '200': answer('The run, pending again and published, with tool_called_again', {
+          allOf: [
+            ref('Run'),
+            {
+              type: 'object',
+              required: ['tool_called_again'],
+              properties: {
+                tool_called_again: {
+                  type: 'object',
+                  nullable: true,
+                  required: ['idempotency_key', 'extra'],
+                  additionalProperties: false,
+                  description:
+                    'Set when the run had called its tool (acted start): the retry calls it again, once the approval policy allows it, with the same idempotency key. Null otherwise.',
+                  properties: {
+                    idempotency_key: { type: 'string', description: 'The key the call carries (the run id)' },
+                    extra: { type: 'string', enum: ['tai42/idempotency_key'], description: 'The tool extra that carries it' },
+                  },
+                },
+              },
+            },
+          ],
+        }),
+        ...fail(404, 409),
+      },
       {
         tags: ['runs'],
         operationId: 'retryRun',
-        description: 'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why.',
+        description:
+          'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why. ' +
+          'A run whose tool was called (acted start) calls it again with the same idempotency key: tool_called_again says so.',
       },
     ),
   },
