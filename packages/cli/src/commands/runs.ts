@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
@@ -299,8 +300,12 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .action(async (id: string | undefined, opts: BulkOptions) => {
       if (id === undefined) return bulkCommand(ctx, 'retry', opts);
       refuseFilterWithId('retry', opts);
-      const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'retry']));
-      ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} is ${run.status} again`));
+      const run = await ctx.client().post<RetriedRun>(apiPath(['hook-runs', id, 'retry']));
+      ctx.emit(run, () => {
+        say(`run ${run.id} of hook ${run.hook} is ${run.status} again`);
+        const again = run.tool_called_again;
+        if (again) say(toolCalledAgainWarning(again));
+      });
     });
 
   withFilterOptions(
@@ -319,8 +324,27 @@ export function runsCommand(program: Command, ctx: CliContext): void {
   runs
     .command('replay <id>')
     .description("run an ended run's event again as a new run of the hook as registered now (operator); the new run records replay_of")
-    .action(async (id: string) => {
-      const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'replay']));
-      ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} replays run ${id}: ${run.status}`));
+    .option('--payload <file|->', "replay with this payload instead of the kept one: a JSON object's file, or - for stdin")
+    .addHelpText('after', '\nExamples:\n  hookyard runs replay 0mhx5d3k0000a1b2c3d40100\n  hookyard runs replay 0mhx5d3k0000a1b2c3d40100 --payload fixed.json')
+    .action(async (id: string, opts: { payload?: string }) => {
+      const body = opts.payload === undefined ? undefined : { payload: readPayload(opts.payload) };
+      const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'replay']), body);
+      ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} replays run ${id}${body ? ' with an edited payload' : ''}: ${run.status}`));
     });
+}
+
+type RetriedRun = WireRun & { tool_called_again?: { idempotency_key: string; extra: string } | null };
+
+/** The retry answer's warning for a run whose tool had been called: it is called again, with the same key. */
+export function toolCalledAgainWarning(again: { idempotency_key: string; extra: string }): string {
+  return `warning: its tool was already called; the retry calls it again (once the approval policy allows it) with idempotency key ${again.idempotency_key} (extra ${again.extra})`;
+}
+
+/** `--payload <file|->`: the text as given (the server checks it is a JSON object within the door's body limit). */
+function readPayload(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read --payload ${file}: ${(err as Error).message}`, EXIT.usage);
+  }
 }
