@@ -162,8 +162,11 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await card.locator('pre').filter({ hasText: '"note": "ship it"' }).waitFor();
     await card.getByTestId('args-check').filter({ hasText: 'SHA-256 matches' }).waitFor();
     await shot(page, 'agent-approval');
-    await card.getByLabel('Reason (kept with the answer)').fill('release window');
+    // Approve asks for confirmation; the reason is given in the dialog.
     await card.getByRole('button', { name: 'Approve' }).click();
+    const answer = page.getByRole('dialog');
+    await answer.getByLabel('Reason (optional, kept with the answer)').fill('release window');
+    await answer.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
     await reaches(printed, 'succeeded');
 

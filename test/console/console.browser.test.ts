@@ -362,8 +362,11 @@ describe('operator console in Chromium', () => {
     await card.locator('pre').filter({ hasText: '"note": "ship it"' }).waitFor();
     await card.getByTestId('args-check').filter({ hasText: 'SHA-256 matches' }).waitFor();
     await shot(page, '10-approvals');
-    await card.getByLabel('Reason (kept with the answer)').fill('looks right');
+    // Approve asks for confirmation; the reason is given in the dialog.
     await card.getByRole('button', { name: 'Approve' }).click();
+    const answer = page.getByRole('dialog');
+    await answer.getByLabel('Reason (optional, kept with the answer)').fill('looks right');
+    await answer.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
     await eventually(
       async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined),

@@ -88,6 +88,8 @@ export interface Run {
   agent?: string | null;
   /** The latest interaction (approval or wait) this run parked on, kept after it is answered. */
   interaction?: string | null;
+  /** The run whose event this run replays (an operator's replay), else null. */
+  replay_of?: string | null;
   /** A verifier binding checked its event as it was kept (only such a run may answer an approval). */
   verified?: boolean;
   resumable: boolean;

@@ -119,7 +119,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'links') return <TriggerLinksPage role={role} hook={parts[1]} />;
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
-  if (parts[0] === 'approvals') return <ApprovalsPage role={role} />;
+  if (parts[0] === 'approvals') return <ApprovalsPage role={role} params={params} />;
   if (parts[0] === 'unrouted') return <UnroutedPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   if (parts[0] === 'agents' && atLeast(role, 'admin')) return <AgentsPage />;

@@ -732,7 +732,7 @@ const PATHS: Obj = {
         description:
           'A new run of the same payload for the hook as it is registered now; the source run is left as it is. With `payload`, the new run carries that payload instead ' +
           '("replay with this payload"; its first history line says the payload was edited): a JSON object or its JSON text, at most HOOKS_BODY_MAX_BYTES as compact JSON ' +
-          '(the door\'s body limit) and nested at most 64 deep; anything else is 400 naming payload. The body is optional. ' +
+          "(the door's body limit) and nested at most 64 deep; anything else is 400 naming payload. The body is optional. " +
           "409 while the source still runs (pending, running, retry_wait, parked), when its hook is no longer registered, or for an agent's call.",
         requestBody: {
           required: false,

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agentCallOf, agentOf } from '../agent-call';
-import { api, atLeast, query, type ApiError, type Role, type Run } from '../api';
+import { AnswerButtons, AnswerOutcome, type Answered } from '../answer-dialog';
+import { api, atLeast, query, type Role, type Run } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
-import { ErrorBox, Json, time, toApiError, useLoad } from '../util';
+import { ErrorBox, Json, Status, time, useLoad } from '../util';
 
 interface Interaction {
   id: string;
@@ -71,26 +72,34 @@ async function exactArgs(i: Interaction, run: Run | null): Promise<Args | null> 
 const CHANGES_APPROVALS = new Set(['parked', 'woken', 'finished', 'discarded']);
 const RELOAD_MS = 1_000;
 
+const withRun = async (interaction: Interaction): Promise<Row> => ({
+  interaction,
+  run: await api<Run>('GET', `/api/hook-runs/${encodeURIComponent(interaction.run)}`).catch(() => null),
+});
+
 /**
  * The open approvals: the tool, the exact arguments (the parked run's input;
  * their SHA-256 is what the answer is bound to), the rule, the hook or agent
- * and the run that asked, the expiry. An operator approves or denies each, with a reason.
+ * and the run that asked, the expiry. An operator approves or denies each
+ * (confirmed in a dialog; a denial needs a reason), and the page then says
+ * what the answer did. `?interaction=<id>` shows that one interaction, open
+ * or answered (a parked run's story links there).
  */
-export function ApprovalsPage({ role }: { role: Role }) {
+export function ApprovalsPage({ role, params }: { role: Role; params?: URLSearchParams }) {
+  const only = params?.get('interaction') || null;
   const [cursor, setCursor] = useState<string | null>(null);
+  const [answered, setAnswered] = useState<Answered | null>(null);
   const rows = useLoad(async () => {
+    if (only) {
+      const one = await api<Interaction>('GET', `/api/interactions/${encodeURIComponent(only)}`);
+      return { rows: [await withRun(one)], next: null };
+    }
     const page = await api<{ interactions: Interaction[]; next_cursor: string | null }>(
       'GET',
       `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`,
     );
-    const withRuns = await Promise.all(
-      page.interactions.map(async (interaction): Promise<Row> => ({
-        interaction,
-        run: await api<Run>('GET', `/api/hook-runs/${encodeURIComponent(interaction.run)}`).catch(() => null),
-      })),
-    );
-    return { rows: withRuns, next: page.next_cursor };
-  }, [cursor]);
+    return { rows: await Promise.all(page.interactions.map(withRun)), next: page.next_cursor };
+  }, [cursor, only]);
   // A run that parks, is woken, ends or is discarded while the page is open changes the list: read again, at most once a second
   // (a reload reads every card's run; accepted, started and retry events change no approval).
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -105,13 +114,28 @@ export function ApprovalsPage({ role }: { role: Role }) {
   const operator = atLeast(role, 'operator');
   return (
     <section aria-labelledby="approvals-title">
-      <h1 id="approvals-title">Approvals</h1>
-      <p class="hint">Open approvals, newest first. Approving calls the tool once with exactly these arguments (hashed again); denying ends the run denied.</p>
+      <h1 id="approvals-title">{only ? `Interaction ${only}` : 'Approvals'}</h1>
+      <p class="hint">
+        {only ? (
+          <a href={href('/approvals')}>All open approvals</a>
+        ) : (
+          'Open approvals, newest first. Approving calls the tool once with exactly these arguments (hashed again); denying ends the run denied.'
+        )}
+      </p>
+      <AnswerOutcome answered={answered} />
       <ErrorBox error={rows.error} />
       {!rows.loading && rows.data?.rows.length === 0 && <p class="empty">No open approvals.</p>}
       <ul class="approvals">
         {(rows.data?.rows ?? []).map((r) => (
-          <ApprovalCard key={r.interaction.id} row={r} operator={operator} onAnswered={rows.reload} />
+          <ApprovalCard
+            key={r.interaction.id}
+            row={r}
+            operator={operator}
+            onAnswered={(a) => {
+              setAnswered(a);
+              rows.reload();
+            }}
+          />
         ))}
       </ul>
       <nav class="pager" aria-label="Pages">
@@ -130,23 +154,8 @@ export function ApprovalsPage({ role }: { role: Role }) {
   );
 }
 
-function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boolean; onAnswered: () => void }) {
+function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boolean; onAnswered: (a: Answered) => void }) {
   const { interaction: i, run } = row;
-  const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const answer = async (how: 'approve' | 'deny') => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', `/api/interactions/${encodeURIComponent(i.id)}/${how}`, reason.trim() ? { reason: reason.trim() } : {});
-      onAnswered();
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
-  };
-  const reasonId = `reason-${i.id}`;
   // An agent's call: the run names its agent; the interaction's hook slot (agent:<name>) says so too when the run could not be read.
   const agent = run ? agentOf(run) : agentOf({ hook: i.hook });
   // A hook's arguments come from a dry run (operators only); an agent's are in its run, which every role reads.
@@ -170,6 +179,14 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
           <>
             <dt>Agent</dt>
             <dd data-testid="approval-agent">{agent}</dd>
+          </>
+        )}
+        {i.status !== 'open' && (
+          <>
+            <dt>Status</dt>
+            <dd data-testid="interaction-status">
+              <Status status={i.status} />
+            </dd>
           </>
         )}
         <dt>Rule</dt>
@@ -205,19 +222,9 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
           </p>
         </>
       )}
-      {operator && (
+      {operator && i.kind === 'approval' && i.status === 'open' && (
         <div class="answer">
-          <label for={reasonId}>Reason (kept with the answer)</label>
-          <input id={reasonId} type="text" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
-          <div class="actions">
-            <button type="button" disabled={busy} onClick={() => void answer('approve')}>
-              Approve
-            </button>
-            <button type="button" class="danger" disabled={busy} onClick={() => void answer('deny')}>
-              Deny
-            </button>
-          </div>
-          <ErrorBox error={error} />
+          <AnswerButtons interaction={i.id} run={i.run} tool={i.tool} onAnswered={onAnswered} />
         </div>
       )}
     </li>

@@ -1,12 +1,9 @@
-import { useState } from 'preact/hooks';
 import { agentCallOf, type AgentCallView } from '../agent-call';
-import { api, atLeast, type ApiError, type Role, type Run, type RunEvent } from '../api';
+import { api, type Role, type Run, type RunEvent } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
-import { ErrorBox, Json, Status, time, toApiError, useConfirm, useLoad } from '../util';
-
-/** States a discard is refused in (or pointless): ended without a failure, or already discarded. */
-const FINISHED = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'discarded']);
+import { ErrorBox, Json, Status, time, useLoad } from '../util';
+import { RunActions } from './run-actions';
 
 /** What a history line says, in words; the raw event name stays beside it. */
 const EVENT_WORDS: Record<string, string> = {
@@ -39,39 +36,14 @@ const words = (e: RunEvent): string | undefined => EVENT_WORDS[e.event];
 /** One run as its story: what happened, in order, then what it was given and what came back. */
 export function RunStory({ role, id }: { role: Role; id: string }) {
   const run = useLoad(() => api<Run>('GET', `/api/hook-runs/${encodeURIComponent(id)}`), [id]);
-  const [actionError, setActionError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [confirm, dialog] = useConfirm();
   // The story reloads when this run's state is announced.
   useRunEvents(true, (e) => {
     if (e.run_id === id) run.reload();
   });
 
-  const act = async (what: 'retry' | 'discard') => {
-    const ok = await confirm(
-      what === 'retry' ? `Run ${id} again as a fresh run?` : `Discard run ${id}? It will not run again.`,
-      what === 'retry' ? 'Retry' : 'Discard',
-    );
-    if (!ok) return;
-    setBusy(true);
-    setActionError(null);
-    try {
-      await api(
-        what === 'retry' ? 'POST' : 'DELETE',
-        what === 'retry' ? `/api/hook-runs/${encodeURIComponent(id)}/retry` : `/api/hook-runs/${encodeURIComponent(id)}`,
-      );
-      run.reload();
-    } catch (err) {
-      setActionError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
   if (run.error) return <ErrorBox error={run.error} />;
   const r = run.data;
   if (!r) return <p class="loading">Loading run…</p>;
-  const canAct = atLeast(role, 'operator');
   const call = agentCallOf(r);
   // An agent's call has no hook page: its slot `agent:<name>` names the agent, whose calls the runs page filters with ?agent=.
   const back = call ? href('/runs', { agent: call.agent }) : href('/runs', { hook: r.hook });
@@ -143,21 +115,7 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
           </p>
         </section>
       )}
-      {canAct && (
-        <div class="actions" role="group" aria-label="Run actions">
-          {r.status === 'failed' && (
-            <button type="button" disabled={busy} onClick={() => void act('retry')}>
-              Retry
-            </button>
-          )}
-          {!FINISHED.has(r.status) && r.status !== 'running' && (
-            <button type="button" class="danger" disabled={busy} onClick={() => void act('discard')}>
-              Discard
-            </button>
-          )}
-        </div>
-      )}
-      <ErrorBox error={actionError} />
+      <RunActions key={r.id} run={r} role={role} onChanged={run.reload} />
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
         <ol class="timeline">
@@ -191,7 +149,6 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
           <Json value={r.result ?? undefined} label="Result" />
         </section>
       </div>
-      {dialog}
     </article>
   );
 }
