@@ -56,7 +56,11 @@ beforeAll(async () => {
     if (req.method !== 'POST') return { status: 404 };
     return failing ? { status: 500, body: '{"error":"boom"}' } : { body: '{"ok":true}' };
   });
-  server = await startListening('cli-replay', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN}`, HOOKS_DOOR_RATE: '0', HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV });
+  server = await startListening('cli-replay', 'all', {
+    HOOKS_API_TOKENS: `admin:${ADMIN}`,
+    HOOKS_DOOR_RATE: '0',
+    HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
+  });
   url = server.url;
   await api('POST', '/api/hooks', { name: 'rpl-edit', topic: 'rpl-edit', tool: 'echo', start_expr: { content: '{v: .v}' } });
   await api('POST', '/api/tools', { name: 'flaky', endpoint: tool.url, protocol: 'langserve-direct' });

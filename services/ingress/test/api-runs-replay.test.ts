@@ -57,7 +57,11 @@ describe('management API: replay with an edited payload, retry of a run whose to
     ['an array', { payload: [1, 2] }, /^payload must be a JSON object \(a run's payload\) or its JSON text, got \[1,2\]$/],
     ['JSON text of a number', { payload: '42' }, /^payload must be a JSON object \(a run's payload\) or its JSON text, got 42$/],
     ['null', { payload: null }, /^payload must be a JSON object/],
-    ['a payload past the door body limit', { payload: { big: 'x'.repeat(600) } }, /^payload is 610 bytes as JSON, more than the door's body limit of 512 \(HOOKS_BODY_MAX_BYTES\)$/],
+    [
+      'a payload past the door body limit',
+      { payload: { big: 'x'.repeat(600) } },
+      /^payload is 610 bytes as JSON, more than the door's body limit of 512 \(HOOKS_BODY_MAX_BYTES\)$/,
+    ],
     ['JSON text nested too deep', { payload: `${'{"a":'.repeat(70)}1${'}'.repeat(70)}` }, /^payload nests deeper than 64 levels$/],
     ['an unknown field', { payload: {}, colour: 'red' }, /^unknown field 'colour' \(known: payload\)$/],
   ])('refuses %s with 400 naming it, and keeps nothing', async (_what, json, line) => {
@@ -83,7 +87,12 @@ describe('management API: replay with an edited payload, retry of a run whose to
     const started = await endedRun({ order: { id: 3 } }, 'start');
     const r = await h.call(`/api/hook-runs/${started}/retry`, { method: 'POST', role: 'operator' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: started, status: 'pending', acted: 'start', tool_called_again: { idempotency_key: started, extra: 'tai42/idempotency_key' } });
+    expect(r.body).toMatchObject({
+      id: started,
+      status: 'pending',
+      acted: 'start',
+      tool_called_again: { idempotency_key: started, extra: 'tai42/idempotency_key' },
+    });
     const fresh = await endedRun({ order: { id: 4 } });
     const f = await h.call(`/api/hook-runs/${fresh}/retry`, { method: 'POST', role: 'operator' });
     expect(f.status).toBe(200);
