@@ -159,7 +159,9 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
   // An agent's call: the run names its agent; the interaction's hook slot (agent:<name>) says so too when the run could not be read.
   const agent = run ? agentOf(run) : agentOf({ hook: i.hook });
   // A hook's arguments come from a dry run (operators only); an agent's are in its run, which every role reads.
-  const showArgs = operator || agent !== null;
+  // A wait (shown alone through ?interaction=) has no arguments to check: only an approval is bound to a hash.
+  const approval = i.kind === 'approval';
+  const showArgs = approval && (operator || agent !== null);
   const args = useLoad(() => (showArgs ? exactArgs(i, run) : Promise.resolve(null)), [i.id]);
   return (
     <li class="approval" data-interaction={i.id} data-agent={agent ?? undefined} aria-labelledby={`title-${i.id}`}>
@@ -206,8 +208,8 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
           <code>{i.args_hash}</code>
         </dd>
       </dl>
-      <h3>Exact arguments</h3>
-      {!showArgs && <p class="hint">Operators see the arguments (read back through a dry run of the hook and checked against the hash).</p>}
+      {approval && <h3>Exact arguments</h3>}
+      {approval && !showArgs && <p class="hint">Operators see the arguments (read back through a dry run of the hook and checked against the hash).</p>}
       {showArgs && args.error && <ErrorBox error={args.error} />}
       {showArgs && args.data && (
         <>
