@@ -172,6 +172,47 @@ export const SCHEMAS: Record<string, Schema> = {
       error: ref('ErrorInfo'),
     },
   },
+  PolicyDryRunInput: {
+    type: 'object',
+    required: ['call'],
+    additionalProperties: false,
+    properties: {
+      rules: { type: 'array', items: ref('ApprovalRule'), description: 'The candidate rules (absent: the kept policy)' },
+      call: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'Exactly one of hook and agent',
+        properties: {
+          hook: { type: 'string', description: 'A registered hook: the call is its run (its topic and own approval rules apply)' },
+          agent: { type: 'string', description: "An agent's name: the call is that agent's (topic tools/call, no subject)" },
+          tool: { type: 'string', description: "The tool called; default the hook's tool" },
+          args: { type: 'object', additionalProperties: true, description: "The tool's arguments (`.args` in a rule's `when`)" },
+          subject: nullable({
+            type: 'object',
+            required: ['scope', 'kind', 'key'],
+            additionalProperties: false,
+            properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } },
+          }),
+        },
+      },
+    },
+  },
+  PolicyDryRun: {
+    type: 'object',
+    required: ['outcome', 'decision', 'call', 'rules_from', 'hook_rules', 'summary'],
+    properties: {
+      outcome: { type: 'string', enum: ['allow', 'approval', 'deny'] },
+      decision: ref('ApprovalDecision'),
+      call: {
+        type: 'object',
+        description: "The document the rules' `when` read: {tool, args, hook, topic, subject, agent}",
+        additionalProperties: true,
+      },
+      rules_from: { type: 'string', enum: ['body', 'kept'] },
+      hook_rules: { type: 'integer', description: "How many of the hook's own rules applied" },
+      summary: { type: 'string', description: 'What would happen, in one sentence' },
+    },
+  },
   ApprovalAnswerInput: {
     type: 'object',
     additionalProperties: false,

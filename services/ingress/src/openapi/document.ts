@@ -428,6 +428,23 @@ const PATHS: Obj = {
       },
     ),
   },
+  '/api/approval-policy/dry-run': {
+    post: op(
+      'operator',
+      'What the approval policy would decide about one call (nothing is kept)',
+      { '200': answer('The decision, the rule that made it and what would happen', ref('PolicyDryRun')), ...fail(400) },
+      {
+        tags: ['approvals'],
+        operationId: 'dryRunApprovalPolicy',
+        description:
+          "Needs the operator role. Evaluates `rules` (a candidate policy, checked like a PUT's; absent: the kept policy) against `call` " +
+          "through the executor's own gate: first match wins, no match allows, a failing `when` denies, and a hook's own rules can only make " +
+          "the decision stricter. `call.hook` (a registered hook: its topic and own rules apply) or `call.agent` (an agent's call, topic " +
+          "tools/call), `call.tool` (default: the hook's tool), `call.args`, `call.subject`. Saves nothing.",
+        requestBody: body(ref('PolicyDryRunInput')),
+      },
+    ),
+  },
   '/api/states': {
     get: op(
       'reader',
