@@ -4,11 +4,16 @@
  * (Playwright's keyboard.type with no delay, as a busy browser delivers them)
  * into every jq field of the Register and Edit forms leave the tab answering,
  * each field holding what was typed, and the saved hook holding it too.
- * Screenshots: jq-fast-typing-register.png, jq-fast-typing-edit.png.
+ * The approval policy page: a reader sees the rules in order; an admin edits
+ * them with the rules editor (jq editor for `when`, typed into fast too),
+ * dry-runs a call against the edited rules before saving (nothing is kept),
+ * meets a conflict when someone else saved meanwhile, reloads and saves.
+ * Screenshots: jq-fast-typing-register.png, jq-fast-typing-edit.png,
+ * policy-reader-view.png, policy-editor-dry-run.png.
  */
 import type { Page } from 'playwright-core';
 import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, requireConsoleBrowser, shot } from './browser';
+import { ConsoleBrowser, nav, requireConsoleBrowser, shot } from './browser';
 
 // The callbacks given to page.evaluate run in the browser; this program is type-checked for node (no DOM lib).
 interface PageElement {
@@ -164,6 +169,87 @@ describe('operator console: fast typing in jq fields, the approval policy page (
       await page.locator('tr[data-hook="typed-edit"]').waitFor();
       const edited = await api('GET', '/api/hooks/typed-edit');
       for (const [i, label] of editLabels.entries()) expect({ label, text: savedText(edited, label) }).toEqual({ label, text: typed(i, label) });
+    });
+  });
+
+  it('a reader sees the policy; an admin edits it, dry-runs a call against the edit, meets a conflict, reloads and saves', async () => {
+    await api('POST', '/api/hooks', { name: 'deploys', topic: 'ci', tool: 'echo' });
+    const first = await api('PUT', '/api/approval-policy', {
+      rules: [{ name: 'prod needs a person', tools: ['echo'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 600 }],
+    });
+
+    await withPage('policy-reader', READER, 'reader', async (page) => {
+      await nav(page, 'Policy').click();
+      await page.getByRole('heading', { name: 'Approval policy' }).waitFor();
+      const row = page.getByRole('table', { name: 'Approval rules' }).locator('tr[data-rule="0"]');
+      await row.filter({ hasText: 'prod needs a person' }).filter({ hasText: '.args.env == "prod"' }).filter({ hasText: 'open 600 s, then deny' }).waitFor();
+      await page
+        .getByTestId('policy-version')
+        .filter({ hasText: `Version ${first.version}` })
+        .waitFor();
+      // A reader has neither the editor nor the dry run (an operator's).
+      expect(await page.getByRole('form', { name: 'Edit the approval policy' }).count()).toBe(0);
+      expect(await page.getByRole('form', { name: 'Dry run a call' }).count()).toBe(0);
+      await shot(page, 'policy-reader-view');
+    });
+
+    await withPage('policy-admin', ADMIN, 'admin', async (page) => {
+      await nav(page, 'Policy').click();
+      const editor = page.getByRole('form', { name: 'Edit the approval policy' });
+      await editor.getByRole('textbox', { name: 'rules[0].when', exact: true }).filter({ hasText: '.args.env == "prod"' }).waitFor();
+      // A second rule, its `when` typed with no delay.
+      await editor.getByRole('button', { name: 'Add a rule to rules' }).click();
+      const rule = editor.getByRole('group', { name: 'rules[1]' });
+      await rule.getByRole('textbox', { name: 'name', exact: true }).fill('no staging');
+      await rule.getByRole('textbox', { name: 'tools', exact: true }).fill('echo');
+      await rule.getByRole('combobox', { name: 'action', exact: true }).selectOption('deny');
+      const when = page.getByRole('textbox', { name: 'rules[1].when', exact: true });
+      await bounded(
+        'typing into rules[1].when',
+        15_000,
+        (async () => {
+          await when.click();
+          await page.keyboard.type('.args.env == "staging"');
+        })(),
+      );
+      await bounded('rules[1].when holding the typed text', 10_000, when.filter({ hasText: '.args.env == "staging"' }).waitFor());
+      // The dry run tries the edited rules, unsaved.
+      const dry = page.getByRole('form', { name: 'Dry run a call' });
+      await page.getByText('Against the edited rules (not saved).').waitFor();
+      await dry.getByRole('textbox', { name: 'Hook (registered)' }).fill('deploys');
+      await dry.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"env": "staging"}');
+      await dry.getByRole('button', { name: 'Dry run' }).click();
+      await page.getByTestId('policy-dry-run-outcome').filter({ hasText: 'deny' }).waitFor();
+      await page.getByTestId('policy-dry-run-summary').filter({ hasText: 'denied by no staging (deployment rules): the tool would not be called' }).waitFor();
+      await shot(page, 'policy-editor-dry-run');
+      // The same call under the first rule asks for a person.
+      await dry.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"env": "prod"}');
+      await dry.getByRole('button', { name: 'Dry run' }).click();
+      await page.getByTestId('policy-dry-run-summary').filter({ hasText: 'approval needed by prod needs a person' }).waitFor();
+      expect(await page.getByTestId('policy-dry-run-outcome').textContent()).toBe('approval');
+      // Nothing was kept by the dry run.
+      expect((await api('GET', '/api/approval-policy')).version).toBe(first.version);
+
+      // Someone else saves meanwhile: Save is a conflict that offers a reload, and nothing is overwritten.
+      const other = await api('PUT', '/api/approval-policy', { rules: [{ name: 'theirs', tools: ['*'], action: 'deny' }], version: first.version });
+      await editor.getByRole('button', { name: 'Save policy' }).click();
+      const conflict = page.getByTestId('policy-conflict');
+      await conflict.filter({ hasText: `Someone else changed the policy since you loaded version ${first.version}` }).waitFor();
+      expect((await api('GET', '/api/approval-policy')).rules).toEqual(other.rules);
+      await conflict.getByRole('button', { name: /Reload the kept policy/ }).click();
+      await page
+        .getByTestId('policy-version')
+        .filter({ hasText: `Version ${other.version}` })
+        .waitFor();
+      await page.getByRole('table', { name: 'Approval rules' }).getByText('theirs').waitFor();
+      await editor.getByRole('group', { name: 'rules[0]' }).getByRole('textbox', { name: 'name', exact: true }).fill('theirs narrowed');
+      await editor.getByRole('group', { name: 'rules[0]' }).getByRole('textbox', { name: 'tools', exact: true }).fill('print');
+      await editor.getByRole('button', { name: 'Save policy' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Saved: the policy is now version ${other.version + 1} with 1 rule(s).` })
+        .waitFor();
+      expect((await api('GET', '/api/approval-policy')).rules).toEqual([{ name: 'theirs narrowed', tools: ['print'], action: 'deny' }]);
     });
   });
 });

@@ -23,6 +23,7 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/hooks', label: 'Hooks', min: 'reader' },
   { path: '/tools', label: 'Tools', min: 'reader' },
   { path: '/unrouted', label: 'Unrouted', min: 'reader' },
+  { path: '/policy', label: 'Policy', min: 'reader' },
   { path: '/verifiers', label: 'Verifiers', min: 'admin' },
   { path: '/agents', label: 'Agents', min: 'admin' },
 ];
@@ -121,6 +122,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'tools') return <ToolsPage role={role} />;
   if (parts[0] === 'approvals') return <ApprovalsPage role={role} params={params} />;
   if (parts[0] === 'unrouted') return <UnroutedPage role={role} />;
+  if (parts[0] === 'policy') return <LazyPolicyPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   if (parts[0] === 'agents' && atLeast(role, 'admin')) return <AgentsPage />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
@@ -142,6 +144,22 @@ function LazyHookEditor({ name }: { name: string | null }) {
   // Keyed by the route's hook: going from one form to another (Register to Edit, or Edit of
   // one hook to Edit of another) mounts a fresh editor that loads that hook, not the last form's values.
   return Editor ? <Editor key={name === null ? 'new' : `edit:${name}`} name={name} /> : <p class="loading">Loading the editor…</p>;
+}
+
+type PolicyPageType = typeof import('./pages/policy').PolicyPage;
+
+/** The policy page edits rules with the jq editor (CodeMirror), so it is loaded on demand like the hook editor. */
+function LazyPolicyPage({ role }: { role: Role }) {
+  const [Page, setPage] = useState<PolicyPageType | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    import('./pages/policy').then(
+      (m) => setPage(() => m.PolicyPage),
+      (err) => setError(toApiError(err)),
+    );
+  }, []);
+  if (error) return <ErrorBox error={error} />;
+  return Page ? <Page role={role} /> : <p class="loading">Loading the policy…</p>;
 }
 
 render(<App />, document.getElementById('app')!);
