@@ -218,6 +218,18 @@ const REGISTRY = {
     live: false,
     parse: seconds(604800, 1),
   }),
+  HOOKS_AUDIT_RETENTION_DAYS: setting('auditRetentionMs', {
+    doc: 'how long audit trail entries (every operator and admin change, GET /api/audit) are kept, in whole days',
+    default: '30',
+    live: false,
+    parse: num({ def: 30, min: 1, max: 3650, integer: true, scale: 86_400_000 }),
+  }),
+  HOOKS_AUDIT_MAX_ENTRIES: setting('auditMaxEntries', {
+    doc: 'most audit trail entries kept, whatever their age; past it the oldest go first',
+    default: '20000',
+    live: false,
+    parse: int(20000, 100, 1_000_000),
+  }),
   HOOKS_RUN_DISPATCH_GRACE_SECONDS: setting('dispatchGraceMs', {
     doc: 'a due run nobody claimed is dispatched again after this',
     default: '15',

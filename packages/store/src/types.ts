@@ -1,3 +1,4 @@
+import type { AuditBounds, AuditEntry, AuditFilter, AuditPage } from './audit-rules';
 import type {
   Acted,
   AgentCallPayload,
@@ -546,6 +547,21 @@ export interface BucketStore {
   takeMany(bucket: string, key: string, limit: BucketLimit, now: number, count: number): Promise<TakeManyResult>;
 }
 
+/**
+ * The audit trail: one entry per operator or admin change, kept within a
+ * retention time and a hard cap on entries (AuditBounds), listed newest first.
+ */
+export interface AuditStore {
+  /** Keeps `entry` (its JSON within AUDIT_ENTRY_MAX_BYTES) and drops entries past the bounds, in one step. */
+  record(entry: AuditEntry, bounds: AuditBounds): Promise<void>;
+  /**
+   * Entries matching `filter`, newest first, none older than `notBefore`
+   * (ms: now minus the retention); `cursor` is a page's `next_cursor`. Scans
+   * at most the kept entries, which the cap bounds.
+   */
+  list(filter: AuditFilter, limit: number, notBefore: number, cursor?: string | null): Promise<AuditPage>;
+}
+
 export interface Stores {
   hooks: HookStore;
   runs: RunStore;
@@ -556,6 +572,8 @@ export interface Stores {
   buckets: BucketStore;
   /** Agent principals of the agent door. */
   agents: AgentStore;
+  /** The audit trail of operator and admin changes. */
+  audit: AuditStore;
   /** `memory` or `redis`. */
   kind: string;
   /** Cheap liveness check for /readyz. */

@@ -4,6 +4,7 @@
  * for hooks, verifiers, templates, tools and delivery claims, `describeBucketConformance`
  * for the flood limiter's token buckets.
  */
+export { describeAuditConformance } from './conformance-audit';
 export { describeBucketConformance } from './conformance-buckets';
 export { describeRunStoreConformance } from './conformance-runs';
 export { describeRunListConformance } from './conformance-list';

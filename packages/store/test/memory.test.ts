@@ -2,6 +2,7 @@ import { createMemoryStores } from '../src';
 import { MemoryBucketStore } from '../src/memory/memory-buckets';
 import { MemoryToolStore } from '../src/memory/memory-hooks';
 import {
+  describeAuditConformance,
   describeBucketConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
@@ -14,6 +15,7 @@ const factory = async () => createMemoryStores();
 
 describeRunStoreConformance('memory', factory);
 describeBucketConformance('memory', factory);
+describeAuditConformance('memory', factory);
 describeRunListConformance('memory', factory);
 describeHookStoreConformance('memory', factory);
 describeInteractionConformance('memory', factory);

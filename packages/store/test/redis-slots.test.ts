@@ -53,6 +53,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   revoke_trigger_link: [keys.triggerLink('tl_abc')],
   keep_unrouted: keys.unroutedKeys('githib'),
   drop_unrouted: keys.unroutedKeys('githib'),
+  record_audit: keys.auditKeys(),
 };
 
 describe('redis cluster slots', () => {

@@ -3,6 +3,7 @@ import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
+  describeAuditConformance,
   describeBucketConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
@@ -42,6 +43,7 @@ afterAll(async () => {
 
 describeRunStoreConformance('redis', factory);
 describeBucketConformance('redis', factory);
+describeAuditConformance('redis', factory);
 describeRunListConformance('redis', factory);
 describeHookStoreConformance('redis', factory);
 describeInteractionConformance('redis', factory);
@@ -167,6 +169,9 @@ describe('redis specifics', () => {
       await s.agents.remove('bot{1}');
       const call = { tool: 'echo', arguments: {}, args_sha256: argsHash({}), tools_allow: null, idempotency_key: 'k{1}', via: 'mcp' as const };
       await s.runs.keepAgentCall({ agent: 'bot{1}', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
+      const actor = { kind: 'token' as const, role: 'admin' as const, label: 'admin:0000{1}0' };
+      const audited = { id: '0000000000000000000001', at: new Date(T0).toISOString(), actor, action: 'hook.remove', target: 'a', client: '', status: 200 };
+      await s.audit.record({ ...audited, request: { method: 'DELETE', path: '/api/hooks/a' } }, { retentionMs: 60_000, maxEntries: 10 });
     } finally {
       spy.mockRestore();
       await s.close();

@@ -1,5 +1,6 @@
 import type { Stores } from '../types';
 import { MemoryAgentStore } from './memory-agents';
+import { MemoryAuditStore } from './memory-audit';
 import { MemoryBucketStore } from './memory-buckets';
 import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
@@ -31,6 +32,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
     states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new MemoryBucketStore(),
     agents: new MemoryAgentStore(),
+    audit: new MemoryAuditStore(),
     kind: 'memory',
     ping: async () => undefined,
     close: async () => undefined,

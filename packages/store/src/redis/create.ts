@@ -5,6 +5,7 @@ import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { Stores } from '../types';
 import { KeyLayout } from './keys';
 import { RedisAgentStore } from './redis-agents';
+import { RedisAuditStore } from './redis-audit';
 import { RedisBucketStore } from './redis-buckets';
 import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisInteractionStore } from './redis-interactions';
@@ -84,6 +85,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     states: new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new RedisBucketStore(client, scripts, keys),
     agents: new RedisAgentStore(client, scripts, keys),
+    audit: new RedisAuditStore(client, scripts, keys),
     kind: 'redis',
     ping: async () => {
       // Not connected: say so at once rather than queue the PING behind a reconnect.

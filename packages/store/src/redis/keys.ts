@@ -53,6 +53,10 @@ import type { Door } from '@hookyard/core';
  *   One slot for every unrouted event: keep_unrouted runs after keep_event found no hook
  *   (another slot), see redis-unrouted.ts.
  *
+ *   {P:audit}:ix                 zset   score 0, audit entry ids (time-sortable: ZRANGEBYLEX pages newest first)
+ *   {P:audit}:entries            hash   audit entry id -> entry JSON; bounded by HOOKS_AUDIT_RETENTION_DAYS and
+ *                                       HOOKS_AUDIT_MAX_ENTRIES (record_audit drops the rest)
+ *
  *   {P:lim:<bucket>:<key>}:tat        string  a flood limiter bucket's theoretical arrival time (ms),
  *                                             PX until it is past (take_token); one slot per bucket and key,
  *                                             so a flood of many clients spreads over the cluster
@@ -208,6 +212,14 @@ export class KeyLayout {
   unroutedKeys(topic: string): string[] {
     const tag = this.unroutedTag;
     return [`${tag}:topics`, `${tag}:ev:${topic}`, `${tag}:data:${topic}`];
+  }
+  /** Hash tag of the audit trail. */
+  get auditTag(): string {
+    return `{${this.prefix}:audit}`;
+  }
+  /** KEYS of record_audit: the entry index (zset of ids, score 0) and the entries (hash id -> JSON). */
+  auditKeys(): string[] {
+    return [`${this.auditTag}:ix`, `${this.auditTag}:entries`];
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

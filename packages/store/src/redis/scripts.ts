@@ -43,6 +43,7 @@ export const SCRIPT_NAMES = [
   'use_trigger_link',
   'return_trigger_use',
   'revoke_trigger_link',
+  'record_audit',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
