@@ -35,6 +35,8 @@ export interface HookMetrics {
    * made by an admin and a call reaches an executor only for a tool the agent may call.
    */
   agentCalls: Counter<'agent' | 'tool' | 'status'>;
+  /** Audit trail entries the store refused to keep (the change itself went through; logged at ERROR). */
+  auditWriteFailures: Counter<never>;
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
@@ -118,6 +120,11 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
       name: `${p}agent_calls_total`,
       help: 'Agent tool calls that ended, per agent, tool and outcome (succeeded, denied, cancelled, failed)',
       labelNames: ['agent', 'tool', 'status'],
+      registers,
+    }),
+    auditWriteFailures: new Counter({
+      name: `${p}audit_write_failures_total`,
+      help: 'Audit trail entries the store refused to keep (the change itself went through)',
       registers,
     }),
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),

@@ -12,6 +12,7 @@ import { createVerifierStep } from './door/verifier-step';
 import { createDedupeStep } from './door/dedupe';
 import { SchemaChecker } from './hooks/schema-checker';
 import { approvalLinkRouter } from './approvals/link-routes';
+import { AuditRecorder } from './audit/recorder';
 import { healthRoutes } from './ops/health';
 import { openapiRouter } from './openapi';
 import { consoleRouter } from './console';
@@ -145,8 +146,10 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   const proxies = parseTrustedProxies(settings.trustedProxies).table;
   const clientAddress = (req: IncomingMessage) =>
     clientAddressFrom(proxies, req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+  const audit = new AuditRecorder({ stores: deps.stores, settings, metrics: deps.metrics, logger, clock });
   app.use(
     approvalLinkRouter({
+      audit,
       stores: deps.stores,
       bus: deps.bus,
       clock,
@@ -178,6 +181,8 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),
         secrets,
+        audit,
+        clientAddress,
       },
       limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined,
     ),

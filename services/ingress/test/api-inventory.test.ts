@@ -34,6 +34,8 @@ function expectedRole(r: RouteEntry): Role {
   if (r.path === '/api/settings/reload') return 'admin';
   // Agent principals are made, shown and revoked by admins only.
   if (r.path.startsWith('/api/agents')) return 'admin';
+  // The audit trail shows who did what: admins only.
+  if (r.path === '/api/audit') return 'admin';
   if (r.method === 'GET') return 'reader';
   if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path.endsWith('/dedupe') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';

@@ -1,5 +1,14 @@
 import type { AuditStore } from '../types';
-import { auditEntryJson, auditIdBound, auditScanRange, matchesAudit, type AuditBounds, type AuditEntry, type AuditFilter, type AuditPage } from '../audit-rules';
+import {
+  auditEntryJson,
+  auditIdBound,
+  auditScanRange,
+  matchesAudit,
+  type AuditBounds,
+  type AuditEntry,
+  type AuditFilter,
+  type AuditPage,
+} from '../audit-rules';
 
 /** The audit trail in this process: entries as their kept JSON, ascending by id (the Redis twin's lex-ordered zset). */
 export class MemoryAuditStore implements AuditStore {

@@ -1,7 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { Clock, SecretResolver } from '@hookyard/core';
 import type { RoleDeps } from '@hookyard/role';
 import type { SchemaChecker } from '../hooks/schema-checker';
 import type { SettingsControl } from './settings-routes';
+import type { AuditRecorder } from '../audit/recorder';
 
 /** What every management route reads; built once by createIngressApp. */
 export interface ApiContext extends RoleDeps {
@@ -20,4 +22,8 @@ export interface ApiContext extends RoleDeps {
   limitAgent?: (agent: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
   /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */
   secrets?: SecretResolver;
+  /** Where operator and admin changes are recorded (GET /api/audit); default: one on these stores and settings. */
+  audit?: AuditRecorder;
+  /** The client's address as the ingress reads it (HOOKS_TRUSTED_PROXIES); default: the socket's peer. */
+  clientAddress?: (req: IncomingMessage) => string;
 }

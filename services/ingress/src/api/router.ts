@@ -23,6 +23,8 @@ import { whoamiRoutes } from './whoami-routes';
 import { settingsRoutes } from './settings-routes';
 import { unroutedRoutes } from './unrouted-routes';
 import { agentRoutes } from './agents-routes';
+import { auditRoutes } from './audit-routes';
+import { AuditRecorder, auditMiddleware } from '../audit/recorder';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -64,7 +66,10 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
       },
     }),
   );
+  // Every change (not a read, not an agent's call) is recorded once, after its answer.
+  router.use(auditMiddleware(ctx.audit ?? new AuditRecorder(ctx), ctx.stores, ctx.clientAddress ?? ((req) => req.socket.remoteAddress ?? '')));
   whoamiRoutes(router, ctx);
+  auditRoutes(router, ctx);
   eventRoutes(router, ctx, ctx.runEvents);
   hookRoutes(router, ctx);
   verifierRoutes(router, ctx);

@@ -12,12 +12,15 @@ import {
   type Settings,
 } from '@hookyard/core';
 import { answerApproval, type AnswerDeps } from './answer';
+import type { AuditRecorder } from '../audit/recorder';
 
 export interface LinkRouteDeps extends AnswerDeps {
   settings: Pick<Settings, 'approvalLinkSecret'>;
   secrets: SecretResolver;
   /** The client's address as the ingress reads it (HOOKS_TRUSTED_PROXIES); default: the socket's peer. */
   clientAddress?: (req: Request) => string;
+  /** Where an answer through a link is recorded (the link as the actor); absent, it is not. */
+  audit?: AuditRecorder;
 }
 
 /** One fixed answer for a bad or unknown link, whatever was wrong: a prober learns nothing. */
@@ -136,6 +139,17 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
         const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
         const address = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? '');
         const out = await answerApproval(deps, c.i.id, c.verdict, { by: linkUser(address, req.get('user-agent')), via: 'link', reason });
+        void deps.audit?.record({
+          actor: { kind: 'link', role: null, label: `link:${c.i.id}` },
+          action: `interaction.${c.verdict}`,
+          target: c.i.id,
+          client: address,
+          status: 200,
+          request: { method: 'POST', path: `${APPROVAL_LINK_PATH}/${c.i.id}/${c.verdict}` },
+          before: { status: c.i.status },
+          after: { status: out.interaction.status, resolution: out.interaction.resolution, run: out.interaction.run, run_status: out.run?.status ?? null },
+          ...(reason ? { detail: { reason } } : {}),
+        });
         page(
           res,
           200,

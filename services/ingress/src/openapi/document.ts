@@ -1,5 +1,6 @@
 import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
+import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
 import { CALL_PATHS } from './calls-paths';
 import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
 import { SCHEMAS } from './components';
@@ -1019,6 +1020,7 @@ const PATHS: Obj = {
   ...CALL_PATHS,
   ...MCP_PATHS,
   ...agentPaths({ op, answer, fail, ref, pathParam, body }),
+  ...auditPaths({ op, answer, fail, ref, pathParam, body }),
 };
 
 /**
@@ -1051,6 +1053,7 @@ export const OPENAPI_DOCUMENT: Obj = {
     { name: 'states', description: 'Subject state: one versioned JSON document per (scope, kind, key), every write attributed' },
     { name: 'agents', description: 'Agent principals: each with its own token and tool allowlist; the token reaches only the agent door' },
     { name: 'unrouted', description: 'Events that came in on a topic with no hook: kept (bounded), listed, replayed or dropped' },
+    { name: 'audit', description: 'The audit trail: who changed what, when, from where, before and after' },
     { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
   ],
   paths: PATHS,
@@ -1059,7 +1062,7 @@ export const OPENAPI_DOCUMENT: Obj = {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
       agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
     },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...MCP_SCHEMAS },
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...MCP_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),

@@ -1,0 +1,362 @@
+import type { Request } from 'express';
+import { isValidName, type Run, type SubjectKey } from '@hookyard/core';
+import type { Stores } from '@hookyard/store';
+import { redactToolRecord } from '@hookyard/tools';
+import { redactBinding } from '../verify';
+
+/** What a recorded request is, as far as the table knows before the route runs. */
+export interface AuditAction {
+  /** Dotted name: `hook.register`, `run.retry`… */
+  action: string;
+  /** The thing acted on, from the request (path parameters, body). */
+  target(req: Request, params: Record<string, string>): string | null;
+  /** The record before the change, read just before the route runs (null: none). */
+  before?(stores: Stores, req: Request, params: Record<string, string>): Promise<unknown>;
+  /** The record after, from the route's JSON answer (never the whole answer where it holds a token). */
+  after?(body: unknown, req: Request): unknown;
+  /** Before and after both from the route's answer (a change that reports what it replaced). */
+  fromAnswer?(body: unknown, req: Request): { before: unknown; after: unknown };
+  /** Anything else worth keeping (a reason, a bulk selection and its counts). */
+  detail?(body: unknown, req: Request): unknown;
+}
+
+interface Entry extends AuditAction {
+  method: string;
+  /** The route as registered under /api (express syntax: `:param`, `*rest`). */
+  route: string;
+}
+
+const field = (v: unknown, key: string): unknown => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined);
+const bodyName = (req: Request) => {
+  const n = field(req.body, 'name');
+  return typeof n === 'string' ? n.slice(0, 128) : null;
+};
+const gone = () => null;
+const runSummary = (r: Run | null | undefined) => (r ? { id: r.id, hook: r.hook, status: r.status, attempts: r.attempts } : null);
+const runOf = (body: unknown) => {
+  const id = field(body, 'id');
+  return typeof id === 'string' ? { id, hook: field(body, 'hook'), status: field(body, 'status'), attempts: field(body, 'attempts') } : null;
+};
+const subjectOf = (p: Record<string, string>): SubjectKey => ({ scope: p.scope ?? '', kind: p.kind ?? '', key: p.key ?? '' });
+const interactionAfter = (body: unknown) => {
+  const i = field(body, 'interaction');
+  if (!i) return null;
+  return {
+    id: field(i, 'id'),
+    status: field(i, 'status'),
+    resolution: field(i, 'resolution'),
+    run: field(i, 'run'),
+    hook: field(i, 'hook'),
+    tool: field(i, 'tool'),
+    rule: field(i, 'rule'),
+    run_status: field(field(body, 'run'), 'status') ?? null,
+  };
+};
+const reasonOf = (req: Request) => {
+  const r = field(req.body, 'reason');
+  return typeof r === 'string' && r ? { reason: r } : undefined;
+};
+const changes = (body: unknown, key: string): Array<{ variable: string; from: unknown; to: unknown }> => {
+  const list = field(body, key);
+  return Array.isArray(list) ? (list as Array<{ variable: string; from: unknown; to: unknown }>).filter((c) => typeof c?.variable === 'string') : [];
+};
+const settingValues = (body: unknown, side: 'from' | 'to') =>
+  Object.fromEntries([...changes(body, 'applied'), ...changes(body, 'restart_needed')].map((c) => [c.variable, c[side]]));
+const bulkDetail = (body: unknown, req: Request) => ({
+  filter: field(req.body, 'filter') ?? null,
+  matched: field(body, 'matched') ?? null,
+  done: field(body, 'retried') ?? field(body, 'discarded') ?? null,
+  refused: field(body, 'refused') ?? null,
+  truncated: field(body, 'truncated') ?? null,
+});
+
+/**
+ * The management changes the trail names: method and route -> action,
+ * target, before and after. A change through a route not listed here is
+ * still recorded, under its method and route; a route can say more by
+ * setting `res.locals.audit` (see middleware.ts).
+ */
+const TABLE: Entry[] = [
+  {
+    method: 'POST',
+    route: '/hooks',
+    action: 'hook.register',
+    target: bodyName,
+    before: async (s, req) => {
+      const n = bodyName(req);
+      return n && isValidName(n) ? s.hooks.getHook(n) : null;
+    },
+    after: (b) => field(b, 'hook') ?? null,
+  },
+  {
+    method: 'DELETE',
+    route: '/hooks/:name',
+    action: 'hook.remove',
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (isValidName(p.name) ? s.hooks.getHook(p.name!) : null),
+    after: gone,
+  },
+  {
+    method: 'PUT',
+    route: '/hooks/topics/:topic/verifier',
+    action: 'verifier.bind',
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => {
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic!) : null;
+      return v ? redactBinding(v) : null;
+    },
+    after: (b) => field(b, 'verifier') ?? null,
+  },
+  {
+    method: 'DELETE',
+    route: '/hooks/topics/:topic/verifier',
+    action: 'verifier.unbind',
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => {
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic!) : null;
+      return v ? redactBinding(v) : null;
+    },
+    after: gone,
+  },
+  {
+    method: 'PUT',
+    route: '/hooks/topics/:topic/dedupe',
+    action: 'dedupe.bind',
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic!) : null),
+    after: (b) => field(b, 'dedupe') ?? null,
+  },
+  {
+    method: 'DELETE',
+    route: '/hooks/topics/:topic/dedupe',
+    action: 'dedupe.unbind',
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic!) : null),
+    after: gone,
+  },
+  // The answer holds the link's token once: only the link record (no token) is kept.
+  { method: 'POST', route: '/hooks/:name/links', action: 'trigger_link.create', target: (_r, p) => p.name ?? null, after: (b) => field(b, 'link') ?? null },
+  {
+    method: 'DELETE',
+    route: '/hooks/:name/links/:id',
+    action: 'trigger_link.revoke',
+    target: (_r, p) => `${p.name ?? ''}/${p.id ?? ''}`,
+    after: (b) => field(b, 'link') ?? null,
+  },
+  {
+    method: 'POST',
+    route: '/hook-runs/:id/retry',
+    action: 'run.retry',
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
+    after: runOf,
+  },
+  {
+    method: 'POST',
+    route: '/hook-runs/:id/replay',
+    action: 'run.replay',
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
+    after: runOf,
+  },
+  {
+    method: 'DELETE',
+    route: '/hook-runs/:id',
+    action: 'run.discard',
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
+    after: runOf,
+  },
+  { method: 'POST', route: '/hook-runs/retry', action: 'runs.bulk_retry', target: () => null, detail: bulkDetail },
+  { method: 'POST', route: '/hook-runs/discard', action: 'runs.bulk_discard', target: () => null, detail: bulkDetail },
+  {
+    method: 'POST',
+    route: '/interactions/:id/approve',
+    action: 'interaction.approve',
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  {
+    method: 'POST',
+    route: '/interactions/:id/deny',
+    action: 'interaction.deny',
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  {
+    method: 'POST',
+    route: '/interactions/:id/cancel',
+    action: 'interaction.cancel',
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  {
+    method: 'POST',
+    route: '/tools',
+    action: 'tool.register',
+    target: bodyName,
+    before: async (s, req) => {
+      const n = bodyName(req);
+      const t = n && isValidName(n) ? await s.tools.getTool(n) : null;
+      return t ? redactToolRecord(t) : null;
+    },
+    after: (b) => field(b, 'tool') ?? null,
+  },
+  {
+    method: 'DELETE',
+    route: '/tools/:name',
+    action: 'tool.remove',
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => {
+      const t = isValidName(p.name) ? await s.tools.getTool(p.name!) : null;
+      return t ? redactToolRecord(t) : null;
+    },
+    after: gone,
+  },
+  {
+    method: 'PUT',
+    route: '/jq-templates/*id',
+    action: 'template.put',
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
+    after: (b) => field(b, 'template') ?? null,
+  },
+  {
+    method: 'DELETE',
+    route: '/jq-templates/*id',
+    action: 'template.remove',
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
+    after: gone,
+  },
+  {
+    method: 'PUT',
+    route: '/approval-policy',
+    action: 'policy.update',
+    target: () => null,
+    before: (s) => s.hooks.getApprovalPolicy(),
+    after: (b) => b,
+  },
+  {
+    method: 'POST',
+    route: '/settings/reload',
+    action: 'settings.reload',
+    target: () => null,
+    // Before and after of every variable the reload applied or found changed (the answer's from/to, secrets already hidden).
+    fromAnswer: (b) => ({ before: settingValues(b, 'from'), after: settingValues(b, 'to') }),
+    detail: (b) => ({
+      generation: field(b, 'generation') ?? null,
+      applied: changes(b, 'applied').map((c) => c.variable),
+      restart_needed: changes(b, 'restart_needed').map((c) => c.variable),
+    }),
+  },
+  {
+    method: 'PUT',
+    route: '/states/:scope/:kind/:key',
+    action: 'state.put',
+    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
+    before: async (s, _r, p) => {
+      const kept = await s.states.get(subjectOf(p)).catch(() => null);
+      return kept ? { version: kept.version, document: kept.document } : null;
+    },
+    after: (b) => ({ version: field(b, 'version'), document: field(b, 'document') }),
+  },
+  {
+    method: 'DELETE',
+    route: '/states/:scope/:kind/:key',
+    action: 'state.remove',
+    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
+    before: async (s, _r, p) => {
+      const kept = await s.states.get(subjectOf(p)).catch(() => null);
+      return kept ? { version: kept.version, document: kept.document } : null;
+    },
+    after: gone,
+  },
+  {
+    method: 'POST',
+    route: '/unrouted/:topic/replay',
+    action: 'unrouted.replay',
+    target: (_r, p) => p.topic ?? null,
+    detail: (b) => ({ replayed: field(b, 'replayed') ?? null, runs: field(b, 'runs') ?? null, hooks: field(b, 'hooks') ?? null }),
+  },
+  { method: 'DELETE', route: '/unrouted/:topic', action: 'unrouted.drop', target: (_r, p) => p.topic ?? null, detail: (b) => b },
+  // The answers of create and rotate hold the agent's token: only the agent record is kept.
+  { method: 'POST', route: '/agents', action: 'agent.create', target: bodyName, after: (b) => field(b, 'agent') ?? null },
+  {
+    method: 'DELETE',
+    route: '/agents/:name',
+    action: 'agent.remove',
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
+    after: gone,
+  },
+  {
+    method: 'POST',
+    route: '/agents/:name/rotate',
+    action: 'agent.rotate',
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
+    after: (b) => field(b, 'agent') ?? null,
+  },
+];
+
+/** Routes that change nothing although not read by GET: never recorded. */
+const NOT_CHANGES = [/\/dry-run$/, /^\/calls(\/|$)/, /^\/audit$/];
+
+interface Compiled {
+  entry: Entry;
+  re: RegExp;
+  names: string[];
+}
+
+/** An express route (`:param`, a final `*rest`) as a regular expression with its parameter names. */
+export function compileRoute(route: string): { re: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = route
+    .split('/')
+    .map((part) => {
+      if (part.startsWith(':')) {
+        names.push(part.slice(1));
+        return '([^/]+)';
+      }
+      if (part.startsWith('*')) {
+        names.push(part.slice(1));
+        return '(.+)';
+      }
+      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { re: new RegExp(`^${source}/?$`), names };
+}
+
+const COMPILED: Compiled[] = TABLE.map((entry) => ({ entry, ...compileRoute(entry.route) }));
+
+/** The table's entry for a request under /api (`path` relative to it), with the path's parameters. */
+export function auditActionOf(method: string, path: string): { action: AuditAction; params: Record<string, string> } | null {
+  for (const c of COMPILED) {
+    if (c.entry.method !== method) continue;
+    const m = c.re.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    c.names.forEach((n, i) => {
+      try {
+        params[n] = decodeURIComponent(m[i + 1] ?? '');
+      } catch {
+        params[n] = m[i + 1] ?? '';
+      }
+    });
+    return { action: c.entry, params };
+  }
+  return null;
+}
+
+/** Whether a request (path relative to /api) is a read or an agent's call, which the trail never records. */
+export function notAChange(method: string, path: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || NOT_CHANGES.some((re) => re.test(path));
+}
+
+/** Every action the table names (the API documents them). */
+export const AUDIT_ACTIONS: readonly string[] = [...new Set(TABLE.map((e) => e.action))];
