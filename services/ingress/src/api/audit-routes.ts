@@ -21,7 +21,7 @@ const ACTOR = /^[A-Za-z0-9_.:-]{1,160}$/;
  */
 export function auditRoutes(router: Router, ctx: ApiContext): void {
   router.get('/audit', requireRole('admin'), async (req, res) => {
-    const { one, limit: readLimit, errors } = listQueryReader(req.query as Record<string, unknown>, QUERY_KEYS);
+    const { one, limit: readLimit, errors } = listQueryReader(req.query, QUERY_KEYS);
     const filter: AuditFilter = {};
     const action = one('action');
     if (action !== undefined) {

@@ -93,7 +93,7 @@ const TABLE: Entry[] = [
     route: '/hooks/:name',
     action: 'hook.remove',
     target: (_r, p) => p.name ?? null,
-    before: async (s, _r, p) => (isValidName(p.name) ? s.hooks.getHook(p.name!) : null),
+    before: async (s, _r, p) => (isValidName(p.name) ? s.hooks.getHook(p.name) : null),
     after: gone,
   },
   {
@@ -102,7 +102,7 @@ const TABLE: Entry[] = [
     action: 'verifier.bind',
     target: (_r, p) => p.topic ?? null,
     before: async (s, _r, p) => {
-      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic!) : null;
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
       return v ? redactBinding(v) : null;
     },
     after: (b) => field(b, 'verifier') ?? null,
@@ -113,7 +113,7 @@ const TABLE: Entry[] = [
     action: 'verifier.unbind',
     target: (_r, p) => p.topic ?? null,
     before: async (s, _r, p) => {
-      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic!) : null;
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
       return v ? redactBinding(v) : null;
     },
     after: gone,
@@ -123,7 +123,7 @@ const TABLE: Entry[] = [
     route: '/hooks/topics/:topic/dedupe',
     action: 'dedupe.bind',
     target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic!) : null),
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
     after: (b) => field(b, 'dedupe') ?? null,
   },
   {
@@ -131,7 +131,7 @@ const TABLE: Entry[] = [
     route: '/hooks/topics/:topic/dedupe',
     action: 'dedupe.unbind',
     target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic!) : null),
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
     after: gone,
   },
   // The answer holds the link's token once: only the link record (no token) is kept.
@@ -211,7 +211,7 @@ const TABLE: Entry[] = [
     action: 'tool.remove',
     target: (_r, p) => p.name ?? null,
     before: async (s, _r, p) => {
-      const t = isValidName(p.name) ? await s.tools.getTool(p.name!) : null;
+      const t = isValidName(p.name) ? await s.tools.getTool(p.name) : null;
       return t ? redactToolRecord(t) : null;
     },
     after: gone,
