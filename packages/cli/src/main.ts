@@ -13,6 +13,7 @@ import { statesCommand } from './commands/states';
 import { sendCommand } from './commands/send';
 import { unroutedCommand } from './commands/unrouted';
 import { agentsCommand } from './commands/agents';
+import { auditCommand } from './commands/audit';
 import { serveCommand } from './commands/serve';
 import { settingsCommand } from './commands/settings';
 import { templatesCommand } from './commands/templates';
@@ -80,6 +81,7 @@ export function buildProgram(): Command {
   callCommand(program, ctx);
   unroutedCommand(program, ctx);
   agentsCommand(program, ctx);
+  auditCommand(program, ctx);
   completionCommand(program);
   return program;
 }
