@@ -14,6 +14,7 @@ import { ApprovalsPage } from './pages/approvals';
 import { VerifiersPage } from './pages/verifiers';
 import { UnroutedPage } from './pages/unrouted';
 import { AgentsPage } from './pages/agents';
+import { AuditPage } from './pages/audit';
 import './style.css';
 
 const NAV: Array<{ path: string; label: string; min: Role }> = [
@@ -26,6 +27,7 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/policy', label: 'Policy', min: 'reader' },
   { path: '/verifiers', label: 'Verifiers', min: 'admin' },
   { path: '/agents', label: 'Agents', min: 'admin' },
+  { path: '/audit', label: 'Audit', min: 'admin' },
 ];
 
 function App() {
@@ -125,6 +127,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'policy') return <LazyPolicyPage role={role} />;
   if (parts[0] === 'verifiers' && atLeast(role, 'admin')) return <VerifiersPage />;
   if (parts[0] === 'agents' && atLeast(role, 'admin')) return <AgentsPage />;
+  if (parts[0] === 'audit' && atLeast(role, 'admin')) return <AuditPage params={params} />;
   return <ErrorBox error={new ApiError(404, 'not_found', `no console page ${path}`)} />;
 }
 
