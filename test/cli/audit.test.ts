@@ -37,7 +37,7 @@ describe('hookyard audit', () => {
     await ok(['hooks', 'remove', 'cli-audited'], OPERATOR);
     // Entries are written once the answer has gone: wait for both.
     let page: { entries: Array<Record<string, any>>; next_cursor: string | null } = { entries: [], next_cursor: null };
-    for (const until = Date.now() + 15_000; Date.now() < until && page.entries.length < 2; ) page = await ok(['audit', '--action', 'hook.*']);
+    for (const until = Date.now() + 15_000; Date.now() < until && page.entries.length < 2;) page = await ok(['audit', '--action', 'hook.*']);
     expect(page.entries.map((e) => [e.action, e.target, e.actor.label])).toEqual([
       ['hook.remove', 'cli-audited', label('operator', OPERATOR)],
       ['hook.register', 'cli-audited', label('operator', OPERATOR)],

@@ -61,11 +61,7 @@ describe('operator console: the audit trail (Chromium)', () => {
     expect((await api('POST', '/api/hooks', { name: 'bulk-7', topic: 'payments', tool: 'echo', tool_kwargs: { note: 'moved' } }, OPERATOR)).status).toBe(200);
     expect((await api('PUT', '/api/approval-policy', { rules: [] }, OPERATOR)).status).toBe(403);
     expect((await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask', tools: ['print'], action: 'approve' }] })).status).toBe(200);
-    await eventually(
-      async () => ((await api('GET', '/api/audit?limit=500')).json.entries.length === 53 ? true : undefined),
-      UI_MS,
-      'the 53 audit entries',
-    );
+    await eventually(async () => ((await api('GET', '/api/audit?limit=500')).json.entries.length === 53 ? true : undefined), UI_MS, 'the 53 audit entries');
 
     await browser.signIn(page, ADMIN, 'admin');
     await nav(page, 'Audit').click();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { approvalLinks, createLiveSettings, createSecretResolver, type Env } from '@hookyard/core';
+import { approvalLinks, createLiveSettings, createSecretResolver } from '@hookyard/core';
 import { createMemoryStores } from '@hookyard/store';
 import { TOKENS, hook, startHarness, type Harness } from './support/harness';
 
@@ -23,7 +23,10 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, m
  */
 describe('audit trail API', () => {
   let h: Harness;
-  const env: Env = { HOOKS_API_TOKENS: `reader:${TOKENS.reader},operator:${TOKENS.operator},admin:${TOKENS.admin}`, HOOKS_RUN_MAX_ATTEMPTS: '5' };
+  const env: Record<string, string | undefined> = {
+    HOOKS_API_TOKENS: `reader:${TOKENS.reader},operator:${TOKENS.operator},admin:${TOKENS.admin}`,
+    HOOKS_RUN_MAX_ATTEMPTS: '5',
+  };
   beforeEach(async () => {
     const live = createLiveSettings({ env });
     h = await startHarness({

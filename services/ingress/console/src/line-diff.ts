@@ -20,21 +20,21 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   // lcs[i][j]: the common lines of a[i..] and b[j..].
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i -= 1) {
-    for (let j = b.length - 1; j >= 0; j -= 1) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j -= 1) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }
   const out: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
     if (a[i] === b[j]) {
-      out.push({ op: ' ', text: a[i]! });
+      out.push({ op: ' ', text: a[i] });
       i += 1;
       j += 1;
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) out.push({ op: '-', text: a[i++]! });
-    else out.push({ op: '+', text: b[j++]! });
+    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) out.push({ op: '-', text: a[i++] });
+    else out.push({ op: '+', text: b[j++] });
   }
-  while (i < a.length) out.push({ op: '-', text: a[i++]! });
-  while (j < b.length) out.push({ op: '+', text: b[j++]! });
+  while (i < a.length) out.push({ op: '-', text: a[i++] });
+  while (j < b.length) out.push({ op: '+', text: b[j++] });
   return out;
 }
 

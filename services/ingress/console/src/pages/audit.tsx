@@ -82,8 +82,17 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
   const apply = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    const field = (k: string) => String(form.get(k) ?? '').trim();
-    go('/audit', { action: field('action'), actor: field('actor'), target: field('target'), since: isoFromInput(field('since')), until: isoFromInput(field('until')) });
+    const field = (k: string) => {
+      const v = form.get(k);
+      return typeof v === 'string' ? v.trim() : '';
+    };
+    go('/audit', {
+      action: field('action'),
+      actor: field('actor'),
+      target: field('target'),
+      since: isoFromInput(field('since')),
+      until: isoFromInput(field('until')),
+    });
   };
   const entries = page.data?.entries ?? [];
 
@@ -97,7 +106,15 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
       <form class="filters" key={JSON.stringify(filter)} onSubmit={apply} aria-label="Filter the audit trail">
         <label>
           Action
-          <input name="action" type="text" list="audit-actions" defaultValue={filter.action} placeholder="hook.* or hook.register" autoComplete="off" spellcheck={false} />
+          <input
+            name="action"
+            type="text"
+            list="audit-actions"
+            defaultValue={filter.action}
+            placeholder="hook.* or hook.register"
+            autoComplete="off"
+            spellcheck={false}
+          />
           <datalist id="audit-actions">
             {ACTIONS.map((a) => (
               <option key={a} value={a} />
