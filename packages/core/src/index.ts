@@ -22,6 +22,8 @@ export {
 export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
+export { FAILURE_MESSAGE_SCAN_MAX, FINGERPRINT_PATTERN, failureFingerprint, groupFailures, maskFailureMessage } from './failures';
+export type { FailureGroup } from './failures';
 export { answerClientError } from './client-error';
 export { compileErrorLines } from './compile-error-lines';
 export { assignOwn, setOwn } from './own';
