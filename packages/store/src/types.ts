@@ -6,6 +6,7 @@ import type {
   ApprovalPolicy,
   ApprovalRule,
   ErrorInfo,
+  ErrorKind,
   Hook,
   Interaction,
   InteractionKind,
@@ -229,6 +230,10 @@ export interface RunFilter {
   since?: number;
   /** Only runs created at or before this time (epoch ms). */
   until?: number;
+  /** Only runs whose error is of this kind (checked on each run: no index). */
+  errorKind?: ErrorKind;
+  /** Only runs whose error message has this `failureFingerprint` (checked on each run: no index). */
+  fingerprint?: string;
 }
 
 export interface RunPage {

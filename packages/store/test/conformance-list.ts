@@ -1,4 +1,4 @@
-import type { Run } from '@hookyard/core';
+import { failureFingerprint, type Run } from '@hookyard/core';
 import type { RunFilter, Stores } from '../src';
 import { T0, hook, rejection, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
@@ -117,6 +117,52 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
       const got = (await pages(s, { deliveryId: 'gh-delivery-1' }, 2)).flat();
       expect(got.map((r) => r.id).sort()).toEqual(kept.map((k) => k.id).sort());
       expect((await pages(s, { deliveryId: 'gh-delivery-1', hook: 'b' }, 2)).flat().map((r) => r.hook)).toEqual(['b']);
+    });
+
+    it('filters by error kind and message fingerprint (checked on each run), with the others, across pages', async () => {
+      const s = stores();
+      await s.hooks.putHook(hook('fa', 'fails'));
+      await s.hooks.putHook(hook('fb', 'fails'));
+      const failures: [string, 'unavailable' | 'bad_input'][] = [
+        ['connect ECONNREFUSED 10.0.0.5:8080', 'unavailable'],
+        ['quota exceeded for ann@example.com', 'bad_input'],
+        ['connect ECONNREFUSED 10.0.0.7:9090', 'unavailable'],
+        ['quota exceeded for bob@example.com', 'unavailable'],
+        ['connect ECONNREFUSED 10.0.0.9:80', 'bad_input'],
+        ['connect ECONNREFUSED 10.0.0.2:443', 'unavailable'],
+      ];
+      for (const [i, [message, kind]] of failures.entries()) {
+        const kept = await s.runs.keepEvent({ topic: 'fails', payload: { i }, now: T0 + i, dispatchGraceMs: 0 });
+        for (const k of kept) {
+          const c = await s.runs.claim(k.id, 'w', 1_000, T0 + 100);
+          await s.runs.fail(k.id, c!.token, { kind, message }, T0 + 101);
+        }
+      }
+      // One run of the group's hook that has not failed: no error, so no error filter matches it.
+      await s.runs.keepEvent({ topic: 'fails', payload: {}, now: T0 + 50, dispatchGraceMs: 0 });
+      const all = (await pages(s, { topic: 'fails' }, 100)).flat();
+      const refused = failureFingerprint('connect ECONNREFUSED 10.0.0.1:1');
+      const cases: RunFilter[] = [
+        { errorKind: 'unavailable' },
+        { fingerprint: refused },
+        { status: 'failed', hook: 'fa', errorKind: 'unavailable', fingerprint: refused },
+        { hook: 'fb', errorKind: 'bad_input', fingerprint: refused },
+        { errorKind: 'timeout' },
+        { fingerprint: '0000000000000000' },
+      ];
+      for (const filter of cases) {
+        const want = all.filter(
+          (r) =>
+            r.error !== null &&
+            (!filter.hook || r.hook === filter.hook) &&
+            (!filter.errorKind || r.error.kind === filter.errorKind) &&
+            (!filter.fingerprint || failureFingerprint(r.error.message) === filter.fingerprint),
+        );
+        const got = (await pages(s, filter, 1)).flat();
+        expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);
+      }
+      const group = (await pages(s, { status: 'failed', hook: 'fa', errorKind: 'unavailable', fingerprint: refused }, 2)).flat();
+      expect(group.map((r) => r.error?.message)).toEqual(['connect ECONNREFUSED 10.0.0.2:443', 'connect ECONNREFUSED 10.0.0.7:9090', 'connect ECONNREFUSED 10.0.0.5:8080']);
     });
 
     it('a hook moved to another topic: its old runs keep their topic for the filter', async () => {

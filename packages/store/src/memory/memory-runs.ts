@@ -4,6 +4,7 @@ import type { ErrorInfo, Run, RunHead, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
+import { errorMatches } from '../run-filter';
 import type {
   ActInput,
   Claimed,
@@ -392,6 +393,7 @@ export class MemoryRunStore implements RunStore {
       .filter((r) => (!cursor || r.id < cursor) && (!filter.status || r.status === filter.status))
       .filter((r) => (!filter.hook || r.hook === filter.hook) && (!filter.topic || r.topic === filter.topic))
       .filter((r) => (filter.deliveryId === undefined || r.delivery_id === filter.deliveryId) && idInTimeRange(r.id, filter.since, filter.until))
+      .filter((r) => errorMatches(r, filter))
       .sort((a, b) => (a.id < b.id ? 1 : -1));
     const runs = matches.slice(0, Math.max(0, limit));
     const last = runs[runs.length - 1];

@@ -2,6 +2,7 @@ import type { Run } from '@hookyard/core';
 import type { RedisClient } from './client';
 import type { RunFilter, RunPage } from '../types';
 import { idInTimeRange, idTimePrefix } from '../run-ids';
+import { errorMatches } from '../run-filter';
 import type { KeyLayout } from './keys';
 import { fieldsToRun, toFields } from './run-hash';
 
@@ -27,7 +28,8 @@ const matches = (r: Run, f: RunFilter) =>
   (!f.hook || r.hook === f.hook) &&
   (!f.topic || r.topic === f.topic) &&
   (f.deliveryId === undefined || r.delivery_id === f.deliveryId) &&
-  idInTimeRange(r.id, f.since, f.until);
+  idInTimeRange(r.id, f.since, f.until) &&
+  errorMatches(r, f);
 
 /**
  * The lex bounds of a page: ids start with their creation time (base36 ms), so
