@@ -1,4 +1,16 @@
-import { RUN_STATUSES, agentHookName, agentOfHook, badInput, isValidName, parseTraceparent, type Run, type RunStatus } from '@hookyard/core';
+import {
+  ERROR_KINDS,
+  FINGERPRINT_PATTERN,
+  RUN_STATUSES,
+  agentHookName,
+  agentOfHook,
+  badInput,
+  isErrorKind,
+  isValidName,
+  parseTraceparent,
+  type Run,
+  type RunStatus,
+} from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import { listQueryReader } from './list-query';
 
@@ -20,7 +32,7 @@ export function runToWire(run: Run): Record<string, unknown> {
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;
 export const RUN_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'limit', 'cursor']);
+const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint', 'limit', 'cursor']);
 
 export interface RunListQuery {
   filter: RunFilter;
@@ -66,11 +78,26 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
   if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
     errors.push(`since must not be after until, got since=${new Date(filter.since).toISOString()} until=${new Date(filter.until).toISOString()}`);
   }
+  readErrorFilter(one, errors, filter);
   const limit = readLimit(RUN_LIST_DEFAULT_LIMIT, RUN_LIST_MAX_LIMIT);
   const cursor = one('cursor') ?? null;
   if (cursor !== null && (cursor === '' || cursor.length > 512)) errors.push('cursor must be the next_cursor of a previous page');
   if (errors.length) throw badInput('bad run list query', errors);
   return { filter, limit, cursor };
+}
+
+/** `kind` (an error kind) and `fingerprint` (a failure group's, `failureFingerprint`) into the filter; a bad value is one line of `errors`. */
+export function readErrorFilter(one: (key: string) => string | undefined, errors: string[], filter: RunFilter): void {
+  const kind = one('kind');
+  if (kind !== undefined) {
+    if (isErrorKind(kind)) filter.errorKind = kind;
+    else errors.push(`kind must be an error kind, one of ${ERROR_KINDS.join('|')}, got ${JSON.stringify(kind)}`);
+  }
+  const fingerprint = one('fingerprint');
+  if (fingerprint !== undefined) {
+    if (FINGERPRINT_PATTERN.test(fingerprint)) filter.fingerprint = fingerprint;
+    else errors.push(`fingerprint must be 16 lowercase hex characters (a failure group's fingerprint), got ${JSON.stringify(fingerprint)}`);
+  }
 }
 
 /** An ISO 8601 date or date-time (a time without a zone is UTC); null for anything else. */

@@ -11,7 +11,7 @@ export const BULK_MAX_RUNS = 10_000;
 /** Refusals quoted in the answer (all are counted). */
 const REFUSALS_QUOTED = 20;
 const PAGE = 500;
-const FILTER_KEYS = ['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until'];
+const FILTER_KEYS = ['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint'];
 
 type Verb = 'retry' | 'discard';
 

@@ -6,6 +6,7 @@ import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
+import { failureRoutes } from './runs-failures';
 
 /**
  * The kept runs: list (filters + cursor), counts of the unfinished states,
@@ -28,6 +29,9 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
       );
     res.json(await ctx.stores.runs.counts());
   });
+
+  // Before /hook-runs/:id too ('failures' is not a run id): failed runs grouped by cause.
+  failureRoutes(router, ctx);
 
   router.get('/hook-runs/:id', requireRole('reader'), async (req, res) => {
     const id = runId(req.params.id as string);

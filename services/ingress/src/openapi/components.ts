@@ -5,6 +5,7 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   DOORS,
   ERROR_KINDS,
+  FINGERPRINT_PATTERN,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
   JQ_FIELDS,
@@ -783,6 +784,12 @@ export const SCHEMAS: Record<string, Schema> = {
       delivery_id: { type: 'string' },
       since: { type: 'string', description: 'ISO 8601: created at or after' },
       until: { type: 'string', description: 'ISO 8601: created at or before' },
+      kind: { type: 'string', enum: [...ERROR_KINDS], description: "the run's error kind" },
+      fingerprint: {
+        type: 'string',
+        pattern: FINGERPRINT_PATTERN.source,
+        description: "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
+      },
     },
   },
   BulkRequest: {

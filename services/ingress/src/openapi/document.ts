@@ -1,6 +1,7 @@
-import { INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, FINGERPRINT_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
+import { FAILURE_SCHEMAS, failurePaths } from './failures-paths';
 import { CALL_PATHS } from './calls-paths';
 import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
 import { SCHEMAS } from './components';
@@ -704,6 +705,13 @@ const PATHS: Obj = {
           },
           { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
           { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
+          { name: 'kind', in: 'query', description: "The run's error kind (checked on each run: pages may be short)", schema: { type: 'string', enum: [...ERROR_KINDS] } },
+          {
+            name: 'fingerprint',
+            in: 'query',
+            description: "The fingerprint of the run's error message, a failure group's (GET /api/hook-runs/failures; checked on each run)",
+            schema: { type: 'string', pattern: FINGERPRINT_PATTERN.source },
+          },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
         ],
@@ -1021,6 +1029,7 @@ const PATHS: Obj = {
   ...MCP_PATHS,
   ...agentPaths({ op, answer, fail, ref, pathParam, body }),
   ...auditPaths({ op, answer, fail, ref, pathParam, body }),
+  ...failurePaths({ op, answer, fail, ref, pathParam, body }),
 };
 
 /**
@@ -1062,7 +1071,7 @@ export const OPENAPI_DOCUMENT: Obj = {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
       agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
     },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...MCP_SCHEMAS },
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),
