@@ -1,5 +1,5 @@
 import type { Command, Option } from 'commander';
-import { INTERACTION_STATUSES, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, INTERACTION_STATUSES, RUN_STATUSES } from '@hookyard/core';
 import { ApiClient, CliError, DEFAULT_URL, EXIT, apiPath } from '../client';
 import { say } from '../output';
 
@@ -58,6 +58,7 @@ export function completionTable(program: Command): { nodes: Node[]; values: Map<
       if (choices?.length) values.set(`${path}|${o.long}`, choices);
       else if (o.long === '--status') values.set(`${path}|${o.long}`, [...statusesOf(path)]);
       else if (o.long === '--hook') values.set(`${path}|${o.long}`, ['@hooks']);
+      else if (o.long === '--kind' && path.startsWith('runs')) values.set(`${path}|${o.long}`, [...ERROR_KINDS]);
     }
     for (const c of cmd.commands) if (listed(c)) walk(c, path ? `${path} ${c.name()}` : c.name());
   };

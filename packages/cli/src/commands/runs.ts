@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
@@ -32,6 +32,8 @@ export interface FilterOptions {
   deliveryId?: string;
   since?: string;
   until?: string;
+  kind?: string;
+  fingerprint?: string;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -54,6 +56,7 @@ export function filterQuery(opts: FilterOptions): URLSearchParams {
   if (opts.deliveryId !== undefined) q.set('delivery_id', opts.deliveryId);
   if (opts.since !== undefined) q.set('since', timeOption('--since', opts.since));
   if (opts.until !== undefined) q.set('until', timeOption('--until', opts.until));
+  for (const k of ['kind', 'fingerprint'] as const) if (opts[k] !== undefined) q.set(k, opts[k]);
   return q;
 }
 
@@ -73,10 +76,23 @@ export function withFilterOptions(cmd: Command): Command {
     .option('--topic <topic>', 'only the runs on one topic')
     .option('--delivery-id <id>', "only the runs of one delivery (the sender's delivery id)")
     .option('--since <time>', 'only runs created at or after: ISO 8601, or a span back from now (30m, 2h, 7d)')
-    .option('--until <time>', 'only runs created at or before: ISO 8601, or a span back from now');
+    .option('--until <time>', 'only runs created at or before: ISO 8601, or a span back from now')
+    .option('--kind <kind>', `only runs whose error is of one kind: ${ERROR_KINDS.join(', ')}`)
+    .option('--fingerprint <fp>', 'only runs whose error message has this fingerprint (a group of `hookyard runs failures`)');
+}
+
+/** `--kind` and `--fingerprint` checked before anything is asked, so a typo is a usage error, not an empty list. */
+function checkErrorOptions(opts: Pick<FilterOptions, 'kind' | 'fingerprint'>): void {
+  if (opts.kind !== undefined && !(ERROR_KINDS as readonly string[]).includes(opts.kind)) {
+    throw new CliError(`--kind must be one of ${ERROR_KINDS.join(', ')}, got ${JSON.stringify(opts.kind)}`, EXIT.usage);
+  }
+  if (opts.fingerprint !== undefined && !FINGERPRINT_PATTERN.test(opts.fingerprint)) {
+    throw new CliError(`--fingerprint must be 16 lowercase hex characters (from hookyard runs failures), got ${JSON.stringify(opts.fingerprint)}`, EXIT.usage);
+  }
 }
 
 function checkListOptions(opts: ListOptions): void {
+  checkErrorOptions(opts);
   if (opts.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(opts.status)) {
     throw new CliError(`--status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(opts.status)}`, EXIT.usage);
   }
@@ -84,6 +100,32 @@ function checkListOptions(opts: ListOptions): void {
     throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(opts.limit)}`, EXIT.usage);
   }
   if (opts.all && opts.cursor !== undefined) throw new CliError('give either --all or --cursor, not both', EXIT.usage);
+}
+
+/** The server's window bound (`GET /api/hook-runs/failures?window=`). */
+const FAILURES_WINDOW_MAX = 5000;
+
+interface FailuresOptions extends Pick<FilterOptions, 'hook' | 'agent' | 'kind' | 'fingerprint' | 'since'> {
+  window?: string;
+  limit?: string;
+}
+
+/** What `GET /api/hook-runs/failures` answers. */
+interface FailuresAnswer {
+  groups: {
+    hook: string;
+    agent: string | null;
+    kind: string;
+    fingerprint: string;
+    pattern: string;
+    sample_message: string;
+    sample_run: string;
+    count: number;
+    first_seen: string;
+    last_seen: string;
+  }[];
+  group_count: number;
+  window: { max: number; scanned: number; cut: boolean; oldest: string | null };
 }
 
 interface BulkOptions extends FilterOptions {
@@ -109,6 +151,8 @@ const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
   deliveryId: '--delivery-id',
   since: '--since',
   until: '--until',
+  kind: '--kind',
+  fingerprint: '--fingerprint',
 };
 
 function refuseFilterWithId(verb: string, opts: BulkOptions): void {
@@ -149,6 +193,7 @@ async function bulkCommand(ctx: CliContext, verb: 'retry' | 'discard', opts: Bul
   if (opts.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(opts.status)) {
     throw new CliError(`--status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(opts.status)}`, EXIT.usage);
   }
+  checkErrorOptions(opts);
   const filter = bulkFilter(opts);
   const client = ctx.client();
   const path = apiPath(['hook-runs', verb]);
@@ -178,9 +223,9 @@ function runRow(r: WireRun): Record<string, unknown> {
 }
 
 /**
- * `hookyard runs ...` over `GET /api/hook-runs`, `GET/DELETE /api/hook-runs/{id}` and
- * `POST /api/hook-runs/{id}/retry`. Answers: list `{runs, next_cursor}`; show, retry and
- * discard the bare run.
+ * `hookyard runs ...` over `GET /api/hook-runs`, `GET /api/hook-runs/failures`,
+ * `GET/DELETE /api/hook-runs/{id}` and `POST /api/hook-runs/{id}/retry`. Answers: list
+ * `{runs, next_cursor}`; failures `{groups, group_count, window}`; show, retry and discard the bare run.
  */
 export function runsCommand(program: Command, ctx: CliContext): void {
   const runs = program.command('runs').description('list, show, retry and discard kept runs');
@@ -211,6 +256,49 @@ export function runsCommand(program: Command, ctx: CliContext): void {
       ctx.emit(res, () => {
         printTable(res.runs.map(runRow), ['id', 'hook', 'topic', 'status', 'attempts', 'acted', 'created_at', 'error']);
         if (res.next_cursor) say(`more: hookyard runs list --cursor ${res.next_cursor} (or --all)`);
+      });
+    });
+
+  runs
+    .command('failures')
+    .description('failed runs grouped by cause: hook, error kind and message fingerprint (numbers, ids, addresses masked), most runs first')
+    .option('--hook <name>', 'only the failures of one hook')
+    .option('--agent <name>', "only an agent's calls (not with --hook)")
+    .option('--kind <kind>', `only failures of one error kind: ${ERROR_KINDS.join(', ')}`)
+    .option('--fingerprint <fp>', 'only one fingerprint')
+    .option('--since <time>', 'only runs created at or after: ISO 8601, or a span back from now (30m, 2h, 7d)')
+    .option('--window <n>', `how many of the newest failed runs to scan, 1-${FAILURES_WINDOW_MAX} (default ${FAILURES_WINDOW_MAX})`)
+    .option('--limit <n>', 'groups shown, 1-500 (server default 50)')
+    .addHelpText(
+      'after',
+      '\nAct on one group with the bulk verbs and its filter:\n  hookyard runs retry --status failed --hook <hook> --kind <kind> --fingerprint <fp>\n  hookyard runs discard --status failed --hook <hook> --kind <kind> --fingerprint <fp>\n\nExamples:\n  hookyard runs failures\n  hookyard runs failures --hook greet --since 24h --json',
+    )
+    .action(async (opts: FailuresOptions) => {
+      checkErrorOptions(opts);
+      if (opts.window !== undefined && !(/^\d{1,5}$/.test(opts.window) && Number(opts.window) >= 1 && Number(opts.window) <= FAILURES_WINDOW_MAX)) {
+        throw new CliError(`--window must be a whole number from 1 to ${FAILURES_WINDOW_MAX}, got ${JSON.stringify(opts.window)}`, EXIT.usage);
+      }
+      const q = filterQuery({ hook: opts.hook, agent: opts.agent, kind: opts.kind, fingerprint: opts.fingerprint, since: opts.since });
+      if (opts.window !== undefined) q.set('window', opts.window);
+      if (opts.limit !== undefined) q.set('limit', opts.limit);
+      const client = ctx.client();
+      const res = await client.get<FailuresAnswer>(apiPath(['hook-runs', 'failures'], q));
+      if (res.groups.length === 0) await warnUnknownHook(client, opts.hook);
+      ctx.emit(res, () => {
+        printTable(
+          res.groups.map((g) => ({ ...g, hook: g.agent === null ? g.hook : `agent ${g.agent}` })),
+          ['count', 'hook', 'kind', 'fingerprint', 'last_seen', 'first_seen', 'sample_run', 'pattern'],
+        );
+        const w = res.window;
+        say(
+          `${res.group_count} group${res.group_count === 1 ? '' : 's'} in the newest ${w.scanned} failed run${w.scanned === 1 ? '' : 's'}` +
+            (w.cut ? `; older failed runs were not scanned (window ${w.max}, kept since ${w.oldest ?? '-'})` : ''),
+        );
+        const first = res.groups[0];
+        if (first) {
+          const who = first.agent === null ? `--hook ${first.hook}` : `--agent ${first.agent}`;
+          say(`retry the top group: hookyard runs retry --status failed ${who} --kind ${first.kind} --fingerprint ${first.fingerprint}`);
+        }
       });
     });
 
@@ -296,7 +384,7 @@ export function runsCommand(program: Command, ctx: CliContext): void {
   )
     .option('--yes', 'act on every matching run without asking')
     .option('--dry-run', 'only count the runs the filter matches')
-    .addHelpText('after', '\nExamples:\n  hookyard runs retry 0mhx5d3k0000a1b2c3d40100\n  hookyard runs retry --status failed --hook greet --since 2h --yes')
+    .addHelpText('after', '\nExamples:\n  hookyard runs retry 0mhx5d3k0000a1b2c3d40100\n  hookyard runs retry --status failed --hook greet --since 2h --yes\n  hookyard runs retry --status failed --hook greet --kind unavailable --fingerprint 3f1c0e9a7b2d4c68 --yes')
     .action(async (id: string | undefined, opts: BulkOptions) => {
       if (id === undefined) return bulkCommand(ctx, 'retry', opts);
       refuseFilterWithId('retry', opts);
