@@ -6,6 +6,7 @@ import { ErrorBox, toApiError } from './util';
 import { SignIn } from './pages/sign-in';
 import { Overview } from './pages/overview';
 import { RunsPage } from './pages/runs';
+import { IssuesPage } from './pages/issues';
 import { RunStory } from './pages/run-story';
 import { HooksPage } from './pages/hooks';
 import { TriggerLinksPage } from './pages/trigger-links';
@@ -20,6 +21,7 @@ import './style.css';
 const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/', label: 'Overview', min: 'reader' },
   { path: '/runs', label: 'Runs', min: 'reader' },
+  { path: '/issues', label: 'Issues', min: 'reader' },
   { path: '/approvals', label: 'Approvals', min: 'reader' },
   { path: '/hooks', label: 'Hooks', min: 'reader' },
   { path: '/tools', label: 'Tools', min: 'reader' },
@@ -117,6 +119,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts.length === 0) return <Overview role={role} />;
   if (parts[0] === 'runs' && parts.length === 1) return <RunsPage role={role} params={params} />;
   if (parts[0] === 'runs' && parts[1]) return <RunStory role={role} id={parts[1]} />;
+  if (parts[0] === 'issues') return <IssuesPage role={role} params={params} />;
   if (parts[0] === 'hooks' && parts.length === 1) return <HooksPage role={role} />;
   if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <LazyHookEditor name={null} />;
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;

@@ -16,6 +16,9 @@ interface Filter {
   delivery_id: string;
   since: string;
   until: string;
+  /** One failure group (Issues): the error kind and message fingerprint. */
+  kind?: string;
+  fingerprint?: string;
 }
 
 /** What `POST /api/hook-runs/retry|discard` answers. */
@@ -75,6 +78,8 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
         filter.delivery_id && `delivery ${filter.delivery_id}`,
         filter.since && `since ${time(filter.since)}`,
         filter.until && `until ${time(filter.until)}`,
+        filter.kind && `error kind ${filter.kind}`,
+        filter.fingerprint && `failure group ${filter.fingerprint}`,
       ]
         .filter(Boolean)
         .join(', ');

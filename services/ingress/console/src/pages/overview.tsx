@@ -3,6 +3,7 @@ import { api, query, type Role, type RunPage } from '../api';
 import { useRunEvents, type RunSummary } from '../live';
 import { href } from '../route';
 import { ErrorBox, useLoad } from '../util';
+import { TopFailures } from './top-failures';
 
 /** How many of the last hour's runs the overview reads at most (newest first, 500 a page). */
 const HOUR_SAMPLE_MAX = 2_000;
@@ -134,6 +135,7 @@ export function Overview({ role: _role }: { role: Role }) {
           </span>
         </a>
       </div>
+      <TopFailures />
       <h2>Last hour</h2>
       <p class="hint">Runs kept in the last hour, by their status now{h?.capped ? ` (the newest ${HOUR_SAMPLE_MAX} counted; more were kept)` : ''}.</p>
       <div class="cards">

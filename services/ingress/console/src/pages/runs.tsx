@@ -37,6 +37,9 @@ interface Filter {
   delivery_id: string;
   since: string;
   until: string;
+  /** One failure group (a link from Issues): the error kind and message fingerprint. */
+  kind: string;
+  fingerprint: string;
 }
 
 /**
@@ -62,8 +65,8 @@ export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Fi
     return next;
   }
   if (filter.status && e.status !== filter.status) return current;
-  // A summary carries no delivery id, and a new run is outside a range that ended before it.
-  if (filter.delivery_id) return current;
+  // A summary carries no delivery id nor a fingerprint, and a new run is outside a range that ended before it.
+  if (filter.delivery_id || filter.kind || filter.fingerprint) return current;
   const created = Date.parse(e.created_at);
   if ((filter.since && created < Date.parse(filter.since)) || (filter.until && created > Date.parse(filter.until))) return current;
   // Older than the last row of a full page: it belongs to a later page, not this one.
@@ -114,6 +117,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     delivery_id: params.get('delivery_id') ?? '',
     since: params.get('since') ?? '',
     until: params.get('until') ?? '',
+    kind: params.get('kind') ?? '',
+    fingerprint: params.get('fingerprint') ?? '',
   };
   const cursor = params.get('cursor');
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
@@ -130,7 +135,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const page = useLoad(() => {
     asked.current = performance.now();
     return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`);
-  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, cursor]);
+  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, filter.kind, filter.fingerprint, cursor]);
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
@@ -168,6 +173,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
       delivery_id: field('delivery_id').trim(),
       since: isoFromInput(field('since')),
       until: isoFromInput(field('until')),
+      kind: field('kind'),
+      fingerprint: field('fingerprint'),
     };
   };
   const apply = (e: Event) => {
@@ -248,6 +255,14 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
             Last 24 h
           </button>
         </div>
+        {(filter.kind || filter.fingerprint) && (
+          <p class="group-filter" data-testid="group-filter">
+            <input type="hidden" name="kind" value={filter.kind} />
+            <input type="hidden" name="fingerprint" value={filter.fingerprint} />
+            One failure group: {filter.kind && <>error kind {filter.kind}</>} {filter.fingerprint && <>fingerprint {filter.fingerprint}</>}{' '}
+            <a href={href('/runs', { ...filter, kind: '', fingerprint: '' })}>show every run</a> · <a href={href('/issues')}>Issues</a>
+          </p>
+        )}
         <button type="submit">Apply</button>
         <span class="live-state" aria-live="polite">
           {cursor
