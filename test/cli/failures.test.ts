@@ -47,7 +47,8 @@ beforeAll(async () => {
   server = await startListening('cli-failures', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}`, HOOKS_DOOR_RATE: '0' });
   url = server.url;
   // The condition raises (bad_input, held as failed at once) with a message made of the payload.
-  const condition = 'if .k == "refused" then error("connect ECONNREFUSED 10.0.\\(.n).\\(.n):80\\(.n)") else error("quota exceeded for user\\(.n)@example.com") end';
+  const condition =
+    'if .k == "refused" then error("connect ECONNREFUSED 10.0.\\(.n).\\(.n):80\\(.n)") else error("quota exceeded for user\\(.n)@example.com") end';
   await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'flaky', topic: 'flaky', tool: 'echo', condition: { content: condition } })]);
   for (const [k, n] of [
     ['refused', 1],
@@ -131,7 +132,19 @@ describe('runs failures', () => {
     const byFingerprint = (fp: string) => after.filter((r) => failureFingerprint(r.error.message) === fp);
     expect(byFingerprint(quota.fingerprint).map((r) => r.history.filter((h: any) => h.event === 'failed').length)).toEqual([1, 1]);
 
-    const discarded = await hy(['runs', 'discard', '--status', 'failed', '--hook', 'flaky', '--kind', 'bad_input', '--fingerprint', quota.fingerprint, '--yes']);
+    const discarded = await hy([
+      'runs',
+      'discard',
+      '--status',
+      'failed',
+      '--hook',
+      'flaky',
+      '--kind',
+      'bad_input',
+      '--fingerprint',
+      quota.fingerprint,
+      '--yes',
+    ]);
     expect({ code: discarded.code, stdout: discarded.stdout }).toEqual({ code: 0, stdout: 'discarded 2 of 2 matching runs; 0 refused\n' });
     const left = await ok(['runs', 'failures']);
     expect(left.groups.map((g: any) => [g.fingerprint, g.count])).toEqual([[refused.fingerprint, 3]]);

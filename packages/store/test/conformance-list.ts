@@ -162,7 +162,11 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
         expect([filter, got.map((r) => r.id)]).toEqual([filter, want.map((r) => r.id)]);
       }
       const group = (await pages(s, { status: 'failed', hook: 'fa', errorKind: 'unavailable', fingerprint: refused }, 2)).flat();
-      expect(group.map((r) => r.error?.message)).toEqual(['connect ECONNREFUSED 10.0.0.2:443', 'connect ECONNREFUSED 10.0.0.7:9090', 'connect ECONNREFUSED 10.0.0.5:8080']);
+      expect(group.map((r) => r.error?.message)).toEqual([
+        'connect ECONNREFUSED 10.0.0.2:443',
+        'connect ECONNREFUSED 10.0.0.7:9090',
+        'connect ECONNREFUSED 10.0.0.5:8080',
+      ]);
     });
 
     it('a hook moved to another topic: its old runs keep their topic for the filter', async () => {

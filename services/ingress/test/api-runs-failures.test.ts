@@ -96,7 +96,11 @@ describe('management API: failures grouped by cause', () => {
     expect(whole.body.window).toEqual({ max: 5, scanned: 5, cut: false, oldest: new Date(T + 3_600_000).toISOString() });
     expect(whole.body.groups[0].count).toBe(5);
     // Nothing failed for this filter: no groups, nothing scanned.
-    expect((await failures('?hook=grp&kind=internal')).body).toEqual({ groups: [], group_count: 0, window: { max: 5000, scanned: 0, cut: false, oldest: null } });
+    expect((await failures('?hook=grp&kind=internal')).body).toEqual({
+      groups: [],
+      group_count: 0,
+      window: { max: 5000, scanned: 0, cut: false, oldest: null },
+    });
   });
 
   it('needs a token (reader and up); bad parameters are one 400 line each; "failures" is never read as a run id', async () => {
@@ -162,7 +166,11 @@ describe('management API: failures grouped by cause', () => {
     for (const id of [sameFingerprintOtherKind, otherHook]) expect(await status(id)).toBe('failed');
     for (const id of group) expect(await status(id)).toBe('pending');
 
-    const badFilter = await h.call('/api/hook-runs/discard', { method: 'POST', role: 'operator', json: { filter: { ...discard, kind: 'oops', fingerprint: 'x' } } });
+    const badFilter = await h.call('/api/hook-runs/discard', {
+      method: 'POST',
+      role: 'operator',
+      json: { filter: { ...discard, kind: 'oops', fingerprint: 'x' } },
+    });
     expect(badFilter.body.error.details).toEqual([
       'filter.kind must be an error kind, one of bad_input|unauthorized|forbidden|not_found|conflict|cancelled|unavailable|timeout|internal, got "oops"',
       'filter.fingerprint must be 16 lowercase hex characters (a failure group\'s fingerprint), got "x"',

@@ -384,7 +384,10 @@ export function runsCommand(program: Command, ctx: CliContext): void {
   )
     .option('--yes', 'act on every matching run without asking')
     .option('--dry-run', 'only count the runs the filter matches')
-    .addHelpText('after', '\nExamples:\n  hookyard runs retry 0mhx5d3k0000a1b2c3d40100\n  hookyard runs retry --status failed --hook greet --since 2h --yes\n  hookyard runs retry --status failed --hook greet --kind unavailable --fingerprint 3f1c0e9a7b2d4c68 --yes')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard runs retry 0mhx5d3k0000a1b2c3d40100\n  hookyard runs retry --status failed --hook greet --since 2h --yes\n  hookyard runs retry --status failed --hook greet --kind unavailable --fingerprint 3f1c0e9a7b2d4c68 --yes',
+    )
     .action(async (id: string | undefined, opts: BulkOptions) => {
       if (id === undefined) return bulkCommand(ctx, 'retry', opts);
       refuseFilterWithId('retry', opts);

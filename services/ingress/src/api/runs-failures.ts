@@ -81,7 +81,8 @@ export async function failureGroups(ctx: Pick<ApiContext, 'stores'>, q: Failures
   let cursor: string | null = null;
   do {
     const page = await ctx.stores.runs.list(q.filter, Math.min(PAGE, q.window - runs.length), cursor);
-    for (const r of page.runs) runs.push({ id: r.id, hook: r.hook, error: r.error, finished_at: r.finished_at, updated_at: r.updated_at, created_at: r.created_at });
+    for (const r of page.runs)
+      runs.push({ id: r.id, hook: r.hook, error: r.error, finished_at: r.finished_at, updated_at: r.updated_at, created_at: r.created_at });
     cursor = page.nextCursor;
   } while (cursor !== null && runs.length < q.window);
   const groups = groupFailures(runs);

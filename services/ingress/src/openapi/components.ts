@@ -788,7 +788,8 @@ export const SCHEMAS: Record<string, Schema> = {
       fingerprint: {
         type: 'string',
         pattern: FINGERPRINT_PATTERN.source,
-        description: "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
+        description:
+          "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
       },
     },
   },

@@ -705,7 +705,12 @@ const PATHS: Obj = {
           },
           { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
           { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
-          { name: 'kind', in: 'query', description: "The run's error kind (checked on each run: pages may be short)", schema: { type: 'string', enum: [...ERROR_KINDS] } },
+          {
+            name: 'kind',
+            in: 'query',
+            description: "The run's error kind (checked on each run: pages may be short)",
+            schema: { type: 'string', enum: [...ERROR_KINDS] },
+          },
           {
             name: 'fingerprint',
             in: 'query',

@@ -72,7 +72,12 @@ export function failurePaths(b: PathBuilders): Obj {
             { name: 'kind', in: 'query', description: 'Only failures of this error kind', schema: { type: 'string', enum: [...ERROR_KINDS] } },
             { name: 'fingerprint', in: 'query', description: 'Only failures with this message fingerprint', schema: fingerprint },
             { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
-            { name: 'window', in: 'query', description: 'How many of the newest failed runs to scan', schema: { type: 'integer', minimum: 1, maximum: 5000, default: 5000 } },
+            {
+              name: 'window',
+              in: 'query',
+              description: 'How many of the newest failed runs to scan',
+              schema: { type: 'integer', minimum: 1, maximum: 5000, default: 5000 },
+            },
             { name: 'limit', in: 'query', description: 'Groups answered', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           ],
         },

@@ -172,11 +172,7 @@ export function IssuesPage({ role, params }: { role: Role; params: URLSearchPara
               ['Last 7 days', 7 * 24 * HOUR_MS],
             ] as const
           ).map(([label, ms]) => (
-            <button
-              key={label}
-              type="button"
-              onClick={() => go('/issues', { ...filter, since: ms === '' ? '' : new Date(Date.now() - ms).toISOString() })}
-            >
+            <button key={label} type="button" onClick={() => go('/issues', { ...filter, since: ms === '' ? '' : new Date(Date.now() - ms).toISOString() })}>
               {label}
             </button>
           ))}
@@ -191,9 +187,7 @@ export function IssuesPage({ role, params }: { role: Role; params: URLSearchPara
       {data && (
         <p class="window" data-testid="issues-window">
           {data.group_count} group{data.group_count === 1 ? '' : 's'} in the newest {data.window.scanned} failed run{data.window.scanned === 1 ? '' : 's'}
-          {data.window.cut
-            ? ` — the window of ${data.window.max} was cut: older failed runs (kept before ${zoned(data.window.oldest)}) are not counted.`
-            : '.'}
+          {data.window.cut ? ` — the window of ${data.window.max} was cut: older failed runs (kept before ${zoned(data.window.oldest)}) are not counted.` : '.'}
           {data.group_count > data.groups.length ? ` The ${data.groups.length} largest are shown.` : ''}
         </p>
       )}

@@ -28,8 +28,8 @@ export function TopFailures() {
                 <a class="count" href={href('/runs', groupFilter(g))}>
                   {g.count} run{g.count === 1 ? '' : 's'}
                 </a>{' '}
-                <strong>{g.agent !== null ? `agent ${g.agent}` : g.hook}</strong> <span class="status status-failed">{g.kind}</span>{' '}
-                <code>{g.pattern}</code> <span class="hint">last seen</span> <Seen iso={g.last_seen} />
+                <strong>{g.agent !== null ? `agent ${g.agent}` : g.hook}</strong> <span class="status status-failed">{g.kind}</span> <code>{g.pattern}</code>{' '}
+                <span class="hint">last seen</span> <Seen iso={g.last_seen} />
               </li>
             ))}
           </ol>
