@@ -31,7 +31,7 @@ describe('management API: bulk verbs, replay and run filters', () => {
     const filter = { hook: 'ba', since: '2026-03-01T10:00:30Z' };
     const dry = await h.call('/api/hook-runs/retry', { method: 'POST', role: 'operator', json: { filter, dry_run: true } });
     expect(dry.status).toBe(200);
-    expect(dry.body).toEqual({ dry_run: true, matched: 2, retried: 0, refused: 0, refusals: [], truncated: false });
+    expect(dry.body).toEqual({ dry_run: true, matched: 2, retried: 0, refused: 0, refusals: [], truncated: false, tool_called_again: 0 });
     expect((await h.stores.runs.get(ids[1]!))?.status).toBe('failed');
 
     const before = h.bus.published.length;
@@ -42,6 +42,7 @@ describe('management API: bulk verbs, replay and run filters', () => {
       retried: 1,
       refused: 1,
       truncated: false,
+      tool_called_again: 0,
       refusals: [{ id: ids[2], message: `run ${ids[2]} committed a resume on i-1; it cannot be retried, only discarded` }],
     });
     expect((await h.stores.runs.get(ids[1]!))?.status).toBe('pending');

@@ -99,6 +99,27 @@ describe('management API: replay with an edited payload, retry of a run whose to
     expect(f.body).toMatchObject({ id: fresh, acted: '', tool_called_again: null });
   });
 
+  it('a bulk retry counts the matched runs whose tool was called (tool_called_again), on the dry run too', async () => {
+    await endedRun({ order: { id: 5 } }, 'start');
+    await endedRun({ order: { id: 6 } }, 'start');
+    await endedRun({ order: { id: 7 } });
+    const failed = (await h.call('/api/hook-runs?hook=rp&status=failed&limit=500', { role: 'reader' })).body.runs as { acted: string }[];
+    const started = failed.filter((r) => r.acted === 'start').length;
+    expect(started).toBeGreaterThanOrEqual(2);
+    const filter = { hook: 'rp', status: 'failed' };
+    const dry = await h.call('/api/hook-runs/retry', { method: 'POST', role: 'operator', json: { filter, dry_run: true } });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dry_run: true, matched: failed.length, tool_called_again: started });
+    const done = await h.call('/api/hook-runs/retry', { method: 'POST', role: 'operator', json: { filter } });
+    expect(done.body).toMatchObject({ dry_run: false, matched: failed.length, tool_called_again: started });
+    const discard = await h.call('/api/hook-runs/discard', {
+      method: 'POST',
+      role: 'operator',
+      json: { filter: { hook: 'rp', status: 'pending' }, dry_run: true },
+    });
+    expect(discard.body).not.toHaveProperty('tool_called_again');
+  });
+
   /** What the bus was handed since the last call. */
   let seen = 0;
   function published(): string[][] {

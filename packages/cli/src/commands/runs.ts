@@ -141,6 +141,8 @@ interface BulkAnswer {
   refused: number;
   refusals: { id: string; message: string }[];
   truncated: boolean;
+  /** Retry only: matched runs whose tool had already started (a retry calls it again). */
+  tool_called_again?: number;
 }
 
 const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
@@ -199,6 +201,11 @@ async function bulkCommand(ctx: CliContext, verb: 'retry' | 'discard', opts: Bul
   const path = apiPath(['hook-runs', verb]);
   const count = await client.post<BulkAnswer>(path, { filter, dry_run: true });
   const what = `${count.matched}${count.truncated ? '+' : ''} run${count.matched === 1 ? '' : 's'}`;
+  const again = count.tool_called_again ?? 0;
+  // Said before any confirmation (with --json, the answer's tool_called_again says it).
+  if (verb === 'retry' && again > 0 && !ctx.json()) {
+    say(`warning: ${again} of them already called their tool; the retry calls it again (each with its run id as the idempotency key)`);
+  }
   if (opts.dryRun || count.matched === 0) {
     return ctx.emit(count, () => say(count.matched === 0 ? `no runs match; nothing to ${verb}` : `${what} match; nothing changed (--dry-run)`));
   }

@@ -26,6 +26,12 @@ export interface BulkAnswer {
   refusals: { id: string; message: string }[];
   /** More runs matched than one call acts on: call again. */
   truncated: boolean;
+  /**
+   * Of the matched runs, those whose tool had already started (`acted` is
+   * `start`): a retry calls their tool again, each with its own idempotency
+   * key (the run id). Counted on a dry run too, so the confirmation can say it.
+   */
+  tool_called_again: number;
 }
 
 /** Reads `{filter: {...}, dry_run?: boolean}`; every bad field is one line of a 400. */
@@ -79,7 +85,7 @@ async function* matching(ctx: ApiContext, filter: RunFilter): AsyncGenerator<Run
 }
 
 async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: boolean): Promise<BulkAnswer> {
-  const answer: BulkAnswer = { dry_run: dryRun, matched: 0, done: 0, refused: 0, refusals: [], truncated: false };
+  const answer: BulkAnswer = { dry_run: dryRun, matched: 0, done: 0, refused: 0, refusals: [], truncated: false, tool_called_again: 0 };
   const now = ctx.clock.now();
   const walk = matching(ctx, filter);
   for (;;) {
@@ -89,6 +95,7 @@ async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: bool
       break;
     }
     answer.matched += step.value.length;
+    if (verb === 'retry') answer.tool_called_again += step.value.filter((r) => r.acted === 'start').length;
     if (dryRun) continue;
     const retried: string[] = [];
     for (const run of step.value) {
@@ -134,6 +141,7 @@ export function bulkRunRoutes(router: Router, ctx: ApiContext): void {
         refused: a.refused,
         refusals: a.refusals,
         truncated: a.truncated,
+        ...(verb === 'retry' ? { tool_called_again: a.tool_called_again } : {}),
       });
     });
   }

@@ -814,6 +814,12 @@ export const SCHEMAS: Record<string, Schema> = {
         description: 'The first 20 refusals',
       },
       truncated: { type: 'boolean', description: 'More runs matched than one call acts on: call again' },
+      tool_called_again: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Bulk retry only (a dry run too): of the matched runs, those whose tool had already started; the retry calls it again, each with its run id as the idempotency key',
+      },
     },
   },
   SettingChange: {

@@ -30,6 +30,8 @@ interface BulkAnswer {
   refused: number;
   refusals: { id: string; message: string }[];
   truncated: boolean;
+  /** Retry only: matched runs whose tool had already started (a retry calls it again). */
+  tool_called_again?: number;
 }
 
 /** The filter as the API takes it: only the fields that are set. */
@@ -85,7 +87,10 @@ export function BulkActions({ role, filter, onDone }: { role: Role; filter: Filt
         .join(', ');
       const verb = what === 'retry' ? 'Retry' : 'Discard';
       const ok = await confirm(
-        `${verb} ${count.matched}${count.truncated ? ' (the newest; more match)' : ''} ${filter.status} run${count.matched === 1 ? '' : 's'}${scope ? ` of ${scope}` : ''}?`,
+        `${verb} ${count.matched}${count.truncated ? ' (the newest; more match)' : ''} ${filter.status} run${count.matched === 1 ? '' : 's'}${scope ? ` of ${scope}` : ''}?` +
+          (count.tool_called_again
+            ? ` Warning: ${count.tool_called_again} of them already called their tool; the retry calls it again (each with its run id as the idempotency key).`
+            : ''),
         `${verb} ${count.matched}`,
       );
       if (!ok) return;
