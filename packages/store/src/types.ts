@@ -238,7 +238,11 @@ export interface RunFilter {
 
 export interface RunPage {
   runs: Run[];
-  /** Opaque; pass back as `cursor` for the next (older) page. Null on the last page. */
+  /**
+   * Pass back as `cursor` for the next (older) page. Null on the last page.
+   * Any run id is a cursor too (the runs older than it): a scan that stops
+   * inside a page continues after the last run it read.
+   */
   nextCursor: string | null;
 }
 
@@ -468,7 +472,11 @@ export interface InteractionFilter {
 
 export interface InteractionPage {
   interactions: Interaction[];
-  /** Opaque; pass back as `cursor` for the next (older) page. Null on the last page. */
+  /**
+   * Pass back as `cursor` for the next (older) page. Null on the last page.
+   * Any run id is a cursor too (the runs older than it): a scan that stops
+   * inside a page continues after the last run it read.
+   */
   nextCursor: string | null;
 }
 

@@ -25,6 +25,7 @@ import { unroutedRoutes } from './unrouted-routes';
 import { agentRoutes } from './agents-routes';
 import { auditRoutes } from './audit-routes';
 import { AuditRecorder, auditMiddleware } from '../audit/recorder';
+import { deliveryRoutes } from './deliveries-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -77,6 +78,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   dedupeRoutes(router, ctx);
   bulkRunRoutes(router, ctx);
   runRoutes(router, ctx);
+  deliveryRoutes(router, ctx);
   interactionRoutes(router, ctx);
   toolRoutes(router, ctx);
   templateRoutes(router, ctx);

@@ -13,6 +13,7 @@ import {
 } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import { listQueryReader } from './list-query';
+import { SEARCH_EXPR_MAX_LENGTH, SEARCH_SCAN_MAX } from './run-search';
 
 /**
  * A run on the wire: every core Run field (payload included, in lists too, so
@@ -26,18 +27,24 @@ export function runToWire(run: Run): Record<string, unknown> {
   // An agent's call names its agent (its hook slot is `agent:<name>`); a hook's run: null.
   const agent = run.door === 'agent' ? agentOfHook(run.hook) : null;
   const traceId = parseTraceparent(run.traceparent)?.traceId;
-  if (!traceId) return { ...run, agent, lease };
-  return { ...run, agent, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
+  // The event every run of one delivery shares: the first 24 chars of its id (the door's `event_id`).
+  const eventId = run.id.slice(0, 24);
+  if (!traceId) return { ...run, event_id: eventId, agent, lease };
+  return { ...run, event_id: eventId, agent, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
 }
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;
 export const RUN_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint', 'limit', 'cursor']);
+const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint', 'limit', 'cursor', 'where', 'scan']);
 
 export interface RunListQuery {
   filter: RunFilter;
   limit: number;
   cursor: string | null;
+  /** A jq filter over each run's searchInput (see run-search.ts); absent: no search. */
+  where?: string;
+  /** With `where`: the most runs this request reads (1 to SEARCH_SCAN_MAX). */
+  scan: number;
 }
 
 /** Reads `GET /api/hook-runs` query parameters; every bad value is one line of a 400. */
@@ -82,8 +89,21 @@ export function parseRunListQuery(query: Record<string, unknown>): RunListQuery 
   const limit = readLimit(RUN_LIST_DEFAULT_LIMIT, RUN_LIST_MAX_LIMIT);
   const cursor = one('cursor') ?? null;
   if (cursor !== null && (cursor === '' || cursor.length > 512)) errors.push('cursor must be the next_cursor of a previous page');
+  const where = one('where');
+  if (where !== undefined) {
+    if (where.trim() === '') errors.push('where must be a jq expression, got ""');
+    else if (where.length > SEARCH_EXPR_MAX_LENGTH) errors.push(`where is ${where.length} characters, more than ${SEARCH_EXPR_MAX_LENGTH}`);
+  }
+  let scan = SEARCH_SCAN_MAX;
+  const rawScan = one('scan');
+  if (rawScan !== undefined) {
+    const n = /^\d{1,5}$/.test(rawScan) ? Number(rawScan) : NaN;
+    if (where === undefined) errors.push('scan bounds a where search: give where with it');
+    else if (n >= 1 && n <= SEARCH_SCAN_MAX) scan = n;
+    else errors.push(`scan must be a whole number from 1 to ${SEARCH_SCAN_MAX}, got ${JSON.stringify(rawScan)}`);
+  }
   if (errors.length) throw badInput('bad run list query', errors);
-  return { filter, limit, cursor };
+  return { filter, limit, cursor, ...(where !== undefined ? { where } : {}), scan };
 }
 
 /** `kind` (an error kind) and `fingerprint` (a failure group's, `failureFingerprint`) into the filter; a bad value is one line of `errors`. */

@@ -7,15 +7,24 @@ import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
 import { failureRoutes } from './runs-failures';
+import { checkWhere, searchRuns } from './run-search';
 
 /**
- * The kept runs: list (filters + cursor), counts of the unfinished states,
+ * The kept runs: list (filters + cursor; `where` searches a bounded window
+ * of them with jq, see run-search.ts), counts of the unfinished states,
  * one run, retry (a failed run runs again as a fresh run, published at
  * once), discard.
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
   router.get('/hook-runs', requireRole('reader'), async (req, res) => {
     const q = parseRunListQuery(req.query);
+    if (q.where !== undefined) {
+      await checkWhere(ctx.jq, q.where);
+      const deps = { runs: ctx.stores.runs, jq: ctx.jq, clock: ctx.clock, jqTimeoutMs: ctx.settings.jqTimeoutMs };
+      const found = await searchRuns(deps, { filter: q.filter, where: q.where, limit: q.limit, cursor: q.cursor, window: q.scan });
+      res.json({ runs: found.runs.map(runToWire), next_cursor: found.nextCursor, scan: found.scan });
+      return;
+    }
     const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
     res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
   });

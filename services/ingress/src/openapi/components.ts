@@ -307,6 +307,7 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['id', 'hook', 'topic', 'status', 'payload', 'attempts', 'acted', 'error', 'door', 'verified', 'created_at', 'updated_at'],
     properties: {
       id: { type: 'string' },
+      event_id: { type: 'string', description: 'The first 24 chars of id, shared by every run of one delivery (GET /api/deliveries/{event_id})' },
       hook: ref('Name'),
       topic: ref('Name'),
       status: { type: 'string', enum: [...RUN_STATUSES] },
@@ -510,6 +511,59 @@ export const SCHEMAS: Record<string, Schema> = {
     properties: {
       runs: { type: 'array', items: ref('Run') },
       next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
+      scan: {
+        type: 'object',
+        description: 'With `where` only: how far this request read. cut: the window (scan runs, or 3 s) ended with runs left unread; continue with next_cursor',
+        required: ['scanned', 'matched', 'cut', 'errors'],
+        properties: {
+          scanned: { type: 'integer', minimum: 0, description: 'Runs read and evaluated' },
+          matched: { type: 'integer', minimum: 0, description: 'Runs the expression matched (the runs answered)' },
+          cut: { type: 'boolean' },
+          errors: { type: 'integer', minimum: 0, description: 'Runs on which the expression raised a jq error (they do not match)' },
+          first_error: {
+            type: 'object',
+            required: ['run', 'message'],
+            properties: { run: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+  Delivery: {
+    type: 'object',
+    description: 'One delivery (event) as it came in and the runs it became, in the order kept',
+    required: ['event_id', 'delivery_id', 'door', 'verified', 'topic', 'received_at', 'headers', 'payload', 'runs'],
+    properties: {
+      event_id: { type: 'string', description: "The first 24 chars of each of its runs' ids (the door's event_id)" },
+      delivery_id: nullable({ type: 'string', description: "The sender's delivery id or the topic's dedupe key; null when neither" }),
+      door: { type: 'string', enum: [...DOORS] },
+      verified: { type: 'boolean', description: 'A verifier binding checked it at the HTTP door' },
+      topic: ref('Name'),
+      received_at: isoTime,
+      headers: nullable({
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Always null today: the door keeps no request headers of a delivery',
+      }),
+      payload: { description: 'The event as kept' },
+      runs: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'hook', 'status', 'attempts', 'error', 'acted', 'created_at', 'updated_at', 'finished_at'],
+          properties: {
+            id: { type: 'string' },
+            hook: { type: 'string' },
+            status: { type: 'string', enum: [...RUN_STATUSES] },
+            attempts: { type: 'integer', minimum: 0 },
+            error: nullable({ type: 'object', required: ['kind', 'message'], properties: { kind: { type: 'string' }, message: { type: 'string' } } }),
+            acted: { type: 'string' },
+            created_at: isoTime,
+            updated_at: isoTime,
+            finished_at: nullable(isoTime),
+          },
+        },
+      },
     },
   },
   Tool: {

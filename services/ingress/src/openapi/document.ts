@@ -719,7 +719,37 @@ const PATHS: Obj = {
           },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
+          {
+            name: 'where',
+            in: 'query',
+            description:
+              'A jq filter evaluated on each run as {payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}: ' +
+              "the run matches when its first output is neither false nor null. Combines with the other filters. Compiled first (400 quoting it and jq's message); " +
+              'each evaluation is time-bounded; a jq error on a run is no match (counted in scan.errors). One request reads at most `scan` runs and 3 s: ' +
+              'the answer carries scan, and scan.cut says the window ended with runs left unread (continue with next_cursor).',
+            schema: { type: 'string', maxLength: 4096 },
+          },
+          {
+            name: 'scan',
+            in: 'query',
+            description: 'With where only: the most runs this request reads',
+            schema: { type: 'integer', minimum: 1, maximum: 5000, default: 5000 },
+          },
         ],
+      },
+    ),
+  },
+  '/api/deliveries/{event_id}': {
+    parameters: [pathParam('event_id', "An event id (a run's event_id; the door's answer names it)", { type: 'string' })],
+    get: op(
+      'reader',
+      'One delivery and the runs it became',
+      { '200': answer('The delivery: door, verified, topic, received time, payload and its runs with their statuses', ref('Delivery')), ...fail(404) },
+      {
+        tags: ['runs'],
+        operationId: 'getDelivery',
+        description:
+          'Needs the reader role. Every run kept from one delivery (one per hook on its topic) shares the first 24 chars of its id: the event id. Read as one range of the run list, no scan. 404 once none of its runs is kept. headers is null: the door keeps no request headers.',
       },
     ),
   },
