@@ -7,10 +7,22 @@ import type { CliContext } from '../context';
 import { warnUnknownHook } from '../hook-filter';
 
 type WireRun = Record<string, unknown> & { id: string; status: string; hook: string };
+/** With `--where`: how far the server read (`GET /api/hook-runs?where=`); cut: runs were left unread. */
+interface ScanReport {
+  scanned: number;
+  matched: number;
+  cut: boolean;
+  errors: number;
+  first_error?: { run: string; message: string };
+}
 interface RunPage {
   runs: WireRun[];
   next_cursor: string | null;
+  scan?: ScanReport;
 }
+
+/** The server's bound on runs read per `--where` request. */
+const MAX_SCAN = 5000;
 
 /** The server's page bounds (`GET /api/hook-runs?limit=`). */
 const MAX_LIMIT = 500;
@@ -21,6 +33,8 @@ interface ListOptions extends FilterOptions {
   limit?: string;
   cursor?: string;
   all?: boolean;
+  where?: string;
+  scan?: string;
 }
 
 /** The run filter every list and bulk command shares. */
@@ -63,6 +77,8 @@ export function filterQuery(opts: FilterOptions): URLSearchParams {
 function listQuery(opts: ListOptions, cursor: string | undefined): URLSearchParams {
   const q = filterQuery(opts);
   if (opts.limit !== undefined) q.set('limit', opts.limit);
+  if (opts.where !== undefined) q.set('where', opts.where);
+  if (opts.scan !== undefined) q.set('scan', opts.scan);
   if (cursor !== undefined) q.set('cursor', cursor);
   return q;
 }
@@ -100,6 +116,30 @@ function checkListOptions(opts: ListOptions): void {
     throw new CliError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(opts.limit)}`, EXIT.usage);
   }
   if (opts.all && opts.cursor !== undefined) throw new CliError('give either --all or --cursor, not both', EXIT.usage);
+  if (opts.where !== undefined && opts.where.trim() === '') throw new CliError('--where must be a jq expression, got ""', EXIT.usage);
+  if (opts.scan !== undefined) {
+    if (opts.where === undefined) throw new CliError('--scan bounds a --where search: give --where with it', EXIT.usage);
+    if (!(/^\d{1,4}$/.test(opts.scan) && Number(opts.scan) >= 1 && Number(opts.scan) <= MAX_SCAN)) {
+      throw new CliError(`--scan must be a whole number from 1 to ${MAX_SCAN}, got ${JSON.stringify(opts.scan)}`, EXIT.usage);
+    }
+  }
+}
+
+/** The scans of several pages as one account (`--all`): totals, cut as the last page's. */
+function addScans(a: ScanReport | undefined, b: ScanReport | undefined): ScanReport | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    scanned: a.scanned + b.scanned,
+    matched: a.matched + b.matched,
+    cut: b.cut,
+    errors: a.errors + b.errors,
+    ...((a.first_error ?? b.first_error) ? { first_error: a.first_error ?? b.first_error } : {}),
+  };
+}
+
+/** The shell-quoted form of an argument, for the "continue with" line. */
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The server's window bound (`GET /api/hook-runs/failures?window=`). */
@@ -241,9 +281,14 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .option('--limit <n>', `page size, 1-${MAX_LIMIT} (server default 50)`)
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .option('--all', 'follow next_cursor to the last page and print every run')
+    .option(
+      '--where <jq>',
+      'only runs this jq filter matches, evaluated on {payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}; the server reads a bounded window per request (see --scan) and says when it was cut',
+    )
+    .option('--scan <n>', `with --where: the most runs one request reads, 1-${MAX_SCAN} (default ${MAX_SCAN})`)
     .addHelpText(
       'after',
-      '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json\n  hookyard runs list --delivery-id 72d3162e-cc78-11e3-81ab-4c9367dc0958\n  hookyard runs list --status failed --since 2h',
+      '\nExamples:\n  hookyard runs list --status failed\n  hookyard runs list --hook greet --all --json\n  hookyard runs list --delivery-id 72d3162e-cc78-11e3-81ab-4c9367dc0958\n  hookyard runs list --status failed --since 2h\n  hookyard runs list --where \'.payload.repository.full_name == "acme/api"\' --all',
     )
     .action(async (opts: ListOptions) => {
       checkListOptions(opts);
@@ -252,17 +297,31 @@ export function runsCommand(program: Command, ctx: CliContext): void {
       if (opts.all) {
         const all = [...page.runs];
         for (let n = 1; page.next_cursor && n < MAX_PAGES; n++) {
-          page = await client.get<RunPage>(apiPath(['hook-runs'], listQuery(opts, page.next_cursor)));
-          all.push(...page.runs);
+          const next: RunPage = await client.get<RunPage>(apiPath(['hook-runs'], listQuery(opts, page.next_cursor)));
+          all.push(...next.runs);
+          page = { ...next, scan: addScans(page.scan, next.scan) };
         }
-        page = { runs: all, next_cursor: page.next_cursor };
+        page = { runs: all, next_cursor: page.next_cursor, ...(page.scan ? { scan: { ...page.scan, matched: all.length } } : {}) };
       }
       const res = page;
       // Nothing listed under a --hook filter: a misspelt hook name looks like "no runs yet" otherwise.
       if (res.runs.length === 0) await warnUnknownHook(client, opts.hook);
       ctx.emit(res, () => {
         printTable(res.runs.map(runRow), ['id', 'hook', 'topic', 'status', 'attempts', 'acted', 'created_at', 'error']);
-        if (res.next_cursor) say(`more: hookyard runs list --cursor ${res.next_cursor} (or --all)`);
+        const scan = res.scan;
+        if (scan) {
+          say(
+            `searched ${scan.scanned} run${scan.scanned === 1 ? '' : 's'}: ${scan.matched} matched${scan.cut ? '; the window was cut before the end of the runs' : ''}`,
+          );
+          if (scan.errors)
+            say(
+              `the expression raised a jq error on ${scan.errors} run${scan.errors === 1 ? '' : 's'} (no match), first on ${scan.first_error?.run}: ${scan.first_error?.message}`,
+            );
+        }
+        if (res.next_cursor) {
+          const again = opts.where === undefined ? '' : ` --where ${shellQuote(opts.where)}`;
+          say(`more: hookyard runs list${again} --cursor ${res.next_cursor} (or --all)`);
+        }
       });
     });
 
@@ -365,6 +424,19 @@ export function runsCommand(program: Command, ctx: CliContext): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
+    });
+
+  runs
+    .command('event <event_id>')
+    .description("one delivery and the runs it became (GET /api/deliveries/{event_id}); a run's event_id, or the door's answer, names it")
+    .action(async (eventId: string) => {
+      const event = await ctx.client().get<Record<string, unknown> & { runs: WireRun[] }>(apiPath(['deliveries', eventId]));
+      ctx.emit(event, () => {
+        const { runs: eventRuns, ...rest } = event;
+        printRecord(rest);
+        say('runs:');
+        printTable(eventRuns.map(runRow), ['id', 'hook', 'status', 'attempts', 'acted', 'finished_at', 'error']);
+      });
     });
 
   runs
