@@ -103,6 +103,27 @@ export interface Run {
 export interface RunPage {
   runs: Run[];
   next_cursor: string | null;
+  /** With `?where=` only: how far the search read; cut: it stopped at its window with older runs unread. */
+  scan?: { scanned: number; matched: number; cut: boolean; errors: number; first_error?: { run: string; message: string } };
+}
+
+/** The event (delivery) a run was kept from: the first 24 chars of its id, shared by every run of that delivery. */
+export function eventIdOf(run: { id: string }): string {
+  return run.id.slice(0, 24);
+}
+
+/** One delivery and the runs it became (`GET /api/deliveries/{event_id}`). */
+export interface Delivery {
+  event_id: string;
+  delivery_id: string | null;
+  door: string;
+  verified: boolean;
+  topic: string;
+  received_at: string;
+  /** Always null: the door keeps no request headers. */
+  headers: Record<string, string> | null;
+  payload: unknown;
+  runs: Array<Pick<Run, 'id' | 'hook' | 'status' | 'attempts' | 'error' | 'acted' | 'created_at' | 'updated_at' | 'finished_at'>>;
 }
 
 export interface Hook {

@@ -8,6 +8,7 @@ import { Overview } from './pages/overview';
 import { RunsPage } from './pages/runs';
 import { IssuesPage } from './pages/issues';
 import { RunStory } from './pages/run-story';
+import { EventPage } from './pages/event';
 import { HooksPage } from './pages/hooks';
 import { TriggerLinksPage } from './pages/trigger-links';
 import { ToolsPage } from './pages/tools';
@@ -120,6 +121,7 @@ function Page({ role, path, params }: { role: Role; path: string; params: URLSea
   if (parts[0] === 'runs' && parts.length === 1) return <RunsPage role={role} params={params} />;
   if (parts[0] === 'runs' && parts[1]) return <RunStory role={role} id={parts[1]} />;
   if (parts[0] === 'issues') return <IssuesPage role={role} params={params} />;
+  if (parts[0] === 'events' && parts[1] && parts.length === 2) return <EventPage role={role} id={parts[1]} />;
   if (parts[0] === 'hooks' && parts.length === 1) return <HooksPage role={role} />;
   if (parts[0] === 'hooks' && parts[1] === 'new' && atLeast(role, 'operator')) return <LazyHookEditor name={null} />;
   if (parts[0] === 'hooks' && parts[1] && parts[2] === 'edit' && atLeast(role, 'operator')) return <LazyHookEditor name={parts[1]} />;

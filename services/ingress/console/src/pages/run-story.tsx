@@ -1,5 +1,5 @@
 import { agentCallOf, type AgentCallView } from '../agent-call';
-import { api, type Role, type Run, type RunEvent } from '../api';
+import { api, eventIdOf, type Role, type Run, type RunEvent } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
 import { ErrorBox, Json, Status, time, useLoad } from '../util';
@@ -87,6 +87,10 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
             <dd>{r.delivery_id}</dd>
           </>
         )}
+        <dt>Event</dt>
+        <dd>
+          <a href={href(`/events/${eventIdOf(r)}`)}>{eventIdOf(r)}</a> (the delivery and every run it became)
+        </dd>
         {r.interaction && <ApprovalFacts id={r.interaction} at={r.updated_at} />}
         <dt>Kept</dt>
         <dd>{time(r.created_at)}</dd>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agentCallOf, agentCallWords } from '../agent-call';
-import { api, atLeast, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
+import { api, atLeast, eventIdOf, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
 import { ErrorBox, Status, time, useLoad } from '../util';
@@ -40,6 +40,8 @@ interface Filter {
   /** One failure group (a link from Issues): the error kind and message fingerprint. */
   kind: string;
   fingerprint: string;
+  /** A jq search over what runs carry (the API's `?where=`): a bounded window per page. */
+  where: string;
 }
 
 /**
@@ -65,8 +67,8 @@ export function applyRunEvent(current: Run[], e: RunSummary, scope: { filter: Fi
     return next;
   }
   if (filter.status && e.status !== filter.status) return current;
-  // A summary carries no delivery id nor a fingerprint, and a new run is outside a range that ended before it.
-  if (filter.delivery_id || filter.kind || filter.fingerprint) return current;
+  // A summary carries no delivery id, fingerprint nor payload (a search cannot be checked), and a new run is outside a range that ended before it.
+  if (filter.delivery_id || filter.kind || filter.fingerprint || filter.where) return current;
   const created = Date.parse(e.created_at);
   if ((filter.since && created < Date.parse(filter.since)) || (filter.until && created > Date.parse(filter.until))) return current;
   // Older than the last row of a full page: it belongs to a later page, not this one.
@@ -119,8 +121,13 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     until: params.get('until') ?? '',
     kind: params.get('kind') ?? '',
     fingerprint: params.get('fingerprint') ?? '',
+    where: params.get('where') ?? '',
   };
   const cursor = params.get('cursor');
+  // Rows of one delivery together under its event id (the page's rows; no extra read).
+  const byEvent = params.get('group') === 'event';
+  // A smaller search window than the API's 5,000 runs, kept in the hash (`&scan=`); no field of its own.
+  const scanWindow = filter.where ? params.get('scan') : null;
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
   // Only an admin may list agents: the others type the name.
   const agents = useLoad(
@@ -134,8 +141,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const asked = useRef(0);
   const page = useLoad(() => {
     asked.current = performance.now();
-    return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, limit: PAGE, cursor })}`);
-  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, filter.kind, filter.fingerprint, cursor]);
+    return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, scan: scanWindow, limit: PAGE, cursor })}`);
+  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, filter.kind, filter.fingerprint, filter.where, scanWindow, cursor]);
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
@@ -158,6 +165,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     if (added.size) setFresh((f) => new Set([...f, ...added]));
   });
 
+  const listed = byEvent ? groupByEvent(rows) : rows.map((run) => ({ run, span: 1 }));
+  const scan = page.data?.scan;
   const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
   const read = (formEl: HTMLFormElement) => {
     const form = new FormData(formEl);
@@ -175,6 +184,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
       until: isoFromInput(field('until')),
       kind: field('kind'),
       fingerprint: field('fingerprint'),
+      where: field('where').trim(),
+      group: byEvent ? 'event' : '',
     };
   };
   const apply = (e: Event) => {
@@ -247,6 +258,19 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           Until
           <input name="until" type="datetime-local" step="any" defaultValue={localInputValue(filter.until)} />
         </label>
+        <label class="search">
+          Search (jq over payload, result, error…)
+          <input
+            name="where"
+            type="search"
+            defaultValue={filter.where}
+            maxLength={4096}
+            autoComplete="off"
+            spellcheck={false}
+            placeholder='.payload.action == "opened"'
+            aria-describedby="search-help"
+          />
+        </label>
         <div class="quick" role="group" aria-label="Quick time range">
           <button type="button" onClick={last(HOUR_MS)}>
             Last hour
@@ -264,6 +288,14 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           </p>
         )}
         <button type="submit">Apply</button>
+        <label class="toggle">
+          <input
+            type="checkbox"
+            checked={byEvent}
+            onChange={(e) => go('/runs', { ...filter, scan: scanWindow, cursor, group: (e.currentTarget as HTMLInputElement).checked ? 'event' : '' })}
+          />
+          Group by event
+        </label>
         <span class="live-state" aria-live="polite">
           {cursor
             ? 'older page (live updates on the first page)'
@@ -274,13 +306,26 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
                 : 'live updates unavailable'}
         </span>
       </form>
-      {!page.error && <BulkActions role={role} filter={filter} onDone={page.reload} />}
+      <p id="search-help" class="hint">
+        A search runs jq on each run as{' '}
+        <code>{'{payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}'}</code> and keeps the runs whose
+        first output is neither false nor null; one page reads at most 5,000 runs (or 3 s).
+      </p>
+      {!page.error && !filter.where && <BulkActions role={role} filter={filter} onDone={page.reload} />}
+      {!page.error && filter.where && <p class="hint">Bulk actions act on the filters alone: clear the search to use them.</p>}
+      {scan && (
+        <ScanNote
+          scan={scan}
+          next={page.data?.next_cursor ? href('/runs', { ...filter, scan: scanWindow, group: byEvent ? 'event' : '', cursor: page.data.next_cursor }) : null}
+        />
+      )}
       <ErrorBox error={page.error} />
       <table class="runs" aria-busy={page.loading}>
         <caption class="sr-only">Runs, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Kept</th>
+            <th scope="col">Event</th>
             <th scope="col">Run</th>
             <th scope="col">Hook or agent call</th>
             <th scope="col">Topic</th>
@@ -290,9 +335,14 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-run={r.id} class={fresh.has(r.id) ? 'fresh' : undefined}>
+          {listed.map(({ run: r, span }) => (
+            <tr key={r.id} data-run={r.id} class={[fresh.has(r.id) ? 'fresh' : '', byEvent && span > 0 ? 'event-start' : ''].join(' ').trim() || undefined}>
               <td>{time(r.created_at)}</td>
+              {span > 0 && (
+                <td rowSpan={span} class="event-cell">
+                  <EventLink run={r} count={byEvent ? span : 0} />
+                </td>
+              )}
               <td>
                 <a href={href(`/runs/${encodeURIComponent(r.id)}`)}>{r.id}</a>
               </td>
@@ -322,12 +372,67 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           </button>
         )}
         {page.data?.next_cursor && (
-          <a class="button" href={href('/runs', { ...filter, cursor: page.data.next_cursor })}>
+          <a class="button" href={href('/runs', { ...filter, scan: scanWindow, group: byEvent ? 'event' : '', cursor: page.data.next_cursor })}>
             Older
           </a>
         )}
       </nav>
     </section>
+  );
+}
+
+/**
+ * The page's rows with the runs of one event together, in the order their
+ * events first show; `span` is the group's size on its first row and 0 on the
+ * others (the event cell spans them).
+ */
+export function groupByEvent(rows: readonly Run[]): { run: Run; span: number }[] {
+  const groups = new Map<string, Run[]>();
+  for (const r of rows) {
+    const id = eventIdOf(r);
+    const g = groups.get(id);
+    if (g) g.push(r);
+    else groups.set(id, [r]);
+  }
+  return [...groups.values()].flatMap((g) => g.map((run, i) => ({ run, span: i === 0 ? g.length : 0 })));
+}
+
+/** The event a run came from, linking to its view; the sender's delivery id when it gave one. */
+function EventLink({ run, count }: { run: Run; count: number }) {
+  const id = eventIdOf(run);
+  return (
+    <>
+      <a href={href(`/events/${id}`)} class="event-id" title={`event ${id}`}>
+        {run.delivery_id ?? id}
+      </a>
+      {count > 1 && <span class="event-count"> · {count} runs</span>}
+    </>
+  );
+}
+
+/** What a search read: how many runs, how many matched, and, when the window was cut, the way on. */
+function ScanNote({ scan, next }: { scan: NonNullable<RunPage['scan']>; next: string | null }) {
+  return (
+    <div class={scan.cut ? 'scan scan-cut' : 'scan'} role="status" data-testid="scan">
+      <p>
+        Searched {scan.scanned.toLocaleString()} run{scan.scanned === 1 ? '' : 's'}: {scan.matched} matched.
+        {scan.cut && ' The search stopped at its window before reaching the oldest runs.'}
+        {scan.cut && next && (
+          <>
+            {' '}
+            <a href={next} class="button">
+              Continue searching
+            </a>
+          </>
+        )}
+      </p>
+      {scan.errors > 0 && scan.first_error && (
+        <p class="hint">
+          The expression raised a jq error on {scan.errors} run{scan.errors === 1 ? '' : 's'} (not matched), first on{' '}
+          <a href={href(`/runs/${scan.first_error.run}`)}>{scan.first_error.run}</a>: {scan.first_error.message}
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -1,0 +1,85 @@
+import { api, type Delivery, type Role } from '../api';
+import { href } from '../route';
+import { ErrorBox, Json, Status, time, useLoad } from '../util';
+
+/**
+ * One delivery (`#/events/<event id>`): how it came in (door, verified or
+ * not, topic, when, the sender's delivery id), its payload, and every run it
+ * became (one per hook on its topic) with its status.
+ */
+export function EventPage({ id }: { role: Role; id: string }) {
+  const event = useLoad(() => api<Delivery>('GET', `/api/deliveries/${encodeURIComponent(id)}`), [id]);
+  if (event.error) return <ErrorBox error={event.error} />;
+  const e = event.data;
+  if (!e) return <p class="loading">Loading event…</p>;
+  const failed = e.runs.filter((r) => r.status === 'failed').length;
+  return (
+    <article class="story event" aria-labelledby="event-title">
+      <p>
+        <a href={href('/runs', { topic: e.topic, group: 'event' })}>← runs on {e.topic}, grouped by event</a>
+      </p>
+      <h1 id="event-title">
+        Event <code>{e.event_id}</code>
+      </h1>
+      <dl class="facts">
+        <dt>Topic</dt>
+        <dd>{e.topic}</dd>
+        <dt>Came in</dt>
+        <dd>
+          through the {e.door} door, <strong>{e.verified ? 'verified' : 'not verified'}</strong>
+        </dd>
+        <dt>Received</dt>
+        <dd>{time(e.received_at)}</dd>
+        <dt>Delivery id</dt>
+        <dd>
+          {e.delivery_id ? (
+            <>
+              {e.delivery_id} (<a href={href('/runs', { delivery_id: e.delivery_id })}>every run with this delivery id</a>)
+            </>
+          ) : (
+            'none (the sender gave none and the topic has no dedupe key)'
+          )}
+        </dd>
+        <dt>Headers</dt>
+        <dd>{e.headers ? <Json value={e.headers} label="Headers kept" /> : 'not kept (the door keeps no request headers)'}</dd>
+        <dt>Runs</dt>
+        <dd>
+          {e.runs.length} run{e.runs.length === 1 ? '' : 's'}
+          {failed > 0 && `, ${failed} failed`}
+        </dd>
+      </dl>
+      <h2>Runs it became</h2>
+      <table class="runs event-runs">
+        <caption class="sr-only">The runs of this event, in the order they were kept</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Hook</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Error</th>
+            <th scope="col">Finished</th>
+          </tr>
+        </thead>
+        <tbody>
+          {e.runs.map((r) => (
+            <tr key={r.id} data-run={r.id}>
+              <td>
+                <a href={href(`/runs/${encodeURIComponent(r.id)}`)}>{r.id}</a>
+              </td>
+              <td>{r.hook}</td>
+              <td>
+                <Status status={r.status} />
+              </td>
+              <td>{r.attempts}</td>
+              <td>{r.error ? `${r.error.kind}: ${r.error.message}` : ''}</td>
+              <td>{time(r.finished_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Payload</h2>
+      <Json value={e.payload} label="Payload" />
+    </article>
+  );
+}
