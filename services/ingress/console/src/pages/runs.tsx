@@ -292,7 +292,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           <input
             type="checkbox"
             checked={byEvent}
-            onChange={(e) => go('/runs', { ...filter, scan: scanWindow, cursor, group: (e.currentTarget as HTMLInputElement).checked ? 'event' : '' })}
+            onChange={(e) => go('/runs', { ...filter, scan: scanWindow, cursor, group: e.currentTarget.checked ? 'event' : '' })}
           />
           Group by event
         </label>
