@@ -225,7 +225,7 @@ describe('operator console in Chromium', () => {
     await rowOf(queued).filter({ hasText: 'succeeded' }).waitFor();
 
     // Its story: the timeline, the payload, the tool's input and result.
-    await row.getByRole('link').click();
+    await row.locator('a[href^="#/runs/"]').click();
     await page.getByRole('heading', { name: /^Run / }).waitFor();
     const timeline = page.locator('ol.timeline');
     await timeline.getByText('Kept', { exact: true }).waitFor();
@@ -242,7 +242,7 @@ describe('operator console in Chromium', () => {
     await send('orders', { order: 'A-17' });
     const failed = await eventually(async () => (await api('GET', '/api/hook-runs?hook=strict&status=failed')).runs[0], UI_MS, 'the run of strict to fail');
     await page.goto(`${url}/console#/runs?status=failed`);
-    await page.locator(`tr[data-run="${failed.id}"]`).getByRole('link').click();
+    await page.locator(`tr[data-run="${failed.id}"]`).getByRole('link', { name: failed.id, exact: true }).click();
     await page.getByTestId('error-kind').filter({ hasText: 'bad_input' }).waitFor();
     await shot(page, '07-failed-run');
 
