@@ -143,7 +143,7 @@ describe('management API: failures grouped by cause', () => {
     expect(dry.body).toMatchObject({ dry_run: true, matched: 2, retried: 0 });
     const before = h.bus.published.length;
     const retried = await h.call('/api/hook-runs/retry', { method: 'POST', role: 'operator', json: { filter } });
-    expect(retried.body).toEqual({ dry_run: false, matched: 2, retried: 2, refused: 0, refusals: [], truncated: false });
+    expect(retried.body).toEqual({ dry_run: false, matched: 2, retried: 2, refused: 0, refusals: [], truncated: false, tool_called_again: 0 });
     expect(h.bus.published.slice(before).flat().sort()).toEqual([...group].sort());
     const status = async (id: string) => (await h.stores.runs.get(id))?.status;
     for (const id of group) expect(await status(id)).toBe('pending');

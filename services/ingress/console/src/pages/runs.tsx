@@ -142,7 +142,20 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const page = useLoad(() => {
     asked.current = performance.now();
     return api<RunPage>('GET', `/api/hook-runs${query({ ...filter, scan: scanWindow, limit: PAGE, cursor })}`);
-  }, [filter.status, filter.hook, filter.agent, filter.topic, filter.delivery_id, filter.since, filter.until, filter.kind, filter.fingerprint, filter.where, scanWindow, cursor]);
+  }, [
+    filter.status,
+    filter.hook,
+    filter.agent,
+    filter.topic,
+    filter.delivery_id,
+    filter.since,
+    filter.until,
+    filter.kind,
+    filter.fingerprint,
+    filter.where,
+    scanWindow,
+    cursor,
+  ]);
   const [rows, setRows] = useState<Run[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
