@@ -1,4 +1,5 @@
 import type { AuditBounds, AuditEntry, AuditFilter, AuditPage } from './audit-rules';
+import type { MinuteStats } from './stats-rules';
 import type {
   Acted,
   AgentCallPayload,
@@ -432,6 +433,12 @@ export interface RunStore {
   /** Marks a run discarded (kept for retention). `conflict` while it is running. */
   discard(id: string, now: number): Promise<Run>;
   counts(): Promise<RunCounts>;
+  /**
+   * The per-minute counters (stats-rules.ts) of minutes `fromMinute` to
+   * `toMinute` (floor(ms / 60000), inclusive), summed over partitions; minutes
+   * without a count are left out. Kept by the transitions in their own step.
+   */
+  minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]>;
 }
 
 /** What a run asks for when it parks (see `InteractionStore.park`). */

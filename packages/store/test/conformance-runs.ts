@@ -7,6 +7,7 @@ import { describeResendConformance } from './conformance-resend';
 import { describeDeliveryConformance } from './conformance-delivery';
 import { describeUnroutedConformance } from './conformance-unrouted';
 import { describeAgentCallConformance } from './conformance-agents';
+import { describeStatsConformance } from './conformance-stats';
 
 /** Registers `hooks` on `topic` and keeps one event: returns the kept ids in hook-name order. */
 export async function keep(s: Stores, topic: string, hooks: string[], now = T0, graceMs = 0): Promise<string[]> {
@@ -575,5 +576,6 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
     describeDeliveryConformance(stores);
     describeUnroutedConformance(stores);
     describeAgentCallConformance(stores);
+    describeStatsConformance(stores);
   });
 }

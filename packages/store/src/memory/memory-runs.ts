@@ -28,6 +28,8 @@ import type {
 import { unroutedEventOf } from '../unrouted-rules';
 import { DeliveryClaims } from './delivery-claims';
 import { MemoryUnrouted } from './memory-unrouted';
+import { MemoryStats, outcomeField, statsBucket } from '../stats-rules';
+import type { MinuteStats } from '../stats-rules';
 
 /** A kept run plus what the store tracks beside it. */
 interface Slot {
@@ -43,6 +45,8 @@ interface Slot {
   /** Next time the sweep dispatches it; null unless pending/retry_wait. */
   dispatchAt: number | null;
   dueMs: number | null;
+  /** When the latest attempt was claimed (its tool duration runs from there); null before the first claim. */
+  claimedMs: number | null;
   finishedMs: number | null;
 }
 
@@ -65,6 +69,8 @@ export class MemoryRunStore implements RunStore {
   private readonly unrouted = new MemoryUnrouted();
   /** An agent's idempotency key (`agent\nkey`) -> the run it kept and until when the key answers it. */
   private readonly agentKeys = new Map<string, { id: string; until: number }>();
+  /** Per-minute counters, kept by the transitions as stats.lua keeps them. */
+  private readonly stats = new MemoryStats();
   /**
    * Set by the interaction store: keeps a completed run's outcome on the
    * interaction it was resumed from, inside `complete` (one step, as in complete.lua).
@@ -119,6 +125,7 @@ export class MemoryRunStore implements RunStore {
       input.dispatchGraceMs,
     );
     this.slots.set(id, slot);
+    this.stats.add(input.now, slot.run.hook, 'a');
     this.log(slot, input.now, 'kept', rules.agentKeptDetail(input.agent, input.call));
     // Keys past their time are dropped as new ones come, so the map stays as large as the calls within the TTL.
     if (this.agentKeys.size >= 1024 && this.agentKeys.size % 1024 === 0) {
@@ -164,6 +171,7 @@ export class MemoryRunStore implements RunStore {
         input.dispatchGraceMs,
       );
       this.slots.set(id, slot);
+      this.stats.add(input.now, hook, 'a');
       this.log(slot, input.now, 'kept', rules.keptDetail(input));
       return { id, hook };
     });
@@ -194,7 +202,11 @@ export class MemoryRunStore implements RunStore {
     slot.ended = '';
     run.attempts += 1;
     run.lease = { owner, until: now + leaseMs, token: slot.token };
-    run.started_at ??= iso(now);
+    slot.claimedMs = now;
+    if (run.started_at === null) {
+      run.started_at = iso(now);
+      this.stats.add(now, run.hook, `q${statsBucket(now - Date.parse(run.created_at))}`);
+    }
     slot.dispatchAt = null;
     this.setStatus(slot, 'running', now);
     this.log(slot, now, 'claimed', rules.claimDetail(owner, leaseMs));
@@ -422,6 +434,7 @@ export class MemoryRunStore implements RunStore {
       dispatchGraceMs,
     );
     this.slots.set(newId, slot);
+    this.stats.add(now, hook.name, 'a');
     this.log(slot, now, 'kept', rules.replayDetail(id, edit !== undefined));
     return structuredClone(slot.run);
   }
@@ -464,6 +477,10 @@ export class MemoryRunStore implements RunStore {
     if (status === 'parked') this.onDiscardParked?.(slot.run, now);
     this.log(slot, now, 'discarded', `discarded by operator (was ${status})`);
     return structuredClone(slot.run);
+  }
+
+  async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {
+    return this.stats.read(fromMinute, toMinute);
   }
 
   async counts(): Promise<RunCounts> {
@@ -557,6 +574,11 @@ export class MemoryRunStore implements RunStore {
   }
 
   private finish(slot: Slot, status: RunStatus, now: number): void {
+    const counted = outcomeField(status);
+    if (counted) {
+      const metrics = slot.claimedMs === null ? [counted] : [counted, `t${statsBucket(now - slot.claimedMs)}`];
+      this.stats.add(now, slot.run.hook, ...metrics);
+    }
     slot.run.lease = null;
     slot.run.due_at = null;
     slot.run.finished_at = iso(now);
@@ -616,5 +638,5 @@ function pendingSlot(
     finished_at: null,
     history: [],
   };
-  return { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null };
+  return { run, token: 0, ended: '', dispatchAt: now + dispatchGraceMs, dueMs: now, finishedMs: null, claimedMs: null };
 }

@@ -40,6 +40,9 @@ import type { Door } from '@hookyard/core';
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
  *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
+ *   {P:p<n>}:stats:<minute>   hash   the partition's run counters of one minute (floor(ms / 60000), the callers'
+ *                                    clock), kept by the run transitions (lua/stats.lua, stats-rules.ts); expires
+ *                                    25 h after its last write; at most 100 hooks counted one by one
  *
  *   {P:st:<scope>:<kind>}:doc:<key>   hash  a subject's state: version, document (JSON), created_at,
  *                                           updated_at, updated_by (JSON attribution)
@@ -170,6 +173,10 @@ export class KeyLayout {
     return `${this.tag(partition)}:agent-call:${agent}:${keyHash}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
+  /** Partition `partition`'s run counters of `minute` (stats.lua names the same key from the tag). */
+  stats(partition: number, minute: number): string {
+    return `${this.tag(partition)}:stats:${minute}`;
+  }
   index(partition: number, suffix: string): string {
     return `${this.tag(partition)}:ix:${suffix}`;
   }

@@ -26,6 +26,8 @@ import type {
   UnroutedTopic,
 } from '../types';
 import { RedisUnrouted } from './redis-unrouted';
+import { addStatsFields, emptyMinute } from '../stats-rules';
+import type { MinuteStats } from '../stats-rules';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
 import { checkReply, keepError, replyText, storeError } from './replies';
@@ -317,6 +319,33 @@ export class RedisRunStore implements RunStore {
 
   async discard(id: string, now: number): Promise<Run> {
     return this.runOf((await this.onRun('discard', id, undefined, [now, DISCARD_REASON]))[1]);
+  }
+
+  async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {
+    await this.setup.ready('minuteStats');
+    const minutes = new Map<number, MinuteStats>();
+    try {
+      // One pipeline per partition: its minute keys share its slot (a Redis Cluster pipeline stays in one slot).
+      const replies = await Promise.all(
+        Array.from({ length: this.partitions }, (_, p) => {
+          const pipe = this.client.pipeline();
+          for (let m = fromMinute; m <= toMinute; m += 1) pipe.hgetall(this.keys.stats(p, m));
+          return pipe.exec();
+        }),
+      );
+      for (const partition of replies) {
+        (partition ?? []).forEach(([err, fields], i) => {
+          if (err) throw err;
+          const hash = fields as Record<string, string>;
+          if (Object.keys(hash).length === 0) return;
+          const m = fromMinute + i;
+          addStatsFields(minutes.get(m) ?? minutes.set(m, emptyMinute(m)).get(m)!, hash);
+        });
+      }
+    } catch (err) {
+      throw storeError('minuteStats', err);
+    }
+    return [...minutes.values()].sort((a, b) => a.minute - b.minute);
   }
 
   async counts(): Promise<RunCounts> {

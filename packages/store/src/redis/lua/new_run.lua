@@ -1,13 +1,14 @@
 -- Fragment: new_run(tag, due_key, id, hook, topic, payload, delivery, now, next_dispatch, history, trace, door, verified)
 -- and run_id_at(base, i). Writes one fresh pending run (keep_event, and the
 -- platform events the fail transitions keep), its list indexes and its next
--- dispatch. Only the fields a fresh run needs (run-hash.ts reads an absent
+-- dispatch, counted as accepted (stats.lua). Only the fields a fresh run needs (run-hash.ts reads an absent
 -- field as its empty value; claim_intent, error, result, input, owner, until,
 -- token, resumable, finished, an empty delivery and an empty trace are written when they get
 -- one). acted, acted_ids and started stay: scripts compare them with their empty value.
 -- `door` is always written when given (an absent one reads as `http`: a run
 -- kept before doors were recorded); `verified` only when it is '1' (absent is false).
 --!include index
+--!include stats
 local ID_DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
 
 -- The id of an event's i-th run (from 1): the index within the event in 2 base36 chars (runIdAt in run-ids.ts).
@@ -27,4 +28,5 @@ local function new_run(tag, due_key, id, hook, topic, payload, delivery, now, ne
   if verified == '1' then redis.call('HSET', key, 'verified', '1') end
   ix_add_run(tag, id, hook, topic, 'pending')
   redis.call('ZADD', due_key, next_dispatch, id)
+  stats_add(tag, now, hook, 'a')
 end

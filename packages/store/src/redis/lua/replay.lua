@@ -1,7 +1,7 @@
 -- replay: a new pending run of a run's event (its payload, or an operator's
 -- edited one) for the hook as it is registered now, recording which run it replays (`replay_of`). Door
 -- `api` (an operator's act), never verified: the source's `verified` is not copied. The new run
--- lives in the source's partition, so both share one slot.
+-- lives in the source's partition, so both share one slot. Counted as accepted (stats.lua).
 -- KEYS: 1 source run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- Also writes (undeclared, named from ARGV[1], the hash tag of every KEY: same
 -- slot) the new run hash {prefix:pN}:run:<new id> and its list indexes (index.lua).
@@ -29,4 +29,5 @@ redis.call('HSET', key,
   'replay_of', c.id, 'door', 'api')
 ix_add_run(c.tag, new_id, hook, topic, 'pending')
 redis.call('ZADD', c.due, next_dispatch, new_id)
+stats_add(c.tag, now, hook, 'a')
 return { 0, redis.call('HGETALL', key) }

@@ -10,6 +10,7 @@
 --!include slot
 --!include history
 --!include index
+--!include stats
 
 -- The context of run `id` in partition `tag`; the partition keys as passed in KEYS
 -- (due, lease, done), the run's own key built from the tag (same slot).
@@ -48,8 +49,19 @@ local function end_attempt(c, verb)
   redis.call('HSET', c.run, 'ended', verb)
 end
 
+-- The outcomes counted per minute (stats.lua), with the attempt's tool duration.
+local STATS_OUTCOMES = { succeeded = 's', failed = 'f', skipped = 'k', denied = 'd' }
+
 -- Ends the run in `to`; finished runs but failed enter the retention index.
 local function finish(c, to, now)
+  if STATS_OUTCOMES[to] then
+    local f = redis.call('HMGET', c.run, 'hook', 'claimed')
+    if f[2] and f[2] ~= '' then
+      stats_add(c.tag, now, f[1], STATS_OUTCOMES[to], 't' .. stats_bucket(now - tonumber(f[2])))
+    else
+      stats_add(c.tag, now, f[1], STATS_OUTCOMES[to])
+    end
+  end
   set_status(c, to, now)
   redis.call('HSET', c.run, 'finished', now, 'due', '')
   redis.call('ZREM', c.due, c.id)
