@@ -26,6 +26,7 @@ import { agentRoutes } from './agents-routes';
 import { auditRoutes } from './audit-routes';
 import { AuditRecorder, auditMiddleware } from '../audit/recorder';
 import { deliveryRoutes } from './deliveries-routes';
+import { statsRoutes } from './stats-routes';
 
 /** The looser management limit (per client); 429 with Retry-After when over. */
 export type ApiLimitStep = (req: Request) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
@@ -79,6 +80,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   bulkRunRoutes(router, ctx);
   runRoutes(router, ctx);
   deliveryRoutes(router, ctx);
+  statsRoutes(router, ctx);
   interactionRoutes(router, ctx);
   toolRoutes(router, ctx);
   templateRoutes(router, ctx);

@@ -301,6 +301,59 @@ export const SCHEMAS: Record<string, Schema> = {
   Hook: {
     allOf: [ref('HookInput'), { type: 'object', required: ['tool_kwargs', 'created_at', 'updated_at'] }],
   },
+  Percentiles: {
+    type: 'object',
+    required: ['count', 'p50', 'p95', 'p99'],
+    additionalProperties: false,
+    description: 'Milliseconds; each the upper bound of the log2 bucket holding that rank (null without data)',
+    properties: {
+      count: { type: 'integer', minimum: 0 },
+      p50: { type: 'number', nullable: true },
+      p95: { type: 'number', nullable: true },
+      p99: { type: 'number', nullable: true },
+    },
+  },
+  StatsSeries: {
+    type: 'object',
+    required: ['window', 'hook', 'step_seconds', 'from', 'to', 'points', 'hooks', 'top_failing'],
+    additionalProperties: false,
+    properties: {
+      window: { type: 'string', enum: ['1h', '24h'] },
+      hook: nullable({ type: 'string' }),
+      step_seconds: { type: 'integer', description: '60 for 1h, 900 for 24h' },
+      from: isoTime,
+      to: isoTime,
+      points: {
+        type: 'array',
+        description: 'One per step, oldest first; the last holds the current minute',
+        items: {
+          type: 'object',
+          required: ['at', 'accepted', 'succeeded', 'failed', 'skipped', 'denied', 'accept_to_start_ms', 'tool_duration_ms'],
+          additionalProperties: false,
+          properties: {
+            at: isoTime,
+            ...Object.fromEntries(['accepted', 'succeeded', 'failed', 'skipped', 'denied'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+            accept_to_start_ms: ref('Percentiles'),
+            tool_duration_ms: ref('Percentiles'),
+          },
+        },
+      },
+      hooks: { type: 'array', items: { type: 'string' }, description: 'The hooks counted in the window' },
+      top_failing: {
+        type: 'array',
+        maxItems: 10,
+        description: 'Hooks with failed runs in the window, most first',
+        items: {
+          type: 'object',
+          required: ['hook', 'failed', 'succeeded', 'accepted'],
+          additionalProperties: false,
+          properties: Object.fromEntries(
+            ['hook', 'failed', 'succeeded', 'accepted'].map((k) => [k, k === 'hook' ? { type: 'string' } : { type: 'integer', minimum: 0 }]),
+          ),
+        },
+      },
+    },
+  },
   Run: {
     type: 'object',
     description: 'A kept run: every field, payload included',
