@@ -17,7 +17,8 @@ export function statsRoutes(router: Router, ctx: ApiContext): void {
   router.get('/stats/series', requireRole('reader'), async (req, res) => {
     const q = listQueryReader(req.query as Record<string, unknown>, KNOWN);
     const rawWindow = q.one('window') ?? '1h';
-    if (!Object.hasOwn(STATS_WINDOWS, rawWindow)) q.errors.push(`window must be one of ${Object.keys(STATS_WINDOWS).join(', ')}, got ${JSON.stringify(rawWindow)}`);
+    if (!Object.hasOwn(STATS_WINDOWS, rawWindow))
+      q.errors.push(`window must be one of ${Object.keys(STATS_WINDOWS).join(', ')}, got ${JSON.stringify(rawWindow)}`);
     const hook = q.one('hook') ?? null;
     const name = hook?.startsWith(AGENT_HOOK_PREFIX) ? hook.slice(AGENT_HOOK_PREFIX.length) : hook;
     if (name !== null && !isValidName(name)) {

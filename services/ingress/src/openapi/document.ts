@@ -844,11 +844,16 @@ const PATHS: Obj = {
         description:
           'Needs the reader role. Read from the per-minute counters the run transitions keep in the store (no run is read): ' +
           'runs accepted, succeeded, failed, skipped and denied, and histograms of accept-to-start (first claim - accepted) and tool duration ' +
-          '(finish - the last attempt\'s claim) in log2 buckets; a percentile is the upper bound of its bucket (2^i ms). ' +
+          "(finish - the last attempt's claim) in log2 buckets; a percentile is the upper bound of its bucket (2^i ms). " +
           'Minutes are kept 25 h; at most 100 hooks are counted one by one per minute (per partition on Redis), the totals count every run. ' +
           '400 naming an unknown parameter, a bad window or a malformed hook.',
         parameters: [
-          { name: 'window', in: 'query', description: '1h: 60 points of 1 minute; 24h: 96 points of 15 minutes', schema: { type: 'string', enum: ['1h', '24h'], default: '1h' } },
+          {
+            name: 'window',
+            in: 'query',
+            description: '1h: 60 points of 1 minute; 24h: 96 points of 15 minutes',
+            schema: { type: 'string', enum: ['1h', '24h'], default: '1h' },
+          },
           { name: 'hook', in: 'query', description: 'One hook (or agent:<name>); absent: every hook', schema: { type: 'string' } },
         ],
       },

@@ -4,6 +4,7 @@ import { useRunEvents, type RunSummary } from '../live';
 import { href } from '../route';
 import { ErrorBox, useLoad } from '../util';
 import { TopFailures } from './top-failures';
+import { OverviewCharts } from './charts';
 
 /** How many of the last hour's runs the overview reads at most (newest first, 500 a page). */
 const HOUR_SAMPLE_MAX = 2_000;
@@ -155,6 +156,7 @@ export function Overview({ role: _role }: { role: Role }) {
           </a>
         ))}
       </div>
+      <OverviewCharts />
     </section>
   );
 }
