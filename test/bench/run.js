@@ -5,7 +5,7 @@
  * (autocannon or a paced loop; the SDK's MCP client for the agent door), and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue,agent]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue,agent,counters]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
@@ -31,6 +31,7 @@ const SECTIONS = {
   memory: () => require('./sections/memory').memory,
   catalogue: () => require('./sections/catalogue').catalogue,
   agent: () => require('./sections/agent').agent,
+  counters: () => require('./sections/counters').counters,
 };
 
 function parseArgs(argv) {

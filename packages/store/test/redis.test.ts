@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { createRedisStores } from '../src';
+import { STATS_MAX_HOOKS, STATS_TTL_MS, createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
@@ -66,6 +66,27 @@ describe('redis specifics', () => {
       } while (cursor);
       expect(listed).toEqual([...ids].sort().reverse());
     } finally {
+      await s.close();
+    }
+  });
+
+  it('keeps the per-minute counters in the partition of the run, a hash with a 25 h TTL and at most 100 hooks counted one by one', async () => {
+    const prefix = `${suitePrefix}ctr`;
+    const s = await createRedisStores({ url, prefix, partitions: 1 });
+    const admin = new Redis(url);
+    try {
+      const names = Array.from({ length: STATS_MAX_HOOKS + 1 }, (_, i) => `h${String(i).padStart(3, '0')}`);
+      for (const name of names) await s.hooks.putHook(hook(name, `t-${name}`));
+      for (const name of names) await s.runs.keepEvent({ topic: `t-${name}`, payload: {}, now: T0 + 1, dispatchGraceMs: 0 });
+      const key = `{${prefix}:p0}:stats:${Math.floor(T0 / 60_000)}`;
+      const ttl = await admin.ttl(key);
+      expect(ttl).toBeGreaterThan(STATS_TTL_MS / 1000 - 60);
+      expect(ttl).toBeLessThanOrEqual(STATS_TTL_MS / 1000);
+      const [m] = await s.runs.minuteStats(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000));
+      expect(m!.total.accepted).toBe(STATS_MAX_HOOKS + 1);
+      expect(Object.keys(m!.hooks)).toHaveLength(STATS_MAX_HOOKS);
+    } finally {
+      admin.disconnect();
       await s.close();
     }
   });

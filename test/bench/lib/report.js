@@ -382,7 +382,29 @@ function agent(s) {
   ].join('\n');
 }
 
-const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent };
+function counters(s) {
+  const mmm = (v) => `${num(v.min)} / **${num(v.median)}** / ${num(v.max)}`;
+  const mem = s.statsMemory;
+  return [
+    '## 8. Per-minute counters: what they cost a run on Redis',
+    '',
+    `${s.method}.`,
+    '',
+    table(
+      ['per run (min / median / max)', 'counters on', 'counters off'],
+      [
+        ['Redis commands (the scripts\' own calls included)', mmm(s.commandsPerRun.on), mmm(s.commandsPerRun.off)],
+        ['scripts (EVALSHA)', mmm(s.scriptsPerRun.on), mmm(s.scriptsPerRun.off)],
+        ['µs of Redis time in the scripts', mmm(s.scriptUsecPerRun.on), mmm(s.scriptUsecPerRun.off)],
+        ...(s.commandUsecPerRun ? [['µs of it in the commands the scripts call', mmm(s.commandUsecPerRun.on), mmm(s.commandUsecPerRun.off)]] : []),
+      ],
+    ),
+    '',
+    `Scripts' time, on / off: ${num(s.scriptUsecPerRun.ratio)}.${mem ? ` Counter keys after ${num(s.runsPerMeasure)} runs of one hook: ${num(mem.keys)} keys, ${num(mem.bytes)} bytes (MEMORY USAGE).` : ''}`,
+  ].join('\n');
+}
+
+const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent, counters };
 
 function renderMarkdown(r) {
   const m = r.machine;

@@ -3,7 +3,7 @@
 -- (stats-rules.ts reads them; the memory store keeps the same fields).
 -- Key {prefix:pN}:stats:<minute> (minute = floor(now / 60000), the caller's
 -- clock), a hash in the partition's slot (named from the tag: same slot), that
--- expires STATS_TTL_S after its last write. Fields: <m> for every hook and
+-- expires STATS_TTL_S after it was made (its minute's first count). Fields: <m> for every hook and
 -- <m>|<hook> for the first STATS_MAX_HOOKS hooks of the minute (h|<hook>
 -- admits one, n counts them); m is a accepted, s succeeded, f failed,
 -- k skipped, d denied, q<i> accept-to-start and t<i> tool duration in
@@ -24,12 +24,12 @@ local function stats_add(tag, now, hook, ...)
   local per_hook = redis.call('HEXISTS', key, 'h|' .. hook) == 1
   if not per_hook and tonumber(redis.call('HGET', key, 'n') or '0') < STATS_MAX_HOOKS then
     redis.call('HSET', key, 'h|' .. hook, 1)
-    redis.call('HINCRBY', key, 'n', 1)
+    -- The minute's first hook makes the key: its TTL is set then, once.
+    if redis.call('HINCRBY', key, 'n', 1) == 1 then redis.call('EXPIRE', key, STATS_TTL_S) end
     per_hook = true
   end
   for _, m in ipairs({ ... }) do
     redis.call('HINCRBY', key, m, 1)
     if per_hook then redis.call('HINCRBY', key, m .. '|' .. hook, 1) end
   end
-  redis.call('EXPIRE', key, STATS_TTL_S)
 end

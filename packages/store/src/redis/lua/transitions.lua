@@ -24,14 +24,16 @@ local function script_ctx()
   return { tag = ARGV[1], id = ARGV[2], run = KEYS[1], due = KEYS[2], lease = KEYS[3], done = KEYS[4] }
 end
 
--- Sets the status, moving the run between the status indexes.
+-- Sets the status, moving the run between the status indexes. Returns the
+-- run's status (before), hook, topic and the attempt's claim time.
 local function set_status(c, to, now)
-  local f = redis.call('HMGET', c.run, 'status', 'hook', 'topic')
+  local f = redis.call('HMGET', c.run, 'status', 'hook', 'topic', 'claimed')
   if f[1] ~= to then
     ix_rem_status(c.tag, c.id, f[2], f[3], f[1])
     ix_add_status(c.tag, c.id, f[2], f[3], to)
   end
   redis.call('HSET', c.run, 'status', to, 'updated', now)
+  return f
 end
 
 -- Ends the attempt's lease (the token stays: it fences the next claim).
@@ -54,15 +56,14 @@ local STATS_OUTCOMES = { succeeded = 's', failed = 'f', skipped = 'k', denied = 
 
 -- Ends the run in `to`; finished runs but failed enter the retention index.
 local function finish(c, to, now)
+  local f = set_status(c, to, now)
   if STATS_OUTCOMES[to] then
-    local f = redis.call('HMGET', c.run, 'hook', 'claimed')
-    if f[2] and f[2] ~= '' then
-      stats_add(c.tag, now, f[1], STATS_OUTCOMES[to], 't' .. stats_bucket(now - tonumber(f[2])))
+    if f[4] and f[4] ~= '' then
+      stats_add(c.tag, now, f[2], STATS_OUTCOMES[to], 't' .. stats_bucket(now - tonumber(f[4])))
     else
-      stats_add(c.tag, now, f[1], STATS_OUTCOMES[to])
+      stats_add(c.tag, now, f[2], STATS_OUTCOMES[to])
     end
   end
-  set_status(c, to, now)
   redis.call('HSET', c.run, 'finished', now, 'due', '')
   redis.call('ZREM', c.due, c.id)
   if to ~= 'failed' then redis.call('ZADD', c.done, now, c.id) end
