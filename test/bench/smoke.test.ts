@@ -13,7 +13,7 @@ import { requireBuiltCli } from '../support/processes';
 // The agent section adds ~40 s on a busy 2-core machine (every section together took ~165 s there).
 jest.setTimeout(240_000);
 
-const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue', 'agent'];
+const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue', 'agent', 'counters'];
 
 describe('benchmark suite (smoke)', () => {
   let out: string;
@@ -72,6 +72,13 @@ describe('benchmark suite (smoke)', () => {
       expect(side.calls.every((n) => n > 0)).toBe(true);
     }
     expect(agent.saturation.ratio.value).toBeGreaterThan(0);
+    // The counters add Redis commands to the same scripts (a count, not a timing): more commands, no more scripts.
+    const counters = results.sections.counters as {
+      commandsPerRun: Record<'on' | 'off', { median: number }>;
+      scriptsPerRun: Record<'on' | 'off', { median: number }>;
+    };
+    expect(counters.commandsPerRun.on.median).toBeGreaterThan(counters.commandsPerRun.off.median);
+    expect(counters.scriptsPerRun.on.median).toBe(counters.scriptsPerRun.off.median);
     expect(existsSync(join(out, 'RESULTS.md'))).toBe(true);
   });
 });

@@ -87,7 +87,7 @@ describe('operator console: charts of the runs (Chromium)', () => {
       await section.getByTestId('chart-runs').locator('.u-legend .u-label', { hasText: label }).first().waitFor();
     }
     await section.getByTestId('chart-duration').locator('.u-legend .u-label', { hasText: 'p99' }).waitFor();
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.uplot .u-over')!).position)).toBe('absolute');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.uplot .u-over')).position)).toBe('absolute');
     const failing = section.getByTestId('top-failing');
     await failing.locator('tr', { hasText: 'brittle' }).waitFor();
     expect(await failing.locator('tbody tr').count()).toBe(1);

@@ -6,7 +6,17 @@ export { MAX_HOOKS_PER_EVENT } from './run-ids';
 export { AUDIT_ENTRY_MAX_BYTES } from './audit-rules';
 export type { AuditActor, AuditBounds, AuditEntry, AuditFilter, AuditPage } from './audit-rules';
 export { DEFAULT_STATE_MAX_BYTES } from './state-rules';
-export { STATS_BUCKETS, STATS_MAX_HOOKS, STATS_TTL_MS, STATS_WINDOWS, bucketUpperMs, percentiles, statsBucket, statsSeries, windowMinutes } from './stats-rules';
+export {
+  STATS_BUCKETS,
+  STATS_MAX_HOOKS,
+  STATS_TTL_MS,
+  STATS_WINDOWS,
+  bucketUpperMs,
+  percentiles,
+  statsBucket,
+  statsSeries,
+  windowMinutes,
+} from './stats-rules';
 export type { MinuteStats, Percentiles, SeriesPoint, StatsCounts, StatsSeries, StatsWindow } from './stats-rules';
 export type { MemoryStoresOptions } from './memory/create';
 export type {

@@ -393,7 +393,7 @@ function counters(s) {
     table(
       ['per run (min / median / max)', 'counters on', 'counters off'],
       [
-        ['Redis commands (the scripts\' own calls included)', mmm(s.commandsPerRun.on), mmm(s.commandsPerRun.off)],
+        ["Redis commands (the scripts' own calls included)", mmm(s.commandsPerRun.on), mmm(s.commandsPerRun.off)],
         ['scripts (EVALSHA)', mmm(s.scriptsPerRun.on), mmm(s.scriptsPerRun.off)],
         ['µs of Redis time in the scripts', mmm(s.scriptUsecPerRun.on), mmm(s.scriptUsecPerRun.off)],
         ...(s.commandUsecPerRun ? [['µs of it in the commands the scripts call', mmm(s.commandUsecPerRun.on), mmm(s.commandUsecPerRun.off)]] : []),

@@ -80,7 +80,14 @@ async function drive(store, redis, n, prefix) {
   const stores = await store.createRedisStores({ url: redis.url, prefix, partitions: 4 });
   try {
     const now = () => Date.now();
-    await stores.hooks.putHook({ name: 'bench', topic: 'bench', tool: 'echo', tool_kwargs: {}, created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+    await stores.hooks.putHook({
+      name: 'bench',
+      topic: 'bench',
+      tool: 'echo',
+      tool_kwargs: {},
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
     await redis.admin.config('RESETSTAT');
     let next = 0;
     const chain = async () => {

@@ -15,7 +15,7 @@ const KNOWN = new Set(['window', 'hook']);
  */
 export function statsRoutes(router: Router, ctx: ApiContext): void {
   router.get('/stats/series', requireRole('reader'), async (req, res) => {
-    const q = listQueryReader(req.query as Record<string, unknown>, KNOWN);
+    const q = listQueryReader(req.query, KNOWN);
     const rawWindow = q.one('window') ?? '1h';
     if (!Object.hasOwn(STATS_WINDOWS, rawWindow))
       q.errors.push(`window must be one of ${Object.keys(STATS_WINDOWS).join(', ')}, got ${JSON.stringify(rawWindow)}`);

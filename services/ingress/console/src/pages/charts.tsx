@@ -115,7 +115,7 @@ export function OverviewCharts() {
       {s && plotter ? (
         <div class="chart-grid">
           {specs.map((spec, i) => (
-            <Chart key={`${s.window}:${spec.title}`} plotter={plotter} spec={spec} testid={['chart-runs', 'chart-accept', 'chart-duration'][i]!} />
+            <Chart key={`${s.window}:${spec.title}`} plotter={plotter} spec={spec} testid={['chart-runs', 'chart-accept', 'chart-duration'][i]} />
           ))}
         </div>
       ) : (
