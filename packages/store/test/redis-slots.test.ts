@@ -51,6 +51,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   use_trigger_link: [keys.triggerTokens],
   return_trigger_use: [keys.triggerLink('tl_abc')],
   revoke_trigger_link: [keys.triggerLink('tl_abc')],
+  read_stats: [keys.stats(p, 29_000_000)],
   keep_unrouted: keys.unroutedKeys('githib'),
   drop_unrouted: keys.unroutedKeys('githib'),
   record_audit: keys.auditKeys(),

@@ -325,22 +325,17 @@ export class RedisRunStore implements RunStore {
     await this.setup.ready('minuteStats');
     const minutes = new Map<number, MinuteStats>();
     try {
-      // One pipeline per partition: its minute keys share its slot (a Redis Cluster pipeline stays in one slot).
+      // One script per partition reads its minutes (read_stats.lua), so a day is one call per partition, not 1,440.
       const replies = await Promise.all(
-        Array.from({ length: this.partitions }, (_, p) => {
-          const pipe = this.client.pipeline();
-          for (let m = fromMinute; m <= toMinute; m += 1) pipe.hgetall(this.keys.stats(p, m));
-          return pipe.exec();
-        }),
+        Array.from({ length: this.partitions }, (_, p) =>
+          this.scripts.run('read_stats', [this.keys.stats(p, fromMinute)], [this.keys.tag(p), fromMinute, toMinute]),
+        ),
       );
-      for (const partition of replies) {
-        (partition ?? []).forEach(([err, fields], i) => {
-          if (err) throw err;
-          const hash = fields as Record<string, string>;
-          if (Object.keys(hash).length === 0) return;
-          const m = fromMinute + i;
-          addStatsFields(minutes.get(m) ?? minutes.set(m, emptyMinute(m)).get(m)!, hash);
-        });
+      for (const reply of replies) {
+        for (let i = 0; i + 1 < reply.length; i += 2) {
+          const m = Number(reply[i]);
+          addStatsFields(minutes.get(m) ?? minutes.set(m, emptyMinute(m)).get(m)!, toFields(reply[i + 1]));
+        }
       }
     } catch (err) {
       throw storeError('minuteStats', err);

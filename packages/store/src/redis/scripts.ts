@@ -44,6 +44,7 @@ export const SCRIPT_NAMES = [
   'return_trigger_use',
   'revoke_trigger_link',
   'record_audit',
+  'read_stats',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
