@@ -2,20 +2,23 @@
  * Per-minute run counters, kept by the run transitions in the step they
  * already take (stats.lua on Redis, MemoryStats here), and the series the
  * console charts are read from. Both stores keep the same fields per minute:
- *   <m>         every hook           <m>|<hook>  one hook (the first STATS_MAX_HOOKS of the minute)
- *   h|<hook>    that hook is counted n           how many hooks are
- * m: a accepted, s succeeded, f failed, k skipped, d denied; q<i> accept-to-start
- * and t<i> tool duration in histogram bucket i (at most 2^i ms; the last bucket
+ *   <m>|<hook>  one hook (the first STATS_MAX_HOOKS of the minute)   <m>|*  the later hooks together
+ *   h|<hook>    that hook is counted                                 n      how many hooks are
+ * The totals are the sum of all. m: a accepted, s succeeded, f failed, k skipped, d denied; q<i>
+ * accept-to-start and t<i> tool duration in histogram bucket i (at most 2^i ms; the last bucket
  * is everything longer). Mirrored in stats.lua.
  */
 
 export const STATS_MINUTE_MS = 60_000;
 /** A minute's counters live this long after its last write (Redis TTL); the memory store keeps as many minutes. */
 export const STATS_TTL_MS = 25 * 3_600_000;
-/** Hooks counted one by one per minute (per partition on Redis); the totals count every hook. */
+/** Hooks counted one by one per minute (per partition on Redis); later ones are counted together (`*`), in the totals only. */
 export const STATS_MAX_HOOKS = 100;
 /** Histogram buckets: bucket i holds durations of at most 2^i ms (i = 0..24); bucket 25 everything over 2^24 ms (about 4.7 h). */
 export const STATS_BUCKETS = 26;
+
+/** The hook name the hooks past STATS_MAX_HOOKS of a minute are counted under (no hook name can be it). */
+const OTHER_HOOKS = '*';
 
 const OUTCOME_FIELDS = { succeeded: 's', failed: 'f', skipped: 'k', denied: 'd' } as const;
 export type CountedOutcome = keyof typeof OUTCOME_FIELDS;
@@ -103,14 +106,14 @@ function addField(counts: StatsCounts, metric: string, n: number): void {
 export function addStatsFields(into: MinuteStats, fields: Record<string, string | number>): MinuteStats {
   for (const [field, raw] of Object.entries(fields)) {
     const n = Number(raw);
-    if (!Number.isFinite(n) || field === 'n' || field.startsWith('h|')) continue;
     const bar = field.indexOf('|');
-    if (bar < 0) addField(into.total, field, n);
-    else {
-      const hook = field.slice(bar + 1);
-      if (!Object.hasOwn(into.hooks, hook)) into.hooks[hook] = emptyCounts();
-      addField(into.hooks[hook]!, field.slice(0, bar), n);
-    }
+    if (!Number.isFinite(n) || bar < 0 || field.startsWith('h|')) continue;
+    const metric = field.slice(0, bar);
+    const hook = field.slice(bar + 1);
+    addField(into.total, metric, n);
+    if (hook === OTHER_HOOKS) continue;
+    if (!Object.hasOwn(into.hooks, hook)) into.hooks[hook] = emptyCounts();
+    addField(into.hooks[hook]!, metric, n);
   }
   return into;
 }
@@ -135,17 +138,14 @@ export class MemoryStats {
         for (const m of this.minutes.keys()) if (m < minute - keep) this.minutes.delete(m);
       }
     }
-    let perHook = fields.has(`h|${hook}`);
-    if (!perHook && (fields.get('n') ?? 0) < STATS_MAX_HOOKS) {
-      fields.set(`h|${hook}`, 1);
-      fields.set('n', (fields.get('n') ?? 0) + 1);
-      perHook = true;
+    let counted = hook;
+    if (!fields.has(`h|${hook}`)) {
+      if ((fields.get('n') ?? 0) < STATS_MAX_HOOKS) {
+        fields.set(`h|${hook}`, 1);
+        fields.set('n', (fields.get('n') ?? 0) + 1);
+      } else counted = OTHER_HOOKS;
     }
-    const inc = (f: string) => fields.set(f, (fields.get(f) ?? 0) + 1);
-    for (const m of metrics) {
-      inc(m);
-      if (perHook) inc(`${m}|${hook}`);
-    }
+    for (const m of metrics) fields.set(`${m}|${counted}`, (fields.get(`${m}|${counted}`) ?? 0) + 1);
   }
 
   read(fromMinute: number, toMinute: number): MinuteStats[] {

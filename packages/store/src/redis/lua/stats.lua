@@ -3,12 +3,12 @@
 -- (stats-rules.ts reads them; the memory store keeps the same fields).
 -- Key {prefix:pN}:stats:<minute> (minute = floor(now / 60000), the caller's
 -- clock), a hash in the partition's slot (named from the tag: same slot), that
--- expires STATS_TTL_S after it was made (its minute's first count). Fields: <m> for every hook and
--- <m>|<hook> for the first STATS_MAX_HOOKS hooks of the minute (h|<hook>
--- admits one, n counts them); m is a accepted, s succeeded, f failed,
--- k skipped, d denied, q<i> accept-to-start and t<i> tool duration in
--- histogram bucket i (at most 2^i ms; the last one, STATS_BUCKETS - 1, is
--- everything longer).
+-- expires STATS_TTL_S after it was made (its minute's first count). Fields:
+-- <m>|<hook> for the first STATS_MAX_HOOKS hooks of the minute (h|<hook> admits
+-- one, n counts them), <m>|* for the later ones together (the totals are the sum
+-- of all); m is a accepted, s succeeded, f failed, k skipped, d denied, q<i>
+-- accept-to-start and t<i> tool duration in histogram bucket i (at most 2^i ms;
+-- the last one, STATS_BUCKETS - 1, is everything longer).
 local STATS_TTL_S, STATS_MAX_HOOKS, STATS_BUCKETS = 90000, 100, 26
 
 local function stats_bucket(ms)
@@ -21,15 +21,16 @@ end
 
 local function stats_add(tag, now, hook, ...)
   local key = tag .. ':stats:' .. math.floor(now / 60000)
-  local per_hook = redis.call('HEXISTS', key, 'h|' .. hook) == 1
-  if not per_hook and tonumber(redis.call('HGET', key, 'n') or '0') < STATS_MAX_HOOKS then
-    redis.call('HSET', key, 'h|' .. hook, 1)
-    -- The minute's first hook makes the key: its TTL is set then, once.
-    if redis.call('HINCRBY', key, 'n', 1) == 1 then redis.call('EXPIRE', key, STATS_TTL_S) end
-    per_hook = true
+  if redis.call('HEXISTS', key, 'h|' .. hook) == 0 then
+    if tonumber(redis.call('HGET', key, 'n') or '0') < STATS_MAX_HOOKS then
+      redis.call('HSET', key, 'h|' .. hook, 1)
+      -- The minute's first hook makes the key: its TTL is set then, once.
+      if redis.call('HINCRBY', key, 'n', 1) == 1 then redis.call('EXPIRE', key, STATS_TTL_S) end
+    else
+      hook = '*'
+    end
   end
   for _, m in ipairs({ ... }) do
-    redis.call('HINCRBY', key, m, 1)
-    if per_hook then redis.call('HINCRBY', key, m .. '|' .. hook, 1) end
+    redis.call('HINCRBY', key, m .. '|' .. hook, 1)
   end
 end
