@@ -20,6 +20,17 @@ export {
   unavailable,
 } from './errors';
 export type { ErrorInfo, ErrorKind, HookyardErrorOptions } from './errors';
+export {
+  HTTP_EXCHANGE_BODY_BYTES,
+  HTTP_EXCHANGE_HEADER_CHARS,
+  HTTP_EXCHANGE_MAX_HEADERS,
+  REDACTED,
+  cutUtf8,
+  httpExchange,
+  isHttpExchange,
+  isSecretHeaderName,
+} from './http-exchange';
+export type { HttpExchange } from './http-exchange';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
 export { FAILURE_MESSAGE_SCAN_MAX, FINGERPRINT_PATTERN, failureFingerprint, groupFailures, maskFailureMessage } from './failures';

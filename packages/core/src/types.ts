@@ -1,6 +1,7 @@
 import type { ErrorInfo } from './errors';
 import type { ApprovalRule } from './approval';
 import type { StringOrSecret } from './secrets';
+import type { HttpExchange } from './http-exchange';
 
 /** A jq field: inline `{content}` or a stored template `{id, kwargs}`. */
 export type JqField = { content: string } | { id: string; kwargs?: Record<string, unknown> };
@@ -69,6 +70,8 @@ export interface RunEvent {
   attempt: number;
   event: string;
   detail?: string;
+  /** The reply of an HTTP-based tool's call, on the line that ended the attempt (succeeded, failed, retry_scheduled). */
+  http?: HttpExchange;
 }
 
 /**

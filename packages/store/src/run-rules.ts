@@ -1,5 +1,5 @@
-import { RESULT_MAX_BYTES, conflict } from '@hookyard/core';
-import type { Acted, AgentCallPayload, Door, ErrorInfo } from '@hookyard/core';
+import { RESULT_MAX_BYTES, conflict, httpExchange, isHttpExchange } from '@hookyard/core';
+import type { Acted, AgentCallPayload, Door, ErrorInfo, HttpExchange } from '@hookyard/core';
 import type { ActInput, KeepEventInput } from './types';
 
 /**
@@ -25,6 +25,36 @@ export function boundResult(result: unknown): unknown {
     if (Buffer.byteLength(JSON.stringify(marked)) <= RESULT_MAX_BYTES) return marked;
     bytes = Math.floor(bytes / 2);
   }
+}
+
+/** An attempt's HTTP reply as kept: bounded and redacted again (a caller's exchange is not trusted to be); null for none. */
+export function keptExchange(http: HttpExchange | null | undefined): HttpExchange | null {
+  if (!isHttpExchange(http)) return null;
+  return httpExchange(http.status, http.headers, http.body, http.body_bytes);
+}
+
+/**
+ * Where a history line's detail text ends and its HTTP exchange (JSON) begins,
+ * in stores that keep a line as `detail` text only (the Redis history, whose
+ * Lua writes {at, attempt, event, detail}): `historyDetail` joins them,
+ * `splitHistoryDetail` takes them apart as the run is read.
+ */
+const HTTP_MARK = '\u0000http:';
+
+export function historyDetail(detail: string, http: HttpExchange | null): string {
+  return http ? `${detail}${HTTP_MARK}${JSON.stringify(http)}` : detail;
+}
+
+export function splitHistoryDetail(stored: string): { detail: string; http: HttpExchange | null } {
+  const at = stored.indexOf(HTTP_MARK);
+  if (at < 0) return { detail: stored, http: null };
+  let http: unknown = null;
+  try {
+    http = JSON.parse(stored.slice(at + HTTP_MARK.length)) as unknown;
+  } catch {
+    http = null;
+  }
+  return { detail: stored.slice(0, at), http: isHttpExchange(http) ? http : null };
 }
 
 export function errorDetail(error: ErrorInfo): string {

@@ -9,6 +9,7 @@ import type {
   ErrorInfo,
   ErrorKind,
   Hook,
+  HttpExchange,
   Interaction,
   InteractionKind,
   InteractionStatus,
@@ -385,8 +386,10 @@ export interface RunStore {
    * result. A run re-dispatched by its interaction's resume or approval keeps
    * this outcome on the interaction in the same step, for a later `take`.
    * Answers the run's head (no payload, input, result or history: `get` reads them).
+   * `http` (complete, fail, scheduleRetry): the reply of the attempt's HTTP
+   * call, kept on the history line the write adds (bounded again here).
    */
-  complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead>;
+  complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number, http?: HttpExchange | null): Promise<RunHead>;
   /**
    * Adds a line to the run's history during an attempt (e.g. the condition's
    * result), so an operator can explain the run. A stale token is `conflict`.
@@ -400,9 +403,9 @@ export interface RunStore {
    */
   noteLostOutcome(id: string, token: number, detail: string, now: number): Promise<Run>;
   /** Holds the run as failed (it never expires on its own). Answers the run's head, as `complete`. */
-  fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead>;
+  fail(id: string, token: number, error: ErrorInfo, now: number, http?: HttpExchange | null): Promise<RunHead>;
   /** Back to `retry_wait`, due at `dueAt`. Answers the run's head, as `complete`. */
-  scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead>;
+  scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number, http?: HttpExchange | null): Promise<RunHead>;
   /** Shutdown hand-back of an attempt in flight: the interrupt policy decides (as for a lapsed lease). */
   release(id: string, token: number, reason: string, policy: InterruptPolicy, now: number): Promise<LapsedOutcome>;
 

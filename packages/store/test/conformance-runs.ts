@@ -302,6 +302,49 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         }
       });
 
+      it("complete, fail and scheduleRetry keep an HTTP tool's reply on the line they add: bounded and redacted again, re-sent alike", async () => {
+        const s = stores();
+        const [a, b, c] = await keep(s, 't', ['a', 'b', 'c']);
+        const err = { kind: 'unavailable' as const, message: 'answered HTTP 500' };
+        const big = 'é'.repeat(3000); // 6000 bytes: more than the 2 KiB excerpt
+        const http = {
+          status: 500,
+          headers: { 'content-type': 'text/plain', 'set-cookie': 'sid=s3cr3t', 'x-api-key': 'k-123' },
+          body: big,
+          body_bytes: 6000,
+          body_truncated: false,
+        };
+        const writes = [
+          (id: string, token: number) => s.runs.complete(id, token, 'succeeded', { ok: true }, T0 + 5, { ...http, status: 200 }),
+          (id: string, token: number) => s.runs.fail(id, token, err, T0 + 5, http),
+          (id: string, token: number) => s.runs.scheduleRetry(id, token, err, T0 + 9_000, T0 + 5, http),
+        ];
+        for (const [i, id] of [a!, b!, c!].entries()) {
+          const claimed = await s.runs.claim(id, 'w', 1_000, T0);
+          await writes[i]!(id, claimed!.token);
+          // A re-send of the same write (a lost reply) is the same write: no second line.
+          await writes[i]!(id, claimed!.token);
+          const { history } = (await s.runs.get(id))!;
+          const last = history.at(-1)!;
+          expect(last.event).toBe(['succeeded', 'failed', 'retry_scheduled'][i]);
+          expect(history.filter((h) => h.http)).toHaveLength(1);
+          expect(last.detail).toEqual(i === 0 ? 'result kept' : i === 1 ? 'unavailable: answered HTTP 500' : expect.stringContaining('unavailable: answered HTTP 500; due at'));
+          expect(last.http).toEqual({
+            status: i === 0 ? 200 : 500,
+            headers: { 'content-type': 'text/plain', 'set-cookie': '[redacted]', 'x-api-key': '[redacted]' },
+            body: 'é'.repeat(1024),
+            body_bytes: 6000,
+            body_truncated: true,
+          });
+          expect(JSON.stringify(history)).not.toMatch(/s3cr3t|k-123/);
+        }
+        // Without one, the line carries none.
+        const [d] = await keep(s, 'u', ['d']);
+        const cd = await s.runs.claim(d!, 'w', 1_000, T0);
+        await s.runs.fail(d!, cd!.token, err, T0 + 5);
+        expect((await s.runs.get(d!))!.history.at(-1)).not.toHaveProperty('http');
+      });
+
       it('skipped ends the run; fail holds it as failed and counts it', async () => {
         const s = stores();
         const [a, b] = await keep(s, 't', ['a', 'b']);

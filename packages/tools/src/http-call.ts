@@ -1,4 +1,5 @@
-import { HookyardError, quote, toHookyardError, type ErrorKind } from '@hookyard/core';
+import { HookyardError, httpExchange, quote, toHookyardError, type ErrorKind } from '@hookyard/core';
+import type { ToolCallContext } from './types';
 
 /** A fetch-compatible function; injected so tests and deployments can supply their own. */
 export type FetchFn = typeof fetch;
@@ -16,6 +17,24 @@ export function kindOfStatus(status: number): ErrorKind {
 /** The error for a non-2xx reply: names the tool and the status, quotes the start of the body. */
 export function statusError(what: string, status: number, body: string): HookyardError {
   return new HookyardError(kindOfStatus(status), `${what} answered HTTP ${status}: ${quote(body)}`);
+}
+
+/**
+ * Reads a tool call's reply body (bounded, as readBounded) and tells the
+ * call's context what came back: status, headers (redacted) and an excerpt
+ * of the body, so the run keeps it whether the call succeeded or failed. A
+ * body over the cap is told with its headers and no body.
+ */
+export async function readReply(res: Response, maxBytes: number, what: string, ctx: Pick<ToolCallContext, 'onHttp'>): Promise<string> {
+  let body: string;
+  try {
+    body = await readBounded(res, maxBytes, what);
+  } catch (err) {
+    ctx.onHttp?.(httpExchange(res.status, res.headers, ''));
+    throw err;
+  }
+  ctx.onHttp?.(httpExchange(res.status, res.headers, body));
+  return body;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger, RemoteToolRecord, SubjectKey, ToolRetryPolicy } from '@hookyard/core';
+import type { HttpExchange, Logger, RemoteToolRecord, SubjectKey, ToolRetryPolicy } from '@hookyard/core';
 import type { ApprovalDecision } from './approval/evaluate';
 
 export type JsonSchema = Record<string, unknown>;
@@ -49,6 +49,12 @@ export interface ToolCallContext {
    * without one the gate decides on the deployment's policy itself.
    */
   approval?: ApprovalDecision;
+  /**
+   * Told the reply of every HTTP call the tool makes (remote protocols,
+   * OpenAPI operations, webhook): status, redacted headers, a body excerpt.
+   * The executor keeps the last one with the attempt's history line.
+   */
+  onHttp?: (exchange: HttpExchange) => void;
 }
 
 /**

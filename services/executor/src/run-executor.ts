@@ -15,7 +15,7 @@ import {
   toHookyardError,
   unauthorized,
 } from '@hookyard/core';
-import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, Interaction, Logger, Run, Settings, SubjectKey } from '@hookyard/core';
+import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, HttpExchange, Interaction, Logger, Run, Settings, SubjectKey } from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
 import type { CompletedStatus, Stores } from '@hookyard/store';
 import {
@@ -44,6 +44,12 @@ import { SPAN, beginAttempt, recordWait, tracingOn } from './tracing';
 import { traced } from '@hookyard/core';
 
 type Outcome = { status: CompletedStatus; result: unknown } | { error: HookyardError; acted: boolean } | { parked: Interaction };
+
+/** What an attempt learnt on its way: which side of acting it is, and its HTTP tool's last reply (kept with its outcome line). */
+interface AttemptState {
+  acted: boolean;
+  http?: HttpExchange;
+}
 
 /** A named point in an attempt where a test may hold it (see `pause` below). */
 export type PausePoint = 'claim_intent';
@@ -212,7 +218,7 @@ export class RunExecutor {
   }
 
   private async work(a: Attempt, startedAt: number): Promise<void> {
-    const state = { acted: a.run.acted === 'start' };
+    const state: AttemptState = { acted: a.run.acted === 'start' };
     let outcome: Outcome;
     try {
       outcome = await this.attempt(a, state);
@@ -223,7 +229,7 @@ export class RunExecutor {
     try {
       await traced(SPAN.outcome, async (span) => {
         span?.setAttribute('hookyard.run.outcome', 'status' in outcome ? outcome.status : 'parked' in outcome ? 'parked' : `error:${outcome.error.kind}`);
-        await this.record(a, startedAt, outcome);
+        await this.record(a, startedAt, outcome, state.http ?? null);
       });
     } catch (err) {
       const e = toHookyardError(err);
@@ -235,7 +241,7 @@ export class RunExecutor {
   }
 
   /** The hook's steps up to the tool's result. Throws the failure; `state.acted` says on which side of acting. */
-  private async attempt(a: Attempt, state: { acted: boolean }): Promise<Outcome> {
+  private async attempt(a: Attempt, state: AttemptState): Promise<Outcome> {
     const { run } = a;
     const { stores } = this.deps;
     // An agent's call: the call (tool, arguments, runtime allowlist) is the run's payload, and its agent's record
@@ -336,6 +342,11 @@ export class RunExecutor {
       this.deps.clock.now(),
     );
     let called: { result: unknown };
+    // The reply of the tool's HTTP call (the last, under its retry policy); one that lands after the call lost its race is not its.
+    let listening = true;
+    const onHttp = (x: HttpExchange) => {
+      if (listening) state.http = scrubResult(x, links) as HttpExchange;
+    };
     try {
       called = await callTool(this.gate, {
         tool: hook.tool,
@@ -350,6 +361,7 @@ export class RunExecutor {
           subject,
           logger: this.deps.logger,
           approval: step.decision,
+          onHttp,
         },
         interrupt: a,
         timeoutMs: this.deps.settings.toolTimeoutMs,
@@ -368,6 +380,8 @@ export class RunExecutor {
         state.acted = false;
       }
       throw e;
+    } finally {
+      listening = false;
     }
     const { result } = called;
     if (isParkRequest(result)) return this.park(a, hook, kwargs, extras, result);
@@ -499,7 +513,7 @@ export class RunExecutor {
    * the commit, and `acted`. Woken runs are published; the run ends with what
    * it did (a take: the taken outcome's result).
    */
-  private async act(a: Attempt, hook: Hook, act: DoorAct, handOn: Record<string, unknown> | null, state: { acted: boolean }): Promise<Outcome> {
+  private async act(a: Attempt, hook: Hook, act: DoorAct, handOn: Record<string, unknown> | null, state: AttemptState): Promise<Outcome> {
     const { stores, clock, logger } = this.deps;
     const { run } = a;
     const found = await checkAct(act, hook, run, stores);
@@ -523,7 +537,7 @@ export class RunExecutor {
   }
 
   /** Writes the outcome: finished, retried later, or held as failed. */
-  private async record(a: Attempt, startedAt: number, outcome: Outcome): Promise<void> {
+  private async record(a: Attempt, startedAt: number, outcome: Outcome, http: HttpExchange | null): Promise<void> {
     const { settings, stores, logger, metrics, clock } = this.deps;
     const { run } = a;
     if ('parked' in outcome) {
@@ -533,7 +547,7 @@ export class RunExecutor {
     }
     if ('status' in outcome) {
       const done = await a.writeOutcome(outcome.status, settings.leaseMs, (token, now) =>
-        stores.runs.complete(run.id, token, outcome.status, outcome.result, now),
+        stores.runs.complete(run.id, token, outcome.status, outcome.result, now, http),
       );
       this.observe(run, startedAt, outcome.status);
       this.countAgentCall(run, outcome.status);
@@ -544,7 +558,7 @@ export class RunExecutor {
     if (!acted && isRetryableKind(error.kind) && run.attempts < settings.maxAttempts) {
       const dueAt = clock.now() + backoffMs(run.attempts, settings.retryBaseMs, settings.retryCapMs);
       const waiting = await a.writeOutcome('retry_wait', settings.leaseMs, (token, now) =>
-        stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now),
+        stores.runs.scheduleRetry(run.id, token, error.toInfo(), dueAt, now, http),
       );
       metrics.retried.inc({ hook: run.hook, kind: error.kind });
       this.deps.reporter.announce(waiting, 'retry_scheduled');
@@ -555,7 +569,7 @@ export class RunExecutor {
       );
       return;
     }
-    const done = await a.writeOutcome('failed', settings.leaseMs, (token, now) => stores.runs.fail(run.id, token, error.toInfo(), now));
+    const done = await a.writeOutcome('failed', settings.leaseMs, (token, now) => stores.runs.fail(run.id, token, error.toInfo(), now, http));
     this.observe(run, startedAt, 'failed');
     this.countAgentCall(run, 'failed');
     await this.deps.reporter.finished(done);

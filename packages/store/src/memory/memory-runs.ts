@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AGENT_CALL_TOPIC, FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, agentHookName, badInput, conflict, notFound } from '@hookyard/core';
-import type { ErrorInfo, Run, RunHead, RunStatus } from '@hookyard/core';
+import type { ErrorInfo, HttpExchange, Run, RunHead, RunStatus } from '@hookyard/core';
 import { decideInterrupt } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
@@ -273,7 +273,7 @@ export class MemoryRunStore implements RunStore {
     return structuredClone(run);
   }
 
-  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const bounded = rules.boundResult(result);
     const slot = this.ending(id, token, 'complete', (r) => r.status === status && isDeepStrictEqual(r.result, bounded));
     if (slot.ended) return headOf(slot.run);
@@ -282,7 +282,7 @@ export class MemoryRunStore implements RunStore {
     // An earlier attempt's error (a lapsed lease, a retried failure) is history now, as in complete.lua.
     slot.run.error = null;
     this.finish(slot, status, now);
-    this.log(slot, now, status, rules.completeDetail(status, slot.run.result));
+    this.log(slot, now, status, rules.completeDetail(status, slot.run.result), rules.keptExchange(http));
     this.keepOutcome?.(slot.run, now);
     return headOf(slot.run);
   }
@@ -338,24 +338,24 @@ export class MemoryRunStore implements RunStore {
     return this.slots.get(id)?.run ?? null;
   }
 
-  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead> {
+  async fail(id: string, token: number, error: ErrorInfo, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const slot = this.ending(id, token, 'fail', (r) => r.status === 'failed' && sameError(r.error, error));
     if (slot.ended) return headOf(slot.run);
     slot.ended = 'fail';
     slot.run.error = { kind: error.kind, message: error.message };
     this.finish(slot, 'failed', now);
-    this.log(slot, now, 'failed', rules.errorDetail(error));
+    this.log(slot, now, 'failed', rules.errorDetail(error), rules.keptExchange(http));
     this.keepFailedEvent(slot.run, now);
     return headOf(slot.run);
   }
 
-  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead> {
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const slot = this.ending(id, token, 'schedule_retry', (r) => r.status === 'retry_wait' && sameError(r.error, error) && r.due_at === iso(dueAt));
     if (slot.ended) return headOf(slot.run);
     slot.ended = 'schedule_retry';
     slot.run.error = { kind: error.kind, message: error.message };
     this.makeDue(slot, 'retry_wait', dueAt, now);
-    this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, dueAt));
+    this.log(slot, now, 'retry_scheduled', rules.retryScheduledDetail(error, dueAt), rules.keptExchange(http));
     return headOf(slot.run);
   }
 
@@ -593,9 +593,9 @@ export class MemoryRunStore implements RunStore {
     slot.run.updated_at = iso(now);
   }
 
-  private log(slot: Slot, now: number, event: string, detail: string): void {
+  private log(slot: Slot, now: number, event: string, detail: string, http: HttpExchange | null = null): void {
     const history = slot.run.history;
-    history.push({ at: iso(now), attempt: slot.run.attempts, event, ...(detail ? { detail } : {}) });
+    history.push({ at: iso(now), attempt: slot.run.attempts, event, ...(detail ? { detail } : {}), ...(http ? { http } : {}) });
     if (history.length > rules.HISTORY_MAX) history.splice(0, history.length - rules.HISTORY_MAX);
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, notFound } from '@hookyard/core';
-import type { ErrorInfo, Run, RunHead } from '@hookyard/core';
+import type { ErrorInfo, HttpExchange, Run, RunHead } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
@@ -236,20 +236,21 @@ export class RedisRunStore implements RunStore {
     return this.runOf((await this.onRun('outcome_lost', id, token, [token, detail, now]))[1]);
   }
 
-  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number): Promise<RunHead> {
+  async complete(id: string, token: number, status: CompletedStatus, result: unknown, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const bounded = rules.boundResult(result);
-    const args = [token, status, JSON.stringify(bounded), now, rules.completeDetail(status, bounded)];
+    const args = [token, status, JSON.stringify(bounded), now, rules.historyDetail(rules.completeDetail(status, bounded), rules.keptExchange(http))];
     return this.headOf((await this.onRun('complete', id, token, args))[1]);
   }
 
-  async fail(id: string, token: number, error: ErrorInfo, now: number): Promise<RunHead> {
+  async fail(id: string, token: number, error: ErrorInfo, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const info = JSON.stringify({ kind: error.kind, message: error.message });
-    return this.headOf((await this.onRun('fail', id, token, [token, info, now, rules.errorDetail(error), ...this.alertArgs(id, now)]))[1]);
+    const detail = rules.historyDetail(rules.errorDetail(error), rules.keptExchange(http));
+    return this.headOf((await this.onRun('fail', id, token, [token, info, now, detail, ...this.alertArgs(id, now)]))[1]);
   }
 
-  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number): Promise<RunHead> {
+  async scheduleRetry(id: string, token: number, error: ErrorInfo, dueAt: number, now: number, http?: HttpExchange | null): Promise<RunHead> {
     const info = JSON.stringify({ kind: error.kind, message: error.message });
-    const args = [token, info, dueAt, now, rules.retryScheduledDetail(error, dueAt)];
+    const args = [token, info, dueAt, now, rules.historyDetail(rules.retryScheduledDetail(error, dueAt), rules.keptExchange(http))];
     return this.headOf((await this.onRun('schedule_retry', id, token, args))[1]);
   }
 

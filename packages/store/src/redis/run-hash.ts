@@ -1,4 +1,5 @@
 import type { Acted, Door, ErrorInfo, Run, RunEvent, RunHead, RunStatus } from '@hookyard/core';
+import { splitHistoryDetail } from '../run-rules';
 
 /**
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
@@ -33,12 +34,17 @@ interface StoredEvent {
 export function fieldsToRun(f: RunFields): Run | null {
   const head = fieldsToRunHead(f);
   if (!head) return null;
-  const history = json<StoredEvent[]>(f.history, []).map((h): RunEvent => ({
-    at: new Date(h.at).toISOString(),
-    attempt: h.attempt,
-    event: h.event,
-    ...(h.detail ? { detail: h.detail } : {}),
-  }));
+  const history = json<StoredEvent[]>(f.history, []).map((h): RunEvent => {
+    // A line ending an HTTP tool's attempt carries its reply after the detail text (historyDetail).
+    const { detail, http } = h.detail ? splitHistoryDetail(h.detail) : { detail: '', http: null };
+    return {
+      at: new Date(h.at).toISOString(),
+      attempt: h.attempt,
+      event: h.event,
+      ...(detail ? { detail } : {}),
+      ...(http ? { http } : {}),
+    };
+  });
   // In the field order of a Run as the API answers it (the memory store's too).
   const { id, hook, topic, status, attempts, acted, acted_ids, claim_intent, error, ...rest } = head;
   return {

@@ -1,5 +1,5 @@
 import { badInput, unauthorized, injectTrace } from '@hookyard/core';
-import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import { readReply, statusError, withDeadline, type FetchFn } from '../http-call';
 import type { LocalTool } from './local-repo';
 import { createOutboundGuard, type OutboundGuard } from '../outbound';
 
@@ -97,7 +97,7 @@ export function webhookTool(options: WebhookOptions): LocalTool {
 
       return withDeadline(what, timeout, ctx.signal, async (signal) => {
         const res = await fetchFn(url, { method, headers, body, signal, redirect: 'manual' });
-        const text = await readBounded(res, maxReply, what);
+        const text = await readReply(res, maxReply, what, ctx);
         if (res.status < 200 || res.status > 299) throw statusError(what, res.status, text);
         let parsed: unknown = text;
         if ((res.headers.get('content-type') ?? '').includes('json')) {

@@ -9,7 +9,7 @@ import {
   type SecretResolver,
   injectTrace,
 } from '@hookyard/core';
-import { readBounded, readBoundedBytes, statusError, withDeadline, type FetchFn } from '../http-call';
+import { readBoundedBytes, readReply, statusError, withDeadline, type FetchFn } from '../http-call';
 import { DiscoveryCache } from '../provider/discovery-cache';
 import { providerToolName } from '../provider/naming';
 import { SecretReferenceError, resolveHeaders } from '../secret-values';
@@ -107,7 +107,7 @@ export class OpenApiProvider implements ToolProvider {
     injectTrace(req.headers);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {
       const res = await this.fetchFn(req.url, { method: op.method, headers: req.headers, body: req.body, signal, redirect: 'manual' });
-      const body = await readBounded(res, this.maxBytes, what);
+      const body = await readReply(res, this.maxBytes, what, ctx);
       if (res.status < 200 || res.status > 299) throw statusError(what, res.status, body);
       return parseReply(what, res.headers.get('content-type'), body);
     });

@@ -10,7 +10,7 @@ import {
   type ToolStore,
   injectTrace,
 } from '@hookyard/core';
-import { readBounded, statusError, withDeadline, type FetchFn } from '../http-call';
+import { readReply, statusError, withDeadline, type FetchFn } from '../http-call';
 import { resolveHeaders } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { PROTOCOLS } from './protocols';
@@ -89,7 +89,7 @@ export class RemoteRepo implements ToolRepo {
         signal,
         redirect: 'manual',
       });
-      const body = await readBounded(res, this.maxReplyBytes, what);
+      const body = await readReply(res, this.maxReplyBytes, what, ctx);
       if (res.status < 200 || res.status > 299) throw statusError(what, res.status, body);
       return protocol.parseReply(name, body);
     });

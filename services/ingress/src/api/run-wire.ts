@@ -6,6 +6,7 @@ import {
   agentOfHook,
   badInput,
   isErrorKind,
+  isRetryableKind,
   isValidName,
   parseTraceparent,
   type Run,
@@ -19,18 +20,22 @@ import { SEARCH_EXPR_MAX_LENGTH, SEARCH_SCAN_MAX } from './run-search';
  * A run on the wire: every core Run field (payload included, in lists too, so
  * a failed run is explainable from one page: status, attempts, error, acted,
  * acted_ids, claim_intent, result, input, history, timestamps). The lease shows
- * its owner, until (ISO) and fencing token. A traced run's history entries
- * each name its trace id: every attempt of the run joins that one trace.
+ * its owner, until (ISO) and fencing token. The error says whether its kind
+ * is one a later attempt can get past (`retryable`, the kind's own rule). A
+ * history line that ended an HTTP tool's attempt carries its reply (`http`).
+ * A traced run's history entries each name its trace id: every attempt of
+ * the run joins that one trace.
  */
 export function runToWire(run: Run): Record<string, unknown> {
   const lease = run.lease ? { owner: run.lease.owner, until: new Date(run.lease.until).toISOString(), token: run.lease.token } : null;
   // An agent's call names its agent (its hook slot is `agent:<name>`); a hook's run: null.
   const agent = run.door === 'agent' ? agentOfHook(run.hook) : null;
+  const error = run.error ? { ...run.error, retryable: isErrorKind(run.error.kind) && isRetryableKind(run.error.kind) } : null;
   const traceId = parseTraceparent(run.traceparent)?.traceId;
   // The event every run of one delivery shares: the first 24 chars of its id (the door's `event_id`).
   const eventId = run.id.slice(0, 24);
-  if (!traceId) return { ...run, event_id: eventId, agent, lease };
-  return { ...run, event_id: eventId, agent, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
+  if (!traceId) return { ...run, event_id: eventId, agent, error, lease };
+  return { ...run, event_id: eventId, agent, error, lease, history: run.history.map((h) => ({ ...h, trace_id: traceId })) };
 }
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;

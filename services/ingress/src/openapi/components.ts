@@ -371,8 +371,15 @@ export const SCHEMAS: Record<string, Schema> = {
       claim_intent: { type: 'string' },
       error: nullable({
         type: 'object',
-        required: ['kind', 'message'],
-        properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
+        required: ['kind', 'message', 'retryable'],
+        properties: {
+          kind: { type: 'string', enum: [...ERROR_KINDS] },
+          message: { type: 'string' },
+          retryable: {
+            type: 'boolean',
+            description: 'Whether a later attempt can get past an error of this kind (unavailable, timeout, internal); the others no retry changes',
+          },
+        },
       }),
       result: { description: 'The tool result (bounded; truncated with a marker past 64 KiB)', nullable: true },
       input: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool was started with' }),
@@ -414,6 +421,23 @@ export const SCHEMAS: Record<string, Schema> = {
             attempt: { type: 'integer' },
             event: { type: 'string' },
             detail: { type: 'string' },
+            http: {
+              type: 'object',
+              description:
+                "On the line that ended an HTTP-based tool's attempt (succeeded, failed, retry_scheduled): the reply of its call (the last one under the tool's retry policy)",
+              required: ['status', 'headers', 'body', 'body_bytes', 'body_truncated'],
+              properties: {
+                status: { type: 'integer' },
+                headers: {
+                  type: 'object',
+                  additionalProperties: { type: 'string' },
+                  description: 'Reply headers by lower-case name (at most 24, values cut at 256 chars); authorization, cookies and token-, key- or secret-like names read [redacted]',
+                },
+                body: { type: 'string', description: 'The start of the reply body (at most 2 KiB of UTF-8)' },
+                body_bytes: { type: 'integer', description: 'The whole body size in bytes' },
+                body_truncated: { type: 'boolean' },
+              },
+            },
             trace_id: { type: 'string', description: "The run's trace id (from traceparent), on every entry of a traced run" },
           },
         },
