@@ -59,11 +59,21 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   return parsed as T;
 }
 
+/** An HTTP-based tool's reply, kept on the history line that ended its attempt (headers' secrets redacted, body bounded). */
+export interface HttpExchange {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  body_bytes: number;
+  body_truncated: boolean;
+}
+
 export interface RunEvent {
   at: string;
   attempt: number;
   event: string;
   detail?: string;
+  http?: HttpExchange;
 }
 
 export interface Run {
@@ -76,7 +86,8 @@ export interface Run {
   acted: string;
   acted_ids: string[];
   claim_intent: string;
-  error: { kind: string; message: string } | null;
+  /** `retryable`: whether the kind is one a later attempt can get past (the API says; absent on a row made from a live run event). */
+  error: { kind: string; message: string; retryable?: boolean } | null;
   result: unknown;
   input: Record<string, unknown> | null;
   lease: { owner: string; until: string; token: number } | null;

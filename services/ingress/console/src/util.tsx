@@ -1,6 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { relativeTime, time } from './times';
+
+export { relativeTime, time };
 
 /** Loads once per `deps` change; `reload` asks again. Errors are kept to be shown, never thrown. */
 export function useLoad<T>(
@@ -55,10 +58,19 @@ export function Json({ value, label }: { value: unknown; label: string }) {
   );
 }
 
-export function time(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { hour12: false });
+/**
+ * The one way the runs list and a run's story show a time: a <time> whose
+ * text is the absolute time with its zone, or (`relative`) how long ago it
+ * was, with the absolute time and zone in its title either way.
+ */
+export function When({ iso, relative = false, now }: { iso: string | null | undefined; relative?: boolean; now?: number }) {
+  if (!iso) return <span class="when">—</span>;
+  const absolute = time(iso);
+  return (
+    <time class="when" dateTime={iso} title={absolute}>
+      {relative ? relativeTime(iso, now) : absolute}
+    </time>
+  );
 }
 
 /**

@@ -1,37 +1,10 @@
 import { agentCallOf, type AgentCallView } from '../agent-call';
-import { api, eventIdOf, type Role, type Run, type RunEvent } from '../api';
+import { api, eventIdOf, type Role, type Run } from '../api';
 import { useRunEvents } from '../live';
 import { href } from '../route';
-import { ErrorBox, Json, Status, time, useLoad } from '../util';
+import { ErrorBox, Json, Status, When, useLoad } from '../util';
 import { RunActions } from './run-actions';
-
-/** What a history line says, in words; the raw event name stays beside it. */
-const EVENT_WORDS: Record<string, string> = {
-  kept: 'Kept',
-  claimed: 'Claimed',
-  claim_intent: 'Claim intent written',
-  claim_checked: 'Stopped claim checked',
-  acted: 'Acted',
-  not_sent: 'Start withdrawn (the call never left)',
-  outcome_lost: 'Outcome lost',
-  lapsed: 'Lease lapsed',
-  released: 'Handed back (the executor stopped)',
-  retry_scheduled: 'Retry scheduled',
-  succeeded: 'Succeeded',
-  skipped: 'Skipped (condition false)',
-  denied: 'Denied',
-  cancelled: 'Cancelled',
-  failed: 'Failed',
-  retried: 'Retried by an operator',
-  discarded: 'Discarded by an operator',
-  replay: 'Replay',
-  parked: 'Parked',
-  woken: 'Woken (its interaction was answered)',
-  'approval requested': 'Approval requested',
-  'approval policy': 'Approval policy',
-};
-
-const words = (e: RunEvent): string | undefined => EVENT_WORDS[e.event];
+import { RetryExplanation, RunHistory } from './run-history';
 
 /** One run as its story: what happened, in order, then what it was given and what came back. */
 export function RunStory({ role, id }: { role: Role; id: string }) {
@@ -93,20 +66,26 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
         </dd>
         {r.interaction && <ApprovalFacts id={r.interaction} at={r.updated_at} />}
         <dt>Kept</dt>
-        <dd>{time(r.created_at)}</dd>
+        <dd>
+          <When iso={r.created_at} relative />
+        </dd>
         <dt>Finished</dt>
-        <dd>{time(r.finished_at)}</dd>
+        <dd>
+          <When iso={r.finished_at} relative />
+        </dd>
         {r.due_at && (
           <>
             <dt>Due</dt>
-            <dd>{time(r.due_at)}</dd>
+            <dd>
+              <When iso={r.due_at} relative />
+            </dd>
           </>
         )}
         {r.lease && (
           <>
             <dt>Lease</dt>
             <dd>
-              {r.lease.owner} until {time(r.lease.until)} (token {r.lease.token})
+              {r.lease.owner} until <When iso={r.lease.until} /> (token {r.lease.token})
             </dd>
           </>
         )}
@@ -117,21 +96,11 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
           <p>
             <strong data-testid="error-kind">{r.error.kind}</strong>: {r.error.message}
           </p>
+          <RetryExplanation run={r} />
         </section>
       )}
       <RunActions key={r.id} run={r} role={role} onChanged={run.reload} />
-      <section aria-labelledby="timeline-title">
-        <h2 id="timeline-title">Timeline</h2>
-        <ol class="timeline">
-          {r.history.map((e: RunEvent, i: number) => (
-            <li key={i} class={`event event-${e.event}`}>
-              <time dateTime={e.at}>{time(e.at)}</time> <span class="attempt">attempt {e.attempt}</span> <strong>{words(e) ?? e.event}</strong>
-              {words(e) && <code class="raw">{e.event}</code>}
-              {e.detail && <div class="detail">{e.detail}</div>}
-            </li>
-          ))}
-        </ol>
-      </section>
+      <RunHistory run={r} />
       <div class="columns">
         {call ? (
           <section aria-labelledby="arguments-title">
@@ -210,7 +179,12 @@ function ApprovalFacts({ id, at }: { id: string; at: string }) {
         {i.data && (
           <>
             {i.data.status}
-            {i.data.resolution && ` by ${i.data.resolution.by} via ${i.data.resolution.via} at ${time(i.data.resolution.at)}`}
+            {i.data.resolution && (
+              <>
+                {' '}
+                by {i.data.resolution.by} via {i.data.resolution.via} at <When iso={i.data.resolution.at} />
+              </>
+            )}
             {i.data.resolution?.reason && ` (“${i.data.resolution.reason}”)`}
             {i.data.rule && `; asked by rule ${i.data.rule}`}
           </>

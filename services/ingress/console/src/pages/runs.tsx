@@ -3,7 +3,8 @@ import { agentCallOf, agentCallWords } from '../agent-call';
 import { api, atLeast, eventIdOf, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
-import { ErrorBox, Status, time, useLoad } from '../util';
+import { rowReason } from '../attempts';
+import { ErrorBox, Status, When, useLoad } from '../util';
 import { BulkActions } from './bulk';
 
 const PAGE = 50;
@@ -344,13 +345,15 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
             <th scope="col">Topic</th>
             <th scope="col">Status</th>
             <th scope="col">Attempts</th>
-            <th scope="col">Error</th>
+            <th scope="col">Why</th>
           </tr>
         </thead>
         <tbody>
           {listed.map(({ run: r, span }) => (
             <tr key={r.id} data-run={r.id} class={[fresh.has(r.id) ? 'fresh' : '', byEvent && span > 0 ? 'event-start' : ''].join(' ').trim() || undefined}>
-              <td>{time(r.created_at)}</td>
+              <td>
+                <When iso={r.created_at} relative />
+              </td>
               {span > 0 && (
                 <td rowSpan={span} class="event-cell">
                   <EventLink run={r} count={byEvent ? span : 0} />
@@ -367,7 +370,9 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
                 <Status status={r.status} />
               </td>
               <td>{r.attempts}</td>
-              <td>{r.error ? r.error.kind : ''}</td>
+              <td>
+                <ReasonCell run={r} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -446,6 +451,19 @@ function ScanNote({ scan, next }: { scan: NonNullable<RunPage['scan']>; next: st
         </p>
       )}
     </div>
+  );
+}
+
+/** Why the row stands where it does: the error (kind and shortened message, the whole in its title), who denied it, what it waits on. */
+function ReasonCell({ run }: { run: Run }) {
+  const why = rowReason(run);
+  if (why.tone === 'none') return null;
+  return (
+    <span class={`reason reason-${why.tone}`} title={why.full} data-testid="run-reason">
+      {why.kind && <strong class="reason-kind">{why.kind}</strong>}
+      {why.kind && ': '}
+      {why.text}
+    </span>
   );
 }
 
