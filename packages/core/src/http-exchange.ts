@@ -32,6 +32,9 @@ export const REDACTED = '[redacted]';
  */
 const SECRET_HEADER = /authorization|cookie|token|secret|passw|key|signature|session|credential|auth/i;
 
+/** Hop-by-hop headers say nothing about the reply: not kept. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
+
 export function isSecretHeaderName(name: string): boolean {
   return SECRET_HEADER.test(name);
 }
@@ -40,11 +43,15 @@ export function isSecretHeaderName(name: string): boolean {
 export function cutUtf8(text: string, bytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.byteLength <= bytes) return text;
-  return buf.subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+  return buf
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /**
- * The exchange as kept: headers lower-cased, sorted, capped and redacted;
+ * The exchange as kept: headers lower-cased, sorted, capped and redacted
+ * (hop-by-hop ones dropped);
  * the body cut to its excerpt. Header input may be a `Headers` or a plain
  * record; `bodyBytes` defaults to the body's own size.
  */
@@ -58,6 +65,7 @@ export function httpExchange(status: number, headers: Headers | Record<string, s
   const kept: Record<string, string> = Object.create(null) as Record<string, string>;
   const cap = (v: string) => (v.length > HTTP_EXCHANGE_HEADER_CHARS ? `${v.slice(0, HTTP_EXCHANGE_HEADER_CHARS)}…` : v);
   for (const [k, v] of entries) {
+    if (HOP_BY_HOP.has(k)) continue;
     if (!(k in kept) && Object.keys(kept).length >= HTTP_EXCHANGE_MAX_HEADERS) continue;
     kept[k] = isSecretHeaderName(k) ? REDACTED : k in kept ? cap(`${kept[k]}, ${v}`) : cap(v);
   }

@@ -48,7 +48,7 @@ export function historyDetail(detail: string, http: HttpExchange | null): string
 export function splitHistoryDetail(stored: string): { detail: string; http: HttpExchange | null } {
   const at = stored.indexOf(HTTP_MARK);
   if (at < 0) return { detail: stored, http: null };
-  let http: unknown = null;
+  let http: unknown;
   try {
     http = JSON.parse(stored.slice(at + HTTP_MARK.length)) as unknown;
   } catch {

@@ -328,7 +328,9 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           const last = history.at(-1)!;
           expect(last.event).toBe(['succeeded', 'failed', 'retry_scheduled'][i]);
           expect(history.filter((h) => h.http)).toHaveLength(1);
-          expect(last.detail).toEqual(i === 0 ? 'result kept' : i === 1 ? 'unavailable: answered HTTP 500' : expect.stringContaining('unavailable: answered HTTP 500; due at'));
+          expect(last.detail).toEqual(
+            i === 0 ? 'result kept' : i === 1 ? 'unavailable: answered HTTP 500' : expect.stringContaining('unavailable: answered HTTP 500; due at'),
+          );
           expect(last.http).toEqual({
             status: i === 0 ? 200 : 500,
             headers: { 'content-type': 'text/plain', 'set-cookie': '[redacted]', 'x-api-key': '[redacted]' },

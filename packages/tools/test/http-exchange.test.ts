@@ -38,6 +38,7 @@ describe('remote tools: the reply is told to the call context', () => {
       endpoint: `${url}/${path}`,
       method: 'POST',
       timeout_ms: 5000,
+      headers: {},
       protocol,
       created_at: at,
       updated_at: at,
@@ -51,7 +52,13 @@ describe('remote tools: the reply is told to the call context', () => {
     expect(err).toBeInstanceOf(HookyardError);
     await repo.exec('good', {}, ctx);
     expect(seen).toEqual([
-      { status: 500, headers: expect.objectContaining({ 'set-cookie': '[redacted]', 'content-type': 'text/plain' }), body: 'broken', body_bytes: 6, body_truncated: false },
+      {
+        status: 500,
+        headers: expect.objectContaining({ 'set-cookie': '[redacted]', 'content-type': 'text/plain' }),
+        body: 'broken',
+        body_bytes: 6,
+        body_truncated: false,
+      },
       expect.objectContaining({ status: 200, body_truncated: false }),
     ]);
   });

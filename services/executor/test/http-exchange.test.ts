@@ -76,7 +76,13 @@ describe("executor: an HTTP tool's reply is kept with its attempt", () => {
     expect(run.status).toBe('succeeded');
     expect(run.history.at(-1)).toMatchObject({
       event: 'succeeded',
-      http: { status: 201, headers: { 'content-type': 'application/json', authorization: '[redacted]' }, body: '{"ok":true}', body_bytes: 11, body_truncated: false },
+      http: {
+        status: 201,
+        headers: { 'content-type': 'application/json', authorization: '[redacted]' },
+        body: '{"ok":true}',
+        body_bytes: 11,
+        body_truncated: false,
+      },
     });
   });
 });

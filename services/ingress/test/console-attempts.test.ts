@@ -66,7 +66,9 @@ describe('console: a run history read per attempt', () => {
     expect(same.kind === 'same' && same.groups.map((g) => g.attempt)).toEqual([2, 3, 4, 5]);
     // A different HTTP status is a different failure.
     const withStatus = (n: number, status: number) =>
-      retried(n, n * 1000).map((e) => (e.event === 'retry_scheduled' ? { ...e, http: { status, headers: {}, body: '', body_bytes: 0, body_truncated: false } } : e));
+      retried(n, n * 1000).map((e) =>
+        e.event === 'retry_scheduled' ? { ...e, http: { status, headers: {}, body: '', body_bytes: 0, body_truncated: false } } : e,
+      );
     const mixed = collapseAttempts(groupAttempts([...withStatus(1, 500), ...withStatus(2, 502), ...withStatus(3, 502)]));
     expect(mixed.map((b) => b.kind)).toEqual(['one', 'same']);
   });
@@ -79,13 +81,17 @@ describe('console: a run history read per attempt', () => {
 describe('console: why a failed run was not retried', () => {
   const failed = (fields: Partial<Run>) => ({ status: 'failed', acted: '', attempts: 1, resumable: false, error: null, ...fields }) as Run;
   it('the tool had been called: held', () => {
-    expect(whyNotRetried(failed({ acted: 'start', error: { kind: 'unavailable', message: 'HTTP 500', retryable: true } }))).toMatch(/tool had been called.*held/);
+    expect(whyNotRetried(failed({ acted: 'start', error: { kind: 'unavailable', message: 'HTTP 500', retryable: true } }))).toMatch(
+      /tool had been called.*held/,
+    );
   });
   it('a kind no retry can change, from the retryability the API sends', () => {
     expect(whyNotRetried(failed({ error: { kind: 'bad_input', message: 'x', retryable: false } }))).toMatch(/bad_input is a kind no retry can change/);
   });
   it('a retryable kind that used up its attempts; nothing for a run that is not failed', () => {
-    expect(whyNotRetried(failed({ attempts: 5, error: { kind: 'timeout', message: 'slow', retryable: true } }))).toMatch(/failed 5 times.*HOOKS_RUN_MAX_ATTEMPTS/);
+    expect(whyNotRetried(failed({ attempts: 5, error: { kind: 'timeout', message: 'slow', retryable: true } }))).toMatch(
+      /failed 5 times.*HOOKS_RUN_MAX_ATTEMPTS/,
+    );
     expect(whyNotRetried({ ...failed({}), status: 'succeeded' })).toBeNull();
   });
 });
@@ -93,10 +99,10 @@ describe('console: why a failed run was not retried', () => {
 describe('console: what a runs-list row says', () => {
   const row = (fields: Partial<Run>) => ({ status: 'failed', error: null, result: null, history: [], ...fields }) as Run;
   it('an error: its kind and shortened message, the whole in the title', () => {
-    const message = `tool 'svc' answered HTTP 500: ${'boom '.repeat(40)}`;
+    const message = `tool 'svc' answered HTTP 500: ${'boom '.repeat(60)}`;
     const r = rowReason(row({ error: { kind: 'unavailable', message } }));
     expect(r).toMatchObject({ tone: 'error', kind: 'unavailable', full: `unavailable: ${message}` });
-    expect(r.text.length).toBeLessThanOrEqual(90);
+    expect(r.text.length).toBeLessThanOrEqual(140);
     expect(r.text).toMatch(/^tool 'svc' answered HTTP 500: boom.*…$/);
     expect(shorten('a\n  b')).toBe('a b');
   });
@@ -114,7 +120,9 @@ describe('console: what a runs-list row says', () => {
     const asked = ev(10, 1, 'approval requested', 'by prod deploys (deployment rules, policy version 2): ask first');
     const parked = ev(11, 1, 'parked', 'parked on approval i-1 (expires 2026-03-01T11:00:00.000Z)');
     expect(rowReason(row({ status: 'parked', history: [asked, parked] })).text).toBe('awaiting approval (rule prod deploys)');
-    expect(rowReason(row({ status: 'parked', history: [ev(5, 1, 'parked', 'parked on wait i-2 (expires 2026-03-01T11:00:00.000Z)')] })).text).toBe('awaiting wait');
+    expect(rowReason(row({ status: 'parked', history: [ev(5, 1, 'parked', 'parked on wait i-2 (expires 2026-03-01T11:00:00.000Z)')] })).text).toBe(
+      'awaiting wait',
+    );
   });
 });
 

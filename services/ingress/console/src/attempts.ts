@@ -36,18 +36,7 @@ export interface AttemptGroup {
 export type AttemptBlock = { kind: 'one'; group: AttemptGroup } | { kind: 'same'; from: number; to: number; groups: AttemptGroup[] };
 
 /** Events that end an attempt (its tool end, when the tool ran). */
-const ENDS = new Set([
-  'succeeded',
-  'skipped',
-  'denied',
-  'cancelled',
-  'failed',
-  'retry_scheduled',
-  'parked',
-  'lapsed',
-  'released',
-  'outcome_lost',
-]);
+const ENDS = new Set(['succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'retry_scheduled', 'parked', 'lapsed', 'released', 'outcome_lost']);
 
 const ms = (a: string | undefined, b: string | undefined): number | null => {
   if (!a || !b) return null;
@@ -83,24 +72,24 @@ function foldLines(events: RunEvent[]): AttemptLine[] {
 
 /** The history grouped by attempt, in order: a new group wherever the attempt number changes. */
 export function groupAttempts(history: RunEvent[]): AttemptGroup[] {
-  const groups: RunEvent[][] = [];
+  const groups: { attempt: number; events: RunEvent[] }[] = [];
+  let current: { attempt: number; events: RunEvent[] } | undefined;
   for (const e of history) {
-    const last = groups[groups.length - 1];
-    if (last && last[0]!.attempt === e.attempt) last.push(e);
-    else groups.push([e]);
+    if (current && current.attempt === e.attempt) current.events.push(e);
+    else groups.push((current = { attempt: e.attempt, events: [e] }));
   }
-  return groups.map((events) => {
+  return groups.map(({ attempt, events }) => {
     const lines = foldLines(events);
     const claimed = lines.find((l) => l.event === 'claimed');
     const start = lines.find((l) => l.event === 'acted');
     const end = lines.find((l) => ENDS.has(l.event));
-    const outcome = (end ?? lines[lines.length - 1])!;
+    const outcome = end ?? lines.at(-1);
     const http = end?.http ?? lines.find((l) => l.http)?.http;
-    const signature = [lines.map((l) => l.event).join(','), maskDetail(outcome.detail), http ? String(http.status) : ''].join('|');
+    const signature = [lines.map((l) => l.event).join(','), maskDetail(outcome?.detail), http ? String(http.status) : ''].join('|');
     return {
-      attempt: events[0]!.attempt,
+      attempt,
       lines,
-      outcome: outcome.event,
+      outcome: outcome?.event ?? '',
       beforeToolMs: ms(claimed?.at, start?.at),
       toolMs: start && end ? ms(start.at, end.at) : null,
       totalMs: ms(claimed?.at, end?.at),
@@ -117,15 +106,23 @@ export function groupAttempts(history: RunEvent[]): AttemptGroup[] {
  */
 export function collapseAttempts(groups: AttemptGroup[]): AttemptBlock[] {
   const out: AttemptBlock[] = [];
-  let i = 0;
-  while (i < groups.length) {
-    const g = groups[i]!;
-    let j = i + 1;
-    if (g.attempt >= 1) while (j < groups.length && groups[j]!.attempt >= 1 && groups[j]!.signature === g.signature) j += 1;
-    if (j - i >= 2) out.push({ kind: 'same', from: g.attempt, to: groups[j - 1]!.attempt, groups: groups.slice(i, j) });
-    else out.push({ kind: 'one', group: g });
-    i = j;
+  let run: AttemptGroup[] = [];
+  const flush = () => {
+    const [first] = run;
+    const last = run.at(-1);
+    if (first && last && run.length >= 2) out.push({ kind: 'same', from: first.attempt, to: last.attempt, groups: run });
+    else if (first) out.push({ kind: 'one', group: first });
+    run = [];
+  };
+  for (const g of groups) {
+    const [first] = run;
+    if (first && g.attempt >= 1 && first.attempt >= 1 && g.signature === first.signature) run.push(g);
+    else {
+      flush();
+      run = [g];
+    }
   }
+  flush();
   return out;
 }
 
@@ -161,17 +158,17 @@ export function whyNotRetried(run: Pick<Run, 'status' | 'acted' | 'attempts' | '
       'Not retried: the tool had been called (its start was recorded before the call), so the run is held rather than risk calling it twice. ' +
       'Retry it yourself if calling the tool again is safe.'
     );
-  if (run.acted)
-    return `Not retried: the hook had already committed a ${run.acted} on its interactions, which a second attempt would repeat.`;
+  if (run.acted) return `Not retried: the hook had already committed a ${run.acted} on its interactions, which a second attempt would repeat.`;
   const kind = run.error?.kind ?? '';
   if (run.error && run.error.retryable === false)
     return `Not retried: ${kind} is a kind no retry can change${KIND_WORDS[kind] ? ` (${KIND_WORDS[kind]})` : ''}; fix the cause, then retry.`;
-  if (run.error?.retryable) return `Not retried: it failed ${run.attempts} time${run.attempts === 1 ? '' : 's'}, the most attempts a run gets (HOOKS_RUN_MAX_ATTEMPTS).`;
+  if (run.error?.retryable)
+    return `Not retried: it failed ${run.attempts} time${run.attempts === 1 ? '' : 's'}, the most attempts a run gets (HOOKS_RUN_MAX_ATTEMPTS).`;
   return null;
 }
 
 /** Shortens a message for a table cell; the full text goes in its title. */
-export function shorten(text: string, max = 90): string {
+export function shorten(text: string, max = 140): string {
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }
@@ -186,16 +183,18 @@ export interface RowReason {
   full: string;
 }
 
-/** The last history line of `event` after the run's latest park (or anywhere when it never parked). */
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The run's last history line of `event`. */
 function lastLine(history: RunEvent[], event: string): RunEvent | undefined {
-  for (let i = history.length - 1; i >= 0; i -= 1) if (history[i]!.event === event) return history[i];
-  return undefined;
+  return [...history].reverse().find((e) => e.event === event);
 }
 
 export function rowReason(run: Pick<Run, 'status' | 'error' | 'result' | 'history'>): RowReason {
   const history = run.history ?? [];
   if (run.status === 'denied') {
-    const r = (run.result ?? null) as { message?: unknown; rule?: unknown; by?: unknown; via?: unknown } | null;
+    // A denial's result: {message, rule, policy_version} from the policy, plus {interaction, by, via} from a person.
+    const r: { message?: unknown; rule?: unknown; by?: unknown; via?: unknown } | null = isRecord(run.result) ? run.result : null;
     const by = typeof r?.by === 'string' ? r.by : null;
     const via = typeof r?.via === 'string' ? r.via : null;
     const rule = typeof r?.rule === 'string' ? r.rule : null;

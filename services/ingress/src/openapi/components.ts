@@ -431,7 +431,8 @@ export const SCHEMAS: Record<string, Schema> = {
                 headers: {
                   type: 'object',
                   additionalProperties: { type: 'string' },
-                  description: 'Reply headers by lower-case name (at most 24, values cut at 256 chars); authorization, cookies and token-, key- or secret-like names read [redacted]',
+                  description:
+                    'Reply headers by lower-case name (at most 24, values cut at 256 chars); authorization, cookies and token-, key- or secret-like names read [redacted]',
                 },
                 body: { type: 'string', description: 'The start of the reply body (at most 2 KiB of UTF-8)' },
                 body_bytes: { type: 'integer', description: 'The whole body size in bytes' },

@@ -60,26 +60,35 @@ export function RunHistory({ run }: { run: Run }) {
           b.kind === 'one' ? (
             <Attempt key={`a${b.group.attempt}-${b.group.lines[0]?.at}`} group={b.group} />
           ) : (
-            <li key={`s${b.from}-${b.to}`} class={`attempt-group same event-${b.groups[0]!.outcome}`} data-attempts={`${b.from}-${b.to}`}>
-              <details>
-                <summary>
-                  <strong>
-                    Attempts {b.from}–{b.to}
-                  </strong>{' '}
-                  {sameWords(b.groups[0]!)} the same way
-                  {b.groups[0]!.lines.at(-1)?.detail && <span class="detail"> ({b.groups[0]!.lines.at(-1)!.detail})</span>}
-                </summary>
-                <ol class="timeline">
-                  {b.groups.map((g) => (
-                    <Attempt key={`a${g.attempt}-${g.lines[0]?.at}`} group={g} />
-                  ))}
-                </ol>
-              </details>
-            </li>
+            <Same key={`s${b.from}-${b.to}`} from={b.from} to={b.to} groups={b.groups} />
           ),
         )}
       </ol>
     </section>
+  );
+}
+
+/** Attempts that ended the same way: one line, the attempts inside when opened. */
+function Same({ from, to, groups }: { from: number; to: number; groups: AttemptGroup[] }) {
+  const [first] = groups;
+  const detail = first?.lines.at(-1)?.detail;
+  return (
+    <li class={`attempt-group same event-${first?.outcome ?? ''}`} data-attempts={`${from}-${to}`}>
+      <details>
+        <summary>
+          <strong>
+            Attempts {from}–{to}
+          </strong>{' '}
+          {first ? sameWords(first) : 'ended'} the same way
+          {detail && <span class="detail"> ({detail})</span>}
+        </summary>
+        <ol class="timeline">
+          {groups.map((g) => (
+            <Attempt key={`a${g.attempt}-${g.lines[0]?.at}`} group={g} />
+          ))}
+        </ol>
+      </details>
+    </li>
   );
 }
 
@@ -128,8 +137,8 @@ function HttpReply({ http }: { http: HttpExchange }) {
   return (
     <details class="http" open={bad} data-testid="http-reply">
       <summary>
-        HTTP <strong class={bad ? 'http-bad' : 'http-ok'}>{http.status}</strong> · {names.length} header{names.length === 1 ? '' : 's'} · body{' '}
-        {http.body_bytes} bytes{http.body_truncated ? ` (first ${new TextEncoder().encode(http.body).length} shown)` : ''}
+        HTTP <strong class={bad ? 'http-bad' : 'http-ok'}>{http.status}</strong> · {names.length} header{names.length === 1 ? '' : 's'} · body {http.body_bytes}{' '}
+        bytes{http.body_truncated ? ` (first ${new TextEncoder().encode(http.body).length} shown)` : ''}
       </summary>
       {names.length > 0 && (
         <dl class="http-headers">
