@@ -4,7 +4,7 @@
  * credential header, a relative server path, refresh after the TTL, and a
  * document that cannot be fetched.
  */
-import { createLogger, createSecretResolver, HookyardError } from '@hookyard/core';
+import { createLogger, createSecretResolver, HookyardError, type HttpExchange } from '@hookyard/core';
 import { OpenApiProvider } from '../src/openapi/openapi-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
 import { testContext } from './support/context';
@@ -226,6 +226,19 @@ describe('calls', () => {
     expect(err.message).toContain('HTTP 404');
     expect(err.message).toContain(JSON.stringify('{"error":"no such pet"}'));
     expect(calls()[0]?.url).toBe('/api/v1/pets/7');
+  });
+
+  it("tells the call context each operation's reply (status, headers, body excerpt), a failure's and a success's", async () => {
+    const { repo } = await setup();
+    const seen: HttpExchange[] = [];
+    answer = () => ({ status: 404, body: '{"error":"no such pet"}' });
+    await rejection(repo.exec('petstore__delete_pets_pet_id', { petId: '7' }, testContext({ onHttp: (x) => seen.push(x) })));
+    answer = () => ({ status: 200, body: 'line one', contentType: 'text/plain' });
+    await repo.exec('petstore__list_notes', {}, testContext({ onHttp: (x) => seen.push(x) }));
+    expect(seen).toEqual([
+      expect.objectContaining({ status: 404, body: '{"error":"no such pet"}', body_bytes: 23, body_truncated: false }),
+      expect.objectContaining({ status: 200, body: 'line one', headers: expect.objectContaining({ 'content-type': 'text/plain' }) }),
+    ]);
   });
 
   it('refuses an argument the operation has no place for, and a missing path parameter, before sending', async () => {
