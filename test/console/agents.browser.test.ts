@@ -172,7 +172,7 @@ describe('operator console: agents and their calls (Chromium)', () => {
 
     // The story: the agent, the tool, the arguments, the idempotency key, how it came in, who approved; no hook page link.
     await page.goto(`${url}/console#/runs/${printed}`);
-    await page.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
+    await page.locator('h1').filter({ hasText: printed }).locator('.status').filter({ hasText: 'succeeded' }).waitFor();
     await page.getByTestId('run-agent').filter({ hasText: AGENT }).waitFor();
     await page.getByTestId('run-tool').filter({ hasText: 'print' }).waitFor();
     await page.getByTestId('run-via').filter({ hasText: 'HTTP (POST /api/calls)' }).waitFor();

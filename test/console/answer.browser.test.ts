@@ -142,7 +142,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
 
   async function approveFromStory(page: Page, id: string): Promise<void> {
     await page.goto(`${url}/console#/runs/${id}`);
-    await page.locator('h1 .status').filter({ hasText: 'parked' }).waitFor();
+    await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'parked' }).waitFor();
     const { interaction } = await api('GET', `/api/hook-runs/${id}`);
     const link = page.getByTestId('interaction-link');
     await link.filter({ hasText: interaction }).waitFor();
@@ -172,7 +172,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     const failed = await reaches(id, 'failed');
     expect(failed.acted).toBe('start');
     await page.goto(`${url}/console#/runs/${id}`);
-    await page.locator('h1 .status').filter({ hasText: 'failed' }).waitFor();
+    await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'failed' }).waitFor();
     await page.getByRole('button', { name: 'Retry' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText(`Run ${id} again as a fresh run?`).waitFor();
@@ -198,7 +198,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     const id = await send('greet', { who: 'ada' });
     await reaches(id, 'succeeded');
     await page.goto(`${url}/console#/runs/${id}`);
-    await page.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
+    await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'succeeded' }).waitFor();
     await page.getByRole('button', { name: 'Replay…' }).click();
     const dialog = page.getByRole('dialog', { name: `Replay run ${id}` });
     const payload = dialog.getByLabel('Payload (JSON)');
