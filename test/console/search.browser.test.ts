@@ -96,8 +96,8 @@ describe('operator console: search runs, group by event, the event view (Chromiu
         const want = Number(/(\d) matched/.exec(text)![1]);
         const ids = await eventually(
           async () => {
-            const now: string[] = [];
-            for (const row of await page.locator('tr[data-run]').all()) now.push((await row.getAttribute('data-run')) ?? '');
+            // Read in one step in the page: a row read one by one can be replaced by the next render meanwhile.
+            const now = await page.locator('tr[data-run]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run') ?? ''));
             return now.length === want && now.every((id) => !seen.has(id)) ? now : undefined;
           },
           UI_MS,

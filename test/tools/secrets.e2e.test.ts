@@ -190,7 +190,11 @@ describe('tool secrets through the API, the door and the executor', () => {
     await door('nokey', {});
     const run = await runOf('nokey-hook');
     expect(run.status).toBe('failed');
-    expect(run.error).toEqual({ kind: 'internal', message: "tool 'nokey': headers.Authorization: secret reference env:HOOKS_SECRET_NOKEY_TOKEN is not set" });
+    expect(run.error).toEqual({
+      kind: 'internal',
+      message: "tool 'nokey': headers.Authorization: secret reference env:HOOKS_SECRET_NOKEY_TOKEN is not set",
+      retryable: true,
+    });
     expect(seen.filter((s) => s.url === '/nokey').length).toBe(before);
   });
 
