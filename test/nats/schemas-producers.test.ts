@@ -15,6 +15,7 @@ function run(over: Partial<Run>): Run {
     topic: 'demo',
     status: 'succeeded',
     payload: {},
+    headers: null,
     attempts: 1,
     acted: 'start',
     acted_ids: [],

@@ -31,6 +31,7 @@ export {
   isSecretHeaderName,
 } from './http-exchange';
 export type { HttpExchange } from './http-exchange';
+export { KEPT_HEADERS, KEPT_HEADERS_MAX, KEPT_HEADER_MAX_CHARS, keptHeaders } from './kept-headers';
 export { NAME_MAX_LENGTH, NAME_PATTERN, NAME_PATTERN_SOURCE, PROVIDER_NAME_MAX_LENGTH, TOOL_NAME_MAX_LENGTH, isValidName, nameViolation } from './names';
 export { backoffMs } from './backoff';
 export { FAILURE_MESSAGE_SCAN_MAX, FINGERPRINT_PATTERN, failureFingerprint, groupFailures, maskFailureMessage } from './failures';

@@ -91,6 +91,14 @@ export interface Run {
   topic: string;
   status: RunStatus;
   payload: unknown;
+  /**
+   * The request headers its delivery came with, as the door kept them: only
+   * the allowlisted, secret-free names of KEPT_HEADERS, each value bounded
+   * (keptHeaders). Every run of one delivery keeps the same. Null when none
+   * were kept: a run kept before the doors kept headers, or by a door that
+   * has none (api: a replay, platform, agent).
+   */
+  headers: Record<string, string> | null;
   attempts: number;
   acted: Acted;
   acted_ids: string[];
@@ -136,10 +144,10 @@ export interface Run {
 }
 
 /**
- * A run without its bulky fields (payload, input, result, history): what an
+ * A run without its bulky fields (payload, headers, input, result, history): what an
  * outcome write answers, and all that reporting a transition needs.
  */
-export type RunHead = Omit<Run, 'payload' | 'input' | 'result' | 'history'>;
+export type RunHead = Omit<Run, 'payload' | 'headers' | 'input' | 'result' | 'history'>;
 
 /** Bound on the JSON size of a kept result; larger results are truncated with a marker. */
 export const RESULT_MAX_BYTES = 64 * 1024;

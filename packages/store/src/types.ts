@@ -128,6 +128,13 @@ export interface KeepEventInput {
   unrouted?: UnroutedBounds;
   /** The trigger link whose use kept the run (`keepHookRun`, door `trigger`): kept as the run's `trigger_link`. */
   triggerLink?: string;
+  /**
+   * The request headers kept with every run of the event (Run.headers): the
+   * door passes keptHeaders(...) of core (allowlisted, bounded, secret-free);
+   * the store keeps them as given, in the keep's own step. Absent or null:
+   * none kept (the run's `headers` reads null).
+   */
+  headers?: Record<string, string> | null;
   now: number;
   /**
    * The first dispatch is the door's publish; the sweep dispatches again only

@@ -74,6 +74,32 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         expect((await s.runs.get(plain!))!.traceparent).toBeNull();
       });
 
+      it('keeps the request headers it is given on every run of the event (keepEvent, keepDelivery, keepHookRun), not in the head; none is null', async () => {
+        const s = stores();
+        const headers = { 'content-type': 'application/json', 'x-github-event': 'push' };
+        for (const h of ['a', 'b']) await s.hooks.putHook(hook(h, 'headed'));
+        const ids = (await s.runs.keepEvent({ topic: 'headed', payload: {}, now: T0, dispatchGraceMs: 0, door: 'http', headers })).map((k) => k.id);
+        const claimed = await s.runs.keepDelivery(
+          { topic: 'headed', payload: {}, now: T0, dispatchGraceMs: 0, door: 'nats', headers: {} },
+          { id: 'm-h', ttlMs: 1000 },
+        );
+        if (claimed.status !== 'kept') throw new Error('expected kept');
+        const [linked] = await s.runs.keepHookRun(
+          { topic: 'headed', payload: {}, now: T0, dispatchGraceMs: 0, door: 'trigger', headers, triggerLink: 'l-1' },
+          'b',
+        );
+        for (const id of [...ids, linked!.id]) expect((await s.runs.get(id))!.headers).toEqual(headers);
+        for (const k of claimed.runs) expect((await s.runs.get(k.id))!.headers).toEqual({});
+        const [plain] = await keep(s, 'plain', ['c']);
+        expect((await s.runs.get(plain!))!.headers).toBeNull();
+        // Bulky: an outcome write's head leaves them out, as it does the payload.
+        const c = await s.runs.claim(ids[0]!, 'w', 1_000, T0);
+        expect(Object.keys(await s.runs.complete(ids[0]!, c!.token, 'succeeded', null, T0 + 1))).not.toContain('headers');
+        // A replay is door api: it keeps none of its source's.
+        const replayed = await s.runs.replay(ids[0]!, { name: 'a', topic: 'headed' }, T0 + 2, 0);
+        expect((await s.runs.get(replayed.id))!.headers).toBeNull();
+      });
+
       it('keeps the door and verification it is given on every run of the event, in its first history line and its head; absent is door api, not verified', async () => {
         const s = stores();
         for (const h of ['a', 'b']) await s.hooks.putHook(hook(h, 'prov'));
@@ -108,6 +134,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           'topic',
           'status',
           'payload',
+          'headers',
           'attempts',
           'acted',
           'acted_ids',
@@ -294,11 +321,11 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           const claimed = await s.runs.claim(id, 'w', 1_000, T0);
           await s.runs.act(id, claimed!.token, { acted: 'start', input: { x: i } }, T0 + 1);
           const head = await writes[i]!(id, claimed!.token);
-          const { payload, input, result, history, ...rest } = (await s.runs.get(id))!;
+          const { payload, headers: _headers, input, result, history, ...rest } = (await s.runs.get(id))!;
           expect([payload, input, history.length > 0]).toEqual([{ n: 1 }, { x: i }, true]);
           expect(i === 0 ? result : null).toEqual(i === 0 ? { ok: true } : null);
           expect(head).toEqual(rest);
-          for (const bulky of ['payload', 'input', 'result', 'history']) expect(Object.keys(head)).not.toContain(bulky);
+          for (const bulky of ['payload', 'headers', 'input', 'result', 'history']) expect(Object.keys(head)).not.toContain(bulky);
         }
       });
 

@@ -54,7 +54,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A copy of the run without its bulky fields, as outcome writes answer (run_head in transitions.lua). */
 function headOf(run: Run): RunHead {
-  const { payload: _payload, input: _input, result: _result, history: _history, ...head } = run;
+  const { payload: _payload, headers: _headers, input: _input, result: _result, history: _history, ...head } = run;
   return structuredClone(head);
 }
 const sameError = (a: ErrorInfo | null, b: ErrorInfo) => !!a && a.kind === b.kind && a.message === b.message;
@@ -166,6 +166,7 @@ export class MemoryRunStore implements RunStore {
           replay_of: null,
           trigger_link: input.triggerLink ?? null,
           traceparent: input.traceparent ?? null,
+          headers: input.headers ?? null,
         },
         input.now,
         input.dispatchGraceMs,
@@ -602,7 +603,9 @@ export class MemoryRunStore implements RunStore {
 
 /** A new pending run (kept by the door or a replay), due and dispatchable from `now` plus the grace. */
 function pendingSlot(
-  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'door' | 'verified' | 'replay_of' | 'trigger_link' | 'traceparent'>,
+  f: Pick<Run, 'id' | 'hook' | 'topic' | 'payload' | 'delivery_id' | 'door' | 'verified' | 'replay_of' | 'trigger_link' | 'traceparent'> & {
+    headers?: Run['headers'];
+  },
   now: number,
   dispatchGraceMs: number,
 ): Slot {
@@ -614,6 +617,7 @@ function pendingSlot(
     topic: f.topic,
     status: 'pending',
     payload: structuredClone(f.payload),
+    headers: f.headers ? { ...f.headers } : null,
     attempts: 0,
     acted: '',
     acted_ids: [],

@@ -113,6 +113,7 @@ export class RedisRunStore implements RunStore {
       input.verified === true ? 1 : 0,
       hook,
       input.triggerLink ?? '',
+      input.headers ? JSON.stringify(input.headers) : '',
     ];
     await this.setup.ready('keep_hook_run');
     let reply: unknown[];
@@ -169,6 +170,7 @@ export class RedisRunStore implements RunStore {
       ttlMs ?? '',
       input.door ?? rules.DEFAULT_DOOR,
       input.verified === true ? 1 : 0,
+      input.headers ? JSON.stringify(input.headers) : '',
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
     if (ttlMs !== null) keys.push(this.keys.delivery(p, input.topic, deliveryId, input.door ?? rules.DEFAULT_DOOR));

@@ -3,7 +3,7 @@ import { splitHistoryDetail } from '../run-rules';
 
 /**
  * A run's hash fields, all strings: id, hook, topic, status, payload (JSON),
- * attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
+ * headers (JSON: the kept request headers, or absent: null), attempts, acted, acted_ids (JSON), claim_intent, error/result/input (JSON or ''),
  * owner, until, token, due, delivery, resumable (0/1), created, updated, started, claimed (the latest attempt's claim, ms),
  * finished (epoch ms or ''), door (the door its event came through; absent: `http`), verified ('1', or absent:
  * false), replay_of (the replayed run's id, or ''), trigger_link (the trigger link that kept it, or absent), trace (the W3C traceparent its spans continue, or absent), interaction (id of the latest interaction it parked on, or ''), history (JSON, `at` in epoch ms). A field a run has
@@ -53,6 +53,7 @@ export function fieldsToRun(f: RunFields): Run | null {
     topic,
     status,
     payload: json<unknown>(f.payload, null),
+    headers: json<Record<string, string> | null>(f.headers, null),
     attempts,
     acted,
     acted_ids,

@@ -13,7 +13,8 @@
 --       3 topic, 4 payload (JSON), 5 delivery id ('' for none), 6 now ms,
 --       7 next dispatch ms, 8 max hooks per event, 9 history detail,
 --       10 traceparent ('' for none), 11 claim ttl ms (with KEYS[3]; else ''),
---       12 door (http, nats, api, platform, ...), 13 verified (1 or 0)
+--       12 door (http, nats, api, platform, ...), 13 verified (1 or 0),
+--       14 kept request headers (JSON object, '' for none), kept on every run
 -- A claim key names its door (keys.ts): doors never share a claim.
 -- The claim's value is "<held until ms> <id base>": it holds while its time is
 -- after `now` (the callers' clock, as in the memory store); the key's own PX
@@ -64,7 +65,7 @@ local history = '[' .. history_line(now, 0, 'kept', ARGV[9]) .. ']'
 local out = { 0 }
 for i, hook in ipairs(names) do
   local id = run_id(i)
-  new_run(tag, KEYS[2], id, hook, topic, payload, delivery, now, next_dispatch, history, ARGV[10], ARGV[12], ARGV[13])
+  new_run(tag, KEYS[2], id, hook, topic, payload, delivery, now, next_dispatch, history, ARGV[10], ARGV[12], ARGV[13], ARGV[14])
   out[#out + 1] = id
   out[#out + 1] = hook
 end
