@@ -153,12 +153,24 @@ describe.each(['memory', 'redis'] as const)('management API on the %s store: sea
     expect((await h.call('/api/deliveries/0000000000000000000000aa', { headers: auth })).status).toBe(403);
   });
 
-  it('the event view lists every run of one delivery across hooks with their statuses, and nothing of the next one', async () => {
+  it('the event view lists every run of one delivery across hooks with their statuses and its kept headers, and nothing of the next one', async () => {
     const secret = 'Bearer s3cr3t-do-not-keep';
+    const requestId = 'q'.repeat(300);
     const door = await h.call('/universal_webhook/fanout', {
       method: 'POST',
       json: { action: 'opened' },
-      headers: { authorization: secret, 'x-hub-signature-256': 'sha256=deadbeef', cookie: 'sid=s3cr3t-cookie' },
+      headers: {
+        authorization: secret,
+        'x-hub-signature-256': 'sha256=deadbeef',
+        'stripe-signature': 't=1,v1=deadbeef',
+        cookie: 'sid=s3cr3t-cookie',
+        'x-api-key': 's3cr3t-key',
+        'user-agent': 'GitHub-Hookshot/044aadd',
+        'x-github-event': 'pull_request',
+        'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+        'x-request-id': requestId,
+        'x-not-allowlisted': 'dropped',
+      },
     });
     const eventId: string = JSON.parse(door.text).event_id;
     expect(eventId).toMatch(/^[0-9a-z]{24}$/);
@@ -179,9 +191,23 @@ describe.each(['memory', 'redis'] as const)('management API on the %s store: sea
       door: 'http',
       verified: false,
       topic: 'fanout',
-      headers: null,
       payload: { action: 'opened' },
     });
+    // Only the allowlisted headers, values cut to 256 chars; never a credential, a signature or a cookie.
+    const kept = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(JSON.stringify({ action: 'opened' }))),
+      'user-agent': 'GitHub-Hookshot/044aadd',
+      'x-request-id': requestId.slice(0, 256),
+      'x-github-event': 'pull_request',
+      'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+    };
+    expect(r.body.headers).toEqual(kept);
+    for (const name of ['authorization', 'cookie', 'x-hub-signature-256', 'stripe-signature', 'x-api-key', 'x-not-allowlisted']) {
+      expect(Object.keys(r.body.headers)).not.toContain(name);
+    }
+    // Every run of the delivery keeps them; the run API shows them too.
+    for (const id of ids) expect((await h.call(`/api/hook-runs/${id}`, { role: 'reader' })).body.headers).toEqual(kept);
     expect(r.body.received_at).toEqual(expect.any(String));
     expect(r.body.runs.map((x: any) => [x.id, x.hook, x.status])).toEqual([
       [ids[0], 'ea', 'failed'],
@@ -196,6 +222,13 @@ describe.each(['memory', 'redis'] as const)('management API on the %s store: sea
     // Each run names its event on the wire.
     const run = await h.call(`/api/hook-runs/${ids[2]}`, { role: 'reader' });
     expect(run.body.event_id).toBe(eventId);
+  });
+
+  it('the event view answers headers null for a delivery kept without them (kept before the doors kept headers)', async () => {
+    const [before] = await h.stores.runs.keepEvent({ topic: 'fanout', payload: { old: true }, door: 'http', now: Date.now(), dispatchGraceMs: 60_000 });
+    const r = await h.call(`/api/deliveries/${before!.id.slice(0, 24)}`, { role: 'reader' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ door: 'http', headers: null, payload: { old: true } });
   });
 
   it('an unknown or malformed event id is 404', async () => {

@@ -124,6 +124,30 @@ describe('run provenance: door and verified', () => {
     expect((await wire(asked!.id)).history[0].detail).toBe('event on hooks_approval_requested through the platform door, not verified');
   });
 
+  it('the http, nats and trigger doors keep only the allowlisted request headers; a replay and a platform event keep none', async () => {
+    const signed = await github('{"n":4}', 'delivery-4');
+    const run = await wire(signed.body.run_ids[0]);
+    // Never the signature the binding checked (fetch adds its own user-agent).
+    expect(run.headers).toEqual({
+      'content-type': 'application/json',
+      'content-length': '7',
+      'user-agent': expect.any(String),
+      'x-github-event': 'push',
+      'x-github-delivery': 'delivery-4',
+    });
+    const natsHeaders = { 'content-type': 'application/json', 'x-request-id': 'n-4', authorization: 'Bearer s3cr3t', 'x-hub-signature-256': 'sha256=x' };
+    expect(await nats()({ topic: 'orders', data: new TextEncoder().encode('{"n":5}'), headers: natsHeaders, msgId: null })).toBe('accepted');
+    const natsRun = (await stores.runs.list({ topic: 'orders' }, 20)).runs.find((r) => (r.payload as { n: number }).n === 5)!;
+    expect((await wire(natsRun.id)).headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'n-4' });
+    const claimed = await stores.runs.claim(run.id, 'w', 30_000, Date.now());
+    await stores.runs.fail(run.id, claimed!.token, { kind: 'bad_input', message: 'no' }, Date.now());
+    const replay = await h.call(`/api/hook-runs/${run.id}/replay`, { method: 'POST', role: 'operator' });
+    expect(replay.body).toMatchObject({ door: 'api', headers: null });
+    const failedEvents = (await stores.runs.list({ topic: 'hooks_run_failed' }, 20)).runs;
+    expect(failedEvents.length).toBeGreaterThan(0);
+    for (const e of failedEvents) expect(e.headers).toBeNull();
+  });
+
   it('a verifier binding\'s nats field: only "trusted", shown on read; any other value is a 400 naming the field', async () => {
     expect((await h.call('/api/hooks/topics/github/verifier', { role: 'reader' })).body).toMatchObject({ topic: 'github', nats: 'trusted' });
     for (const bad of ['yes', true, null, 'refused']) {

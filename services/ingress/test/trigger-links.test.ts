@@ -51,12 +51,14 @@ describe('trigger links', () => {
       revoked: false,
     });
     const published = h.bus.published.length;
-    const res = await fire(path);
+    const res = await fire(path, undefined, { 'content-type': 'application/json', 'user-agent': 'signup-form/1', cookie: 'sid=s3cr3t' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'accepted', runs: 1 });
     const [runId] = res.body.run_ids as string[];
     const run = (await h.call(`/api/hook-runs/${runId}`, { role: 'reader' })).body;
     expect(run).toMatchObject({ hook: 'form', topic: 'signups', door: 'trigger', verified: false, trigger_link: link.id, payload: { email: 'a@example.com' } });
+    // The allowlisted request headers only: never the cookie.
+    expect(run.headers).toEqual({ 'content-type': 'application/json', 'content-length': '25', 'user-agent': 'signup-form/1' });
     expect(run.history[0].detail).toBe(`event on signups through the trigger door, not verified, by trigger link ${link.id}`);
     // Only that hook: the other hook on the topic kept nothing.
     expect((await h.stores.runs.list({ topic: 'signups' }, 10)).runs.map((r) => r.hook)).toEqual(['form']);

@@ -131,7 +131,7 @@ export interface Delivery {
   verified: boolean;
   topic: string;
   received_at: string;
-  /** Always null: the door keeps no request headers. */
+  /** The allowlisted request headers the door kept (never a credential); null when none were kept. */
   headers: Record<string, string> | null;
   payload: unknown;
   runs: Array<Pick<Run, 'id' | 'hook' | 'status' | 'attempts' | 'error' | 'acted' | 'created_at' | 'updated_at' | 'finished_at'>>;

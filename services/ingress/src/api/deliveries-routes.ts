@@ -15,7 +15,10 @@ const MAX_PAGES = 4;
  * it became. An event's runs share the first 24 chars of their ids (time
  * first), so they are read as one range of the run list: the newest run id
  * the event can have is the cursor's top and its creation time bounds the
- * range; no scan. The door keeps no request headers, so `headers` is null.
+ * range; no scan. `headers` are the request headers the door kept with
+ * every run of the delivery (only core's allowlisted KEPT_HEADERS, bounded,
+ * never a credential or a signature); null for a delivery kept before the
+ * doors kept headers, or through a door that has none (api, platform, agent).
  */
 export function deliveryRoutes(router: Router, ctx: ApiContext): void {
   router.get('/deliveries/:event_id', requireRole('reader'), async (req, res) => {
@@ -31,7 +34,7 @@ export function deliveryRoutes(router: Router, ctx: ApiContext): void {
       verified: first.verified,
       topic: first.topic,
       received_at: first.created_at,
-      headers: null,
+      headers: first.headers,
       payload: first.payload,
       runs: runs.map((r) => ({
         id: r.id,

@@ -1,5 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PLATFORM_EVENT_TOPICS, UNROUTED_TOPIC, countUnrouted, toHookyardError, traced, type Clock, type HookMetrics, type Logger } from '@hookyard/core';
+import {
+  PLATFORM_EVENT_TOPICS,
+  UNROUTED_TOPIC,
+  countUnrouted,
+  keptHeaders,
+  toHookyardError,
+  traced,
+  type Clock,
+  type HookMetrics,
+  type Logger,
+} from '@hookyard/core';
 import type { RunBus, RunEventSink } from '@hookyard/bus';
 import { KEEP_SPAN } from './tracing';
 import type { KeepEventInput, KeptRun, Stores, UnroutedBounds } from '@hookyard/store';
@@ -128,6 +138,8 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
   const provenance = {
     door: 'http' as const,
     verified: bound,
+    // Only the allowlisted, secret-free request headers (core's KEPT_HEADERS), bounded.
+    headers: keptHeaders(delivery.headers),
     ...(bound && verifiedBy ? { verifiedBy } : {}),
     ...(deps.unrouted ? { unrouted: deps.unrouted } : {}),
   };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PLATFORM_EVENT_TOPICS, toHookyardError } from '@hookyard/core';
+import { PLATFORM_EVENT_TOPICS, keptHeaders, toHookyardError } from '@hookyard/core';
 import type { KeepEventInput, KeptRun } from '@hookyard/store';
 import { sendJson } from '../http/headers';
 import { ANSWERS, acceptedBody, createAcceptedCounter, type AcceptDeps } from './accept';
@@ -118,6 +118,7 @@ export function createTriggerHandler(options: TriggerDoorOptions): (req: Incomin
         door: 'trigger',
         verified: false,
         triggerLink: link.id,
+        headers: keptHeaders(req.headers),
       };
       kept = await opts.stores.runs.keepHookRun(input, hook.name);
     } catch (err) {

@@ -11,6 +11,7 @@ import {
   traced,
   UNROUTED_TOPIC,
   countUnrouted,
+  keptHeaders,
 } from '@hookyard/core';
 import type { IngestHandler, IngestMessage, IngestVerdict, RunBus, RunEventSink } from '@hookyard/bus';
 import type { KeepEventInput, KeptRun, Stores, UnroutedBounds } from '@hookyard/store';
@@ -144,6 +145,8 @@ export function createNatsIngestHandler(deps: NatsIngestHandlerDeps): IngestHand
       traceparent: activeTraceparent(),
       door: 'nats',
       verified: false,
+      // The message's allowlisted, secret-free headers (core's KEPT_HEADERS), bounded.
+      headers: keptHeaders(msg.headers),
       ...(deps.unrouted ? { unrouted: deps.unrouted } : {}),
     };
     let kept: KeptRun[];

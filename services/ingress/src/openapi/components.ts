@@ -9,6 +9,9 @@ import {
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
   JQ_FIELDS,
+  KEPT_HEADERS,
+  KEPT_HEADERS_MAX,
+  KEPT_HEADER_MAX_CHARS,
   NAME_MAX_LENGTH,
   NAME_PATTERN_SOURCE,
   REMOTE_PROTOCOLS,
@@ -365,6 +368,12 @@ export const SCHEMAS: Record<string, Schema> = {
       topic: ref('Name'),
       status: { type: 'string', enum: [...RUN_STATUSES] },
       payload: { description: 'The event as kept' },
+      headers: nullable({
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          'The request headers its delivery came with, as the door kept them (the allowlisted, secret-free names of the Delivery schema; every run of one delivery keeps the same); null when none were kept (kept before the doors kept headers, or a replay, platform event or agent call)',
+      }),
       attempts: { type: 'integer', minimum: 0 },
       acted: { type: 'string', enum: ['', 'cancel', 'resume', 'take', 'start'] },
       acted_ids: { type: 'array', items: { type: 'string' } },
@@ -621,7 +630,7 @@ export const SCHEMAS: Record<string, Schema> = {
       headers: nullable({
         type: 'object',
         additionalProperties: { type: 'string' },
-        description: 'Always null today: the door keeps no request headers of a delivery',
+        description: `The request headers kept with it (every run of the delivery keeps the same): only the allowlisted names ${KEPT_HEADERS.join(', ')}, at most ${KEPT_HEADERS_MAX}, each value cut to ${KEPT_HEADER_MAX_CHARS} chars; never authorization, cookies, signatures, tokens or keys, even when sent. Kept by the http, nats and trigger doors (an empty object when none of the names came); null for a delivery kept before the doors kept headers or through a door that has none (api: a replay, platform, agent)`,
       }),
       payload: { description: 'The event as kept' },
       runs: {

@@ -744,12 +744,15 @@ const PATHS: Obj = {
     get: op(
       'reader',
       'One delivery and the runs it became',
-      { '200': answer('The delivery: door, verified, topic, received time, payload and its runs with their statuses', ref('Delivery')), ...fail(404) },
+      {
+        '200': answer('The delivery: door, verified, topic, received time, headers kept, payload and its runs with their statuses', ref('Delivery')),
+        ...fail(404),
+      },
       {
         tags: ['runs'],
         operationId: 'getDelivery',
         description:
-          'Needs the reader role. Every run kept from one delivery (one per hook on its topic) shares the first 24 chars of its id: the event id. Read as one range of the run list, no scan. 404 once none of its runs is kept. headers is null: the door keeps no request headers.',
+          'Needs the reader role. Every run kept from one delivery (one per hook on its topic) shares the first 24 chars of its id: the event id. Read as one range of the run list, no scan. 404 once none of its runs is kept. headers: the allowlisted, secret-free request headers the door kept with its runs (see the Delivery schema); null when none were kept.',
       },
     ),
   },

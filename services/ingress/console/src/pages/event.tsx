@@ -41,7 +41,9 @@ export function EventPage({ id }: { role: Role; id: string }) {
           )}
         </dd>
         <dt>Headers</dt>
-        <dd>{e.headers ? <Json value={e.headers} label="Headers kept" /> : 'not kept (the door keeps no request headers)'}</dd>
+        <dd>
+          <KeptHeaders headers={e.headers} door={e.door} />
+        </dd>
         <dt>Runs</dt>
         <dd>
           {e.runs.length} run{e.runs.length === 1 ? '' : 's'}
@@ -81,5 +83,34 @@ export function EventPage({ id }: { role: Role; id: string }) {
       <h2>Payload</h2>
       <Json value={e.payload} label="Payload" />
     </article>
+  );
+}
+
+/** Doors whose deliveries come with request headers (the others keep none). */
+const HEADED_DOORS = new Set(['http', 'nats', 'trigger']);
+
+/**
+ * The request headers kept with the delivery: only allowlisted names, never a
+ * credential or a signature (the door dropped those). Null: none kept.
+ */
+function KeptHeaders({ headers, door }: { headers: Record<string, string> | null; door: string }) {
+  if (!headers)
+    return <>{HEADED_DOORS.has(door) ? 'not kept (kept before the doors kept request headers)' : `none (the ${door} door has no request headers)`}</>;
+  const names = Object.keys(headers);
+  if (names.length === 0) return <>none of the kept names came with it</>;
+  return (
+    <table class="kept-headers" aria-label="Headers kept">
+      <caption>Allowlisted headers only: credentials and signatures are never kept</caption>
+      <tbody>
+        {names.map((name) => (
+          <tr key={name}>
+            <th scope="row">
+              <code>{name}</code>
+            </th>
+            <td>{headers[name]}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
