@@ -2,7 +2,7 @@
  * Find and group, in a real headless Chromium against `hookyard serve --role
  * all`: a jq search over what runs carry on the runs page (the window cut,
  * said so, and continued), the runs of one delivery grouped under its event,
- * and the event view (how it came in, the runs it became with their statuses).
+ * and the event view (how it came in, the headers kept, the runs it became with their statuses).
  * Screenshots: runs-search.png, runs-grouped-by-event.png, event-view.png.
  */
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
@@ -55,10 +55,19 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       { id: 104, total: 900, customer: 'ada' },
     ];
     const events: string[] = [];
+    // Order 104 comes the way a shop sends it: its allowlisted headers are kept, its credentials and signature are not.
+    const shopHeaders = {
+      'user-agent': 'Shopify-Captain-Hook',
+      'x-shopify-topic': 'orders/create',
+      'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+      'x-shopify-hmac-sha256': 'c2lnbmF0dXJlLXMzY3IzdA==',
+      authorization: 'Bearer s3cr3t-token',
+      cookie: 'session=s3cr3t-cookie',
+    };
     for (const order of orders) {
       const res = await fetch(`${url}/universal_webhook/shop`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(order.id === 104 ? shopHeaders : {}) },
         body: JSON.stringify({ order }),
       });
       events.push(((await res.json()) as { event_id: string }).event_id);
@@ -136,7 +145,12 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       const facts = await page.locator('dl.facts').textContent();
       expect(facts).toContain('through the http door, not verified');
       expect(facts).toContain('104');
-      expect(facts).toContain('not kept');
+      // The headers kept: the allowlisted ones only, never the authorization, the cookie or the signature.
+      const kept = page.getByRole('table', { name: 'Headers kept' });
+      const names = await kept.locator('th').allTextContents();
+      expect(names).toEqual(['content-type', 'content-length', 'user-agent', 'x-shopify-topic', 'x-shopify-webhook-id']);
+      expect(await kept.locator('tr', { hasText: 'x-shopify-topic' }).locator('td').textContent()).toBe('orders/create');
+      expect(facts).not.toMatch(/s3cr3t|authorization|cookie|hmac/i);
       await shot(page, 'event-view');
 
       // A run's story links to its event.
