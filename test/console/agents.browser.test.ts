@@ -12,8 +12,8 @@
  * Screenshots: agents.png, agent-run-story.png and the steps between.
  */
 import type { Page } from 'playwright-core';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, nav, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, nav, shot, UI_MS, withPage } from './browser';
 
 // The callbacks given to page.evaluate run in the browser; this program is type-checked for node (no DOM lib).
 declare const navigator: { clipboard: { readText(): Promise<string> } };
@@ -29,63 +29,34 @@ const AGENT = 'ci-bot';
 jest.setTimeout(150_000);
 
 describe('operator console: agents and their calls (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-agents', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-agents', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` }, ADMIN);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function api(method: string, path: string, body?: unknown, token = ADMIN): Promise<{ status: number; json: any }> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : null };
-  }
-
-  async function ok(method: string, path: string, body?: unknown): Promise<any> {
-    const { status, json } = await api(method, path, body);
-    if (status >= 300) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`);
-    return json;
-  }
+  afterAll(() => con?.stop());
 
   /** The agent calls a tool with its token through the HTTP call API, not waiting: the kept run's id. */
   async function call(token: string, tool: string, args: Record<string, unknown>, key: string): Promise<string> {
-    const { status, json } = await api('POST', '/api/calls', { tool, arguments: args, idempotency_key: key, wait_seconds: 0 }, token);
+    const { status, json } = await con.api('POST', '/api/calls', { tool, arguments: args, idempotency_key: key, wait_seconds: 0 }, token);
     if (status !== 200 && status !== 202) throw new Error(`POST /api/calls: ${status} ${JSON.stringify(json)}`);
     return json.id;
   }
 
-  const statusOf = async (id: string): Promise<string> => (await ok('GET', `/api/hook-runs/${id}`)).status;
+  const statusOf = async (id: string): Promise<string> => (await con.ok('GET', `/api/hook-runs/${id}`)).status;
   const reaches = (id: string, status: string) =>
     eventually(async () => ((await statusOf(id)) === status ? true : undefined), UI_MS, `run ${id} to be ${status}`);
 
   it('an admin creates an agent (token once), finds its calls, approves one, reads its story, rotates and revokes it; a reader has no Agents page', async () => {
-    const { page, errors } = await browser.newPage();
-    try {
+    await withPage(con.browser, async (page, errors) => {
       await story(page, errors);
-    } catch (err) {
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
+    });
   });
 
   async function story(page: Page, errors: string[]): Promise<void> {
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
-    await browser.signIn(page, ADMIN, 'admin');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: con.url });
+    await con.browser.signIn(page, ADMIN, 'admin');
 
     // Create: the token is shown once, with a copy button and the sentence that says so.
     await nav(page, 'Agents').click();
@@ -105,16 +76,16 @@ describe('operator console: agents and their calls (Chromium)', () => {
     const row = page.locator(`tr[data-agent="${AGENT}"]`);
     await row.getByText('deploys from CI').waitFor();
     await row.locator('code.allow-entry').filter({ hasText: 'print' }).waitFor();
-    expect((await ok('GET', `/api/agents/${AGENT}`)).tools_allow).toEqual(['echo', 'print']);
+    expect((await con.ok('GET', `/api/agents/${AGENT}`)).tools_allow).toEqual(['echo', 'print']);
     await shot(page, 'agents');
     // The token is an agent's, not an operator's: the management API refuses it.
-    expect([401, 403]).toContain((await api('GET', '/api/hook-runs', undefined, token)).status);
+    expect([401, 403]).toContain((await con.api('GET', '/api/hook-runs', undefined, token)).status);
 
     // A hook's run beside the agent's calls: one call allowed at once, one the policy gates.
-    await ok('POST', '/api/hooks', { name: 'greet', topic: 'demo', tool: 'echo' });
-    const sent = await fetch(`${url}/universal_webhook/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+    await con.ok('POST', '/api/hooks', { name: 'greet', topic: 'demo', tool: 'echo' });
+    const sent = await fetch(`${con.url}/universal_webhook/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
     const [hookRun] = ((await sent.json()) as { run_ids: string[] }).run_ids;
-    await ok('PUT', '/api/approval-policy', {
+    await con.ok('PUT', '/api/approval-policy', {
       rules: [
         { name: 'ask before ci-bot prints', agents: [AGENT], tools: ['print'], action: 'approve' },
         { name: 'ask before hooks print', tools: ['print'], action: 'approve' },
@@ -171,7 +142,7 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await reaches(printed, 'succeeded');
 
     // The story: the agent, the tool, the arguments, the idempotency key, how it came in, who approved; no hook page link.
-    await page.goto(`${url}/console#/runs/${printed}`);
+    await page.goto(`${con.url}/console#/runs/${printed}`);
     await page.locator('h1').filter({ hasText: printed }).locator('.status').filter({ hasText: 'succeeded' }).waitFor();
     await page.getByTestId('run-agent').filter({ hasText: AGENT }).waitFor();
     await page.getByTestId('run-tool').filter({ hasText: 'print' }).waitFor();
@@ -185,19 +156,19 @@ describe('operator console: agents and their calls (Chromium)', () => {
     expect(await page.locator('a[href*="#/hooks/"]').count()).toBe(0);
     expect(await page.getByRole('link', { name: `← calls of agent ${AGENT}` }).getAttribute('href')).toBe('#/runs?agent=ci-bot');
     await shot(page, 'agent-run-story');
-    await page.goto(`${url}/console#/runs/${echoed}`);
+    await page.goto(`${con.url}/console#/runs/${echoed}`);
     await page.getByTestId('run-tool').filter({ hasText: 'echo' }).waitFor();
     await page.getByTestId('run-idempotency-key').filter({ hasText: 'deploy-42' }).waitFor();
     expect(await page.getByTestId('run-approval').count()).toBe(0);
 
     // A bulk discard filtered by agent takes the agent's parked call and leaves a hook's parked run alone.
-    await ok('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print' });
-    const asked = await fetch(`${url}/universal_webhook/asks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' });
+    await con.ok('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print' });
+    const asked = await fetch(`${con.url}/universal_webhook/asks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' });
     const [hookParked] = ((await asked.json()) as { run_ids: string[] }).run_ids;
     const agentParked = await call(token, 'print', { note: 'not now' }, 'print-8');
     await reaches(hookParked!, 'parked');
     await reaches(agentParked, 'parked');
-    await page.goto(`${url}/console#/runs?agent=${AGENT}&status=parked`);
+    await page.goto(`${con.url}/console#/runs?agent=${AGENT}&status=parked`);
     await page.locator(`tr[data-run="${agentParked}"]`).waitFor();
     await page.getByRole('button', { name: 'Discard all matching…' }).click();
     await page.getByRole('dialog').getByText(`Discard 1 parked run of agent ${AGENT}?`).waitFor();
@@ -215,32 +186,32 @@ describe('operator console: agents and their calls (Chromium)', () => {
     expect(rotated).toMatch(/^hya_/);
     expect(rotated).not.toBe(token);
     // The agent door takes the new token and refuses the old one.
-    expect((await api('GET', `/api/calls/${echoed}`, undefined, rotated)).status).toBe(200);
-    expect((await api('GET', `/api/calls/${echoed}`, undefined, token)).status).toBe(401);
+    expect((await con.api('GET', `/api/calls/${echoed}`, undefined, rotated)).status).toBe(200);
+    expect((await con.api('GET', `/api/calls/${echoed}`, undefined, token)).status).toBe(401);
 
     // Revoke: cancelling the confirmation keeps the agent; confirming removes it.
     await row.getByRole('button', { name: `Revoke ${AGENT}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
-    expect((await api('GET', `/api/agents/${AGENT}`)).status).toBe(200);
+    expect((await con.api('GET', `/api/agents/${AGENT}`)).status).toBe(200);
     await row.getByRole('button', { name: `Revoke ${AGENT}` }).click();
     await page.getByRole('dialog').getByText(`Revoke agent ${AGENT}?`).waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('No agents yet.').waitFor();
     expect(await issued.count()).toBe(0);
-    expect((await api('GET', `/api/agents/${AGENT}`)).status).toBe(404);
-    expect((await api('GET', `/api/calls/${echoed}`, undefined, rotated)).status).toBe(401);
+    expect((await con.api('GET', `/api/agents/${AGENT}`)).status).toBe(404);
+    expect((await con.api('GET', `/api/calls/${echoed}`, undefined, rotated)).status).toBe(401);
     // Its calls stay readable.
-    expect((await ok('GET', `/api/hook-runs?agent=${AGENT}`)).runs.map((r: { id: string }) => r.id).sort()).toEqual([echoed, printed, agentParked].sort());
+    expect((await con.ok('GET', `/api/hook-runs?agent=${AGENT}`)).runs.map((r: { id: string }) => r.id).sort()).toEqual([echoed, printed, agentParked].sort());
     expect(errors).toEqual([]);
 
     // A reader: no Agents page in the nav, and its route is no page; the agent's calls still read as calls.
-    const reader = await browser.newPage();
+    const reader = await con.browser.newPage();
     const r = reader.page;
-    await browser.signIn(r, READER, 'reader');
+    await con.browser.signIn(r, READER, 'reader');
     expect(await nav(r, 'Agents').count()).toBe(0);
-    await r.goto(`${url}/console#/agents`);
+    await r.goto(`${con.url}/console#/agents`);
     await r.getByRole('alert').filter({ hasText: 'no console page /agents' }).waitFor();
-    await r.goto(`${url}/console#/runs?agent=${AGENT}`);
+    await r.goto(`${con.url}/console#/runs?agent=${AGENT}`);
     await r
       .locator(`tr[data-run="${echoed}"] .agent-call`)
       .filter({ hasText: `agent ${AGENT} → tool echo` })

@@ -13,9 +13,9 @@
  */
 import type { Page } from 'playwright-core';
 import { idempotencyKey, startMockServer, type MockServer } from '../support/http-recorder';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually } from '../support/processes';
 import { LOOPBACK_NETS_ENV } from '../support/services';
-import { ConsoleBrowser, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { consoleServer, type ConsoleServer, shot, UI_MS, withPage } from './browser';
 
 const ADMIN = 'answer-admin-token-0123456789abcdef';
 const OPERATOR = 'answer-operator-token-0123456789abcd';
@@ -24,51 +24,37 @@ const READER = 'answer-reader-token-0123456789abcdef';
 jest.setTimeout(150_000);
 
 describe('operator console: confirmed answers, parked stories, retry warning, replay with a payload (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
+  let con: ConsoleServer;
   let tool: MockServer;
-  let url: string;
   /** The HTTP tool answers 500 while this is true (the call left: its run is held failed, acted start). */
   let failing = true;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
     tool = await startMockServer((req) => {
       if (req.method !== 'POST') return { status: 404 };
       return failing ? { status: 500, body: '{"error":"boom"}' } : { body: '{"ok":true}' };
     });
-    server = startRole('console-answer', 'all', {
-      HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
-      HOOKS_DOOR_RATE: '0',
-      HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
-    });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer(
+      'console-answer',
+      {
+        HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR},reader:${READER}`,
+        HOOKS_DOOR_RATE: '0',
+        HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV,
+      },
+      ADMIN,
+    );
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await con?.stop();
     await tool?.close();
   });
 
-  async function api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
-
-  const send = async (topic: string, payload: unknown): Promise<string> => (await api('POST', `/universal_webhook/${topic}`, payload)).run_ids[0];
+  const send = async (topic: string, payload: unknown): Promise<string> => (await con.ok('POST', `/universal_webhook/${topic}`, payload)).run_ids[0];
   const reaches = (id: string, status: string) =>
     eventually(
       async () => {
-        const run = await api('GET', `/api/hook-runs/${id}`);
+        const run = await con.ok('GET', `/api/hook-runs/${id}`);
         return run.status === status ? run : undefined;
       },
       UI_MS,
@@ -76,13 +62,13 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     );
 
   it('an operator denies with a reason, approves from a parked story, is warned before a retry that calls the tool again, replays with an edited payload', async () => {
-    await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
-    await api('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
-    await api('POST', '/api/hooks', { name: 'greet', topic: 'greet', tool: 'echo', start_expr: { content: '{who: .who}' } });
-    await api('POST', '/api/tools', { name: 'flaky', endpoint: tool.url, protocol: 'langserve-direct' });
+    await con.ok('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
+    await con.ok('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
+    await con.ok('POST', '/api/hooks', { name: 'greet', topic: 'greet', tool: 'echo', start_expr: { content: '{who: .who}' } });
+    await con.ok('POST', '/api/tools', { name: 'flaky', endpoint: tool.url, protocol: 'langserve-direct' });
     // The tool catalogue takes the new tool in shortly after its registration.
     await eventually(
-      () => api('POST', '/api/hooks', { name: 'flaky', topic: 'flaky', tool: 'flaky' }).catch(() => undefined),
+      () => con.ok('POST', '/api/hooks', { name: 'flaky', topic: 'flaky', tool: 'flaky' }).catch(() => undefined),
       UI_MS,
       'the hook of tool flaky to be registered',
     );
@@ -91,32 +77,28 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     await reaches(denied, 'parked');
     await reaches(approved, 'parked');
 
-    const { page, errors } = await browser.newPage();
-    try {
-      await browser.signIn(page, OPERATOR, 'operator');
+    await withPage(con.browser, async (page, errors) => {
+      await con.browser.signIn(page, OPERATOR, 'operator');
       await denyOnApprovals(page, denied);
       await approveFromStory(page, approved);
       await retryWarning(page);
       await replayEdited(page);
       expect(errors).toEqual([]);
-    } catch (err) {
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
+    });
 
     // A reader sees what a parked run waits on, and no answer buttons.
     const parked = await send('asks', { note: 'for the reader' });
     await reaches(parked, 'parked');
-    const { page: r, errors: readerErrors } = await browser.newPage();
-    await browser.signIn(r, READER, 'reader');
-    await r.goto(`${url}/console#/runs/${parked}`);
+    const { page: r, errors: readerErrors } = await con.browser.newPage();
+    await con.browser.signIn(r, READER, 'reader');
+    await r.goto(`${con.url}/console#/runs/${parked}`);
     await r.getByTestId('parked-on').filter({ hasText: 'an operator answers it' }).waitFor();
     expect(await r.getByRole('button', { name: /^(Approve|Deny|Retry|Replay…)$/ }).count()).toBe(0);
     expect(readerErrors).toEqual([]);
   });
 
   async function denyOnApprovals(page: Page, id: string): Promise<void> {
-    await page.goto(`${url}/console#/approvals`);
+    await page.goto(`${con.url}/console#/approvals`);
     const card = page.locator('li.approval').filter({ hasText: id });
     await card.getByTestId('args-check').filter({ hasText: 'SHA-256 matches' }).waitFor();
     await card.getByRole('button', { name: 'Deny' }).click();
@@ -126,7 +108,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     await dialog.getByRole('button', { name: 'Deny' }).click();
     await dialog.getByRole('alert').filter({ hasText: 'A denial needs a reason.' }).waitFor();
     expect(await dialog.getByLabel('Reason (required)').getAttribute('aria-invalid')).toBe('true');
-    expect((await api('GET', `/api/hook-runs/${id}`)).status).toBe('parked');
+    expect((await con.ok('GET', `/api/hook-runs/${id}`)).status).toBe('parked');
     await dialog.getByLabel('Reason (required)').fill('not in the release window');
     await shot(page, 'approval-deny-dialog');
     await dialog.getByRole('button', { name: 'Deny' }).click();
@@ -135,15 +117,15 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     expect(await outcome.getByRole('link', { name: id }).getAttribute('href')).toBe(`#/runs/${id}`);
     await card.waitFor({ state: 'detached' });
     const run = await reaches(id, 'denied');
-    const interaction = await api('GET', `/api/interactions/${run.interaction}`);
+    const interaction = await con.ok('GET', `/api/interactions/${run.interaction}`);
     expect(interaction).toMatchObject({ status: 'denied', resolution: { reason: 'not in the release window', via: 'api' } });
     await shot(page, 'approval-deny-confirmed');
   }
 
   async function approveFromStory(page: Page, id: string): Promise<void> {
-    await page.goto(`${url}/console#/runs/${id}`);
+    await page.goto(`${con.url}/console#/runs/${id}`);
     await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'parked' }).waitFor();
-    const { interaction } = await api('GET', `/api/hook-runs/${id}`);
+    const { interaction } = await con.ok('GET', `/api/hook-runs/${id}`);
     const link = page.getByTestId('interaction-link');
     await link.filter({ hasText: interaction }).waitFor();
     expect(await link.getAttribute('href')).toBe(`#/approvals?interaction=${interaction}`);
@@ -162,7 +144,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await shot(page, 'parked-story-approve');
     // The link opens that one interaction, answered.
-    await page.goto(`${url}/console#/approvals?interaction=${interaction}`);
+    await page.goto(`${con.url}/console#/approvals?interaction=${interaction}`);
     await page.getByRole('heading', { name: `Interaction ${interaction}` }).waitFor();
     await page.getByTestId('interaction-status').filter({ hasText: 'approved' }).waitFor();
   }
@@ -171,7 +153,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     const id = await send('flaky', { n: 1 });
     const failed = await reaches(id, 'failed');
     expect(failed.acted).toBe('start');
-    await page.goto(`${url}/console#/runs/${id}`);
+    await page.goto(`${con.url}/console#/runs/${id}`);
     await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'failed' }).waitFor();
     await page.getByRole('button', { name: 'Retry' }).click();
     const dialog = page.getByRole('dialog');
@@ -197,7 +179,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
   async function replayEdited(page: Page): Promise<void> {
     const id = await send('greet', { who: 'ada' });
     await reaches(id, 'succeeded');
-    await page.goto(`${url}/console#/runs/${id}`);
+    await page.goto(`${con.url}/console#/runs/${id}`);
     await page.locator('h1').filter({ hasText: id }).locator('.status').filter({ hasText: 'succeeded' }).waitFor();
     await page.getByRole('button', { name: 'Replay…' }).click();
     const dialog = page.getByRole('dialog', { name: `Replay run ${id}` });
@@ -219,7 +201,7 @@ describe('operator console: confirmed answers, parked stories, retry warning, re
     const newId = (await replayed.getAttribute('data-run'))!;
     const run = await reaches(newId, 'succeeded');
     expect(run).toMatchObject({ replay_of: id, payload: { who: 'grace' }, result: { who: 'grace' } });
-    expect((await api('GET', '/api/hook-runs?hook=greet')).runs).toHaveLength(2);
+    expect((await con.ok('GET', '/api/hook-runs?hook=greet')).runs).toHaveLength(2);
     // The new run's story says what it replays.
     await replayed.getByRole('link', { name: newId }).click();
     await page

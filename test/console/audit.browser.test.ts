@@ -8,8 +8,8 @@
  * has no Audit page. Screenshot: audit-trail.png.
  */
 import type { Page } from 'playwright-core';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, nav, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, nav, shot, UI_MS, withPage } from './browser';
 
 const ADMIN = 'console-audit-admin-token-0123456789';
 const OPERATOR = 'console-audit-operator-token-0123456789';
@@ -17,53 +17,33 @@ const OPERATOR = 'console-audit-operator-token-0123456789';
 jest.setTimeout(120_000);
 
 describe('operator console: the audit trail (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-audit', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR}` });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-audit', { HOOKS_API_TOKENS: `admin:${ADMIN},operator:${OPERATOR}` }, ADMIN);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function api(method: string, path: string, body?: unknown, token = ADMIN): Promise<{ status: number; json: any }> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : null };
-  }
+  afterAll(() => con?.stop());
 
   it('an admin reads who changed what, filters, opens a diff of before and after, and pages; an operator has no Audit page', async () => {
-    const { page, errors } = await browser.newPage();
-    try {
+    await withPage(con.browser, async (page, errors) => {
       await story(page);
       expect(errors).toEqual([]);
-    } catch (err) {
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
+    });
   });
 
   async function story(page: Page): Promise<void> {
     // More than a page (50) of changes: 50 hooks registered, then one moved to another topic, a refused and an applied policy change.
-    for (let i = 0; i < 50; i += 1) expect((await api('POST', '/api/hooks', { name: `bulk-${i}`, topic: 'orders', tool: 'echo' }, OPERATOR)).status).toBe(201);
-    expect((await api('POST', '/api/hooks', { name: 'bulk-7', topic: 'payments', tool: 'echo', tool_kwargs: { note: 'moved' } }, OPERATOR)).status).toBe(200);
-    expect((await api('PUT', '/api/approval-policy', { rules: [] }, OPERATOR)).status).toBe(403);
-    expect((await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask', tools: ['print'], action: 'approve' }] })).status).toBe(200);
-    await eventually(async () => ((await api('GET', '/api/audit?limit=500')).json.entries.length === 53 ? true : undefined), UI_MS, 'the 53 audit entries');
+    for (let i = 0; i < 50; i += 1)
+      expect((await con.api('POST', '/api/hooks', { name: `bulk-${i}`, topic: 'orders', tool: 'echo' }, OPERATOR)).status).toBe(201);
+    expect((await con.api('POST', '/api/hooks', { name: 'bulk-7', topic: 'payments', tool: 'echo', tool_kwargs: { note: 'moved' } }, OPERATOR)).status).toBe(
+      200,
+    );
+    expect((await con.api('PUT', '/api/approval-policy', { rules: [] }, OPERATOR)).status).toBe(403);
+    expect((await con.api('PUT', '/api/approval-policy', { rules: [{ name: 'ask', tools: ['print'], action: 'approve' }] })).status).toBe(200);
+    await eventually(async () => ((await con.api('GET', '/api/audit?limit=500')).json.entries.length === 53 ? true : undefined), UI_MS, 'the 53 audit entries');
 
-    await browser.signIn(page, ADMIN, 'admin');
+    await con.browser.signIn(page, ADMIN, 'admin');
     await nav(page, 'Audit').click();
     const rows = page.locator('table.audit tbody tr');
     await page.locator('tr[data-action="policy.update"]').first().waitFor();
@@ -102,8 +82,8 @@ describe('operator console: the audit trail (Chromium)', () => {
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table.audit tbody tr').length === 50);
 
     // An operator has no Audit page in the nav (and the API refuses it).
-    const { page: op } = await browser.newPage();
-    await browser.signIn(op, OPERATOR, 'operator');
+    const { page: op } = await con.browser.newPage();
+    await con.browser.signIn(op, OPERATOR, 'operator');
     await nav(op, 'Runs').waitFor();
     expect(await nav(op, 'Audit').count()).toBe(0);
   }

@@ -1,5 +1,6 @@
 /**
- * What the console's browser tests share: Debian's headless Chromium through
+ * What the console's browser tests share: `hookyard serve --role all` with
+ * its tokens and a JSON API client, Debian's headless Chromium through
  * playwright-core, a page that records every script error and CSP violation,
  * signing in with a token, the nav's links and full-page screenshots under
  * test/console/screenshots/ (gitignored).
@@ -7,6 +8,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { requireBuiltCli, startRole } from '../support/processes';
 
 export const CHROMIUM = process.env.HOOKYARD_CHROMIUM ?? '/usr/bin/chromium';
 export const SHOTS = join(__dirname, 'screenshots');
@@ -75,3 +77,72 @@ export const nav = (page: Page, section: string) =>
 
 /** A full-page screenshot as test/console/screenshots/<name>.png. */
 export const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+/** A served console (`hookyard serve --role all`), its browser and a JSON client of its API. */
+export interface ConsoleServer {
+  readonly url: string;
+  readonly browser: ConsoleBrowser;
+  /** The answer's status and parsed body (null when empty), with `token` (the server's default token unless given). */
+  api(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: any }>;
+  /** The parsed body of a 2xx answer; any other status is a failure naming the request and the answer. */
+  ok(method: string, path: string, body?: unknown, token?: string): Promise<any>;
+  /** A JSON payload posted to the universal webhook door on `topic`. */
+  send(topic: string, payload: unknown): Promise<Response>;
+  /** Closes the browser, then stops the server. */
+  stop(): Promise<void>;
+}
+
+/** Starts `hookyard serve --role all` as `name` with `env` (its tokens) and one Chromium on it; `token` signs API calls. */
+export async function consoleServer(name: string, env: Record<string, string>, token: string): Promise<ConsoleServer> {
+  requireBuiltCli();
+  requireConsoleBrowser();
+  const server = startRole(name, 'all', env);
+  let url: string;
+  let browser: ConsoleBrowser;
+  try {
+    url = await server.waitListening();
+    browser = await ConsoleBrowser.launch(url);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  const api = async (method: string, path: string, body?: unknown, as = token): Promise<{ status: number; json: any }> => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : null };
+  };
+  return {
+    url,
+    browser,
+    api,
+    async ok(method, path, body, as) {
+      const { status, json } = await api(method, path, body, as);
+      if (status < 200 || status >= 300) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`);
+      return json;
+    },
+    send: (topic, payload) =>
+      fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
+    async stop() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * Runs `fn` on a fresh page of `browser`; when it fails, every open page is shot
+ * (`failure-<n>.png`) and the failure carries the page's errors.
+ */
+export async function withPage(browser: ConsoleBrowser, fn: (page: Page, errors: string[]) => Promise<void>): Promise<void> {
+  const { page, errors } = await browser.newPage();
+  try {
+    await fn(page, errors);
+  } catch (err) {
+    await browser.shootFailures();
+    throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
+  }
+}

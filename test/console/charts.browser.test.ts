@@ -7,8 +7,8 @@
  * day and narrows to one hook. Screenshot: overview-charts.png.
  */
 import type { Page } from 'playwright-core';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, shot, UI_MS, withPage } from './browser';
 
 const ADMIN = 'charts-admin-token-0123456789abcdef';
 const READER = 'charts-reader-token-0123456789abcdef';
@@ -16,48 +16,26 @@ const READER = 'charts-reader-token-0123456789abcdef';
 jest.setTimeout(120_000);
 
 describe('operator console: charts of the runs (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-charts', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-charts', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` }, ADMIN);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function api(method: string, path: string, body?: unknown, token = ADMIN): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
-  const send = (topic: string, payload: unknown) =>
-    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  afterAll(() => con?.stop());
 
   it('draws runs by outcome, both percentiles and the top failing hooks from real runs, over an hour or a day, in total or per hook', async () => {
-    await api('POST', '/api/hooks', { name: 'greet', topic: 'greet', tool: 'echo' });
-    await api('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
-    await api('POST', '/api/hooks', { name: 'picky', topic: 'picky', tool: 'echo', condition: { content: '.go' } });
-    for (let i = 0; i < 8; i += 1) await send('greet', { i });
-    for (let i = 0; i < 3; i += 1) await send('brittle', { x: 'not an object' });
-    for (let i = 0; i < 2; i += 1) await send('picky', { go: false });
+    await con.ok('POST', '/api/hooks', { name: 'greet', topic: 'greet', tool: 'echo' });
+    await con.ok('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
+    await con.ok('POST', '/api/hooks', { name: 'picky', topic: 'picky', tool: 'echo', condition: { content: '.go' } });
+    for (let i = 0; i < 8; i += 1) await con.send('greet', { i });
+    for (let i = 0; i < 3; i += 1) await con.send('brittle', { x: 'not an object' });
+    for (let i = 0; i < 2; i += 1) await con.send('picky', { go: false });
     // The counters, as the API answers them, once every run has ended.
     const total = (s: any, k: string) => s.points.reduce((n: number, p: any) => n + p[k], 0);
     const series = await eventually(
       async () => {
-        const s = await api('GET', '/api/stats/series?window=1h', undefined, READER);
+        const s = await con.ok('GET', '/api/stats/series?window=1h', undefined, READER);
         return total(s, 'accepted') === 13 && total(s, 'succeeded') === 8 && total(s, 'failed') === 3 && total(s, 'skipped') === 2 ? s : undefined;
       },
       UI_MS,
@@ -66,19 +44,15 @@ describe('operator console: charts of the runs (Chromium)', () => {
     expect(series.top_failing).toEqual([{ hook: 'brittle', failed: 3, succeeded: 0, accepted: 3 }]);
     expect(series.points.reduce((n: number, p: any) => n + p.tool_duration_ms.count, 0)).toBe(13);
 
-    const { page, errors } = await browser.newPage();
-    try {
+    await withPage(con.browser, async (page, errors) => {
       await charts(page);
-    } catch (err) {
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
-    // uPlot's stylesheet is bundled and it sets only element.style properties: no CSP violation, no script error.
-    expect(errors).toEqual([]);
+      // uPlot's stylesheet is bundled and it sets only element.style properties: no CSP violation, no script error.
+      expect(errors).toEqual([]);
+    });
   });
 
   async function charts(page: Page): Promise<void> {
-    await browser.signIn(page, READER, 'reader');
+    await con.browser.signIn(page, READER, 'reader');
     const section = page.getByTestId('charts');
     for (const id of ['chart-runs', 'chart-accept', 'chart-duration']) await section.getByTestId(id).locator('canvas').waitFor();
     await section.getByTestId('chart-runs').getByText('Runs per minute').waitFor();

@@ -16,8 +16,8 @@
  */
 import type { Page } from 'playwright-core';
 import { startMockServer, type MockServer } from '../support/http-recorder';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, nav, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, nav, shot, UI_MS, withPage } from './browser';
 
 // The callbacks given to page.evaluate and page.waitForFunction run in the browser. This program is
 // type-checked for node (no DOM lib), so the few browser globals they touch are declared here.
@@ -35,9 +35,7 @@ const READER = 'console-reader-token-0123456789abcdef';
 jest.setTimeout(120_000);
 
 describe('operator console in Chromium', () => {
-  let server: RoleProcess;
-  let url: string;
-  let browser: ConsoleBrowser;
+  let con: ConsoleServer;
   // A tool endpoint that answers only when the test says so: while it holds a call, the one worker is busy.
   let held: MockServer | undefined;
   let heldUrl: string;
@@ -45,63 +43,42 @@ describe('operator console in Chromium', () => {
   let calls = 0;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
     held = await startMockServer(() => {
       calls += 1;
       return new Promise((answer) => waiting.push(() => answer({ body: '{"ok":true}' })));
     });
     heldUrl = `${held.url}/hold`;
-    server = startRole('console', 'all', {
-      HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}`,
-      // One worker, so a run waits (pending) while the held tool call runs; the webhook tool may reach the test's loopback endpoint.
-      HOOKS_MAX_WORKERS: '1',
-      HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
-    });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer(
+      'console',
+      {
+        HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}`,
+        // One worker, so a run waits (pending) while the held tool call runs; the webhook tool may reach the test's loopback endpoint.
+        HOOKS_MAX_WORKERS: '1',
+        HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
+      },
+      ADMIN,
+    );
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await con?.stop();
     for (const release of waiting.splice(0)) release();
     await held?.close();
   });
 
-  const newPage = () => browser.newPage();
-  const signIn = (page: Page, token: string, role: string) => browser.signIn(page, token, role);
+  const newPage = () => con.browser.newPage();
+  const signIn = (page: Page, token: string, role: string) => con.browser.signIn(page, token, role);
 
-  async function api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
-
-  const send = (topic: string, payload: unknown): Promise<any> =>
-    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) =>
-      r.json(),
-    );
+  const send = (topic: string, payload: unknown): Promise<any> => con.send(topic, payload).then((r) => r.json());
 
   it('an operator registers a hook, watches its run arrive, reads its story, retries a failed run and approves a parked one; a reader sees no operator button', async () => {
-    const { page, errors } = await newPage();
-    try {
-      await story(page, errors);
-    } catch (err) {
-      // The screen as it was when a step timed out, and what the page said.
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
+    // On a failure: the screen as it was when a step timed out, and what the page said.
+    await withPage(con.browser, (page, errors) => story(page, errors));
   });
 
   async function story(page: Page, errors: string[]): Promise<void> {
     // Sign in; the token stays in this tab's sessionStorage.
-    await page.goto(`${url}/console`);
+    await page.goto(`${con.url}/console`);
     await page.getByLabel('API token').waitFor();
     await shot(page, '01-sign-in');
     await signIn(page, ADMIN, 'admin');
@@ -118,7 +95,7 @@ describe('operator console in Chromium', () => {
     await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
     await page.getByRole('textbox', { name: 'tool_kwargs', exact: true }).fill('{"greeting": "hello"}');
     await page.getByLabel('Sample payload (JSON)').fill('{"action": "opened", "sender": "ada"}');
-    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const doc = (await (await fetch(`${con.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     if (doc.paths['/api/hooks/dry-run']) {
       // A jq that does not compile is said under its field as it is typed, and the line goes when it is fixed.
       await page.getByRole('textbox', { name: 'condition', exact: true }).fill('.action ==');
@@ -155,7 +132,7 @@ describe('operator console in Chromium', () => {
     await shot(page, '03-hook-form');
     await page.getByRole('button', { name: 'Register' }).click();
     await page.locator('tr[data-hook="greet"]').waitFor();
-    expect(await api('GET', '/api/hooks/greet')).toMatchObject({
+    expect(await con.ok('GET', '/api/hooks/greet')).toMatchObject({
       condition: { content: '.action == "opened"' },
       subject: { scope: 'people', kind: 'sender', key_expr: { content: '.sender' } },
       approval: [{ tools: ['echo'], action: 'deny', when: '.args.greeting == "nope"' }],
@@ -178,14 +155,14 @@ describe('operator console in Chromium', () => {
 
     // Live on accept: the first run holds the only worker in a tool call the test keeps open, so the second
     // stays pending; only its `accepted` event can put it on the page.
-    await api('POST', '/api/hooks', { name: 'slow', topic: 'slow', tool: 'webhook', tool_kwargs: { url: heldUrl } });
+    await con.ok('POST', '/api/hooks', { name: 'slow', topic: 'slow', tool: 'webhook', tool_kwargs: { url: heldUrl } });
     const [busy] = (await send('slow', { n: 1 })).run_ids;
     await eventually(async () => (calls === 1 ? true : undefined), UI_MS, 'the held tool call of the first run');
     const [queued] = (await send('slow', { n: 2 })).run_ids;
     const rowOf = (id: string) => page.locator(`tr[data-run="${id}"]`);
     await rowOf(busy).filter({ hasText: 'running' }).waitFor();
     await rowOf(queued).filter({ hasText: 'pending' }).waitFor();
-    expect((await api('GET', `/api/hook-runs/${queued}`)).status).toBe('pending');
+    expect((await con.ok('GET', `/api/hook-runs/${queued}`)).status).toBe('pending');
     await shot(page, '05-runs-live');
     // The overview counts it too, and follows it as it ends.
     await nav(page, 'Overview').click();
@@ -206,7 +183,7 @@ describe('operator console in Chromium', () => {
     await eventually(
       async () => {
         for (const release of waiting.splice(0)) release();
-        const states = await Promise.all([busy, queued, third].map(async (id) => (await api('GET', `/api/hook-runs/${id}`)).status));
+        const states = await Promise.all([busy, queued, third].map(async (id) => (await con.ok('GET', `/api/hook-runs/${id}`)).status));
         return states.every((st) => st === 'succeeded') ? true : undefined;
       },
       UI_MS,
@@ -238,22 +215,22 @@ describe('operator console in Chromium', () => {
     await shot(page, '06-run-story');
 
     // A run that fails: its hook's condition raises on this payload (bad_input fails at once).
-    await api('POST', '/api/hooks', { name: 'strict', topic: 'orders', tool: 'echo', condition: { content: '.order.id > 0' } });
+    await con.ok('POST', '/api/hooks', { name: 'strict', topic: 'orders', tool: 'echo', condition: { content: '.order.id > 0' } });
     await send('orders', { order: 'A-17' });
-    const failed = await eventually(async () => (await api('GET', '/api/hook-runs?hook=strict&status=failed')).runs[0], UI_MS, 'the run of strict to fail');
-    await page.goto(`${url}/console#/runs?status=failed`);
+    const failed = await eventually(async () => (await con.ok('GET', '/api/hook-runs?hook=strict&status=failed')).runs[0], UI_MS, 'the run of strict to fail');
+    await page.goto(`${con.url}/console#/runs?status=failed`);
     await page.locator(`tr[data-run="${failed.id}"]`).getByRole('link', { name: failed.id, exact: true }).click();
     await page.getByTestId('error-kind').filter({ hasText: 'bad_input' }).waitFor();
     await shot(page, '07-failed-run');
 
     // Fix the hook through the edit form, then retry the run from its page.
-    await page.goto(`${url}/console#/hooks/strict/edit`);
+    await page.goto(`${con.url}/console#/hooks/strict/edit`);
     const condition = page.getByRole('textbox', { name: 'condition', exact: true });
     await condition.filter({ hasText: '.order.id > 0' }).waitFor();
     await condition.fill('(.order | type) == "string"');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('tr[data-hook="strict"]').filter({ hasText: '(.order | type) == "string"' }).waitFor();
-    await page.goto(`${url}/console#/runs/${failed.id}`);
+    await page.goto(`${con.url}/console#/runs/${failed.id}`);
     await page.getByRole('button', { name: 'Retry' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText(`Run ${failed.id} again as a fresh run?`).waitFor();
@@ -264,10 +241,10 @@ describe('operator console in Chromium', () => {
     await shot(page, '08-run-retried');
 
     // Bulk: every failed run of a hook, counted, confirmed, discarded.
-    await api('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
+    await con.ok('POST', '/api/hooks', { name: 'brittle', topic: 'brittle', tool: 'echo', condition: { content: '.x.y' } });
     for (let n = 0; n < 3; n++) await send('brittle', { x: 'not an object' });
     await eventually(
-      async () => ((await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined),
+      async () => ((await con.ok('GET', '/api/hook-runs?hook=brittle&status=failed')).runs.length === 3 ? true : undefined),
       UI_MS,
       'three failed runs of brittle',
     );
@@ -275,7 +252,7 @@ describe('operator console in Chromium', () => {
     page.on('request', (req) => {
       if (new URL(req.url()).pathname.startsWith('/api/hook-runs')) calledApi.push(`${req.method()} ${new URL(req.url()).pathname}`);
     });
-    await page.goto(`${url}/console#/runs?status=failed&hook=brittle`);
+    await page.goto(`${con.url}/console#/runs?status=failed&hook=brittle`);
     await page.locator('tr[data-run]').nth(2).waitFor();
     // A bulk retry: counted by the API (a dry run), confirmed, done in one call; they fail again (the hook is unchanged).
     await page.getByRole('button', { name: 'Retry all matching…' }).click();
@@ -284,7 +261,7 @@ describe('operator console in Chromium', () => {
     await page.getByTestId('bulk-progress').filter({ hasText: 'Retried 3 of 3.' }).waitFor();
     await eventually(
       async () => {
-        const runs = (await api('GET', '/api/hook-runs?hook=brittle&status=failed')).runs;
+        const runs = (await con.ok('GET', '/api/hook-runs?hook=brittle&status=failed')).runs;
         return runs.length === 3 && runs.every((r: any) => r.history.some((h: any) => h.event === 'retried')) ? true : undefined;
       },
       UI_MS,
@@ -298,7 +275,7 @@ describe('operator console in Chromium', () => {
     await dialog.getByRole('button', { name: 'Discard 3' }).click();
     await page.getByTestId('bulk-progress').filter({ hasText: 'Discarded 3 of 3.' }).waitFor();
     await page.getByText('No runs match.').waitFor();
-    expect((await api('GET', '/api/hook-runs?hook=brittle&status=discarded')).runs).toHaveLength(3);
+    expect((await con.ok('GET', '/api/hook-runs?hook=brittle&status=discarded')).runs).toHaveLength(3);
     // Through the bulk routes: a dry run and the act for each, never one call per run.
     expect(calledApi.filter((c) => c.startsWith('POST') || c.startsWith('DELETE'))).toEqual([
       'POST /api/hook-runs/retry',
@@ -308,8 +285,8 @@ describe('operator console in Chromium', () => {
     ]);
 
     // Filters: a delivery id (the topic's dedupe key makes `.body.id` one) and a since time that leaves the older runs out.
-    await api('PUT', '/api/hooks/topics/picked/dedupe', { expr: '.body.id' });
-    await api('POST', '/api/hooks', { name: 'pick', topic: 'picked', tool: 'echo' });
+    await con.ok('PUT', '/api/hooks/topics/picked/dedupe', { expr: '.body.id' });
+    await con.ok('POST', '/api/hooks', { name: 'pick', topic: 'picked', tool: 'echo' });
     const [first] = (await send('picked', { id: 'order-1' })).run_ids;
     const [second] = (await send('picked', { id: 'order-2' })).run_ids;
     const shown = (ids: string[]) =>
@@ -350,10 +327,10 @@ describe('operator console in Chromium', () => {
     expect(await page.getByRole('button', { name: /all matching/ }).count()).toBe(0);
 
     // A parked run: the deployment's policy asks before `print`; the operator approves it from the Approvals page.
-    await api('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
-    await api('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
+    await con.ok('PUT', '/api/approval-policy', { rules: [{ name: 'ask before print', tools: ['print'], action: 'approve' }] });
+    await con.ok('POST', '/api/hooks', { name: 'ask', topic: 'asks', tool: 'print', start_expr: { content: '{note: .note}' } });
     await send('asks', { note: 'ship it' });
-    const parkedRun = await eventually(async () => (await api('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the run of ask to park');
+    const parkedRun = await eventually(async () => (await con.ok('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the run of ask to park');
     await nav(page, 'Overview').click();
     await page.getByTestId('open-approvals').filter({ hasText: '1' }).waitFor();
     await nav(page, 'Approvals').click();
@@ -369,21 +346,25 @@ describe('operator console in Chromium', () => {
     await answer.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open approvals.').waitFor();
     await eventually(
-      async () => ((await api('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined),
+      async () => ((await con.ok('GET', `/api/hook-runs/${parkedRun.id}`)).status === 'succeeded' ? true : undefined),
       UI_MS,
       'the approved run to succeed',
     );
     // One more asks, left open for the reader to see; it shows here without a reload once its run parks.
     await page.evaluate(() => ((window as any).__noReload = true));
     await send('asks', { note: 'for the reader' });
-    const openRun = await eventually(async () => (await api('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0], UI_MS, 'the second run of ask to park');
+    const openRun = await eventually(
+      async () => (await con.ok('GET', '/api/hook-runs?hook=ask&status=parked')).runs[0],
+      UI_MS,
+      'the second run of ask to park',
+    );
     await page.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
     expect(await page.evaluate(() => (window as any).__noReload)).toBe(true);
 
     // A service kept unchecked that cannot be read: the executor's discovery fails, and the Tools page says so.
-    await api('POST', '/api/tools?discover=false', { name: 'down', kind: 'openapi', endpoint: 'http://127.0.0.1:9' });
-    await api('GET', '/api/tools');
-    await eventually(async () => ((await api('GET', '/api/tools/down')).discovery.last_error ? true : undefined), UI_MS, 'the discovery error of down');
+    await con.ok('POST', '/api/tools?discover=false', { name: 'down', kind: 'openapi', endpoint: 'http://127.0.0.1:9' });
+    await con.ok('GET', '/api/tools');
+    await eventually(async () => ((await con.ok('GET', '/api/tools/down')).discovery.last_error ? true : undefined), UI_MS, 'the discovery error of down');
     await nav(page, 'Tools').click();
     await page.locator('tr[data-tool="echo"]').waitFor();
     await page.getByRole('heading', { name: 'Registered tool services' }).waitFor();
@@ -408,28 +389,28 @@ describe('operator console in Chromium', () => {
     const r = reader.page;
     await signIn(r, READER, 'reader');
     await expect(nav(r, 'Verifiers').count()).resolves.toBe(0);
-    await r.goto(`${url}/console#/runs/${failed.id}`);
+    await r.goto(`${con.url}/console#/runs/${failed.id}`);
     await r.locator('h1 .status').filter({ hasText: 'succeeded' }).waitFor();
     await r.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await r.getByRole('button', { name: /Retry|Discard/ }).count()).toBe(0);
     await shot(r, '13-reader-run');
-    await r.goto(`${url}/console#/approvals`);
+    await r.goto(`${con.url}/console#/approvals`);
     await r.locator('li.approval').filter({ hasText: openRun.id }).getByText('ask before print').waitFor();
     expect(await r.getByRole('button', { name: /Approve|Deny/ }).count()).toBe(0);
     await shot(r, '14-reader-approvals');
-    await r.goto(`${url}/console#/runs?status=failed`);
+    await r.goto(`${con.url}/console#/runs?status=failed`);
     await r.getByRole('heading', { name: 'Runs' }).waitFor();
     await r
       .getByText(/live|connecting|unavailable/)
       .first()
       .waitFor();
     expect(await r.getByRole('button', { name: /all matching/ }).count()).toBe(0);
-    await r.goto(`${url}/console#/hooks`);
+    await r.goto(`${con.url}/console#/hooks`);
     await r.locator('tr[data-hook="greet"]').waitFor();
     expect(await r.getByRole('link', { name: 'Register a hook' }).count()).toBe(0);
     expect(await r.getByRole('button', { name: /Remove/ }).count()).toBe(0);
     expect(await r.getByRole('link', { name: /^Edit/ }).count()).toBe(0);
-    await r.goto(`${url}/console#/tools`);
+    await r.goto(`${con.url}/console#/tools`);
     await r.locator('tr[data-tool="echo"]').waitFor();
     expect(await r.getByRole('heading', { name: 'Registered tool services' }).count()).toBe(0);
     // A reader sees each registration's last discovery error, not the records.
@@ -453,14 +434,14 @@ describe('operator console in Chromium', () => {
   it('going straight from a partly filled Register form to the Edit form of a hook shows that hook, not the typed values', async () => {
     const { page, errors } = await newPage();
     try {
-      await api('POST', '/api/hooks', {
+      await con.ok('POST', '/api/hooks', {
         name: 'route-edit',
         topic: 'route-edit-topic',
         tool: 'echo',
         condition: { content: '.from_api == 1' },
       });
       await signIn(page, ADMIN, 'admin');
-      await page.goto(`${url}/console#/hooks/new`);
+      await page.goto(`${con.url}/console#/hooks/new`);
       await page.getByRole('heading', { name: 'Register a hook' }).waitFor();
       await page.getByRole('textbox', { name: 'name', exact: true }).fill('typed-in-register');
       await page.getByRole('textbox', { name: 'topic', exact: true }).fill('typed-topic');
@@ -492,7 +473,7 @@ describe('operator console in Chromium', () => {
     await nav(page, 'Unrouted').click();
     const row = page.getByTestId('unrouted-consol-typo');
     await row.getByText('{"n":1}').waitFor();
-    await api('POST', '/api/hooks', { name: 'consol-typo', topic: 'consol-typo', tool: 'echo', tool_kwargs: {} });
+    await con.ok('POST', '/api/hooks', { name: 'consol-typo', topic: 'consol-typo', tool: 'echo', tool_kwargs: {} });
     await row.getByRole('button', { name: 'Replay consol-typo' }).click();
     await page.getByRole('status').filter({ hasText: 'Replayed 1 event(s) on consol-typo: 1 run(s) kept.' }).waitFor();
     await shot(page, '16-unrouted-replayed');

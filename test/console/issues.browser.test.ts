@@ -9,8 +9,8 @@
  * overview-top-failures.png.
  */
 import type { Page } from 'playwright-core';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, nav, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, nav, shot, UI_MS, withPage } from './browser';
 
 const OPERATOR = 'issues-operator-token-0123456789abcdef';
 const READER = 'issues-reader-token-0123456789abcdef';
@@ -18,42 +18,19 @@ const READER = 'issues-reader-token-0123456789abcdef';
 jest.setTimeout(120_000);
 
 describe('operator console: issues, failures grouped by cause (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-issues', 'all', { HOOKS_API_TOKENS: `operator:${OPERATOR},reader:${READER}`, HOOKS_DOOR_RATE: '0' });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-issues', { HOOKS_API_TOKENS: `operator:${OPERATOR},reader:${READER}`, HOOKS_DOOR_RATE: '0' }, OPERATOR);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function ok(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
-
-  const send = (topic: string, payload: unknown) =>
-    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  afterAll(() => con?.stop());
 
   /** The failed runs of a hook with `failed` history lines each, once there are `n`. */
   const failedOf = (hook: string, n: number, failedLines = 1) =>
     eventually(
       async () => {
-        const runs = (await ok('GET', `/api/hook-runs?hook=${hook}&status=failed&limit=500`)).runs as any[];
+        const runs = (await con.ok('GET', `/api/hook-runs?hook=${hook}&status=failed&limit=500`)).runs as any[];
         const settled = runs.filter((r) => r.history.filter((h: any) => h.event === 'failed').length >= failedLines);
         return settled.length >= n ? runs : undefined;
       },
@@ -62,19 +39,15 @@ describe('operator console: issues, failures grouped by cause (Chromium)', () =>
     );
 
   it('groups failures by cause; an operator retries and discards one group at a time; the overview lists the top ones; a reader only reads', async () => {
-    const { page, errors } = await browser.newPage();
-    try {
+    await withPage(con.browser, async (page, errors) => {
       await story(page);
       expect(errors).toEqual([]);
-    } catch (err) {
-      await browser.shootFailures();
-      throw new Error(`${(err as Error).message}\npage errors: ${JSON.stringify(errors)}`, { cause: err });
-    }
+    });
   });
 
   async function story(page: Page): Promise<void> {
     // Two hooks whose condition raises the payload's message (bad_input, held as failed at once).
-    for (const name of ['orders', 'billing']) await ok('POST', '/api/hooks', { name, topic: name, tool: 'echo', condition: { content: 'error(.msg)' } });
+    for (const name of ['orders', 'billing']) await con.ok('POST', '/api/hooks', { name, topic: name, tool: 'echo', condition: { content: 'error(.msg)' } });
     const messages: [string, string][] = [
       ['orders', 'connect ECONNREFUSED 10.0.0.5:8080'],
       ['orders', 'quota exceeded for ann@example.com'],
@@ -84,11 +57,11 @@ describe('operator console: issues, failures grouped by cause (Chromium)', () =>
       ['orders', 'quota exceeded for bob@example.org'],
       ['orders', 'connect ECONNREFUSED [fd00::7]:443'],
     ];
-    for (const [topic, msg] of messages) expect((await send(topic, { msg })).status).toBe(200);
+    for (const [topic, msg] of messages) expect((await con.send(topic, { msg })).status).toBe(200);
     await failedOf('orders', 6);
     await failedOf('billing', 1);
 
-    await browser.signIn(page, OPERATOR, 'operator');
+    await con.browser.signIn(page, OPERATOR, 'operator');
     await nav(page, 'Issues').click();
     await page.getByRole('heading', { name: 'Issues' }).waitFor();
     const rows = page.locator('table.issues-table tbody tr');
@@ -138,10 +111,9 @@ describe('operator console: issues, failures grouped by cause (Chromium)', () =>
     await page.getByTestId('issues-window').getByText('2 groups in the newest 5 failed runs.').waitFor();
     expect(await quota.count()).toBe(0);
     await refused.locator('td.count').getByText('4').waitFor();
-    expect((await ok('GET', '/api/hook-runs?hook=orders&status=discarded')).runs.map((r: any) => r.error.message.replace(/^.*error: /, '')).sort()).toEqual([
-      'quota exceeded for ann@example.com',
-      'quota exceeded for bob@example.org',
-    ]);
+    expect((await con.ok('GET', '/api/hook-runs?hook=orders&status=discarded')).runs.map((r: any) => r.error.message.replace(/^.*error: /, '')).sort()).toEqual(
+      ['quota exceeded for ann@example.com', 'quota exceeded for bob@example.org'],
+    );
 
     // The overview's top failures: the groups, largest first, each a link to its runs.
     await nav(page, 'Overview').click();
@@ -156,8 +128,8 @@ describe('operator console: issues, failures grouped by cause (Chromium)', () =>
     await page.getByRole('heading', { name: 'Issues' }).waitFor();
 
     // A reader sees the groups, not the buttons.
-    const { page: readerPage, errors: readerErrors } = await browser.newPage();
-    await browser.signIn(readerPage, READER, 'reader');
+    const { page: readerPage, errors: readerErrors } = await con.browser.newPage();
+    await con.browser.signIn(readerPage, READER, 'reader');
     await nav(readerPage, 'Issues').click();
     await readerPage.getByTestId('issues-window').getByText('2 groups in the newest 5 failed runs.').waitFor();
     expect(await readerPage.getByRole('button', { name: /Retry group|Discard group/ }).count()).toBe(0);

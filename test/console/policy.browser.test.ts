@@ -12,8 +12,7 @@
  * policy-reader-view.png, policy-editor-dry-run.png.
  */
 import type { Page } from 'playwright-core';
-import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, nav, requireConsoleBrowser, shot } from './browser';
+import { consoleServer, type ConsoleServer, nav, shot } from './browser';
 
 // The callbacks given to page.evaluate run in the browser; this program is type-checked for node (no DOM lib).
 interface PageElement {
@@ -76,33 +75,13 @@ export async function typeIntoEveryJqField(page: Page, form: string): Promise<st
 }
 
 describe('operator console: fast typing in jq fields, the approval policy page (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-policy', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-policy', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` }, ADMIN);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
+  afterAll(() => con?.stop());
 
   /** The jq text a saved hook keeps for a form field (`subject.key_expr`, `approval[0].when`, `condition`). */
   function savedText(hook: any, label: string): unknown {
@@ -115,9 +94,9 @@ describe('operator console: fast typing in jq fields, the approval policy page (
 
   /** Fails with the page's errors and a screenshot of the moment. */
   async function withPage(name: string, token: string, role: string, body: (page: Page) => Promise<void>): Promise<void> {
-    const { page, errors } = await browser.newPage();
+    const { page, errors } = await con.browser.newPage();
     try {
-      await browser.signIn(page, token, role);
+      await con.browser.signIn(page, token, role);
       await body(page);
       expect(errors).toEqual([]);
     } catch (err) {
@@ -129,7 +108,7 @@ describe('operator console: fast typing in jq fields, the approval policy page (
   it('typing with no delay into every jq field of the Register and Edit forms leaves the tab answering, each field and the saved hook holding what was typed', async () => {
     await withPage('jq-fast-typing', ADMIN, 'admin', async (page) => {
       // Register, with the topic (and the rest of what a live dry run needs) filled first.
-      await page.goto(`${url}/console#/hooks/new`);
+      await page.goto(`${con.url}/console#/hooks/new`);
       await page.getByRole('textbox', { name: 'name', exact: true }).fill('typed');
       await page.getByRole('textbox', { name: 'topic', exact: true }).fill('typed');
       await page.getByRole('combobox', { name: 'tool', exact: true }).selectOption('echo');
@@ -147,11 +126,11 @@ describe('operator console: fast typing in jq fields, the approval policy page (
       // What reached the form (not only the editors) is what is registered.
       await page.getByRole('button', { name: 'Register' }).click();
       await page.locator('tr[data-hook="typed"]').waitFor();
-      const registered = await api('GET', '/api/hooks/typed');
+      const registered = await con.ok('GET', '/api/hooks/typed');
       for (const [i, label] of labels.entries()) expect({ label, text: savedText(registered, label) }).toEqual({ label, text: typed(i, label) });
 
       // Edit: a hook with every jq field set, each replaced by typing, then saved.
-      await api('POST', '/api/hooks', {
+      await con.ok('POST', '/api/hooks', {
         name: 'typed-edit',
         topic: 'typed-edit',
         tool: 'echo',
@@ -160,21 +139,21 @@ describe('operator console: fast typing in jq fields, the approval policy page (
         subject: { scope: 's', kind: 'k', key_expr: { content: '.k' } },
         approval: [{ tools: ['echo'], action: 'deny', when: '.w' }],
       });
-      await page.goto(`${url}/console#/hooks/typed-edit/edit`);
+      await page.goto(`${con.url}/console#/hooks/typed-edit/edit`);
       await page.getByRole('textbox', { name: 'condition', exact: true }).filter({ hasText: '.a' }).waitFor();
       const editLabels = await typeIntoEveryJqField(page, 'Edit');
       expect(editLabels).toEqual(labels);
       await shot(page, 'jq-fast-typing-edit');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.locator('tr[data-hook="typed-edit"]').waitFor();
-      const edited = await api('GET', '/api/hooks/typed-edit');
+      const edited = await con.ok('GET', '/api/hooks/typed-edit');
       for (const [i, label] of editLabels.entries()) expect({ label, text: savedText(edited, label) }).toEqual({ label, text: typed(i, label) });
     });
   });
 
   it('a reader sees the policy; an admin edits it, dry-runs a call against the edit, meets a conflict, reloads and saves', async () => {
-    await api('POST', '/api/hooks', { name: 'deploys', topic: 'ci', tool: 'echo' });
-    const first = await api('PUT', '/api/approval-policy', {
+    await con.ok('POST', '/api/hooks', { name: 'deploys', topic: 'ci', tool: 'echo' });
+    const first = await con.ok('PUT', '/api/approval-policy', {
       rules: [{ name: 'prod needs a person', tools: ['echo'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 600 }],
     });
 
@@ -228,14 +207,14 @@ describe('operator console: fast typing in jq fields, the approval policy page (
       await page.getByTestId('policy-dry-run-summary').filter({ hasText: 'approval needed by prod needs a person' }).waitFor();
       expect(await page.getByTestId('policy-dry-run-outcome').textContent()).toBe('approval');
       // Nothing was kept by the dry run.
-      expect((await api('GET', '/api/approval-policy')).version).toBe(first.version);
+      expect((await con.ok('GET', '/api/approval-policy')).version).toBe(first.version);
 
       // Someone else saves meanwhile: Save is a conflict that offers a reload, and nothing is overwritten.
-      const other = await api('PUT', '/api/approval-policy', { rules: [{ name: 'theirs', tools: ['*'], action: 'deny' }], version: first.version });
+      const other = await con.ok('PUT', '/api/approval-policy', { rules: [{ name: 'theirs', tools: ['*'], action: 'deny' }], version: first.version });
       await editor.getByRole('button', { name: 'Save policy' }).click();
       const conflict = page.getByTestId('policy-conflict');
       await conflict.filter({ hasText: `Someone else changed the policy since you loaded version ${first.version}` }).waitFor();
-      expect((await api('GET', '/api/approval-policy')).rules).toEqual(other.rules);
+      expect((await con.ok('GET', '/api/approval-policy')).rules).toEqual(other.rules);
       await conflict.getByRole('button', { name: /Reload the kept policy/ }).click();
       await page
         .getByTestId('policy-version')
@@ -249,7 +228,7 @@ describe('operator console: fast typing in jq fields, the approval policy page (
         .getByRole('status')
         .filter({ hasText: `Saved: the policy is now version ${other.version + 1} with 1 rule(s).` })
         .waitFor();
-      expect((await api('GET', '/api/approval-policy')).rules).toEqual([{ name: 'theirs narrowed', tools: ['print'], action: 'deny' }]);
+      expect((await con.ok('GET', '/api/approval-policy')).rules).toEqual([{ name: 'theirs narrowed', tools: ['print'], action: 'deny' }]);
     });
   });
 });

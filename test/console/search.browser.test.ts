@@ -5,49 +5,29 @@
  * and the event view (how it came in, the headers kept, the runs it became with their statuses).
  * Screenshots: runs-search.png, runs-grouped-by-event.png, event-view.png.
  */
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
-import { ConsoleBrowser, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { eventually } from '../support/processes';
+import { consoleServer, type ConsoleServer, shot, UI_MS, withPage } from './browser';
 
 const ADMIN = 'search-admin-token-0123456789abcdef';
 
 jest.setTimeout(120_000);
 
 describe('operator console: search runs, group by event, the event view (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
-    server = startRole('console-search', 'all', { HOOKS_API_TOKENS: `admin:${ADMIN}`, HOOKS_DOOR_RATE: '0' });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer('console-search', { HOOKS_API_TOKENS: `admin:${ADMIN}`, HOOKS_DOOR_RATE: '0' }, ADMIN);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function ok(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
+  afterAll(() => con?.stop());
 
   it('searches runs by payload (cut and continued), groups them by event, and shows one event with its runs', async () => {
     // Three hooks on one topic: ship always runs, bill only for big orders (skipped otherwise), check raises (failed).
-    await ok('POST', '/api/hooks', { name: 'ship', topic: 'shop', tool: 'echo' });
-    await ok('POST', '/api/hooks', { name: 'bill', topic: 'shop', tool: 'echo', condition: { content: '.order.total > 100' } });
-    await ok('POST', '/api/hooks', { name: 'check', topic: 'shop', tool: 'echo', condition: { content: '.order.id | ascii_downcase == "x"' } });
+    await con.ok('POST', '/api/hooks', { name: 'ship', topic: 'shop', tool: 'echo' });
+    await con.ok('POST', '/api/hooks', { name: 'bill', topic: 'shop', tool: 'echo', condition: { content: '.order.total > 100' } });
+    await con.ok('POST', '/api/hooks', { name: 'check', topic: 'shop', tool: 'echo', condition: { content: '.order.id | ascii_downcase == "x"' } });
     // The order id is each delivery's id (the topic's dedupe key).
-    await ok('PUT', '/api/hooks/topics/shop/dedupe', { expr: '.body.order.id | tostring' });
+    await con.ok('PUT', '/api/hooks/topics/shop/dedupe', { expr: '.body.order.id | tostring' });
     const orders = [
       { id: 101, total: 40, customer: 'ada' },
       { id: 102, total: 500, customer: 'bob' },
@@ -65,7 +45,7 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       cookie: 'session=s3cr3t-cookie',
     };
     for (const order of orders) {
-      const res = await fetch(`${url}/universal_webhook/shop`, {
+      const res = await fetch(`${con.url}/universal_webhook/shop`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(order.id === 104 ? shopHeaders : {}) },
         body: JSON.stringify({ order }),
@@ -74,17 +54,16 @@ describe('operator console: search runs, group by event, the event view (Chromiu
     }
     await eventually(
       async () => {
-        const page = await ok('GET', '/api/hook-runs?topic=shop');
+        const page = await con.ok('GET', '/api/hook-runs?topic=shop');
         return page.runs.length === 12 && page.runs.every((r: any) => ['succeeded', 'skipped', 'failed'].includes(r.status)) ? true : undefined;
       },
       UI_MS * 2,
       'the 12 runs on shop to finish',
     );
 
-    const { page, errors } = await browser.newPage();
-    try {
-      await browser.signIn(page, ADMIN, 'admin');
-      await page.goto(`${url}/console#/runs?topic=shop`);
+    await withPage(con.browser, async (page, errors) => {
+      await con.browser.signIn(page, ADMIN, 'admin');
+      await page.goto(`${con.url}/console#/runs?topic=shop`);
       await page.locator('tr[data-run]').nth(11).waitFor();
 
       // A search typed in the box: the runs of ada's orders (3 orders x 3 hooks).
@@ -125,7 +104,7 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       expect(seen.size).toBe(9);
 
       // Grouped by event: each order's three runs together under its event (the order id is the delivery id).
-      await page.goto(`${url}/console#/runs?topic=shop`);
+      await page.goto(`${con.url}/console#/runs?topic=shop`);
       await page.locator('tr[data-run]').nth(11).waitFor();
       await page.getByLabel('Group by event').check();
       await page.locator('td.event-cell').nth(3).waitFor();
@@ -157,9 +136,6 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       await rows.first().getByRole('link').click();
       await page.getByRole('link', { name: events[3]!, exact: true }).waitFor();
       expect(errors).toEqual([]);
-    } catch (err) {
-      await browser.shootFailures();
-      throw err;
-    }
+    });
   });
 });

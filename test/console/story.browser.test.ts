@@ -12,9 +12,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
+import { eventually } from '../support/processes';
 import { freePort } from '../support/servers';
-import { ConsoleBrowser, requireConsoleBrowser, shot, UI_MS } from './browser';
+import { consoleServer, type ConsoleServer, shot, UI_MS, withPage } from './browser';
 
 // The callbacks given to evaluate run in the browser; this program is type-checked for node (no DOM lib).
 declare function getComputedStyle(el: unknown): { color: string };
@@ -24,15 +24,11 @@ const ADMIN = 'console-story-admin-0123456789abcdef';
 jest.setTimeout(120_000);
 
 describe('operator console: why a run failed, at a glance (Chromium)', () => {
-  let server: RoleProcess;
-  let browser: ConsoleBrowser;
-  let url: string;
+  let con: ConsoleServer;
   let upstream: Server;
   let upstreamUrl: string;
 
   beforeAll(async () => {
-    requireBuiltCli();
-    requireConsoleBrowser();
     // The tool's endpoint: 500 with a body and a session cookie.
     upstream = createServer((req, res) => {
       req.resume();
@@ -43,64 +39,48 @@ describe('operator console: why a run failed, at a glance (Chromium)', () => {
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    server = startRole('console-story', 'all', {
-      HOOKS_API_TOKENS: `admin:${ADMIN}`,
-      HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
-      // Four quick attempts for a call that never leaves.
-      HOOKS_RUN_MAX_ATTEMPTS: '4',
-      HOOKS_RUN_RETRY_BASE_SECONDS: '0.05',
-      HOOKS_RUN_RETRY_CAP_SECONDS: '0.1',
-      HOOKS_RUN_SWEEP_SECONDS: '0.1',
-    });
-    url = await server.waitListening();
-    browser = await ConsoleBrowser.launch(url);
+    con = await consoleServer(
+      'console-story',
+      {
+        HOOKS_API_TOKENS: `admin:${ADMIN}`,
+        HOOKS_OUTBOUND_ALLOW_NETS: '127.0.0.0/8',
+        // Four quick attempts for a call that never leaves.
+        HOOKS_RUN_MAX_ATTEMPTS: '4',
+        HOOKS_RUN_RETRY_BASE_SECONDS: '0.05',
+        HOOKS_RUN_RETRY_CAP_SECONDS: '0.1',
+        HOOKS_RUN_SWEEP_SECONDS: '0.1',
+      },
+      ADMIN,
+    );
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await con?.stop();
     await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
   });
 
-  async function api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
-  const send = (topic: string, payload: unknown) =>
-    fetch(`${url}/universal_webhook/${topic}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) =>
-      r.json(),
-    );
+  const send = (topic: string, payload: unknown) => con.send(topic, payload).then((r) => r.json());
   const runOf = (hook: string, status: string) =>
-    eventually(async () => (await api('GET', `/api/hook-runs?hook=${hook}&status=${status}`)).runs[0], UI_MS * 2, `a ${status} run of ${hook}`);
+    eventually(async () => (await con.ok('GET', `/api/hook-runs?hook=${hook}&status=${status}`)).runs[0], UI_MS * 2, `a ${status} run of ${hook}`);
 
   it('the list says why each run stands where it does; the story explains, per attempt, with the HTTP reply', async () => {
-    const { page, errors } = await browser.newPage();
-    try {
+    await withPage(con.browser, async (page, errors) => {
       await story(page, errors);
-    } catch (err) {
-      await browser.shootFailures();
-      throw err;
-    }
+    });
   });
 
   async function story(page: Page, errors: string[]): Promise<void> {
     const closed = `http://127.0.0.1:${await freePort()}/down`;
-    await api('PUT', '/api/approval-policy', {
+    await con.ok('PUT', '/api/approval-policy', {
       rules: [
         { name: 'friday freeze', tools: ['echo'], when: '.topic == "deploy"', action: 'deny', message: 'no deploys on friday' },
         { name: 'prod ships', tools: ['echo'], when: '.topic == "ship"', action: 'approve', message: 'ask first' },
       ],
     });
-    await api('POST', '/api/hooks', { name: 'charge', topic: 'pay', tool: 'webhook', start_expr: { content: `{url: "${upstreamUrl}/charge", body: .}` } });
-    await api('POST', '/api/hooks', { name: 'notify', topic: 'notify', tool: 'webhook', start_expr: { content: `{url: "${closed}", body: .}` } });
-    await api('POST', '/api/hooks', { name: 'deploy', topic: 'deploy', tool: 'echo' });
-    await api('POST', '/api/hooks', { name: 'ship', topic: 'ship', tool: 'echo' });
+    await con.ok('POST', '/api/hooks', { name: 'charge', topic: 'pay', tool: 'webhook', start_expr: { content: `{url: "${upstreamUrl}/charge", body: .}` } });
+    await con.ok('POST', '/api/hooks', { name: 'notify', topic: 'notify', tool: 'webhook', start_expr: { content: `{url: "${closed}", body: .}` } });
+    await con.ok('POST', '/api/hooks', { name: 'deploy', topic: 'deploy', tool: 'echo' });
+    await con.ok('POST', '/api/hooks', { name: 'ship', topic: 'ship', tool: 'echo' });
     for (const topic of ['pay', 'notify', 'deploy', 'ship']) await send(topic, { order: 'A-17' });
     const charged = await runOf('charge', 'failed');
     const notified = await runOf('notify', 'failed');
@@ -115,8 +95,8 @@ describe('operator console: why a run failed, at a glance (Chromium)', () => {
     expect(charged.error).toMatchObject({ kind: 'unavailable', retryable: true });
     expect(notified.attempts).toBe(4);
 
-    await browser.signIn(page, ADMIN, 'admin');
-    await page.goto(`${url}/console#/runs`);
+    await con.browser.signIn(page, ADMIN, 'admin');
+    await page.goto(`${con.url}/console#/runs`);
     const reason = (id: string) => page.locator(`tr[data-run="${id}"]`).getByTestId('run-reason');
     // The message, not only the kind; the whole in the title.
     await reason(charged.id)
@@ -138,7 +118,7 @@ describe('operator console: why a run failed, at a glance (Chromium)', () => {
     await shot(page, 'runs-list-errors');
 
     // A call that never left, four times: one line per attempt, attempts 1–3 folded, why it was not retried.
-    await page.goto(`${url}/console#/runs/${notified.id}`);
+    await page.goto(`${con.url}/console#/runs/${notified.id}`);
     await page.getByTestId('why-not-retried').filter({ hasText: 'failed 4 times' }).waitFor();
     const timeline = page.locator('section[aria-labelledby="timeline-title"] > ol.timeline');
     await timeline.locator('li.same summary').filter({ hasText: 'Attempts 1–3 failed and waited to be retried the same way' }).waitFor();
@@ -154,7 +134,7 @@ describe('operator console: why a run failed, at a glance (Chromium)', () => {
     await shot(page, 'run-story-attempts');
 
     // The tool was called and answered 500: held, said so; its reply is shown with the cookie redacted.
-    await page.goto(`${url}/console#/runs/${charged.id}`);
+    await page.goto(`${con.url}/console#/runs/${charged.id}`);
     await page.getByTestId('why-not-retried').filter({ hasText: 'the tool had been called' }).waitFor();
     const reply = page.getByTestId('http-reply');
     await reply
