@@ -104,3 +104,63 @@ export function useConfirm(): [(message: ComponentChildren, confirmLabel: string
   );
   return [ask, dialog];
 }
+
+/**
+ * The pager of a listing read by cursor: Newest (`newest`, given once past the
+ * first page) and Newer (back in the browser's history), then Older (`older`,
+ * given while there is a next page).
+ */
+export function Pager({ newest, older }: { newest: string | null; older: string | null }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {newest && (
+        <a href={newest} class="button">
+          Newest
+        </a>
+      )}
+      {newest && (
+        <button type="button" onClick={() => history.back()}>
+          Newer
+        </button>
+      )}
+      {older && (
+        <a class="button" href={older}>
+          Older
+        </a>
+      )}
+    </nav>
+  );
+}
+
+/**
+ * A filter form's select: "any" first, then `options`; with `keep`, a `value`
+ * not among them (a name in the hash the list does not hold) stays choosable.
+ */
+export function FilterSelect({
+  label,
+  name,
+  value,
+  options,
+  keep = false,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  options: readonly string[];
+  keep?: boolean;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value}>
+        <option value="">any</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+        {keep && value && !options.includes(value) && <option value={value}>{value}</option>}
+      </select>
+    </label>
+  );
+}

@@ -1,7 +1,7 @@
 import { api, query } from '../api';
 import { go, href } from '../route';
 import { diffText, lineDiff } from '../line-diff';
-import { ErrorBox, Json, time, useLoad } from '../util';
+import { ErrorBox, Json, Pager, time, useLoad } from '../util';
 import { localInputValue } from './runs';
 
 interface AuditEntry {
@@ -178,23 +178,10 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
         </tbody>
       </table>
       {!page.loading && !page.error && entries.length === 0 && <p class="empty">No changes match.</p>}
-      <nav class="pager" aria-label="Pages">
-        {cursor && (
-          <a href={href('/audit', filter)} class="button">
-            Newest
-          </a>
-        )}
-        {cursor && (
-          <button type="button" onClick={() => history.back()}>
-            Newer
-          </button>
-        )}
-        {page.data?.next_cursor && (
-          <a class="button" href={href('/audit', { ...filter, cursor: page.data.next_cursor })}>
-            Older
-          </a>
-        )}
-      </nav>
+      <Pager
+        newest={cursor ? href('/audit', filter) : null}
+        older={page.data?.next_cursor ? href('/audit', { ...filter, cursor: page.data.next_cursor }) : null}
+      />
     </section>
   );
 }

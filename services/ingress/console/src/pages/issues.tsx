@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, atLeast, query, type Hook, type Role } from '../api';
 import { go, href } from '../route';
-import { ErrorBox, useConfirm, useLoad } from '../util';
+import { ErrorBox, FilterSelect, useConfirm, useLoad } from '../util';
 
 /** One cause of failures, as `GET /api/hook-runs/failures` answers it. */
 export interface FailureGroup {
@@ -140,29 +140,8 @@ export function IssuesPage({ role, params }: { role: Role; params: URLSearchPara
       <h1 id="issues-title">Issues</h1>
       <p class="hint">Failed runs (held for an operator) grouped by hook, error kind and the message with its numbers, ids and addresses masked.</p>
       <form class="filters" key={JSON.stringify(filter)} onSubmit={apply} aria-label="Filter issues">
-        <label>
-          Hook
-          <select name="hook" value={filter.hook}>
-            <option value="">any</option>
-            {(hooks.data?.hooks ?? []).map((h) => (
-              <option key={h.name} value={h.name}>
-                {h.name}
-              </option>
-            ))}
-            {filter.hook && !(hooks.data?.hooks ?? []).some((h) => h.name === filter.hook) && <option value={filter.hook}>{filter.hook}</option>}
-          </select>
-        </label>
-        <label>
-          Error kind
-          <select name="kind" value={filter.kind}>
-            <option value="">any</option>
-            {ERROR_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Hook" name="hook" value={filter.hook} options={(hooks.data?.hooks ?? []).map((h) => h.name)} keep />
+        <FilterSelect label="Error kind" name="kind" value={filter.kind} options={ERROR_KINDS} />
         <div class="quick" role="group" aria-label="Runs kept since">
           {(
             [

@@ -4,7 +4,7 @@ import { api, atLeast, eventIdOf, query, RUN_STATUSES, type Hook, type Role, typ
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
 import { rowReason } from '../attempts';
-import { ErrorBox, Status, When, useLoad } from '../util';
+import { ErrorBox, FilterSelect, Pager, Status, When, useLoad } from '../util';
 import { BulkActions } from './bulk';
 
 const PAGE = 50;
@@ -216,29 +216,8 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
       <h1 id="runs-title">Runs</h1>
       {/* Text and time fields are the browser's until Apply (a live update re-rendering the page must not wipe what is being typed); the key remounts the form when the filter in the hash changes. */}
       <form class="filters" key={JSON.stringify(filter)} onSubmit={apply} aria-label="Filter runs">
-        <label>
-          Status
-          <select name="status" value={filter.status}>
-            <option value="">any</option>
-            {RUN_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Hook
-          <select name="hook" value={filter.hook}>
-            <option value="">any</option>
-            {(hooks.data?.hooks ?? []).map((h) => (
-              <option key={h.name} value={h.name}>
-                {h.name}
-              </option>
-            ))}
-            {filter.hook && !(hooks.data?.hooks ?? []).some((h) => h.name === filter.hook) && <option value={filter.hook}>{filter.hook}</option>}
-          </select>
-        </label>
+        <FilterSelect label="Status" name="status" value={filter.status} options={RUN_STATUSES} />
+        <FilterSelect label="Hook" name="hook" value={filter.hook} options={(hooks.data?.hooks ?? []).map((h) => h.name)} keep />
         <label>
           Agent
           <input name="agent" type="text" list="agent-names" defaultValue={filter.agent} maxLength={64} autoComplete="off" spellcheck={false} />
@@ -248,18 +227,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
             ))}
           </datalist>
         </label>
-        <label>
-          Topic
-          <select name="topic" value={filter.topic}>
-            <option value="">any</option>
-            {topics.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-            {filter.topic && !topics.includes(filter.topic) && <option value={filter.topic}>{filter.topic}</option>}
-          </select>
-        </label>
+        <FilterSelect label="Topic" name="topic" value={filter.topic} options={topics} keep />
         <label>
           Delivery id
           <input name="delivery_id" type="text" defaultValue={filter.delivery_id} maxLength={512} autoComplete="off" spellcheck={false} />
@@ -378,23 +346,10 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
         </tbody>
       </table>
       {!page.loading && !page.error && rows.length === 0 && <p class="empty">No runs match.</p>}
-      <nav class="pager" aria-label="Pages">
-        {cursor && (
-          <a href={href('/runs', filter)} class="button">
-            Newest
-          </a>
-        )}
-        {cursor && (
-          <button type="button" onClick={() => history.back()}>
-            Newer
-          </button>
-        )}
-        {page.data?.next_cursor && (
-          <a class="button" href={href('/runs', { ...filter, scan: scanWindow, group: byEvent ? 'event' : '', cursor: page.data.next_cursor })}>
-            Older
-          </a>
-        )}
-      </nav>
+      <Pager
+        newest={cursor ? href('/runs', filter) : null}
+        older={page.data?.next_cursor ? href('/runs', { ...filter, scan: scanWindow, group: byEvent ? 'event' : '', cursor: page.data.next_cursor }) : null}
+      />
     </section>
   );
 }
