@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES, type FailureGroup } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
@@ -152,18 +152,7 @@ interface FailuresOptions extends Pick<FilterOptions, 'hook' | 'agent' | 'kind' 
 
 /** What `GET /api/hook-runs/failures` answers. */
 interface FailuresAnswer {
-  groups: {
-    hook: string;
-    agent: string | null;
-    kind: string;
-    fingerprint: string;
-    pattern: string;
-    sample_message: string;
-    sample_run: string;
-    count: number;
-    first_seen: string;
-    last_seen: string;
-  }[];
+  groups: (FailureGroup & { agent: string | null })[];
   group_count: number;
   window: { max: number; scanned: number; cut: boolean; oldest: string | null };
 }
