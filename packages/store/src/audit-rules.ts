@@ -108,3 +108,9 @@ export function auditScanRange(filter: AuditFilter, notBefore: number, cursor: s
   const high = until === null ? cursor : cursor === null ? until : cursor < until ? cursor : until;
   return { low, high };
 }
+
+/** The page of a listing that read up to `limit + 1` matching entries, newest first: one more than `limit` means there is a next page. */
+export function auditPage(found: AuditEntry[], limit: number): AuditPage {
+  const entries = found.slice(0, limit);
+  return { entries, next_cursor: found.length > limit ? entries[entries.length - 1]!.id : null };
+}

@@ -2,6 +2,7 @@ import type { AuditStore } from '../types';
 import {
   auditEntryJson,
   auditIdBound,
+  auditPage,
   auditScanRange,
   matchesAudit,
   type AuditBounds,
@@ -37,9 +38,7 @@ export class MemoryAuditStore implements AuditStore {
       out.push(entry);
       if (out.length > limit) break;
     }
-    const more = out.length > limit;
-    const entries = out.slice(0, limit);
-    return { entries, next_cursor: more ? entries[entries.length - 1]!.id : null };
+    return auditPage(out, limit);
   }
 
   /** The index of the first id not below `id`. */

@@ -3,6 +3,7 @@ import {
   AUDIT_EXPIRE_PER_RECORD,
   auditEntryJson,
   auditIdBound,
+  auditPage,
   auditScanRange,
   matchesAudit,
   type AuditBounds,
@@ -59,8 +60,6 @@ export class RedisAuditStore implements AuditStore {
     } catch (err) {
       throw storeError('list audit', err);
     }
-    const more = out.length > limit;
-    const entries = out.slice(0, limit);
-    return { entries, next_cursor: more ? entries[entries.length - 1]!.id : null };
+    return auditPage(out, limit);
   }
 }
