@@ -164,3 +164,12 @@ export function FilterSelect({
     </label>
   );
 }
+
+/** The text fields of a submitted form: `field(name)` is its value, '' when it has none. */
+export function formFields(el: HTMLFormElement): (name: string) => string {
+  const form = new FormData(el);
+  return (name) => {
+    const v = form.get(name);
+    return typeof v === 'string' ? v : '';
+  };
+}

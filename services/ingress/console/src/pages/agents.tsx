@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiError } from '../api';
 import { href } from '../route';
-import { ErrorBox, time, toApiError, useConfirm, useLoad } from '../util';
+import { ErrorBox, formFields, time, toApiError, useConfirm, useLoad } from '../util';
 
 /** An agent client as `GET /api/agents` lists it (its token is never shown again, only its id). */
 interface Agent {
@@ -54,11 +54,8 @@ export function AgentsPage() {
 
   const create = (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.target as HTMLFormElement);
-    const field = (k: string) => {
-      const v = form.get(k);
-      return typeof v === 'string' ? v.trim() : '';
-    };
+    const text = formFields(e.target as HTMLFormElement);
+    const field = (k: string) => text(k).trim();
     const body: Record<string, unknown> = { name: field('name'), tools_allow: allowlistEntries(field('tools_allow')) };
     if (field('description')) body.description = field('description');
     void act(async () => {

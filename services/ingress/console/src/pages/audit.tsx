@@ -1,7 +1,7 @@
 import { api, query } from '../api';
 import { go, href } from '../route';
 import { diffText, lineDiff } from '../line-diff';
-import { ErrorBox, Json, Pager, time, useLoad } from '../util';
+import { ErrorBox, formFields, Json, Pager, time, useLoad } from '../util';
 import { localInputValue } from './runs';
 
 interface AuditEntry {
@@ -81,11 +81,8 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
   );
   const apply = (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.target as HTMLFormElement);
-    const field = (k: string) => {
-      const v = form.get(k);
-      return typeof v === 'string' ? v.trim() : '';
-    };
+    const text = formFields(e.target as HTMLFormElement);
+    const field = (k: string) => text(k).trim();
     go('/audit', {
       action: field('action'),
       actor: field('actor'),

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, atLeast, query, type Hook, type Role } from '../api';
 import { go, href } from '../route';
-import { ErrorBox, FilterSelect, useConfirm, useLoad } from '../util';
+import { ErrorBox, FilterSelect, formFields, useConfirm, useLoad } from '../util';
 
 /** One cause of failures, as `GET /api/hook-runs/failures` answers it. */
 export interface FailureGroup {
@@ -126,11 +126,7 @@ export function IssuesPage({ role, params }: { role: Role; params: URLSearchPara
 
   const apply = (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.target as HTMLFormElement);
-    const field = (k: string) => {
-      const v = form.get(k);
-      return typeof v === 'string' ? v : '';
-    };
+    const field = formFields(e.target as HTMLFormElement);
     go('/issues', { hook: field('hook'), kind: field('kind'), since: filter.since });
   };
   const data = page.data;

@@ -4,7 +4,7 @@ import { api, atLeast, eventIdOf, query, RUN_STATUSES, type Hook, type Role, typ
 import { useRunEvents, type RunSummary } from '../live';
 import { go, href } from '../route';
 import { rowReason } from '../attempts';
-import { ErrorBox, FilterSelect, Pager, Status, When, useLoad } from '../util';
+import { ErrorBox, FilterSelect, formFields, Pager, Status, When, useLoad } from '../util';
 import { BulkActions } from './bulk';
 
 const PAGE = 50;
@@ -183,11 +183,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const scan = page.data?.scan;
   const topics = [...new Set((hooks.data?.hooks ?? []).map((h) => h.topic))].sort();
   const read = (formEl: HTMLFormElement) => {
-    const form = new FormData(formEl);
-    const field = (k: string) => {
-      const v = form.get(k);
-      return typeof v === 'string' ? v : '';
-    };
+    const field = formFields(formEl);
     return {
       status: field('status'),
       hook: field('hook'),
