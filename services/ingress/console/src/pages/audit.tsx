@@ -2,7 +2,7 @@ import { api, query } from '../api';
 import { go, href } from '../route';
 import { diffText, lineDiff } from '../line-diff';
 import { ErrorBox, formFields, Json, Pager, time, useLoad } from '../util';
-import { localInputValue } from './runs';
+import { TimeRange } from './runs';
 
 interface AuditEntry {
   id: string;
@@ -126,14 +126,7 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
           Target
           <input name="target" type="text" defaultValue={filter.target} autoComplete="off" spellcheck={false} />
         </label>
-        <label>
-          Since
-          <input name="since" type="datetime-local" step="any" defaultValue={localInputValue(filter.since)} />
-        </label>
-        <label>
-          Until
-          <input name="until" type="datetime-local" step="any" defaultValue={localInputValue(filter.until)} />
-        </label>
+        <TimeRange since={filter.since} until={filter.until} />
         <button type="submit">Apply</button>
         {FILTERS.some((k) => filter[k]) && (
           <a class="button" href={href('/audit')}>

@@ -19,6 +19,22 @@ export function localInputValue(iso: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
+/** A filter form's Since and Until fields (local time; `since` and `until` are ISO). */
+export function TimeRange({ since, until }: { since: string; until: string }) {
+  return (
+    <>
+      <label>
+        Since
+        <input name="since" type="datetime-local" step="any" defaultValue={localInputValue(since)} />
+      </label>
+      <label>
+        Until
+        <input name="until" type="datetime-local" step="any" defaultValue={localInputValue(until)} />
+      </label>
+    </>
+  );
+}
+
 function isoFromInput(local: string): string {
   if (!local) return '';
   const d = new Date(local);
@@ -228,14 +244,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
           Delivery id
           <input name="delivery_id" type="text" defaultValue={filter.delivery_id} maxLength={512} autoComplete="off" spellcheck={false} />
         </label>
-        <label>
-          Since
-          <input name="since" type="datetime-local" step="any" defaultValue={localInputValue(filter.since)} />
-        </label>
-        <label>
-          Until
-          <input name="until" type="datetime-local" step="any" defaultValue={localInputValue(filter.until)} />
-        </label>
+        <TimeRange since={filter.since} until={filter.until} />
         <label class="search">
           Search (jq over payload, result, error…)
           <input
