@@ -117,6 +117,28 @@ describe('operator console: why a run failed, at a glance (Chromium)', () => {
     expect(await kept.getAttribute('title')).toMatch(/UTC|GMT/);
     await shot(page, 'runs-list-errors');
 
+    // Live, without a reload: a run denied and one parked while the list is open say why, like the loaded rows.
+    const liveRows = page.locator('tr[data-run]');
+    const before = await liveRows.count();
+    await send('deploy', { order: 'A-18' });
+    await send('ship', { order: 'A-18' });
+    await eventually(async () => ((await liveRows.count()) >= before + 2 ? true : undefined), UI_MS, 'the two live rows');
+    const newest = await liveRows.evaluateAll((rows) => rows.slice(0, 2).map((r) => r.getAttribute('data-run') ?? ''));
+    const second = (hook: string, status: string) =>
+      eventually(
+        async () => {
+          const runs = (await con.ok('GET', `/api/hook-runs?hook=${hook}&status=${status}`)).runs as { id: string }[];
+          return runs.length === 2 ? runs[0] : undefined;
+        },
+        UI_MS * 2,
+        `the second ${status} run of ${hook}`,
+      );
+    const deniedLive = await second('deploy', 'denied');
+    const parkedLive = await second('ship', 'parked');
+    expect(newest.sort()).toEqual([deniedLive.id, parkedLive.id].sort());
+    await reason(deniedLive.id).filter({ hasText: 'denied by rule friday freeze' }).waitFor();
+    await reason(parkedLive.id).filter({ hasText: 'awaiting approval (rule prod ships)' }).waitFor();
+
     // A call that never left, four times: one line per attempt, attempts 1–3 folded, why it was not retried.
     await page.goto(`${con.url}/console#/runs/${notified.id}`);
     await page.getByTestId('why-not-retried').filter({ hasText: 'failed 4 times' }).waitFor();

@@ -186,6 +186,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   }, [page.data]);
 
   // Live: on the first page a run event updates its row, or adds the run (in its place, newest first) when it fits the filter.
+  const reading = useRef(new Set<string>());
   const live = useRunEvents(!cursor, (e: RunSummary) => {
     const now = performance.now();
     recent.current = [...recent.current.filter((r) => now - r.got < RECENT_MS).slice(-RECENT_MAX + 1), { e, got: now }];
@@ -193,6 +194,17 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
     const added = new Set<string>();
     setRows((current) => applyRunEvent(current, e, { filter, full: Boolean(page.data?.next_cursor) }, added));
     if (added.size) setFresh((f) => new Set([...f, ...added]));
+    // A summary carries no result nor history, and a denied or parked row says why from them ("denied by …",
+    // "awaiting approval (rule …)"): read that run once (one read per run at a time).
+    if ((e.status === 'denied' || e.status === 'parked') && !reading.current.has(e.run_id)) {
+      reading.current.add(e.run_id);
+      api<Run>('GET', `/api/hook-runs/${encodeURIComponent(e.run_id)}`)
+        .then(
+          (full) => setRows((current) => current.map((r) => (r.id === full.id && r.updated_at <= full.updated_at ? { ...r, ...full } : r))),
+          () => undefined, // the row keeps what the event said; the next page load reads it whole
+        )
+        .finally(() => reading.current.delete(e.run_id));
+    }
   });
 
   const listed = byEvent ? groupByEvent(rows) : rows.map((run) => ({ run, span: 1 }));
