@@ -8,6 +8,10 @@ export interface InterruptedAttempt {
   attempts: number;
 }
 
+/** The history line of a run made due again by an interrupt (`replay`). */
+export const replayDetail = (acted: Acted) =>
+  acted === 'start' ? 'its start replays on the next attempt' : `its committed ${acted} ends the run on the next attempt`;
+
 export interface InterruptDecision {
   outcome: LapsedOutcome['outcome'];
   error: ErrorInfo;
@@ -20,7 +24,10 @@ export interface InterruptDecision {
  *
  * - nothing acted: retry after `retryDelayMs`, or fail once attempts are used up;
  * - started a crash-resumable tool: replay the start now, or fail when used up;
- * - started any other tool, or committed cancel/resume/take: held as failed.
+ * - started any other tool: held as failed;
+ * - committed cancel/resume/take: due now, and the next attempt ends the run
+ *   with what the commit did (the executor reads it from the records, acting
+ *   on nothing again; attempts left do not matter).
  */
 export function decideInterrupt(a: InterruptedAttempt, policy: InterruptPolicy, reason: string): InterruptDecision {
   const spent = a.attempts >= policy.maxAttempts;
@@ -39,6 +46,6 @@ export function decideInterrupt(a: InterruptedAttempt, policy: InterruptPolicy, 
       ? { outcome: 'failed', error: { kind: 'unavailable', message: `${reason}; no attempts left to replay its start ${used}` } }
       : { outcome: 'replay', error: { kind: 'unavailable', message: `${reason}; replaying its start` } };
   }
-  const message = `interrupted after it committed a ${a.acted} on ${JSON.stringify(a.actedIds)}; held for an operator (${reason})`;
-  return { outcome: 'failed', error: { kind: 'internal', message } };
+  const message = `${reason}; it committed a ${a.acted} on ${JSON.stringify(a.actedIds)}, which ends the run on the next attempt`;
+  return { outcome: 'replay', error: { kind: 'unavailable', message } };
 }

@@ -59,21 +59,38 @@ const ROWS: Row[] = [
     name: 'committed cancel',
     acted: 'cancel',
     maxAttempts: 3,
-    outcome: 'failed',
-    status: 'failed',
-    kind: 'internal',
-    message: 'committed a cancel on ["i-1"]',
+    outcome: 'replay',
+    status: 'pending',
+    kind: 'unavailable',
+    message: 'committed a cancel on ["i-1"], which ends the run on the next attempt',
   },
   {
     name: 'committed resume',
     acted: 'resume',
     maxAttempts: 3,
-    outcome: 'failed',
-    status: 'failed',
-    kind: 'internal',
-    message: 'committed a resume on ["i-1"]',
+    outcome: 'replay',
+    status: 'pending',
+    kind: 'unavailable',
+    message: 'committed a resume on ["i-1"], which ends the run on the next attempt',
   },
-  { name: 'committed take', acted: 'take', maxAttempts: 3, outcome: 'failed', status: 'failed', kind: 'internal', message: 'committed a take on ["i-1"]' },
+  {
+    name: 'committed take',
+    acted: 'take',
+    maxAttempts: 3,
+    outcome: 'replay',
+    status: 'pending',
+    kind: 'unavailable',
+    message: 'committed a take on ["i-1"], which ends the run on the next attempt',
+  },
+  {
+    name: 'committed resume, no attempts left',
+    acted: 'resume',
+    maxAttempts: 1,
+    outcome: 'replay',
+    status: 'pending',
+    kind: 'unavailable',
+    message: 'committed a resume on ["i-1"], which ends the run on the next attempt',
+  },
 ];
 
 async function claimed(s: Stores, row: Row): Promise<{ id: string; token: number }> {
@@ -112,7 +129,11 @@ export function describeInterruptConformance(stores: () => Stores): void {
         expect(await s.runs.sweepDue(now + 2_000, 10, 100)).toEqual([id]);
       }
       if (row.outcome === 'replay') {
-        expect(run).toMatchObject({ due_at: new Date(now).toISOString(), acted: 'start', input: { a: 1 } });
+        expect(run).toMatchObject({ due_at: new Date(now).toISOString(), acted: row.acted, input: { a: 1 } });
+        const replayLine = run?.history.find((h) => h.event === 'replay')?.detail;
+        expect(replayLine).toBe(
+          row.acted === 'start' ? 'its start replays on the next attempt' : `its committed ${row.acted} ends the run on the next attempt`,
+        );
         expect(await s.runs.sweepDue(now, 10, 100)).toEqual([id]);
         expect((await s.runs.claim(id, 'w-2', 1_000, now))?.run.attempts).toBe(2);
       }

@@ -36,7 +36,7 @@ import { HookCache } from './hook-cache';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
 import type { DoorAct } from './hook-plan';
 import { agentCallOf, agentOfRun } from './agent-call';
-import { checkStoppedClaim, waitOutcome } from './woken';
+import { checkStoppedClaim, committedOutcome, waitOutcome } from './woken';
 import type { WokenOutcome } from './woken';
 import type { RunReporter } from '@hookyard/report';
 import { callTool } from './tool-call';
@@ -244,6 +244,21 @@ export class RunExecutor {
   private async attempt(a: Attempt, state: AttemptState): Promise<Outcome> {
     const { run } = a;
     const { stores } = this.deps;
+    // Interrupted after its door act committed (the store made it due again): the commit is done and is
+    // never made twice; the run ends with what it did, read from the records.
+    if (run.acted === 'cancel' || run.acted === 'resume' || run.acted === 'take') {
+      state.acted = true;
+      await a.write((token, now) =>
+        stores.runs.note(
+          run.id,
+          token,
+          'committed',
+          `its ${run.acted} on ${run.acted_ids.join(', ')} committed before the interruption: ending with its outcome`,
+          now,
+        ),
+      );
+      return committedOutcome(run, run.acted, run.acted_ids, stores.interactions);
+    }
     // An agent's call: the call (tool, arguments, runtime allowlist) is the run's payload, and its agent's record
     // stands where a hook's would; there is no condition, door contract or subject.
     const call = run.door === 'agent' ? await agentCallOf(run, stores.agents) : null;
@@ -276,6 +291,13 @@ export class RunExecutor {
       const check = await checkStoppedClaim(run, stores.interactions);
       if ('error' in check) return { error: check.error, acted: false };
       await a.write((token, now) => stores.runs.note(run.id, token, 'claim_checked', check.note, now));
+      if ('committed' in check) {
+        // The claim committed before the stop: record it as the attempt would have, and end with its outcome.
+        const { verb, ids } = check.committed;
+        await a.write((token, now) => stores.runs.act(run.id, token, { acted: verb, actedIds: ids }, now));
+        state.acted = true;
+        return committedOutcome(run, verb, ids, stores.interactions);
+      }
     }
     let kwargs: Record<string, unknown>;
     let extras: Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AGENT_CALL_TOPIC, FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, agentHookName, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead, RunStatus } from '@hookyard/core';
-import { decideInterrupt } from '../interrupt';
+import { decideInterrupt, replayDetail } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
 import { errorMatches } from '../run-filter';
@@ -561,7 +561,7 @@ export class MemoryRunStore implements RunStore {
       this.log(slot, now, 'retry_scheduled', rules.interruptRetryDetail(error, policy.retryDelayMs));
     } else {
       this.makeDue(slot, 'pending', now, now);
-      this.log(slot, now, 'replay', 'its start replays on the next attempt');
+      this.log(slot, now, 'replay', replayDetail(run.acted));
     }
     return { id: run.id, hook: run.hook, outcome, error, attempts: run.attempts };
   }

@@ -5,7 +5,8 @@
 --   acted ''                    -> retry_wait at now + retry_delay, or failed (unavailable) when attempts are spent
 --   acted 'start', resumable    -> pending now (replay), or failed (unavailable) when attempts are spent
 --   acted 'start', not resumable-> failed (internal)
---   acted cancel/resume/take    -> failed (internal)
+--   acted cancel/resume/take    -> pending now (replay, whatever attempts are left): the next attempt ends
+--                                  the run with what the commit did, acting on nothing again
 -- `event` (released|lapsed) is also what ended the attempt (see end_attempt).
 -- Returns {id, hook, outcome, kind, message, attempts}.
 --!include transitions
@@ -33,8 +34,8 @@ local function interrupt(c, now, max_attempts, retry_delay, event, reason, alert
       outcome, kind, message = 'replay', 'unavailable', reason .. '; replaying its start'
     end
   else
-    outcome, kind = 'failed', 'internal'
-    message = 'interrupted after it committed a ' .. acted .. ' on ' .. acted_ids .. '; held for an operator (' .. reason .. ')'
+    outcome, kind = 'replay', 'unavailable'
+    message = reason .. '; it committed a ' .. acted .. ' on ' .. acted_ids .. ', which ends the run on the next attempt'
   end
   end_attempt(c, event)
   redis.call('HSET', c.run, 'error', cjson.encode({ kind = kind, message = message }))
@@ -47,7 +48,11 @@ local function interrupt(c, now, max_attempts, retry_delay, event, reason, alert
     append_history(c.run, now, attempts, 'retry_scheduled', kind .. ': ' .. message .. '; due in ' .. retry_delay .. ' ms')
   else
     make_due(c, 'pending', now, now)
-    append_history(c.run, now, attempts, 'replay', 'its start replays on the next attempt')
+    if acted == 'start' then
+      append_history(c.run, now, attempts, 'replay', 'its start replays on the next attempt')
+    else
+      append_history(c.run, now, attempts, 'replay', 'its committed ' .. acted .. ' ends the run on the next attempt')
+    end
   end
   return { c.id, hook, outcome, kind, message, attempts }
 end
