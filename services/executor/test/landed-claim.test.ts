@@ -107,7 +107,8 @@ describe.each(backends)('a landed door act ends with its outcome (%s)', (_name, 
     expect(await stores.runs.get(waiter)).toMatchObject({ status: 'succeeded', result: { merged: true } });
   });
 
-  it('(a) interrupted after the run recorded its take: it ends with the taken outcome, taken once', async () => {
+  /** A wait resumed by an operator, then a take of it by a run killed after (`recorded`) or while recording its act. */
+  async function takeKilled(recorded: boolean) {
     const { h, stores, park, killed } = await setup(make);
     const { waiter, interaction } = await park();
     await stores.interactions.resolve(
@@ -116,9 +117,14 @@ describe.each(backends)('a landed door act ends with its outcome (%s)', (_name, 
       h.clock.now(),
     );
     await h.executor.handle(waiter);
-    const { id } = await killed('take', [interaction], [interaction], true);
+    const { id } = await killed('take', [interaction], [interaction], recorded);
     await h.executor.handle(id);
     expect(await stores.runs.get(id)).toMatchObject({ status: 'succeeded', acted: 'take', acted_ids: [interaction], result: { merged: true } });
+    return { stores, id, interaction };
+  }
+
+  it('(a) interrupted after the run recorded its take: it ends with the taken outcome, taken once', async () => {
+    const { stores, id, interaction } = await takeKilled(true);
     expect(await stores.interactions.get(interaction)).toMatchObject({ status: 'taken', taken: { by: `hook:taker run:${id}` } });
   });
 
@@ -138,17 +144,7 @@ describe.each(backends)('a landed door act ends with its outcome (%s)', (_name, 
   });
 
   it('(b) stopped mid-take, the interaction names this run as taker: it ends with the taken outcome', async () => {
-    const { h, stores, park, killed } = await setup(make);
-    const { waiter, interaction } = await park();
-    await stores.interactions.resolve(
-      interaction,
-      { status: 'resumed', by: 'operator:ops', via: 'api', payload: { merged: true }, extras: null },
-      h.clock.now(),
-    );
-    await h.executor.handle(waiter);
-    const { id } = await killed('take', [interaction], [interaction], false);
-    await h.executor.handle(id);
-    expect(await stores.runs.get(id)).toMatchObject({ status: 'succeeded', acted: 'take', acted_ids: [interaction], result: { merged: true } });
+    await takeKilled(false);
   });
 
   it('still held when the records cannot tell: resolved by another door, or the claim committed on part of its ids only', async () => {
