@@ -109,6 +109,7 @@ describe('operator console: issues, failures grouped by cause (Chromium)', () =>
     await dialog.getByRole('button', { name: 'Discard 2' }).click();
     await page.getByTestId('issues-progress').getByText('Discarded 2 of 2 runs of hook orders (bad_input).').waitFor();
     await page.getByTestId('issues-window').getByText('2 groups in the newest 5 failed runs.').waitFor();
+    await quota.waitFor({ state: 'detached' });
     expect(await quota.count()).toBe(0);
     await refused.locator('td.count').getByText('4').waitFor();
     expect((await con.ok('GET', '/api/hook-runs?hook=orders&status=discarded')).runs.map((r: any) => r.error.message.replace(/^.*error: /, '')).sort()).toEqual(

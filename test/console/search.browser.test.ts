@@ -70,6 +70,8 @@ describe('operator console: search runs, group by event, the event view (Chromiu
       await page.getByLabel(/^Search \(jq/).fill('.payload.order.customer == "ada"');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.getByTestId('scan').filter({ hasText: 'Searched 12 runs: 9 matched.' }).waitFor();
+      // The note and the rows may land in separate renders: wait for the unmatched rows to leave.
+      await page.locator('tr[data-run]').nth(9).waitFor({ state: 'detached' });
       expect(await page.locator('tr[data-run]').count()).toBe(9);
       expect(page.url()).toContain('where=');
 
