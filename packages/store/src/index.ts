@@ -28,6 +28,8 @@ export type {
   BucketLimit,
   BucketStore,
   Claimed,
+  ClaimedPlanned,
+  PlannedClaim,
   CompletedStatus,
   DeliveryClaim,
   HookStore,

@@ -220,6 +220,28 @@ export interface Claimed {
   hookRevision: string | null;
 }
 
+/**
+ * A plan the executor made before claiming, from the payload its dispatch
+ * message carried: `claimPlanned` applies its first write in the claim's own
+ * step while it still holds (a fresh run whose hook is still at `revision`).
+ */
+export interface PlannedClaim {
+  /** The hook's revision the plan was made with (the store's `getHookRevision`). */
+  revision: string;
+  /** start: claim and record the tool's start with this input; skip: claim and end the run skipped with this result. */
+  plan: { start: { input: Record<string, unknown>; resumable: boolean; note?: { event: string; detail: string } } } | { skip: { result: unknown } };
+}
+
+/**
+ * What `claimPlanned` did: `start` (the run is running, its start recorded) or
+ * `skipped` (the run ended) with the run's head in `run` (no payload, input,
+ * result or history); `claimed`: the plan did not hold, the run was claimed
+ * as `claim` claims it (`run` whole) and is planned again.
+ */
+export type ClaimedPlanned =
+  | (Omit<Claimed, 'run'> & { applied: 'start' | 'skipped'; run: RunHead })
+  | (Claimed & { applied: 'claimed' });
+
 export interface ActInput {
   acted: Exclude<Acted, ''>;
   actedIds?: string[];
@@ -376,6 +398,13 @@ export interface RunStore {
    * at `now`. Bumps `attempts` and the fencing token. Null when not claimable.
    */
   claim(id: string, owner: string, leaseMs: number, now: number): Promise<Claimed | null>;
+  /**
+   * `claim` with the planned first write in the same atomic step: applied when
+   * the run is fresh (never claimed, not acted, no interaction or claim intent,
+   * not an agent's call) and its hook is at `planned.revision`; otherwise a
+   * plain claim (`applied: 'claimed'`). Null when not claimable.
+   */
+  claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null>;
 
   /** The writes of one attempt. A stale token throws HookyardError `conflict`. */
   renew(id: string, token: number, leaseMs: number, now: number): Promise<void>;

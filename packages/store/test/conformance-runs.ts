@@ -169,6 +169,89 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       });
     });
 
+    describe('claimPlanned (the plan made before the claim)', () => {
+      const revisionOf = async (s: Stores, name: string) => (await s.hooks.getHookRevision(name))!.revision;
+
+      it('start: claims and records the start with its input in one step', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const planned = { revision: await revisionOf(s, 'h'), plan: { start: { input: { a: 1 }, resumable: true } } };
+        const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
+        expect(c).toMatchObject({ applied: 'start', run: { status: 'running', attempts: 1, acted: 'start', resumable: true, lease: { owner: 'w1' } } });
+        expect(c!.run).not.toHaveProperty('payload');
+        const run = (await s.runs.get(id!))!;
+        expect(run).toMatchObject({ status: 'running', acted: 'start', input: { a: 1 }, resumable: true, claim_intent: '', payload: { n: 1 } });
+        expect(run.history.map((h) => [h.event, h.attempt])).toEqual([
+          ['kept', 0],
+          ['claimed', 1],
+          ['acted', 1],
+        ]);
+        expect(run.history[2]!.detail).toBe('started its tool (crash-resumable)');
+        // The token is the attempt's: its outcome write is accepted; a second claim finds nothing.
+        expect(await s.runs.claimPlanned(id!, 'w2', 30_000, T0, planned)).toBeNull();
+        expect((await s.runs.complete(id!, c!.token, 'succeeded', { ok: 1 }, T0 + 5)).status).toBe('succeeded');
+      });
+
+      it("start: a policy's note is recorded before the start", async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const note = { event: 'approval policy', detail: 'allowed by rule r1' };
+        await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h'), plan: { start: { input: {}, resumable: false, note } } });
+        const run = (await s.runs.get(id!))!;
+        expect(run.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'approval policy', 'acted']);
+        expect(run.history[2]!.detail).toBe('allowed by rule r1');
+        expect(run.resumable).toBe(false);
+      });
+
+      it('skip: claims and ends the run skipped in one step, with no lease left', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, { revision: await revisionOf(s, 'h'), plan: { skip: { result: { condition: false } } } });
+        expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
+        const run = (await s.runs.get(id!))!;
+        expect(run).toMatchObject({ status: 'skipped', result: { condition: false }, lease: null, finished_at: new Date(T0 + 3).toISOString() });
+        expect(run.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'skipped']);
+        expect(await s.runs.counts()).toMatchObject({ running: 0, pending: 0 });
+        expect((await s.runs.list({ status: 'skipped' }, 10)).runs.map((r) => r.id)).toEqual([id]);
+        expect(await s.runs.claim(id!, 'w', 1_000, T0 + 4)).toBeNull();
+        expect(await s.runs.sweepLapsed(T0 + 10_000, 10, { maxAttempts: 3, retryDelayMs: 0 })).toEqual([]);
+        // Ended by this token's complete: a re-sent complete of the same outcome is answered as stored.
+        expect((await s.runs.complete(id!, c!.token, 'skipped', { condition: false }, T0 + 3)).status).toBe('skipped');
+      });
+
+      it('a hook changed since the plan: a plain claim (the whole run), nothing applied', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const old = await revisionOf(s, 'h');
+        await s.hooks.putHook({ ...hook('h', 't'), tool_kwargs: { changed: true } });
+        expect(await revisionOf(s, 'h')).not.toBe(old);
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: old, plan: { start: { input: { a: 1 }, resumable: false } } });
+        expect(c?.applied).toBe('claimed');
+        if (c?.applied !== 'claimed') throw new Error('unreachable');
+        expect(c.run).toMatchObject({ status: 'running', acted: '', input: null, payload: { n: 1 } });
+        expect(c.run.history.map((h) => h.event)).toEqual(['kept', 'claimed']);
+        expect(c.hookRevision).toBe(await revisionOf(s, 'h'));
+      });
+
+      it('a run claimed before (a retry) is only claimed: its plan may not be what the first attempt saw', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const c1 = await s.runs.claim(id!, 'w', 1_000, T0);
+        await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
+        const revision = await revisionOf(s, 'h');
+        expect(await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, plan: { skip: { result: {} } } })).toBeNull();
+        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, plan: { skip: { result: {} } } });
+        expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
+        expect((await s.runs.get(id!))!.status).toBe('running');
+      });
+
+      it('unknown ids are not_found', async () => {
+        const s = stores();
+        const planned = { revision: 'r', plan: { skip: { result: {} } } };
+        expect((await rejection(s.runs.claimPlanned('0'.repeat(26), 'w', 1, T0, planned))).kind).toBe('not_found');
+      });
+    });
+
     describe('claim', () => {
       it('is a compare-and-set: the second claim gets null', async () => {
         const s = stores();

@@ -8,6 +8,8 @@ import { errorMatches } from '../run-filter';
 import type {
   ActInput,
   Claimed,
+  ClaimedPlanned,
+  PlannedClaim,
   CompletedStatus,
   DeliveryClaim,
   InterruptPolicy,
@@ -212,6 +214,38 @@ export class MemoryRunStore implements RunStore {
     this.setStatus(slot, 'running', now);
     this.log(slot, now, 'claimed', rules.claimDetail(owner, leaseMs));
     return { run: structuredClone(run), token: slot.token, hookRevision: this.hookRevisionOf(run.hook) };
+  }
+
+  async claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null> {
+    const slot = this.find(id);
+    const before = slot.run;
+    const revision = this.hookRevisionOf(before.hook);
+    // As claim_planned.lua: the plan holds for a fresh run whose hook is still at the planned revision.
+    const plain =
+      before.attempts === 0 &&
+      before.acted === '' &&
+      !before.interaction &&
+      before.claim_intent === '' &&
+      before.door !== 'agent' &&
+      revision !== null &&
+      revision === planned.revision;
+    const claimed = await this.claim(id, owner, leaseMs, now);
+    if (!claimed) return null;
+    if (!plain) return { ...claimed, applied: 'claimed' };
+    const { plan } = planned;
+    if ('skip' in plan) {
+      const result = rules.boundResult(plan.skip.result);
+      slot.ended = 'complete';
+      slot.run.result = result;
+      slot.run.error = null;
+      this.finish(slot, 'skipped', now);
+      this.log(slot, now, 'skipped', rules.completeDetail('skipped', result));
+      return { applied: 'skipped', token: claimed.token, run: headOf(slot.run), hookRevision: revision };
+    }
+    const { input, resumable, note } = plan.start;
+    if (note) this.log(slot, now, note.event, note.detail);
+    await this.act(id, claimed.token, { acted: 'start', input, resumable }, now);
+    return { applied: 'start', token: claimed.token, run: headOf(slot.run), hookRevision: revision };
   }
 
   async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {

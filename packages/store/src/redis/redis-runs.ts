@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, notFound } from '@hookyard/core';
+import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, internal, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
@@ -8,6 +8,8 @@ import * as rules from '../run-rules';
 import type {
   ActInput,
   Claimed,
+  ClaimedPlanned,
+  PlannedClaim,
   CompletedStatus,
   DeliveryClaim,
   InterruptPolicy,
@@ -210,6 +212,28 @@ export class RedisRunStore implements RunStore {
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);
     return { token: Number(reply[1]), run: this.runOf(reply[2]), hookRevision: revision === '' ? null : revision };
+  }
+
+  async claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null> {
+    const { plan } = planned;
+    let args: Array<string | number>;
+    if ('start' in plan) {
+      const { input, resumable, note } = plan.start;
+      const detail = rules.actDetail({ acted: 'start', resumable });
+      args = ['start', JSON.stringify(input), resumable ? 1 : 0, detail, note?.event ?? '', note?.detail ?? ''];
+    } else {
+      const bounded = rules.boundResult(plan.skip.result);
+      args = ['skip', JSON.stringify(bounded), 0, rules.historyDetail(rules.completeDetail('skipped', bounded), null), '', ''];
+    }
+    const reply = await this.onRun('claim_planned', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs), planned.revision, ...args]);
+    if (Number(reply[0]) === 1) return null;
+    const revision = replyText(reply[3]);
+    const hookRevision = revision === '' ? null : revision;
+    const token = Number(reply[1]);
+    const applied = replyText(reply[4]);
+    if (applied === 'claimed') return { applied, token, run: this.runOf(reply[2]), hookRevision };
+    if (applied !== 'start' && applied !== 'skipped') throw internal(`redis claim_planned answered an unknown outcome ${JSON.stringify(applied)} for run ${id}`);
+    return { applied, token, run: this.headOf(reply[2]), hookRevision };
   }
 
   async renew(id: string, token: number, leaseMs: number, now: number): Promise<void> {

@@ -6,6 +6,7 @@ import type { RedisClient } from './client';
 export const SCRIPT_NAMES = [
   'keep_event',
   'claim',
+  'claim_planned',
   'renew',
   'set_claim_intent',
   'act',
