@@ -5,6 +5,7 @@ import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 import { openJetStreamPullSource } from './pull-source';
 import { startPullWorker, type PullWorker } from './pull-worker';
+import { PLAN_HEADER, decodeHints, encodeHints } from './run-hints';
 import type { RunBus, Subscription } from './types';
 
 export interface JetStreamBusOptions {
@@ -80,8 +81,13 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       for (let i = 0; i < runIds.length; i += RUN_IDS_PER_MESSAGE) chunks.push(runIds.slice(i, i + RUN_IDS_PER_MESSAGE));
       try {
         // Acks in flight together: the caller waits one round trip, not one per chunk.
-        const opts = options?.traceparent ? { timeout: publishTimeoutMs, headers: traceHeaders(options.traceparent) } : { timeout: publishTimeoutMs };
-        await Promise.all(chunks.map((chunk) => js.publish(subject, JSON.stringify(chunk), opts)));
+        const hints = options?.hints;
+        const opts = (start: number, chunk: string[]) => {
+          const plan = hints ? encodeHints(hints.slice(start, start + chunk.length)) : null;
+          if (!plan && !options?.traceparent) return { timeout: publishTimeoutMs };
+          return { timeout: publishTimeoutMs, headers: messageHeaders(options?.traceparent, plan) };
+        };
+        await Promise.all(chunks.map((chunk, n) => js.publish(subject, JSON.stringify(chunk), opts(n * RUN_IDS_PER_MESSAGE, chunk))));
       } catch (err) {
         const doing = `publish ${runIds.length} run id(s) to ${JSON.stringify(subject)}`;
         if (!conn.isConnected()) throw unavailable(`${doing}: NATS disconnected`, err);
@@ -106,8 +112,10 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
         logger,
         prepare: (msg) => {
           const traceparent = msg.headers?.get(TRACEPARENT) || undefined;
+          const ids = readIds(msg);
+          const hints = msg.headers ? decodeHints(msg.headers.get(PLAN_HEADER) || undefined, ids.length) : null;
           return {
-            tasks: readIds(msg).map((id) => () => handler(id, traceparent)),
+            tasks: ids.map((id, i) => () => handler(id, traceparent, hints?.[i])),
             // Acked even when a handler threw: the sweep re-dispatches what was not done.
             settle: (outcomes) => {
               for (const o of outcomes) if (o.status === 'rejected') logger.debug({ err: o.reason }, 'run handler threw');
@@ -157,8 +165,9 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
 /** The message header carrying the publisher's W3C trace context. */
 const TRACEPARENT = 'traceparent';
 
-function traceHeaders(traceparent: string) {
+function messageHeaders(traceparent: string | undefined, plan: string | null) {
   const h = natsHeaders();
-  h.set(TRACEPARENT, traceparent);
+  if (traceparent) h.set(TRACEPARENT, traceparent);
+  if (plan) h.set(PLAN_HEADER, plan);
   return h;
 }

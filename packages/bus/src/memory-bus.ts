@@ -1,9 +1,11 @@
 import { badInput, unavailable } from '@hookyard/core';
+import { parsedHint } from './run-hints';
+import type { RunPlanHint } from './run-hints';
 import type { RunBus, RunHandler, Subscription } from './types';
 
 type Handler = RunHandler;
-/** A queued id and the traceparent it was published with ('' for none). */
-type Queued = { id: string; traceparent: string | undefined };
+/** A queued id, the traceparent it was published with, and its plan hint (parsed once, at delivery). */
+type Queued = { id: string; traceparent: string | undefined; hint: RunPlanHint | undefined };
 
 interface MemorySubscription {
   handler: Handler;
@@ -33,7 +35,7 @@ export function createMemoryBus(): RunBus {
     sub.inFlight += 1;
     // Fire and forget: the handler's failure is caught in the chain, and nothing after it throws.
     void Promise.resolve()
-      .then(() => sub.handler(q.id, q.traceparent))
+      .then(() => sub.handler(q.id, q.traceparent, parsedHint(q.hint)))
       // A handler that throws is the caller's to log; the id counts as delivered.
       .catch(() => undefined)
       .then(() => {
@@ -62,7 +64,8 @@ export function createMemoryBus(): RunBus {
     async publish(runIds, options) {
       if (closed) throw unavailable(`memory bus is closed; ${runIds.length} run id(s) not published`);
       const traceparent = options?.traceparent;
-      for (const id of runIds) queue.push({ id, traceparent });
+      const hints = options?.hints;
+      for (let i = 0; i < runIds.length; i += 1) queue.push({ id: runIds[i]!, traceparent, hint: hints?.[i] });
       dispatch();
     },
     async subscribe(handler, options): Promise<Subscription> {

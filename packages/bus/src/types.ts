@@ -1,6 +1,8 @@
+import type { RunHint, RunPlanHint } from './run-hints';
+
 /**
- * The dispatch channel. A message carries run ids only; the store is the
- * truth. Delivery is at-least-once: a lost message is covered by the
+ * The dispatch channel. A message carries run ids, and may carry a plan
+ * hint per id (run-hints.ts); the store is the truth. Delivery is at-least-once: a lost message is covered by the
  * scheduler's sweep, a duplicate by the executor's compare-and-set claim.
  */
 export interface RunBus {
@@ -37,7 +39,9 @@ export interface Subscription {
 export interface PublishOptions {
   /** The W3C traceparent of the publishing span; absent when tracing is off. */
   traceparent?: string;
+  /** Plan hints aligned with the run ids (run-hints.ts); an id without one, or past the bounds, travels bare. */
+  hints?: ReadonlyArray<RunPlanHint | undefined>;
 }
 
-/** Takes one run id; `traceparent` is the one its message carried, if any. */
-export type RunHandler = (runId: string, traceparent?: string) => Promise<void>;
+/** Takes one run id; `traceparent` is the one its message carried, if any; `hint` what the executor may plan from. */
+export type RunHandler = (runId: string, traceparent?: string, hint?: RunHint) => Promise<void>;

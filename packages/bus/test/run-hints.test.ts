@@ -1,0 +1,37 @@
+import { HINT_MAX_MESSAGE_BYTES, HINT_MAX_PAYLOAD_BYTES, decodeHints, encodeHints, parsedHint } from '../src/run-hints';
+
+describe('plan hints', () => {
+  it('round-trip: payload text spliced in, CR/LF between tokens become spaces, escaped ones stay', () => {
+    const text = '{\r\n "a": [1, 2],\n "s": "line\\nbreak", "__proto__": {"x": 1}\n}';
+    const value = encodeHints([{ hook: 'h"1', topic: 'orders', payloadJson: text }, undefined]);
+    expect(value).not.toMatch(/[\r\n]/);
+    const [first, second] = decodeHints(value!, 2)!;
+    expect(first).toEqual({ hook: 'h"1', topic: 'orders', payload: JSON.parse(text) });
+    // A payload key never reaches a prototype: JSON.parse keeps __proto__ as an own key.
+    expect(Object.getPrototypeOf(first!.payload)).toBe(Object.prototype);
+    expect(Object.keys(first!.payload as object)).toContain('__proto__');
+    expect(second).toBeUndefined();
+  });
+
+  it('no hint when nothing fits; a payload past its bound, or past the message budget, travels bare', () => {
+    expect(encodeHints([undefined, undefined])).toBeNull();
+    const big = `"${'é'.repeat(HINT_MAX_PAYLOAD_BYTES / 2)}"`; // under the bound in characters, over it in UTF-8 bytes
+    expect(encodeHints([{ hook: 'h', topic: 't', payloadJson: big }])).toBeNull();
+    const part = `"${'x'.repeat(HINT_MAX_PAYLOAD_BYTES - 100)}"`;
+    const n = Math.ceil(HINT_MAX_MESSAGE_BYTES / part.length) + 2;
+    const decoded = decodeHints(encodeHints(Array.from({ length: n }, () => ({ hook: 'h', topic: 't', payloadJson: part })))!, n)!;
+    const carried = decoded.filter((d) => d !== undefined).length;
+    expect(carried).toBeGreaterThan(0);
+    expect(carried).toBeLessThan(n);
+    expect(carried * part.length).toBeLessThanOrEqual(HINT_MAX_MESSAGE_BYTES);
+  });
+
+  it('a malformed or misaligned header gives no hints, never an error', () => {
+    expect(decodeHints(undefined, 1)).toBeNull();
+    expect(decodeHints('not json', 1)).toBeNull();
+    expect(decodeHints('[0, 0]', 1)).toBeNull();
+    expect(decodeHints('{"a": 1}', 1)).toBeNull();
+    expect(decodeHints('[[1, "t", {}], ["h", "t"]]', 2)).toEqual([undefined, undefined]);
+    expect(parsedHint({ hook: 'h', topic: 't', payloadJson: '{oops' })).toBeUndefined();
+  });
+});
