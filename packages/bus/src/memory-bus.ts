@@ -1,10 +1,9 @@
 import { badInput, unavailable } from '@hookyard/core';
-import { parsedHint } from './run-hints';
 import type { RunPlanHint } from './run-hints';
 import type { RunBus, RunHandler, Subscription } from './types';
 
 type Handler = RunHandler;
-/** A queued id, the traceparent it was published with, and its plan hint (parsed once, at delivery). */
+/** A queued id, the traceparent it was published with, and its plan hint. */
 type Queued = { id: string; traceparent: string | undefined; hint: RunPlanHint | undefined };
 
 interface MemorySubscription {
@@ -35,7 +34,7 @@ export function createMemoryBus(): RunBus {
     sub.inFlight += 1;
     // Fire and forget: the handler's failure is caught in the chain, and nothing after it throws.
     void Promise.resolve()
-      .then(() => sub.handler(q.id, q.traceparent, parsedHint(q.hint)))
+      .then(() => sub.handler(q.id, q.traceparent, q.hint))
       // A handler that throws is the caller's to log; the id counts as delivered.
       .catch(() => undefined)
       .then(() => {

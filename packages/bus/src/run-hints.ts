@@ -7,19 +7,17 @@
  * applies a plan made on the hook revision the store still holds.
  */
 
-/** The hint a publisher attaches to one run id: its hook, topic, and the payload's JSON text as kept. */
+/**
+ * The hint a publisher attaches to one run id and a handler receives: its
+ * hook, topic, and the payload's JSON text exactly as the store keeps it.
+ * Anyone who may publish on the run subject can write a hint, so it is
+ * never trusted: the claim applies a plan only when the kept payload is this
+ * very text (the store compares digests in the claim's step).
+ */
 export interface RunPlanHint {
   hook: string;
   topic: string;
-  /** The payload exactly as the store keeps it (JSON text). */
   payloadJson: string;
-}
-
-/** The hint a handler receives: the payload parsed. */
-export interface RunHint {
-  hook: string;
-  topic: string;
-  payload: unknown;
 }
 
 /** A payload larger than this (UTF-8 bytes) travels without a hint: the executor reads it from the store. */
@@ -39,10 +37,9 @@ function fitsIn(s: string, limit: number): boolean {
 
 /**
  * The header value of the hints aligned with `ids`: a JSON array whose item i
- * is `[hook, topic, payload]` or 0 (no hint), the payload spliced in as its
- * own JSON text (no second encoding). A header value may not hold CR or LF;
- * in valid JSON text they can only be whitespace between tokens, so they
- * become spaces. Null when no id has a hint that fits.
+ * is `[hook, topic, payload text]` or 0 (no hint). The text travels as a JSON
+ * string, so it arrives byte for byte (the claim compares it with the kept
+ * payload) and the value holds no CR or LF. Null when no id has a hint that fits.
  */
 export function encodeHints(hints: ReadonlyArray<RunPlanHint | undefined>): string | null {
   let budget = HINT_MAX_MESSAGE_BYTES;
@@ -54,8 +51,7 @@ export function encodeHints(hints: ReadonlyArray<RunPlanHint | undefined>): stri
       parts[i] = '0';
       continue;
     }
-    const payload = /[\r\n]/.test(h.payloadJson) ? h.payloadJson.replace(/[\r\n]/g, ' ') : h.payloadJson;
-    const part = `[${JSON.stringify(h.hook)},${JSON.stringify(h.topic)},${payload}]`;
+    const part = JSON.stringify([h.hook, h.topic, h.payloadJson]);
     budget -= part.length * 3 <= budget ? part.length : Buffer.byteLength(part);
     parts[i] = part;
     any = true;
@@ -68,7 +64,7 @@ export function encodeHints(hints: ReadonlyArray<RunPlanHint | undefined>): stri
  * without a usable hint get undefined. A malformed value yields no hints
  * (the runs are planned after their claims), never an error.
  */
-export function decodeHints(value: string | undefined, count: number): Array<RunHint | undefined> | null {
+export function decodeHints(value: string | undefined, count: number): Array<RunPlanHint | undefined> | null {
   if (!value) return null;
   let items: unknown;
   try {
@@ -79,17 +75,7 @@ export function decodeHints(value: string | undefined, count: number): Array<Run
   if (!Array.isArray(items) || items.length !== count) return null;
   return items.map((item: unknown) => {
     if (!Array.isArray(item) || item.length !== 3) return undefined;
-    const [hook, topic, payload] = item as unknown[];
-    return typeof hook === 'string' && typeof topic === 'string' ? { hook, topic, payload } : undefined;
+    const [hook, topic, payloadJson] = item as unknown[];
+    return typeof hook === 'string' && typeof topic === 'string' && typeof payloadJson === 'string' ? { hook, topic, payloadJson } : undefined;
   });
-}
-
-/** A publisher's hint as a handler gets it (the in-process bus); a payload that does not parse gives no hint. */
-export function parsedHint(h: RunPlanHint | undefined): RunHint | undefined {
-  if (!h) return undefined;
-  try {
-    return { hook: h.hook, topic: h.topic, payload: JSON.parse(h.payloadJson) as unknown };
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,4 @@
-import type { RunHint, RunPlanHint } from './run-hints';
+import type { RunPlanHint } from './run-hints';
 
 /**
  * The dispatch channel. A message carries run ids, and may carry a plan
@@ -44,4 +44,4 @@ export interface PublishOptions {
 }
 
 /** Takes one run id; `traceparent` is the one its message carried, if any; `hint` what the executor may plan from. */
-export type RunHandler = (runId: string, traceparent?: string, hint?: RunHint) => Promise<void>;
+export type RunHandler = (runId: string, traceparent?: string, hint?: RunPlanHint) => Promise<void>;

@@ -1,16 +1,11 @@
-import { HINT_MAX_MESSAGE_BYTES, HINT_MAX_PAYLOAD_BYTES, decodeHints, encodeHints, parsedHint } from '../src/run-hints';
+import { HINT_MAX_MESSAGE_BYTES, HINT_MAX_PAYLOAD_BYTES, decodeHints, encodeHints } from '../src/run-hints';
 
 describe('plan hints', () => {
-  it('round-trip: payload text spliced in, CR/LF between tokens become spaces, escaped ones stay', () => {
+  it('round-trip: the payload text arrives byte for byte, and the header value holds no CR or LF', () => {
     const text = '{\r\n "a": [1, 2],\n "s": "line\\nbreak", "__proto__": {"x": 1}\n}';
     const value = encodeHints([{ hook: 'h"1', topic: 'orders', payloadJson: text }, undefined]);
     expect(value).not.toMatch(/[\r\n]/);
-    const [first, second] = decodeHints(value!, 2)!;
-    expect(first).toEqual({ hook: 'h"1', topic: 'orders', payload: JSON.parse(text) });
-    // A payload key never reaches a prototype: JSON.parse keeps __proto__ as an own key.
-    expect(Object.getPrototypeOf(first!.payload)).toBe(Object.prototype);
-    expect(Object.keys(first!.payload as object)).toContain('__proto__');
-    expect(second).toBeUndefined();
+    expect(decodeHints(value!, 2)).toEqual([{ hook: 'h"1', topic: 'orders', payloadJson: text }, undefined]);
   });
 
   it('no hint when nothing fits; a payload past its bound, or past the message budget, travels bare', () => {
@@ -31,7 +26,6 @@ describe('plan hints', () => {
     expect(decodeHints('not json', 1)).toBeNull();
     expect(decodeHints('[0, 0]', 1)).toBeNull();
     expect(decodeHints('{"a": 1}', 1)).toBeNull();
-    expect(decodeHints('[[1, "t", {}], ["h", "t"]]', 2)).toEqual([undefined, undefined]);
-    expect(parsedHint({ hook: 'h', topic: 't', payloadJson: '{oops' })).toBeUndefined();
+    expect(decodeHints('[[1, "t", "{}"], ["h", "t"], ["h", "t", {}]]', 3)).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -228,6 +228,12 @@ export interface Claimed {
 export interface PlannedClaim {
   /** The hook's revision the plan was made with (the store's `getHookRevision`). */
   revision: string;
+  /**
+   * The payload text the plan was made from (the dispatch message's hint,
+   * which anyone publishing on the run subject can write): the plan applies
+   * only if the run keeps this very payload.
+   */
+  payloadJson: string;
   /** start: claim and record the tool's start with this input; skip: claim and end the run skipped with this result. */
   plan: { start: { input: Record<string, unknown>; resumable: boolean; note?: { event: string; detail: string } } } | { skip: { result: unknown } };
 }
@@ -238,9 +244,7 @@ export interface PlannedClaim {
  * result or history); `claimed`: the plan did not hold, the run was claimed
  * as `claim` claims it (`run` whole) and is planned again.
  */
-export type ClaimedPlanned =
-  | (Omit<Claimed, 'run'> & { applied: 'start' | 'skipped'; run: RunHead })
-  | (Claimed & { applied: 'claimed' });
+export type ClaimedPlanned = (Omit<Claimed, 'run'> & { applied: 'start' | 'skipped'; run: RunHead }) | (Claimed & { applied: 'claimed' });
 
 export interface ActInput {
   acted: Exclude<Acted, ''>;
@@ -401,8 +405,9 @@ export interface RunStore {
   /**
    * `claim` with the planned first write in the same atomic step: applied when
    * the run is fresh (never claimed, not acted, no interaction or claim intent,
-   * not an agent's call) and its hook is at `planned.revision`; otherwise a
-   * plain claim (`applied: 'claimed'`). Null when not claimable.
+   * not an agent's call), keeps the planned payload, and its hook is at
+   * `planned.revision`; otherwise a plain claim (`applied: 'claimed'`). Null
+   * when not claimable.
    */
   claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null>;
 

@@ -171,11 +171,13 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
 
     describe('claimPlanned (the plan made before the claim)', () => {
       const revisionOf = async (s: Stores, name: string) => (await s.hooks.getHookRevision(name))!.revision;
+      // The payload `keep` keeps, as its dispatch hint carries it.
+      const KEPT = '{"n":1}';
 
       it('start: claims and records the start with its input in one step', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = { revision: await revisionOf(s, 'h'), plan: { start: { input: { a: 1 }, resumable: true } } };
+        const planned = { revision: await revisionOf(s, 'h'), payloadJson: KEPT, plan: { start: { input: { a: 1 }, resumable: true } } };
         const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
         expect(c).toMatchObject({ applied: 'start', run: { status: 'running', attempts: 1, acted: 'start', resumable: true, lease: { owner: 'w1' } } });
         expect(c!.run).not.toHaveProperty('payload');
@@ -196,7 +198,11 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
         const note = { event: 'approval policy', detail: 'allowed by rule r1' };
-        await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h'), plan: { start: { input: {}, resumable: false, note } } });
+        await s.runs.claimPlanned(id!, 'w', 1_000, T0, {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: KEPT,
+          plan: { start: { input: {}, resumable: false, note } },
+        });
         const run = (await s.runs.get(id!))!;
         expect(run.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'approval policy', 'acted']);
         expect(run.history[2]!.detail).toBe('allowed by rule r1');
@@ -206,7 +212,11 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('skip: claims and ends the run skipped in one step, with no lease left', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, { revision: await revisionOf(s, 'h'), plan: { skip: { result: { condition: false } } } });
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: KEPT,
+          plan: { skip: { result: { condition: false } } },
+        });
         expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
         const run = (await s.runs.get(id!))!;
         expect(run).toMatchObject({ status: 'skipped', result: { condition: false }, lease: null, finished_at: new Date(T0 + 3).toISOString() });
@@ -225,12 +235,23 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const old = await revisionOf(s, 'h');
         await s.hooks.putHook({ ...hook('h', 't'), tool_kwargs: { changed: true } });
         expect(await revisionOf(s, 'h')).not.toBe(old);
-        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: old, plan: { start: { input: { a: 1 }, resumable: false } } });
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: old, payloadJson: KEPT, plan: { start: { input: { a: 1 }, resumable: false } } });
         expect(c?.applied).toBe('claimed');
         if (c?.applied !== 'claimed') throw new Error('unreachable');
         expect(c.run).toMatchObject({ status: 'running', acted: '', input: null, payload: { n: 1 } });
         expect(c.run.history.map((h) => h.event)).toEqual(['kept', 'claimed']);
         expect(c.hookRevision).toBe(await revisionOf(s, 'h'));
+      });
+
+      it('a plan made from another payload than the kept one (a forged or stale hint) is not applied: a plain claim', async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const planned = { revision: await revisionOf(s, 'h'), payloadJson: '{"n":2}', plan: { start: { input: { evil: true }, resumable: false } } };
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned);
+        expect(c).toMatchObject({ applied: 'claimed', run: { acted: '', input: null, payload: { n: 1 } } });
+        const [other] = await keep(s, 't2', ['h2']);
+        const bad = await s.runs.claimPlanned(other!, 'w', 1_000, T0, { ...planned, revision: await revisionOf(s, 'h2'), payloadJson: 'not json' });
+        expect(bad?.applied).toBe('claimed');
       });
 
       it('a run claimed before (a retry) is only claimed: its plan may not be what the first attempt saw', async () => {
@@ -239,15 +260,15 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const c1 = await s.runs.claim(id!, 'w', 1_000, T0);
         await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
         const revision = await revisionOf(s, 'h');
-        expect(await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, plan: { skip: { result: {} } } })).toBeNull();
-        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, plan: { skip: { result: {} } } });
+        expect(await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, plan: { skip: { result: {} } } })).toBeNull();
+        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, payloadJson: KEPT, plan: { skip: { result: {} } } });
         expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
         expect((await s.runs.get(id!))!.status).toBe('running');
       });
 
       it('unknown ids are not_found', async () => {
         const s = stores();
-        const planned = { revision: 'r', plan: { skip: { result: {} } } };
+        const planned = { revision: 'r', payloadJson: KEPT, plan: { skip: { result: {} } } };
         expect((await rejection(s.runs.claimPlanned('0'.repeat(26), 'w', 1, T0, planned))).kind).toBe('not_found');
       });
     });

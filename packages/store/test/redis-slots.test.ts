@@ -16,6 +16,7 @@ const iid = `0000000000${'ab'.repeat(16)}02`;
 const FIXTURE: Record<ScriptName, string[]> = {
   keep_event: [keys.topicHooks(p, 'orders'), keys.due(p)],
   claim: keys.runScriptKeys(p, id),
+  claim_planned: keys.runScriptKeys(p, id),
   renew: keys.runScriptKeys(p, id),
   set_claim_intent: keys.runScriptKeys(p, id),
   act: keys.runScriptKeys(p, id),

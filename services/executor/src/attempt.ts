@@ -1,7 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import { cancelled, toHookyardError } from '@hookyard/core';
-import type { ApprovalPolicy, Clock, HookyardError, Logger, Run } from '@hookyard/core';
-import type { RunStore } from '@hookyard/store';
+import type { ApprovalPolicy, Clock, Hook, HookyardError, Logger, Run, SubjectKey } from '@hookyard/core';
+import type { ApprovalDecision, ToolPolicy } from '@hookyard/tools';
+import type { PlannedClaim, RunStore } from '@hookyard/store';
+
+/**
+ * A plan made before the claim from the dispatch message's hint: the claim
+ * applies its first write (`claim`) in the same store step, and an attempt
+ * whose start was applied goes straight to its tool with what was planned.
+ */
+export interface Preplan {
+  hook: Hook;
+  /** The payload the plan was made from (the claim applies the plan only if the run keeps it). */
+  payload: unknown;
+  claim: PlannedClaim;
+  /** For a start: the call the attempt makes. */
+  call?: { kwargs: Record<string, unknown>; extras: Record<string, unknown>; subject: SubjectKey | null; decision: ApprovalDecision; policy: ToolPolicy };
+}
 
 /** Why an attempt stopped before it could write its outcome. */
 export type InterruptReason = 'shutdown' | 'lease lost';
@@ -40,6 +55,8 @@ export class Attempt implements Interruptible {
   leaseUntil: number;
   /** The deployment's approval policy, read beside the claim (one round trip fewer before the tool starts). */
   policy: Promise<ApprovalPolicy> | undefined;
+  /** The plan made before the claim whose start the claim applied (absent: the attempt plans after its claim). */
+  planned: Preplan | undefined;
   /** The revision of the run's hook the claim answered (null: unknown, the hook is read). */
   hookRevision: string | null = null;
   /** Set once the attempt was interrupted. */

@@ -59,6 +59,25 @@ export class HookCache {
     return read;
   }
 
+  /**
+   * The record of hook `name` this executor knows, with its revision, read
+   * when none is kept or it is older than maxAgeMs: what a plan made before
+   * the claim uses (the claim then applies it only if the store still holds
+   * that revision). Null when the hook is gone.
+   */
+  async current(name: string): Promise<{ hook: Hook; revision: string } | null> {
+    const kept = this.entries.get(name);
+    if (kept && this.clock.now() - kept.readAt < this.maxAgeMs) return kept;
+    const key = `${name}\n`;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = this.read(name).finally(() => this.reading.delete(key));
+      this.reading.set(key, read);
+    }
+    await read;
+    return this.entries.get(name) ?? null;
+  }
+
   /** How many records are kept (tests). */
   get size(): number {
     return this.entries.size;

@@ -15,9 +15,24 @@ import {
   toHookyardError,
   unauthorized,
 } from '@hookyard/core';
-import type { Clock, SecretResolver, Hook, HookMetrics, HookyardError, HttpExchange, Interaction, Logger, Run, Settings, SubjectKey } from '@hookyard/core';
+import type {
+  ApprovalPolicy,
+  Clock,
+  SecretResolver,
+  Hook,
+  HookMetrics,
+  HookyardError,
+  HttpExchange,
+  Interaction,
+  Logger,
+  Run,
+  RunHead,
+  Settings,
+  SubjectKey,
+} from '@hookyard/core';
 import type { JqEngine } from '@hookyard/jq';
-import type { CompletedStatus, Stores } from '@hookyard/store';
+import type { Claimed, ClaimedPlanned, CompletedStatus, Stores } from '@hookyard/store';
+import type { RunPlanHint } from '@hookyard/bus';
 import {
   ApprovalRepo,
   ParkRequest,
@@ -26,11 +41,13 @@ import {
   resolveAllowlist,
   toolPolicy,
   type ApprovalDecision,
+  type ToolPolicy,
   type ToolRepo,
 } from '@hookyard/tools';
 import { linksForCall, scrubError, scrubResult } from './approval-links';
 import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
+import type { Preplan } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
 import { HookCache } from './hook-cache';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
@@ -170,20 +187,30 @@ export class RunExecutor {
     }
   }
 
-  /** One attempt of `runId`; `traceparent` is the one its dispatch message carried (tracing). */
-  async handle(runId: string, traceparent?: string): Promise<void> {
+  /**
+   * One attempt of `runId`; `traceparent` is the one its dispatch message
+   * carried (tracing); `hint` the hook, topic and payload it carried, from
+   * which the run is planned before it is claimed (a plan that holds is
+   * applied by the claim itself).
+   */
+  async handle(runId: string, traceparent?: string, hint?: RunPlanHint): Promise<void> {
     // Stopping: no new claim (a claim would use up an attempt only to be handed back).
     if (this.closed) return;
     const { settings, stores, metrics, logger, clock } = this.deps;
-    const now = clock.now();
     const claimStartedAt = tracingOn() ? Date.now() : 0;
     // Read beside the claim, not after it: the policy does not depend on the run, and this
     // saves a sequential round trip before the tool starts. Unused when the claim finds nothing.
     const policy = stores.hooks.getApprovalPolicy();
     policy.catch(() => undefined);
-    let claimed;
+    // Traced attempts plan after the claim, inside their span.
+    const pre = hint && !tracingOn() ? await this.preplan(runId, hint, policy) : null;
+    if (pre && this.closed) return;
+    const now = clock.now();
+    let claimed: Claimed | ClaimedPlanned | null;
     try {
-      claimed = await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
+      claimed = pre
+        ? await stores.runs.claimPlanned(runId, settings.instanceId, settings.leaseMs, now, pre.claim)
+        : await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
     } catch (err) {
       const e = toHookyardError(err);
       // not_found: the run was discarded or expired since it was published.
@@ -193,9 +220,16 @@ export class RunExecutor {
     }
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
-    const a = new Attempt(claimed.run, claimed.token, stores.runs, clock, logger, this.deps.sleep);
+    if ('applied' in claimed && claimed.applied === 'skipped') return this.skippedByClaim(claimed.run, now);
+    const planned = 'applied' in claimed && claimed.applied === 'start' ? pre : null;
+    // The claim answers the head of a run whose start it applied: the rest is what the plan was made from.
+    const run: Run = planned
+      ? { ...claimed.run, payload: planned.payload, headers: null, input: planned.call!.kwargs, result: null, history: [] }
+      : (claimed.run as Run);
+    const a = new Attempt(run, claimed.token, stores.runs, clock, logger, this.deps.sleep);
     a.policy = policy;
     a.hookRevision = claimed.hookRevision;
+    a.planned = planned ?? undefined;
     // A claim that landed after the grace ended: give the run straight back rather than start work.
     if (this.handingBack) return this.handBack(a, 'shutdown');
     this.inFlight.add(a);
@@ -215,6 +249,59 @@ export class RunExecutor {
       this.inFlight.delete(a);
       metrics.inFlight.dec();
     }
+  }
+
+  /**
+   * Plans a fresh run from its dispatch hint, before any store write: the
+   * condition, the arguments, the allowlist and the approval policy. Only a
+   * plan the claim can apply alone comes back (skip, or start this tool with
+   * these arguments); anything else — a hook with a subject (`$state`,
+   * `$parked` are reads), a door contract act, an approval that parks or
+   * denies, a jq error, a tool not allowed — is null, and the run is planned
+   * after its claim as before, where each of those is handled and recorded.
+   */
+  private async preplan(runId: string, hint: RunPlanHint, policy: Promise<ApprovalPolicy>): Promise<Preplan | null> {
+    try {
+      const current = await this.hooks.current(hint.hook);
+      if (!current || current.hook.subject) return null;
+      const { hook, revision } = current;
+      // JSON.parse keeps a `__proto__` key as an own property: payload keys never reach a prototype.
+      const payload: unknown = JSON.parse(hint.payloadJson);
+      const run = { id: runId, hook: hint.hook, topic: hint.topic, payload } as Run;
+      const plan = await this.evaluator.plan(hook, run);
+      const { payloadJson } = hint;
+      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, plan: { skip: { result: plan.result } } } };
+      if (plan.act) return null;
+      if (!allows(resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow), hook.tool)) return null;
+      const step = await decideFresh(
+        this.gate,
+        { tool: hook.tool, args: plan.kwargs, hook: hook.name, topic: hint.topic, subject: null, agent: null },
+        hook.approval ?? [],
+        policy,
+      );
+      if (step.next !== 'call') return null;
+      const tool = await toolPolicy(this.deps.tools, hook.tool);
+      const note = step.detail ? { event: 'approval policy', detail: step.detail } : undefined;
+      return {
+        hook,
+        payload,
+        claim: { revision, payloadJson, plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } } },
+        call: { kwargs: plan.kwargs, extras: plan.extras, subject: plan.subject, decision: step.decision, policy: tool },
+      };
+    } catch (err) {
+      // Whatever failed here fails again after the claim, where it is recorded on the run.
+      this.deps.logger.debug({ run: runId, err: toHookyardError(err).message }, 'no plan before the claim; planning after it');
+      return null;
+    }
+  }
+
+  /** A run the claim ended skipped in its own step (its plan said so): counted and reported as an attempt's outcome is. */
+  private async skippedByClaim(head: RunHead, now: number): Promise<void> {
+    const { metrics } = this.deps;
+    metrics.started.inc({ hook: head.hook });
+    if (head.attempts === 1) metrics.acceptToStart.observe(Math.max(0, now - Date.parse(head.created_at)) / 1000);
+    this.observe(head, now, 'skipped');
+    await this.deps.reporter.finished(head);
   }
 
   private async work(a: Attempt, startedAt: number): Promise<void> {
@@ -244,6 +331,12 @@ export class RunExecutor {
   private async attempt(a: Attempt, state: AttemptState): Promise<Outcome> {
     const { run } = a;
     const { stores } = this.deps;
+    // Planned before the claim, which recorded the start: on to the tool with what was planned.
+    if (a.planned?.call) {
+      state.acted = true;
+      const { kwargs, extras, subject, decision, policy } = a.planned.call;
+      return this.callHookTool(a, a.planned.hook, { kwargs, extras, subject, decision, policy, startsHere: true }, state);
+    }
     // Interrupted after its door act committed (the store made it due again): the commit is done and is
     // never made twice; the run ends with what it did, read from the records.
     if (run.acted === 'cancel' || run.acted === 'resume' || run.acted === 'take') {
@@ -357,6 +450,26 @@ export class RunExecutor {
       await a.write((token, now) => stores.runs.act(run.id, token, { acted: 'start', input: kwargs, resumable: policy.crashResumable }, now));
       state.acted = true;
     }
+    return this.callHookTool(a, hook, { kwargs, extras, subject, decision: step.decision, policy, startsHere }, state);
+  }
+
+  /** The tool call of an attempt whose start is recorded (by this attempt when `startsHere`, else by an earlier one). */
+  private async callHookTool(
+    a: Attempt,
+    hook: Hook,
+    call: {
+      kwargs: Record<string, unknown>;
+      extras: Record<string, unknown>;
+      subject: SubjectKey | null;
+      decision: ApprovalDecision;
+      policy: ToolPolicy;
+      startsHere: boolean;
+    },
+    state: AttemptState,
+  ): Promise<Outcome> {
+    const { run } = a;
+    const { stores } = this.deps;
+    const { kwargs, extras, subject, policy, startsHere } = call;
     // The signed links of the approval a hooks_approval_requested run is about: made for this call only, never kept.
     const links = await linksForCall(
       { settings: this.deps.settings, secrets: this.secrets, interactions: stores.interactions, logger: this.deps.logger },
@@ -382,7 +495,7 @@ export class RunExecutor {
           extras: links ? { ...extras, ...links.extras } : extras,
           subject,
           logger: this.deps.logger,
-          approval: step.decision,
+          approval: call.decision,
           onHttp,
         },
         interrupt: a,
@@ -604,7 +717,7 @@ export class RunExecutor {
     if (agent && typeof tool === 'string') this.deps.metrics.agentCalls.inc({ agent, tool, status });
   }
 
-  private observe(run: Run, startedAt: number, status: string): void {
+  private observe(run: Pick<Run, 'hook'>, startedAt: number, status: string): void {
     this.deps.metrics.duration.observe({ hook: run.hook, status }, Math.max(0, this.deps.clock.now() - startedAt) / 1000);
   }
 }

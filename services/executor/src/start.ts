@@ -82,10 +82,10 @@ export async function startExecutor(deps: ExecutorDeps): Promise<ExecutorHandle>
   const handlers = new Set<Promise<void>>();
 
   const subscription: Subscription = await deps.bus.subscribe(
-    async (runId, traceparent) => {
+    async (runId, traceparent, hint) => {
       // A message delivered while draining is left to the sweep: the run is still due.
       if (stopping) return;
-      const p = executor.handle(runId, traceparent).catch((err: unknown) => {
+      const p = executor.handle(runId, traceparent, hint).catch((err: unknown) => {
         const e = toHookyardError(err);
         logger.error({ run: runId, kind: e.kind, err: e.message }, 'run handler failed');
       });

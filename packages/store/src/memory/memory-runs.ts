@@ -228,7 +228,8 @@ export class MemoryRunStore implements RunStore {
       before.claim_intent === '' &&
       before.door !== 'agent' &&
       revision !== null &&
-      revision === planned.revision;
+      revision === planned.revision &&
+      samePayload(before.payload, planned.payloadJson);
     const claimed = await this.claim(id, owner, leaseMs, now);
     if (!claimed) return null;
     if (!plain) return { ...claimed, applied: 'claimed' };
@@ -632,6 +633,16 @@ export class MemoryRunStore implements RunStore {
     const history = slot.run.history;
     history.push({ at: iso(now), attempt: slot.run.attempts, event, ...(detail ? { detail } : {}), ...(http ? { http } : {}) });
     if (history.length > rules.HISTORY_MAX) history.splice(0, history.length - rules.HISTORY_MAX);
+  }
+}
+
+/** True when `text` is JSON of the kept payload (the memory store keeps values, not text). */
+function samePayload(kept: unknown, text: string): boolean {
+  try {
+    // As JSON, not as objects: the kept value's prototypes are the store's own.
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(kept);
+  } catch {
+    return false;
   }
 }
 

@@ -225,14 +225,16 @@ export class RedisRunStore implements RunStore {
       const bounded = rules.boundResult(plan.skip.result);
       args = ['skip', JSON.stringify(bounded), 0, rules.historyDetail(rules.completeDetail('skipped', bounded), null), '', ''];
     }
-    const reply = await this.onRun('claim_planned', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs), planned.revision, ...args]);
+    const digest = createHash('sha1').update(planned.payloadJson).digest('hex');
+    const reply = await this.onRun('claim_planned', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs), planned.revision, ...args, digest]);
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);
     const hookRevision = revision === '' ? null : revision;
     const token = Number(reply[1]);
     const applied = replyText(reply[4]);
     if (applied === 'claimed') return { applied, token, run: this.runOf(reply[2]), hookRevision };
-    if (applied !== 'start' && applied !== 'skipped') throw internal(`redis claim_planned answered an unknown outcome ${JSON.stringify(applied)} for run ${id}`);
+    if (applied !== 'start' && applied !== 'skipped')
+      throw internal(`redis claim_planned answered an unknown outcome ${JSON.stringify(applied)} for run ${id}`);
     return { applied, token, run: this.headOf(reply[2]), hookRevision };
   }
 

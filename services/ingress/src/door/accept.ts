@@ -93,7 +93,10 @@ const RESERVED: ReadonlyMap<string, DoorAnswer> = new Map(
  * so a slow or failing bus never delays or fails an accepted event: the
  * scheduler's sweep dispatches whatever was not published.
  */
-export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Promise<{ answer: DoorAnswer; kept: KeptRun[]; keptAt?: number }> {
+export async function acceptDelivery(
+  deps: AcceptDeps,
+  delivery: Delivery,
+): Promise<{ answer: DoorAnswer; kept: KeptRun[]; keptAt?: number; payloadJson?: string }> {
   const now = deps.clock.now();
   let claim: { id: string; ttlMs: number } | null = null;
   // Only the platform fires its own events, unless an operator bound a verifier to the topic.
@@ -188,8 +191,8 @@ export async function acceptDelivery(deps: AcceptDeps, delivery: Delivery): Prom
     return { answer: { status: 200, body: acceptedBody(kept, unroutedMessage(delivery.topic, deps.unrouted)) }, kept, keptAt: now };
   }
   for (const run of kept) (deps.countAccepted ?? ((topic, hook) => deps.metrics.accepted.inc({ topic, hook })))(delivery.topic, run.hook);
-  // keptAt: the runs' created_at, for the door's `accepted` run events.
-  return { answer: { status: 200, body: acceptedBody(kept) }, kept, keptAt: now };
+  // keptAt: the runs' created_at, for the door's `accepted` run events; payloadJson: the kept text, for the plan hints.
+  return { answer: { status: 200, body: acceptedBody(kept) }, kept, keptAt: now, ...(json === undefined ? {} : { payloadJson: json }) };
 }
 
 /** Run ids are the event's id (24 chars: time, sequence, randomness, partition) and the run's index within it. */

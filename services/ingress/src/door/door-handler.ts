@@ -79,6 +79,7 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
       answer: a,
       kept,
       keptAt,
+      payloadJson,
     } = await acceptDelivery(opts, {
       topic,
       method: req.method ?? 'POST',
@@ -91,9 +92,13 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
     if (kept.length) {
       // Announced first: in one process (the embedded default) `accepted` then leaves before the executor's `started`.
       announce?.(topic, kept, keptAt!);
+      const traceparent = activeTraceparent();
+      // Untraced JSON deliveries carry their payload to the executor, which plans before it claims (run-hints).
+      const hints = payloadJson !== undefined && traceparent === undefined ? kept.map((k) => ({ hook: k.hook, topic, payloadJson })) : undefined;
       publish(
         kept.map((k) => k.id),
-        activeTraceparent(),
+        traceparent,
+        hints,
       );
     }
   }

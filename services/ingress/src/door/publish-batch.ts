@@ -1,5 +1,5 @@
 import type { HookMetrics, Logger } from '@hookyard/core';
-import type { RunBus } from '@hookyard/bus';
+import type { RunBus, RunPlanHint } from '@hookyard/bus';
 import { publishTraced } from './tracing';
 
 /** Most ids one door publish carries; small enough that one message does not pin much work on one executor. */
@@ -26,8 +26,10 @@ export function createPublishBatcher(
   deps: { bus: RunBus; metrics: HookMetrics; logger: Logger },
   maxIds = DOOR_PUBLISH_MAX_IDS,
   maxInFlight = DOOR_PUBLISHES_IN_FLIGHT,
-): (ids: readonly string[], traceparent?: string) => void {
+): (ids: readonly string[], traceparent?: string, hints?: readonly RunPlanHint[]) => void {
   let pending: string[] = [];
+  // The plan hint of each pending id, kept once a delivery with hints waits (run-hints in the bus).
+  let hints: (RunPlanHint | undefined)[] | null = null;
   // The traceparent of each pending id, kept only once a traced delivery's ids wait (tracing on).
   let traces: (string | undefined)[] | null = null;
   let scheduled = false;
@@ -45,10 +47,12 @@ export function createPublishBatcher(
     if (inFlight >= maxInFlight && pending.length < maxIds) return;
     const batch = pending;
     const batchTraces = traces;
+    const batchHints = hints;
     pending = [];
     traces = null;
+    hints = null;
     inFlight += 1;
-    (batchTraces ? publishTraced(deps.bus, batch, batchTraces) : deps.bus.publish(batch))
+    (batchTraces ? publishTraced(deps.bus, batch, batchTraces) : deps.bus.publish(batch, batchHints ? { hints: batchHints } : undefined))
       .then(
         () => deps.metrics.dispatched.inc({ source: 'door' }, batch.length),
         (err: unknown) => deps.logger.warn({ err, runs: batch }, 'publish of kept runs failed; the sweep will dispatch them'),
@@ -56,11 +60,13 @@ export function createPublishBatcher(
       .finally(settled);
   };
 
-  return (ids, traceparent) => {
+  return (ids, traceparent, idHints) => {
     if (ids.length === 0) return;
     if (traceparent !== undefined && traces === null) traces = new Array<string | undefined>(pending.length).fill(undefined);
+    if (idHints && hints === null) hints = new Array<RunPlanHint | undefined>(pending.length).fill(undefined);
     for (const id of ids) pending.push(id);
     if (traces) for (let i = 0; i < ids.length; i += 1) traces.push(traceparent);
+    if (hints) for (let i = 0; i < ids.length; i += 1) hints.push(idHints?.[i]);
     if (pending.length >= maxIds) flush();
     else if (!scheduled) {
       scheduled = true;
