@@ -21,42 +21,68 @@ export interface RunPlanHint {
 }
 
 /** A payload larger than this (UTF-8 bytes) travels without a hint: the executor reads it from the store. */
-export const HINT_MAX_PAYLOAD_BYTES = 64 * 1024;
-/** The hints of one message stop at this many bytes (a NATS message is 1 MiB at most by default). */
-export const HINT_MAX_MESSAGE_BYTES = 512 * 1024;
+export const HINT_MAX_PAYLOAD_BYTES = 32 * 1024;
+/**
+ * The hints of one message stop at this many bytes of header value: NATS
+ * refuses a message whose headers pass 64 KiB (the traceparent and the
+ * header's framing share that limit).
+ */
+export const HINT_MAX_MESSAGE_BYTES = 60 * 1024;
 
 /** The message header carrying the hints of a JetStream dispatch message (its body stays the JSON array of ids). */
 export const PLAN_HEADER = 'Hookyard-Plan';
 
-/** Bytes of `s` in UTF-8, computed only when the length alone cannot decide against `limit`. */
+/** UTF-8 bytes of `s`, computed only when its length alone cannot tell that it fits in `limit`. */
 function fitsIn(s: string, limit: number): boolean {
   if (s.length * 3 <= limit) return true;
   if (s.length > limit) return false;
   return Buffer.byteLength(s) <= limit;
 }
 
+function bytesOf(s: string): number {
+  return Buffer.byteLength(s);
+}
+
 /**
- * The header value of the hints aligned with `ids`: a JSON array whose item i
- * is `[hook, topic, payload text]` or 0 (no hint). The text travels as a JSON
- * string, so it arrives byte for byte (the claim compares it with the kept
- * payload) and the value holds no CR or LF. Null when no id has a hint that fits.
+ * The header value of the hints aligned with `ids`: a JSON array
+ * `[payloads, items]`, where `payloads` holds each distinct payload text once
+ * (the runs of one event share theirs) and item i is `[hook, topic, index
+ * into payloads]` or 0 (no hint). A text travels as a JSON string, so it
+ * arrives byte for byte (the claim compares it with the kept payload) and the
+ * value holds no CR or LF. Ids past the budget travel bare. Null when no id
+ * has a hint that fits.
  */
 export function encodeHints(hints: ReadonlyArray<RunPlanHint | undefined>): string | null {
-  let budget = HINT_MAX_MESSAGE_BYTES;
+  let budget = HINT_MAX_MESSAGE_BYTES - 16;
+  const payloads: string[] = [];
+  const indexOf = new Map<string, number>();
+  const items = new Array<string>(hints.length);
   let any = false;
-  const parts = new Array<string>(hints.length);
   for (let i = 0; i < hints.length; i += 1) {
     const h = hints[i];
-    if (!h || !fitsIn(h.payloadJson, Math.min(HINT_MAX_PAYLOAD_BYTES, budget))) {
-      parts[i] = '0';
-      continue;
+    items[i] = '0';
+    if (!h) continue;
+    let index = indexOf.get(h.payloadJson);
+    let cost = 0;
+    let text = '';
+    if (index === undefined) {
+      if (!fitsIn(h.payloadJson, HINT_MAX_PAYLOAD_BYTES)) continue;
+      text = JSON.stringify(h.payloadJson);
+      cost = bytesOf(text) + 1;
     }
-    const part = JSON.stringify([h.hook, h.topic, h.payloadJson]);
-    budget -= part.length * 3 <= budget ? part.length : Buffer.byteLength(part);
-    parts[i] = part;
+    const item = `[${JSON.stringify(h.hook)},${JSON.stringify(h.topic)},${index ?? payloads.length}]`;
+    cost += bytesOf(item) + 1;
+    if (cost > budget) continue;
+    budget -= cost;
+    if (index === undefined) {
+      index = payloads.length;
+      indexOf.set(h.payloadJson, index);
+      payloads.push(text);
+    }
+    items[i] = item;
     any = true;
   }
-  return any ? `[${parts.join(',')}]` : null;
+  return any ? `[[${payloads.join(',')}],[${items.join(',')}]]` : null;
 }
 
 /**
@@ -66,16 +92,19 @@ export function encodeHints(hints: ReadonlyArray<RunPlanHint | undefined>): stri
  */
 export function decodeHints(value: string | undefined, count: number): Array<RunPlanHint | undefined> | null {
   if (!value) return null;
-  let items: unknown;
+  let parsed: unknown;
   try {
-    items = JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     return null;
   }
-  if (!Array.isArray(items) || items.length !== count) return null;
+  if (!Array.isArray(parsed) || parsed.length !== 2) return null;
+  const [payloads, items] = parsed as unknown[];
+  if (!Array.isArray(payloads) || !Array.isArray(items) || items.length !== count) return null;
   return items.map((item: unknown) => {
     if (!Array.isArray(item) || item.length !== 3) return undefined;
-    const [hook, topic, payloadJson] = item as unknown[];
+    const [hook, topic, index] = item as unknown[];
+    const payloadJson: unknown = typeof index === 'number' ? payloads[index] : undefined;
     return typeof hook === 'string' && typeof topic === 'string' && typeof payloadJson === 'string' ? { hook, topic, payloadJson } : undefined;
   });
 }

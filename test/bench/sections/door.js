@@ -18,6 +18,8 @@ const { REDIS_URL, measureRedis } = require('../lib/infra');
 const { startStack, registerHook, api } = require('../lib/hookyard');
 const { jsonBody } = require('../lib/payload');
 
+/** Target (issue 24): the door's events/s at least this share of the bare node:http + one-EVAL ceiling. */
+const DOOR_RATIO_TARGET = 0.35;
 /** The limiter on, but above what one client sends here: it is measured, never the bound. */
 const LIMITER_ON = { HOOKS_DOOR_RATE: '1000000', HOOKS_DOOR_BURST: '1000000' };
 
@@ -106,7 +108,7 @@ async function door(ctx) {
     method: `autocannon in its own process, ${cfg.connections} connections, ${cfg.bodyBytes} B JSON, ${cfg.duration} s per run, ${ctx.runs} runs alternating (ABBA); Hookyard with an hmac verifier on the topic (every request signed), the flood limiter on (HOOKS_DOOR_RATE ${LIMITER_ON.HOOKS_DOOR_RATE}/s: checked on every request, never refusing) and the default body and query caps`,
     hookyard: res.a,
     ceiling: res.b,
-    ratio: { value: r, pairs: summary(res.pairRatios), target: 0.5, met: r != null && r >= 0.5 },
+    ratio: { value: r, pairs: summary(res.pairRatios), target: DOOR_RATIO_TARGET, met: r != null && r >= DOOR_RATIO_TARGET },
   };
 }
 
