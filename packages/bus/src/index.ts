@@ -2,7 +2,7 @@ export type { PublishOptions, RunBus, RunHandler, Subscription } from './types';
 export { createMemoryBus } from './memory-bus';
 export { HINT_MAX_MESSAGE_BYTES, HINT_MAX_PAYLOAD_BYTES, PLAN_HEADER, decodeHints, encodeHints } from './run-hints';
 export type { RunPlanHint } from './run-hints';
-export { createJetStreamBus, RUN_CONSUMER, RUN_IDS_PER_MESSAGE, runSubject } from './jetstream-bus';
+export { createJetStreamBus, RUN_ACK_WAIT_MS, RUN_CONSUMER, RUN_IDS_PER_MESSAGE, runSubject } from './jetstream-bus';
 export type { JetStreamBusOptions } from './jetstream-bus';
 export { toBusError } from './nats-errors';
 export { redactNatsUrl } from './nats-setup';

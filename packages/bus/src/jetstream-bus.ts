@@ -16,7 +16,7 @@ export interface JetStreamBusOptions {
   /** Subject prefix; `hooks` gives subjects `hooks.runs.ready.>` and stream `HOOKS_RUNS`. */
   prefix: string;
   logger?: Logger;
-  /** How long a delivered message may go unacknowledged before redelivery (default 30 000). */
+  /** How long a delivered message may go unacknowledged before redelivery (default RUN_ACK_WAIT_MS, 10 000). */
   ackWaitMs?: number;
   /** Messages delivered and not yet acknowledged, across all replicas (default 4096). */
   maxAckPending?: number;
@@ -34,6 +34,13 @@ export const RUN_IDS_PER_MESSAGE = 100;
 const RUN_MESSAGE_MAX_AGE_MS = 24 * 3600 * 1000;
 /** After this many deliveries without an ack the message is dropped; the sweep covers the run. */
 const RUN_MAX_DELIVER = 10;
+/**
+ * A held message is marked in progress every third of this; one left with an executor that stopped
+ * answering (frozen, cut off) goes to another this long after its last mark.
+ */
+export const RUN_ACK_WAIT_MS = 10_000;
+/** A frozen executor's open pull requests take new messages until they expire: this long at most. */
+export const RUN_PULL_EXPIRES_MS = 2000;
 
 export function runSubject(prefix: string): string {
   return `${prefix}.runs.ready.ids`;
@@ -46,7 +53,7 @@ export function runSubject(prefix: string): string {
  */
 export async function createJetStreamBus(options: JetStreamBusOptions): Promise<RunBus> {
   const logger = options.logger ?? silentLogger();
-  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  const ackWaitMs = options.ackWaitMs ?? RUN_ACK_WAIT_MS;
   const publishTimeoutMs = options.publishTimeoutMs ?? 2000;
   const stream = streamName(options.prefix, 'RUNS');
   const subject = runSubject(options.prefix);
@@ -106,7 +113,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
         throw toBusError(err, `open consumer ${JSON.stringify(RUN_CONSUMER)} on ${JSON.stringify(stream)}`);
       }
       const worker = startPullWorker({
-        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: RUN_CONSUMER, expiresMs: 5000, logger }, handlers),
+        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: RUN_CONSUMER, expiresMs: RUN_PULL_EXPIRES_MS, logger }, handlers),
         concurrency: opts.concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
         logger,

@@ -1,7 +1,8 @@
 import { connect, type NatsConnection } from 'nats';
 import { HookyardError } from '@hookyard/core';
 import { requireNats, uniquePrefix } from '../../../test/support/services';
-import { createJetStreamBus, RUN_CONSUMER, type RunBus } from '../src';
+import { createJetStreamBus, RUN_ACK_WAIT_MS, RUN_CONSUMER, type RunBus } from '../src';
+import { ensureStream, pullConsumerConfig, workQueueStreamConfig } from '../src/nats-setup';
 import { runBusConformance } from './conformance';
 import { gate, ids, sleep, startRelay, waitFor } from './support';
 
@@ -52,8 +53,23 @@ describe('JetStream bus', () => {
       expect(info.config.storage).toBe('file');
       const consumer = await jsm.consumers.info(world.stream, RUN_CONSUMER);
       expect(consumer.config.ack_policy).toBe('explicit');
-      expect(consumer.config.ack_wait).toBe(30_000 * 1e6);
+      expect(consumer.config.ack_wait).toBe(RUN_ACK_WAIT_MS * 1e6);
       expect(consumer.config.max_ack_pending).toBeGreaterThan(0);
+    } finally {
+      await world.dispose();
+    }
+  });
+
+  it("brings a running deployment's consumer (the old 30 s ack wait) to the current ack wait at start", async () => {
+    const world = await openWorld();
+    try {
+      const jsm = await admin.jetstreamManager();
+      await ensureStream(jsm, workQueueStreamConfig(world.stream, `${world.prefix}.runs.ready.>`, 3600_000));
+      await jsm.consumers.add(world.stream, pullConsumerConfig(RUN_CONSUMER, 30_000, 4096, 10));
+      await world.replica();
+      const consumer = await jsm.consumers.info(world.stream, RUN_CONSUMER);
+      expect(consumer.config.ack_wait).toBe(RUN_ACK_WAIT_MS * 1e6);
+      expect(consumer.config.max_deliver).toBe(10);
     } finally {
       await world.dispose();
     }
