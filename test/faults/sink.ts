@@ -13,6 +13,8 @@ export interface SinkCall {
   body: { n?: number; f?: string };
   /** The 200 was written to the socket (the executor may still have died before reading it). */
   answered: boolean;
+  /** Date.now() when the call arrived. */
+  at: number;
 }
 
 export class Sink {
@@ -36,7 +38,7 @@ export class Sink {
         } catch {
           /* recorded as is */
         }
-        const call: SinkCall = { tool: req.url.slice(1), key: idempotencyKey(req), body, answered: false };
+        const call: SinkCall = { tool: req.url.slice(1), key: idempotencyKey(req), body, answered: false, at: Date.now() };
         this.calls.push(call);
         const [lo, hi] = this.delayMs;
         await sleep(lo + this.rand() * (hi - lo));

@@ -38,7 +38,7 @@ export class World {
 
   constructor(
     private readonly rand: () => number,
-    private readonly opts: { natsCluster?: boolean } = {},
+    private readonly opts: { natsCluster?: boolean; env?: Record<string, string> } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -73,6 +73,7 @@ export class World {
       HOOKS_OUTBOUND_ALLOW_NETS: LOOPBACK_NETS_ENV, // the tool servers these tests start listen on loopback
       HOOKS_LOG_LEVEL: 'info',
       HOOKS_SECRET_FAULTS_GITHUB_SECRET: GITHUB_SECRET,
+      ...this.opts.env,
     });
     // The ingress first: it creates the streams, which on a fresh NATS cluster (a
     // replicated stream placed while five roles ask at once) can outlast a request.
