@@ -104,9 +104,14 @@ describe('an executor frozen: the other keeps taking runs', () => {
       const during = [...accepted].filter(([, at]) => at > frozenAt && at < thawAt - LIMIT_MS);
       const waits = during.flatMap(([n, at]) => ['once', 'resume'].map((t) => (called.get(`${n}/${t}`) ?? thawAt) - at)).sort((a, b) => a - b);
       const slow = waits.filter((w) => w > 1000).length;
+      // The live executor's longest pause: between any two of its calls while the other was stopped.
+      const times = world.sink.calls.filter((c) => c.body.f === name && c.at > frozenAt && c.at < thawAt).map((c) => c.at);
+      times.sort((a, b) => a - b);
+      let gap = (times[0] ?? thawAt) - frozenAt;
+      for (let i = 1; i < times.length; i += 1) gap = Math.max(gap, times[i]! - times[i - 1]!);
       process.stdout.write(
         `executor-2 frozen ${((thawAt - frozenAt) / 1000).toFixed(1)} s (lease ${LEASE_SECONDS} s); ${waits.length} runs of events accepted meanwhile: ` +
-          `wait for the first call p50 ${waits[Math.floor(waits.length / 2)]} ms, max ${waits[waits.length - 1]} ms, ${slow} over 1 s\n`,
+          `wait for the first call p50 ${waits[Math.floor(waits.length / 2)]} ms, max ${waits[waits.length - 1]} ms, ${slow} over 1 s; longest pause between the live executor's calls ${gap} ms\n`,
       );
       expect({ behind, open }).toEqual({ behind: [], open: [] });
       expect(during.length).toBeGreaterThan(RATE * 5);
