@@ -6,6 +6,7 @@ export { createJetStreamBus, RUN_ACK_WAIT_MS, RUN_CONSUMER, RUN_IDS_PER_MESSAGE,
 export type { JetStreamBusOptions } from './jetstream-bus';
 export { toBusError } from './nats-errors';
 export { redactNatsUrl } from './nats-setup';
+export type { StreamStorage } from './nats-setup';
 export { natsCredentials } from './nats-auth';
 export type { NatsCredentialSettings, NatsCredentials } from './nats-auth';
 export { createNatsIngest, INGEST_CONSUMER, ingestSubject } from './nats-ingest';

@@ -1,6 +1,7 @@
 import { headers as natsHeaders, type JsMsg } from 'nats';
 import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
-import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
+import { connectNats, ensureConsumer, pullConsumerConfig, streamName, workQueueStreamConfig, type StreamStorage } from './nats-setup';
+import { ensureAgainOnReconnect, ensureStreamStorage } from './stream-move';
 import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 import { openJetStreamPullSource } from './pull-source';
@@ -24,6 +25,12 @@ export interface JetStreamBusOptions {
   publishTimeoutMs?: number;
   /** Replicas of the run stream on a NATS cluster (HOOKS_NATS_REPLICAS; default 1). */
   replicas?: number;
+  /**
+   * Storage of the run stream (HOOKS_NATS_STORAGE; default file). Memory is safe because Redis keeps
+   * the runs and the sweep re-dispatches any a NATS restart drops. A stream of the other storage is
+   * moved at start.
+   */
+  storage?: StreamStorage;
 }
 
 /** The durable pull consumer every executor replica shares. */
@@ -59,14 +66,21 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const subject = runSubject(options.prefix);
   const conn = await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger, options.credentials);
   const { nc } = conn;
-  try {
+  const storage = options.storage ?? 'file';
+  const setUp = async () => {
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, workQueueStreamConfig(stream, `${options.prefix}.runs.ready.>`, RUN_MESSAGE_MAX_AGE_MS, options.replicas ?? 1));
+    const cfg = workQueueStreamConfig(stream, `${options.prefix}.runs.ready.>`, RUN_MESSAGE_MAX_AGE_MS, options.replicas ?? 1, storage);
+    await ensureStreamStorage(nc, jsm, cfg, { lockSubject: `${options.prefix}.runs.moving`, logger });
     await ensureConsumer(jsm, stream, pullConsumerConfig(RUN_CONSUMER, ackWaitMs, options.maxAckPending ?? 4096, RUN_MAX_DELIVER));
+  };
+  try {
+    await setUp();
   } catch (err) {
     await nc.close().catch(() => undefined);
     throw toBusError(err, `set up run stream ${JSON.stringify(stream)}`);
   }
+  // A single server forgets a memory stream, consumer and all, when it restarts.
+  if (storage === 'memory') ensureAgainOnReconnect(nc, setUp, logger, `run stream ${JSON.stringify(stream)}`);
   const js = nc.jetstream();
   const workers = new Set<PullWorker>();
   let closed = false;

@@ -178,23 +178,28 @@ export function pullConsumerConfig(
   };
 }
 
+/** Where a stream keeps its messages (HOOKS_NATS_STORAGE for the run stream). */
+export type StreamStorage = 'memory' | 'file';
+
 /**
- * A file-backed work-queue stream: a message leaves the stream once acknowledged.
- * `replicas` (default 1) copies it over that many servers of a NATS cluster.
+ * A work-queue stream: a message leaves the stream once acknowledged.
+ * `replicas` (default 1) copies it over that many servers of a NATS cluster;
+ * `storage` defaults to file.
  */
 export function workQueueStreamConfig(
   name: string,
   subject: string,
   maxAgeMs: number,
   replicas = 1,
-): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  storage: StreamStorage = 'file',
+): Partial<StreamConfig> & { name: string; subjects: string[]; storage: StorageType } {
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5)
     throw badInput(`stream replicas must be a whole number from 1 to 5, got ${JSON.stringify(replicas)}`);
   return {
     name,
     subjects: [subject],
     retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
+    storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
     max_age: nanos(maxAgeMs),
     num_replicas: replicas,
   };

@@ -103,7 +103,14 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
     const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) })) : undefined;
     const bus = settings.natsUrl
-      ? await createJetStreamBus({ url: settings.natsUrl, prefix: settings.natsPrefix, replicas: settings.natsReplicas, logger, credentials })
+      ? await createJetStreamBus({
+          url: settings.natsUrl,
+          prefix: settings.natsPrefix,
+          replicas: settings.natsReplicas,
+          storage: settings.natsStorage,
+          logger,
+          credentials,
+        })
       : createMemoryBus();
     closers.push(() => bus.close());
     const jq = await createJqEngine({ timeoutMs: settings.jqTimeoutMs, logger });

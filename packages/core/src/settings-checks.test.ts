@@ -22,6 +22,7 @@ describe('settings: every bad value names its variable', () => {
     ['HOOKS_NATS_PREFIX', '', 'HOOKS_NATS_PREFIX: must not be empty (unset it for the default hooks)'],
     ['HOOKS_NATS_PREFIX', 'hooks.*', 'HOOKS_NATS_PREFIX: must be NATS subject tokens (letters, digits, _ and -) joined by dots, got "hooks.*"'],
     ['HOOKS_NATS_PREFIX', 'a..b', 'HOOKS_NATS_PREFIX: must be NATS subject tokens (letters, digits, _ and -) joined by dots, got "a..b"'],
+    ['HOOKS_NATS_STORAGE', 'disk', 'HOOKS_NATS_STORAGE: must be one of file|memory, got "disk"'],
     ['HOOKS_HTTP_HOST', 'not a host', 'HOOKS_HTTP_HOST: must be an IP address or a host name to bind, got "not a host"'],
     ['HOOKS_TRUSTED_PROXIES', '10.0.0.1,10.0.0.0/33', 'HOOKS_TRUSTED_PROXIES: entry "10.0.0.0/33" is not an IP address or CIDR range'],
     ['HOOKS_TRUSTED_PROXIES', 'proxy.local', 'HOOKS_TRUSTED_PROXIES: entry "proxy.local" is not an IP address or CIDR range'],
@@ -50,6 +51,8 @@ describe('settings: every bad value names its variable', () => {
     expect(s.trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.168.1.1']);
     expect(loadSettings({ HOOKS_HTTP_HOST: 'ingress.internal' }).httpHost).toBe('ingress.internal');
     expect(loadSettings({}).toolsAllow).toEqual(['*']);
+    expect(loadSettings({}).natsStorage).toBe('file');
+    expect(loadSettings({ HOOKS_NATS_STORAGE: ' Memory ' }).natsStorage).toBe('memory');
   });
 });
 

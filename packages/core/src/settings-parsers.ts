@@ -174,6 +174,15 @@ export function logLevel(raw: string | undefined, name: string): string {
   return v;
 }
 
+export const NATS_STORAGES = ['file', 'memory'] as const;
+
+/** Storage of the run stream: `file` (default) or `memory`. */
+export function natsStorage(raw: string | undefined, name: string): (typeof NATS_STORAGES)[number] {
+  const v = raw?.trim().toLowerCase() || 'file';
+  if (v !== 'memory' && v !== 'file') throw new SettingsError(name, `must be one of ${NATS_STORAGES.join('|')}, got ${JSON.stringify(raw)}`);
+  return v;
+}
+
 /** An optional port: unset is undefined. */
 export function optPort(raw: string | undefined, name: string): number | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : int(0, 0, 65535)(raw, name);

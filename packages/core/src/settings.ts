@@ -9,6 +9,7 @@ import {
   int,
   list,
   logLevel,
+  natsStorage,
   nets,
   num,
   optPort,
@@ -180,6 +181,12 @@ const REGISTRY = {
     default: '1',
     live: false,
     parse: int(1, 1, 5),
+  }),
+  HOOKS_NATS_STORAGE: setting('natsStorage', {
+    doc: 'where the run stream keeps dispatches: file or memory (Redis holds the runs and the sweep re-dispatches any a NATS restart drops); a run stream of the other kind is moved at start, its dispatches carried over',
+    default: 'file',
+    live: false,
+    parse: natsStorage,
   }),
   HOOKS_NATS_DEDUPE_SECONDS: setting('natsDedupeMs', {
     doc: "how long the NATS door remembers a Nats-Msg-Id per topic, past JetStream's 2-minute window",
