@@ -12,7 +12,7 @@
  *
  * Writes <out>/results.json and <out>/RESULTS.md (out defaults to test/bench/out);
  * a full run of every section also rewrites test/bench/RESULTS.md.
- * Env: REDIS_URL, NATS_URL; BENCH_PROFILE_ROLE (process name, e.g. hookyard-ingress)
+ * Env: REDIS_URL, NATS_URL; BENCH_HOOKS_<NAME> sets HOOKS_<NAME> on every Hookyard role (e.g. BENCH_HOOKS_NATS_STORAGE=file); BENCH_PROFILE_ROLE (process name, e.g. hookyard-ingress)
  * with BENCH_PROFILE_DIR to run that child under --cpu-prof.
  */
 const { randomBytes } = require('node:crypto');

@@ -1,7 +1,8 @@
 /**
  * Publish and consume rates of the JetStream run bus. Not a jest test:
  *   npx tsc -b packages/bus && node packages/bus/test/bench-jetstream.js [ids]
- * Uses NATS_URL (default nats://127.0.0.1:4222) and a throwaway stream it deletes.
+ * Uses NATS_URL (default nats://127.0.0.1:4222) and a throwaway stream it deletes;
+ * BUS_STORAGE=file|memory (default file, as the bus) picks the stream's storage.
  */
 const { randomBytes } = require('node:crypto');
 const { connect } = require('nats');
@@ -49,7 +50,7 @@ async function consumeAll(bus, expected, concurrency) {
 async function main() {
   const prefix = `bench${randomBytes(4).toString('hex')}`;
   const admin = await connect({ servers: url });
-  const bus = await createJetStreamBus({ url, prefix });
+  const bus = await createJetStreamBus({ url, prefix, storage: process.env.BUS_STORAGE || 'file' });
   try {
     const shapes = [
       { perCall: 1, callers: 1, note: '1 id per publish, one caller (a round trip each)' },

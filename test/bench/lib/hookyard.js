@@ -17,8 +17,18 @@ function hookyardEnv(prefix, extra = {}) {
     HOOKS_DOOR_RATE: '0',
     HOOKS_API_RATE: '0',
     HOOKS_LOG_LEVEL: 'info',
+    ...benchSettings(),
     ...extra,
   };
+}
+
+/** Settings for every role from the bench's own environment: BENCH_HOOKS_NATS_STORAGE=file sets HOOKS_NATS_STORAGE=file (an A/B knob). */
+function benchSettings() {
+  return Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([k]) => k.startsWith('BENCH_HOOKS_'))
+      .map(([k, v]) => [k.slice('BENCH_'.length), v]),
+  );
 }
 
 /**
