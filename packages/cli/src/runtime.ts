@@ -4,6 +4,8 @@ import {
   createDiscoveryHub,
   createDiscoveryRequester,
   createDiscoveryResponder,
+  closeConnection,
+  connectNats,
   createJetStreamBus,
   createMemoryBus,
   createRunEventHub,
@@ -102,6 +104,10 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     closers.push(() => stores.close());
     // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
     const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) })) : undefined;
+    // One connection carries the role's dispatch and its run events (closed after both: closers run in reverse), so
+    // what one turn of the event loop sends on them (acks, pulls, events, publishes) leaves in one socket write.
+    const nats = settings.natsUrl ? await connectNats(settings.natsUrl, `hookyard-${role}-${settings.natsPrefix}`, logger, credentials) : undefined;
+    if (nats) closers.push(() => closeConnection(nats));
     const bus = settings.natsUrl
       ? await createJetStreamBus({
           url: settings.natsUrl,
@@ -110,6 +116,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
           storage: settings.natsStorage,
           logger,
           credentials,
+          connection: nats,
         })
       : createMemoryBus();
     closers.push(() => bus.close());
@@ -117,7 +124,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     closers.push(() => jq.close());
     let events: RunEventPublisher | undefined;
     if (settings.natsUrl) {
-      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials });
+      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials, connection: nats });
       closers.push(() => publisher.close());
       events = publisher;
     }
