@@ -2,7 +2,7 @@ import { HookyardError, silentLogger, type Logger } from '@hookyard/core';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { headers as natsHeaders, type Subscription as NatsSubscription } from 'nats';
-import { checkPrefix, closeConnection, connectNats } from './nats-setup';
+import { checkPrefix, connectNats, type TrackedConnection } from './nats-setup';
 import type { NatsCredentials } from './nats-auth';
 import { withTimeout } from './nats-errors';
 
@@ -151,6 +151,10 @@ export async function createDiscoveryResponder(options: DiscoveryNatsOptions, ha
       await closeConnection(conn);
     },
   };
+}
+
+async function closeConnection(conn: TrackedConnection): Promise<void> {
+  await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
 }
 
 /** Both sides in one process (the embedded default and tests). */

@@ -1,6 +1,6 @@
 import { headers as natsHeaders, type JsMsg } from 'nats';
 import { badInput, silentLogger, unavailable, type Logger } from '@hookyard/core';
-import { connectNats, ensureConsumer, pullConsumerConfig, streamName, workQueueStreamConfig, type StreamStorage, type TrackedConnection } from './nats-setup';
+import { connectNats, ensureConsumer, pullConsumerConfig, streamName, workQueueStreamConfig, type StreamStorage } from './nats-setup';
 import { ensureAgainOnReconnect, ensureStreamStorage } from './stream-move';
 import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
@@ -31,12 +31,6 @@ export interface JetStreamBusOptions {
    * moved at start.
    */
   storage?: StreamStorage;
-  /**
-   * A connection the caller owns and shares (the role's one connection);
-   * close() then stops the workers and sends pending acks, leaving it open.
-   * Absent: its own.
-   */
-  connection?: TrackedConnection;
 }
 
 /** The durable pull consumer every executor replica shares. */
@@ -70,8 +64,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const publishTimeoutMs = options.publishTimeoutMs ?? 2000;
   const stream = streamName(options.prefix, 'RUNS');
   const subject = runSubject(options.prefix);
-  const shared = options.connection;
-  const conn = shared ?? (await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger, options.credentials));
+  const conn = await connectNats(options.url, `hookyard-bus-${options.prefix}`, logger, options.credentials);
   const { nc } = conn;
   const storage = options.storage ?? 'file';
   const setUp = async () => {
@@ -83,7 +76,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   try {
     await setUp();
   } catch (err) {
-    if (!shared) await nc.close().catch(() => undefined);
+    await nc.close().catch(() => undefined);
     throw toBusError(err, `set up run stream ${JSON.stringify(stream)}`);
   }
   // A single server forgets a memory stream, consumer and all, when it restarts.
@@ -181,10 +174,6 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       // their messages are redelivered after ack wait.
       for (const w of workers) w.abort();
       workers.clear();
-      if (shared) {
-        await withTimeout(nc.flush(), 5000, 'flush NATS connection').catch(() => undefined);
-        return;
-      }
       try {
         await withTimeout(nc.drain(), 5000, 'drain NATS connection');
       } catch {

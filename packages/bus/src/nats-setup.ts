@@ -13,7 +13,7 @@ import {
 } from 'nats';
 import { HookyardError, badInput, conflict, type Logger } from '@hookyard/core';
 import { authRefusal, natsAuthOptions, type NatsCredentials } from './nats-auth';
-import { isAlreadyExists, isNotFound, toBusError, withTimeout } from './nats-errors';
+import { isAlreadyExists, isNotFound, toBusError } from './nats-errors';
 
 /** Subject tokens separated by dots; no wildcards or spaces, so it is safe inside a subject. */
 const PREFIX_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -92,11 +92,6 @@ export async function connectNats(url: string, name: string, logger: Logger, cre
     }
   })().catch(() => undefined);
   return { nc, isConnected: () => connected && !nc.isClosed() };
-}
-
-/** Drains a connection (its subscriptions finish, pending writes leave), closing it outright after 5 s. */
-export async function closeConnection(conn: TrackedConnection): Promise<void> {
-  await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
 }
 
 /** Removes any user info of `url`'s entries that a client error message may have quoted. */

@@ -1,5 +1,5 @@
 import { agentOfHook, type ErrorKind, type Logger, type RunEventType, type RunStatus, silentLogger, unavailable } from '@hookyard/core';
-import { checkPrefix, connectNats, subjectToken, type TrackedConnection } from './nats-setup';
+import { checkPrefix, connectNats, subjectToken } from './nats-setup';
 import type { NatsCredentials } from './nats-auth';
 import { toBusError, withTimeout } from './nats-errors';
 
@@ -37,12 +37,6 @@ export interface RunEventPublisherOptions {
   /** Subject prefix: `hooks` publishes on `hooks.events.run.<status>.<hook>`. */
   prefix: string;
   logger?: Logger;
-  /**
-   * A connection the caller owns and shares (the role's one connection, so a
-   * run's events and its dispatch acks leave in one socket write); close()
-   * then sends what is pending and leaves it open. Absent: its own.
-   */
-  connection?: TrackedConnection;
 }
 
 /**
@@ -65,8 +59,7 @@ export async function createRunEventPublisher(options: RunEventPublisherOptions)
   const logger = options.logger ?? silentLogger();
   // A bad prefix fails at boot rather than on the first event.
   checkPrefix(options.prefix);
-  const shared = options.connection;
-  const conn = shared ?? (await connectNats(options.url, `hookyard-events-${options.prefix}`, logger, options.credentials));
+  const conn = await connectNats(options.url, `hookyard-events-${options.prefix}`, logger, options.credentials);
   let closed = false;
   // Subjects by status, then hook: checked once, not per event (hooks are few; the cap guards the rest).
   const subjects = new Map<string, Map<string, string>>();
@@ -116,8 +109,7 @@ export async function createRunEventPublisher(options: RunEventPublisherOptions)
         clearImmediate(flushing);
         flush();
       }
-      if (shared) await withTimeout(conn.nc.flush(), 5000, 'flush run events').catch(() => undefined);
-      else await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
+      await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());
     },
   };
 }

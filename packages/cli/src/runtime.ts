@@ -4,8 +4,6 @@ import {
   createDiscoveryHub,
   createDiscoveryRequester,
   createDiscoveryResponder,
-  closeConnection,
-  connectNats,
   createJetStreamBus,
   createMemoryBus,
   createRunEventHub,
@@ -104,10 +102,6 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     closers.push(() => stores.close());
     // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
     const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) })) : undefined;
-    // One connection carries the role's dispatch and its run events (closed after both: closers run in reverse), so
-    // what one turn of the event loop sends on them (acks, pulls, events, publishes) leaves in one socket write.
-    const nats = settings.natsUrl ? await connectNats(settings.natsUrl, `hookyard-${role}-${settings.natsPrefix}`, logger, credentials) : undefined;
-    if (nats) closers.push(() => closeConnection(nats));
     const bus = settings.natsUrl
       ? await createJetStreamBus({
           url: settings.natsUrl,
@@ -116,7 +110,6 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
           storage: settings.natsStorage,
           logger,
           credentials,
-          connection: nats,
         })
       : createMemoryBus();
     closers.push(() => bus.close());
@@ -124,7 +117,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
     closers.push(() => jq.close());
     let events: RunEventPublisher | undefined;
     if (settings.natsUrl) {
-      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials, connection: nats });
+      const publisher = await createRunEventPublisher({ url: settings.natsUrl, prefix: settings.natsPrefix, logger, credentials });
       closers.push(() => publisher.close());
       events = publisher;
     }
