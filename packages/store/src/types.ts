@@ -228,6 +228,8 @@ export interface Claimed {
 export interface PlannedClaim {
   /** The hook's revision the plan was made with (the store's `getHookRevision`). */
   revision: string;
+  /** The approval policy's version the plan's decision was made with (`getApprovalPolicy`). */
+  policyVersion: number;
   /**
    * The payload text the plan was made from (the dispatch message's hint,
    * which anyone publishing on the run subject can write): the plan applies
@@ -405,9 +407,9 @@ export interface RunStore {
   /**
    * `claim` with the planned first write in the same atomic step: applied when
    * the run is fresh (never claimed, not acted, no interaction or claim intent,
-   * not an agent's call), keeps the planned payload, and its hook is at
-   * `planned.revision`; otherwise a plain claim (`applied: 'claimed'`). Null
-   * when not claimable.
+   * not an agent's call), keeps the planned payload, its hook is at
+   * `planned.revision` and the approval policy at `planned.policyVersion`;
+   * otherwise a plain claim (`applied: 'claimed'`). Null when not claimable.
    */
   claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null>;
 

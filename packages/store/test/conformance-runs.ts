@@ -177,7 +177,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('start: claims and records the start with its input in one step', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = { revision: await revisionOf(s, 'h'), payloadJson: KEPT, plan: { start: { input: { a: 1 }, resumable: true } } };
+        const planned = { revision: await revisionOf(s, 'h'), payloadJson: KEPT, policyVersion: 0, plan: { start: { input: { a: 1 }, resumable: true } } };
         const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
         expect(c).toMatchObject({ applied: 'start', run: { status: 'running', attempts: 1, acted: 'start', resumable: true, lease: { owner: 'w1' } } });
         expect(c!.run).not.toHaveProperty('payload');
@@ -201,6 +201,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         await s.runs.claimPlanned(id!, 'w', 1_000, T0, {
           revision: await revisionOf(s, 'h'),
           payloadJson: KEPT,
+          policyVersion: 0,
           plan: { start: { input: {}, resumable: false, note } },
         });
         const run = (await s.runs.get(id!))!;
@@ -215,6 +216,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, {
           revision: await revisionOf(s, 'h'),
           payloadJson: KEPT,
+          policyVersion: 0,
           plan: { skip: { result: { condition: false } } },
         });
         expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
@@ -235,7 +237,12 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const old = await revisionOf(s, 'h');
         await s.hooks.putHook({ ...hook('h', 't'), tool_kwargs: { changed: true } });
         expect(await revisionOf(s, 'h')).not.toBe(old);
-        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, { revision: old, payloadJson: KEPT, plan: { start: { input: { a: 1 }, resumable: false } } });
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, {
+          revision: old,
+          payloadJson: KEPT,
+          policyVersion: 0,
+          plan: { start: { input: { a: 1 }, resumable: false } },
+        });
         expect(c?.applied).toBe('claimed');
         if (c?.applied !== 'claimed') throw new Error('unreachable');
         expect(c.run).toMatchObject({ status: 'running', acted: '', input: null, payload: { n: 1 } });
@@ -246,12 +253,29 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('a plan made from another payload than the kept one (a forged or stale hint) is not applied: a plain claim', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = { revision: await revisionOf(s, 'h'), payloadJson: '{"n":2}', plan: { start: { input: { evil: true }, resumable: false } } };
+        const planned = {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: '{"n":2}',
+          policyVersion: 0,
+          plan: { start: { input: { evil: true }, resumable: false } },
+        };
         const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned);
         expect(c).toMatchObject({ applied: 'claimed', run: { acted: '', input: null, payload: { n: 1 } } });
         const [other] = await keep(s, 't2', ['h2']);
         const bad = await s.runs.claimPlanned(other!, 'w', 1_000, T0, { ...planned, revision: await revisionOf(s, 'h2'), payloadJson: 'not json' });
         expect(bad?.applied).toBe('claimed');
+      });
+
+      it('an approval policy changed since the decision: a plain claim; a plan on the new version applies', async () => {
+        const s = stores();
+        const [a, b] = await keep(s, 't', ['h', 'h2']);
+        const policy = await s.hooks.putApprovalPolicy([{ tools: ['*'], action: 'allow' }], null, T0);
+        expect(policy.version).toBe(1);
+        const start = { start: { input: {}, resumable: false } };
+        const stale = await s.runs.claimPlanned(a!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h'), payloadJson: KEPT, policyVersion: 0, plan: start });
+        expect(stale?.applied).toBe('claimed');
+        const fresh = await s.runs.claimPlanned(b!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h2'), payloadJson: KEPT, policyVersion: 1, plan: start });
+        expect(fresh?.applied).toBe('start');
       });
 
       it('a run claimed before (a retry) is only claimed: its plan may not be what the first attempt saw', async () => {
@@ -260,15 +284,17 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const c1 = await s.runs.claim(id!, 'w', 1_000, T0);
         await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
         const revision = await revisionOf(s, 'h');
-        expect(await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, plan: { skip: { result: {} } } })).toBeNull();
-        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, payloadJson: KEPT, plan: { skip: { result: {} } } });
+        expect(
+          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } }),
+        ).toBeNull();
+        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } });
         expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
         expect((await s.runs.get(id!))!.status).toBe('running');
       });
 
       it('unknown ids are not_found', async () => {
         const s = stores();
-        const planned = { revision: 'r', payloadJson: KEPT, plan: { skip: { result: {} } } };
+        const planned = { revision: 'r', payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } };
         expect((await rejection(s.runs.claimPlanned('0'.repeat(26), 'w', 1, T0, planned))).kind).toBe('not_found');
       });
     });

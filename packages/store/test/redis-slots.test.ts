@@ -17,6 +17,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   keep_event: [keys.topicHooks(p, 'orders'), keys.due(p)],
   claim: keys.runScriptKeys(p, id),
   claim_planned: keys.runScriptKeys(p, id),
+  copy_policy_version: [keys.hookRevisions(p)],
   renew: keys.runScriptKeys(p, id),
   set_claim_intent: keys.runScriptKeys(p, id),
   act: keys.runScriptKeys(p, id),

@@ -1,4 +1,4 @@
-import type { Clock, Hook } from '@hookyard/core';
+import type { ApprovalPolicy, Clock, Hook } from '@hookyard/core';
 import type { HookStore } from '@hookyard/store';
 
 export interface HookCacheOptions {
@@ -92,6 +92,43 @@ export class HookCache {
     this.entries.set(name, { revision: got.revision, hook, readAt });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return hook;
+  }
+}
+
+/**
+ * The deployment's approval policy as this executor last read it, for plans
+ * made before a claim: the claim applies such a plan only while the policy is
+ * still at the version it was decided with, so a kept copy can never decide
+ * for a newer policy. Read again when older than maxAgeMs (10 s) or forgotten
+ * (a claim refused a plan); concurrent reads share one.
+ */
+export class PolicyCache {
+  private kept: { policy: ApprovalPolicy; readAt: number } | null = null;
+  private reading: Promise<ApprovalPolicy> | null = null;
+
+  constructor(
+    private readonly store: Pick<HookStore, 'getApprovalPolicy'>,
+    private readonly clock: Clock,
+    private readonly maxAgeMs = 10_000,
+  ) {}
+
+  async current(): Promise<ApprovalPolicy> {
+    if (this.kept && this.clock.now() - this.kept.readAt < this.maxAgeMs) return this.kept.policy;
+    if (!this.reading) {
+      const readAt = this.clock.now();
+      this.reading = this.store
+        .getApprovalPolicy()
+        .then((policy) => {
+          this.kept = { policy: deepFreeze(policy), readAt };
+          return this.kept.policy;
+        })
+        .finally(() => (this.reading = null));
+    }
+    return this.reading;
+  }
+
+  forget(): void {
+    this.kept = null;
   }
 }
 

@@ -16,7 +16,6 @@ import {
   unauthorized,
 } from '@hookyard/core';
 import type {
-  ApprovalPolicy,
   Clock,
   SecretResolver,
   Hook,
@@ -49,7 +48,7 @@ import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper } from './attempt';
 import type { Preplan } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
-import { HookCache } from './hook-cache';
+import { HookCache, PolicyCache } from './hook-cache';
 import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
 import type { DoorAct } from './hook-plan';
 import { agentCallOf, agentOfRun } from './agent-call';
@@ -113,6 +112,8 @@ export class RunExecutor {
   private readonly evaluator: HookEvaluator;
   /** Hook records by the revision the claim answers: no read between the claim and the tool while a hook is unchanged. */
   private readonly hooks: HookCache;
+  /** The approval policy plans made before a claim decide with (the claim checks its version). */
+  private readonly policies: PolicyCache;
   private readonly leases: LeaseKeeper;
   /** The approval policy in front of every provider: every call of this executor goes through it. */
   private readonly gate: ApprovalRepo;
@@ -132,6 +133,7 @@ export class RunExecutor {
       jqTimeoutMs: deps.settings.jqTimeoutMs,
     });
     this.hooks = new HookCache(deps.stores.hooks, deps.clock);
+    this.policies = new PolicyCache(deps.stores.hooks, deps.clock);
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
     this.gate = new ApprovalRepo(deps.tools, {
@@ -198,13 +200,14 @@ export class RunExecutor {
     if (this.closed) return;
     const { settings, stores, metrics, logger, clock } = this.deps;
     const claimStartedAt = tracingOn() ? Date.now() : 0;
-    // Read beside the claim, not after it: the policy does not depend on the run, and this
-    // saves a sequential round trip before the tool starts. Unused when the claim finds nothing.
-    const policy = stores.hooks.getApprovalPolicy();
-    policy.catch(() => undefined);
     // Traced attempts plan after the claim, inside their span.
-    const pre = hint && !tracingOn() ? await this.preplan(runId, hint, policy) : null;
+    const pre = hint && !tracingOn() ? await this.preplan(runId, hint) : null;
     if (pre && this.closed) return;
+    // Read beside the claim, not after it: the policy does not depend on the run, and this saves a
+    // sequential round trip before the tool starts. Not read for a plan the claim may apply (it checks
+    // the version the plan used); unused when the claim finds nothing.
+    const policy = pre ? undefined : stores.hooks.getApprovalPolicy();
+    policy?.catch(() => undefined);
     const now = clock.now();
     let claimed: Claimed | ClaimedPlanned | null;
     try {
@@ -220,8 +223,11 @@ export class RunExecutor {
     }
     // Not claimable: a duplicate delivery, not due yet, or finished.
     if (!claimed) return;
-    if ('applied' in claimed && claimed.applied === 'skipped') return this.skippedByClaim(claimed.run, now);
-    const planned = 'applied' in claimed && claimed.applied === 'start' ? pre : null;
+    const applied = pre ? (claimed as ClaimedPlanned).applied : null;
+    if (applied === 'skipped') return this.skippedByClaim(claimed.run, now);
+    // The claim refused the plan (the policy, the hook or the run changed): the next plan reads the policy again.
+    if (applied === 'claimed') this.policies.forget();
+    const planned = applied === 'start' ? pre : null;
     // The claim answers the head of a run whose start it applied: the rest is what the plan was made from.
     const run: Run = planned
       ? { ...claimed.run, payload: planned.payload, headers: null, input: planned.call!.kwargs, result: null, history: [] }
@@ -260,9 +266,9 @@ export class RunExecutor {
    * denies, a jq error, a tool not allowed — is null, and the run is planned
    * after its claim as before, where each of those is handled and recorded.
    */
-  private async preplan(runId: string, hint: RunPlanHint, policy: Promise<ApprovalPolicy>): Promise<Preplan | null> {
+  private async preplan(runId: string, hint: RunPlanHint): Promise<Preplan | null> {
     try {
-      const current = await this.hooks.current(hint.hook);
+      const [current, policy] = await Promise.all([this.hooks.current(hint.hook), this.policies.current()]);
       if (!current || current.hook.subject) return null;
       const { hook, revision } = current;
       // JSON.parse keeps a `__proto__` key as an own property: payload keys never reach a prototype.
@@ -270,14 +276,15 @@ export class RunExecutor {
       const run = { id: runId, hook: hint.hook, topic: hint.topic, payload } as Run;
       const plan = await this.evaluator.plan(hook, run);
       const { payloadJson } = hint;
-      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, plan: { skip: { result: plan.result } } } };
+      const policyVersion = policy.version;
+      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, policyVersion, plan: { skip: { result: plan.result } } } };
       if (plan.act) return null;
       if (!allows(resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow), hook.tool)) return null;
       const step = await decideFresh(
         this.gate,
         { tool: hook.tool, args: plan.kwargs, hook: hook.name, topic: hint.topic, subject: null, agent: null },
         hook.approval ?? [],
-        policy,
+        Promise.resolve(policy),
       );
       if (step.next !== 'call') return null;
       const tool = await toolPolicy(this.deps.tools, hook.tool);
@@ -285,7 +292,7 @@ export class RunExecutor {
       return {
         hook,
         payload,
-        claim: { revision, payloadJson, plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } } },
+        claim: { revision, payloadJson, policyVersion, plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } } },
         call: { kwargs: plan.kwargs, extras: plan.extras, subject: plan.subject, decision: step.decision, policy: tool },
       };
     } catch (err) {

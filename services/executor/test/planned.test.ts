@@ -133,6 +133,20 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
     expect((await h.stores.runs.get(id!))!.input).toEqual({ v: 2 });
   });
 
+  it('a policy changed after this executor read it: the claim refuses the old decision, the new policy denies the run', async () => {
+    const { h, tool, calls, deliver } = await setup([{ name: 'h', topic: 'gh', tool: 't' }]);
+    await deliver('gh', {});
+    await h.stores.hooks.putApprovalPolicy([{ tools: ['t'], action: 'deny' }], null, h.clock.now());
+    const [id] = await deliver('gh', {});
+    expect(tool.calls).toHaveLength(1);
+    expect((await h.stores.runs.get(id!))!.status).toBe('denied');
+    expect([calls().get('claimPlanned'), calls().get('claim')]).toEqual([2, undefined]);
+    // The refused plan made the executor read the policy again: the next run is planned on the new one.
+    const [next] = await deliver('gh', {});
+    expect((await h.stores.runs.get(next!))!.status).toBe('denied');
+    expect(calls().get('claim')).toBe(1);
+  });
+
   it('an approval that parks is planned after a plain claim: the run parks as before', async () => {
     const rule: ApprovalRule = { name: 'prod', tools: ['t'], when: '.args.env == "prod"', action: 'approve', timeout_seconds: 600 };
     const { h, tool, notify, calls, deliver } = await setup(

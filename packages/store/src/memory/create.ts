@@ -23,6 +23,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
   const runs = new MemoryRunStore(
     (topic) => hooks.hookNamesOnTopic(topic),
     (name) => hooks.revisionOf(name),
+    () => hooks.policyVersion(),
   );
   return {
     hooks,

@@ -157,6 +157,10 @@ export class MemoryHookStore implements HookStore {
   async getApprovalPolicy(): Promise<ApprovalPolicy> {
     return structuredClone(this.policy);
   }
+  /** The policy's version (what a planned claim checks). */
+  policyVersion(): number {
+    return this.policy.version;
+  }
   async putApprovalPolicy(rules: ApprovalRule[], expectedVersion: number | null, now: number): Promise<ApprovalPolicy> {
     if (expectedVersion !== null && expectedVersion !== this.policy.version) {
       throw conflict(

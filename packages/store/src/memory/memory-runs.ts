@@ -87,6 +87,7 @@ export class MemoryRunStore implements RunStore {
     private readonly hookNamesOnTopic: (topic: string) => string[],
     /** The current revision of a hook (read in the claim's step, as claim.lua does). */
     private readonly hookRevisionOf: (name: string) => string | null,
+    private readonly policyVersionOf: () => number = () => 0,
   ) {}
 
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
@@ -229,6 +230,7 @@ export class MemoryRunStore implements RunStore {
       before.door !== 'agent' &&
       revision !== null &&
       revision === planned.revision &&
+      this.policyVersionOf() === planned.policyVersion &&
       samePayload(before.payload, planned.payloadJson);
     const claimed = await this.claim(id, owner, leaseMs, now);
     if (!claimed) return null;

@@ -67,7 +67,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
   });
   const keys = new KeyLayout(options.prefix);
   const scripts = new Scripts(client);
-  const setup = new StoreSetup(client, keys, options.partitions, options.logger);
+  const setup = new StoreSetup(client, keys, options.partitions, scripts, options.logger);
   try {
     await setup.ready('start');
   } catch (err) {

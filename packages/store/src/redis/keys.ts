@@ -30,7 +30,8 @@ import type { Door } from '@hookyard/core';
  *   {P:p<n>}:done             zset   succeeded/skipped/discarded runs by finish time (retention)
  *   {P:p<n>}:topic-hooks:<t>  zset   score 0, copy of {P}:topic:<t> in the partition's slot (keep_event reads it)
  *   {P:p<n>}:hook-revs        hash   hook name -> revision of its record (hook-revision.ts), copied into the
- *                                    partition's slot so the claim answers it (executors reuse a record they read)
+ *                                    partition's slot so the claim answers it (executors reuse a record they read);
+ *                                    field POLICY_VERSION_FIELD: the approval policy's version (a planned claim checks it)
  *   {P:p<n>}:delivery:<t>:<id> string delivery claim "<until ms> <id base>" (keep_event, PX cleanup);
  *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot.
  *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
@@ -233,3 +234,6 @@ export class KeyLayout {
     return [this.run(partition, id), this.due(partition), this.lease(partition), this.done(partition)];
   }
 }
+
+/** The field of {P:p<n>}:hook-revs holding the approval policy's version: no hook name starts with a colon. */
+export const POLICY_VERSION_FIELD = ':approval-policy';

@@ -21,6 +21,7 @@ import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
 import { checkReply, replyText, storeError } from './replies';
 import { toFields, type RunFields } from './run-hash';
+import { copyPolicyVersion } from './policy-copies';
 import type { Scripts } from './scripts';
 import type { StoreSetup } from './setup';
 
@@ -169,7 +170,10 @@ export class RedisHookStore implements HookStore {
     const args = [this.keys.hookTag, JSON.stringify(rules), updatedAt, expectedVersion === null ? '' : String(expectedVersion)];
     const reply = await call('put_approval_policy', () => this.scripts.run('put_approval_policy', [this.keys.approvalPolicy], args));
     const ok = checkReply({ op: 'put_approval_policy', ...(expectedVersion === null ? {} : { expected: expectedVersion }) }, reply);
-    return { version: Number(ok[1]), rules, updated_at: updatedAt };
+    const version = Number(ok[1]);
+    // Copied into every partition's slot before the answer, so a claim made after it refuses a plan decided on an older version.
+    await call('put_approval_policy', () => Promise.all(this.eachPartition((p) => copyPolicyVersion(this.scripts, this.keys, p, version))));
+    return { version, rules, updated_at: updatedAt };
   }
 
   async putTriggerLink(link: TriggerLink, tokenHash: string): Promise<void> {

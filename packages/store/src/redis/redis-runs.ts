@@ -226,7 +226,16 @@ export class RedisRunStore implements RunStore {
       args = ['skip', JSON.stringify(bounded), 0, rules.historyDetail(rules.completeDetail('skipped', bounded), null), '', ''];
     }
     const digest = createHash('sha1').update(planned.payloadJson).digest('hex');
-    const reply = await this.onRun('claim_planned', id, undefined, [owner, leaseMs, now, rules.claimDetail(owner, leaseMs), planned.revision, ...args, digest]);
+    const reply = await this.onRun('claim_planned', id, undefined, [
+      owner,
+      leaseMs,
+      now,
+      rules.claimDetail(owner, leaseMs),
+      planned.revision,
+      ...args,
+      digest,
+      planned.policyVersion,
+    ]);
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);
     const hookRevision = revision === '' ? null : revision;

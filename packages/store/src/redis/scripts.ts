@@ -26,6 +26,7 @@ export const SCRIPT_NAMES = [
   'put_hook',
   'remove_hook',
   'put_approval_policy',
+  'copy_policy_version',
   'park',
   'resolve_interaction',
   'take_interaction',

@@ -4,6 +4,8 @@ import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { KeyLayout } from './keys';
+import { copyPolicyVersion } from './policy-copies';
+import type { Scripts } from './scripts';
 import { storeError } from './replies';
 
 const PASSED = Promise.resolve();
@@ -38,6 +40,7 @@ export class StoreSetup {
     private readonly client: RedisClient,
     private readonly keys: KeyLayout,
     private readonly partitions: number,
+    private readonly scripts: Scripts,
     private readonly logger?: Logger,
   ) {}
 
@@ -62,6 +65,7 @@ export class StoreSetup {
     await this.checkPartitions();
     await this.ensureHookCopies();
     await this.ensureHookRevisions();
+    await this.ensurePolicyVersions();
   }
 
   private async checkPartitions(): Promise<void> {
@@ -102,6 +106,14 @@ export class StoreSetup {
     if (hooks.length > 0) {
       this.logger?.info({ hooks: hooks.length, partitions: this.partitions }, 'redis store: built the per-partition topic hook copies');
     }
+  }
+
+  /** The approval policy's version in every partition's slot (kept before planned claims existed). */
+  private async ensurePolicyVersions(): Promise<void> {
+    if ((await this.client.hget(this.keys.meta, 'policy_versions')) !== null) return;
+    const version = (await this.client.hget(this.keys.approvalPolicy, 'version')) ?? '0';
+    await Promise.all(Array.from({ length: this.partitions }, (_, p) => copyPolicyVersion(this.scripts, this.keys, p, version)));
+    await this.client.hset(this.keys.meta, 'policy_versions', 1);
   }
 
   private async ensureHookRevisions(): Promise<void> {
