@@ -230,6 +230,8 @@ export interface PlannedClaim {
   revision: string;
   /** The approval policy's version the plan's decision was made with (`getApprovalPolicy`). */
   policyVersion: number;
+  /** The topic the plan was decided for (the policy sees it, the tool gets it): the run's own, or the plan does not apply. */
+  topic: string;
   /**
    * The payload text the plan was made from (the dispatch message's hint,
    * which anyone publishing on the run subject can write): the plan applies

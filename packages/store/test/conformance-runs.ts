@@ -177,7 +177,13 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('start: claims and records the start with its input in one step', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = { revision: await revisionOf(s, 'h'), payloadJson: KEPT, policyVersion: 0, plan: { start: { input: { a: 1 }, resumable: true } } };
+        const planned = {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: KEPT,
+          policyVersion: 0,
+          topic: 't',
+          plan: { start: { input: { a: 1 }, resumable: true } },
+        };
         const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
         expect(c).toMatchObject({ applied: 'start', run: { status: 'running', attempts: 1, acted: 'start', resumable: true, lease: { owner: 'w1' } } });
         expect(c!.run).not.toHaveProperty('payload');
@@ -202,6 +208,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           revision: await revisionOf(s, 'h'),
           payloadJson: KEPT,
           policyVersion: 0,
+          topic: 't',
           plan: { start: { input: {}, resumable: false, note } },
         });
         const run = (await s.runs.get(id!))!;
@@ -217,6 +224,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           revision: await revisionOf(s, 'h'),
           payloadJson: KEPT,
           policyVersion: 0,
+          topic: 't',
           plan: { skip: { result: { condition: false } } },
         });
         expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
@@ -241,6 +249,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           revision: old,
           payloadJson: KEPT,
           policyVersion: 0,
+          topic: 't',
           plan: { start: { input: { a: 1 }, resumable: false } },
         });
         expect(c?.applied).toBe('claimed');
@@ -257,6 +266,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           revision: await revisionOf(s, 'h'),
           payloadJson: '{"n":2}',
           policyVersion: 0,
+          topic: 't',
           plan: { start: { input: { evil: true }, resumable: false } },
         };
         const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned);
@@ -272,10 +282,35 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const policy = await s.hooks.putApprovalPolicy([{ tools: ['*'], action: 'allow' }], null, T0);
         expect(policy.version).toBe(1);
         const start = { start: { input: {}, resumable: false } };
-        const stale = await s.runs.claimPlanned(a!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h'), payloadJson: KEPT, policyVersion: 0, plan: start });
+        const stale = await s.runs.claimPlanned(a!, 'w', 1_000, T0, {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: KEPT,
+          policyVersion: 0,
+          topic: 't',
+          plan: start,
+        });
         expect(stale?.applied).toBe('claimed');
-        const fresh = await s.runs.claimPlanned(b!, 'w', 1_000, T0, { revision: await revisionOf(s, 'h2'), payloadJson: KEPT, policyVersion: 1, plan: start });
+        const fresh = await s.runs.claimPlanned(b!, 'w', 1_000, T0, {
+          revision: await revisionOf(s, 'h2'),
+          payloadJson: KEPT,
+          policyVersion: 1,
+          topic: 't',
+          plan: start,
+        });
         expect(fresh?.applied).toBe('start');
+      });
+
+      it("a plan decided for another topic than the run's (a forged hint) is not applied", async () => {
+        const s = stores();
+        const [id] = await keep(s, 't', ['h']);
+        const planned = {
+          revision: await revisionOf(s, 'h'),
+          payloadJson: KEPT,
+          policyVersion: 0,
+          topic: 'elsewhere',
+          plan: { start: { input: {}, resumable: false } },
+        };
+        expect((await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned))?.applied).toBe('claimed');
       });
 
       it('a run claimed before (a retry) is only claimed: its plan may not be what the first attempt saw', async () => {
@@ -285,16 +320,22 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
         const revision = await revisionOf(s, 'h');
         expect(
-          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } }),
+          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, policyVersion: 0, topic: 't', plan: { skip: { result: {} } } }),
         ).toBeNull();
-        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, { revision, payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } });
+        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, {
+          revision,
+          payloadJson: KEPT,
+          policyVersion: 0,
+          topic: 't',
+          plan: { skip: { result: {} } },
+        });
         expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
         expect((await s.runs.get(id!))!.status).toBe('running');
       });
 
       it('unknown ids are not_found', async () => {
         const s = stores();
-        const planned = { revision: 'r', payloadJson: KEPT, policyVersion: 0, plan: { skip: { result: {} } } };
+        const planned = { revision: 'r', payloadJson: KEPT, policyVersion: 0, topic: 't', plan: { skip: { result: {} } } };
         expect((await rejection(s.runs.claimPlanned('0'.repeat(26), 'w', 1, T0, planned))).kind).toBe('not_found');
       });
     });

@@ -277,7 +277,7 @@ export class RunExecutor {
       const plan = await this.evaluator.plan(hook, run);
       const { payloadJson } = hint;
       const policyVersion = policy.version;
-      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, policyVersion, plan: { skip: { result: plan.result } } } };
+      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, policyVersion, topic: hint.topic, plan: { skip: { result: plan.result } } } };
       if (plan.act) return null;
       if (!allows(resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow), hook.tool)) return null;
       const step = await decideFresh(
@@ -292,7 +292,13 @@ export class RunExecutor {
       return {
         hook,
         payload,
-        claim: { revision, payloadJson, policyVersion, plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } } },
+        claim: {
+          revision,
+          payloadJson,
+          policyVersion,
+          topic: hint.topic,
+          plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } },
+        },
         call: { kwargs: plan.kwargs, extras: plan.extras, subject: plan.subject, decision: step.decision, policy: tool },
       };
     } catch (err) {

@@ -81,9 +81,9 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
     if (rules.length) await h.stores.hooks.putApprovalPolicy(rules, null, h.clock.now());
     for (const f of hooks) await h.stores.hooks.putHook(hook(f));
     /** Keeps `payload` on `topic` and dispatches each run with its hint, as the door does. */
-    const deliver = async (topic: string, payload: unknown, text = JSON.stringify(payload)) => {
+    const deliver = async (topic: string, payload: unknown, text = JSON.stringify(payload), hintTopic = topic) => {
       const kept = await h.stores.runs.keepEvent({ topic, payload, payloadJson: JSON.stringify(payload), now: h.clock.now(), dispatchGraceMs: 0 });
-      for (const k of kept) await h.executor.handle(k.id, undefined, { hook: k.hook, topic, payloadJson: text });
+      for (const k of kept) await h.executor.handle(k.id, undefined, { hook: k.hook, topic: hintTopic, payloadJson: text });
       return kept.map((k) => k.id);
     };
     return { h, tool, notify, calls: () => calls, deliver };
@@ -121,6 +121,14 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
     const [id] = await deliver('gh', { a: 'kept' }, JSON.stringify({ a: 'forged' }));
     expect((await h.stores.runs.get(id!))!).toMatchObject({ status: 'succeeded', input: { a: 'kept' } });
     expect(tool.calls.map((c) => c.args)).toEqual([{ a: 'kept' }]);
+    expect([calls().get('claimPlanned'), calls().get('act')]).toEqual([1, 1]);
+  });
+
+  it('a forged topic (the approval policy and the tool see the topic) changes nothing: the run keeps its own', async () => {
+    const { h, tool, calls, deliver } = await setup([{ name: 'h', topic: 'gh', tool: 't' }]);
+    const [id] = await deliver('gh', { a: 1 }, undefined, 'forged');
+    expect((await h.stores.runs.get(id!))!.status).toBe('succeeded');
+    expect(tool.calls.map((c) => c.ctx.topic)).toEqual(['gh']);
     expect([calls().get('claimPlanned'), calls().get('act')]).toEqual([1, 1]);
   });
 

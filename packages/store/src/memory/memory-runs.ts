@@ -228,6 +228,7 @@ export class MemoryRunStore implements RunStore {
       !before.interaction &&
       before.claim_intent === '' &&
       before.door !== 'agent' &&
+      before.topic === planned.topic &&
       revision !== null &&
       revision === planned.revision &&
       this.policyVersionOf() === planned.policyVersion &&

@@ -235,6 +235,7 @@ export class RedisRunStore implements RunStore {
       ...args,
       digest,
       planned.policyVersion,
+      planned.topic,
     ]);
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);

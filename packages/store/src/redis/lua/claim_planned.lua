@@ -5,7 +5,7 @@
 --          (claim + act: the run is `running`, acted `start`);
 --   skip:  the run ends `skipped` with the result (claim + complete; no lease).
 -- The plan holds only for a fresh run (never claimed, not acted, no interaction,
--- no claim intent, not an agent's call) whose kept payload is the text the plan
+-- no claim intent, not an agent's call) on the topic the plan was decided for, whose kept payload is the text the plan
 -- was made from (the hint is not trusted: its SHA-1 is compared with the kept
 -- payload's), whose hook is still at the revision the plan was made with, and
 -- while the approval policy is at the version its decision was made with (the
@@ -16,7 +16,8 @@
 --       7 planned hook revision, 8 plan ('start' | 'skip'),
 --       9 start: input (JSON) | skip: result (JSON), 10 start: resumable (0/1),
 --       11 the plan's history detail (acted / skipped), 12 a note's event ('' for none), 13 its detail,
---       14 SHA-1 (hex) of the payload text the plan was made from, 15 the approval policy version it was decided with
+--       14 SHA-1 (hex) of the payload text the plan was made from, 15 the approval policy version it was decided with,
+--       16 the topic it was decided for
 -- Also reads (undeclared, same slot as every KEY) {prefix:pN}:hook-revs, as claim.lua.
 -- Returns {0, token, run head fields, revision, 'start' | 'skipped'} the plan was applied;
 -- {0, token, run fields (HGETALL), revision, 'claimed'} claimed only (as claim.lua);
@@ -24,13 +25,13 @@
 --!include transitions
 local c = script_ctx()
 local owner, lease_ms, now = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created', 'attempts', 'acted', 'interaction', 'claim_intent', 'door')
+local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created', 'attempts', 'acted', 'interaction', 'claim_intent', 'door', 'topic')
 if not f[1] then return { -1 } end
 if (f[1] ~= 'pending' and f[1] ~= 'retry_wait') or f[2] == '' or tonumber(f[2]) > now then return { 1 } end
 local revs = redis.call('HMGET', c.tag .. ':hook-revs', f[4], ':approval-policy')
 local revision = revs[1] or ''
 local plain = f[6] == '0' and f[7] == '' and (f[8] or '') == '' and (f[9] or '') == '' and f[10] ~= 'agent'
-  and revision ~= '' and revision == ARGV[7] and (revs[2] or '0') == ARGV[15]
+  and f[11] == ARGV[16] and revision ~= '' and revision == ARGV[7] and (revs[2] or '0') == ARGV[15]
   and redis.sha1hex(redis.call('HGET', c.run, 'payload') or '') == ARGV[14]
 local attempts = redis.call('HINCRBY', c.run, 'attempts', 1)
 local token = redis.call('HINCRBY', c.run, 'token', 1)
