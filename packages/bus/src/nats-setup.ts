@@ -67,6 +67,9 @@ export async function connectNats(url: string, name: string, logger: Logger, cre
       servers: url.split(',').map((s) => s.trim()),
       name,
       maxReconnectAttempts: -1,
+      // No `new Error()` per request (every JetStream publish is one) to keep the caller's stack for a timeout:
+      // our errors say what was being done; measured 20-50 % more publishes/s from 64 callers.
+      noAsyncTraces: true,
       reconnectTimeWait: 500,
       timeout: 5000,
       ...natsAuthOptions(credentials),
