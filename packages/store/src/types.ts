@@ -233,6 +233,13 @@ export interface PlannedClaim {
   /** The topic the plan was decided for (the policy sees it, the tool gets it): the run's own, or the plan does not apply. */
   topic: string;
   /**
+   * Unique per call. The Redis client re-sends a script whose answer a dropped
+   * connection cut off; a re-send of this call answers the claim it already
+   * made (its token) instead of "not claimable", so a claim that recorded a
+   * start is never left without the attempt that owns it.
+   */
+  nonce: string;
+  /**
    * The payload text the plan was made from (the dispatch message's hint,
    * which anyone publishing on the run subject can write): the plan applies
    * only if the run keeps this very payload.

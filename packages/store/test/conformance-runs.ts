@@ -182,6 +182,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n1',
           plan: { start: { input: { a: 1 }, resumable: true } },
         };
         const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
@@ -195,8 +196,8 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           ['acted', 1],
         ]);
         expect(run.history[2]!.detail).toBe('started its tool (crash-resumable)');
-        // The token is the attempt's: its outcome write is accepted; a second claim finds nothing.
-        expect(await s.runs.claimPlanned(id!, 'w2', 30_000, T0, planned)).toBeNull();
+        // The token is the attempt's: its outcome write is accepted; another claim finds nothing.
+        expect(await s.runs.claimPlanned(id!, 'w2', 30_000, T0, { ...planned, nonce: 'another call' })).toBeNull();
         expect((await s.runs.complete(id!, c!.token, 'succeeded', { ok: 1 }, T0 + 5)).status).toBe('succeeded');
       });
 
@@ -209,6 +210,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n2',
           plan: { start: { input: {}, resumable: false, note } },
         });
         const run = (await s.runs.get(id!))!;
@@ -225,6 +227,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n3',
           plan: { skip: { result: { condition: false } } },
         });
         expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
@@ -250,6 +253,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n4',
           plan: { start: { input: { a: 1 }, resumable: false } },
         });
         expect(c?.applied).toBe('claimed');
@@ -267,6 +271,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: '{"n":2}',
           policyVersion: 0,
           topic: 't',
+          nonce: 'n5',
           plan: { start: { input: { evil: true }, resumable: false } },
         };
         const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned);
@@ -287,6 +292,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n6',
           plan: start,
         });
         expect(stale?.applied).toBe('claimed');
@@ -295,6 +301,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 1,
           topic: 't',
+          nonce: 'n7',
           plan: start,
         });
         expect(fresh?.applied).toBe('start');
@@ -308,9 +315,28 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 'elsewhere',
+          nonce: 'n-else',
           plan: { start: { input: {}, resumable: false } },
         };
         expect((await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned))?.applied).toBe('claimed');
+      });
+
+      it('a repeat of the same call (a re-send after a dropped connection) answers the claim it made', async () => {
+        const s = stores();
+        const [a, b, c] = await keep(s, 't', ['h', 'h2', 'h3']);
+        const base = { payloadJson: KEPT, policyVersion: 0, topic: 't' };
+        const start = { ...base, revision: await revisionOf(s, 'h'), nonce: 'once-a', plan: { start: { input: { x: 1 }, resumable: false } } };
+        const first = await s.runs.claimPlanned(a!, 'w', 1_000, T0, start);
+        expect(await s.runs.claimPlanned(a!, 'w', 1_000, T0, start)).toEqual(first);
+        expect(await s.runs.claimPlanned(a!, 'w', 1_000, T0, { ...start, nonce: 'another' })).toBeNull();
+        const skip = { ...base, revision: await revisionOf(s, 'h2'), nonce: 'once-b', plan: { skip: { result: { condition: false } } } };
+        const skipped = await s.runs.claimPlanned(b!, 'w', 1_000, T0, skip);
+        expect(await s.runs.claimPlanned(b!, 'w', 1_000, T0, skip)).toEqual(skipped);
+        const stale = { ...base, revision: 'not-this-one', nonce: 'once-c', plan: { skip: { result: {} } } };
+        const plain = await s.runs.claimPlanned(c!, 'w', 1_000, T0, stale);
+        expect(plain?.applied).toBe('claimed');
+        expect((await s.runs.claimPlanned(c!, 'w', 1_000, T0, stale))?.token).toBe(plain!.token);
+        expect((await s.runs.get(a!))!.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'acted']);
       });
 
       it('a run claimed before (a retry) is only claimed: its plan may not be what the first attempt saw', async () => {
@@ -320,13 +346,21 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
         const revision = await revisionOf(s, 'h');
         expect(
-          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, { revision, payloadJson: KEPT, policyVersion: 0, topic: 't', plan: { skip: { result: {} } } }),
+          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, {
+            revision,
+            payloadJson: KEPT,
+            policyVersion: 0,
+            topic: 't',
+            nonce: 'n8',
+            plan: { skip: { result: {} } },
+          }),
         ).toBeNull();
         const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, {
           revision,
           payloadJson: KEPT,
           policyVersion: 0,
           topic: 't',
+          nonce: 'n9',
           plan: { skip: { result: {} } },
         });
         expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
@@ -335,7 +369,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
 
       it('unknown ids are not_found', async () => {
         const s = stores();
-        const planned = { revision: 'r', payloadJson: KEPT, policyVersion: 0, topic: 't', plan: { skip: { result: {} } } };
+        const planned = { revision: 'r', payloadJson: KEPT, policyVersion: 0, topic: 't', nonce: 'n10', plan: { skip: { result: {} } } };
         expect((await rejection(s.runs.claimPlanned('0'.repeat(26), 'w', 1, T0, planned))).kind).toBe('not_found');
       });
     });

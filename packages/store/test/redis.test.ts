@@ -152,7 +152,14 @@ describe('redis specifics', () => {
       const [c, d] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
       const [planned] = (await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 })).map((k) => k.id);
       const revision = (await s.hooks.getHookRevision('a'))!.revision;
-      await s.runs.claimPlanned(planned!, 'w', 1_000, T0, { revision, payloadJson: '{}', policyVersion: 0, topic: 't', plan: { skip: { result: null } } });
+      await s.runs.claimPlanned(planned!, 'w', 1_000, T0, {
+        revision,
+        payloadJson: '{}',
+        policyVersion: 0,
+        topic: 't',
+        nonce: 'n',
+        plan: { skip: { result: null } },
+      });
       const cc = (await s.runs.claim(c!, 'w', 1_000, T0))!.token;
       const park = { token: cc, kind: 'wait' as const, tool: 'wait', argsHash: 'x', expiresAt: T0 + 5, now: T0 };
       const ic = (await s.interactions.park({ ...park, run: c! })).interaction.id;

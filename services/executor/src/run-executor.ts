@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
@@ -211,9 +212,7 @@ export class RunExecutor {
     const now = clock.now();
     let claimed: Claimed | ClaimedPlanned | null;
     try {
-      claimed = pre
-        ? await stores.runs.claimPlanned(runId, settings.instanceId, settings.leaseMs, now, pre.claim)
-        : await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
+      claimed = pre ? await this.claimPlanned(runId, now, pre) : await stores.runs.claim(runId, settings.instanceId, settings.leaseMs, now);
     } catch (err) {
       const e = toHookyardError(err);
       // not_found: the run was discarded or expired since it was published.
@@ -277,7 +276,12 @@ export class RunExecutor {
       const plan = await this.evaluator.plan(hook, run);
       const { payloadJson } = hint;
       const policyVersion = policy.version;
-      if (plan.skip) return { hook, payload, claim: { revision, payloadJson, policyVersion, topic: hint.topic, plan: { skip: { result: plan.result } } } };
+      if (plan.skip)
+        return {
+          hook,
+          payload,
+          claim: { revision, payloadJson, policyVersion, topic: hint.topic, nonce: randomBytes(8).toString('hex'), plan: { skip: { result: plan.result } } },
+        };
       if (plan.act) return null;
       if (!allows(resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow), hook.tool)) return null;
       const step = await decideFresh(
@@ -297,6 +301,7 @@ export class RunExecutor {
           payloadJson,
           policyVersion,
           topic: hint.topic,
+          nonce: randomBytes(8).toString('hex'),
           plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } },
         },
         call: { kwargs: plan.kwargs, extras: plan.extras, subject: plan.subject, decision: step.decision, policy: tool },
@@ -305,6 +310,29 @@ export class RunExecutor {
       // Whatever failed here fails again after the claim, where it is recorded on the run.
       this.deps.logger.debug({ run: runId, err: toHookyardError(err).message }, 'no plan before the claim; planning after it');
       return null;
+    }
+  }
+
+  /**
+   * The planned claim, sent again with the same nonce while the store is
+   * unreachable (for at most half a lease): a claim that recorded its start but
+   * whose answer was lost must reach this attempt, or its run would lapse as
+   * started without its tool ever called. A repeat of a call that landed
+   * answers the claim it made (see PlannedClaim.nonce).
+   */
+  private async claimPlanned(runId: string, now: number, pre: Preplan): Promise<ClaimedPlanned | null> {
+    const { settings, stores, clock } = this.deps;
+    const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const until = clock.now() + settings.leaseMs / 2;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        return await stores.runs.claimPlanned(runId, settings.instanceId, settings.leaseMs, now, pre.claim);
+      } catch (err) {
+        const e = toHookyardError(err);
+        if ((e.kind !== 'unavailable' && e.kind !== 'timeout') || clock.now() + wait > until || this.closed) throw e;
+        this.deps.logger.debug({ run: runId, err: e.message }, 'planned claim not answered; sending it again');
+        await sleep(wait);
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { HOOKS_APPROVAL_REQUESTED_TOPIC } from '@hookyard/core';
+import { HOOKS_APPROVAL_REQUESTED_TOPIC, unavailable } from '@hookyard/core';
 import type { ApprovalRule } from '@hookyard/core';
 import { createRedisStores, type Stores } from '@hookyard/store';
 import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
@@ -64,7 +64,7 @@ const STORES: Array<[string, () => Promise<Stores | null>]> = [
 ];
 
 describe.each(STORES)('executor plans before it claims (%s store)', (_name, open) => {
-  async function setup(hooks: Parameters<typeof hook>[0][], rules: ApprovalRule[] = []) {
+  async function setup(hooks: Parameters<typeof hook>[0][], rules: ApprovalRule[] = [], wrap?: (s: Stores) => Stores) {
     const real = await open();
     let calls = new Map<string, number>();
     const tool = testTool('t', async ({ args }) => ({ echoed: args }));
@@ -72,8 +72,9 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
     const h: Harness = harness({
       jq: jq(),
       tools: [tool, notify],
+      sleep: async (ms, clock) => clock.advance(ms),
       stores: (base) => {
-        const counted = counting(real ?? base);
+        const counted = counting(wrap ? wrap(real ?? base) : (real ?? base));
         calls = counted.calls;
         return counted.stores;
       },
@@ -103,6 +104,27 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
       ['started', 'running'],
       ['finished', 'succeeded'],
     ]);
+  });
+
+  it('a planned claim whose answer is lost (it landed) is sent again and answers the claim it made: the tool runs once', async () => {
+    let lost = 0;
+    const losing = (s: Stores): Stores => {
+      const runs = Object.create(s.runs) as Stores['runs'];
+      runs.claimPlanned = async (...args) => {
+        const landed = await s.runs.claimPlanned(...args);
+        if (lost++ === 0) throw unavailable('connection closed before the answer came');
+        return landed;
+      };
+      return { ...s, runs };
+    };
+    const { h, tool, calls, deliver } = await setup([{ name: 'h', topic: 'gh', tool: 't' }], [], losing);
+    const [id] = await deliver('gh', { a: 1 });
+    expect(lost).toBe(2);
+    expect(tool.calls).toHaveLength(1);
+    const run = (await h.stores.runs.get(id!))!;
+    expect(run).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(run.history.map((l) => l.event)).toEqual(['kept', 'claimed', 'acted', 'succeeded']);
+    expect(calls().get('claim')).toBeUndefined();
   });
 
   it('a condition that is false: the claim ends the run skipped in the same step; nothing else is written', async () => {

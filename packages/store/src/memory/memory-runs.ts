@@ -48,6 +48,8 @@ interface Slot {
   dispatchAt: number | null;
   dueMs: number | null;
   /** When the latest attempt was claimed (its tool duration runs from there); null before the first claim. */
+  /** The nonce of the planned claim that took the attempt (a repeat of that call answers it). */
+  claimNonce?: string;
   claimedMs: number | null;
   finishedMs: number | null;
 }
@@ -220,6 +222,13 @@ export class MemoryRunStore implements RunStore {
   async claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null> {
     const slot = this.find(id);
     const before = slot.run;
+    // A repeat of this very call answers the claim it made (claim_planned.lua: a re-send after a dropped connection).
+    if (slot.claimNonce === planned.nonce) {
+      const hookRevision = this.hookRevisionOf(before.hook);
+      if (before.status === 'skipped') return { applied: 'skipped', token: slot.token, run: headOf(before), hookRevision };
+      if (before.status === 'running' && before.acted === 'start') return { applied: 'start', token: slot.token, run: headOf(before), hookRevision };
+      if (before.status === 'running') return { applied: 'claimed', token: slot.token, run: structuredClone(before), hookRevision };
+    }
     const revision = this.hookRevisionOf(before.hook);
     // As claim_planned.lua: the plan holds for a fresh run whose hook is still at the planned revision.
     const plain =
@@ -235,6 +244,7 @@ export class MemoryRunStore implements RunStore {
       samePayload(before.payload, planned.payloadJson);
     const claimed = await this.claim(id, owner, leaseMs, now);
     if (!claimed) return null;
+    slot.claimNonce = planned.nonce;
     if (!plain) return { ...claimed, applied: 'claimed' };
     const { plan } = planned;
     if ('skip' in plan) {

@@ -236,6 +236,7 @@ export class RedisRunStore implements RunStore {
       digest,
       planned.policyVersion,
       planned.topic,
+      planned.nonce,
     ]);
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);

@@ -17,7 +17,8 @@
 --       9 start: input (JSON) | skip: result (JSON), 10 start: resumable (0/1),
 --       11 the plan's history detail (acted / skipped), 12 a note's event ('' for none), 13 its detail,
 --       14 SHA-1 (hex) of the payload text the plan was made from, 15 the approval policy version it was decided with,
---       16 the topic it was decided for
+--       16 the topic it was decided for, 17 this call's nonce (kept as claim_nonce: a re-send of the call
+--       answers the claim it made, as it was answered the first time)
 -- Also reads (undeclared, same slot as every KEY) {prefix:pN}:hook-revs, as claim.lua.
 -- Returns {0, token, run head fields, revision, 'start' | 'skipped'} the plan was applied;
 -- {0, token, run fields (HGETALL), revision, 'claimed'} claimed only (as claim.lua);
@@ -25,8 +26,17 @@
 --!include transitions
 local c = script_ctx()
 local owner, lease_ms, now = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created', 'attempts', 'acted', 'interaction', 'claim_intent', 'door', 'topic')
+local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created', 'attempts', 'acted', 'interaction', 'claim_intent', 'door', 'topic',
+  'claim_nonce')
 if not f[1] then return { -1 } end
+if f[12] == ARGV[17] then
+  -- A re-send of this very call (its answer was lost with the connection): answer the claim it made.
+  local token = tonumber(redis.call('HGET', c.run, 'token'))
+  local rev = redis.call('HGET', c.tag .. ':hook-revs', f[4]) or ''
+  if f[1] == 'skipped' then return { 0, token, run_head(c), rev, 'skipped' } end
+  if f[1] == 'running' and f[7] == 'start' then return { 0, token, run_head(c), rev, 'start' } end
+  if f[1] == 'running' then return { 0, token, redis.call('HGETALL', c.run), rev, 'claimed' } end
+end
 if (f[1] ~= 'pending' and f[1] ~= 'retry_wait') or f[2] == '' or tonumber(f[2]) > now then return { 1 } end
 local revs = redis.call('HMGET', c.tag .. ':hook-revs', f[4], ':approval-policy')
 local revision = revs[1] or ''
@@ -35,6 +45,7 @@ local plain = f[6] == '0' and f[7] == '' and (f[8] or '') == '' and (f[9] or '')
   and redis.sha1hex(redis.call('HGET', c.run, 'payload') or '') == ARGV[14]
 local attempts = redis.call('HINCRBY', c.run, 'attempts', 1)
 local token = redis.call('HINCRBY', c.run, 'token', 1)
+redis.call('HSET', c.run, 'claim_nonce', ARGV[17])
 if f[3] == '' then
   redis.call('HSET', c.run, 'started', now)
   stats_add(c.tag, now, f[4], 'q' .. stats_bucket(now - tonumber(f[5])))
