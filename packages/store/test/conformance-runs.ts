@@ -1,5 +1,5 @@
 import { RESULT_MAX_BYTES, RUN_ID_PATTERN } from '@hookyard/core';
-import type { Stores } from '../src';
+import type { PlannedClaim, Stores } from '../src';
 import { T0, hook, rejection, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
 import { describeInterruptConformance } from './conformance-interrupt';
@@ -173,18 +173,22 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       const revisionOf = async (s: Stores, name: string) => (await s.hooks.getHookRevision(name))!.revision;
       // The payload `keep` keeps, as its dispatch hint carries it.
       const KEPT = '{"n":1}';
+      let calls = 0;
+      /** A plan for the run of hook `name` that `keep` kept, on its current revision; `over` is what a test changes. */
+      const planFor = async (s: Stores, name: string, over: Partial<PlannedClaim> = {}): Promise<PlannedClaim> => ({
+        revision: await revisionOf(s, name),
+        payloadJson: KEPT,
+        policyVersion: 0,
+        topic: 't',
+        nonce: `call-${(calls += 1)}`,
+        plan: { skip: { result: {} } },
+        ...over,
+      });
 
       it('start: claims and records the start with its input in one step', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n1',
-          plan: { start: { input: { a: 1 }, resumable: true } },
-        };
+        const planned = await planFor(s, 'h', { plan: { start: { input: { a: 1 }, resumable: true } } });
         const c = await s.runs.claimPlanned(id!, 'w1', 30_000, T0, planned);
         expect(c).toMatchObject({ applied: 'start', run: { status: 'running', attempts: 1, acted: 'start', resumable: true, lease: { owner: 'w1' } } });
         expect(c!.run).not.toHaveProperty('payload');
@@ -205,14 +209,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
         const note = { event: 'approval policy', detail: 'allowed by rule r1' };
-        await s.runs.claimPlanned(id!, 'w', 1_000, T0, {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n2',
-          plan: { start: { input: {}, resumable: false, note } },
-        });
+        await s.runs.claimPlanned(id!, 'w', 1_000, T0, await planFor(s, 'h', { plan: { start: { input: {}, resumable: false, note } } }));
         const run = (await s.runs.get(id!))!;
         expect(run.history.map((h) => h.event)).toEqual(['kept', 'claimed', 'approval policy', 'acted']);
         expect(run.history[2]!.detail).toBe('allowed by rule r1');
@@ -222,14 +219,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('skip: claims and ends the run skipped in one step, with no lease left', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n3',
-          plan: { skip: { result: { condition: false } } },
-        });
+        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 3, await planFor(s, 'h', { plan: { skip: { result: { condition: false } } } }));
         expect(c).toMatchObject({ applied: 'skipped', run: { status: 'skipped', attempts: 1, lease: null } });
         const run = (await s.runs.get(id!))!;
         expect(run).toMatchObject({ status: 'skipped', result: { condition: false }, lease: null, finished_at: new Date(T0 + 3).toISOString() });
@@ -248,14 +238,13 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const old = await revisionOf(s, 'h');
         await s.hooks.putHook({ ...hook('h', 't'), tool_kwargs: { changed: true } });
         expect(await revisionOf(s, 'h')).not.toBe(old);
-        const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, {
-          revision: old,
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n4',
-          plan: { start: { input: { a: 1 }, resumable: false } },
-        });
+        const c = await s.runs.claimPlanned(
+          id!,
+          'w',
+          1_000,
+          T0,
+          await planFor(s, 'h', { revision: old, plan: { start: { input: { a: 1 }, resumable: false } } }),
+        );
         expect(c?.applied).toBe('claimed');
         if (c?.applied !== 'claimed') throw new Error('unreachable');
         expect(c.run).toMatchObject({ status: 'running', acted: '', input: null, payload: { n: 1 } });
@@ -266,14 +255,7 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
       it('a plan made from another payload than the kept one (a forged or stale hint) is not applied: a plain claim', async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: '{"n":2}',
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n5',
-          plan: { start: { input: { evil: true }, resumable: false } },
-        };
+        const planned = await planFor(s, 'h', { payloadJson: '{"n":2}', plan: { start: { input: { evil: true }, resumable: false } } });
         const c = await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned);
         expect(c).toMatchObject({ applied: 'claimed', run: { acted: '', input: null, payload: { n: 1 } } });
         const [other] = await keep(s, 't2', ['h2']);
@@ -287,52 +269,30 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const policy = await s.hooks.putApprovalPolicy([{ tools: ['*'], action: 'allow' }], null, T0);
         expect(policy.version).toBe(1);
         const start = { start: { input: {}, resumable: false } };
-        const stale = await s.runs.claimPlanned(a!, 'w', 1_000, T0, {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n6',
-          plan: start,
-        });
+        const stale = await s.runs.claimPlanned(a!, 'w', 1_000, T0, await planFor(s, 'h', { plan: start }));
         expect(stale?.applied).toBe('claimed');
-        const fresh = await s.runs.claimPlanned(b!, 'w', 1_000, T0, {
-          revision: await revisionOf(s, 'h2'),
-          payloadJson: KEPT,
-          policyVersion: 1,
-          topic: 't',
-          nonce: 'n7',
-          plan: start,
-        });
+        const fresh = await s.runs.claimPlanned(b!, 'w', 1_000, T0, await planFor(s, 'h2', { policyVersion: 1, plan: start }));
         expect(fresh?.applied).toBe('start');
       });
 
       it("a plan decided for another topic than the run's (a forged hint) is not applied", async () => {
         const s = stores();
         const [id] = await keep(s, 't', ['h']);
-        const planned = {
-          revision: await revisionOf(s, 'h'),
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 'elsewhere',
-          nonce: 'n-else',
-          plan: { start: { input: {}, resumable: false } },
-        };
+        const planned = await planFor(s, 'h', { topic: 'elsewhere', plan: { start: { input: {}, resumable: false } } });
         expect((await s.runs.claimPlanned(id!, 'w', 1_000, T0, planned))?.applied).toBe('claimed');
       });
 
       it('a repeat of the same call (a re-send after a dropped connection) answers the claim it made', async () => {
         const s = stores();
         const [a, b, c] = await keep(s, 't', ['h', 'h2', 'h3']);
-        const base = { payloadJson: KEPT, policyVersion: 0, topic: 't' };
-        const start = { ...base, revision: await revisionOf(s, 'h'), nonce: 'once-a', plan: { start: { input: { x: 1 }, resumable: false } } };
+        const start = await planFor(s, 'h', { plan: { start: { input: { x: 1 }, resumable: false } } });
         const first = await s.runs.claimPlanned(a!, 'w', 1_000, T0, start);
         expect(await s.runs.claimPlanned(a!, 'w', 1_000, T0, start)).toEqual(first);
         expect(await s.runs.claimPlanned(a!, 'w', 1_000, T0, { ...start, nonce: 'another' })).toBeNull();
-        const skip = { ...base, revision: await revisionOf(s, 'h2'), nonce: 'once-b', plan: { skip: { result: { condition: false } } } };
+        const skip = await planFor(s, 'h2', { plan: { skip: { result: { condition: false } } } });
         const skipped = await s.runs.claimPlanned(b!, 'w', 1_000, T0, skip);
         expect(await s.runs.claimPlanned(b!, 'w', 1_000, T0, skip)).toEqual(skipped);
-        const stale = { ...base, revision: 'not-this-one', nonce: 'once-c', plan: { skip: { result: {} } } };
+        const stale = await planFor(s, 'h3', { revision: 'not-this-one' });
         const plain = await s.runs.claimPlanned(c!, 'w', 1_000, T0, stale);
         expect(plain?.applied).toBe('claimed');
         expect((await s.runs.claimPlanned(c!, 'w', 1_000, T0, stale))?.token).toBe(plain!.token);
@@ -344,25 +304,8 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const [id] = await keep(s, 't', ['h']);
         const c1 = await s.runs.claim(id!, 'w', 1_000, T0);
         await s.runs.scheduleRetry(id!, c1!.token, { kind: 'unavailable', message: 'down' }, T0 + 10, T0 + 1);
-        const revision = await revisionOf(s, 'h');
-        expect(
-          await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, {
-            revision,
-            payloadJson: KEPT,
-            policyVersion: 0,
-            topic: 't',
-            nonce: 'n8',
-            plan: { skip: { result: {} } },
-          }),
-        ).toBeNull();
-        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, {
-          revision,
-          payloadJson: KEPT,
-          policyVersion: 0,
-          topic: 't',
-          nonce: 'n9',
-          plan: { skip: { result: {} } },
-        });
+        expect(await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 9, await planFor(s, 'h'))).toBeNull();
+        const c2 = await s.runs.claimPlanned(id!, 'w', 1_000, T0 + 10, await planFor(s, 'h'));
         expect(c2).toMatchObject({ applied: 'claimed', run: { status: 'running', attempts: 2 } });
         expect((await s.runs.get(id!))!.status).toBe('running');
       });

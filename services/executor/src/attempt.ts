@@ -197,10 +197,11 @@ export class Attempt implements Interruptible {
   }
 }
 
-const OUTCOME_RETRY_FIRST_MS = 100;
-const OUTCOME_RETRY_CAP_MS = 2000;
+export const OUTCOME_RETRY_FIRST_MS = 100;
+export const OUTCOME_RETRY_CAP_MS = 2000;
 
-function realSleep(ms: number): Promise<void> {
+/** A timer's wait: the default between two tries of a store write. */
+export function realSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 

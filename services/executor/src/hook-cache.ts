@@ -50,13 +50,7 @@ export class HookCache {
     }
     const kept = this.entries.get(name);
     if (kept && kept.revision === revision && this.clock.now() - kept.readAt < this.maxAgeMs) return kept.hook;
-    const key = `${name}\n${revision}`;
-    let read = this.reading.get(key);
-    if (!read) {
-      read = this.read(name).finally(() => this.reading.delete(key));
-      this.reading.set(key, read);
-    }
-    return read;
+    return this.readShared(`${name}\n${revision}`, name);
   }
 
   /**
@@ -68,14 +62,18 @@ export class HookCache {
   async current(name: string): Promise<{ hook: Hook; revision: string } | null> {
     const kept = this.entries.get(name);
     if (kept && this.clock.now() - kept.readAt < this.maxAgeMs) return kept;
-    const key = `${name}\n`;
+    await this.readShared(`${name}\n`, name);
+    return this.entries.get(name) ?? null;
+  }
+
+  /** Reads hook `name`, sharing one read among the concurrent callers asking under `key`. */
+  private readShared(key: string, name: string): Promise<Hook | null> {
     let read = this.reading.get(key);
     if (!read) {
       read = this.read(name).finally(() => this.reading.delete(key));
       this.reading.set(key, read);
     }
-    await read;
-    return this.entries.get(name) ?? null;
+    return read;
   }
 
   /** How many records are kept (tests). */

@@ -46,7 +46,7 @@ import {
 } from '@hookyard/tools';
 import { linksForCall, scrubError, scrubResult } from './approval-links';
 import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
-import { Attempt, LeaseKeeper } from './attempt';
+import { Attempt, LeaseKeeper, OUTCOME_RETRY_CAP_MS, OUTCOME_RETRY_FIRST_MS, realSleep } from './attempt';
 import type { Preplan } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
 import { HookCache, PolicyCache } from './hook-cache';
@@ -322,9 +322,9 @@ export class RunExecutor {
    */
   private async claimPlanned(runId: string, now: number, pre: Preplan): Promise<ClaimedPlanned | null> {
     const { settings, stores, clock } = this.deps;
-    const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const sleep = this.deps.sleep ?? realSleep;
     const until = clock.now() + settings.leaseMs / 2;
-    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+    for (let wait = OUTCOME_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, OUTCOME_RETRY_CAP_MS)) {
       try {
         return await stores.runs.claimPlanned(runId, settings.instanceId, settings.leaseMs, now, pre.claim);
       } catch (err) {
