@@ -214,7 +214,7 @@ describe('approvals across processes (Redis + JetStream)', () => {
     const links = (await api.ok<{ links: { approve_url: string; deny_url: string; expires_at: string } }>('GET', `/api/interactions/${interaction.id}`)).links;
     const local = (u: string) => u.replace(PUBLIC, ingress.url);
     const approveUrl = local(links.approve_url);
-    expect(links.approve_url).toMatch(new RegExp(`^${PUBLIC}/approvals/${interaction.id}/approve\\?exp=[0-9]+&sig=`));
+    expect(links.approve_url).toMatch(new RegExp(`^${PUBLIC}/approvals/${interaction.id}/approve\\?exp=[0-9]+&by=admin:[0-9a-f]{8}&sig=`));
     for (let i = 0; i < 2; i += 1) {
       const page = await fetch(approveUrl);
       expect(page.status).toBe(200);
@@ -235,7 +235,10 @@ describe('approvals across processes (Redis + JetStream)', () => {
     });
     expect(post.status).toBe(200);
     const answered = await api.ok<Interaction>('GET', `/api/interactions/${interaction.id}`);
-    expect(answered.resolution).toMatchObject({ via: 'link', by: expect.stringMatching(/^signed link from \S+ \(e2e-approver\/1\.0\)$/) });
+    expect(answered.resolution).toMatchObject({
+      via: 'link',
+      by: expect.stringMatching(/^signed link issued to admin:[0-9a-f]{8}, used from \S+ \(e2e-approver\/1\.0\)$/),
+    });
     await until(run.id, 'succeeded');
     expect(callsOf(run.id)).toEqual([{ key: run.id, body: { service: 'web', env: 'prod' } }]);
     const second = await fetch(approveUrl, { method: 'POST' });

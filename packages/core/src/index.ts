@@ -95,11 +95,12 @@ export {
   TOOL_EXTRA_APPROVE_URL,
   TOOL_EXTRA_DENY_URL,
   TOOL_EXTRA_LINKS_EXPIRE_AT,
+  LINK_ISSUER_PATTERN,
   approvalLinkValid,
   approvalLinks,
   signApprovalLink,
 } from './approval-links';
-export type { ApprovalLinks, LinkVerdict } from './approval-links';
+export type { ApprovalLinks, LinkCheck, LinkVerdict } from './approval-links';
 export type { Allowlist } from './allowlist';
 export { TRIGGER_LINK_ID_PATTERN, TRIGGER_LINK_PATH, TRIGGER_TOKEN_PATTERN, triggerRefusal } from './trigger-links';
 export type { TriggerLink, TriggerLinkUse, TriggerRefusal } from './trigger-links';

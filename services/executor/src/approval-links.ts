@@ -26,7 +26,8 @@ export interface LinkDeps {
 /**
  * The signed links of the approval a `hooks_approval_requested` run is about,
  * made now for its tool call's extras (`tai42/approve_url`,
- * `tai42/deny_url`, `tai42/links_expire_at`): never kept in the run, so a
+ * `tai42/deny_url`, `tai42/links_expire_at`), issued to `hook:<the run's
+ * hook>` (an answer through one names it): never kept in the run, so a
  * reader who sees the run's payload, input or result sees no link. Null for
  * any other run (one kept by any door but the platform's: an outside copy of
  * the event, even through a verified door, gets none), when links are off (HOOKS_PUBLIC_URL,
@@ -48,7 +49,8 @@ export async function linksForCall(deps: LinkDeps, run: Run, now: number): Promi
     deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
     return null;
   }
-  const links = approvalLinks(publicUrl, key, i, now, approvalLinkTtlMs);
+  // Issued to the hook this run belongs to (the one that hands the links on), signed into them.
+  const links = approvalLinks(publicUrl, key, i, now, approvalLinkTtlMs, `hook:${run.hook}`);
   const signatures = [links.approve_url, links.deny_url].map((u) => new URL(u).searchParams.get('sig')!);
   return {
     extras: { [TOOL_EXTRA_APPROVE_URL]: links.approve_url, [TOOL_EXTRA_DENY_URL]: links.deny_url, [TOOL_EXTRA_LINKS_EXPIRE_AT]: links.expires_at },

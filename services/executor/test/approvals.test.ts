@@ -262,9 +262,10 @@ describe('executor: the approval policy around the tool call', () => {
         // The link's own expiry: HOOKS_APPROVAL_LINK_TTL_SECONDS (60 s here) from now, shorter than the approval's 600 s.
         const exp = u.searchParams.get('exp');
         expect(Number(exp) * 1000).toBe(Math.floor((madeAt + 60_000) / 1000) * 1000);
-        expect(approvalLinkValid(key, i!.id, verdict, exp, u.searchParams.get('sig'))).toEqual({ expiresAtMs: Number(exp) * 1000 });
+        const q = { exp, by: u.searchParams.get('by'), sig: u.searchParams.get('sig') };
+        expect(approvalLinkValid(key, i!.id, verdict, q)).toEqual({ expiresAtMs: Number(exp) * 1000, issuer: 'hook:ask-humans' });
         // A deny link's signature does not make an approve link.
-        expect(approvalLinkValid(key, i!.id, verdict === 'approve' ? 'deny' : 'approve', exp, u.searchParams.get('sig'))).toBe(false);
+        expect(approvalLinkValid(key, i!.id, verdict === 'approve' ? 'deny' : 'approve', q)).toBe(false);
         sigs.push(u.searchParams.get('sig')!);
       }
       expect(extras[TOOL_EXTRA_LINKS_EXPIRE_AT]).toBe(new Date(Math.floor((madeAt + 60_000) / 1000) * 1000).toISOString());
@@ -279,12 +280,39 @@ describe('executor: the approval policy around the tool call', () => {
             i!.id +
             '/approve?exp=' +
             String(new URL(String(extras[TOOL_EXTRA_APPROVE_URL])).searchParams.get('exp')) +
-            '&sig=[approval link signature removed]|here>',
+            '&by=hook:ask-humans&sig=[approval link signature removed]|here>',
         },
       });
       const readable = JSON.stringify([kept, await h.stores.runs.get(id), await h.stores.interactions.get(i!.id), (await h.stores.runs.list({}, 50)).runs]);
       for (const sig of sigs) expect(readable).not.toContain(sig);
       expect(readable).not.toContain('approve_url');
+    } finally {
+      delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
+    }
+  });
+
+  it("the platform event's links are issued to the hook handed them (hook:ask-humans), signed: another issuer does not verify", async () => {
+    process.env.HOOKS_SECRET_TEST_LINK_KEY = 'link-key-0123456789abcdef';
+    try {
+      const { h, notify, id } = await setup([approveRule], undefined, {
+        publicUrl: 'https://hooks.example.test',
+        approvalLinkSecret: 'env:HOOKS_SECRET_TEST_LINK_KEY',
+      });
+      const [i] = (await h.stores.interactions.list({ run: id }, 10)).interactions;
+      const [event] = (await h.stores.runs.list({ topic: HOOKS_APPROVAL_REQUESTED_TOPIC }, 10)).runs;
+      await h.executor.handle(event!.id);
+      const key = Buffer.from(process.env.HOOKS_SECRET_TEST_LINK_KEY);
+      for (const [url, verdict] of [
+        [notify.calls[0]!.ctx.extras[TOOL_EXTRA_APPROVE_URL], 'approve'],
+        [notify.calls[0]!.ctx.extras[TOOL_EXTRA_DENY_URL], 'deny'],
+      ] as const) {
+        const u = new URL(String(url));
+        // The hook on hooks_approval_requested that was handed the links, not the hook whose call waits (ship).
+        expect(u.searchParams.get('by')).toBe('hook:ask-humans');
+        const q = { exp: u.searchParams.get('exp'), sig: u.searchParams.get('sig') };
+        expect(approvalLinkValid(key, i!.id, verdict, { ...q, by: 'hook:ask-humans' })).toMatchObject({ issuer: 'hook:ask-humans' });
+        for (const by of ['hook:ship', 'operator:0badc0de', undefined]) expect(approvalLinkValid(key, i!.id, verdict, { ...q, by })).toBe(false);
+      }
     } finally {
       delete process.env.HOOKS_SECRET_TEST_LINK_KEY;
     }

@@ -1,6 +1,7 @@
+import { createHash, createHmac } from 'node:crypto';
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import { DEFAULT_DENY_MESSAGE, approvalLinks, createSecretResolver } from '@hookyard/core';
-import { hook, startHarness, type Harness } from './support/harness';
+import { TOKENS, hook, startHarness, type Harness } from './support/harness';
 
 const record = {
   name: 'dry',
@@ -389,6 +390,9 @@ describe('approval policy, dry run and hook schema API', () => {
 
 describe('signed approval links', () => {
   const KEY = 'approval-link-key-for-tests-0123456789';
+  /** Whom the links the tests make themselves are issued to. */
+  const ISSUER = 'operator:0badc0de';
+  const labelOf = (role: keyof typeof TOKENS) => `${role}:${createHash('sha256').update(TOKENS[role]).digest('hex').slice(0, 8)}`;
   let jq: HookyardJqEngine;
   let h: Harness;
   beforeAll(async () => {
@@ -422,7 +426,7 @@ describe('signed approval links', () => {
       expiresAt: now + expiresInMs,
       now,
     });
-    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction, link.madeAt ?? now, link.ttlMs ?? 3_600_000);
+    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), interaction, link.madeAt ?? now, link.ttlMs ?? 3_600_000, ISSUER);
     const local = (u: string) => u.replace('https://hooks.example.test', '');
     return { i: interaction, approve: local(links.approve_url), deny: local(links.deny_url) };
   }
@@ -450,7 +454,10 @@ describe('signed approval links', () => {
     expect(r.status).toBe(200);
     expect(r.text).toContain('Answered: approved');
     const after = (await h.stores.interactions.get(i.id))!;
-    expect(after).toMatchObject({ status: 'approved', resolution: { by: expect.stringMatching(/^signed link from /), via: 'link', reason: '<b>lgtm</b>' } });
+    expect(after).toMatchObject({
+      status: 'approved',
+      resolution: { by: expect.stringMatching(/^signed link issued to operator:0badc0de, used from /), via: 'link', reason: '<b>lgtm</b>' },
+    });
     expect(h.bus.published.slice(published)).toEqual([[i.run]]);
     const again = await post(approve);
     expect(again.status).toBe(409);
@@ -475,10 +482,10 @@ describe('signed approval links', () => {
     const exp = new URL(`https://x${approve}`).searchParams.get('exp')!;
     const bad = [
       approve.replace(sig, flipped),
-      `/approvals/${i.id}/approve?exp=${exp}&sig=${denySig}`,
-      `/approvals/${other.i.id}/approve?exp=${exp}&sig=${sig}`,
+      `/approvals/${i.id}/approve?exp=${exp}&by=${ISSUER}&sig=${denySig}`,
+      `/approvals/${other.i.id}/approve?exp=${exp}&by=${ISSUER}&sig=${sig}`,
       `/approvals/${i.id}/approve`,
-      `/approvals/not-an-id/approve?exp=${exp}&sig=${sig}`,
+      `/approvals/not-an-id/approve?exp=${exp}&by=${ISSUER}&sig=${sig}`,
       // A later expiry than the one signed, or none.
       approve.replace(`exp=${exp}`, `exp=${Number(exp) + 3600}`),
       `/approvals/${i.id}/approve?sig=${sig}`,
@@ -512,7 +519,10 @@ describe('signed approval links', () => {
     expect(r.status).toBe(200);
     const after = (await h.stores.interactions.get(i.id))!;
     // No trusted proxy: the socket's peer.
-    expect(after.resolution).toMatchObject({ via: 'link', by: expect.stringMatching(/^signed link from (::ffff:)?127\.0\.0\.1 \(curl\/8\.5\.0\)$/) });
+    expect(after.resolution).toMatchObject({
+      via: 'link',
+      by: expect.stringMatching(/^signed link issued to operator:0badc0de, used from (::ffff:)?127\.0\.0\.1 \(curl\/8\.5\.0\)$/),
+    });
   });
 
   it('a link past its own expiry (HOOKS_APPROVAL_LINK_TTL_SECONDS) is refused with 403 while the approval is still open; nothing answered', async () => {
@@ -542,8 +552,8 @@ describe('signed approval links', () => {
       const r = await h.call(`/api/interactions/${i.id}`, { role });
       expect(r.status).toBe(200);
       expect(r.body.links).toEqual({
-        approve_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/approve\\?exp=[0-9]+&sig=`)),
-        deny_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/deny\\?exp=[0-9]+&sig=`)),
+        approve_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/approve\\?exp=[0-9]+&by=${role}:[0-9a-f]{8}&sig=`)),
+        deny_url: expect.stringMatching(new RegExp(`^https://hooks\\.example\\.test/approvals/${i.id}/deny\\?exp=[0-9]+&by=${role}:[0-9a-f]{8}&sig=`)),
         expires_at: expect.any(String),
       });
       // The operator's link works.
@@ -554,6 +564,102 @@ describe('signed approval links', () => {
     }
     // Answered: no links any more.
     expect((await h.call(`/api/interactions/${i.id}`, { role: 'operator' })).body.links).toBeNull();
+  });
+
+  /** The links an operator (or admin) is handed by GET /api/interactions/{id}, as local paths. */
+  async function issued(id: string, role: 'operator' | 'admin' = 'operator') {
+    const r = await h.call(`/api/interactions/${id}`, { role });
+    expect(r.status).toBe(200);
+    const local = (u: string) => u.replace('https://hooks.example.test', '');
+    return {
+      links: r.body.links as { approve_url: string; deny_url: string; expires_at: string },
+      approve: local(r.body.links.approve_url),
+      deny: local(r.body.links.deny_url),
+    };
+  }
+  const auditOf = async (id: string, action: string) => (await h.call(`/api/audit?target=${id}&action=${action}`, { role: 'admin' })).body.entries as any[];
+
+  it("issuing links (GET /api/interactions/{id} by an operator) is in GET /api/audit: who, which interaction, the links' expiry", async () => {
+    const { i } = await parked();
+    // A reader is handed no links: nothing issued, nothing recorded.
+    expect((await h.call(`/api/interactions/${i.id}`, { role: 'reader' })).status).toBe(200);
+    expect(await auditOf(i.id, 'interaction.links_issued')).toEqual([]);
+    const { links } = await issued(i.id);
+    // Recorded before the links are answered: no wait needed.
+    const entries = await auditOf(i.id, 'interaction.links_issued');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      actor: { kind: 'token', role: 'operator', label: labelOf('operator') },
+      action: 'interaction.links_issued',
+      target: i.id,
+      status: 200,
+      request: { method: 'GET', path: `/api/interactions/${i.id}` },
+      detail: { issuer: labelOf('operator'), expires_at: links.expires_at, run: i.run },
+    });
+    // The links themselves (their signatures) are not in the trail.
+    const trail = JSON.stringify(entries);
+    for (const u of [links.approve_url, links.deny_url]) expect(trail).not.toContain(new URL(u).searchParams.get('sig')!);
+  });
+
+  it('an answer through an operator\'s link names its issuer in the resolution and the audit entry ("signed link issued to operator:…, used from …")', async () => {
+    const { i } = await parked();
+    const { approve } = await issued(i.id);
+    expect(approve).toContain(`&by=${labelOf('operator')}&`);
+    const r = await h.call(approve, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'anyone/1.0' },
+      body: 'reason=ok',
+    });
+    expect(r.status).toBe(200);
+    const by = (await h.stores.interactions.get(i.id))!.resolution!.by;
+    expect(by).toMatch(new RegExp(`^signed link issued to ${labelOf('operator')}, used from (::ffff:)?127\\.0\\.0\\.1 \\(anyone/1\\.0\\)$`));
+    // The link answer's entry is written after its page is answered: wait for it.
+    const until = Date.now() + 10_000;
+    let entries = await auditOf(i.id, 'interaction.approve');
+    while (entries.length === 0 && Date.now() < until) {
+      await new Promise((res) => setTimeout(res, 20));
+      entries = await auditOf(i.id, 'interaction.approve');
+    }
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      actor: { kind: 'link', label: `link:${i.id}` },
+      after: { status: 'approved', resolution: { by, via: 'link' } },
+      detail: { by, issuer: labelOf('operator'), reason: 'ok' },
+    });
+  });
+
+  it('a link whose issuer was altered or dropped is the fixed 403 and answers nothing', async () => {
+    const { i } = await parked();
+    const { approve, deny } = await issued(i.id);
+    const by = `by=${labelOf('operator')}`;
+    const bad = [
+      approve.replace(by, 'by=admin:0badc0de'),
+      approve.replace(by, `by=${labelOf('admin')}`),
+      deny.replace(by, 'by=hook:ask-humans'),
+      approve.replace(by, 'by=operator:e81d4306%0Aextra'),
+      approve.replace(`&${by}`, ''),
+      `${approve}&by=hook:other`,
+    ];
+    for (const path of bad) {
+      for (const r of [await get(path), await post(path)]) {
+        expect([path, r.status]).toEqual([path, 403]);
+        expect(r.text).toContain('This approval link is not valid.');
+      }
+    }
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
+  });
+
+  it('a link signed before links named their issuer (no by) is refused with 403 saying so; nothing answered', async () => {
+    const { i } = await parked();
+    const exp = Math.floor((Date.now() + 600_000) / 1000);
+    // The signature such links carried: the id, the verdict and the expiry, no issuer.
+    const sig = createHmac('sha256', KEY).update(`hookyard approval link v2\n${i.id}\napprove\n${exp}`).digest('base64url');
+    const old = `/approvals/${i.id}/approve?exp=${exp}&sig=${sig}`;
+    for (const r of [await get(old), await post(old)]) {
+      expect(r.status).toBe(403);
+      expect(r.text).toContain('made before links named whom they were issued to');
+    }
+    expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
   });
 
   it('without HOOKS_APPROVAL_LINK_SECRET the pages say links are off (404)', async () => {

@@ -152,7 +152,7 @@ describe('audit trail API', () => {
       detail: { reason: 'looks right' },
     });
     const j = await parked();
-    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), j, Date.now(), 3_600_000);
+    const links = approvalLinks('https://hooks.example.test', Buffer.from(KEY), j, Date.now(), 3_600_000, 'operator:0badc0de');
     const deny = links.deny_url.replace('https://hooks.example.test', '');
     const answered = await h.call(deny, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'reason=no' });
     expect(answered.status).toBe(200);

@@ -14,6 +14,7 @@ import type { InteractionKind, InteractionStatus } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { InteractionFilter } from '@hookyard/store';
 import { operatorLinks } from '../approvals/operator-links';
+import { AuditRecorder } from '../audit/recorder';
 import { callerOf, requireRole, roleOf } from './auth';
 import type { ApiContext } from './context';
 import { listQueryReader } from './list-query';
@@ -78,11 +79,16 @@ export function interactionId(id: string): string {
  * The interactions parked runs wait on: list (filters + cursor), one, and an
  * operator's cancel (the parked run ends `cancelled`). A second answer is 409
  * naming who answered first. One open approval read by an operator or admin
- * carries fresh signed `links`; a reader's answer has no `links` field (a
- * link answers without a token, so holding one is approving).
+ * carries fresh signed `links` issued to its token (signed into them) and is
+ * recorded in the audit trail (`interaction.links_issued`) before the links
+ * are answered; a reader's answer has no `links` field (a link answers
+ * without a token, so holding one is approving).
  */
 export function interactionRoutes(router: Router, ctx: ApiContext): void {
   const secrets = ctx.secrets ?? createSecretResolver({ scope: secretScopeOf(ctx.settings) });
+  // A GET is not recorded by the audit middleware: handing out links is, here.
+  const audit = ctx.audit ?? new AuditRecorder(ctx);
+  const clientAddress = ctx.clientAddress ?? ((req) => req.socket.remoteAddress ?? '');
   router.get('/interactions', requireRole('reader'), async (req, res) => {
     const q = parseInteractionQuery(req.query);
     const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
@@ -94,7 +100,21 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     const interaction = await ctx.stores.interactions.get(id);
     if (!interaction) throw notFound(`no interaction ${JSON.stringify(id)}`);
     if (roleOf(res) === 'reader') return res.json(interaction);
-    res.json({ ...interaction, links: await operatorLinks({ settings: ctx.settings, secrets, logger: ctx.logger }, interaction, ctx.clock.now()) });
+    const issuer = callerOf(res);
+    const links = await operatorLinks({ settings: ctx.settings, secrets, logger: ctx.logger }, interaction, ctx.clock.now(), issuer);
+    if (links) {
+      // Written before the links are answered: no link leaves without its record.
+      await audit.record({
+        actor: { kind: 'token', role: roleOf(res), label: issuer },
+        action: 'interaction.links_issued',
+        target: id,
+        client: clientAddress(req),
+        status: 200,
+        request: { method: 'GET', path: `/api/interactions/${id}` },
+        detail: { issuer, expires_at: links.expires_at, run: interaction.run },
+      });
+    }
+    res.json({ ...interaction, links });
   });
 
   router.post('/interactions/:id/cancel', requireRole('operator'), async (req, res) => {

@@ -25,14 +25,21 @@ export interface LinkRouteDeps extends AnswerDeps {
 
 /** One fixed answer for a bad or unknown link, whatever was wrong: a prober learns nothing. */
 const NOT_VALID = 'This approval link is not valid.';
+/** A link signed before links named their issuer (no `by`): refused, since its answer could name nobody; its holder (who has a real signature) is told why. */
+const UNSIGNED_ISSUER =
+  'This approval link was made before links named whom they were issued to, and is no longer accepted. Ask an operator for a fresh link, or answer the approval in the API.';
 
-/** Who used a link, for the answer's `by`: the client's address and user agent (printable, bounded). */
-export function linkUser(address: string, userAgent: string | undefined): string {
+/**
+ * Who answered through a link, for the answer's `by`: whom the link was issued
+ * to (signed into it, so it is the fact), then the client's address and user
+ * agent (printable, bounded; the caller chooses them, so they only add).
+ */
+export function linkUser(issuer: string, address: string, userAgent: string | undefined): string {
   const ua = (userAgent ?? '')
     .replace(/[^\x20-\x7e]/g, '?')
     .trim()
     .slice(0, 120);
-  return `signed link from ${address || 'an unknown address'} (${ua || 'no user agent'})`;
+  return `signed link issued to ${issuer}, used from ${address || 'an unknown address'} (${ua || 'no user agent'})`;
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -65,28 +72,34 @@ function describe(i: Interaction): string {
  * The signed single-use approval links: `GET /approvals/{id}/{approve|deny}?sig=`
  * shows a confirmation page and changes nothing (chat apps fetch links to
  * preview them); only the page's POST answers. The signature (HMAC-SHA256
- * of the id, the verdict and the expiry, with HOOKS_APPROVAL_LINK_SECRET) is
+ * of the id, the verdict, the expiry and the issuer, with HOOKS_APPROVAL_LINK_SECRET) is
  * checked in constant time on both; a bad one gets one fixed answer. A link
  * carries its own expiry (`exp`, signed: HOOKS_APPROVAL_LINK_TTL_SECONDS,
  * never past the approval's): past it the link is refused (403) while the
  * approval may still be answered another way. A link is single-use because
  * its approval is answered once: a second POST is 409 naming who answered
- * first; past the approval's expiry it is 409 too. An answer records the
- * client's address and user agent as `by`.
+ * first; past the approval's expiry it is 409 too. A link carries whom it was
+ * issued to (`by`, signed: `operator:<token id>`, `hook:<name>`); a link
+ * without one (signed before issuers were) is refused, 403 saying so. An
+ * answer records the issuer, then the client's address and user agent, as `by`.
  */
 export function approvalLinkRouter(deps: LinkRouteDeps): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
 
-  async function check(req: Request, verdict: LinkVerdict): Promise<{ i: Interaction; verdict: LinkVerdict } | { status: number; message: string }> {
+  async function check(
+    req: Request,
+    verdict: LinkVerdict,
+  ): Promise<{ i: Interaction; verdict: LinkVerdict; issuer: string } | { status: number; message: string }> {
     const id = String(req.params.id ?? '');
     const ref = deps.settings.approvalLinkSecret;
     if (!ref) return { status: 404, message: 'Approval links are not enabled on this deployment (HOOKS_APPROVAL_LINK_SECRET).' };
     if (!INTERACTION_ID_PATTERN.test(id)) return { status: 403, message: NOT_VALID };
     const key = await deps.secrets.resolve(ref);
     const i = await deps.stores.interactions.get(id);
-    const valid = approvalLinkValid(key, id, verdict, req.query.exp, req.query.sig);
+    const valid = approvalLinkValid(key, id, verdict, req.query);
     if (!i || i.kind !== 'approval' || !valid) return { status: 403, message: NOT_VALID };
+    if (valid === 'unsigned-issuer') return { status: 403, message: UNSIGNED_ISSUER };
     const now = deps.clock.now();
     // The link's own expiry; an approval answered or expired meanwhile is said as such below (409).
     if (i.status === 'open' && valid.expiresAtMs <= now && Date.parse(i.expires_at) > now) {
@@ -96,7 +109,7 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
         message: `This approval link expired at ${at} (links work for HOOKS_APPROVAL_LINK_TTL_SECONDS). The approval is still open until ${i.expires_at}: ask an operator for a fresh link, or answer it in the API.`,
       };
     }
-    return { i, verdict };
+    return { i, verdict, issuer: valid.issuer };
   }
 
   function closed(i: Interaction, now: number): string | null {
@@ -138,7 +151,8 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
         const raw = (req.body as Record<string, unknown> | undefined)?.reason;
         const reason = typeof raw === 'string' ? raw.slice(0, 1000) : '';
         const address = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? '');
-        const out = await answerApproval(deps, c.i.id, c.verdict, { by: linkUser(address, req.get('user-agent')), via: 'link', reason });
+        const by = linkUser(c.issuer, address, req.get('user-agent'));
+        const out = await answerApproval(deps, c.i.id, c.verdict, { by, via: 'link', reason });
         void deps.audit?.record({
           actor: { kind: 'link', role: null, label: `link:${c.i.id}` },
           action: `interaction.${c.verdict}`,
@@ -148,7 +162,7 @@ export function approvalLinkRouter(deps: LinkRouteDeps): Router {
           request: { method: 'POST', path: `${APPROVAL_LINK_PATH}/${c.i.id}/${c.verdict}` },
           before: { status: c.i.status },
           after: { status: out.interaction.status, resolution: out.interaction.resolution, run: out.interaction.run, run_status: out.run?.status ?? null },
-          ...(reason ? { detail: { reason } } : {}),
+          detail: { by, issuer: c.issuer, ...(reason ? { reason } : {}) },
         });
         page(
           res,

@@ -500,7 +500,7 @@ export const SCHEMAS: Record<string, Schema> = {
       links: nullable({
         type: 'object',
         description:
-          'GET /api/interactions/{id} to an operator or admin only (a reader gets no links field): fresh signed links of an open approval, null when links are off (HOOKS_PUBLIC_URL, HOOKS_APPROVAL_LINK_SECRET) or it is not open',
+          'GET /api/interactions/{id} to an operator or admin only (a reader gets no links field): fresh signed links of an open approval, issued to the calling token (`by`, signed) and recorded in the audit trail (`interaction.links_issued`); null when links are off (HOOKS_PUBLIC_URL, HOOKS_APPROVAL_LINK_SECRET) or it is not open',
         required: ['approve_url', 'deny_url', 'expires_at'],
         properties: {
           approve_url: { type: 'string' },

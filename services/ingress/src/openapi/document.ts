@@ -47,9 +47,22 @@ const LINK_ANSWERS: Obj = {
   '500': html('Nothing was answered (logged)'),
 };
 const LINK_GET =
-  'No token: the HMAC-SHA256 signature over the id, the verdict and the expiry (key HOOKS_APPROVAL_LINK_SECRET) is the credential, checked in constant time. ' +
+  'No token: the HMAC-SHA256 signature over the id, the verdict, the expiry and the issuer (key HOOKS_APPROVAL_LINK_SECRET) is the credential, checked in constant time. ' +
+  'A link without an issuer (made before links named one) is refused (403). ' +
   'GET never answers (chat apps fetch links to preview them): it shows what is asked and a button that POSTs.';
-const LINK_POST = 'Answers the approval once (via link, by "signed link"); a second POST is 409. Form field `reason` is optional.';
+const LINK_QUERY: Obj[] = [
+  { name: 'exp', in: 'query', required: true, description: 'When the link stops working (epoch seconds, signed)', schema: { type: 'string' } },
+  {
+    name: 'by',
+    in: 'query',
+    required: true,
+    description: 'Whom the link was issued to (signed): `<role>:<token id>` (GET /api/interactions/{id}) or `hook:<name>` (the request event)',
+    schema: { type: 'string' },
+  },
+  { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } },
+];
+const LINK_POST =
+  'Answers the approval once (via link, by "signed link issued to <issuer>, used from <address> (<user agent>)"); a second POST is 409. Form field `reason` is optional.';
 const LINK_FORM: Obj = {
   required: false,
   content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { reason: { type: 'string', maxLength: 1000 } } } } },
@@ -131,10 +144,7 @@ const PATHS: Obj = {
     },
   },
   '/approvals/{id}/approve': {
-    parameters: [
-      pathParam('id', 'Interaction id (an approval)', { type: 'string' }),
-      { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } },
-    ],
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), ...LINK_QUERY],
     get: {
       ...open,
       tags: ['approvals'],
@@ -154,10 +164,7 @@ const PATHS: Obj = {
     },
   },
   '/approvals/{id}/deny': {
-    parameters: [
-      pathParam('id', 'Interaction id (an approval)', { type: 'string' }),
-      { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } },
-    ],
+    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' }), ...LINK_QUERY],
     get: {
       ...open,
       tags: ['approvals'],
