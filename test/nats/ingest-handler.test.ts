@@ -182,12 +182,20 @@ describe('createNatsIngestHandler', () => {
 
   it('keeps an event on a topic with no hook as unrouted (door nats, its Nats-Msg-Id), counted per topic, when given the bounds', async () => {
     const t = await setup();
-    const unrouted = { keep: 10, topics: 10, retentionMs: 60_000 };
+    const unrouted = { keep: 10, topics: 10, retentionMs: 60_000, maxBytes: 65_536, eventMaxBytes: 4096 };
     const handler = createNatsIngestHandler({ ...t, dispatchGraceMs: 0, bodyMaxBytes: 1024, unrouted });
     expect(await handler(message('ordres', '{"n":1}', {}, 'm-typo'))).toBe('accepted');
     const page = await t.stores.runs.listUnrouted('ordres', NOW - 1, 10);
     expect(page.events.map(({ id: _id, ...e }) => e)).toEqual([
-      { topic: 'ordres', payload: { n: 1 }, door: 'nats', verified: false, delivery_id: 'm-typo', received_at: new Date(NOW).toISOString() },
+      {
+        topic: 'ordres',
+        payload: { n: 1 },
+        payload_truncated: false,
+        door: 'nats',
+        verified: false,
+        delivery_id: 'm-typo',
+        received_at: new Date(NOW).toISOString(),
+      },
     ]);
     expect(await t.metrics.registry.getSingleMetricAsString('tai42_hook_runs_unrouted_total')).toContain('{topic="ordres"} 1');
   });

@@ -230,7 +230,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
     credentials: runtime.natsCredentials,
   });
   try {
-    const { createDedupeStep, createNatsIngestHandler } = ingressService();
+    const { createDedupeStep, createNatsIngestHandler, unroutedBounds } = ingressService();
     const handler = createNatsIngestHandler({
       stores: runtime.stores,
       bus: runtime.bus,
@@ -239,7 +239,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
       dispatchGraceMs: s.dispatchGraceMs,
       bodyMaxBytes: s.bodyMaxBytes,
       dedupeTtlMs: s.natsDedupeMs,
-      unrouted: { keep: s.unroutedKeep, topics: s.unroutedTopics, retentionMs: s.unroutedRetentionMs },
+      unrouted: unroutedBounds(s, runtime.logger),
       // Its own cache (1 s): a dedupe key changed through the API applies here within a second.
       dedupe: createDedupeStep({ hooks: runtime.stores.hooks, jq: runtime.jq }),
       ...(runtime.events ? { events: runtime.events } : {}),

@@ -39,6 +39,16 @@ describe('settings: every bad value names its variable', () => {
     expect(e.message).toBe(message);
   });
 
+  it('HOOKS_UNROUTED_EVENT_MAX_BYTES may not exceed HOOKS_UNROUTED_MAX_BYTES (one event past the whole budget could never be kept)', () => {
+    const e = refusal({ HOOKS_UNROUTED_MAX_BYTES: '4096', HOOKS_UNROUTED_EVENT_MAX_BYTES: '8192' });
+    expect(e.variable).toBe('HOOKS_UNROUTED_EVENT_MAX_BYTES');
+    expect(e.message).toMatch(/must be <= HOOKS_UNROUTED_MAX_BYTES \(4096\)/);
+    expect(loadSettings({ HOOKS_UNROUTED_MAX_BYTES: '8192', HOOKS_UNROUTED_EVENT_MAX_BYTES: '8192' })).toMatchObject({
+      unroutedMaxBytes: 8192,
+      unroutedEventMaxBytes: 8192,
+    });
+  });
+
   it('good values still load: a host name, IPv6, CIDR ranges, dotted prefixes, narrowed allowlists', () => {
     const s = loadSettings({
       HOOKS_HTTP_HOST: '::',

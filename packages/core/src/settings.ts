@@ -225,6 +225,18 @@ const REGISTRY = {
     live: false,
     parse: seconds(604800, 1),
   }),
+  HOOKS_UNROUTED_MAX_BYTES: setting('unroutedMaxBytes', {
+    doc: 'bytes (of their JSON) all events kept on topics without a hook may take together; past it the oldest are dropped, counted',
+    default: '16777216',
+    live: false,
+    parse: int(16 * 1024 * 1024, 1024, 2 ** 40),
+  }),
+  HOOKS_UNROUTED_EVENT_MAX_BYTES: setting('unroutedEventMaxBytes', {
+    doc: 'bytes (of its JSON) one event kept on a topic without a hook may take; a larger one keeps the start of its payload, marked payload_truncated',
+    default: '65536',
+    live: false,
+    parse: int(64 * 1024, 1024, 2 ** 30),
+  }),
   HOOKS_AUDIT_RETENTION_DAYS: setting('auditRetentionMs', {
     doc: 'how long audit trail entries (every operator and admin change, GET /api/audit) are kept, in whole days',
     default: '30',
@@ -464,6 +476,12 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
     throw new SettingsError(
       'HOOKS_EVENT_STREAMS_PER_TOKEN',
       `must be less than HOOKS_EVENT_STREAMS_MAX (${s.eventStreamsMax}): that many streams are kept for operator and admin tokens, and readers need at least one`,
+    );
+  }
+  if (s.unroutedEventMaxBytes > s.unroutedMaxBytes) {
+    throw new SettingsError(
+      'HOOKS_UNROUTED_EVENT_MAX_BYTES',
+      `must be <= HOOKS_UNROUTED_MAX_BYTES (${s.unroutedMaxBytes}): one event may not take more than all of them`,
     );
   }
   if (s.retryCapMs < s.retryBaseMs) {

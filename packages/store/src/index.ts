@@ -55,4 +55,5 @@ export type {
   UnroutedEvent,
   UnroutedPage,
   UnroutedTopic,
+  UnroutedUsage,
 } from './types';

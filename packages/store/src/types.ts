@@ -151,6 +151,29 @@ export interface UnroutedBounds {
   topics: number;
   /** An event older than this (from its `received_at`) is dropped (HOOKS_UNROUTED_RETENTION_SECONDS). */
   retentionMs: number;
+  /**
+   * The bytes (of their JSON) all kept events may take together, across
+   * topics; past it the oldest events go first (HOOKS_UNROUTED_MAX_BYTES).
+   */
+  maxBytes: number;
+  /**
+   * The bytes (of its JSON) one kept event may take; a larger event keeps the
+   * start of its payload's JSON text, as a string, marked `payload_truncated`
+   * (HOOKS_UNROUTED_EVENT_MAX_BYTES).
+   */
+  eventMaxBytes: number;
+  /** Told after a keep that dropped older events to stay within `maxBytes` (how many), so the door can log it. */
+  onDropped?: (events: number, now: number) => void;
+}
+
+/** What the kept unrouted events take now (GET /api/unrouted `usage`). */
+export interface UnroutedUsage {
+  /** Events kept, on every topic. */
+  events: number;
+  /** Bytes of their JSON, at most UnroutedBounds.maxBytes. */
+  bytes: number;
+  /** Events dropped to stay within the byte budget (oldest first), since the store last held none. */
+  dropped: number;
 }
 
 /** One event kept on a topic that had no hook when it came in. */
@@ -158,7 +181,10 @@ export interface UnroutedEvent {
   /** Time-sortable (as run ids are). */
   id: string;
   topic: string;
+  /** The event as the door parsed it; when `payload_truncated`, the start of its JSON text (a string). */
   payload: unknown;
+  /** True when the event was larger than HOOKS_UNROUTED_EVENT_MAX_BYTES: the payload is not the event, and a replay skips it. */
+  payload_truncated: boolean;
   door: Door;
   verified: boolean;
   delivery_id: string | null;
@@ -391,6 +417,8 @@ export interface RunStore {
   listUnrouted(topic: string, notBefore: number, limit: number, cursor?: string | null): Promise<UnroutedPage>;
   /** Removes the topic's unrouted events with these ids (all of them when `ids` is absent); answers how many went. */
   removeUnrouted(topic: string, ids?: readonly string[]): Promise<number>;
+  /** What the kept unrouted events take now, and how many were dropped for space. */
+  unroutedUsage(): Promise<UnroutedUsage>;
   /**
    * Keeps one run of hook `hook` alone (not the other hooks on the topic),
    * when it is registered on `input.topic`, read in the same step; [] when it

@@ -192,7 +192,7 @@ describe('redis specifics', () => {
       await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.buckets.take('door-client', '10.0.0.1', { rate: 1, burst: 2 }, T0);
-      const unrouted = { keep: 2, topics: 2, retentionMs: 60_000 };
+      const unrouted = { keep: 2, topics: 2, retentionMs: 60_000, maxBytes: 65_536, eventMaxBytes: 4096 };
       await s.runs.keepEvent({ topic: 'no-hook', payload: {}, now: T0, dispatchGraceMs: 0, unrouted });
       await s.runs.removeUnrouted('no-hook');
       await s.agents.create({ name: 'bot{1}', description: null, tools_allow: ['*'], tokenHash: 'a'.repeat(64) }, T0);

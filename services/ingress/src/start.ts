@@ -29,6 +29,7 @@ export { onPublicSurface, surfaceListener, type IngressSurface } from './http/su
 export type { SettingsControl } from './api/settings-routes';
 // The NATS door lives beside the HTTP one; the CLI wires it to the bus.
 export { MSG_ID_MAX_LENGTH, createNatsIngestHandler, createDedupeStep, type NatsIngestHandlerDeps } from './nats';
+export { unroutedBounds } from './door/unrouted';
 
 /** What the ingress runs on: the role's deps and what only the ingress takes. */
 export interface IngressDeps extends RoleDeps {
@@ -114,7 +115,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
     dedupe,
     allowsGet: verifier.allowsGet,
     limit: limiter ? (req, topic) => limiter.checkDoor(clientOf(req), topic) : undefined,
-    unrouted: unroutedBounds(settings),
+    unrouted: unroutedBounds(settings, logger),
   });
 
   const trigger = createTriggerHandler({

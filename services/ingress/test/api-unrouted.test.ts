@@ -44,9 +44,12 @@ describe('unrouted events', () => {
         sample_truncated: false,
       },
     ]);
-    expect(list.body.bounds).toEqual({ keep: 100, topics: 1000, retention_seconds: 604800 });
+    expect(list.body.bounds).toEqual({ keep: 100, topics: 1000, retention_seconds: 604800, max_bytes: 16777216, event_max_bytes: 65536 });
+    expect(list.body.usage).toEqual({ events: 2, bytes: expect.any(Number), dropped: 0 });
     const events = await h.call('/api/unrouted/githib?limit=1', { role: 'reader' });
-    expect(events.body.events).toEqual([expect.objectContaining({ payload: { n: 2 }, door: 'http', verified: false, delivery_id: null })]);
+    expect(events.body.events).toEqual([
+      expect.objectContaining({ payload: { n: 2 }, payload_truncated: false, door: 'http', verified: false, delivery_id: null }),
+    ]);
     const older = await h.call(`/api/unrouted/githib?limit=1&cursor=${events.body.next_cursor}`, { role: 'reader' });
     expect(older.body).toMatchObject({ events: [expect.objectContaining({ payload: { n: 1 } })], next_cursor: null });
     expect((await h.call('/api/unrouted/githib/replay', { method: 'POST', role: 'reader' })).status).toBe(403);
@@ -83,6 +86,26 @@ describe('unrouted events', () => {
     const [row] = (await h.call('/api/unrouted', { role: 'reader' })).body.topics;
     expect(row.sample_truncated).toBe(true);
     expect(row.sample).toBe(`{"text":"${'x'.repeat(2048 - 9)}`);
+  });
+
+  it('an event past HOOKS_UNROUTED_EVENT_MAX_BYTES is listed payload_truncated; a replay skips it, says so, and leaves it listed', async () => {
+    await h.close();
+    h = await startHarness({ settings: { unroutedEventMaxBytes: 4096 } });
+    await h.call('/universal_webhook/cut', { method: 'POST', json: { n: 1 } });
+    await h.call('/universal_webhook/cut', { method: 'POST', json: { n: 2, text: 'x'.repeat(10_000) } });
+    const listed = await h.call('/api/unrouted/cut', { role: 'reader' });
+    const [big, small] = listed.body.events;
+    expect(big).toMatchObject({ payload_truncated: true, payload: expect.stringMatching(/^\{"n":2,"text":"x+$/) });
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeLessThanOrEqual(4096);
+    expect(small).toMatchObject({ payload_truncated: false, payload: { n: 1 } });
+    expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hook('late-cut', 'cut') })).status).toBe(201);
+    const r = await h.call('/api/unrouted/cut/replay', { method: 'POST', role: 'operator' });
+    expect(r.body).toMatchObject({ replayed: 1, runs: 1, skipped_truncated: 1 });
+    expect(r.body.message).toMatch(
+      /^1 event was kept truncated \(payload_truncated: past HOOKS_UNROUTED_EVENT_MAX_BYTES only the start was kept\) and not replayed/,
+    );
+    expect((await h.stores.runs.get(r.body.run_ids[0]))?.payload).toEqual({ n: 1 });
+    expect((await h.call('/api/unrouted/cut', { role: 'reader' })).body.events).toEqual([expect.objectContaining({ id: big.id, payload_truncated: true })]);
   });
 
   it('an operator drops a topic’s events', async () => {

@@ -57,12 +57,14 @@ export function unroutedCommand(program: Command, ctx: CliContext): void {
       'keep runs of the hooks registered on the topic since, one per hook for each kept event (door api, not verified), and remove the events (operator)',
     )
     .action(async (topic: string) => {
-      const res = await ctx.client().post<{ replayed: number; runs: number; hooks: string[] }>(apiPath(['unrouted', topic, 'replay']));
-      ctx.emit(res, () =>
+      const res = await ctx.client().post<{ replayed: number; runs: number; hooks: string[]; message?: string }>(apiPath(['unrouted', topic, 'replay']));
+      ctx.emit(res, () => {
         say(
           `replayed ${res.replayed} event${res.replayed === 1 ? '' : 's'} on ${topic}: ${res.runs} run${res.runs === 1 ? '' : 's'} of ${res.hooks.join(', ')}`,
-        ),
-      );
+        );
+        // Events kept truncated are not replayed: say so, or an operator takes the count for all of them.
+        if (res.message) say(res.message);
+      });
     });
 
   unrouted

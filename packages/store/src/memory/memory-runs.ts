@@ -26,8 +26,9 @@ import type {
   RunStore,
   UnroutedPage,
   UnroutedTopic,
+  UnroutedUsage,
 } from '../types';
-import { unroutedEventOf } from '../unrouted-rules';
+import { unroutedRecordOf } from '../unrouted-rules';
 import { DeliveryClaims } from './delivery-claims';
 import { MemoryUnrouted } from './memory-unrouted';
 import { MemoryStats, outcomeField, statsBucket } from '../stats-rules';
@@ -154,7 +155,9 @@ export class MemoryRunStore implements RunStore {
       throw badInput(`topic ${input.topic} has ${names.length} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
     }
     // No hook: kept as unrouted in the same step that found none (keep_unrouted.lua on Redis).
-    if (names.length === 0 && input.unrouted) this.unrouted.keep(unroutedEventOf(input, deliveryId), input.unrouted, input.now);
+    if (names.length === 0 && input.unrouted && input.unrouted.keep > 0) {
+      this.unrouted.keep(input.topic, unroutedRecordOf(input, deliveryId, input.unrouted.eventMaxBytes), input.unrouted, input.now);
+    }
     const base = runIdBase(input.now, 0);
     const payload = structuredClone(input.payload ?? null);
     return names.map((hook, i) => {
@@ -193,6 +196,10 @@ export class MemoryRunStore implements RunStore {
 
   async removeUnrouted(topic: string, ids?: readonly string[]): Promise<number> {
     return this.unrouted.remove(topic, ids);
+  }
+
+  async unroutedUsage(): Promise<UnroutedUsage> {
+    return this.unrouted.usageNow();
   }
 
   async get(id: string): Promise<Run | null> {

@@ -54,6 +54,9 @@ import type { Door } from '@hookyard/core';
  *   {P:unrouted}:topics          zset   topic -> last seen ms: topics with events but no hook (HOOKS_UNROUTED_TOPICS bound)
  *   {P:unrouted}:ev:<topic>      zset   event id -> received ms (HOOKS_UNROUTED_KEEP newest, HOOKS_UNROUTED_RETENTION_SECONDS)
  *   {P:unrouted}:data:<topic>    hash   event id -> event JSON; #received, #first (ms) of the topic
+ *   {P:unrouted}:all             zset   event id -> received ms, every topic's: the oldest go first past the byte budget
+ *   {P:unrouted}:owner           hash   event id -> "<bytes> <topic>" (its JSON's size, where it is kept)
+ *   {P:unrouted}:usage           hash   bytes (of every kept event's JSON, HOOKS_UNROUTED_MAX_BYTES), dropped (for space)
  *   One slot for every unrouted event: keep_unrouted runs after keep_event found no hook
  *   (another slot), see redis-unrouted.ts.
  *
@@ -216,10 +219,13 @@ export class KeyLayout {
   get unroutedTag(): string {
     return `{${this.prefix}:unrouted}`;
   }
-  /** KEYS of an unrouted script: the topic index, the topic's event zset and its event hash. */
+  /**
+   * KEYS of an unrouted script: the topic index, the topic's event zset and
+   * its event hash, the index of every event, their sizes and owners, the usage.
+   */
   unroutedKeys(topic: string): string[] {
     const tag = this.unroutedTag;
-    return [`${tag}:topics`, `${tag}:ev:${topic}`, `${tag}:data:${topic}`];
+    return [`${tag}:topics`, `${tag}:ev:${topic}`, `${tag}:data:${topic}`, `${tag}:all`, `${tag}:owner`, `${tag}:usage`];
   }
   /** Hash tag of the audit trail. */
   get auditTag(): string {

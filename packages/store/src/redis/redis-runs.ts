@@ -26,6 +26,7 @@ import type {
   RunStore,
   UnroutedPage,
   UnroutedTopic,
+  UnroutedUsage,
 } from '../types';
 import { RedisUnrouted } from './redis-unrouted';
 import { addStatsFields, emptyMinute } from '../stats-rules';
@@ -98,6 +99,10 @@ export class RedisRunStore implements RunStore {
 
   removeUnrouted(topic: string, ids?: readonly string[]): Promise<number> {
     return this.unrouted.remove(topic, ids);
+  }
+
+  unroutedUsage(): Promise<UnroutedUsage> {
+    return this.unrouted.usage();
   }
 
   async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {

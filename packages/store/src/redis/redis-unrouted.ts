@@ -2,19 +2,10 @@ import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
 import { keepError, storeError } from './replies';
 import type { Scripts } from './scripts';
-import type { KeepEventInput, UnroutedEvent, UnroutedPage, UnroutedTopic } from '../types';
-import { pageIds, toPage, unroutedEventJson, unroutedEventOf } from '../unrouted-rules';
+import type { KeepEventInput, UnroutedEvent, UnroutedPage, UnroutedTopic, UnroutedUsage } from '../types';
+import { pageIds, parseUnroutedEvent as parseEvent, toPage, unroutedRecordOf } from '../unrouted-rules';
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
-
-function parseEvent(text: string | null | undefined): UnroutedEvent | null {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as UnroutedEvent;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Events on topics with no hook, on Redis: all in one hash tag of their own
@@ -23,7 +14,9 @@ function parseEvent(text: string | null | undefined): UnroutedEvent | null {
  * found none, before the door answers. Not one atomic step with keep_event
  * (two slots on a Redis Cluster), so a hook registered between the two leaves
  * the event kept as unrouted (an operator's replay keeps its run), and a keep
- * that fails here fails the door's answer (the sender retries).
+ * that fails here fails the door's answer (the sender retries). The byte
+ * budget is enforced in the same script as the keep, so no reader ever sees
+ * more kept than HOOKS_UNROUTED_MAX_BYTES.
  */
 export class RedisUnrouted {
   constructor(
@@ -35,13 +28,26 @@ export class RedisUnrouted {
   async keep(input: KeepEventInput, deliveryId: string | null): Promise<void> {
     const bounds = input.unrouted;
     if (!bounds || bounds.keep < 1) return;
-    const event = unroutedEventOf(input, deliveryId);
-    const json = unroutedEventJson(event, input.payloadJson);
-    const args = [this.keys.unroutedTag, input.topic, event.id, json, input.now, bounds.keep, bounds.topics, bounds.retentionMs];
+    const record = unroutedRecordOf(input, deliveryId, bounds.eventMaxBytes);
+    const tag = this.keys.unroutedTag;
+    const args = [tag, input.topic, record.id, record.json, input.now, bounds.keep, bounds.topics, bounds.retentionMs, bounds.maxBytes];
+    let reply: unknown;
     try {
-      await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
+      reply = await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
     } catch (err) {
       throw keepError('keep_unrouted', err, true);
+    }
+    const dropped = Number((reply as unknown[])[3] ?? 0);
+    if (dropped > 0) bounds.onDropped?.(dropped, input.now);
+  }
+
+  async usage(): Promise<UnroutedUsage> {
+    const [, , , all, , usage] = this.keys.unroutedKeys('');
+    try {
+      const [events, [bytes, dropped]] = await Promise.all([this.client.zcard(all!), this.client.hmget(usage!, 'bytes', 'dropped')]);
+      return { events, bytes: Number(bytes ?? 0), dropped: Number(dropped ?? 0) };
+    } catch (err) {
+      throw storeError('read unrouted usage', err);
     }
   }
 

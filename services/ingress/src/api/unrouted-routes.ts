@@ -24,6 +24,10 @@ function sampleOf(event: UnroutedEvent | null): { sample: unknown; sample_trunca
   return { sample: Buffer.from(text).subarray(0, UNROUTED_SAMPLE_MAX_BYTES).toString('utf8'), sample_truncated: true };
 }
 
+const truncatedMessage = (topic: string, n: number) =>
+  `${n} event${n === 1 ? ' was' : 's were'} kept truncated (payload_truncated: past HOOKS_UNROUTED_EVENT_MAX_BYTES only the start was kept) and not replayed; ` +
+  `they stay under GET /api/unrouted/${topic} to read; DELETE /api/unrouted/${topic} drops them; ask the sender to send them again`;
+
 const topicToWire = (t: UnroutedTopic) => ({
   topic: t.topic,
   kept: t.kept,
@@ -44,14 +48,17 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
   router.get('/unrouted', requireRole('reader'), async (req, res) => {
     const q = listQueryReader(req.query, new Set());
     if (q.errors.length) throw badInput('GET /api/unrouted takes no query parameters', q.errors);
-    const topics = await ctx.stores.runs.listUnroutedTopics(notBefore());
+    const [topics, usage] = await Promise.all([ctx.stores.runs.listUnroutedTopics(notBefore()), ctx.stores.runs.unroutedUsage()]);
     res.json({
       topics: topics.map(topicToWire),
       bounds: {
         keep: ctx.settings.unroutedKeep,
         topics: ctx.settings.unroutedTopics,
         retention_seconds: ctx.settings.unroutedRetentionMs / 1000,
+        max_bytes: ctx.settings.unroutedMaxBytes,
+        event_max_bytes: ctx.settings.unroutedEventMaxBytes,
       },
+      usage,
     });
   });
 
@@ -66,6 +73,8 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
   });
 
   // Like a replay of a run: the runs are door `api`, never verified (an operator keeps them, no signature is checked again).
+  // A truncated event is not the event that came in (its payload is the start of the JSON text): it is
+  // skipped, stays listed, and the answer counts it, so no run ever starts from a cut payload.
   router.post('/unrouted/:topic/replay', requireRole('operator'), async (req, res) => {
     const topic = topicOf(req.params.topic);
     const hooks = await ctx.stores.hooks.hooksOnTopic(topic);
@@ -82,7 +91,12 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
     events.reverse(); // oldest first: the runs keep the order the events came in
     const runIds: string[] = [];
     const replayed: string[] = [];
+    let truncated = 0;
     for (const event of events) {
+      if (event.payload_truncated) {
+        truncated += 1;
+        continue;
+      }
       const now = ctx.clock.now();
       const kept = await ctx.stores.runs.keepEvent({
         topic,
@@ -100,7 +114,7 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
       if (ctx.events) for (const summary of acceptedSummaries(topic, kept, now)) ctx.events.publish(summary).catch(() => undefined);
     }
     await ctx.stores.runs.removeUnrouted(topic, replayed);
-    ctx.logger.info({ topic, events: replayed.length, runs: runIds.length }, 'unrouted events replayed by an operator');
+    ctx.logger.info({ topic, events: replayed.length, runs: runIds.length, truncated }, 'unrouted events replayed by an operator');
     if (runIds.length > 0) {
       try {
         await ctx.bus.publish(runIds);
@@ -109,7 +123,15 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
         ctx.logger.warn({ err, topic, runs: runIds.length }, 'publish of replayed unrouted events failed; the sweep will dispatch them');
       }
     }
-    res.json({ topic, replayed: replayed.length, runs: runIds.length, run_ids: runIds, hooks: hooks.map((h) => h.name) });
+    res.json({
+      topic,
+      replayed: replayed.length,
+      runs: runIds.length,
+      run_ids: runIds,
+      hooks: hooks.map((h) => h.name),
+      skipped_truncated: truncated,
+      ...(truncated > 0 ? { message: truncatedMessage(topic, truncated) } : {}),
+    });
   });
 
   router.delete('/unrouted/:topic', requireRole('operator'), async (req, res) => {

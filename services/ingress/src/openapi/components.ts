@@ -902,11 +902,15 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   UnroutedEvent: {
     type: 'object',
-    required: ['id', 'topic', 'payload', 'door', 'verified', 'delivery_id', 'received_at'],
+    required: ['id', 'topic', 'payload', 'payload_truncated', 'door', 'verified', 'delivery_id', 'received_at'],
     properties: {
       id: { type: 'string' },
       topic: { type: 'string' },
-      payload: { description: 'The event as the door parsed it' },
+      payload: { description: 'The event as the door parsed it; with payload_truncated, the start of its JSON text as a string' },
+      payload_truncated: {
+        type: 'boolean',
+        description: 'The event was larger than HOOKS_UNROUTED_EVENT_MAX_BYTES: only the start of its payload was kept, and a replay skips it',
+      },
       door: { type: 'string', enum: ['http', 'nats'] },
       verified: { type: 'boolean', description: 'A verifier binding checked it as it came in' },
       delivery_id: { type: 'string', nullable: true },

@@ -514,12 +514,27 @@ const PATHS: Obj = {
       {
         '200': answer('The topic seen last first, with the bounds they are kept within (HOOKS_UNROUTED_*)', {
           type: 'object',
-          required: ['topics', 'bounds'],
+          required: ['topics', 'bounds', 'usage'],
           properties: {
             topics: { type: 'array', items: ref('UnroutedTopic') },
             bounds: {
               type: 'object',
-              properties: { keep: { type: 'integer' }, topics: { type: 'integer' }, retention_seconds: { type: 'number' } },
+              properties: {
+                keep: { type: 'integer' },
+                topics: { type: 'integer' },
+                retention_seconds: { type: 'number' },
+                max_bytes: { type: 'integer', description: 'HOOKS_UNROUTED_MAX_BYTES: all kept events together' },
+                event_max_bytes: { type: 'integer', description: 'HOOKS_UNROUTED_EVENT_MAX_BYTES: one kept event' },
+              },
+            },
+            usage: {
+              type: 'object',
+              required: ['events', 'bytes', 'dropped'],
+              properties: {
+                events: { type: 'integer', minimum: 0, description: 'Events kept, every topic' },
+                bytes: { type: 'integer', minimum: 0, description: 'Bytes of their JSON, at most max_bytes' },
+                dropped: { type: 'integer', minimum: 0, description: 'Events dropped (oldest first) to stay within max_bytes' },
+              },
             },
           },
         }),
@@ -572,13 +587,19 @@ const PATHS: Obj = {
       {
         '200': answer('One run per hook for each event kept (door api, not verified, as a replay of a run); the replayed events are removed', {
           type: 'object',
-          required: ['topic', 'replayed', 'runs', 'run_ids', 'hooks'],
+          required: ['topic', 'replayed', 'runs', 'run_ids', 'hooks', 'skipped_truncated'],
           properties: {
             topic: { type: 'string' },
             replayed: { type: 'integer', minimum: 0, description: 'Events replayed (and removed)' },
             runs: { type: 'integer', minimum: 0 },
             run_ids: { type: 'array', items: { type: 'string' } },
             hooks: { type: 'array', items: { type: 'string' } },
+            skipped_truncated: {
+              type: 'integer',
+              minimum: 0,
+              description: 'Events kept truncated (payload_truncated): not replayed, still listed; message says what to do',
+            },
+            message: { type: 'string', description: 'With skipped_truncated > 0: why they were not replayed' },
           },
         }),
         ...fail(400, 409),
