@@ -103,7 +103,8 @@ export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verif
 /** The first history line of an agent's call: `call of tool echo by agent ci-bot through the agent door (mcp), idempotency key k1`. */
 export function agentKeptDetail(agent: string, call: AgentCallPayload): string {
   const narrowed = call.tools_allow ? `, runtime allowlist [${call.tools_allow.join(', ')}]` : '';
-  return `call of tool ${call.tool} by agent ${agent} through the agent door (${call.via}), idempotency key ${call.idempotency_key}${narrowed}`;
+  const id = call.agent_id !== undefined && call.agent_id !== agent ? ` (id ${call.agent_id})` : '';
+  return `call of tool ${call.tool} by agent ${agent}${id} through the agent door (${call.via}), idempotency key ${call.idempotency_key}${narrowed}`;
 }
 
 /** The door of a keep that names none: a call on the store's interface itself. */
