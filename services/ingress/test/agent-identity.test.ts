@@ -25,7 +25,7 @@ async function api(url: string, path: string, init: { method?: string; json?: un
     ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as any) : null };
+  return { status: res.status, body: text ? (JSON.parse(text)) : null };
 }
 
 describe('an agent is an id (running ingress, embedded executor)', () => {
@@ -77,7 +77,10 @@ describe('an agent is an id (running ingress, embedded executor)', () => {
     w = await startMcpWorld({ tools: [deploy], executor: true, rules: RULES });
     const { agent, token } = await makeAgent('ci-bot');
     const { client } = await w.client(token, { tasks: true });
-    const { task } = await client.request({ method: 'tools/call', params: { name: 'deploy', arguments: { n: 1 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { task } = await client.request(
+      { method: 'tools/call', params: { name: 'deploy', arguments: { n: 1 }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     await until(async () => (await w.stores.runs.get(task.taskId))?.status === 'parked', 15_000, 'the park');
     const approval = (await w.stores.runs.get(task.taskId))!.interaction!;
 
@@ -102,7 +105,11 @@ describe('an agent is an id (running ingress, embedded executor)', () => {
     // The audit entry of the revoke names the agent's id and the approvals it ended.
     await until(async () => (await api(w.url, '/api/audit?action=agent.remove')).body.entries.length === 1, 15_000, 'the audit entry');
     const [entry] = (await api(w.url, '/api/audit?action=agent.remove')).body.entries;
-    expect(entry).toMatchObject({ target: 'ci-bot', status: 204, detail: { agent_id: agent.id, approvals_denied: 1, interactions: [approval], left_open: [] } });
+    expect(entry).toMatchObject({
+      target: 'ci-bot',
+      status: 204,
+      detail: { agent_id: agent.id, approvals_denied: 1, interactions: [approval], left_open: [] },
+    });
   });
 });
 

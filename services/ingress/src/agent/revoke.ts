@@ -45,6 +45,7 @@ export async function endRevokedCalls(deps: RevokeDeps, agent: AgentClient, by: 
     }
     cursor = page.nextCursor;
   } while (cursor);
-  if (out.left.length) deps.logger.warn({ agent: agent.name, left: out.left }, 'approvals of a revoked agent left open; the executor denies their calls when they run');
+  if (out.left.length)
+    deps.logger.warn({ agent: agent.name, left: out.left }, 'approvals of a revoked agent left open; the executor denies their calls when they run');
   return out;
 }
