@@ -100,7 +100,7 @@ export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verif
   return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}${link}`;
 }
 
-/** The first history line of an agent's call: `call of tool echo by agent ci-bot through the agent door (mcp), idempotency key k1`. */
+/** The first history line of an agent's call: `call of tool echo by agent ci-bot (id 6f1c…) through the agent door (mcp), idempotency key k1` (no id for a call kept without one). */
 export function agentKeptDetail(agent: string, call: AgentCallPayload): string {
   const narrowed = call.tools_allow ? `, runtime allowlist [${call.tools_allow.join(', ')}]` : '';
   const id = call.agent_id !== undefined && call.agent_id !== agent ? ` (id ${call.agent_id})` : '';

@@ -5,7 +5,7 @@ import { answerApproval, type AnswerDeps } from '../approvals/answer';
 /** What ending a revoked agent's calls runs on: the answer's deps, and the runs (whose call each approval holds). */
 export type RevokeDeps = AnswerDeps & { stores: Pick<Stores, 'interactions' | 'runs'> };
 
-/** What a revoke did to the agent's open approvals: the ones it denied, and the ones it could not (each with why). */
+/** What a revoke did to the agent's open approvals: the ones it denied, and the ones it could not (each with why; `*` when none could be read). */
 export interface RevokedCalls {
   denied: string[];
   left: Array<{ interaction: string; why: string }>;
@@ -31,7 +31,14 @@ export async function endRevokedCalls(deps: RevokeDeps, agent: AgentClient, by: 
   const runs = deps.stores.runs;
   let cursor: string | null = null;
   do {
-    const page = await deps.stores.interactions.list({ status: 'open', kind: 'approval', hook: agentHookName(agent.name) }, PAGE, cursor);
+    let page;
+    try {
+      page = await deps.stores.interactions.list({ status: 'open', kind: 'approval', hook: agentHookName(agent.name) }, PAGE, cursor);
+    } catch (err) {
+      // The agent is revoked all the same: the answer says so, and what was not reached is the executor's to deny.
+      out.left.push({ interaction: '*', why: `the open approvals could not be read: ${toHookyardError(err).message}` });
+      break;
+    }
     for (const i of page.interactions) {
       try {
         const run = await runs.get(i.run);
