@@ -25,7 +25,7 @@ async function api(url: string, path: string, init: { method?: string; json?: un
     ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text)) : null };
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 describe('an agent is an id (running ingress, embedded executor)', () => {
