@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { allows, intersect, parseAllowlist, type Allowlist } from './allowlist';
 import { nameViolation } from './names';
+import type { Run } from './types';
 
 /**
  * The agent door's shared vocabulary: the agent client principal, how an
@@ -10,6 +11,12 @@ import { nameViolation } from './names';
 
 /** A named agent principal, as the API shows it (the token is never kept: only its SHA-256). */
 export interface AgentClient {
+  /**
+   * Made at creation and never changed: calls, idempotency keys, tasks and
+   * sessions belong to it, so a name reused after a revoke inherits nothing.
+   * An agent kept before agents had ids has its name as its id (legacyAgentId).
+   */
+  id: string;
   name: string;
   description: string | null;
   /** The agent's own allowlist (grammar: `*`, exact names, `!name`); intersected with the deployment's. */
@@ -26,6 +33,20 @@ export const AGENT_TOKEN_PREFIX = 'hya_';
 /** The SHA-256 (hex) an agent token is kept and looked up by. */
 export function agentTokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A new agent's id: a random UUID (never a name reused). */
+export function newAgentId(): string {
+  return randomUUID();
+}
+
+/**
+ * The id of an agent kept before agents had ids: its name. Its calls were
+ * kept under that name (no `agent_id`, idempotency keys scoped by the name),
+ * so they stay its own; a new agent of the same name gets a UUID and none of them.
+ */
+export function legacyAgentId(name: string): string {
+  return name;
 }
 
 /** The `token_id` of a token hash (its first 8 hex chars). */
@@ -56,6 +77,12 @@ export type AgentCallVia = (typeof AGENT_CALL_VIAS)[number];
 
 /** The payload of an agent run: the call itself. */
 export interface AgentCallPayload {
+  /**
+   * The id of the agent that made the call: its owner, whatever its name
+   * becomes. Absent on a call kept before agents had ids: its owner is then
+   * the agent its hook slot names, by that agent's legacy id (agentIdOfCall).
+   */
+  agent_id?: string;
   tool: string;
   arguments: Record<string, unknown>;
   /** `argsHash(arguments)`: the SHA-256 of the canonical arguments, as an approval binds them. */
@@ -66,6 +93,29 @@ export interface AgentCallPayload {
   idempotency_key: string;
   via: AgentCallVia;
 }
+
+/** The id of the agent an agent run belongs to (see AgentCallPayload.agent_id), or null for a hook's run. */
+export function agentIdOfCall(run: Pick<Run, 'door' | 'hook' | 'payload'>): string | null {
+  const name = run.door === 'agent' ? agentOfHook(run.hook) : null;
+  if (name === null) return null;
+  const id = (run.payload as { agent_id?: unknown } | null)?.agent_id;
+  return typeof id === 'string' ? id : legacyAgentId(name);
+}
+
+/**
+ * True when the run is a call of this agent: its hook slot names the agent
+ * and its owner is the agent's id. A call kept before ids (no `agent_id`) is
+ * also refused to an agent made after it, so a name revoked and made again
+ * before the upgrade does not hand its successor the old calls either.
+ */
+export function isCallOf(agent: Pick<AgentClient, 'id' | 'name' | 'created_at'>, run: Pick<Run, 'door' | 'hook' | 'payload' | 'created_at'>): boolean {
+  if (run.door !== 'agent' || run.hook !== agentHookName(agent.name) || agentIdOfCall(run) !== agent.id) return false;
+  const kept = (run.payload as { agent_id?: unknown } | null)?.agent_id;
+  return typeof kept === 'string' || Date.parse(run.created_at) >= Date.parse(agent.created_at);
+}
+
+/** Why a revoked agent's calls end `denied`: the reason of the approvals a revoke ends, and the start of the executor's sentence. */
+export const AGENT_REVOKED = 'agent revoked';
 
 /** Bound on an idempotency key's length. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;

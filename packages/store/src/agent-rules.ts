@@ -1,5 +1,5 @@
-import { agentTokenId, conflict, type AgentClient } from '@hookyard/core';
-import type { AgentStore } from './types';
+import { agentTokenId, conflict, legacyAgentId, newAgentId, type AgentClient } from '@hookyard/core';
+import type { AgentStore, KeepAgentCallInput } from './types';
 
 /** What `AgentStore.create` takes. */
 export type NewAgent = Parameters<AgentStore['create']>[0];
@@ -8,6 +8,7 @@ export type NewAgent = Parameters<AgentStore['create']>[0];
 export function newAgentRecord(input: NewAgent, now: number): AgentClient {
   const at = new Date(now).toISOString();
   return {
+    id: newAgentId(),
     name: input.name,
     description: input.description,
     tools_allow: [...input.tools_allow],
@@ -17,7 +18,17 @@ export function newAgentRecord(input: NewAgent, now: number): AgentClient {
   };
 }
 
+/** An agent record as kept, with its id: one kept before agents had ids gets its legacy id (its name) as it is read. */
+export function withAgentId<T extends Omit<AgentClient, 'id'> & { id?: string }>(kept: T): T & { id: string } {
+  return { ...kept, id: typeof kept.id === 'string' && kept.id !== '' ? kept.id : legacyAgentId(kept.name) };
+}
+
 /** The refusal of `create` for a name that is taken. */
 export function agentTaken(name: string): Error {
   return conflict(`agent '${name}' already exists; rotate its token or revoke it first`);
+}
+
+/** Whose idempotency keys a keep looks in: the call's agent id, or the name for a call kept the old way (no id). */
+export function agentKeyScope(input: Pick<KeepAgentCallInput, 'agent' | 'call'>): string {
+  return input.call.agent_id ?? legacyAgentId(input.agent);
 }

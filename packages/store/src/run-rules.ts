@@ -100,10 +100,11 @@ export function keptDetail(input: Pick<KeepEventInput, 'topic' | 'door' | 'verif
   return `event on ${input.topic} ${provenanceDetail(input.door ?? DEFAULT_DOOR, input.verified === true, input.verifiedBy)}${link}`;
 }
 
-/** The first history line of an agent's call: `call of tool echo by agent ci-bot through the agent door (mcp), idempotency key k1`. */
+/** The first history line of an agent's call: `call of tool echo by agent ci-bot (id 6f1c…) through the agent door (mcp), idempotency key k1` (no id for a call kept without one). */
 export function agentKeptDetail(agent: string, call: AgentCallPayload): string {
   const narrowed = call.tools_allow ? `, runtime allowlist [${call.tools_allow.join(', ')}]` : '';
-  return `call of tool ${call.tool} by agent ${agent} through the agent door (${call.via}), idempotency key ${call.idempotency_key}${narrowed}`;
+  const id = call.agent_id !== undefined && call.agent_id !== agent ? ` (id ${call.agent_id})` : '';
+  return `call of tool ${call.tool} by agent ${agent}${id} through the agent door (${call.via}), idempotency key ${call.idempotency_key}${narrowed}`;
 }
 
 /** The door of a keep that names none: a call on the store's interface itself. */

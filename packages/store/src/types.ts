@@ -345,7 +345,13 @@ export interface RunCounts {
 
 /** An agent's tool call to keep as a run (door `agent`): see RunStore.keepAgentCall. */
 export interface KeepAgentCallInput {
+  /** The agent's name (the run's hook slot is `agent:<name>`). */
   agent: string;
+  /**
+   * The call; its `agent_id` (the agent's immutable id) scopes the idempotency
+   * key, so a same-named agent made later never finds this agent's keys. A
+   * call without one, as kept before agents had ids, is scoped by the name.
+   */
   call: AgentCallPayload;
   /** The W3C `traceparent` the run keeps; absent or null for none. */
   traceparent?: string | null;
@@ -356,7 +362,7 @@ export interface KeepAgentCallInput {
   keyTtlMs: number;
 }
 
-/** What keepAgentCall did: kept a new run, or found the run this agent's key already names. */
+/** What keepAgentCall did: kept a new run, or found the run this agent's (by id) key already names. */
 export interface KeptAgentCall {
   id: string;
   /** True when this call kept the run; false when the key named an existing one (the call is not kept again). */
@@ -369,13 +375,13 @@ export interface KeptAgentCall {
  * the hook name pattern.
  */
 export interface AgentStore {
-  /** Keeps a new agent; `conflict` naming it when the name is taken. */
+  /** Keeps a new agent under a new id (AgentClient.id); `conflict` naming it when the name is taken. */
   create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient>;
   get(name: string): Promise<AgentClient | null>;
   /** Every agent, by name. */
   list(): Promise<AgentClient[]>;
-  /** Removes the agent and its token at once; false when there was none. */
-  remove(name: string): Promise<boolean>;
+  /** Removes the agent and its token at once, answering the agent removed (its id names what was its); null when there was none. */
+  remove(name: string): Promise<AgentClient | null>;
   /** Replaces the agent's token (the old one stops working at once); null when there is no such agent. */
   rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null>;
   /** The agent whose token has this SHA-256 (hex), or null. */
@@ -428,7 +434,7 @@ export interface RunStore {
   /**
    * Keeps an agent's tool call as one pending run (door `agent`, hook
    * `agent:<name>`, topic `tools/call`, the call as its payload), unless the
-   * same agent's idempotency key already names a run kept within `keyTtlMs`:
+   * same agent's (same `call.agent_id`) idempotency key already names a run kept within `keyTtlMs`:
    * then that run's id, `created: false`, and nothing written. The check and
    * the keep are one atomic step, so two calls with one key keep one run.
    */

@@ -1,4 +1,4 @@
-import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, type AgentCallPayload } from '@hookyard/core';
+import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, legacyAgentId, type AgentCallPayload } from '@hookyard/core';
 import type { KeepAgentCallInput, Stores } from '../src';
 import { T0, rejection } from './fixtures';
 
@@ -21,6 +21,7 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
       const { agents } = stores();
       const created = await agents.create(ciBot, T0);
       const expected = {
+        id: created.id,
         name: 'ci-bot',
         description: 'runs the checks',
         tools_allow: ['echo', 'github.*'],
@@ -29,6 +30,7 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
         updated_at: iso(T0),
       };
       expect(created).toEqual(expected);
+      expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(await agents.get('ci-bot')).toEqual(expected);
       await agents.create({ name: 'a-bot', description: null, tools_allow: ['*'], tokenHash: HASH_B }, T0 + 1);
       expect((await agents.list()).map((a) => a.name)).toEqual(['a-bot', 'ci-bot']);
@@ -64,7 +66,8 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
     it('remove: the token is unknown at once; the name is free again', async () => {
       const { agents } = stores();
       await agents.create(ciBot, T0);
-      expect(await agents.remove('ci-bot')).toBe(true);
+      const made = await agents.get('ci-bot');
+      expect(await agents.remove('ci-bot')).toEqual(made);
       expect(await agents.byTokenHash(HASH_A)).toBeNull();
       expect(await agents.get('ci-bot')).toBeNull();
       expect(await agents.list()).toEqual([]);
@@ -74,10 +77,21 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
       expect((await agents.byTokenHash(HASH_B))?.name).toBe('ci-bot');
     });
 
+    it('the id is made at creation and never changes: rotate keeps it, the same name made again after remove gets a new one', async () => {
+      const { agents } = stores();
+      const first = await agents.create(ciBot, T0);
+      expect((await agents.rotate('ci-bot', HASH_B, T0 + 1))?.id).toBe(first.id);
+      expect((await agents.byTokenHash(HASH_B))?.id).toBe(first.id);
+      expect((await agents.remove('ci-bot'))?.id).toBe(first.id);
+      const again = await agents.create({ ...ciBot, tokenHash: HASH_C }, T0 + 2);
+      expect(again.id).not.toBe(first.id);
+      expect((await agents.list()).map((a) => a.id)).toEqual([again.id]);
+    });
+
     it('rotate and remove of a missing agent answer null and false, and create nothing', async () => {
       const { agents } = stores();
       expect(await agents.rotate('ghost', HASH_A, T0)).toBeNull();
-      expect(await agents.remove('ghost')).toBe(false);
+      expect(await agents.remove('ghost')).toBeNull();
       expect(await agents.byTokenHash(HASH_A)).toBeNull();
       expect(await agents.list()).toEqual([]);
     });
@@ -178,6 +192,26 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       expect(otherKey.created).toBe(true);
       expect(new Set([first.id, other.id, otherKey.id]).size).toBe(3);
       expect((await s.runs.get(other.id))?.hook).toBe('agent:ops-bot');
+    });
+
+    it("keys belong to the agent id: a same-named agent with another id does not find the first one's key and keeps a new run", async () => {
+      const s = stores();
+      const withId = (id: string, now = T0) => ({ ...input('ci-bot', 'k-1', now), call: call('k-1', { agent_id: id }) });
+      const first = await s.runs.keepAgentCall(withId('id-first'));
+      expect(await s.runs.keepAgentCall(withId('id-first', T0 + 1))).toEqual({ id: first.id, created: false });
+      const successor = await s.runs.keepAgentCall(withId('id-second', T0 + 2));
+      expect(successor.created).toBe(true);
+      expect(successor.id).not.toBe(first.id);
+      expect((await s.runs.get(successor.id))?.payload).toMatchObject({ agent_id: 'id-second' });
+      expect((await s.runs.get(successor.id))?.history[0]?.detail).toContain('agent ci-bot (id id-second)');
+    });
+
+    it("a call kept the old way (no agent_id) is scoped by the name, which is its agent's legacy id", async () => {
+      const s = stores();
+      const old = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      const legacy = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + 1), call: call('k-1', { agent_id: legacyAgentId('ci-bot') }) });
+      expect(legacy).toEqual({ id: old.id, created: false });
+      expect((await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + 2), call: call('k-1', { agent_id: 'a-new-id' }) })).created).toBe(true);
     });
 
     it('a key past keyTtlMs (on the callers clock) keeps a new run', async () => {

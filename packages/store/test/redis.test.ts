@@ -12,7 +12,7 @@ import {
   describeStateConformance,
 } from './conformance';
 import { T0, hook, rejection } from './fixtures';
-import { argsHash } from '@hookyard/core';
+import { argsHash, legacyAgentId } from '@hookyard/core';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
 import { keySlot } from './slots';
 
@@ -66,6 +66,42 @@ describe('redis specifics', () => {
       } while (cursor);
       expect(listed).toEqual([...ids].sort().reverse());
     } finally {
+      await s.close();
+    }
+  });
+
+  it('an agent kept before agents had ids is read with its name as id, keeps it through a rotate, and its old keys still answer its calls', async () => {
+    const prefix = `${suitePrefix}legacy`;
+    const s = await createRedisStores({ url, prefix, partitions: 2 });
+    const admin = new Redis(url);
+    try {
+      // The record and token index exactly as the code before ids wrote them.
+      const at = new Date(T0).toISOString();
+      const old = { name: 'old-bot', description: null, tools_allow: ['*'], token_id: 'aaaaaaaa', created_at: at, updated_at: at, token_hash: 'a'.repeat(64) };
+      await admin.hset(`{${prefix}}:agents`, 'old-bot', JSON.stringify(old));
+      await admin.hset(`{${prefix}}:agent-tokens`, 'a'.repeat(64), 'old-bot');
+      const shown = {
+        id: legacyAgentId('old-bot'),
+        name: 'old-bot',
+        description: null,
+        tools_allow: ['*'],
+        token_id: 'aaaaaaaa',
+        created_at: at,
+        updated_at: at,
+      };
+      expect(await s.agents.get('old-bot')).toEqual(shown);
+      expect(await s.agents.byTokenHash('a'.repeat(64))).toEqual(shown);
+      expect(await s.agents.list()).toEqual([shown]);
+      // A call kept the old way (no agent_id) is found by the same key under the legacy id.
+      const call = { tool: 'echo', arguments: {}, args_sha256: argsHash({}), tools_allow: null, idempotency_key: 'k-old', via: 'mcp' as const };
+      const kept = await s.runs.keepAgentCall({ agent: 'old-bot', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
+      const again = { agent: 'old-bot', call: { ...call, agent_id: shown.id }, now: T0 + 1, dispatchGraceMs: 0, keyTtlMs: 60_000 };
+      expect(await s.runs.keepAgentCall(again)).toEqual({ id: kept.id, created: false });
+      expect((await s.agents.rotate('old-bot', 'b'.repeat(64), T0 + 2))?.id).toBe(shown.id);
+      expect(JSON.parse((await admin.hget(`{${prefix}}:agents`, 'old-bot'))!)).toMatchObject({ id: shown.id, token_hash: 'b'.repeat(64) });
+      expect(await s.agents.remove('old-bot')).toMatchObject({ id: shown.id });
+    } finally {
+      admin.disconnect();
       await s.close();
     }
   });

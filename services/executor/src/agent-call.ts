@@ -1,4 +1,4 @@
-import { agentAllowlist, agentOfHook, argsHash, badInput, isValidName, type Allowlist, type Hook, type Run } from '@hookyard/core';
+import { AGENT_REVOKED, agentAllowlist, agentOfHook, argsHash, badInput, isCallOf, isValidName, type Allowlist, type Hook, type Run } from '@hookyard/core';
 import type { AgentStore } from '@hookyard/store';
 
 /** An agent run's call as the executor plans it: a hook-shaped record for the shared steps, the arguments, the allowlist. */
@@ -19,8 +19,10 @@ export function agentOfRun(run: Pick<Run, 'door' | 'hook'>): string | null {
 /**
  * Reads an agent run's call from its payload and its agent's current record.
  * An agent revoked since the call was kept: `{revoked}` (the run is denied
- * with that sentence, its tool never called). A payload that is not a call
- * is `bad_input` (held: no retry changes it).
+ * with that sentence, its tool never called), also when an agent of the
+ * same name was made since: the call belongs to the revoked agent's id, never
+ * to its successor's. A payload that is not a call is `bad_input` (held: no
+ * retry changes it).
  */
 export async function agentCallOf(run: Run, agents: AgentStore): Promise<AgentCall | { revoked: string }> {
   const name = agentOfRun(run);
@@ -36,7 +38,9 @@ export async function agentCallOf(run: Run, agents: AgentStore): Promise<AgentCa
   }
   const runtime = Array.isArray(p.tools_allow) ? p.tools_allow.filter((e): e is string => typeof e === 'string') : null;
   const agent = await agents.get(name);
-  if (!agent) return { revoked: `agent '${name}' was revoked before this call ran, so tool '${p.tool}' was not called` };
+  if (!agent || !isCallOf(agent, run)) {
+    return { revoked: `${AGENT_REVOKED}: agent '${name}' was revoked before this call ran, so tool '${p.tool}' was not called` };
+  }
   const at = run.created_at;
   return {
     agent: name,

@@ -26,6 +26,7 @@ async function setup(opts: { rules?: ApprovalRule[]; agentAllow?: string[]; tool
   await h.stores.agents.create({ name: 'ci-bot', description: null, tools_allow: opts.agentAllow ?? ['*'], tokenHash: agentTokenHash('hya_x') }, h.clock.now());
   const call = async (tool: string, args: Record<string, unknown>, more: Partial<AgentCallPayload> = {}, agent = 'ci-bot') => {
     const payload: AgentCallPayload = {
+      agent_id: (await h.stores.agents.get(agent))?.id ?? agent,
       tool,
       arguments: args,
       args_sha256: argsHash(args),
@@ -60,7 +61,7 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
     expect(deploy.calls[0]!.args).toEqual(args);
     expect(deploy.calls[0]!.ctx.extras[TOOL_EXTRA_IDEMPOTENCY_KEY]).toBe(run.id);
     expect(await counter(h.metrics.agentCalls, { agent: 'ci-bot', tool: 'deploy', status: 'succeeded' })).toBe(1);
-    expect(run.history[0]!.detail).toMatch(/^call of tool deploy by agent ci-bot through the agent door \(mcp\), idempotency key k-/);
+    expect(run.history[0]!.detail).toMatch(/^call of tool deploy by agent ci-bot \(id [0-9a-f-]{36}\) through the agent door \(mcp\), idempotency key k-/);
   });
 
   it("a tool outside the agent's allowlist is refused and never called (held: no retry changes it)", async () => {
@@ -136,6 +137,7 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
   it('arguments that no longer match the SHA-256 the door kept are refused (held), the tool never called', async () => {
     const { h, deploy } = await setup();
     const payload: AgentCallPayload = {
+      agent_id: (await h.stores.agents.get('ci-bot'))!.id,
       tool: 'deploy',
       arguments: args,
       args_sha256: argsHash({ other: 1 }),
@@ -167,14 +169,45 @@ describe('executor: an agent call (door agent) is a run like a hook run', () => 
 
   it('an agent revoked after its call was kept: the run is denied saying so, and the tool is never called', async () => {
     const { h, deploy } = await setup();
-    const payload: AgentCallPayload = { tool: 'deploy', arguments: args, args_sha256: argsHash(args), tools_allow: null, idempotency_key: 'k1', via: 'http' };
+    const agentId = (await h.stores.agents.get('ci-bot'))!.id;
+    const payload: AgentCallPayload = {
+      agent_id: agentId,
+      tool: 'deploy',
+      arguments: args,
+      args_sha256: argsHash(args),
+      tools_allow: null,
+      idempotency_key: 'k1',
+      via: 'http',
+    };
     const kept = await h.stores.runs.keepAgentCall({ agent: 'ci-bot', call: payload, now: h.clock.now(), dispatchGraceMs: 5000, keyTtlMs: 60_000 });
     await h.stores.agents.remove('ci-bot');
     await h.executor.handle(kept.id);
     expect(await h.stores.runs.get(kept.id)).toMatchObject({
       status: 'denied',
-      result: { message: "agent 'ci-bot' was revoked before this call ran, so tool 'deploy' was not called" },
+      result: { message: "agent revoked: agent 'ci-bot' was revoked before this call ran, so tool 'deploy' was not called" },
     });
+    expect(deploy.calls).toHaveLength(0);
+  });
+
+  it("an agent revoked and made again under its name: the first one's kept call is denied (agent revoked), never run as the new agent's", async () => {
+    const { h, deploy } = await setup();
+    const first = (await h.stores.agents.get('ci-bot'))!;
+    const payload: AgentCallPayload = {
+      agent_id: first.id,
+      tool: 'deploy',
+      arguments: args,
+      args_sha256: argsHash(args),
+      tools_allow: null,
+      idempotency_key: 'k1',
+      via: 'http',
+    };
+    const kept = await h.stores.runs.keepAgentCall({ agent: 'ci-bot', call: payload, now: h.clock.now(), dispatchGraceMs: 5000, keyTtlMs: 60_000 });
+    await h.stores.agents.remove('ci-bot');
+    await h.stores.agents.create({ name: 'ci-bot', description: null, tools_allow: ['*'], tokenHash: agentTokenHash('hya_again') }, h.clock.now());
+    await h.executor.handle(kept.id);
+    const run = (await h.stores.runs.get(kept.id))!;
+    expect(run).toMatchObject({ status: 'denied', result: { message: expect.stringMatching(/^agent revoked: agent 'ci-bot' was revoked/) } });
+    expect(run.history.map((l) => l.event)).toContain('agent');
     expect(deploy.calls).toHaveLength(0);
   });
 });

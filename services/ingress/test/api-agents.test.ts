@@ -41,6 +41,8 @@ describe('agent principals (/api/agents)', () => {
     const { agent, token } = made.body;
     expect(token).toMatch(TOKEN_SHAPE);
     expect(agent).toEqual({
+      // Made here and never changed: what the agent's calls, keys, tasks and sessions belong to.
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       name: 'ci-bot',
       description: 'runs the checks',
       tools_allow: ['echo', 'print'],

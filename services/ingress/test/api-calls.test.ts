@@ -72,6 +72,7 @@ describe('HTTP call API', () => {
     const run = await h.stores.runs.get(r.body.id);
     expect(run).toMatchObject({ door: 'agent', hook: 'agent:bot', topic: 'tools/call', status: 'pending' });
     expect(run!.payload).toEqual({
+      agent_id: (await h.stores.agents.get('bot'))!.id,
       tool: 'echo',
       arguments: { text: 'hi' },
       args_sha256: argsHash({ text: 'hi' }),

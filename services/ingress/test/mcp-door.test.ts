@@ -89,6 +89,34 @@ describe('/mcp: sessions, revisions and refusals', () => {
     expect(ok.status).toBe(200);
   });
 
+  it("an Origin on the door's host but another port or scheme is 403: the Origin must be the door's own origin (scheme, host and port) or HOOKS_PUBLIC_URL's", async () => {
+    w = await startMcpWorld({ settings: { publicUrl: 'https://hooks.example.com' } });
+    const token = await w.agent('ci-bot', ['*']);
+    const port = Number(new URL(w.url).port);
+    const { request } = await import('node:http');
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const all = { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${token}`, ...headers };
+        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: all }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
+      });
+    const host = `localhost:${port}`;
+    // Same host, another port: another origin to a browser (any local page), refused.
+    expect(await status({ host, origin: `http://localhost:${port + 1}` })).toBe(403);
+    expect(await status({ host, origin: 'http://localhost' })).toBe(403);
+    // Same host and port, another scheme; another loopback name for the same address.
+    expect(await status({ host, origin: `https://localhost:${port}` })).toBe(403);
+    expect(await status({ host, origin: `http://127.0.0.1:${port}` })).toBe(403);
+    // The public URL's origin, exactly: not on another port.
+    expect(await status({ host: 'hooks.example.com', origin: 'https://hooks.example.com:8443' })).toBe(403);
+    expect(await status({ host: 'hooks.example.com', origin: 'https://hooks.example.com' })).toBe(200);
+    expect(await status({ host, origin: `http://localhost:${port}` })).toBe(200);
+  });
+
   it.each([
     ["the public URL's host", { publicUrl: 'https://hooks.example.com' }],
     ['a host named in HOOKS_AGENT_ALLOWED_HOSTS (an in-cluster name)', { agentAllowedHosts: ['hooks.example.com'] }],

@@ -26,12 +26,12 @@ export class MemoryAgentStore implements AgentStore {
     return [...this.agents.values()].map((h) => structuredClone(h.agent)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async remove(name: string): Promise<boolean> {
+  async remove(name: string): Promise<AgentClient | null> {
     const held = this.agents.get(name);
-    if (!held) return false;
+    if (!held) return null;
     this.agents.delete(name);
     this.byHash.delete(held.tokenHash);
-    return true;
+    return structuredClone(held.agent);
   }
 
   async rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null> {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AGENT_CALL_TOPIC, FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, agentHookName, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead, RunStatus } from '@hookyard/core';
+import { agentKeyScope } from '../agent-rules';
 import { decideInterrupt, replayDetail } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
@@ -72,7 +73,7 @@ export class MemoryRunStore implements RunStore {
   private readonly slots = new Map<string, Slot>();
   private readonly deliveries = new DeliveryClaims();
   private readonly unrouted = new MemoryUnrouted();
-  /** An agent's idempotency key (`agent\nkey`) -> the run it kept and until when the key answers it. */
+  /** An agent's idempotency key (`agent id\nkey`) -> the run it kept and until when the key answers it. */
   private readonly agentKeys = new Map<string, { id: string; until: number }>();
   /** Per-minute counters, kept by the transitions as stats.lua keeps them. */
   private readonly stats = new MemoryStats();
@@ -110,7 +111,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall> {
-    const key = `${input.agent}\n${input.call.idempotency_key}`;
+    const key = `${agentKeyScope(input)}\n${input.call.idempotency_key}`;
     const held = this.agentKeys.get(key);
     if (held && held.until > input.now && this.slots.has(held.id)) return { id: held.id, created: false };
     const id = runIdAt(runIdBase(input.now, 0), 0);

@@ -21,7 +21,8 @@ import type { Door } from '@hookyard/core';
  *                                    uses, max_uses ('' none), revoked (0/1), token (its SHA-256, hex)
  *   {P}:trigger-tokens        hash   token SHA-256 -> link id (the one lookup a use makes)
  *   {P}:hook-trigger-links:<h> set   the link ids of hook h (removed with the hook, remove_hook.lua)
- *   {P}:agents                hash   agent name -> agent JSON (with token_hash: the token's SHA-256, never the token)
+ *   {P}:agents                hash   agent name -> agent JSON (with its id and token_hash: the token's SHA-256, never
+ *                                    the token; one kept before agents had ids is read with its name as id)
  *   {P}:agent-tokens          hash   agent token SHA-256 -> agent name
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
@@ -36,7 +37,8 @@ import type { Door } from '@hookyard/core';
  *                                    n = deliveryPartition(t, id): the claim and the runs it kept share a slot.
  *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
  *   {P:p<n>}:agent-call:<a>:<k> string "<answers until ms> <run id>": the run an agent's idempotency key kept (keep_agent_call);
- *                                    a = agent name, k = SHA-256 (hex) of the key, n = deliveryPartition('agent:' + a, k)
+ *                                    a = agent id (the name for a call kept before agents had ids), k = SHA-256 (hex)
+ *                                    of the key, n = deliveryPartition('agent:' + agent name, k)
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>

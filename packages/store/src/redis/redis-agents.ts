@@ -1,13 +1,16 @@
 import { agentTokenId, unavailable, type AgentClient } from '@hookyard/core';
-import { agentTaken, newAgentRecord, type NewAgent } from '../agent-rules';
+import { agentTaken, newAgentRecord, withAgentId, type NewAgent } from '../agent-rules';
 import type { AgentStore } from '../types';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
-import { storeError } from './replies';
+import { replyText, storeError } from './replies';
 import type { Scripts } from './scripts';
 
 /** An agent as kept: the API's record plus its token's SHA-256 (never the token). */
 type Kept = AgentClient & { token_hash: string };
+
+/** A kept record as read: one written before agents had ids is read with its legacy id (kept from its next rotate on). */
+const parse = (raw: string): Kept => withAgentId(JSON.parse(raw) as Omit<Kept, 'id'> & { id?: string });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const shown = ({ token_hash: _hash, ...agent }: Kept): AgentClient => agent;
@@ -27,7 +30,7 @@ export class RedisAgentStore implements AgentStore {
     } catch (err) {
       throw storeError('getAgent', err);
     }
-    return raw === null ? null : (JSON.parse(raw) as Kept);
+    return raw === null ? null : parse(raw);
   }
 
   async create(input: NewAgent, now: number): Promise<AgentClient> {
@@ -51,11 +54,12 @@ export class RedisAgentStore implements AgentStore {
     }
     return Object.keys(all)
       .sort()
-      .map((name) => shown(JSON.parse(all[name]!) as Kept));
+      .map((name) => shown(parse(all[name]!)));
   }
 
-  async remove(name: string): Promise<boolean> {
-    return (await this.run('remove_agent', [name])) === 1;
+  async remove(name: string): Promise<AgentClient | null> {
+    const reply = await this.reply('remove_agent', [name]);
+    return Number(reply[0]) === 1 ? shown(parse(replyText(reply[1]))) : null;
   }
 
   async rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null> {
@@ -84,13 +88,15 @@ export class RedisAgentStore implements AgentStore {
     return kept && kept.token_hash === tokenHash ? shown(kept) : null;
   }
 
-  private async run(name: 'create_agent' | 'rotate_agent' | 'remove_agent', args: string[]): Promise<number> {
-    let reply: unknown[];
+  private async run(name: 'create_agent' | 'rotate_agent', args: string[]): Promise<number> {
+    return Number((await this.reply(name, args))[0]);
+  }
+
+  private async reply(name: 'create_agent' | 'rotate_agent' | 'remove_agent', args: string[]): Promise<unknown[]> {
     try {
-      reply = await this.scripts.run(name, [this.keys.agents, this.keys.agentTokens], args);
+      return await this.scripts.run(name, [this.keys.agents, this.keys.agentTokens], args);
     } catch (err) {
       throw storeError(name, err);
     }
-    return Number(reply[0]);
   }
 }

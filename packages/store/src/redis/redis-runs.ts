@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, internal, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead } from '@hookyard/core';
+import { agentKeyScope } from '../agent-rules';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
@@ -152,7 +153,7 @@ export class RedisRunStore implements RunStore {
     await this.setup.ready('keep_agent_call');
     let reply: unknown[];
     try {
-      reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, input.agent, keyHash), this.keys.due(p)], args);
+      reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, agentKeyScope(input), keyHash), this.keys.due(p)], args);
     } catch (err) {
       throw keepError('keep_agent_call', err, this.client.status === 'ready');
     }

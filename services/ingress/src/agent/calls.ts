@@ -10,6 +10,7 @@ import {
   argsHash,
   badInput,
   conflict,
+  isCallOf,
   nameViolation,
   notFound,
   type AgentCallPayload,
@@ -95,6 +96,8 @@ export class AgentCalls {
     }
     const idempotencyKey = key ?? `hy-${randomUUID()}`;
     const call: AgentCallPayload = {
+      // The call is the agent's (by id), never a same-named successor's; its key is scoped by it too.
+      agent_id: agent.id,
       tool,
       arguments: args,
       args_sha256: argsHash(args),
@@ -113,10 +116,10 @@ export class AgentCalls {
       keyTtlMs: settings.retentionMs,
     });
     if (!kept.created) {
-      await this.checkSameCall(kept.id, idempotencyKey, call);
+      await this.checkSameCall(agent, kept.id, idempotencyKey, call);
       return { id: kept.id, created: false, idempotencyKey };
     }
-    logger.info({ run: kept.id, agent: agent.name, tool, via: req.via }, 'agent call kept');
+    logger.info({ run: kept.id, agent: agent.name, agent_id: agent.id, tool, via: req.via }, 'agent call kept');
     for (const summary of acceptedSummaries(AGENT_CALL_TOPIC, [{ id: kept.id, hook: agentHookName(agent.name) }], now)) {
       this.deps.events?.publish(summary).catch((err: unknown) => logger.debug({ run: kept.id, err: String(err) }, 'run event not published'));
     }
@@ -159,12 +162,16 @@ export class AgentCalls {
     });
   }
 
-  /** The run if it is this agent's call; one not_found for "none" and "someone else's", so ids cannot be probed. */
+  /**
+   * The run if it is this agent's call (by id: a revoked agent's calls are not
+   * its same-named successor's); one not_found for "none" and "someone
+   * else's", so ids cannot be probed.
+   */
   private async ownRun(agent: AgentClient, id: string): Promise<Run> {
     const missing = () => notFound(`no call ${JSON.stringify(id)} of agent '${agent.name}'`);
     if (typeof id !== 'string' || !RUN_ID_PATTERN.test(id)) throw missing();
     const run = await this.deps.stores.runs.get(id);
-    if (!run || run.door !== 'agent' || run.hook !== agentHookName(agent.name)) throw missing();
+    if (!run || !isCallOf(agent, run)) throw missing();
     return run;
   }
 
@@ -184,9 +191,18 @@ export class AgentCalls {
     return { interaction, message };
   }
 
+  /** True when the run is this agent's call (tasks/list shows no other). */
+  owns(agent: AgentClient, run: Run): boolean {
+    return isCallOf(agent, run);
+  }
+
   /** A reused key must be the same call: same tool, same arguments (by their SHA-256). */
-  private async checkSameCall(id: string, key: string, call: AgentCallPayload): Promise<void> {
+  private async checkSameCall(agent: AgentClient, id: string, key: string, call: AgentCallPayload): Promise<void> {
     const run = await this.deps.stores.runs.get(id);
+    // Only a name revoked and made again before agents had ids shares a key scope with its predecessor.
+    if (run && !isCallOf(agent, run)) {
+      throw conflict(`idempotency key ${JSON.stringify(key)} was used by an earlier agent named '${agent.name}'; use a new key for this call`);
+    }
     const kept = run?.payload as Partial<AgentCallPayload> | undefined;
     if (!kept) return;
     const sameTool = kept.tool === call.tool;

@@ -46,29 +46,50 @@ function hostnameOf(hostish: string): string | null {
   }
 }
 
+/** The origin (scheme, host, port) of HOOKS_PUBLIC_URL, which a browser page behind a TLS proxy sends; null when unset. */
+export function publicOrigin(settings: Pick<Settings, 'publicUrl'>): string | null {
+  return settings.publicUrl ? new URL(settings.publicUrl).origin : null;
+}
+
 /**
- * DNS-rebinding protection, port-agnostic as the SDK's hostHeaderValidation:
- * the Host must name an allowed hostname, and a browser's Origin (when sent)
- * too. A page on another site that rebinds its name to this address sends its
- * own name in both, so it is refused before anything else happens.
+ * DNS-rebinding protection: the Host must name an allowed hostname (any
+ * port, as the SDK's hostHeaderValidation), and a browser's Origin (when
+ * sent) must be this door's own origin, scheme, host and port alike: the one
+ * the request was sent to (its Host, over this connection's scheme) or
+ * HOOKS_PUBLIC_URL's. A page on another site that rebinds its name to this
+ * address sends its own name, and a page on another port of the same host
+ * (another origin to a browser) its own port: both are refused before
+ * anything else happens.
  */
-export function checkHostAndOrigin(req: IncomingMessage, allowed: readonly string[]): Refusal | null {
+export function checkHostAndOrigin(req: IncomingMessage, allowed: readonly string[], publicOrigin: string | null = null): Refusal | null {
   const host = req.headers.host;
   const hostname = host ? hostnameOf(host) : null;
   if (!hostname || !allowed.includes(hostname)) return rpcRefusal(403, -32000, `Invalid Host header: ${host ?? '(none)'}`);
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, allowed)) return rpcRefusal(403, -32000, `Invalid Origin header: ${origin}`);
+  if (origin !== undefined && !originAllowed(origin, ownOrigin(req, host!), publicOrigin)) return rpcRefusal(403, -32000, `Invalid Origin header: ${origin}`);
   return null;
 }
 
-function originAllowed(origin: string, allowed: readonly string[]): boolean {
+/** The origin the request was sent to: this connection's scheme and the Host it named (default ports left out, as browsers send them). */
+function ownOrigin(req: IncomingMessage, host: string): string | null {
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   try {
-    const u = new URL(origin);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && allowed.includes(u.hostname.toLowerCase());
+    return new URL(`${scheme}://${host}`).origin;
   } catch {
-    // `null` (a sandboxed page, a file) and anything unparseable.
+    return null;
+  }
+}
+
+function originAllowed(origin: string, own: string | null, publicOrigin: string | null): boolean {
+  let sent: string;
+  try {
+    sent = new URL(origin).origin;
+  } catch {
+    // Anything unparseable.
     return false;
   }
+  // `null` (a sandboxed page, a file) parses to the origin "null": never equal to ours.
+  return sent !== 'null' && (sent === own || sent === publicOrigin);
 }
 
 /** RFC 6750's challenge, which MCP clients read to learn they need (another) token. */

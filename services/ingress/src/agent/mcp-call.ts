@@ -10,7 +10,7 @@ import { TOOLS_ALLOW_HEADER, toolsAllowEntries, type AgentCalls } from './calls'
  */
 
 /** The parts of AgentCalls the MCP door uses. */
-export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible' | 'wait'>;
+export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible' | 'wait' | 'owns'>;
 
 /** `_meta` keys a client may set on a request. */
 export const META_TOOLS_ALLOW = 'hookyard/tools_allow';

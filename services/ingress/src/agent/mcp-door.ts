@@ -7,7 +7,7 @@ import type { AgentClient, Clock, Settings } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import type { Verdict } from '../limiter';
-import { allowedHostnames, checkHostAndOrigin, createAgentAuthenticator, isRefusal, refuse, rpcRefusal } from './mcp-access';
+import { allowedHostnames, checkHostAndOrigin, createAgentAuthenticator, isRefusal, publicOrigin, refuse, rpcRefusal } from './mcp-access';
 import { createMcpServer, type McpServerDeps } from './mcp-server';
 import { mcpSdk } from './mcp-sdk';
 
@@ -35,6 +35,8 @@ export interface McpDoor {
 interface Session {
   id: string;
   agent: string;
+  /** The agent's immutable id: a same-named agent made after a revoke never reaches this session. */
+  agentId: string;
   /** The token that opened it (its token_id): after a rotation the session is no one's, on every replica. */
   tokenId: string;
   /** The agent as its latest request on this session authenticated (the task requests answer for it). */
@@ -56,11 +58,12 @@ const ALLOWED_METHODS = 'GET, POST, DELETE';
  * the method, the agent token (re-read every request: a revoked agent is
  * refused on its next one), the agent's flood bucket, the body (capped at
  * HOOKS_API_BODY_MAX_BYTES and the JSON depth cap), then the session: a
- * session id is bound to the agent and token that opened it, and any other
+ * session id is bound to the agent (by id) and token that opened it, and any other
  * token with it is "Session not found", as for an id that never existed.
  */
 export function createMcpDoor(deps: McpDoorDeps): McpDoor {
   const hosts = allowedHostnames(deps.settings);
+  const ownPublicOrigin = publicOrigin(deps.settings);
   const authenticate = createAgentAuthenticator(deps.stores, deps.settings);
   const open = new Map<string, Session>();
 
@@ -70,10 +73,11 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
     await s.server.close().catch(() => undefined);
   }
 
+  /** Ends idle sessions, and the least recently used of agent `agent` (its id) past MCP_SESSIONS_PER_AGENT. */
   function sweep(agent: string): Promise<unknown> {
     const now = deps.clock.now();
     const idle = [...open.values()].filter((s) => now - s.lastUsedMs > MCP_SESSION_IDLE_MS);
-    const mine = [...open.values()].filter((s) => s.agent === agent && !idle.includes(s)).sort((a, b) => a.lastUsedMs - b.lastUsedMs);
+    const mine = [...open.values()].filter((s) => s.agentId === agent && !idle.includes(s)).sort((a, b) => a.lastUsedMs - b.lastUsedMs);
     const over = mine.slice(0, Math.max(0, mine.length - MCP_SESSIONS_PER_AGENT + 1));
     return Promise.all([...idle, ...over].map(end));
   }
@@ -85,8 +89,8 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
     const transport: StreamableHTTPServerTransport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: async (id) => {
-        await sweep(agent.name);
-        open.set(id, { id, agent: agent.name, tokenId: agent.token_id, current, transport, server, lastUsedMs: deps.clock.now() });
+        await sweep(agent.id);
+        open.set(id, { id, agent: agent.name, agentId: agent.id, tokenId: agent.token_id, current, transport, server, lastUsedMs: deps.clock.now() });
       },
     });
     transport.onclose = () => {
@@ -97,7 +101,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const badHost = checkHostAndOrigin(req, hosts);
+    const badHost = checkHostAndOrigin(req, hosts, ownPublicOrigin);
     if (badHost) return refuse(res, badHost);
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
@@ -121,7 +125,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = open.get(sid);
-      if (!s || s.agent !== agent.name || s.tokenId !== agent.token_id) return refuse(res, rpcRefusal(404, -32001, 'Session not found'));
+      if (!s || s.agentId !== agent.id || s.tokenId !== agent.token_id) return refuse(res, rpcRefusal(404, -32001, 'Session not found'));
       s.lastUsedMs = deps.clock.now();
       s.current.agent = agent;
       return s.transport.handleRequest(authed, res, body);

@@ -97,7 +97,8 @@ export function runTaskStore(deps: RunTaskDeps, agentOf: () => AgentClient): Tas
         throw rpcError('invalid cursor: pass back the nextCursor of the previous tasks/list answer unchanged');
       }
       const tasks: Task[] = [];
-      for (const run of page.runs) tasks.push(taskOf(run, await deps.calls.view(agent, run.id)));
+      // The hook slot names the agent by name: calls of an earlier agent of that name are not this one's tasks.
+      for (const run of page.runs) if (deps.calls.owns(agent, run)) tasks.push(taskOf(run, await deps.calls.view(agent, run.id)));
       return page.nextCursor ? { tasks, nextCursor: page.nextCursor } : { tasks };
     },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
 import { AGENT_TOKEN_PREFIX, ALLOWLIST_ENTRY_PATTERN, agentNameViolation, agentTokenHash, badInput, notFound, type AgentClient } from '@hookyard/core';
+import { endRevokedCalls } from '../agent/revoke';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -9,6 +10,8 @@ export const AGENT_DESCRIPTION_MAX = 500;
 /** Most entries an agent's allowlist takes. */
 export const AGENT_ALLOW_MAX = 200;
 const FIELDS = ['name', 'description', 'tools_allow'];
+/** Interaction ids a revoke's audit entry names at most (the count is always whole). */
+const AUDIT_IDS_MAX = 50;
 
 /** A new agent token: the prefix and 32 random bytes (256 bits), base64url. Shown once; only its SHA-256 is kept. */
 export function newAgentToken(): string {
@@ -55,10 +58,13 @@ function readAgentInput(body: unknown): AgentInput {
 }
 
 /**
- * Agent principals (admin only): `POST /api/agents` makes one and answers its
- * token once (only its SHA-256 is kept), `GET` lists and shows them, `DELETE`
- * revokes one and `POST .../rotate` gives it a new token; both refuse the old
- * token on its next request and tell the MCP door to close its sessions.
+ * Agent principals (admin only): `POST /api/agents` makes one under a new
+ * immutable id and answers its token once (only its SHA-256 is kept), `GET`
+ * lists and shows them, `DELETE` revokes one and `POST .../rotate` gives it a
+ * new token; both refuse the old token on its next request and tell the MCP
+ * door to close its sessions. A revoke also ends the agent's open approvals
+ * as denied ("agent revoked"); the name is free again, and an agent made
+ * under it has a new id and none of the old one's calls, keys or tasks.
  */
 export function agentRoutes(router: Router, ctx: ApiContext): void {
   const missing = (name: string) => notFound(`no agent named ${JSON.stringify(name.slice(0, 128))}`);
@@ -84,9 +90,21 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
 
   router.delete('/agents/:name', requireRole('admin'), async (req, res) => {
     const name = req.params.name as string;
-    if (agentNameViolation(name) || !(await ctx.stores.agents.remove(name))) throw missing(name);
-    ctx.logger.info({ agent: name, by: callerOf(res) }, 'agent revoked');
+    const removed = agentNameViolation(name) ? null : await ctx.stores.agents.remove(name);
+    if (!removed) throw missing(name);
+    const by = callerOf(res);
+    ctx.logger.info({ agent: name, agent_id: removed.id, by }, 'agent revoked');
     ctx.onAgentRevoked?.(name);
+    // Its calls waiting on a person end now, denied: no approval given later can run a revoked agent's call.
+    const ended = await endRevokedCalls(ctx, removed, by);
+    res.locals.audit = {
+      detail: {
+        agent_id: removed.id,
+        approvals_denied: ended.denied.length,
+        interactions: ended.denied.slice(0, AUDIT_IDS_MAX),
+        left_open: ended.left.slice(0, AUDIT_IDS_MAX),
+      },
+    };
     res.status(204).end();
   });
 

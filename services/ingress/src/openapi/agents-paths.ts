@@ -20,9 +20,14 @@ export const AGENT_SCHEMAS: Obj = {
   Agent: {
     type: 'object',
     description: 'An agent principal: never its token (shown once, when made or rotated; kept only as its SHA-256)',
-    required: ['name', 'description', 'tools_allow', 'token_id', 'created_at', 'updated_at'],
+    required: ['id', 'name', 'description', 'tools_allow', 'token_id', 'created_at', 'updated_at'],
     additionalProperties: false,
     properties: {
+      id: {
+        type: 'string',
+        description:
+          "Made when the agent is made and never changed: its calls, idempotency keys, tasks and sessions belong to it, so an agent made again under a revoked one's name inherits none of them. An agent made before ids existed has its name as id",
+      },
       name: { $ref: '#/components/schemas/Name' },
       description: { type: 'string', nullable: true },
       tools_allow: {
@@ -99,7 +104,12 @@ export function agentPaths(b: PathBuilders): Obj {
       delete: b.op(
         'admin',
         'Revoke an agent at once',
-        { '204': { description: `Revoked. ${revokes}` }, ...b.fail(404) },
+        {
+          '204': {
+            description: `Revoked. ${revokes} Its calls waiting on an approval end denied ("agent revoked"); the name is free again, and an agent made under it has a new id and none of these calls.`,
+          },
+          ...b.fail(404),
+        },
         { tags: ['agents'], operationId: 'revokeAgent' },
       ),
     },

@@ -1,7 +1,8 @@
 -- keep_agent_call: one pending run for an agent's tool call (door `agent`),
 -- unless the agent's idempotency key already names a kept run: the check and
 -- the keep are one step, so two calls with one key keep one run.
--- KEYS: 1 the key's record ({prefix:pN}:agent-call:<agent>:<key sha256>), 2 partition due zset
+-- KEYS: 1 the key's record ({prefix:pN}:agent-call:<agent id>:<key sha256>: keys belong to the agent's
+--       immutable id, so a same-named agent made later never finds them), 2 partition due zset
 -- Also writes (undeclared, named from ARGV[1], the hash tag of every KEY: same
 -- slot) the new run hash {prefix:pN}:run:<id> and its list indexes (index.lua).
 -- ARGV: 1 partition hash tag, 2 run id, 3 payload (JSON: the call), 4 now ms,
