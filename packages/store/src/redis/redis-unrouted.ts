@@ -1,6 +1,6 @@
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
-import { keepError, storeError } from './replies';
+import { storeError } from './replies';
 import type { Scripts } from './scripts';
 import type { KeepEventInput, UnroutedEvent, UnroutedPage, UnroutedTopic } from '../types';
 import { pageIds, toPage, unroutedEventJson, unroutedEventOf } from '../unrouted-rules';
@@ -38,11 +38,7 @@ export class RedisUnrouted {
     const event = unroutedEventOf(input, deliveryId);
     const json = unroutedEventJson(event, input.payloadJson);
     const args = [this.keys.unroutedTag, input.topic, event.id, json, input.now, bounds.keep, bounds.topics, bounds.retentionMs];
-    try {
-      await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
-    } catch (err) {
-      throw keepError('keep_unrouted', err, true);
-    }
+    await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
   }
 
   async listTopics(notBefore: number): Promise<UnroutedTopic[]> {
