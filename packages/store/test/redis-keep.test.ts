@@ -124,11 +124,15 @@ describe('keep_event on Redis', () => {
         const never = await rejection(s.states.set(subject('acme/api#never'), { n: 2 }, { ...by, now: T0 }));
         expect([never.kind, never.notSent, never.outcomeUnknown]).toEqual(['unavailable', true, false]);
         expect(never.message).toMatch(/^redis put_state not sent: connection is [a-z]+$/);
+        // A plain write (no script) is decided the same way.
+        const plain = await rejection(s.hooks.putTemplate({ id: 'never', content: '.' }));
+        expect([plain.kind, plain.notSent, plain.outcomeUnknown]).toEqual(['unavailable', true, false]);
         proxy.restore();
         // Back: anything ioredis held for the connection is written before the ping that says so.
         await connected(s);
         expect((await direct.states.get(subject('acme/api#lost')))?.document).toEqual({ n: 1 });
         expect(await direct.states.get(subject('acme/api#never'))).toBeNull();
+        expect(await direct.hooks.getTemplate('never')).toBeNull();
       } finally {
         await s.close();
         await direct.close();

@@ -87,6 +87,21 @@ export function writeError(op: string, err: unknown, sent: boolean): HookyardErr
 }
 
 /**
+ * Sends one write (a script, or plain commands) on `client`, classified by
+ * writeError: issued only on a connection ready now (else "not sent", nothing
+ * queued to be written later), and any failure after it was issued is
+ * "outcome unknown" unless Redis answered.
+ */
+export async function sendWrite<T>(client: { readonly status: string }, op: string, send: () => Promise<T>): Promise<T> {
+  if (client.status !== 'ready') throw writeError(op, new Error(`connection is ${client.status}`), false);
+  try {
+    return await send();
+  } catch (err) {
+    throw writeError(op, err, true);
+  }
+}
+
+/**
  * Waits for the store's start-up checks (StoreSetup.ready) before write `op`:
  * when Redis is unreachable for them, `op` was not sent (`notSent`).
  */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RedisClient } from './client';
-import { storeError, writeError } from './replies';
+import { sendWrite, storeError } from './replies';
 
 /** One Lua script per atomic state change; fragments are included, never copied. */
 export const SCRIPT_NAMES = [
@@ -102,17 +102,17 @@ export class Scripts {
    * in its offline queue and write it when the connection comes back, maybe
    * after its caller was answered (it re-sends queued and unanswered commands
    * on reconnect, even ones that timed out). So "not sent" is decided here,
-   * before sending, and every later failure is `outcomeUnknown` (writeError).
+   * before sending, and every later failure is `outcomeUnknown` (sendWrite).
    */
   async run(name: ScriptName, keys: string[], args: Array<string | number>): Promise<Reply> {
     const fn = (this.client as unknown as Record<string, ScriptFn>)[`hy_${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
-    const read = READS.has(name);
-    if (!read && this.client.status !== 'ready') throw writeError(name, new Error(`connection is ${this.client.status}`), false);
+    const send = () => fn.call(this.client, keys.length, ...keys, ...args);
+    if (!READS.has(name)) return sendWrite(this.client, name, send);
     try {
-      return await fn.call(this.client, keys.length, ...keys, ...args);
+      return await send();
     } catch (err) {
-      throw read ? storeError(name, err) : writeError(name, err, true);
+      throw storeError(name, err);
     }
   }
 }
