@@ -103,6 +103,42 @@ describe('keep_event on Redis', () => {
       }
     });
 
+    it('any write whose answer is lost is outcome unknown; one issued while the connection is down is not sent at once and never lands later', async () => {
+      const p = `${prefix}w${(n += 1)}`;
+      const direct = await createRedisStores({ url, prefix: p, partitions: 2 });
+      const s = await createRedisStores({ url: proxy.url, prefix: p, partitions: 2, commandTimeoutMs: 1_000 });
+      const subject = (key: string) => ({ scope: 'github', kind: 'pull_request', key });
+      const by = { door: 'api' as const, actor: 'operator:ab12cd34', hook: null };
+      try {
+        await s.states.set(subject('warm'), {}, { ...by, now: T0 });
+        proxy.cutReplyTo('acme/api#lost');
+        const lost = await rejection(s.states.set(subject('acme/api#lost'), { n: 1 }, { ...by, now: T0 }));
+        expect(proxy.cuts).toBe(1);
+        expect([lost.kind, lost.outcomeUnknown, lost.notSent, lost.message]).toEqual([
+          'unavailable',
+          true,
+          false,
+          'redis put_state outcome unknown: Command timed out',
+        ]);
+        // Redis is away (the proxy refuses): the next write is refused before it is sent.
+        const never = await rejection(s.states.set(subject('acme/api#never'), { n: 2 }, { ...by, now: T0 }));
+        expect([never.kind, never.notSent, never.outcomeUnknown]).toEqual(['unavailable', true, false]);
+        expect(never.message).toMatch(/^redis put_state not sent: connection is [a-z]+$/);
+        // A plain write (no script) is decided the same way.
+        const plain = await rejection(s.hooks.putTemplate({ id: 'never', content: '.' }));
+        expect([plain.kind, plain.notSent, plain.outcomeUnknown]).toEqual(['unavailable', true, false]);
+        proxy.restore();
+        // Back: anything ioredis held for the connection is written before the ping that says so.
+        await connected(s);
+        expect((await direct.states.get(subject('acme/api#lost')))?.document).toEqual({ n: 1 });
+        expect(await direct.states.get(subject('acme/api#never'))).toBeNull();
+        expect(await direct.hooks.getTemplate('never')).toBeNull();
+      } finally {
+        await s.close();
+        await direct.close();
+      }
+    });
+
     it('a cut answer re-sent by the client on reconnect keeps once, with a claim and without', async () => {
       const p = `${prefix}c${(n += 1)}`;
       const direct = await createRedisStores({ url, prefix: p, partitions: 3 });

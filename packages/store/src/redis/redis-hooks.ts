@@ -19,7 +19,7 @@ import { hookRevision } from '../hook-revision';
 import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
-import { checkReply, replyText, storeError } from './replies';
+import { checkReply, replyText, sendWrite, storeError } from './replies';
 import { toFields, type RunFields } from './run-hash';
 import { copyPolicyVersion } from './policy-copies';
 import type { Scripts } from './scripts';
@@ -80,7 +80,7 @@ export class RedisHookStore implements HookStore {
       await this.leaveCopies('put_hook', previous.topic, hook.name);
     }
     const revision = hookRevision(record);
-    await call('put_hook', () =>
+    await sendWrite(this.client, 'put_hook', () =>
       Promise.all(
         this.eachPartition((p) =>
           Promise.all([this.client.zadd(this.keys.topicHooks(p, hook.topic), 0, hook.name), this.client.hset(this.keys.hookRevisions(p), hook.name, revision)]),
@@ -100,7 +100,7 @@ export class RedisHookStore implements HookStore {
     await this.setup.ready('remove_hook');
     const before = await this.getHook(name);
     if (before) await this.leaveCopies('remove_hook', before.topic, name);
-    await call('remove_hook', () => Promise.all(this.eachPartition((p) => this.client.hdel(this.keys.hookRevisions(p), name))));
+    await sendWrite(this.client, 'remove_hook', () => Promise.all(this.eachPartition((p) => this.client.hdel(this.keys.hookRevisions(p), name))));
     const reply = checkReply(
       { op: 'remove_hook' },
       await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name])),
@@ -123,38 +123,38 @@ export class RedisHookStore implements HookStore {
   }
 
   async putVerifier(binding: VerifierBinding): Promise<{ created: boolean }> {
-    const added = await call('putVerifier', () => this.client.hset(this.keys.verifiers, binding.topic, JSON.stringify(binding)));
+    const added = await sendWrite(this.client, 'putVerifier', () => this.client.hset(this.keys.verifiers, binding.topic, JSON.stringify(binding)));
     return { created: added === 1 };
   }
   async getVerifier(topic: string): Promise<VerifierBinding | null> {
     return parse<VerifierBinding>(await call('getVerifier', () => this.client.hget(this.keys.verifiers, topic)));
   }
   async removeVerifier(topic: string): Promise<boolean> {
-    return (await call('removeVerifier', () => this.client.hdel(this.keys.verifiers, topic))) === 1;
+    return (await sendWrite(this.client, 'removeVerifier', () => this.client.hdel(this.keys.verifiers, topic))) === 1;
   }
   async listVerifiers(): Promise<VerifierBinding[]> {
     return this.values<VerifierBinding>('listVerifiers', this.keys.verifiers, (v) => v.topic);
   }
 
   async putDedupe(binding: DedupeBinding): Promise<{ created: boolean }> {
-    const added = await call('putDedupe', () => this.client.hset(this.keys.dedupes, binding.topic, JSON.stringify(binding)));
+    const added = await sendWrite(this.client, 'putDedupe', () => this.client.hset(this.keys.dedupes, binding.topic, JSON.stringify(binding)));
     return { created: added === 1 };
   }
   async getDedupe(topic: string): Promise<DedupeBinding | null> {
     return parse<DedupeBinding>(await call('getDedupe', () => this.client.hget(this.keys.dedupes, topic)));
   }
   async removeDedupe(topic: string): Promise<boolean> {
-    return (await call('removeDedupe', () => this.client.hdel(this.keys.dedupes, topic))) === 1;
+    return (await sendWrite(this.client, 'removeDedupe', () => this.client.hdel(this.keys.dedupes, topic))) === 1;
   }
 
   async putTemplate(template: JqTemplate): Promise<void> {
-    await call('putTemplate', () => this.client.hset(this.keys.templates, template.id, JSON.stringify(template)));
+    await sendWrite(this.client, 'putTemplate', () => this.client.hset(this.keys.templates, template.id, JSON.stringify(template)));
   }
   async getTemplate(id: string): Promise<JqTemplate | null> {
     return parse<JqTemplate>(await call('getTemplate', () => this.client.hget(this.keys.templates, id)));
   }
   async removeTemplate(id: string): Promise<boolean> {
-    return (await call('removeTemplate', () => this.client.hdel(this.keys.templates, id))) === 1;
+    return (await sendWrite(this.client, 'removeTemplate', () => this.client.hdel(this.keys.templates, id))) === 1;
   }
   async listTemplates(): Promise<JqTemplate[]> {
     return this.values<JqTemplate>('listTemplates', this.keys.templates, (t) => t.id);
@@ -218,7 +218,7 @@ export class RedisHookStore implements HookStore {
 
   /** Takes hook `name` off every partition's copy of `topic` (one ZREM per partition slot). */
   private async leaveCopies(op: string, topic: string, name: string): Promise<void> {
-    await call(op, () => Promise.all(this.eachPartition((p) => this.client.zrem(this.keys.topicHooks(p, topic), name))));
+    await sendWrite(this.client, op, () => Promise.all(this.eachPartition((p) => this.client.zrem(this.keys.topicHooks(p, topic), name))));
   }
 
   private eachPartition<T>(fn: (p: number) => T): T[] {
@@ -255,7 +255,9 @@ export class RedisToolStore implements ToolStore {
 
   async putPendingTool(record: RemoteToolRecord, ttlMs: number): Promise<string> {
     const id = pendingToolId();
-    await call('putPendingTool', () => this.client.set(this.keys.pendingTool(id), JSON.stringify(record), 'PX', Math.max(1, Math.ceil(ttlMs))));
+    await sendWrite(this.client, 'putPendingTool', () =>
+      this.client.set(this.keys.pendingTool(id), JSON.stringify(record), 'PX', Math.max(1, Math.ceil(ttlMs))),
+    );
     return id;
   }
   async takePendingTool(id: string): Promise<RemoteToolRecord | null> {
@@ -263,20 +265,20 @@ export class RedisToolStore implements ToolStore {
     if (!PENDING_TOOL_ID.test(id)) return null;
     const key = this.keys.pendingTool(id);
     // GET and DEL in one MULTI (GETDEL needs Redis 6.2): one executor takes it, once.
-    const replies = await call('takePendingTool', () => this.client.multi().get(key).del(key).exec());
+    const replies = await sendWrite(this.client, 'takePendingTool', () => this.client.multi().get(key).del(key).exec());
     const [err, raw] = replies?.[0] ?? [null, null];
     if (err) throw storeError('takePendingTool', err);
     return parse<RemoteToolRecord>(raw as string | null);
   }
   async putTool(record: RemoteToolRecord): Promise<{ created: boolean }> {
-    const added = await call('putTool', () => this.client.hset(this.keys.tools, record.name, JSON.stringify(record)));
+    const added = await sendWrite(this.client, 'putTool', () => this.client.hset(this.keys.tools, record.name, JSON.stringify(record)));
     return { created: added === 1 };
   }
   async getTool(name: string): Promise<RemoteToolRecord | null> {
     return parse<RemoteToolRecord>(await call('getTool', () => this.client.hget(this.keys.tools, name)));
   }
   async removeTool(name: string): Promise<boolean> {
-    const [removed] = await call('removeTool', () =>
+    const [removed] = await sendWrite(this.client, 'removeTool', () =>
       Promise.all([this.client.hdel(this.keys.tools, name), this.client.hdel(this.keys.discoveryOk, name), this.client.hdel(this.keys.discoveryErr, name)]),
     );
     return removed === 1;
@@ -289,9 +291,11 @@ export class RedisToolStore implements ToolStore {
     // One field of one hash: a success and a failure never overwrite each other.
     if ('error' in outcome) {
       const value = JSON.stringify({ at: outcome.at, kind: outcome.error.kind, message: outcome.error.message });
-      await call('noteDiscovery', () => this.client.hset(this.keys.discoveryErr, name, value));
+      await sendWrite(this.client, 'noteDiscovery', () => this.client.hset(this.keys.discoveryErr, name, value));
     } else {
-      await call('noteDiscovery', () => this.client.hset(this.keys.discoveryOk, name, JSON.stringify({ at: outcome.at, tools: outcome.tools })));
+      await sendWrite(this.client, 'noteDiscovery', () =>
+        this.client.hset(this.keys.discoveryOk, name, JSON.stringify({ at: outcome.at, tools: outcome.tools })),
+      );
     }
   }
   async discoveryStatuses(): Promise<DiscoveryStatus[]> {

@@ -7,7 +7,7 @@ import { staleTokenError } from '../run-rules';
 import type { InteractionFilter, InteractionPage, InteractionStore, ParkInput, ResolveInput } from '../types';
 import { fieldsToInteraction } from './interaction-hash';
 import type { KeyLayout } from './keys';
-import { replyText, storeError } from './replies';
+import { readyToWrite, replyText, storeError } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
 import type { ScriptName, Scripts } from './scripts';
 import type { StoreSetup } from './setup';
@@ -219,7 +219,7 @@ export class RedisInteractionStore implements InteractionStore {
   }
 
   private async exec(name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown[]> {
-    await this.setup.ready(name);
+    await readyToWrite(this.setup, name);
     try {
       return await this.scripts.run(name, keys, args);
     } catch (err) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AGENT_CALL_TOPIC, HookyardError, agentHookName, badInput, internal, notFound } from '@hookyard/core';
+import { AGENT_CALL_TOPIC, agentHookName, badInput, internal, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead } from '@hookyard/core';
 import { agentKeyScope } from '../agent-rules';
 import type { RedisClient } from './client';
@@ -34,7 +34,7 @@ import { addStatsFields, emptyMinute } from '../stats-rules';
 import type { MinuteStats } from '../stats-rules';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
-import { checkReply, keepError, replyText, storeError } from './replies';
+import { checkReply, readyToWrite, replyText, storeError } from './replies';
 import type { ReplyContext } from './replies';
 import { fieldsToRun, fieldsToRunHead, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
@@ -123,13 +123,9 @@ export class RedisRunStore implements RunStore {
       input.triggerLink ?? '',
       input.headers ? JSON.stringify(input.headers) : '',
     ];
-    await this.setup.ready('keep_hook_run');
-    let reply: unknown[];
-    try {
-      reply = await this.scripts.run('keep_hook_run', [this.keys.topicHooks(p, input.topic), this.keys.due(p)], args);
-    } catch (err) {
-      throw keepError('keep_hook_run', err, this.client.status === 'ready');
-    }
+    await readyToWrite(this.setup, 'keep_hook_run');
+    // Classified by Scripts.run: "not sent" only when it was never issued.
+    const reply = await this.scripts.run('keep_hook_run', [this.keys.topicHooks(p, input.topic), this.keys.due(p)], args);
     return keptRuns(checkReply({ op: 'keep_hook_run', topic: input.topic }, reply));
   }
 
@@ -150,13 +146,8 @@ export class RedisRunStore implements RunStore {
       AGENT_CALL_TOPIC,
       Math.max(1, Math.ceil(input.keyTtlMs)),
     ];
-    await this.setup.ready('keep_agent_call');
-    let reply: unknown[];
-    try {
-      reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, agentKeyScope(input), keyHash), this.keys.due(p)], args);
-    } catch (err) {
-      throw keepError('keep_agent_call', err, this.client.status === 'ready');
-    }
+    await readyToWrite(this.setup, 'keep_agent_call');
+    const reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, agentKeyScope(input), keyHash), this.keys.due(p)], args);
     const r = checkReply({ op: 'keep_agent_call' }, reply);
     return { id: replyText(r[1]), created: Number(r[2]) === 1 };
   }
@@ -182,23 +173,8 @@ export class RedisRunStore implements RunStore {
     ];
     const keys = [this.keys.topicHooks(p, input.topic), this.keys.due(p)];
     if (ttlMs !== null) keys.push(this.keys.delivery(p, input.topic, deliveryId, input.door ?? rules.DEFAULT_DOOR));
-    try {
-      await this.setup.ready('keep_event');
-    } catch (err) {
-      // The checks run before the script: a store that could not run them sent no keep.
-      if (!(err instanceof HookyardError) || err.kind !== 'unavailable') throw err;
-      throw new HookyardError('unavailable', err.message, { cause: err.cause, notSent: true });
-    }
-    // Only a script sent on a ready connection can have run: one queued while Redis is away fails as not sent.
-    if (this.client.status !== 'ready') {
-      throw new HookyardError('unavailable', `redis keep_event not sent: connection is ${this.client.status}`, { notSent: true });
-    }
-    let reply: unknown[];
-    try {
-      reply = await this.scripts.run('keep_event', keys, args);
-    } catch (err) {
-      throw keepError('keep_event', err, true);
-    }
+    await readyToWrite(this.setup, 'keep_event');
+    const reply = await this.scripts.run('keep_event', keys, args);
     return checkReply({ op: 'keep_event', topic: input.topic }, reply);
   }
 
@@ -436,7 +412,7 @@ export class RedisRunStore implements RunStore {
   }
 
   private async exec(ctx: ReplyContext, name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown[]> {
-    await this.setup.ready(name);
+    await readyToWrite(this.setup, name);
     let reply: unknown[];
     try {
       reply = await this.scripts.run(name, keys, args);

@@ -1,6 +1,6 @@
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
-import { keepError, storeError } from './replies';
+import { storeError } from './replies';
 import type { Scripts } from './scripts';
 import type { KeepEventInput, UnroutedEvent, UnroutedPage, UnroutedTopic, UnroutedUsage } from '../types';
 import { pageIds, parseUnroutedEvent as parseEvent, toPage, unroutedRecordOf } from '../unrouted-rules';
@@ -31,12 +31,7 @@ export class RedisUnrouted {
     const record = unroutedRecordOf(input, deliveryId, bounds.eventMaxBytes);
     const tag = this.keys.unroutedTag;
     const args = [tag, input.topic, record.id, record.json, input.now, bounds.keep, bounds.topics, bounds.retentionMs, bounds.maxBytes];
-    let reply: unknown;
-    try {
-      reply = await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
-    } catch (err) {
-      throw keepError('keep_unrouted', err, true);
-    }
+    const reply = await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
     const dropped = Number((reply as unknown[])[3] ?? 0);
     if (dropped > 0) bounds.onDropped?.(dropped, input.now);
   }

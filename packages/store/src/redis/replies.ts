@@ -64,21 +64,55 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
 }
 
 /**
- * A keep that failed, as a HookyardError that says whether anything can have
- * been kept. `sent` is false when the script never left this process (the
- * connection was not ready: nothing was written, `notSent`). A reply error
- * means Redis refused or did not run the script (nothing written either). Any
- * other failure after the script was sent — a command timeout, a connection
- * that dropped before the answer, ioredis giving up on a re-sent command — is
- * `outcomeUnknown`: the script may have run.
+ * The one classification of a failed store write (every script that writes
+ * goes through Scripts.run, which calls this). `sent` is decided BEFORE the
+ * write is issued, never from the connection's state after the failure (by
+ * then a dropped connection looks the same whether or not the script ran):
+ *
+ * - not sent (`notSent`): the script was never issued (the connection was not
+ *   ready, or the store's start-up checks failed first): nothing was written.
+ * - a reply error: Redis answered and refused it (see storeError).
+ * - anything else after it was issued (a command timeout, a connection that
+ *   dropped before the answer, ioredis giving up on a re-sent command) is
+ *   `outcomeUnknown`: the script may have run, or may still run when ioredis
+ *   re-sends it on reconnect. The caller says how to find out.
  */
-export function keepError(op: string, err: unknown, sent: boolean): HookyardError {
+export function writeError(op: string, err: unknown, sent: boolean): HookyardError {
   if (err instanceof HookyardError) return err;
   const e = err as { name?: string; message?: string };
   const message = e?.message ?? String(err);
   if (!sent) return new HookyardError('unavailable', `redis ${op} not sent: ${message}`, { cause: err, notSent: true });
   if (e?.name === 'ReplyError') return storeError(op, err);
   return new HookyardError('unavailable', `redis ${op} outcome unknown: ${message}`, { cause: err, outcomeUnknown: true });
+}
+
+/**
+ * Sends one write (a script, or plain commands) on `client`, classified by
+ * writeError: issued only on a connection ready now (else "not sent", nothing
+ * queued to be written later), and any failure after it was issued is
+ * "outcome unknown" unless Redis answered.
+ */
+export async function sendWrite<T>(client: { readonly status: string }, op: string, send: () => Promise<T>): Promise<T> {
+  if (client.status !== 'ready') throw writeError(op, new Error(`connection is ${client.status}`), false);
+  try {
+    return await send();
+  } catch (err) {
+    throw writeError(op, err, true);
+  }
+}
+
+/**
+ * Waits for the store's start-up checks (StoreSetup.ready) before write `op`:
+ * when Redis is unreachable for them, `op` was not sent (`notSent`).
+ */
+export async function readyToWrite(setup: { ready(op: string): Promise<void> }, op: string): Promise<void> {
+  try {
+    await setup.ready(op);
+  } catch (err) {
+    if (!(err instanceof HookyardError) || err.kind !== 'unavailable') throw err;
+    const why = err.cause instanceof Error ? err.cause.message : err.message;
+    throw new HookyardError('unavailable', `redis ${op} not sent: ${why}`, { cause: err, notSent: true });
+  }
 }
 
 const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS)/;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RedisClient } from './client';
+import { sendWrite, storeError } from './replies';
 
 /** One Lua script per atomic state change; fragments are included, never copied. */
 export const SCRIPT_NAMES = [
@@ -85,6 +86,9 @@ export function loadScript(name: string, dir = luaDir(), seen = new Set<string>(
 type Reply = unknown[];
 type ScriptFn = (numKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Reply>;
 
+/** Scripts that only read: their failure is a plain `unavailable`, and they may wait in the offline queue. */
+const READS: ReadonlySet<ScriptName> = new Set(['read_stats']);
+
 /** Runs the store's scripts by name (EVALSHA, falling back to EVAL once per connection). */
 export class Scripts {
   constructor(private readonly client: RedisClient) {
@@ -92,9 +96,23 @@ export class Scripts {
     for (const name of SCRIPT_NAMES) client.defineCommand(`hy_${name}`, { lua: loadScript(name, dir) });
   }
 
-  run(name: ScriptName, keys: string[], args: Array<string | number>): Promise<Reply> {
+  /**
+   * Runs script `name`; its failure is already a HookyardError. A write is
+   * issued only on a connection ready now: on any other, ioredis would hold it
+   * in its offline queue and write it when the connection comes back, maybe
+   * after its caller was answered (it re-sends queued and unanswered commands
+   * on reconnect, even ones that timed out). So "not sent" is decided here,
+   * before sending, and every later failure is `outcomeUnknown` (sendWrite).
+   */
+  async run(name: ScriptName, keys: string[], args: Array<string | number>): Promise<Reply> {
     const fn = (this.client as unknown as Record<string, ScriptFn>)[`hy_${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
-    return fn.call(this.client, keys.length, ...keys, ...args);
+    const send = () => fn.call(this.client, keys.length, ...keys, ...args);
+    if (!READS.has(name)) return sendWrite(this.client, name, send);
+    try {
+      return await send();
+    } catch (err) {
+      throw storeError(name, err);
+    }
   }
 }

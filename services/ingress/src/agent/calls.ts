@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AGENT_CALL_TOPIC,
   IDEMPOTENCY_KEY_MAX_LENGTH,
+  HookyardError,
   RUN_ID_PATTERN,
   agentAllowlist,
   agentHookName,
@@ -13,6 +14,7 @@ import {
   isCallOf,
   nameViolation,
   notFound,
+  toHookyardError,
   type AgentCallPayload,
   type AgentCallVia,
   type AgentClient,
@@ -106,15 +108,19 @@ export class AgentCalls {
       via: req.via,
     };
     const now = clock.now();
-    const kept = await stores.runs.keepAgentCall({
-      agent: agent.name,
-      call,
-      traceparent: req.traceparent ?? null,
-      now,
-      dispatchGraceMs: settings.dispatchGraceMs,
-      // The key answers the same run at least as long as the run is kept.
-      keyTtlMs: settings.retentionMs,
-    });
+    const kept = await stores.runs
+      .keepAgentCall({
+        agent: agent.name,
+        call,
+        traceparent: req.traceparent ?? null,
+        now,
+        dispatchGraceMs: settings.dispatchGraceMs,
+        // The key answers the same run at least as long as the run is kept.
+        keyTtlMs: settings.retentionMs,
+      })
+      .catch((err: unknown) => {
+        throw keepFailure(err, tool, idempotencyKey);
+      });
     if (!kept.created) {
       await this.checkSameCall(agent, kept.id, idempotencyKey, call);
       return { id: kept.id, created: false, idempotencyKey };
@@ -228,6 +234,26 @@ function checkArguments(args: unknown): Record<string, unknown> {
     );
   }
   return args as Record<string, unknown>;
+}
+
+/**
+ * A keep that failed, as the agent is told: "not sent" only when the store
+ * says it never sent the keep; a keep sent without an answer may have kept
+ * the call (and it may run), so the answer names the key that finds out.
+ */
+function keepFailure(err: unknown, tool: string, key: string): HookyardError {
+  const e = toHookyardError(err);
+  if (e.outcomeUnknown) {
+    return new HookyardError(
+      'unavailable',
+      `call of tool '${tool}': outcome unknown, the keep was sent and no answer came (${e.message}); the call may be kept and may run. ` +
+        `Repeat it with idempotency key ${JSON.stringify(key)} to attach to it and get its outcome (or keep it, if it was not)`,
+      { cause: err, outcomeUnknown: true },
+    );
+  }
+  if (e.notSent)
+    return new HookyardError('unavailable', `call of tool '${tool}' not kept: ${e.message}; nothing was kept, send it again`, { cause: err, notSent: true });
+  return e;
 }
 
 function checkKey(key: unknown): string | null {

@@ -13,6 +13,7 @@ import {
 import type { InteractionKind, InteractionStatus } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { InteractionFilter } from '@hookyard/store';
+import { resolveFailure } from '../approvals/answer';
 import { operatorLinks } from '../approvals/operator-links';
 import { AuditRecorder } from '../audit/recorder';
 import { callerOf, requireRole, roleOf } from './auth';
@@ -121,7 +122,11 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     const id = interactionId(req.params.id as string);
     const reason = parseReason(req.body);
     const by = callerOf(res);
-    const { interaction, run } = await ctx.stores.interactions.resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now());
+    const { interaction, run } = await ctx.stores.interactions
+      .resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now())
+      .catch((err: unknown) => {
+        throw resolveFailure(id, err);
+      });
     ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
     if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
     if (run) announceRun(ctx.events, run, run.status === 'cancelled' ? 'finished' : 'woken', ctx.logger);

@@ -1,4 +1,4 @@
-import { conflict, notFound, toHookyardError, type Interaction, type ResolutionVia, type Run } from '@hookyard/core';
+import { HookyardError, conflict, notFound, toHookyardError, type Interaction, type ResolutionVia, type Run } from '@hookyard/core';
 import { announceRun, type RunBus, type RunEventSink } from '@hookyard/bus';
 import type { Clock, Logger } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
@@ -38,11 +38,11 @@ export async function answerApproval(
   if (current.status === 'open' && Date.parse(current.expires_at) <= now) {
     throw conflict(`interaction ${id} expired at ${current.expires_at}; the scheduler applies its on_timeout (${current.on_timeout ?? 'deny'})`);
   }
-  const out = await deps.stores.interactions.resolve(
-    id,
-    { status: verdict === 'approve' ? 'approved' : 'denied', by: who.by, via: who.via, reason: who.reason },
-    now,
-  );
+  const out = await deps.stores.interactions
+    .resolve(id, { status: verdict === 'approve' ? 'approved' : 'denied', by: who.by, via: who.via, reason: who.reason }, now)
+    .catch((err: unknown) => {
+      throw resolveFailure(id, err);
+    });
   deps.logger.info(
     { interaction: id, run: out.interaction.run, verdict, by: who.by, via: who.via },
     `approval ${verdict === 'approve' ? 'approved' : 'denied'}`,
@@ -56,4 +56,20 @@ export async function answerApproval(
     }
   }
   return out;
+}
+
+/**
+ * A resolve that failed, as its caller is told: sent without an answer, it
+ * may have landed, and GET /api/interactions/{id} tells (its status and
+ * resolution); a second answer is a 409 naming the first if it did.
+ */
+export function resolveFailure(id: string, err: unknown): HookyardError {
+  const e = toHookyardError(err);
+  if (!e.outcomeUnknown) return e;
+  return new HookyardError(
+    'unavailable',
+    `interaction ${id}: outcome unknown, the resolve was sent and no answer came (${e.message}); it may have landed. ` +
+      `GET /api/interactions/${id} shows whether it did (its status and resolution)`,
+    { cause: err, outcomeUnknown: true },
+  );
 }

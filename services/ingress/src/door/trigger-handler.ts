@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PLATFORM_EVENT_TOPICS, keptHeaders, toHookyardError } from '@hookyard/core';
+import { PLATFORM_EVENT_TOPICS, keptHeaders, toHookyardError, type Hook } from '@hookyard/core';
 import type { KeepEventInput, KeptRun } from '@hookyard/store';
 import { sendJson } from '../http/headers';
 import { ANSWERS, acceptedBody, createAcceptedCounter, type AcceptDeps } from './accept';
@@ -41,8 +41,10 @@ export function triggerTokenHash(token: string): string {
  * timeout -> parse (as the public door: multipart with a file is refused) ->
  * the link's use, found by the token's hash and counted in one store step ->
  * one run of the link's hook (door `trigger`, not verified, `trigger_link`)
- * -> answer as the door -> publish. A use whose run could not be kept is
- * given back. The token is never logged; the link id is.
+ * -> answer as the door -> publish. A use is given back only when its run
+ * provably was not kept (no hook, or the keep was never sent); a keep whose
+ * answer was lost is 503 "accept outcome unknown" with the use spent. The
+ * token is never logged; the link id is.
  */
 export function createTriggerHandler(options: TriggerDoorOptions): (req: IncomingMessage, res: ServerResponse, token: string) => void {
   const opts = options;
@@ -99,36 +101,52 @@ export function createTriggerHandler(options: TriggerDoorOptions): (req: Incomin
         .returnTriggerLinkUse(link.id)
         .catch((err: unknown) => opts.logger.error({ err, link: link.id }, 'could not give back a trigger link use'));
     };
-    let kept: KeptRun[];
-    let topic: string;
+    let hook: Hook | null;
     try {
-      const hook = await opts.stores.hooks.getHook(link.hook);
-      // A platform topic is fired by the platform only: a link never forges its events.
-      if (!hook || PLATFORM_EVENT_TOPICS.has(hook.topic)) {
-        await giveBack('its hook is gone or on a platform topic');
-        return answer(res, 404, TRIGGER_NOT_FOUND);
-      }
-      topic = hook.topic;
-      const input: KeepEventInput = {
-        topic,
-        payload: parsed.payload,
-        ...(parsed.json === undefined ? {} : { payloadJson: parsed.json }),
-        now,
-        dispatchGraceMs: opts.dispatchGraceMs,
-        door: 'trigger',
-        verified: false,
-        triggerLink: link.id,
-        headers: keptHeaders(req.headers),
-      };
+      hook = await opts.stores.hooks.getHook(link.hook);
+    } catch (err) {
+      // Nothing was sent to keep: the use goes back.
+      await giveBack('its hook could not be read');
+      opts.logger.error({ err, link: link.id, hook: link.hook }, 'trigger link: could not read its hook; nothing kept');
+      return answer(res, ANSWERS.acceptFailed.status, ANSWERS.acceptFailed.body);
+    }
+    // A platform topic is fired by the platform only: a link never forges its events.
+    if (!hook || PLATFORM_EVENT_TOPICS.has(hook.topic)) {
+      await giveBack('its hook is gone or on a platform topic');
+      return answer(res, 404, TRIGGER_NOT_FOUND);
+    }
+    const topic = hook.topic;
+    const input: KeepEventInput = {
+      topic,
+      payload: parsed.payload,
+      ...(parsed.json === undefined ? {} : { payloadJson: parsed.json }),
+      now,
+      dispatchGraceMs: opts.dispatchGraceMs,
+      door: 'trigger',
+      verified: false,
+      triggerLink: link.id,
+      headers: keptHeaders(req.headers),
+    };
+    let kept: KeptRun[];
+    try {
       kept = await opts.stores.runs.keepHookRun(input, hook.name);
     } catch (err) {
       const e = toHookyardError(err);
+      // Given back only when the keep provably never ran (never sent): a keep whose answer was
+      // lost may have kept the run, and a second use would fire a one-use link twice.
+      if (e.notSent) {
+        await giveBack('the run could not be kept (the keep was never sent)');
+        opts.logger.error({ err, link: link.id, hook: link.hook }, 'trigger link: could not keep the run; nothing kept');
+        return answer(res, ANSWERS.acceptFailed.status, ANSWERS.acceptFailed.body);
+      }
       if (e.outcomeUnknown) {
-        opts.logger.error({ err, link: link.id, hook: link.hook }, 'trigger link: the keep was sent but no answer came (answered 503 accept outcome unknown)');
+        opts.logger.error(
+          { err, link: link.id, hook: link.hook },
+          'trigger link: the keep was sent but no answer came; its use stays spent (answered 503 accept outcome unknown; GET /api/hook-runs?hook= shows whether it was kept)',
+        );
         return answer(res, ANSWERS.outcomeUnknown.status, ANSWERS.outcomeUnknown.body);
       }
-      await giveBack('the run could not be kept');
-      opts.logger.error({ err, link: link.id, hook: link.hook }, 'trigger link: could not keep the run; nothing kept');
+      opts.logger.error({ err, link: link.id, hook: link.hook }, 'trigger link: the store refused the keep; its use stays spent');
       return answer(res, ANSWERS.acceptFailed.status, ANSWERS.acceptFailed.body);
     }
     if (kept.length === 0) {

@@ -138,8 +138,10 @@ const PATHS: Obj = {
           headers: { 'Retry-After': { schema: { type: 'integer' } } },
           content: json(ref('DoorError')),
         },
-        '500': doorError('`accept failed`: nothing was kept and the use was given back (retry)'),
-        '503': doorError('`accept outcome unknown`: the keep was sent and no answer came; it may be kept (the use stays counted)'),
+        '500': doorError('`accept failed`: nothing was kept; the use was given back when the keep was never sent (a keep the store refused leaves it spent)'),
+        '503': doorError(
+          '`accept outcome unknown`: the keep was sent and no answer came; it may be kept (the use stays counted; GET /api/hook-runs?hook= tells)',
+        ),
       },
     },
   },
