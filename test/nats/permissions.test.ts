@@ -28,6 +28,9 @@ import {
   roleInboxPrefix,
 } from '@hookyard/bus';
 import { startNats, type ServerProcess } from '../support/servers';
+import { deleteRedisKeys, uniquePrefix } from '../support/services';
+import { eventually, requirePlatform, roleEnv, startRoles, stopRoles, type RoleProcess } from '../support/processes';
+import { Api } from '../e2e/api';
 
 const CONF = join(__dirname, '..', '..', 'deploy', 'nats', 'nats-server.conf');
 const PREFIX = 'hooks';
@@ -56,8 +59,11 @@ beforeAll(async () => {
   server = await startNats(join(dir, 'js'), ['-c', join(dir, 'nats-server.conf')]);
   url = `nats://127.0.0.1:${server.port}`;
 }, 30_000);
+// Each test's connections close after it: a bus or door left open would share the roles' durable consumers.
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+});
 afterAll(async () => {
-  for (const c of closers.reverse()) await c().catch(() => undefined);
   await server?.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
@@ -213,4 +219,42 @@ describe('deploy/nats/nats-server.conf', () => {
       .catch((err: Error & { api_error?: { description?: string } }) => err.api_error?.description ?? err.message);
     expect(tooBig).toMatch(/insufficient storage resources/);
   }, 30_000);
+
+  it('hookyard serve, each role as its own user, takes its own inbox prefix: an event in through the NATS door runs to the end, nothing refused', async () => {
+    await requirePlatform();
+    const keys = uniquePrefix('perms');
+    const token = randomBytes(16).toString('hex');
+    const violationsBefore = server.log.filter((l) => l.includes('Violation')).length;
+    const envOf = (role: 'ingress' | 'executor' | 'scheduler') =>
+      roleEnv(keys, token, {
+        HOOKS_NATS_URL: url,
+        HOOKS_NATS_PREFIX: PREFIX,
+        HOOKS_NATS_USER: role,
+        HOOKS_NATS_PASSWORD: 'env:HOOKS_SECRET_NATS_PASSWORD',
+        HOOKS_SECRET_NATS_PASSWORD: passwords[role],
+        HOOKS_RUN_SWEEP_SECONDS: '0.5',
+      });
+    const procs: RoleProcess[] = [];
+    try {
+      for (const role of ['ingress', 'scheduler', 'executor'] as const) procs.push(...(await startRoles(envOf(role), [[role, role]])));
+      const api = new Api(procs[0]!.url, token);
+      await api.ok('POST', '/api/hooks', { name: 'perms-echo', topic: 'perms', tool: 'echo', start_expr: { content: '{n: .n}' } });
+      const pub = await connect({ servers: url, user: 'publisher', pass: passwords.publisher, inboxPrefix: '_INBOX_publisher' });
+      closers.push(() => pub.close());
+      await pub.jetstream().publish(`${PREFIX}.ingest.perms`, '{"n":7}');
+      const [run] = await eventually(
+        async () => {
+          const runs = await api.allRuns('perms-echo');
+          return runs.length === 1 && runs[0]!.status === 'succeeded' ? runs : undefined;
+        },
+        30_000,
+        'the run to succeed',
+      );
+      expect(run!.result).toEqual({ n: 7 });
+      expect(server.log.filter((l) => l.includes('Violation')).slice(violationsBefore)).toEqual([]);
+    } finally {
+      await stopRoles(procs, 'SIGKILL');
+      await deleteRedisKeys(keys);
+    }
+  }, 90_000);
 });
