@@ -131,4 +131,16 @@ describe('NATS credentials from settings', () => {
       message: expect.stringContaining('failed the TLS check against the system CAs (set HOOKS_NATS_TLS_CA to name another)'),
     });
   });
+
+  it("a role's replies arrive on its own inbox prefix (_INBOX_<role>) unless HOOKS_NATS_INBOX_PREFIX names another; a wildcard is refused", async () => {
+    const resolver = createSecretResolver({ env: {}, scope: { envPrefix: 'HOOKS_SECRET_', dirs: [dir] } });
+    const plain = loadSettings({ HOOKS_NATS_URL: 'nats://127.0.0.1:4222' });
+    expect((await natsCredentials(plain, resolver, 'executor')).inboxPrefix).toBe('_INBOX_executor');
+    expect((await natsCredentials(plain, resolver, 'all')).inboxPrefix).toBe('_INBOX_all');
+    const named = loadSettings({ HOOKS_NATS_URL: 'nats://127.0.0.1:4222', HOOKS_NATS_INBOX_PREFIX: '_INBOX' });
+    expect((await natsCredentials(named, resolver, 'executor')).inboxPrefix).toBe('_INBOX');
+    expect(() => loadSettings({ HOOKS_NATS_INBOX_PREFIX: '_INBOX.>' })).toThrow(
+      'HOOKS_NATS_INBOX_PREFIX: must be NATS subject tokens (letters, digits, _ and -) joined by dots, got "_INBOX.>"',
+    );
+  });
 });

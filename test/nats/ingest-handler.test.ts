@@ -1,7 +1,7 @@
 /**
  * The NATS door's handler over the in-memory store and bus: the same payload
  * rules as the HTTP door, Hookyard's own Nats-Msg-Id dedupe (independent of
- * JetStream's 2-minute window, claimed in the same atomic step as the keep),
+ * JetStream's stream-wide 100 ms window, claimed in the same atomic step as the keep),
  * rejections recorded, and a keep that fails throwing so the message comes back.
  */
 import { HookyardError, ManualClock, createMetrics, silentLogger, type Hook, type Logger } from '@hookyard/core';
@@ -96,7 +96,7 @@ describe('createNatsIngestHandler', () => {
     const clock = new ManualClock(NOW);
     const t = await setup({ clock });
     expect(await t.handler(message('orders', '{"n":1}', {}, 'dup'))).toBe('accepted');
-    // Ten minutes later: far past JetStream's 2-minute duplicate window, well inside Hookyard's claim (1 h here).
+    // Ten minutes later: far past JetStream's own duplicate window, well inside Hookyard's claim (1 h here).
     clock.advance(10 * 60_000);
     expect(await t.handler(message('orders', '{"n":1}', {}, 'dup'))).toBe('duplicate');
     // Past the claim's TTL the id is a new delivery again.

@@ -127,7 +127,11 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
         throw toBusError(err, `open consumer ${JSON.stringify(RUN_CONSUMER)} on ${JSON.stringify(stream)}`);
       }
       const worker = startPullWorker({
-        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: RUN_CONSUMER, expiresMs: RUN_PULL_EXPIRES_MS, logger }, handlers),
+        open: (handlers) =>
+          openJetStreamPullSource(
+            { nc, stream, consumer: RUN_CONSUMER, expiresMs: RUN_PULL_EXPIRES_MS, logger, inboxPrefix: options.credentials?.inboxPrefix },
+            handlers,
+          ),
         concurrency: opts.concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
         logger,

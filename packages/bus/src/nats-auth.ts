@@ -18,6 +18,12 @@ export interface NatsCredentials {
   /** A .creds file's content (user JWT and seed). */
   creds?: Uint8Array;
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
+  /**
+   * Where this role's replies arrive (HOOKS_NATS_INBOX_PREFIX, default
+   * `_INBOX_<role>`): a role's NATS user is allowed to subscribe to its own
+   * prefix only, so no role reads another's replies. Unset: nats.js's `_INBOX`.
+   */
+  inboxPrefix?: string;
   /** The settings these came from, for a refusal's message ("HOOKS_NATS_TOKEN"). */
   source: string;
 }
@@ -25,11 +31,19 @@ export interface NatsCredentials {
 /** The settings NATS credentials are read from. */
 export type NatsCredentialSettings = Pick<
   Settings,
-  'natsUser' | 'natsPassword' | 'natsToken' | 'natsNkeySeed' | 'natsCreds' | 'natsTlsCa' | 'natsTlsCert' | 'natsTlsKey'
+  'natsUser' | 'natsPassword' | 'natsToken' | 'natsNkeySeed' | 'natsCreds' | 'natsTlsCa' | 'natsTlsCert' | 'natsTlsKey' | 'natsInboxPrefix'
 >;
 
-/** Resolves the secret references of the NATS settings; a reference that cannot be read is a SettingsError naming its variable. */
-export async function natsCredentials(settings: NatsCredentialSettings, secrets: SecretResolver): Promise<NatsCredentials> {
+/** A role's inbox prefix when HOOKS_NATS_INBOX_PREFIX is unset: `_INBOX_ingress`, `_INBOX_executor`, ... */
+export function roleInboxPrefix(role: string): string {
+  return `_INBOX_${role}`;
+}
+
+/**
+ * Resolves the secret references of the NATS settings; a reference that cannot be read is a SettingsError naming its variable.
+ * `role` (ingress, executor, scheduler, all) names the default inbox prefix.
+ */
+export async function natsCredentials(settings: NatsCredentialSettings, secrets: SecretResolver, role?: string): Promise<NatsCredentials> {
   const read = async (variable: string, ref: string): Promise<Buffer> => {
     try {
       return await secrets.resolve(ref);
@@ -52,6 +66,8 @@ export async function natsCredentials(settings: NatsCredentialSettings, secrets:
     out.creds = new Uint8Array(await read('HOOKS_NATS_CREDS', settings.natsCreds));
     out.source = 'HOOKS_NATS_CREDS';
   }
+  const inbox = settings.natsInboxPrefix ?? (role === undefined ? undefined : roleInboxPrefix(role));
+  if (inbox !== undefined) out.inboxPrefix = inbox;
   if (settings.natsTlsCa !== undefined || settings.natsTlsCert !== undefined) {
     out.tls = {
       ...(settings.natsTlsCa !== undefined ? { caFile: settings.natsTlsCa } : {}),
@@ -74,6 +90,7 @@ export function natsAuthOptions(credentials: NatsCredentials | undefined): Parti
   if (credentials.nkeySeed) opts.authenticator = nkeyAuthenticator(credentials.nkeySeed);
   if (credentials.creds) opts.authenticator = credsAuthenticator(credentials.creds);
   if (credentials.tls) opts.tls = { ...credentials.tls };
+  if (credentials.inboxPrefix !== undefined) opts.inboxPrefix = credentials.inboxPrefix;
   return opts;
 }
 

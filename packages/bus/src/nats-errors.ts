@@ -20,7 +20,14 @@ export function toBusError(err: unknown, doing: string): HookyardError {
   if (err instanceof HookyardError) return err;
   const code = typeof (err as { code?: unknown } | null)?.code === 'string' ? (err as { code: string }).code : undefined;
   const message = err instanceof Error ? err.message : String(err);
-  const text = `${doing}: ${message}${code ? ` (code ${JSON.stringify(code)})` : ''}`;
+  let text = `${doing}: ${message}${code ? ` (code ${JSON.stringify(code)})` : ''}`;
+  const inbox = code === 'PERMISSIONS_VIOLATION' ? /Subscription to "([^".]+)\./.exec(message) : null;
+  if (inbox) {
+    // A server config that allows only `_INBOX.>` (before roles had inboxes of their own) ends up here.
+    text +=
+      `; this role's replies arrive under the inbox prefix ${JSON.stringify(inbox[1])} (HOOKS_NATS_INBOX_PREFIX, default _INBOX_<role>):` +
+      ` allow its NATS user to subscribe to "${inbox[1]}.>", or set HOOKS_NATS_INBOX_PREFIX to a prefix it may subscribe to`;
+  }
   if (code && UNAVAILABLE_CODES.has(code)) return new HookyardError('unavailable', text, { cause: err });
   if (code && TIMEOUT_CODES.has(code)) return new HookyardError('timeout', text, { cause: err });
   // Node socket errors (ECONNREFUSED, ...) keep the kind core gives them.

@@ -1,4 +1,4 @@
-import type { JsMsg } from 'nats';
+import { DiscardPolicy, nanos, type JsMsg } from 'nats';
 import { badInput, setOwn, silentLogger, unavailable, type Logger } from '@hookyard/core';
 import { connectNats, ensureConsumer, ensureStream, pullConsumerConfig, streamName, workQueueStreamConfig } from './nats-setup';
 import type { NatsCredentials } from './nats-auth';
@@ -50,12 +50,25 @@ export interface NatsIngestOptions {
   retryDelayMs?: number;
   /** Replicas of the ingest stream on a NATS cluster (HOOKS_NATS_REPLICAS; default 1). */
   replicas?: number;
+  /** Bytes the ingest stream holds at most (HOOKS_NATS_INGEST_MAX_BYTES; default INGEST_MAX_BYTES); a publish past it is refused. */
+  maxBytes?: number;
 }
 
 /** The durable pull consumer every ingress replica shares. */
 export const INGEST_CONSUMER = 'ingress';
 /** Events are not yet kept anywhere else: keep them a week while the store is down. */
 const INGEST_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+/** The ingest stream's default bound (HOOKS_NATS_INGEST_MAX_BYTES): 1 GiB. */
+export const INGEST_MAX_BYTES = 1024 ** 3;
+/**
+ * JetStream's duplicate window is one per stream, over every subject: a
+ * Nats-Msg-Id on one topic would make the same id on another topic a
+ * duplicate that nothing keeps. The door claims ids per topic itself
+ * (HOOKS_NATS_DEDUPE_SECONDS), so the stream's window is the shortest the
+ * server accepts: nats-server refuses less than 100 ms and reads 0 as its
+ * 2-minute default; it has no way to turn the window off.
+ */
+export const INGEST_DUPLICATE_WINDOW_MS = 100;
 
 export function ingestSubject(prefix: string, topic: string): string {
   return `${prefix}.ingest.${topic}`;
@@ -76,7 +89,18 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
   const { nc } = conn;
   try {
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, { ...workQueueStreamConfig(stream, `${subjectHead}>`, INGEST_MAX_AGE_MS, options.replicas ?? 1), duplicate_window: 2 * 60 * 1e9 });
+    await ensureStream(
+      jsm,
+      {
+        ...workQueueStreamConfig(stream, `${subjectHead}>`, INGEST_MAX_AGE_MS, options.replicas ?? 1),
+        duplicate_window: nanos(INGEST_DUPLICATE_WINDOW_MS),
+        // Full while the ingress is away: a publish is refused (the publisher sees the error and
+        // can retry) rather than the oldest event dropped, or the disk filled.
+        max_bytes: options.maxBytes ?? INGEST_MAX_BYTES,
+        discard: DiscardPolicy.New,
+      },
+      logger,
+    );
     await ensureConsumer(jsm, stream, pullConsumerConfig(INGEST_CONSUMER, ackWaitMs, 1024, -1));
   } catch (err) {
     await nc.close().catch(() => undefined);
@@ -131,7 +155,8 @@ export async function createNatsIngest(options: NatsIngestOptions): Promise<Nats
         throw toBusError(err, `open consumer ${JSON.stringify(INGEST_CONSUMER)} on ${JSON.stringify(stream)}`);
       }
       worker = startPullWorker({
-        open: (handlers) => openJetStreamPullSource({ nc, stream, consumer: INGEST_CONSUMER, expiresMs: 5000, logger }, handlers),
+        open: (handlers) =>
+          openJetStreamPullSource({ nc, stream, consumer: INGEST_CONSUMER, expiresMs: 5000, logger, inboxPrefix: options.credentials?.inboxPrefix }, handlers),
         concurrency,
         heartbeatMs: Math.max(100, Math.floor(ackWaitMs / 3)),
         logger,

@@ -112,7 +112,7 @@ function redactCredentialsIn(text: string, url: string): string {
  * this at start. A stream of that name bound to other subjects is a conflict
  * (two prefixes that differ only in case), never silently rebound.
  */
-export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string; subjects: string[] }): Promise<void> {
+export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string; subjects: string[] }, logger?: Logger): Promise<void> {
   const doing = `ensure JetStream stream ${JSON.stringify(cfg.name)}`;
   try {
     let existing;
@@ -136,6 +136,19 @@ export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamCon
     }
     // Retention and storage cannot change on a live stream; limits can.
     const { retention: _r, storage: _s, name: _n, ...updatable } = cfg;
+    const had = existing.config.max_bytes ?? -1;
+    const shrinks = cfg.max_bytes !== undefined && cfg.max_bytes > 0 && (had <= 0 || had > cfg.max_bytes);
+    // A tenth spare for publishes that land between the read above and the update.
+    if (shrinks && existing.state.bytes > cfg.max_bytes! * 0.9) {
+      // The server would drop the oldest messages to fit a smaller bound, even with discard `new`:
+      // what the stream holds is kept, and the bound applies from a start that finds it under.
+      delete updatable.max_bytes;
+      delete updatable.discard;
+      logger?.warn(
+        { stream: cfg.name, bytes: existing.state.bytes, max_bytes: cfg.max_bytes },
+        'stream holds (nearly) more than its configured bound; its old bound is kept until a start finds it under, so nothing it holds is dropped',
+      );
+    }
     await jsm.streams.update(cfg.name, { ...existing.config, ...updatable });
   } catch (err) {
     throw err instanceof HookyardError ? err : toBusError(err, doing);

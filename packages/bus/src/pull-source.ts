@@ -31,6 +31,8 @@ export interface JetStreamPullSourceOptions {
   /** The ack timeout of a delivered message's ack() call (nats.js's own default: 5000). */
   ackTimeoutMs?: number;
   logger: Logger;
+  /** The connection's inbox prefix (HOOKS_NATS_INBOX_PREFIX): a role may subscribe to its own inboxes only. Default `_INBOX`. */
+  inboxPrefix?: string;
 }
 
 const PENDING_MESSAGES = 'Nats-Pending-Messages';
@@ -45,7 +47,7 @@ const PENDING_MESSAGES = 'Nats-Pending-Messages';
  */
 export function openJetStreamPullSource(opts: JetStreamPullSourceOptions, on: PullSourceHandlers): PullSource {
   const { nc, logger } = opts;
-  const inbox = createInbox();
+  const inbox = createInbox(opts.inboxPrefix);
   const next = `$JS.API.CONSUMER.MSG.NEXT.${opts.stream}.${opts.consumer}`;
   let outstanding = 0;
   let heardAt = Date.now();

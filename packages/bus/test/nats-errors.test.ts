@@ -29,6 +29,15 @@ describe('toBusError', () => {
     expect(toBusError('weird', 'connect').kind).toBe('internal');
   });
 
+  it("names the inbox prefix and what to allow when the server refuses the role's inbox subscription", () => {
+    const refused = new NatsError('\'Permissions Violation for Subscription to "_INBOX_executor.IS202OU3.*"\'', 'PERMISSIONS_VIOLATION');
+    expect(toBusError(refused, 'set up run stream "HOOKS_RUNS"').message).toBe(
+      'set up run stream "HOOKS_RUNS": \'Permissions Violation for Subscription to "_INBOX_executor.IS202OU3.*"\' (code "PERMISSIONS_VIOLATION");' +
+        ' this role\'s replies arrive under the inbox prefix "_INBOX_executor" (HOOKS_NATS_INBOX_PREFIX, default _INBOX_<role>):' +
+        ' allow its NATS user to subscribe to "_INBOX_executor.>", or set HOOKS_NATS_INBOX_PREFIX to a prefix it may subscribe to',
+    );
+  });
+
   it('keeps a HookyardError as it is', () => {
     const mine = notFound('no such stream');
     expect(toBusError(mine, 'x')).toBe(mine);

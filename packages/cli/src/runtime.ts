@@ -101,7 +101,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
       : createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
     closers.push(() => stores.close());
     // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
-    const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) })) : undefined;
+    const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) }), role) : undefined;
     const bus = settings.natsUrl
       ? await createJetStreamBus({
           url: settings.natsUrl,

@@ -226,6 +226,7 @@ async function startNatsIngest(runtime: Runtime): Promise<NatsIngest> {
     url: s.natsUrl!,
     prefix: s.natsPrefix,
     replicas: s.natsReplicas,
+    maxBytes: s.natsIngestMaxBytes,
     logger: runtime.logger,
     credentials: runtime.natsCredentials,
   });

@@ -189,10 +189,23 @@ const REGISTRY = {
     parse: natsStorage,
   }),
   HOOKS_NATS_DEDUPE_SECONDS: setting('natsDedupeMs', {
-    doc: "how long the NATS door remembers a Nats-Msg-Id per topic, past JetStream's 2-minute window",
+    doc: "how long the NATS door remembers a Nats-Msg-Id per topic (the ingest stream's own window is JetStream's shortest, 100 ms: it spans every topic)",
     default: '86400',
     live: false,
     parse: seconds(86400, 1),
+  }),
+  HOOKS_NATS_INGEST_MAX_BYTES: setting('natsIngestMaxBytes', {
+    doc: 'bytes the ingest stream holds at most while the ingress is away; a publish past it is refused (discard new), nothing held is dropped',
+    default: '1073741824',
+    live: false,
+    parse: int(1024 ** 3, 1024),
+  }),
+  HOOKS_NATS_INBOX_PREFIX: setting('natsInboxPrefix', {
+    doc: "inbox prefix of the role's NATS replies; give each role's NATS user subscribe rights on <prefix>.> only",
+    default: '_INBOX_<role>',
+    live: false,
+    parse: (raw: string | undefined, name: string) =>
+      raw?.trim() ? prefix('', NATS_PREFIX, 'NATS subject tokens (letters, digits, _ and -) joined by dots')(raw, name) : undefined,
   }),
   HOOKS_KEY_PREFIX: setting('keyPrefix', {
     doc: 'prefix of every Redis key',

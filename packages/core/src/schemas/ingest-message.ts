@@ -27,9 +27,9 @@ export const INGEST_HEADERS_SCHEMA = {
       minLength: 1,
       maxLength: 256,
       description:
-        "The sender's delivery id. JetStream drops a repeat within its 2-minute duplicate window; Hookyard " +
-        'also claims it per topic (HOOKS_NATS_DEDUPE_SECONDS, default 24 h), so a resend after the window ' +
-        'keeps nothing and is acknowledged as a duplicate. Without it every message is a new event.',
+        "The sender's delivery id. Hookyard claims it per topic (HOOKS_NATS_DEDUPE_SECONDS, default 24 h), so a " +
+        "resend keeps nothing and is acknowledged as a duplicate; JetStream's own window spans every topic and is " +
+        'kept at its 100 ms minimum. Without it every message is a new event.',
     },
     'Content-Type': {
       type: 'string',

@@ -207,7 +207,6 @@ export class RedisRunStore implements RunStore {
       const bounded = rules.boundResult(plan.skip.result);
       args = ['skip', JSON.stringify(bounded), 0, rules.historyDetail(rules.completeDetail('skipped', bounded), null), '', ''];
     }
-    const digest = createHash('sha1').update(planned.payloadJson).digest('hex');
     const reply = await this.onRun('claim_planned', id, undefined, [
       owner,
       leaseMs,
@@ -215,7 +214,8 @@ export class RedisRunStore implements RunStore {
       rules.claimDetail(owner, leaseMs),
       planned.revision,
       ...args,
-      digest,
+      // The text itself, not a digest of it: the kept payload must be this very text.
+      planned.payloadJson,
       planned.policyVersion,
       planned.topic,
       planned.nonce,

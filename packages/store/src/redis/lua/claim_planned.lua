@@ -6,8 +6,8 @@
 --   skip:  the run ends `skipped` with the result (claim + complete; no lease).
 -- The plan holds only for a fresh run (never claimed, not acted, no interaction,
 -- no claim intent, not an agent's call) on the topic the plan was decided for, whose kept payload is the text the plan
--- was made from (the hint is not trusted: its SHA-1 is compared with the kept
--- payload's), whose hook is still at the revision the plan was made with, and
+-- was made from (the hint is not trusted: its payload text is compared with the
+-- kept payload's, byte for byte), whose hook is still at the revision the plan was made with, and
 -- while the approval policy is at the version its decision was made with (the
 -- partition's copy, field ':approval-policy'; none kept is version 0). Otherwise this is exactly claim.lua: the caller gets the
 -- whole run and plans again after the claim.
@@ -16,7 +16,7 @@
 --       7 planned hook revision, 8 plan ('start' | 'skip'),
 --       9 start: input (JSON) | skip: result (JSON), 10 start: resumable (0/1),
 --       11 the plan's history detail (acted / skipped), 12 a note's event ('' for none), 13 its detail,
---       14 SHA-1 (hex) of the payload text the plan was made from, 15 the approval policy version it was decided with,
+--       14 the payload text the plan was made from (at most the hint's 32 KiB), 15 the approval policy version it was decided with,
 --       16 the topic it was decided for, 17 this call's nonce (kept as claim_nonce: a re-send of the call
 --       answers the claim it made, as it was answered the first time)
 -- Also reads (undeclared, same slot as every KEY) {prefix:pN}:hook-revs, as claim.lua.
@@ -42,7 +42,7 @@ local revs = redis.call('HMGET', c.tag .. ':hook-revs', f[4], ':approval-policy'
 local revision = revs[1] or ''
 local plain = f[6] == '0' and f[7] == '' and (f[8] or '') == '' and (f[9] or '') == '' and f[10] ~= 'agent'
   and f[11] == ARGV[16] and revision ~= '' and revision == ARGV[7] and (revs[2] or '0') == ARGV[15]
-  and redis.sha1hex(redis.call('HGET', c.run, 'payload') or '') == ARGV[14]
+  and redis.call('HGET', c.run, 'payload') == ARGV[14]
 local attempts = redis.call('HINCRBY', c.run, 'attempts', 1)
 local token = redis.call('HINCRBY', c.run, 'token', 1)
 redis.call('HSET', c.run, 'claim_nonce', ARGV[17])
