@@ -107,6 +107,11 @@ export class SecretCut {
   private forms: string[] = [];
   /** The forms whose start is cut at a truncation (see secretTexts). */
   private tails: string[] = [];
+  /** Every form in one pattern (longest first): one scan per text, however many forms (a large result has many texts). */
+  private pattern: RegExp | undefined;
+  /** The first characters of every tail form: a text's end that holds none needs no closer look. */
+  private tailHeads: RegExp | undefined;
+  private longestTail = 0;
   private readonly told = new Set<string>();
 
   /** Told one secret value resolved for the call (bound: hand it on as a callback). */
@@ -116,6 +121,11 @@ export class SecretCut {
     const texts = secretTexts(value);
     this.forms = longestFirst([...this.forms, ...formsOf(texts.all)]);
     this.tails = longestFirst([...this.tails, ...formsOf(texts.bare)]);
+    if (this.forms.length === 0) return;
+    this.pattern = new RegExp(this.forms.map(escapeRegExp).join('|'), 'g');
+    const heads = longestFirst(this.tails.map((f) => f.slice(0, SECRET_CUT_MIN_CHARS)));
+    this.tailHeads = heads.length > 0 ? new RegExp(heads.map(escapeRegExp).join('|')) : undefined;
+    this.longestTail = this.tails[0]?.length ?? 0;
   };
 
   /** True when no secret was told: nothing to cut. */
@@ -129,10 +139,8 @@ export class SecretCut {
    * at the end of the text or before a `…`, replaced too.
    */
   text(text: string): string {
-    if (this.forms.length === 0) return text;
-    let out = text;
-    for (const f of this.forms) if (out.includes(f)) out = out.split(f).join(REDACTED);
-    return this.cutTails(out);
+    if (!this.pattern) return text;
+    return this.cutTails(text.replace(this.pattern, REDACTED));
   }
 
   /**
@@ -201,6 +209,7 @@ export class SecretCut {
   private cutTails(text: string): string {
     let out = text;
     for (const edge of edgesOf(out).reverse()) {
+      if (!this.tailHeads?.test(out.slice(Math.max(0, edge - this.longestTail), edge))) continue;
       for (const f of this.tails) {
         const len = longestTail(out, edge, f);
         if (len > 0) {
@@ -213,6 +222,10 @@ export class SecretCut {
   }
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 /** Where a truncated text may end: its end, and every `…`. */
 function edgesOf(text: string): number[] {
   const edges: number[] = [];
@@ -223,8 +236,11 @@ function edgesOf(text: string): number[] {
 
 /** The length of the longest proper start of `form` (at least the floor) that ends at `edge` of `text`; 0 when none. */
 function longestTail(text: string, edge: number, form: string): number {
-  for (let len = Math.min(form.length - 1, edge); len >= SECRET_CUT_MIN_CHARS; len--) {
-    if (text.startsWith(form.slice(0, len), edge - len)) return len;
+  // Only where the form's first characters occur in the window before the edge, earliest (longest) first.
+  const window = text.slice(Math.max(0, edge - (form.length - 1)), edge);
+  const head = form.slice(0, SECRET_CUT_MIN_CHARS);
+  for (let at = window.indexOf(head); at >= 0; at = window.indexOf(head, at + 1)) {
+    if (form.startsWith(window.slice(at))) return window.length - at;
   }
   return 0;
 }
