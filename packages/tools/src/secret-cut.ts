@@ -47,11 +47,12 @@ function secretTexts(secret: string): { all: string[]; bare: string[] } {
 /**
  * The forms a secret is echoed in: as it is; JSON-escaped (and with `\/`, as
  * PHP writes it); URL-encoded (upper- and lower-case hex, and form encoding);
- * base64 and base64url (with and without padding), and the part of its base64 that is
- * the same wherever it sits in a longer base64 text (offsets 1 and 2, as a
- * reply quoting bytes in base64 would hold it). For `Bearer <token>` and the
- * like, the same for the credential; for `Basic`, also for the decoded
- * `user:password` and the password. Longest first; none under the floor.
+ * base64 and base64url (with and without padding), and the part of its
+ * base64 that is the same wherever it sits in a longer base64 text (as a
+ * reply quoting request bytes in base64 would hold it). For `Bearer <token>`
+ * and the like, the same for the credential; for `Basic`, also for the
+ * decoded `user:password` and the password. Longest first; none under the
+ * floor.
  */
 export function secretForms(secret: string): string[] {
   return formsOf(secretTexts(secret).all);
@@ -83,7 +84,7 @@ function longestFirst(forms: Iterable<string>): string[] {
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 
-/** Whole-value base64 and base64url (padded and not), and the cores that appear at every alignment inside a longer encoding. */
+/** Whole-value base64 and base64url (padded and not), and the cores that appear at each of the three alignments inside a longer encoding. */
 function base64Forms(bytes: Buffer): string[] {
   const out: string[] = [];
   for (const alphabet of ['base64', 'base64url'] as const) {

@@ -51,6 +51,14 @@ describe('SecretCut', () => {
     expect(result.echoed.headers.authorization).toBe(BEARER);
   });
 
+  it('a Basic value: its credential, the decoded user:password and the password are cut; the scheme and user name alone are not', () => {
+    const basic = `Basic ${Buffer.from('deploy-bot:hunter2-pass').toString('base64')}`;
+    const cut = cutOf(basic);
+    expect(cut.text(`sent ${basic}; user deploy-bot:hunter2-pass; pw=hunter2-pass; Basic auth for deploy-bot`)).toBe(
+      `sent ${REDACTED}; user ${REDACTED}; pw=${REDACTED}; Basic auth for deploy-bot`,
+    );
+  });
+
   it('two keys that both held a secret stay two entries', () => {
     const out = cutOf(TOKEN).value({ [TOKEN]: 1, [encodeURIComponent(TOKEN)]: 2, [Buffer.from(TOKEN).toString('base64')]: 3 });
     expect(out).toEqual({ [REDACTED]: 1, [`${REDACTED}#2`]: 2, [`${REDACTED}#3`]: 3 });
