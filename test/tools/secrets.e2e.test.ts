@@ -20,6 +20,9 @@ const TICKETS_SECRET = 'tk-live-5f1e0c9a7b3d2e4f';
 const PETS_SECRET = 'pk-live-a1b2c3d4e5f60718';
 const LEGACY_SECRET = 'legacy-bearer-99aa88bb77cc';
 const SECRETS = [TICKETS_SECRET, PETS_SECRET, LEGACY_SECRET];
+/** A bot token an upstream echoes back (a chat API repeating the request, an error page quoting it). */
+const ECHO_TOKEN = 'xoxb-4815162342-1081321345-Zk/9+q7Rw2pLxVbN';
+const ECHO_AUTH = `Bearer ${ECHO_TOKEN}`;
 const FINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded']);
 
 const DOC = {
@@ -60,13 +63,18 @@ beforeAll(async () => {
     seen.push({ url: req.url, headers: req.headers });
     if (req.url === '/pets/openapi.json') return { body: JSON.stringify(DOC) };
     if (req.url.endsWith('/schema')) return { status: 404 };
+    if (req.url.startsWith('/reflect')) return echoReply(req.url, String(req.headers.authorization));
     return { status: 201, body: '{"ok":true}' };
   });
   base = server.url;
 
   // Every line any role logs, at debug, to check that no secret is ever written.
   const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void logLines.push(s) } });
-  const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: TICKETS_SECRET, HOOKS_SECRET_PETS_API_KEY: PETS_SECRET };
+  const env: NodeJS.ProcessEnv = {
+    HOOKS_SECRET_TICKETS_API_KEY: TICKETS_SECRET,
+    HOOKS_SECRET_PETS_API_KEY: PETS_SECRET,
+    HOOKS_SECRET_ECHO_AUTH: ECHO_AUTH,
+  };
   stores = createMemoryStores();
   jq = await createJqEngine();
   const settings = loadSettings({}, { outboundAllowNets: LOOPBACK_NETS, maxWorkers: 2, retryBaseMs: 10, retryCapMs: 50, toolTimeoutMs: 5000 });
@@ -84,6 +92,28 @@ afterAll(async () => {
   await jq.close();
   await server.close();
 });
+
+/**
+ * What an echoing upstream answers: the Authorization header it got, raw,
+ * base64 and URL-encoded, in its body and a reply header; once more across the
+ * 2 KiB the run keeps of a body (so the excerpt ends inside it). `/reflect-fail`
+ * answers 401 quoting it, as an error page does.
+ */
+function echoReply(url: string, auth: string) {
+  if (url === '/reflect-fail') return { status: 401, body: JSON.stringify({ error: 'invalid_auth', got: auth, b64: Buffer.from(auth).toString('base64') }) };
+  const head = JSON.stringify({ echo: { authorization: auth, base64: Buffer.from(auth).toString('base64'), url: encodeURIComponent(auth) }, pad: '' });
+  // The pad puts the second copy's first characters just inside the kept excerpt.
+  const pad = 'y'.repeat(2048 - (head.length - '"}'.length) - '","straddle":"Bearer xoxb-48'.length);
+  const body = JSON.stringify({ echo: JSON.parse(head).echo, pad, straddle: auth });
+  return { body, headers: { 'x-echo': auth } };
+}
+
+/** Whether a reader's text holds any form of the echoed token a reader could use: raw, base64, URL-encoded, or a start of it. */
+function holdsEcho(text: string): boolean {
+  return [ECHO_TOKEN.slice(0, 12), Buffer.from(ECHO_AUTH).toString('base64').slice(0, 16), encodeURIComponent(ECHO_TOKEN), 'Zk/9+q7Rw2pLxVbN'].some((f) =>
+    text.includes(f),
+  );
+}
 
 /** An API call whose answer is kept, to check that none carries a secret. */
 async function api(path: string, init: Parameters<Harness['call']>[1] = {}) {
@@ -217,5 +247,47 @@ describe('tool secrets through the API, the door and the executor', () => {
     const list = await api('/api/tools', { role: 'reader' });
     expect(list.body.registered.find((r: { name: string }) => r.name === 'legacy').headers.Authorization).toBe(REDACTED);
     for (const body of apiBodies) expect(body.includes(LEGACY_SECRET)).toBe(false);
+  });
+});
+
+describe('secrets an upstream echoes are cut from what a run keeps', () => {
+  it('a reader reads no secret in a run whose HTTP tool got it echoed back: result, history http body and headers, error (raw, base64, URL-encoded, cut short)', async () => {
+    const ref = { secret: 'env:HOOKS_SECRET_ECHO_AUTH' };
+    for (const name of ['reflect', 'reflect-fail']) {
+      const reg = await api('/api/tools', { method: 'POST', json: { name, endpoint: `${base}/${name}`, protocol: 'openai', headers: { Authorization: ref } } });
+      expect(reg.status).toBe(201);
+      expect((await api('/api/hooks', { method: 'POST', json: { name: `${name}-hook`, topic: name, tool: name } })).status).toBe(201);
+      await door(name, {});
+    }
+    const ok = await runOf('reflect-hook');
+    const failed = await runOf('reflect-fail-hook');
+    // The upstream did get the secret, and did echo it.
+    expect(seen.filter((r) => r.url === '/reflect' || r.url === '/reflect-fail').map((r) => r.headers.authorization)).toEqual([ECHO_AUTH, ECHO_AUTH]);
+
+    expect(ok.status).toBe('succeeded');
+    expect(ok.result).toEqual({
+      echo: { authorization: '[redacted]', base64: '[redacted]', url: '[redacted]' },
+      pad: expect.any(String),
+      straddle: '[redacted]',
+    });
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toEqual({
+      kind: 'unauthorized',
+      message: `tool 'reflect-fail' answered HTTP 401: ${JSON.stringify(JSON.stringify({ error: 'invalid_auth', got: '[redacted]', b64: '[redacted]' }))}`,
+      retryable: false,
+    });
+    const okHttp = ok.history.map((h) => h.http).find((x) => x);
+    expect(okHttp?.headers['x-echo']).toBe('[redacted]');
+    expect(okHttp?.body_truncated).toBe(true);
+    expect(okHttp?.body.endsWith('"straddle":"Bearer [redacted]')).toBe(true);
+
+    // What a reader reads: the runs, their lists, the failures view.
+    const texts: string[] = [];
+    for (const run of [ok, failed]) texts.push((await api(`/api/hook-runs/${run.id}`, { role: 'reader' })).text);
+    for (const hook of ['reflect-hook', 'reflect-fail-hook']) texts.push((await api(`/api/hook-runs?hook=${hook}`, { role: 'reader' })).text);
+    texts.push((await api('/api/hook-runs/failures', { role: 'reader' })).text);
+    expect(texts.join('').includes('[redacted]')).toBe(true);
+    for (const text of texts) expect(holdsEcho(text)).toBe(false);
+    for (const line of logLines) expect(holdsEcho(line)).toBe(false);
   });
 });

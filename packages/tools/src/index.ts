@@ -39,6 +39,7 @@ export { toolPolicy } from './policy';
 export type { ToolPolicy } from './policy';
 export { kindOfStatus } from './http-call';
 export { REDACTED, SecretReferenceError, isCredentialName, redactToolRecord } from './secret-values';
+export { SECRET_CUT_MIN_CHARS, SecretCut, secretForms } from './secret-cut';
 export type { FetchFn } from './http-call';
 export { ProviderRepo } from './provider/provider-repo';
 export type { ProviderRepoOptions } from './provider/provider-repo';

@@ -89,10 +89,15 @@ export class SecretReferenceError extends HookyardError {
   }
 }
 
+/** Told each secret value a call uses (ToolCallContext.onSecret), so what the run keeps of the call can be cut. */
+export type SecretTold = ((value: string) => void) | undefined;
+
 /** Resolves one reference to text, naming where it is used: `internal`, quoting the reference, when it cannot be read. */
-async function resolveText(resolver: SecretResolver, what: string, at: string, ref: string): Promise<string> {
+async function resolveText(resolver: SecretResolver, what: string, at: string, ref: string, told?: SecretTold): Promise<string> {
   try {
-    return (await resolver.resolve(ref)).toString('utf8');
+    const value = (await resolver.resolve(ref)).toString('utf8');
+    told?.(value);
+    return value;
   } catch (err) {
     const message = err instanceof HookyardError ? err.message : `secret reference ${ref} cannot be read`;
     throw new SecretReferenceError(`${what}: ${at}: ${message}`, err, err instanceof HookyardError && err.kind === 'forbidden' ? 'forbidden' : 'internal');
@@ -110,12 +115,16 @@ export async function resolveStringMap(
   field: string,
   map: Readonly<Record<string, unknown>> | undefined,
   check: (value: string) => boolean = () => true,
+  told?: SecretTold,
 ): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map ?? {})) {
-    if (typeof v === 'string') setOwn(out, k, v);
-    else if (isSecretRef(v)) {
-      const value = await resolveText(resolver, what, `${field}.${k}`, v.secret);
+    if (typeof v === 'string') {
+      // A literal credential kept before references were required is a secret all the same.
+      if (isCredentialName(k)) told?.(v);
+      setOwn(out, k, v);
+    } else if (isSecretRef(v)) {
+      const value = await resolveText(resolver, what, `${field}.${k}`, v.secret, told);
       if (!check(value)) throw new SecretReferenceError(`${what}: ${field}.${k}: secret reference ${v.secret} holds a value that cannot be sent there`);
       setOwn(out, k, value);
     }
@@ -126,13 +135,14 @@ export async function resolveStringMap(
 /** A header value may hold no CR, LF or NUL. */
 export const headerSafe = (value: string): boolean => !/[\r\n\0]/.test(value);
 
-/** Header values with every reference resolved. */
+/** Header values with every reference resolved (each value told to `told`). */
 export function resolveHeaders(
   resolver: SecretResolver,
   what: string,
   headers: Readonly<Record<string, unknown>> | undefined,
+  told?: SecretTold,
 ): Promise<Record<string, string>> {
-  return resolveStringMap(resolver, what, 'headers', headers, headerSafe);
+  return resolveStringMap(resolver, what, 'headers', headers, headerSafe, told);
 }
 
 /** Injected values with every reference among `names` resolved (the others are not needed by this call). */
@@ -141,13 +151,39 @@ export async function resolveInjected(
   what: string,
   injected: Readonly<Record<string, unknown>> | undefined,
   names: ReadonlySet<string>,
+  told?: SecretTold,
 ): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(injected ?? {})) {
     if (!names.has(k)) continue;
-    setOwn(out, k, isSecretRef(v) ? await resolveText(resolver, what, `injected.${k}`, v.secret) : v);
+    setOwn(out, k, isSecretRef(v) ? await resolveText(resolver, what, `injected.${k}`, v.secret, told) : v);
   }
   return out;
+}
+
+/**
+ * Tells `told` every secret a record's calls may use, resolved now: each
+ * reference in its headers, gRPC metadata and injected values, and each
+ * literal under a credential-looking name. For the kinds whose secrets are
+ * also used outside the call's own request (an MCP connection, an OpenAPI
+ * document or gRPC reflection fetched on a cold cache), so a reply to any of
+ * them is cut. A reference that cannot be read is skipped here: the use that
+ * needs it fails, quoting it.
+ */
+export async function tellRecordSecrets(resolver: SecretResolver, record: RemoteToolRecord, told: SecretTold): Promise<void> {
+  if (!told) return;
+  for (const map of [record.headers, record.metadata, record.injected] as (Readonly<Record<string, unknown>> | undefined)[]) {
+    for (const [k, v] of Object.entries(map ?? {})) {
+      if (typeof v === 'string' && isCredentialName(k)) told(v);
+      else if (isSecretRef(v)) {
+        const value = await resolver.resolve(v.secret).then(
+          (b) => b.toString('utf8'),
+          () => undefined,
+        );
+        if (value !== undefined) told(value);
+      }
+    }
+  }
 }
 
 /**

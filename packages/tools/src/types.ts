@@ -55,6 +55,12 @@ export interface ToolCallContext {
    * The executor keeps the last one with the attempt's history line.
    */
   onHttp?: (exchange: HttpExchange) => void;
+  /**
+   * Told every secret value the call uses (each reference resolved for it,
+   * and a literal under a credential-looking name), before anything is sent:
+   * the executor cuts them from the result, error and reply it keeps.
+   */
+  onSecret?: (value: string) => void;
 }
 
 /**

@@ -217,6 +217,29 @@ describe('MCP over HTTP transports', () => {
     }
   });
 
+  it("tells every call the secrets it uses: the connection's header (on every call over it) and the injected argument", async () => {
+    const { store, register } = memoryToolStore();
+    const repo = repoWith(store);
+    await register({
+      name: 'told',
+      kind: 'mcp',
+      transport: 'streamable-http',
+      endpoint: `${base}/mcp`,
+      headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_MCP_HEADER_KEY' } },
+      injected: { api_key: API_KEY },
+    });
+    try {
+      await repo.names();
+      for (const tool of ['told__greet', 'told__add']) {
+        const told: string[] = [];
+        await repo.exec(tool, tool === 'told__add' ? { a: 1, b: 2 } : { name: 'eve' }, testContext({ onSecret: (v) => told.push(v) }));
+        expect(new Set(told)).toEqual(new Set(['h-1', 'k-secret']));
+      }
+    } finally {
+      await repo.close();
+    }
+  });
+
   it('a header reference that is not set: listing and calls fail internal quoting the reference, nothing is sent', async () => {
     const { store, register } = memoryToolStore();
     const repo = repoWith(store);

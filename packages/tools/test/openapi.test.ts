@@ -183,6 +183,21 @@ describe('calls', () => {
     expect(req?.headers['x-api-key']).toBe('secret-1');
   });
 
+  it('tells the call each secret it uses (the header reference and the injected credential), before a cold document fetch too', async () => {
+    doc = { status: 401, body: 'bad credentials: Bearer t-0ken' };
+    const { repo } = await setup();
+    const told: string[] = [];
+    const err = await rejection(repo.exec('petstore__create_pet', { name: 'rex' }, testContext({ onSecret: (v) => told.push(v) })));
+    expect(err.message).toContain('t-0ken');
+    expect(new Set(told)).toEqual(new Set(['Bearer t-0ken', 'secret-1']));
+    doc = { status: 200, body: JSON.stringify(petstore()) };
+    const warm = (await setup()).repo;
+    await warm.names();
+    const again: string[] = [];
+    await warm.exec('petstore__create_pet', { name: 'rex' }, testContext({ onSecret: (v) => again.push(v) }));
+    expect(new Set(again)).toEqual(new Set(['Bearer t-0ken', 'secret-1']));
+  });
+
   it('a header reference that is not set: the call fails internal quoting the reference; nothing is fetched or sent', async () => {
     const { repo, lines } = await setup({ headers: { Authorization: { secret: 'env:HOOKS_SECRET_PETS_MISSING' } } });
     const err = await rejection(repo.exec('petstore__get_pet', { petId: '1' }, testContext()));

@@ -191,6 +191,27 @@ describe('resolution at call time', () => {
     expect((await store.getTool('tickets'))?.headers).toEqual({ 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } });
   });
 
+  it('an HTTP tool tells each call the secrets it sends: a resolved reference, a rotated one, a literal credential kept before references', async () => {
+    const env: NodeJS.ProcessEnv = { HOOKS_SECRET_TICKETS_API_KEY: 'first-secret' };
+    const { store, register } = memoryToolStore();
+    const repo = new RemoteRepo({ toolStore: store, logger: silentLogger(), secrets: createSecretResolver({ env }) });
+    await register({
+      name: 'tickets',
+      endpoint: `${mock.url}/call`,
+      protocol: 'openai',
+      headers: { 'X-Api-Key': { secret: 'env:HOOKS_SECRET_TICKETS_API_KEY' } },
+    });
+    const told: string[] = [];
+    const ctx = testContext({ onSecret: (v) => told.push(v) });
+    await repo.exec('tickets', {}, ctx);
+    env.HOOKS_SECRET_TICKETS_API_KEY = 'second-secret';
+    await repo.exec('tickets', {}, ctx);
+    const record = await store.getTool('tickets');
+    await store.putTool({ ...record!, name: 'legacy', headers: { Authorization: `Bearer ${LITERAL}`, 'X-Client': 'hookyard' } });
+    await repo.exec('legacy', {}, ctx);
+    expect(told).toEqual(['first-secret', 'second-secret', `Bearer ${LITERAL}`]);
+  });
+
   it('a file reference is read (trailing newline dropped)', async () => {
     const resolver = createSecretResolver({ readFile: async () => Buffer.from('from-file\n') });
     expect(await resolveHeaders(resolver, "tool 't'", { Authorization: { secret: 'file:/var/run/secrets/hookyard/t' }, Accept: 'text/plain' })).toEqual({

@@ -1,6 +1,6 @@
 import { backoffMs, clearNotSent, timeoutError, toHookyardError } from '@hookyard/core';
 import type { HookyardError, Logger, ToolRetryPolicy } from '@hookyard/core';
-import type { ToolCallContext, ToolRepo } from '@hookyard/tools';
+import { SecretCut, type ToolCallContext, type ToolRepo } from '@hookyard/tools';
 import type { Interruptible } from './attempt';
 import { endToolCall, startToolCall, tracingOn, withSpan } from './tracing';
 
@@ -23,7 +23,7 @@ export interface ToolCall {
  * no listener on a second signal). The race also covers a tool that ignores
  * its signal: the attempt moves on and the call's late result is dropped.
  */
-async function callOnce(repo: ToolRepo, call: ToolCall, n: number): Promise<unknown> {
+async function callOnce(repo: ToolRepo, call: ToolCall, n: number, cut: SecretCut): Promise<unknown> {
   const { interrupt } = call;
   if (interrupt.interruptError) throw interrupt.interruptError;
   const controller = new AbortController();
@@ -41,14 +41,23 @@ async function callOnce(repo: ToolRepo, call: ToolCall, n: number): Promise<unkn
   // Tracing on: the call runs inside its own span, whose traceparent the providers send on.
   const span = tracingOn() ? startToolCall(call.tool, n) : undefined;
   let failed: unknown;
+  // The tool tells each secret it uses; its reply, result and error are cut before anyone sees them.
+  const { onHttp } = call.ctx;
+  const ctx: ToolCallContext = {
+    ...call.ctx,
+    signal,
+    timeoutMs: call.timeoutMs,
+    onSecret: cut.add,
+    onHttp: onHttp && ((x) => onHttp(cut.http(x))),
+  };
   try {
-    const exec = () => repo.exec(call.tool, call.args, { ...call.ctx, signal, timeoutMs: call.timeoutMs });
+    const exec = () => repo.exec(call.tool, call.args, ctx);
     const pending = span ? withSpan(span, exec) : exec();
     pending.catch(() => undefined); // a call that loses the race must not be an unhandled rejection
-    return await Promise.race([pending, stopped]);
+    return cut.value(await Promise.race([pending, stopped]));
   } catch (err) {
-    failed = err;
-    throw err;
+    failed = cut.error(toHookyardError(err));
+    throw failed;
   } finally {
     clearTimeout(handle);
     interrupt.unlink();
@@ -76,15 +85,21 @@ function sleep(ms: number, interrupt: Interruptible): Promise<void> {
  * a tool that declares a retry policy gets exactly that policy: up to
  * `max_attempts` calls in all, for the kinds it names, with its own backoff.
  * Every call carries the same arguments and idempotency key.
+ *
+ * Every tool call of the executor goes through here, so this is where the
+ * secrets a call used are cut (SecretCut) from what a run keeps of it: the
+ * result, the error and the HTTP reply (`ctx.onHttp`). Readers see all three.
  */
 export async function callTool(repo: ToolRepo, call: ToolCall): Promise<{ result: unknown; calls: number }> {
   const max = Math.max(1, call.retry?.max_attempts ?? 1);
+  // One cut for all calls of the policy: a later call's reply may echo an earlier call's secret.
+  const cut = new SecretCut();
   // Whether any call of the policy may have left: the error says "not sent" only if none did.
   let sent = false;
   for (let n = 1; ; n += 1) {
     let error: HookyardError;
     try {
-      return { result: await callOnce(repo, call, n), calls: n };
+      return { result: await callOnce(repo, call, n, cut), calls: n };
     } catch (err) {
       error = toHookyardError(err);
       if (!error.notSent) sent = true;

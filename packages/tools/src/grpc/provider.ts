@@ -15,7 +15,7 @@ import { createOutboundGuard, type OutboundGuard } from '../outbound';
 import { DiscoveryCache } from '../provider/discovery-cache';
 import { discoveredToolName } from '../provider/naming';
 import type { DiscoveredTool, DiscoveryListener, ToolProvider } from '../provider/types';
-import { resolveStringMap } from '../secret-values';
+import { resolveStringMap, type SecretTold } from '../secret-values';
 import type { ToolCallContext } from '../types';
 import { grpcConfigOf, metadataSafe, type GrpcRecordConfig } from './fields';
 import { closedError } from './lazy-provider';
@@ -115,7 +115,7 @@ export class GrpcProvider implements ToolProvider {
     const name = discoveredToolName(record.name, tool);
     if (ctx.signal.aborted) throw abortError(`tool '${name}'`, ctx.signal);
     const request = encodeRequest(method.request, args);
-    const metadata = await this.metadataOf(config, `tool '${name}'`);
+    const metadata = await this.metadataOf(config, `tool '${name}'`, ctx.onSecret);
     injectTrace(metadata);
     metadata.set('idempotency-key', ctx.idempotencyKey);
     const raw = await this.unary(`tool '${name}' (${method.fullName})`, config, method.path, request, metadata, ctx.signal);
@@ -201,9 +201,9 @@ export class GrpcProvider implements ToolProvider {
   }
 
   /** The record's metadata with every secret reference resolved now (a rotated secret is picked up on the next call). */
-  private async metadataOf(config: GrpcRecordConfig, what: string): Promise<grpc.Metadata> {
+  private async metadataOf(config: GrpcRecordConfig, what: string, told?: SecretTold): Promise<grpc.Metadata> {
     const md = new grpc.Metadata();
-    const values = await resolveStringMap(this.secrets, what, 'metadata', config.metadata, metadataSafe);
+    const values = await resolveStringMap(this.secrets, what, 'metadata', config.metadata, metadataSafe, told);
     for (const [k, v] of Object.entries(values)) md.set(k, v);
     return md;
   }

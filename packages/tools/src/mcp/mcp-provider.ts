@@ -52,6 +52,8 @@ interface Server {
   fingerprint: string;
   client?: Client;
   connecting?: Promise<Client>;
+  /** The secret header values the connection was opened with: told to every call over it (a rotated secret is still the old one here). */
+  secretValues?: string[];
 }
 
 /** What a connection and a listing depend on. */
@@ -106,6 +108,7 @@ export class McpProvider implements ToolProvider {
       // The connection (a stdio server's start, the initialize handshake) failed: tools/call was never sent.
       throw markNotSent(mcpError(`${what}: connecting`, err));
     }
+    for (const value of server.secretValues ?? []) ctx.onSecret?.(value);
     let result: unknown;
     try {
       result = await client.callTool({ name: key, arguments: args, ...traceMeta() }, undefined, { timeout: record.timeout_ms, signal: ctx.signal });
@@ -180,7 +183,9 @@ export class McpProvider implements ToolProvider {
   private async connect(record: RemoteToolRecord, server: Server): Promise<Client> {
     if (this.closed) throw unavailable(`MCP tool '${record.name}': the tool layer is shutting down`);
     // References are resolved per connection: a rotated secret is used from the next reconnection on.
-    const headers = record.transport === 'stdio' ? {} : await resolveHeaders(this.secrets, `MCP tool '${record.name}'`, record.headers);
+    const secretValues: string[] = [];
+    const headers =
+      record.transport === 'stdio' ? {} : await resolveHeaders(this.secrets, `MCP tool '${record.name}'`, record.headers, (v) => secretValues.push(v));
     const transport = transportFor(record, this.options.stdioAllow ?? [], this.options.logger, headers, this.options.fetch);
     const client = new (sdkClient().Client)(CLIENT_INFO, { capabilities: {} });
     // A server that goes away (a child that exits, a dropped session) is reconnected on next use.
@@ -194,6 +199,7 @@ export class McpProvider implements ToolProvider {
       throw mcpError(`MCP tool '${record.name}': connecting`, err);
     }
     server.client = client;
+    server.secretValues = secretValues;
     return client;
   }
 

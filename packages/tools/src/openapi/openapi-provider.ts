@@ -102,7 +102,7 @@ export class OpenApiProvider implements ToolProvider {
     const what = `operation '${providerToolName(record.name, op.key)}' (${op.method} ${op.path})`;
     const base = new URL(record.endpoint);
     base.pathname = `${base.pathname.replace(/\/+$/, '')}${service.basePath}`;
-    const req = buildRequest(what, base.toString(), op, args, await resolveHeaders(this.secrets, what, record.headers));
+    const req = buildRequest(what, base.toString(), op, args, await resolveHeaders(this.secrets, what, record.headers, ctx.onSecret));
     req.headers.set('Idempotency-Key', ctx.idempotencyKey);
     injectTrace(req.headers);
     return withDeadline(what, record.timeout_ms, ctx.signal, async (signal) => {

@@ -10,7 +10,7 @@ import {
   type SecretResolver,
   type ToolStore,
 } from '@hookyard/core';
-import { resolveInjected } from '../secret-values';
+import { resolveInjected, tellRecordSecrets } from '../secret-values';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { applyInjected, declaredNames, stripInjected } from './injected';
 import { discoveredToolName, nameSlug, providerOf } from './naming';
@@ -60,11 +60,13 @@ export class ProviderRepo implements ToolRepo {
       const provider = providerOf(name);
       record = provider === undefined ? null : await this.record(provider);
       if (!record) throw notFound(`tool '${name}' is not a registered tool`);
+      // Before discovery: a cold cache fetches the document, reflects or connects with the record's secrets.
+      await tellRecordSecrets(this.secrets, record, ctx.onSecret);
       const entry = (await this.entries(record)).find((e) => e.info.name === name);
       if (!entry) throw notFound(`tool '${name}' is not an operation of ${record.kind} tool '${record.name}'`);
       const declared = declaredNames(entry.tool.parameters);
       // Only the references this tool receives are resolved, now, per call.
-      const injected = await resolveInjected(this.secrets, `tool '${name}'`, record.injected, declared);
+      const injected = await resolveInjected(this.secrets, `tool '${name}'`, record.injected, declared, ctx.onSecret);
       final = applyInjected(args, injected, declared);
       key = entry.tool.key;
     } catch (err) {

@@ -76,7 +76,7 @@ export class RemoteRepo implements ToolRepo {
     // Headers are case-insensitive: `set` in order so a stored `content-type` replaces ours instead of joining it.
     // Secret references are resolved now, per call: a rotated secret is used at once, a missing one fails `internal`.
     const headers = new Headers({ 'Content-Type': 'application/json' });
-    for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, what, record.headers))) headers.set(k, v);
+    for (const [k, v] of Object.entries(await resolveHeaders(this.secrets, what, record.headers, ctx.onSecret))) headers.set(k, v);
     headers.set('Idempotency-Key', ctx.idempotencyKey);
     injectTrace(headers);
     const hasBody = method !== 'GET';

@@ -2,6 +2,7 @@ import { HookyardError, createSecretResolver, type RemoteToolRecord } from '@hoo
 import { status } from '@grpc/grpc-js';
 import type { ProviderRepo } from '../../src/provider/provider-repo';
 import { kindOfGrpcStatus } from '../../src/grpc/status';
+import { SecretCut } from '../../src/secret-cut';
 import { testContext } from '../support/context';
 import { grpcRecord, grpcRepo } from './records';
 import { CATALOG_PROTO_TEXT, deadEndpoint, startCatalogServer, startRelay, type TestServer } from './server';
@@ -230,6 +231,17 @@ describe('metadata secret references', () => {
       'x-tenant=acme-rotated;idempotency-key=idem-123',
     );
     expect(record.metadata).toEqual({ 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } });
+  });
+
+  test('a call tells its context the metadata secret it sends; the cut of the reply that reflects it holds none', async () => {
+    const env: NodeJS.ProcessEnv = { HOOKS_SECRET_GRPC_TENANT: 'acme-from-env' };
+    const r = grpcRepo([grpcRecord('shoptold', server.endpoint, { metadata: { 'x-tenant': { secret: 'env:HOOKS_SECRET_GRPC_TENANT' } } })], {
+      secrets: createSecretResolver({ env, fileCacheMs: 0 }),
+    });
+    repos.push(r);
+    const cut = new SecretCut();
+    const out = await r.exec('shoptold__create_item', { item: { name: 'lamp' } }, testContext({ onSecret: cut.add }));
+    expect(cut.value(out)).toEqual({ ...(out as object), seenMetadata: 'x-tenant=[redacted];idempotency-key=idem-123' });
   });
 
   test('a reference that is not set fails the call internal, quoting the reference', async () => {
