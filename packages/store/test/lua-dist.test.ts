@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCRIPT_NAMES, loadScript } from '../src/redis/scripts';
@@ -18,8 +18,8 @@ describe('Lua scripts ship in dist/', () => {
   it('the compiled loader never falls back to src: without its lua/ folder it says to build', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hy-lua-'));
     try {
-      mkdirSync(join(dir, 'redis'));
-      copyFileSync(join(DIST, 'scripts.js'), join(dir, 'redis', 'scripts.js'));
+      // The whole compiled store but the scripts (the loader requires its neighbours, e.g. replies.js).
+      cpSync(join(DIST, '..'), dir, { recursive: true, filter: (src) => src !== join(DIST, 'lua') });
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const alone = require(join(dir, 'redis', 'scripts.js')) as { loadScript(name: string): string };
       expect(() => alone.loadScript('claim')).toThrow(/Lua scripts not found in .*redis[/\\]lua: build the store with `pnpm build`/);

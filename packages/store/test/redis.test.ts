@@ -71,7 +71,7 @@ describe('redis specifics', () => {
   });
 
   it('an agent kept before agents had ids is read with its name as id, keeps it through a rotate, and its old keys still answer its calls', async () => {
-    const prefix = `${suitePrefix}legacy`;
+    const prefix = `${suitePrefix}legacyagent`;
     const s = await createRedisStores({ url, prefix, partitions: 2 });
     const admin = new Redis(url);
     try {
