@@ -3,11 +3,12 @@ import { RUN_ID_PATTERN, TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempot
 import { announceRun } from '@hookyard/bus';
 import type { ReplayEdit } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
-import { requireRole } from './auth';
+import { SECURITY_HEADERS } from '../http/headers';
+import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire } from './run-wire';
 import { failureRoutes } from './runs-failures';
-import { checkWhere, searchRuns } from './run-search';
+import { ScanSlots, checkWhere, searchRuns } from './run-search';
 
 /**
  * The kept runs: list (filters + cursor; `where` searches a bounded window
@@ -16,13 +17,42 @@ import { checkWhere, searchRuns } from './run-search';
  * once), discard.
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
+  const scans = new ScanSlots();
   router.get('/hook-runs', requireRole('reader'), async (req, res) => {
     const q = parseRunListQuery(req.query);
     if (q.where !== undefined) {
-      await checkWhere(ctx.jq, q.where);
-      const deps = { runs: ctx.stores.runs, jq: ctx.jq, clock: ctx.clock, jqTimeoutMs: ctx.settings.jqTimeoutMs };
-      const found = await searchRuns(deps, { filter: q.filter, where: q.where, limit: q.limit, cursor: q.cursor, window: q.scan });
-      res.json({ runs: found.runs.map(runToWire), next_cursor: found.nextCursor, scan: found.scan });
+      const caller = callerOf(res);
+      const release = scans.take(caller);
+      if (!release) {
+        ctx.logger.warn({ caller }, 'refused a run search: the token already runs one');
+        // No error kind maps to 429 (as for the API limiter), so this answers here, in the error middleware's shape.
+        res
+          .status(429)
+          .set(SECURITY_HEADERS)
+          .json({
+            error: {
+              kind: 'unavailable',
+              message: 'this token already runs a where search (GET /api/hook-runs?where=): one at a time per token; retry once it has answered',
+            },
+          });
+        return;
+      }
+      // The client leaving ends the scan at its next yield and frees the token's place at once.
+      const left = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) left.abort();
+        release();
+      });
+      try {
+        await checkWhere(ctx.jq, q.where);
+        const deps = { runs: ctx.stores.runs, jq: ctx.jq, clock: ctx.clock, jqTimeoutMs: ctx.settings.jqTimeoutMs, steps: ctx.settings.searchStepBudget };
+        const query = { filter: q.filter, where: q.where, limit: q.limit, cursor: q.cursor, window: q.scan };
+        const found = await searchRuns(deps, query, left.signal);
+        if (left.signal.aborted) return;
+        res.json({ runs: found.runs.map(runToWire), next_cursor: found.nextCursor, scan: found.scan });
+      } finally {
+        release();
+      }
       return;
     }
     const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
