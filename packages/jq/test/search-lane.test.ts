@@ -14,16 +14,16 @@ describe('jq engine search lane', () => {
   /** Holds its worker until its time bound (or close). */
   const RUNAWAY = 'last(range(1e12))';
 
+  type Outcome<T> = { ok: true; value: T } | { ok: false; err: HookyardError };
+
   /** The promise's outcome, and whether it has settled yet (read synchronously). */
-  function watch<T>(p: Promise<T>) {
-    const w = {
-      settled: false,
-      outcome: p.then(
-        (value) => ((w.settled = true), { ok: true as const, value }),
-        (err: unknown) => ((w.settled = true), { ok: false as const, err: err as HookyardError }),
-      ),
-    };
-    return w;
+  function watch<T>(p: Promise<T>): { settled: boolean; outcome: Promise<Outcome<T>> } {
+    const state = { settled: false };
+    const outcome = p.then(
+      (value): Outcome<T> => ((state.settled = true), { ok: true, value }),
+      (err: unknown): Outcome<T> => ((state.settled = true), { ok: false, err: err as HookyardError }),
+    );
+    return Object.assign(state, { outcome });
   }
 
   it('a search escape cannot hold up a hook condition: the search lane has its own worker', async () => {

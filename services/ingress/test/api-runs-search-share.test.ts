@@ -80,7 +80,7 @@ describe('management API: a run search shares the process', () => {
     let running = SEARCHERS.length;
     const searches = SEARCHERS.map((token) =>
       search(token).then(async (r) => {
-        const body = await r.json();
+        const body = (await r.json()) as { scan: { scanned: number; matched: number } };
         running -= 1;
         return { status: r.status, body };
       }),
