@@ -283,6 +283,12 @@ const REGISTRY = {
   }),
   HOOKS_QUERY_MAX_BYTES: setting('queryMaxBytes', { doc: 'longest query string the public door accepts', default: '8192', live: false, parse: int(8192, 1) }),
   HOOKS_JQ_TIMEOUT_MS: setting('jqTimeoutMs', { doc: 'time bound of one jq evaluation', default: '1000', live: false, parse: int(1000, 1) }),
+  HOOKS_SEARCH_STEP_BUDGET: setting('searchStepBudget', {
+    doc: "steps one in-process jq evaluation of a run search (GET /api/hook-runs?where=) may take, past which the search's own jq-wasm worker answers it (a hook condition has 50000)",
+    default: '10000',
+    live: false,
+    parse: int(10000, 100, 50000),
+  }),
   HOOKS_DISCOVERY_TIMEOUT_SECONDS: setting('discoveryTimeoutMs', {
     doc: 'how long the ingress waits for an executor to discover a registration or describe the registered tools; past it the API answers 503',
     default: '20',

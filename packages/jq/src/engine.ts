@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { HookyardError, badInput } from '@hookyard/core';
+import { HookyardError, badInput, unavailable } from '@hookyard/core';
 import type { Logger } from '@hookyard/core';
 import { compileJq } from './compile';
 import type { CompiledProgram } from './compile';
 import { DEFAULT_WORKER_IDLE_MS, JqWorkerPool } from './pool';
-import type { JqEngine } from './types';
+import type { JqEngine, JqLane } from './types';
 
 /** Default time bound of one jq-wasm evaluation, in ms. */
 export const DEFAULT_JQ_TIMEOUT_MS = 1000;
@@ -19,6 +19,10 @@ export interface JqEngineOptions {
   workers?: number;
   /** How long a jq-wasm worker waits for work before it stops, in ms (default 30000; the next job starts one). */
   workerIdleMs?: number;
+  /** jq-wasm worker threads of the `search` lane (default 1): apart from the ones hook conditions use. */
+  searchWorkers?: number;
+  /** How long a `search` evaluation waits for a search worker before it is refused (`unavailable`), in ms (default: timeoutMs). */
+  searchWaitMs?: number;
   logger?: Logger;
 }
 
@@ -28,8 +32,10 @@ export interface JqEngineStats {
   compiled: number;
   /** Answered by jq-wasm: expression outside the subset, a value the compiler will not guess about, or an error. */
   fallback: number;
-  /** jq-wasm workers alive now. */
+  /** jq-wasm workers alive now (the conditions lane). */
   workers: number;
+  /** jq-wasm workers of the search lane alive now. */
+  searchWorkers: number;
 }
 
 /** A JqEngine that also reports how evaluations were answered. */
@@ -74,6 +80,7 @@ function loadWasmModule(logger?: Logger): object | undefined {
  * as JavaScript closures; everything else — and every evaluation the compiled
  * path cannot answer with certainty, errors included — runs on jq-wasm in a
  * pool of worker threads under a time bound. Compile results are cached.
+ * Run searches (lane `search`) have their own, smaller pool with a wait bound.
  */
 export async function createJqEngine(options: JqEngineOptions = {}): Promise<HookyardJqEngine> {
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_JQ_TIMEOUT_MS;
@@ -83,16 +90,32 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
   const logger = options.logger;
   const idleMs = options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS;
   if (!(idleMs > 0)) throw badInput(`jq workerIdleMs must be a positive number of ms; got ${idleMs}`);
-  const pool = new JqWorkerPool(size, loadWasmModule(logger), logger, idleMs);
+  const searchSize = options.searchWorkers ?? 1;
+  if (!Number.isInteger(searchSize) || searchSize < 1) throw badInput(`jq searchWorkers must be a positive integer; got ${searchSize}`);
+  const searchWaitMs = options.searchWaitMs ?? defaultTimeoutMs;
+  if (!(searchWaitMs > 0)) throw badInput(`jq searchWaitMs must be a positive number of ms; got ${searchWaitMs}`);
+  const wasm = loadWasmModule(logger);
+  const pools: Record<JqLane, JqWorkerPool> = {
+    conditions: new JqWorkerPool(size, wasm, logger, idleMs),
+    // A reader's search gets its own workers, so it never queues ahead of a hook's evaluation; and
+    // it waits at most searchWaitMs for one, so searches do not pile up behind each other either.
+    search: new JqWorkerPool(searchSize, wasm, logger, idleMs, {
+      ms: searchWaitMs,
+      refusal: (ms) =>
+        unavailable(
+          `the jq-wasm workers of run searches are busy: an evaluation waited ${ms} ms for one (the search wait bound); retry later, or narrow the search (status, hook, topic, since) or simplify where`,
+        ),
+    }),
+  };
   const ready = new Map<string, Prepared>();
   const preparing = new Map<string, Promise<Prepared>>();
   const stats = { compiled: 0, fallback: 0 };
 
-  async function prepareSlow(expr: string, names: readonly string[], key: string): Promise<Prepared> {
+  async function prepareSlow(expr: string, names: readonly string[], key: string, lane: JqLane): Promise<Prepared> {
     let prepared: Prepared;
     try {
       // jq-wasm decides what compiles, so syntax errors and their messages are jq's own.
-      await pool.run({ op: 'check', expr, vars: names.map((n) => [n, 'null']) }, defaultTimeoutMs);
+      await pools[lane].run({ op: 'check', expr, vars: names.map((n) => [n, 'null']) }, defaultTimeoutMs);
       prepared = { program: compileJq(expr, names) };
     } catch (err) {
       if (!(err instanceof HookyardError) || err.kind !== 'bad_input') throw err;
@@ -103,28 +126,30 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
     return prepared;
   }
 
-  function prepare(expr: string, names: readonly string[]): Prepared | Promise<Prepared> {
+  function prepare(expr: string, names: readonly string[], lane: JqLane): Prepared | Promise<Prepared> {
     if (typeof expr !== 'string') throw badInput(`a jq expression must be a string; got ${typeof expr}`);
     const key = cacheKey(expr, names);
     const hit = ready.get(key);
     if (hit) return hit;
-    let pending = preparing.get(key);
+    // Per lane: a hook's check never waits on (nor fails with) a search's bounded wait.
+    const waitKey = lane === 'conditions' ? key : `search\u0001${key}`;
+    let pending = preparing.get(waitKey);
     if (!pending) {
-      pending = prepareSlow(expr, names, key).finally(() => preparing.delete(key));
-      preparing.set(key, pending);
+      pending = prepareSlow(expr, names, key, lane).finally(() => preparing.delete(waitKey));
+      preparing.set(waitKey, pending);
     }
     return pending;
   }
 
-  async function runOnWasm(expr: string, input: unknown, names: readonly string[], vars: Record<string, unknown>, timeoutMs: number) {
+  async function runOnWasm(expr: string, input: unknown, names: readonly string[], vars: Record<string, unknown>, timeoutMs: number, lane: JqLane) {
     stats.fallback++;
     const text = JSON.stringify(input) ?? 'null';
-    return pool.run({ op: 'run', expr, input: text, vars: varPairs(names, vars) }, timeoutMs);
+    return pools[lane].run({ op: 'run', expr, input: text, vars: varPairs(names, vars) }, timeoutMs);
   }
 
   return {
-    async check(expr, varNames = []) {
-      const prepared = await prepare(expr, [...varNames].sort());
+    async check(expr, varNames = [], checkOptions = {}) {
+      const prepared = await prepare(expr, [...varNames].sort(), checkOptions.lane ?? 'conditions');
       if (prepared.error) throw prepared.error;
     },
 
@@ -132,14 +157,15 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
       const vars = runOptions.vars ?? NO_VARS;
       const names = vars === NO_VARS ? NO_NAMES : Object.keys(vars).sort();
       const timeoutMs = runOptions.timeoutMs ?? defaultTimeoutMs;
-      const got = prepare(expr, names);
+      const lane = runOptions.lane ?? 'conditions';
+      const got = prepare(expr, names, lane);
       const prepared = got instanceof Promise ? await got : got;
       if (prepared.error) throw prepared.error;
       const program = prepared.program;
       if (program) {
         try {
           // jq-wasm receives vars as JSON, where undefined becomes null: so does the compiled path.
-          const outputs = program.run(input, names.length === 0 ? NO_NAMES : names.map((n) => vars[n] ?? null));
+          const outputs = program.run(input, names.length === 0 ? NO_NAMES : names.map((n) => vars[n] ?? null), runOptions.steps);
           stats.compiled++;
           return outputs;
         } catch (err) {
@@ -148,13 +174,13 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
           if (!program.isSignal(err)) logger?.warn({ err, expr }, 'compiled jq failed unexpectedly; answered by jq-wasm');
         }
       }
-      return runOnWasm(expr, input, names, vars, timeoutMs);
+      return runOnWasm(expr, input, names, vars, timeoutMs, lane);
     },
 
-    stats: () => ({ ...stats, workers: pool.workerCount() }),
+    stats: () => ({ ...stats, workers: pools.conditions.workerCount(), searchWorkers: pools.search.workerCount() }),
 
     async close() {
-      await pool.close();
+      await Promise.all([pools.conditions.close(), pools.search.close()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-export type { JqEngine } from './types';
+export type { JqEngine, JqLane, JqRunOptions } from './types';
 export { isTruthyOutput } from './types';
 export { createJqEngine, DEFAULT_JQ_TIMEOUT_MS } from './engine';
 export type { HookyardJqEngine, JqEngineOptions, JqEngineStats } from './engine';

@@ -18,6 +18,8 @@ export interface WorkerJob {
 interface Pending {
   job: WorkerJob;
   timeoutMs: number;
+  /** Fires when the job waited its pool's wait bound for a worker (see `JqWaitBound`). */
+  waitTimer?: NodeJS.Timeout;
   resolve: (outputs: unknown[]) => void;
   reject: (err: HookyardError) => void;
 }
@@ -32,6 +34,15 @@ interface Slot {
 
 /** How long a jq-wasm worker may wait for work before it stops (the next job that needs one starts one again). */
 export const DEFAULT_WORKER_IDLE_MS = 30_000;
+
+/**
+ * How long a job may wait in the queue for a worker; past it the job leaves
+ * the queue and fails with `refusal(ms)`. Without one, jobs wait their turn.
+ */
+export interface JqWaitBound {
+  ms: number;
+  refusal: (ms: number) => HookyardError;
+}
 
 type Reply =
   | { ready: true }
@@ -52,7 +63,8 @@ export function workerScriptPath(): string {
  * a role that only checked its hooks' expressions once (at registration or
  * first use) does not keep a worker for its whole life. Each job gets its own time bound,
  * started when a worker takes it; a worker that overruns is terminated and
- * replaced, so the jobs queued behind it carry on.
+ * replaced, so the jobs queued behind it carry on. With a wait bound, a job
+ * that waited that long for a worker is refused instead of queueing on.
  */
 export class JqWorkerPool {
   private readonly slots: Slot[] = [];
@@ -69,6 +81,7 @@ export class JqWorkerPool {
     private readonly wasmModule: object | undefined,
     private readonly logger?: Logger,
     private readonly idleMs: number = DEFAULT_WORKER_IDLE_MS,
+    private readonly waitBound?: JqWaitBound,
   ) {}
 
   /** Workers alive (starting, busy or idle). */
@@ -80,7 +93,17 @@ export class JqWorkerPool {
     if (this.closed) return Promise.reject(internal('jq engine is closed'));
     if (this.startFailures >= 3 * this.size) return Promise.reject(internal(`jq workers cannot start: ${this.lastStartFailure}`));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, timeoutMs, resolve, reject });
+      const pending: Pending = { job, timeoutMs, resolve, reject };
+      const bound = this.waitBound;
+      if (bound) {
+        pending.waitTimer = setTimeout(() => {
+          const at = this.queue.indexOf(pending);
+          if (at < 0) return;
+          this.queue.splice(at, 1);
+          reject(bound.refusal(bound.ms));
+        }, bound.ms);
+      }
+      this.queue.push(pending);
       this.grow();
       this.dispatch();
     });
@@ -96,7 +119,10 @@ export class JqWorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(internal('jq engine closed before the evaluation ran'));
+    for (const p of this.queue.splice(0)) {
+      clearTimeout(p.waitTimer);
+      p.reject(internal('jq engine closed before the evaluation ran'));
+    }
     await Promise.all(
       this.slots.splice(0).map((slot) => {
         clearTimeout(slot.idle);
@@ -169,7 +195,10 @@ export class JqWorkerPool {
       this.startFailures++;
       this.lastStartFailure = message;
       if (this.startFailures >= 3 * this.size) {
-        for (const p of this.queue.splice(0)) p.reject(internal(message, cause));
+        for (const p of this.queue.splice(0)) {
+          clearTimeout(p.waitTimer);
+          p.reject(internal(message, cause));
+        }
         return;
       }
     }
@@ -198,6 +227,7 @@ export class JqWorkerPool {
       clearTimeout(slot.idle);
       slot.idle = undefined;
       const next = this.queue.shift() as Pending;
+      clearTimeout(next.waitTimer);
       const id = this.nextId++;
       const timer = setTimeout(() => this.onTimeout(slot), next.timeoutMs);
       slot.current = { ...next, id, timer };

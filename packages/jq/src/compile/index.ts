@@ -8,9 +8,9 @@ export interface CompiledProgram {
   /**
    * Every output over `input`, with `vars` in the slot order given at compile
    * time. Throws a signal (see `isSignal`) when jq would raise an error or when
-   * the answer must come from jq-wasm.
+   * the answer must come from jq-wasm (past `steps`, default STEP_BUDGET, too).
    */
-  run(input: unknown, vars: readonly unknown[]): unknown[];
+  run(input: unknown, vars: readonly unknown[], steps?: number): unknown[];
   /** True for the two expected throws of `run`: a jq error, or "ask jq-wasm". */
   isSignal(err: unknown): boolean;
 }
@@ -39,12 +39,12 @@ export function compileJq(expr: string, varNames: readonly string[]): CompiledPr
   };
   return {
     run: val
-      ? (input, vars) => {
-          startBudget();
+      ? (input, vars, steps) => {
+          startBudget(steps);
           return [val(input, envFor(vars))];
         }
-      : (input, vars) => {
-          startBudget();
+      : (input, vars, steps) => {
+          startBudget(steps);
           const out: unknown[] = [];
           gen(input, envFor(vars), (v) => out.push(v));
           return out;

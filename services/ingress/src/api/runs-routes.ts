@@ -1,13 +1,14 @@
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import { RUN_ID_PATTERN, TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempotencyKeyOf, notFound, type Run } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { ReplayEdit } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
-import { requireRole } from './auth';
+import { SECURITY_HEADERS } from '../http/headers';
+import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
-import { parseRunListQuery, runToWire } from './run-wire';
+import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
 import { failureRoutes } from './runs-failures';
-import { checkWhere, searchRuns } from './run-search';
+import { ScanSlots, checkWhere, searchRuns } from './run-search';
 
 /**
  * The kept runs: list (filters + cursor; `where` searches a bounded window
@@ -16,15 +17,10 @@ import { checkWhere, searchRuns } from './run-search';
  * once), discard.
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
+  const scans = new ScanSlots();
   router.get('/hook-runs', requireRole('reader'), async (req, res) => {
     const q = parseRunListQuery(req.query);
-    if (q.where !== undefined) {
-      await checkWhere(ctx.jq, q.where);
-      const deps = { runs: ctx.stores.runs, jq: ctx.jq, clock: ctx.clock, jqTimeoutMs: ctx.settings.jqTimeoutMs };
-      const found = await searchRuns(deps, { filter: q.filter, where: q.where, limit: q.limit, cursor: q.cursor, window: q.scan });
-      res.json({ runs: found.runs.map(runToWire), next_cursor: found.nextCursor, scan: found.scan });
-      return;
-    }
+    if (q.where !== undefined) return answerSearch(ctx, scans, res, { ...q, where: q.where });
     const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
     res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
   });
@@ -93,6 +89,40 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     announceRun(ctx.events, run, 'discarded', ctx.logger);
     res.json(runToWire(run));
   });
+}
+
+/**
+ * A `where` search: one per token at a time (a second is 429, in the error
+ * middleware's shape: no error kind maps to 429, as for the API limiter); the
+ * client leaving ends the scan at its next yield and frees the token's place
+ * at once.
+ */
+async function answerSearch(ctx: ApiContext, scans: ScanSlots, res: Response, q: RunListQuery & { where: string }): Promise<void> {
+  const caller = callerOf(res);
+  const release = scans.take(caller);
+  if (!release) {
+    ctx.logger.warn({ caller }, 'refused a run search: the token already runs one');
+    const message = 'this token already runs a where search (GET /api/hook-runs?where=): one at a time per token; retry once it has answered';
+    res
+      .status(429)
+      .set(SECURITY_HEADERS)
+      .json({ error: { kind: 'unavailable', message } });
+    return;
+  }
+  const left = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) left.abort();
+    release();
+  });
+  try {
+    await checkWhere(ctx.jq, q.where);
+    const deps = { runs: ctx.stores.runs, jq: ctx.jq, clock: ctx.clock, jqTimeoutMs: ctx.settings.jqTimeoutMs, steps: ctx.settings.searchStepBudget };
+    const found = await searchRuns(deps, { filter: q.filter, where: q.where, limit: q.limit, cursor: q.cursor, window: q.scan }, left.signal);
+    if (left.signal.aborted) return;
+    res.json({ runs: found.runs.map(runToWire), next_cursor: found.nextCursor, scan: found.scan });
+  } finally {
+    release();
+  }
 }
 
 /**

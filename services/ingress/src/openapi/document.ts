@@ -756,7 +756,8 @@ const PATHS: Obj = {
               'A jq filter evaluated on each run as {payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}: ' +
               "the run matches when its first output is neither false nor null. Combines with the other filters. Compiled first (400 quoting it and jq's message); " +
               'each evaluation is time-bounded; a jq error on a run is no match (counted in scan.errors). One request reads at most `scan` runs and 3 s: ' +
-              'the answer carries scan, and scan.cut says the window ended with runs left unread (continue with next_cursor).',
+              'the answer carries scan, and scan.cut says the window ended with runs left unread (continue with next_cursor). ' +
+              'A token runs one where search at a time (429 for a second while its first runs); 503 when the search jq-wasm worker stayed busy past its wait bound.',
             schema: { type: 'string', maxLength: 4096 },
           },
           {
