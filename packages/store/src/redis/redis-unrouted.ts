@@ -32,7 +32,7 @@ export class RedisUnrouted {
     const tag = this.keys.unroutedTag;
     const args = [tag, input.topic, record.id, record.json, input.now, bounds.keep, bounds.topics, bounds.retentionMs, bounds.maxBytes];
     const reply = await this.scripts.run('keep_unrouted', this.keys.unroutedKeys(input.topic), args);
-    const dropped = Number((reply as unknown[])[3] ?? 0);
+    const dropped = Number(reply[3] ?? 0);
     if (dropped > 0) bounds.onDropped?.(dropped, input.now);
   }
 
