@@ -16,7 +16,7 @@ export interface AuditDetail {
 
 export interface AuditRecorderDeps {
   stores: Pick<Stores, 'audit'>;
-  settings: Pick<Settings, 'auditRetentionMs' | 'auditMaxEntries' | 'apiTokens'>;
+  settings: Pick<Settings, 'auditRetentionMs' | 'auditMaxEntries' | 'auditMaxRefused' | 'apiTokens'>;
   metrics: Pick<HookMetrics, 'auditWriteFailures'>;
   logger: Logger;
   clock: Clock;
@@ -38,7 +38,8 @@ export class AuditRecorder {
     const known = this.deps.settings.apiTokens.map((t) => t.token);
     const entry = { id: newRunId(now), at: new Date(now).toISOString(), ...(redactSecrets(facts, known) as AuditFacts) };
     try {
-      await this.deps.stores.audit.record(entry, { retentionMs: this.deps.settings.auditRetentionMs, maxEntries: this.deps.settings.auditMaxEntries });
+      const { auditRetentionMs: retentionMs, auditMaxEntries: maxEntries, auditMaxRefused: maxRefused } = this.deps.settings;
+      await this.deps.stores.audit.record(entry, { retentionMs, maxEntries, maxRefused });
     } catch (err) {
       this.deps.metrics.auditWriteFailures.inc();
       this.deps.logger.error({ err, action: entry.action, target: entry.target, actor: entry.actor.label }, 'audit entry not kept');
