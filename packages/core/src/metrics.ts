@@ -37,6 +37,8 @@ export interface HookMetrics {
   agentCalls: Counter<'agent' | 'tool' | 'status'>;
   /** Audit trail entries the store refused to keep (the change itself went through; logged at ERROR). */
   auditWriteFailures: Counter<never>;
+  /** Audit trail entries dropped for space (a list past its count bound), per list: `changes` or `refused` (logged at WARN). */
+  auditDropped: Counter<'list'>;
   inFlight: Gauge<never>;
   pending: Gauge<never>;
   heldFailed: Gauge<never>;
@@ -125,6 +127,12 @@ export function createMetrics(options: { defaultMetrics?: boolean; role?: string
     auditWriteFailures: new Counter({
       name: `${p}audit_write_failures_total`,
       help: 'Audit trail entries the store refused to keep (the change itself went through)',
+      registers,
+    }),
+    auditDropped: new Counter({
+      name: `${p}audit_dropped_total`,
+      help: 'Audit trail entries dropped for space, per list: changes (past HOOKS_AUDIT_MAX_ENTRIES) or refused (past HOOKS_AUDIT_MAX_REFUSED)',
+      labelNames: ['list'],
       registers,
     }),
     inFlight: new Gauge({ name: `${p}in_flight`, help: 'Runs executing in this process', registers }),

@@ -257,10 +257,16 @@ const REGISTRY = {
     parse: num({ def: 30, min: 1, max: 3650, integer: true, scale: 86_400_000 }),
   }),
   HOOKS_AUDIT_MAX_ENTRIES: setting('auditMaxEntries', {
-    doc: 'most audit trail entries kept, whatever their age; past it the oldest go first',
+    doc: 'most changes the audit trail keeps, whatever their age; past it the oldest change goes (refused attempts are bounded apart)',
     default: '20000',
     live: false,
     parse: int(20000, 100, 1_000_000),
+  }),
+  HOOKS_AUDIT_MAX_REFUSED: setting('auditMaxRefused', {
+    doc: 'most refused attempts (4xx answers) the audit trail keeps, apart from changes; past it the oldest refusal goes, never a change',
+    default: '2000',
+    live: false,
+    parse: int(2000, 10, 1_000_000),
   }),
   HOOKS_RUN_DISPATCH_GRACE_SECONDS: setting('dispatchGraceMs', {
     doc: 'a due run nobody claimed is dispatched again after this',

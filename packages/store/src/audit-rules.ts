@@ -55,10 +55,38 @@ export interface AuditPage {
   next_cursor: string | null;
 }
 
-/** How much the trail keeps: HOOKS_AUDIT_RETENTION_DAYS and HOOKS_AUDIT_MAX_ENTRIES. */
+/**
+ * How much the trail keeps: HOOKS_AUDIT_RETENTION_DAYS for every entry, and
+ * two count bounds, one per list: HOOKS_AUDIT_MAX_ENTRIES for changes and
+ * HOOKS_AUDIT_MAX_REFUSED for refused attempts. Refusals fill only their own
+ * list, so however many a reader makes, no change is pushed out by them.
+ */
 export interface AuditBounds {
   retentionMs: number;
+  /** Most changes (answers below 400, and 5xx: an outcome not known) kept. */
   maxEntries: number;
+  /** Most refused attempts (4xx answers) kept. */
+  maxRefused: number;
+}
+
+/** The two lists of the trail, each with its own count bound. */
+export type AuditList = 'changes' | 'refused';
+
+/** What `record` did beyond keeping the entry: the list it went to and how many of that list's oldest it dropped for space. */
+export interface AuditRecorded {
+  list: AuditList;
+  /** Entries of `list` dropped because the list was past its count bound (not those past the retention). */
+  dropped: number;
+}
+
+/** The list an entry belongs to: a refused attempt (4xx) changed nothing and is bounded apart from the changes. */
+export function auditListOf(entry: Pick<AuditEntry, 'status'>): AuditList {
+  return entry.status >= 400 && entry.status < 500 ? 'refused' : 'changes';
+}
+
+/** The count bound of `list`. */
+export function auditBoundOf(bounds: AuditBounds, list: AuditList): number {
+  return list === 'refused' ? bounds.maxRefused : bounds.maxEntries;
 }
 
 /** Largest kept entry (its compact JSON); a larger one keeps its before/after as a note of their size. */

@@ -1,4 +1,4 @@
-import type { AuditBounds, AuditEntry, AuditFilter, AuditPage } from './audit-rules';
+import type { AuditBounds, AuditEntry, AuditFilter, AuditPage, AuditRecorded } from './audit-rules';
 import type { MinuteStats } from './stats-rules';
 import type {
   Acted,
@@ -657,12 +657,18 @@ export interface BucketStore {
 }
 
 /**
- * The audit trail: one entry per operator or admin change, kept within a
- * retention time and a hard cap on entries (AuditBounds), listed newest first.
+ * The audit trail: one entry per operator or admin change or refused attempt,
+ * kept within a retention time and a count bound per list (changes, refused
+ * attempts: AuditBounds), listed together newest first.
  */
 export interface AuditStore {
-  /** Keeps `entry` (its JSON within AUDIT_ENTRY_MAX_BYTES) and drops entries past the bounds, in one step. */
-  record(entry: AuditEntry, bounds: AuditBounds): Promise<void>;
+  /**
+   * Keeps `entry` (its JSON within AUDIT_ENTRY_MAX_BYTES) in its list
+   * (auditListOf) and drops entries past the bounds, in one step: those past
+   * the retention from either list, and the oldest of the entry's own list
+   * past that list's count bound (answered as `dropped`).
+   */
+  record(entry: AuditEntry, bounds: AuditBounds): Promise<AuditRecorded>;
   /**
    * Entries matching `filter`, newest first, none older than `notBefore`
    * (ms: now minus the retention); `cursor` is a page's `next_cursor`. Scans

@@ -4,7 +4,7 @@ import { AUDIT_ENTRY_MAX_BYTES } from '../src';
 import { T0, useStores, type StoresFactory } from './fixtures';
 
 const DAY = 86_400_000;
-const BOUNDS = { retentionMs: 30 * DAY, maxEntries: 1000 };
+const BOUNDS = { retentionMs: 30 * DAY, maxEntries: 1000, maxRefused: 100 };
 
 function entry(at: number, action: string, extra: Partial<AuditEntry> = {}): AuditEntry {
   return {
@@ -23,7 +23,8 @@ function entry(at: number, action: string, extra: Partial<AuditEntry> = {}): Aud
 /**
  * The audit trail: entries kept as given, listed newest first in cursor
  * pages, filtered by action (exact or a `.*` family), actor (label, role or
- * kind), target and time; bounded by the retention and the hard cap.
+ * kind), target and time; bounded by the retention and a count bound per
+ * list (changes, refused attempts), which only that list fills.
  */
 export function describeAuditConformance(name: string, factory: StoresFactory): void {
   describe(`${name} audit store`, () => {
@@ -76,7 +77,7 @@ export function describeAuditConformance(name: string, factory: StoresFactory): 
 
     it('stays bounded: entries past the retention are neither listed nor kept; past the cap the oldest go', async () => {
       const { audit } = stores();
-      const bounds = { retentionMs: DAY, maxEntries: 3 };
+      const bounds = { retentionMs: DAY, maxEntries: 3, maxRefused: 3 };
       await audit.record(entry(T0, 'hook.register', { target: 'old' }), bounds);
       await audit.record(entry(T0 + DAY + 1, 'hook.register', { target: 'a' }), bounds);
       // Listed with the retention applied at read time too.
@@ -84,6 +85,33 @@ export function describeAuditConformance(name: string, factory: StoresFactory): 
       // Kept past the cap only the newest three, whatever the listing's bound.
       for (const t of ['b', 'c', 'd']) await audit.record(entry(T0 + DAY + 2 + t.charCodeAt(0), 'hook.register', { target: t }), bounds);
       expect((await audit.list({}, 10, 0)).entries.map((e) => e.target)).toEqual(['d', 'c', 'b']);
+    });
+
+    it('refused attempts live apart: past their own bound the oldest refusal goes, never a change; the listing shows both, newest first', async () => {
+      const { audit } = stores();
+      const bounds = { retentionMs: DAY, maxEntries: 3, maxRefused: 2 };
+      const reader = { kind: 'token' as const, role: 'reader' as const, label: 'reader:0a0b0c0d' };
+      const refused = (at: number, target: string) => entry(at, 'policy.update', { target, status: 403, actor: reader });
+      expect(await audit.record(entry(T0, 'policy.update', { target: 'change' }), bounds)).toEqual({ list: 'changes', dropped: 0 });
+      const answers = [];
+      for (let i = 1; i <= 5; i += 1) answers.push(await audit.record(refused(T0 + i, `r${i}`), bounds));
+      expect(answers).toEqual([
+        { list: 'refused', dropped: 0 },
+        { list: 'refused', dropped: 0 },
+        { list: 'refused', dropped: 1 },
+        { list: 'refused', dropped: 1 },
+        { list: 'refused', dropped: 1 },
+      ]);
+      const targets = async () => (await audit.list({}, 10, 0)).entries.map((e) => e.target);
+      expect(await targets()).toEqual(['r5', 'r4', 'change']);
+      // A 5xx (the outcome is not known) is kept with the changes; changes past their own bound drop only changes.
+      await audit.record(entry(T0 + 10, 'hook.register', { target: 'c2', status: 503 }), bounds);
+      await audit.record(entry(T0 + 11, 'hook.register', { target: 'c3' }), bounds);
+      expect(await audit.record(entry(T0 + 12, 'hook.register', { target: 'c4' }), bounds)).toEqual({ list: 'changes', dropped: 1 });
+      expect(await targets()).toEqual(['c4', 'c3', 'c2', 'r5', 'r4']);
+      // Past the retention both lists empty out, and their bounds count only what is left.
+      expect(await audit.record(refused(T0 + DAY + 20, 'late'), bounds)).toEqual({ list: 'refused', dropped: 0 });
+      expect(await targets()).toEqual(['late']);
     });
 
     it('keeps an oversized entry with its before/after replaced by a note of their size', async () => {

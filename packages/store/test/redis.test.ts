@@ -238,7 +238,7 @@ describe('redis specifics', () => {
       await s.runs.keepAgentCall({ agent: 'bot{1}', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
       const actor = { kind: 'token' as const, role: 'admin' as const, label: 'admin:0000{1}0' };
       const audited = { id: '0000000000000000000001', at: new Date(T0).toISOString(), actor, action: 'hook.remove', target: 'a', client: '', status: 200 };
-      await s.audit.record({ ...audited, request: { method: 'DELETE', path: '/api/hooks/a' } }, { retentionMs: 60_000, maxEntries: 10 });
+      await s.audit.record({ ...audited, request: { method: 'DELETE', path: '/api/hooks/a' } }, { retentionMs: 60_000, maxEntries: 10, maxRefused: 10 });
       await s.runs.minuteStats(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000) + 1);
     } finally {
       spy.mockRestore();

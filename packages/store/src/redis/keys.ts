@@ -62,9 +62,11 @@ import type { Door } from '@hookyard/core';
  *   One slot for every unrouted event: keep_unrouted runs after keep_event found no hook
  *   (another slot), see redis-unrouted.ts.
  *
- *   {P:audit}:ix                 zset   score 0, audit entry ids (time-sortable: ZRANGEBYLEX pages newest first)
- *   {P:audit}:entries            hash   audit entry id -> entry JSON; bounded by HOOKS_AUDIT_RETENTION_DAYS and
- *                                       HOOKS_AUDIT_MAX_ENTRIES (record_audit drops the rest)
+ *   {P:audit}:ix                 zset   score 0, every audit entry id (time-sortable: ZRANGEBYLEX pages newest first)
+ *   {P:audit}:entries            hash   audit entry id -> entry JSON; bounded by HOOKS_AUDIT_RETENTION_DAYS
+ *   {P:audit}:changes            zset   score 0, the ids of changes: at most HOOKS_AUDIT_MAX_ENTRIES
+ *   {P:audit}:refused            zset   score 0, the ids of refused attempts (4xx): at most HOOKS_AUDIT_MAX_REFUSED
+ *                                       (record_audit drops the oldest of the entry's own list past its bound)
  *
  *   {P:lim:<bucket>:<key>}:tat        string  a flood limiter bucket's theoretical arrival time (ms),
  *                                             PX until it is past (take_token); one slot per bucket and key,
@@ -233,9 +235,10 @@ export class KeyLayout {
   get auditTag(): string {
     return `{${this.prefix}:audit}`;
   }
-  /** KEYS of record_audit: the entry index (zset of ids, score 0) and the entries (hash id -> JSON). */
+  /** KEYS of record_audit: the entry index (zset of ids, score 0), the entries (hash id -> JSON), the changes' and the refusals' ids. */
   auditKeys(): string[] {
-    return [`${this.auditTag}:ix`, `${this.auditTag}:entries`];
+    const tag = this.auditTag;
+    return [`${tag}:ix`, `${tag}:entries`, `${tag}:changes`, `${tag}:refused`];
   }
   /** KEYS of a per-run script: run, due, lease, done. */
   runScriptKeys(partition: number, id: string): string[] {

@@ -1,8 +1,10 @@
 import type { AuditStore } from '../types';
 import {
   AUDIT_EXPIRE_PER_RECORD,
+  auditBoundOf,
   auditEntryJson,
   auditIdBound,
+  auditListOf,
   auditPage,
   auditScanRange,
   matchesAudit,
@@ -10,6 +12,7 @@ import {
   type AuditEntry,
   type AuditFilter,
   type AuditPage,
+  type AuditRecorded,
 } from '../audit-rules';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
@@ -19,7 +22,11 @@ import type { Scripts } from './scripts';
 /** Ids read per round trip while a filtered listing scans. */
 const SCAN_BATCH = 200;
 
-/** The audit trail on Redis, in a hash tag of its own: `{P:audit}:ix` (zset of ids) and `{P:audit}:entries` (hash). */
+/**
+ * The audit trail on Redis, in a hash tag of its own: `{P:audit}:ix` (zset of
+ * every id, the listing), `{P:audit}:entries` (hash), and the ids of each list
+ * (`:changes`, `:refused`) for their count bounds.
+ */
 export class RedisAuditStore implements AuditStore {
   constructor(
     private readonly client: RedisClient,
@@ -27,11 +34,13 @@ export class RedisAuditStore implements AuditStore {
     private readonly keys: KeyLayout,
   ) {}
 
-  async record(entry: AuditEntry, bounds: AuditBounds): Promise<void> {
+  async record(entry: AuditEntry, bounds: AuditBounds): Promise<AuditRecorded> {
+    const list = auditListOf(entry);
     const oldest = auditIdBound(Date.parse(entry.at) - bounds.retentionMs);
-    const args = [this.keys.auditTag, entry.id, auditEntryJson(entry), oldest, bounds.maxEntries, AUDIT_EXPIRE_PER_RECORD];
+    const args = [this.keys.auditTag, entry.id, auditEntryJson(entry), oldest, auditBoundOf(bounds, list), AUDIT_EXPIRE_PER_RECORD, list];
     try {
-      await this.scripts.run('record_audit', this.keys.auditKeys(), args);
+      const dropped = await this.scripts.run('record_audit', this.keys.auditKeys(), args);
+      return { list, dropped: Number(dropped) };
     } catch (err) {
       throw storeError('record_audit', err);
     }

@@ -55,6 +55,11 @@ export function auditRoutes(router: Router, ctx: ApiContext): void {
     if (errors.length) throw badInput('bad audit query', errors);
     const now = ctx.clock.now();
     const page = await ctx.stores.audit.list(filter, limit, now - ctx.settings.auditRetentionMs, cursor);
-    res.json({ ...page, retention_days: ctx.settings.auditRetentionMs / 86_400_000, max_entries: ctx.settings.auditMaxEntries });
+    res.json({
+      ...page,
+      retention_days: ctx.settings.auditRetentionMs / 86_400_000,
+      max_entries: ctx.settings.auditMaxEntries,
+      max_refused: ctx.settings.auditMaxRefused,
+    });
   });
 }

@@ -4,6 +4,7 @@ import { ApprovalRepo } from '@hookyard/tools';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
 import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
+import { changedNothing } from '../audit/recorder';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -81,6 +82,8 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
       openOnSubject: (subject, limit) => ctx.stores.interactions.openOnSubject(subject, limit),
       stateOf: async (subject) => (await ctx.stores.states.get(subject))?.document ?? null,
     });
+    // A preview: nothing was kept, so the audit trail has no entry for it.
+    changedNothing(res);
     res.json(report);
   });
 

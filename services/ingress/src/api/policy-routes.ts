@@ -10,6 +10,7 @@ import {
   type ApprovalRule,
 } from '@hookyard/core';
 import { ApprovalRepo, validateApprovalRules, type ApprovalDecision, type PolicyCall } from '@hookyard/tools';
+import { changedNothing } from '../audit/recorder';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 
@@ -151,6 +152,8 @@ export function policyRoutes(router: Router, ctx: ApiContext): void {
       hook_rules: hookRules.length,
       summary: summarize(decision, agent !== null),
     };
+    // A preview: nothing was kept, so the audit trail has no entry for it.
+    changedNothing(res);
     res.json(answer);
   });
 }

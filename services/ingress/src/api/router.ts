@@ -68,8 +68,8 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
       },
     }),
   );
-  // Every change (not a read, not an agent's call) is recorded once, after its answer.
-  router.use(auditMiddleware(ctx.audit ?? new AuditRecorder(ctx), ctx.stores, ctx.clientAddress ?? ((req) => req.socket.remoteAddress ?? '')));
+  // Every change (not a read, not an agent's call) is recorded once, when its route answers; routes are found by pattern in this router.
+  router.use(auditMiddleware(ctx.audit ?? new AuditRecorder(ctx), ctx.stores, ctx.clientAddress ?? ((req) => req.socket.remoteAddress ?? ''), router));
   whoamiRoutes(router, ctx);
   auditRoutes(router, ctx);
   eventRoutes(router, ctx, ctx.runEvents);

@@ -5,6 +5,7 @@ import type { RunFilter } from '@hookyard/store';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery } from './run-wire';
+import { changedNothing } from '../audit/recorder';
 
 /** One bulk call acts on at most this many runs; the answer says when more matched. */
 export const BULK_MAX_RUNS = 10_000;
@@ -133,7 +134,9 @@ export function bulkRunRoutes(router: Router, ctx: ApiContext): void {
     router.post(`/hook-runs/${verb}`, requireRole('operator'), async (req, res) => {
       const { filter, dryRun } = parseBulkBody(verb, req.body);
       const a = await bulk(ctx, verb, filter, dryRun);
-      if (!dryRun) ctx.logger.info({ verb, filter, matched: a.matched, done: a.done, refused: a.refused }, `bulk ${verb} by an operator`);
+      // A dry run changed nothing and says so: the audit trail records the real ones.
+      if (dryRun) changedNothing(res);
+      else ctx.logger.info({ verb, filter, matched: a.matched, done: a.done, refused: a.refused }, `bulk ${verb} by an operator`);
       res.json({
         dry_run: a.dry_run,
         matched: a.matched,

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { isValidName, type Run, type SubjectKey } from '@hookyard/core';
+import { badInput, isValidName, type HookyardError, type Run, type SubjectKey } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { redactToolRecord } from '@hookyard/tools';
 import { redactBinding } from '../verify';
@@ -74,7 +74,8 @@ const bulkDetail = (body: unknown, req: Request) => ({
  * The management changes the trail names: method and route -> action,
  * target, before and after. A change through a route not listed here is
  * still recorded, under its method and route; a route can say more by
- * setting `res.locals.audit` (see middleware.ts).
+ * setting `res.locals.audit` (see recorder.ts). Looked up by the route's
+ * pattern, as express matched it: a thing named `dry-run` is no route.
  */
 const TABLE: Entry[] = [
   {
@@ -303,60 +304,56 @@ const TABLE: Entry[] = [
   },
 ];
 
-/** Routes that change nothing although not read by GET: never recorded. */
-const NOT_CHANGES = [/\/dry-run$/, /^\/calls(\/|$)/, /^\/audit$/];
+/** Routes that are not management changes although not reads: an agent's call is a run already, never an audit entry. */
+const NOT_CHANGES = new Set(['POST /calls']);
 
-interface Compiled {
-  entry: Entry;
-  re: RegExp;
-  names: string[];
+/** Routes whose body's `dry_run` the route reads and honours: it answers `dry_run: true`, changes nothing and says so (changedNothing). */
+const BODY_DRY_RUN = new Set(['POST /hook-runs/retry', 'POST /hook-runs/discard']);
+
+/** Where a preview is, for the refusal of a `dry_run` a route does not honour. */
+const PREVIEWS = 'previews are POST /api/hooks/dry-run, POST /api/approval-policy/dry-run and the body field dry_run of POST /api/hook-runs/retry and /discard';
+
+const BY_ROUTE = new Map(TABLE.map((e) => [`${e.method} ${e.route}`, e]));
+
+/** The table's entry for a route, by method and the route's pattern as registered under /api (`/hooks/:name`), never by a request's path. */
+export function auditActionOf(method: string, pattern: string): AuditAction | null {
+  return BY_ROUTE.get(`${method} ${pattern}`) ?? null;
 }
 
-/** An express route (`:param`, a final `*rest`) as a regular expression with its parameter names. */
-export function compileRoute(route: string): { re: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = route
-    .split('/')
-    .map((part) => {
-      if (part.startsWith(':')) {
-        names.push(part.slice(1));
-        return '([^/]+)';
-      }
-      if (part.startsWith('*')) {
-        names.push(part.slice(1));
-        return '(.+)';
-      }
-      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { re: new RegExp(`^${source}/?$`), names };
+/** Whether a request to a route (by its pattern) is a read or an agent's call, which the trail never records. */
+export function notAChange(method: string, pattern: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || NOT_CHANGES.has(`${method} ${pattern}`);
 }
 
-const COMPILED: Compiled[] = TABLE.map((entry) => ({ entry, ...compileRoute(entry.route) }));
+const has = (o: unknown, key: string) => o !== null && typeof o === 'object' && !Array.isArray(o) && Object.prototype.hasOwnProperty.call(o, key);
 
-/** The table's entry for a request under /api (`path` relative to it), with the path's parameters. */
-export function auditActionOf(method: string, path: string): { action: AuditAction; params: Record<string, string> } | null {
-  for (const c of COMPILED) {
-    if (c.entry.method !== method) continue;
-    const m = c.re.exec(path);
-    if (!m) continue;
-    const params: Record<string, string> = {};
-    c.names.forEach((n, i) => {
-      try {
-        params[n] = decodeURIComponent(m[i + 1] ?? '');
-      } catch {
-        params[n] = m[i + 1] ?? '';
-      }
-    });
-    return { action: c.entry, params };
+/**
+ * The refusal of a `dry_run` the route does not honour: a write route that
+ * has no dry run would make the change and, were it taken for a preview,
+ * leave the caller believing nothing happened. So `dry_run` in a write's
+ * query string is refused on every route (none reads it there), and in its
+ * body on every route but those that honour it (BODY_DRY_RUN). Undefined:
+ * nothing to refuse.
+ */
+export function dryRunRefusal(req: Request, method: string, pattern: string): HookyardError | undefined {
+  const route = `${method} /api${pattern}`;
+  const honours = BODY_DRY_RUN.has(`${method} ${pattern}`);
+  if (has(req.query, 'dry_run')) {
+    const where = honours ? `it reads dry_run from its body only ({"filter": {...}, "dry_run": true})` : 'it has no dry run';
+    return badInput(`query parameter dry_run refused on ${route}: ${where}, and would make the change`, [
+      `remove the query parameter dry_run to make the change; ${PREVIEWS}`,
+    ]);
   }
-  return null;
-}
-
-/** Whether a request (path relative to /api) is a read or an agent's call, which the trail never records. */
-export function notAChange(method: string, path: string): boolean {
-  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || NOT_CHANGES.some((re) => re.test(path));
+  if (!honours && has(req.body, 'dry_run')) {
+    return badInput(`body field dry_run refused on ${route}: it has no dry run, and would make the change`, [
+      `remove the field dry_run to make the change; ${PREVIEWS}`,
+    ]);
+  }
+  return undefined;
 }
 
 /** Every action the table names (the API documents them). */
 export const AUDIT_ACTIONS: readonly string[] = [...new Set(TABLE.map((e) => e.action))];
+
+/** Every route the table names, as `METHOD /api/<pattern>` (a test holds them to the router's own). */
+export const AUDIT_ROUTES: readonly string[] = TABLE.map((e) => `${e.method} /api${e.route}`);

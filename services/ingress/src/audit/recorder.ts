@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import { newRunId, type Clock, type HookMetrics, type Logger, type Role, type Settings } from '@hookyard/core';
-import type { AuditActor, AuditEntry, Stores } from '@hookyard/store';
-import { auditActionOf, notAChange } from './actions';
+import type { AuditActor, AuditEntry, AuditList, AuditRecorded, Stores } from '@hookyard/store';
+import { auditActionOf, dryRunRefusal, notAChange } from './actions';
+import { routeOf } from './route-of';
 import { redactSecrets } from './redact';
 
 /** What a route may set in `res.locals.audit` to say more than the table does, or `false`: not a change, not recorded. */
@@ -16,8 +17,8 @@ export interface AuditDetail {
 
 export interface AuditRecorderDeps {
   stores: Pick<Stores, 'audit'>;
-  settings: Pick<Settings, 'auditRetentionMs' | 'auditMaxEntries' | 'apiTokens'>;
-  metrics: Pick<HookMetrics, 'auditWriteFailures'>;
+  settings: Pick<Settings, 'auditRetentionMs' | 'auditMaxEntries' | 'auditMaxRefused' | 'apiTokens'>;
+  metrics: Pick<HookMetrics, 'auditWriteFailures' | 'auditDropped'>;
   logger: Logger;
   clock: Clock;
 }
@@ -25,25 +26,63 @@ export interface AuditRecorderDeps {
 /** What is recorded of one answered request, before the recorder adds the id and the time and strips secrets. */
 export type AuditFacts = Omit<AuditEntry, 'id' | 'at'> & { detail?: unknown };
 
+/** At most one WARN per list this often while entries are being dropped for space (each says how many since the last). */
+const DROP_WARN_EVERY_MS = 60_000;
+
 /**
  * Writes audit entries. A write the store refuses never fails the request it
  * records (that was answered already): it is logged at ERROR and counted in
- * `tai42_hook_runs_audit_write_failures_total`.
+ * `tai42_hook_runs_audit_write_failures_total`. Entries the store drops for
+ * space (a list past its count bound) are counted in
+ * `tai42_hook_runs_audit_dropped_total{list}` and logged at WARN.
  */
 export class AuditRecorder {
+  private readonly unwarned: Record<AuditList, number> = { changes: 0, refused: 0 };
+  private readonly warnedAt: Record<AuditList, number> = { changes: -Infinity, refused: -Infinity };
+
   constructor(private readonly deps: AuditRecorderDeps) {}
 
   async record(facts: AuditFacts): Promise<void> {
     const now = this.deps.clock.now();
     const known = this.deps.settings.apiTokens.map((t) => t.token);
     const entry = { id: newRunId(now), at: new Date(now).toISOString(), ...(redactSecrets(facts, known) as AuditFacts) };
+    const { settings } = this.deps;
+    let kept: AuditRecorded;
     try {
-      await this.deps.stores.audit.record(entry, { retentionMs: this.deps.settings.auditRetentionMs, maxEntries: this.deps.settings.auditMaxEntries });
+      kept = await this.deps.stores.audit.record(entry, {
+        retentionMs: settings.auditRetentionMs,
+        maxEntries: settings.auditMaxEntries,
+        maxRefused: settings.auditMaxRefused,
+      });
     } catch (err) {
       this.deps.metrics.auditWriteFailures.inc();
       this.deps.logger.error({ err, action: entry.action, target: entry.target, actor: entry.actor.label }, 'audit entry not kept');
+      return;
     }
+    if (kept && kept.dropped > 0) this.dropped(kept.list, kept.dropped, now);
   }
+
+  /** Says that the trail dropped entries for space: always counted, logged at most once a minute per list. */
+  private dropped(list: AuditList, count: number, now: number): void {
+    this.deps.metrics.auditDropped.inc({ list }, count);
+    this.unwarned[list] += count;
+    if (now - this.warnedAt[list] < DROP_WARN_EVERY_MS) return;
+    const [variable, bound, what] =
+      list === 'refused'
+        ? ['HOOKS_AUDIT_MAX_REFUSED', this.deps.settings.auditMaxRefused, 'refused attempts']
+        : ['HOOKS_AUDIT_MAX_ENTRIES', this.deps.settings.auditMaxEntries, 'changes'];
+    this.deps.logger.warn(
+      { list, dropped: this.unwarned[list], bound },
+      `audit trail full: dropped the ${this.unwarned[list]} oldest ${what} to keep ${bound} (${variable}); raise it to keep more`,
+    );
+    this.unwarned[list] = 0;
+    this.warnedAt[list] = now;
+  }
+}
+
+/** A route that performed a dry run (or any request that changed nothing) says so, after it did: the trail records no entry for it. */
+export function changedNothing(res: Response): void {
+  res.locals.audit = false;
 }
 
 /** The principal `authenticate` found: an API token (role and label) or an agent. */
@@ -55,68 +94,83 @@ function actorOf(res: Response): AuditActor | null {
   return { kind: 'token', role, label: `${role}:${String(res.locals.tokenId ?? '?')}` };
 }
 
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * Express middleware of the management router, after `authenticate`: every
- * request that may change something (not GET/HEAD, not a dry run, not an
- * agent's call) that reaches a route is recorded once, after its answer has
- * gone, with its status. Refusals (4xx) are recorded too, without before or
- * after (nothing changed): who tried what is part of the trail. A request no
- * route matched (404) is not.
+ * Express middleware of the management router `routes`, after `authenticate`:
+ * every request to one of its routes that may change something (not a read,
+ * not an agent's call) is recorded once, when the route answers: after the
+ * change committed, whether or not the client is still there to read the
+ * answer. Refusals (4xx) are recorded too, without before or after (nothing
+ * changed): who tried what is part of the trail. Not recorded: a request no
+ * route matched (404), and one whose route said it changed nothing
+ * (changedNothing: a dry run it performed). The route is found by its pattern
+ * (routeOf), never by the raw path; a `dry_run` the route does not honour is
+ * refused (dryRunRefusal), and that refusal is recorded.
  */
-export function auditMiddleware(recorder: AuditRecorder, stores: Stores, clientAddress: (req: IncomingMessage) => string) {
+export function auditMiddleware(recorder: AuditRecorder, stores: Stores, clientAddress: (req: IncomingMessage) => string, routes: Router) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const path = req.path;
-    if (notAChange(req.method, path)) return next();
-    const known = auditActionOf(req.method, path);
+    if (READS.has(req.method)) return next();
+    const matched = routeOf(routes, req.method, req.path);
+    if (!matched) return next();
+    const refusal = dryRunRefusal(req, req.method, matched.pattern);
+    if (notAChange(req.method, matched.pattern)) return next(refusal);
+    const known = auditActionOf(req.method, matched.pattern);
+    const params = matched.params;
     const bodyOf: { value?: unknown } = {};
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       bodyOf.value = body;
       return json(body);
     };
-    const started = known?.action.before ? known.action.before(stores, req, known.params).catch(() => undefined) : Promise.resolve(undefined);
-    res.on('finish', () => {
-      void (async () => {
-        const override = res.locals.audit as AuditDetail | false | undefined;
-        // No route matched (the router's own 404), the route says it changed nothing, or a dry run.
-        if (override === false || (!req.route && !known) || isDryRun(req)) return;
-        const actor = actorOf(res);
-        if (!actor) return;
-        const ok = res.statusCode < 400;
-        const route = (req.route as { path?: string } | undefined)?.path;
-        const base: AuditFacts = {
-          actor,
-          action: known?.action.action ?? `${req.method} /api${route ?? path}`,
-          target: known ? known.action.target(req, known.params) : null,
-          client: clientAddress(req),
-          status: res.statusCode,
-          request: { method: req.method, path: req.originalUrl.split('?')[0]!.slice(0, 512) },
-        };
-        if (ok && known) {
-          if (known.action.before) base.before = (await started) ?? null;
-          if (known.action.after) base.after = known.action.after(bodyOf.value, req);
-          if (known.action.fromAnswer) Object.assign(base, known.action.fromAnswer(bodyOf.value, req));
+    const started = known?.before && !refusal ? known.before(stores, req, params).catch(() => undefined) : Promise.resolve(undefined);
+    const write = async () => {
+      const override = res.locals.audit as AuditDetail | false | undefined;
+      if (override === false) return;
+      const actor = actorOf(res);
+      if (!actor) return;
+      const ok = res.statusCode < 400;
+      const route = (req.route as { path?: string } | undefined)?.path ?? matched.pattern;
+      const base: AuditFacts = {
+        actor,
+        action: known?.action ?? `${req.method} /api${route}`,
+        target: known ? known.target(req, params) : null,
+        client: clientAddress(req),
+        status: res.statusCode,
+        request: { method: req.method, path: req.originalUrl.split('?')[0]!.slice(0, 512) },
+      };
+      if (ok && known) {
+        if (known.before) base.before = (await started) ?? null;
+        if (known.after) base.after = known.after(bodyOf.value, req);
+        if (known.fromAnswer) Object.assign(base, known.fromAnswer(bodyOf.value, req));
+      }
+      if (known?.detail) {
+        const d = known.detail(bodyOf.value, req);
+        if (d !== undefined && (ok || known.action.startsWith('interaction.'))) base.detail = d;
+      }
+      if (override) {
+        if (override.action !== undefined) base.action = override.action;
+        if (override.target !== undefined) base.target = override.target;
+        if (ok && 'before' in override) base.before = override.before;
+        if (ok && 'after' in override) base.after = override.after;
+        if ('detail' in override) base.detail = override.detail;
+      }
+      await recorder.record(base);
+    };
+    // Recorded when the route answers (res.end), not on 'finish': a client that hangs up first never lets 'finish'
+    // fire, though the route still made its change and answers after it committed.
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    let answered = false;
+    res.end = ((...args: unknown[]) => {
+      try {
+        return end(...args);
+      } finally {
+        if (!answered) {
+          answered = true;
+          void write();
         }
-        if (known?.action.detail) {
-          const d = known.action.detail(bodyOf.value, req);
-          if (d !== undefined && (ok || known.action.action.startsWith('interaction.'))) base.detail = d;
-        }
-        if (override) {
-          if (override.action !== undefined) base.action = override.action;
-          if (override.target !== undefined) base.target = override.target;
-          if (ok && 'before' in override) base.before = override.before;
-          if (ok && 'after' in override) base.after = override.after;
-          if ('detail' in override) base.detail = override.detail;
-        }
-        await recorder.record(base);
-      })();
-    });
-    next();
+      }
+    }) as Response['end'];
+    next(refusal);
   };
-}
-
-/** A request that asks for a dry run changes nothing. */
-function isDryRun(req: Request): boolean {
-  const b = req.body as Record<string, unknown> | undefined;
-  return (b !== null && typeof b === 'object' && b.dry_run === true) || req.query.dry_run === 'true';
 }

@@ -33,7 +33,10 @@ export const AUDIT_SCHEMAS: Obj = {
       },
       target: { type: 'string', nullable: true, description: 'What was acted on: a hook or tool name, a run or interaction id, a topic…' },
       client: { type: 'string', description: "The client's address (HOOKS_TRUSTED_PROXIES)" },
-      status: { type: 'integer', description: 'The HTTP status the request was answered with; a refusal (4xx) keeps no before/after' },
+      status: {
+        type: 'integer',
+        description: 'The HTTP status the request was answered with; a refusal (4xx) keeps no before/after and is bounded apart from the changes',
+      },
       request: { type: 'object', properties: { method: { type: 'string' }, path: { type: 'string' } } },
       before: { ...anyJson, description: 'The record before the change (null: there was none), where one applies' },
       after: { ...anyJson, description: 'The record after the change (null: it is gone), where one applies' },
@@ -53,12 +56,13 @@ export function auditPaths(b: PathBuilders): Obj {
         {
           '200': b.answer('One page; pass next_cursor back as cursor for older entries', {
             type: 'object',
-            required: ['entries', 'next_cursor', 'retention_days', 'max_entries'],
+            required: ['entries', 'next_cursor', 'retention_days', 'max_entries', 'max_refused'],
             properties: {
               entries: { type: 'array', items: b.ref('AuditEntry') },
               next_cursor: { type: 'string', nullable: true },
               retention_days: { type: 'number', description: 'HOOKS_AUDIT_RETENTION_DAYS' },
-              max_entries: { type: 'integer', description: 'HOOKS_AUDIT_MAX_ENTRIES' },
+              max_entries: { type: 'integer', description: 'HOOKS_AUDIT_MAX_ENTRIES: most changes kept' },
+              max_refused: { type: 'integer', description: 'HOOKS_AUDIT_MAX_REFUSED: most refused attempts (4xx) kept, apart from the changes' },
             },
           }),
           ...b.fail(400),

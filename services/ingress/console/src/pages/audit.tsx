@@ -22,6 +22,7 @@ interface AuditPage {
   next_cursor: string | null;
   retention_days: number;
   max_entries: number;
+  max_refused: number;
 }
 
 const PAGE = 50;
@@ -98,7 +99,8 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
       <h1 id="audit-title">Audit trail</h1>
       <p class="hint">
         Every change an operator or admin made, who (role and token label), from where, and the record before and after.
-        {page.data && ` Kept ${page.data.retention_days} days, at most ${page.data.max_entries} entries; never a secret.`}
+        {page.data &&
+          ` Kept ${page.data.retention_days} days, at most ${page.data.max_entries} changes and ${page.data.max_refused} refused attempts; never a secret.`}
       </p>
       <form class="filters" key={JSON.stringify(filter)} onSubmit={apply} aria-label="Filter the audit trail">
         <label>
