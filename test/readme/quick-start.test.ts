@@ -12,7 +12,8 @@
  *
  * Shared with this machine, through the environment: its network settings,
  * npm's cache and the pnpm store this checkout was installed from, so the
- * commands fetch nothing already fetched; the build runs from scratch.
+ * commands fetch nothing already fetched; the build runs from scratch (about
+ * 20 s of the file's 35 s of CPU; a minute or so of wall time on 2 busy cores).
  */
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -207,7 +208,7 @@ describe('README Quick start, pasted', () => {
   it('on a machine with Node 24 already (nvm, fnm): its block puts the pinned pnpm on the PATH beside that node', async () => {
     const forNode24 = quickStartBlocks().rest.filter((b) => /^npm install -g pnpm@/m.test(b));
     expect(forNode24).toHaveLength(1);
-    expect(process.version.split('.')[0]).toBe('v24');
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(24);
     const home = freshHome();
     // As nvm lays it out: that node's folder first on the PATH, npm's global prefix beside it (here this test's Node 24).
     const prefix = join(home, '.nvm', 'versions', 'node', process.version);
