@@ -1,7 +1,8 @@
 /**
- * The README's trust table ("Who may do what, through which door") is kept
- * true by tests: every row names, in its last column, the tests that show it
- * (`path` › «test title»), and this file checks that each named test exists
+ * The manual's trust table ("Who may do what, through which door", in
+ * docs/security.md) is kept true by tests: every row names, in its last
+ * column, the tests that show it (`path` › «test title»), and this file
+ * checks that each named test exists
  * with that exact title. A row whose test is renamed, moved or deleted fails
  * here, so the table cannot quietly outlive what backs it.
  */
@@ -9,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
+const PAGE = 'docs/security.md';
 const HEADING = '### Who may do what, through which door';
 
 interface Row {
@@ -18,10 +20,10 @@ interface Row {
 }
 
 /** The table's rows under the heading: the first Markdown table after it. */
-export function trustRows(readme: string): Row[] {
-  const at = readme.indexOf(HEADING);
-  if (at < 0) throw new Error(`README.md has no "${HEADING}" section`);
-  const lines = readme.slice(at).split('\n');
+export function trustRows(page: string): Row[] {
+  const at = page.indexOf(HEADING);
+  if (at < 0) throw new Error(`${PAGE} has no "${HEADING}" section`);
+  const lines = page.slice(at).split('\n');
   const start = lines.findIndex((l) => l.startsWith('|'));
   const table: string[] = [];
   for (const l of lines.slice(start)) {
@@ -50,8 +52,7 @@ function titlesIn(source: string): Set<string> {
 }
 
 describe("the README's trust table", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const rows = trustRows(readme);
+  const rows = trustRows(readFileSync(join(ROOT, PAGE), 'utf8'));
 
   it('lists every principal the design names', () => {
     const principals = rows.map((r) => r.principal.toLowerCase()).join('\n');

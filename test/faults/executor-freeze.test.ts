@@ -2,7 +2,7 @@
  * One executor frozen (SIGSTOP), the other must keep working. Events come at
  * a steady pace while executor-2 is stopped; every run of an event accepted
  * meanwhile must reach the sink within the dispatch bound (the run consumer's
- * ack wait, README "How a run lives"), and the runs the frozen one held are
+ * ack wait, docs/hooks-and-runs.md, "How a run lives"), and the runs the frozen one held are
  * taken over once their leases lapse, all while it is still stopped. Only the
  * live executor can call the sink then, so a call during the freeze is its
  * claim. The sweep's re-dispatch of unclaimed runs is pushed out of the way

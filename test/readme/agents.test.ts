@@ -1,5 +1,5 @@
 /**
- * The README's "Agents" section, word for word, against the embedded default
+ * The manual's "Agents" section (docs/agents.md), word for word, against the embedded default
  * (its address substituted for 8080, the agent token the first block printed
  * for `<agent token>`): the agent is made, an MCP client configured as the
  * JSON block says lists exactly its tools and calls one, the approval example
@@ -8,26 +8,22 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { manualSection } from '../support/manual';
 import { requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 
 const run = promisify(execFile);
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const SECTION = (() => {
-  const at = README.indexOf('\n## Agents\n');
-  if (at < 0) throw new Error('README has no "## Agents" section');
-  return README.slice(at, README.indexOf('\n## ', at + 3));
-})();
+const SECTION = manualSection('docs/agents.md', '## Agents');
 
 /** The `n`th fenced block of language `lang` (0-based) in the section. */
 function block(lang: 'sh' | 'text' | 'json', n: number): string {
   const blocks = [...SECTION.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
-  if (blocks[n] === undefined) throw new Error(`README "Agents" has no ${lang} block ${n}`);
+  if (blocks[n] === undefined) throw new Error(`docs/agents.md "Agents" has no ${lang} block ${n}`);
   return blocks[n];
 }
 

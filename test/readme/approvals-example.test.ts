@@ -1,5 +1,5 @@
 /**
- * The README's "Approve deploys in Slack", word for word: its second sh block
+ * The manual's "Approve deploys in Slack" (docs/approvals.md), word for word: its second sh block
  * runs with bash against the embedded default (with the secrets the first
  * block exports), a local deploy service and a local stand-in for Slack's
  * chat.postMessage (their addresses substituted, as 8080 is). The merged pull
@@ -9,25 +9,22 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { manualSection } from '../support/manual';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 import { freePort } from '../support/servers';
 import { json, startMockServer, type MockServer } from '../support/http-recorder';
 
 const run = promisify(execFile);
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-
-/** The `n`th ```sh block (0-based) of a README section. */
+/** The `n`th ```sh block (0-based) of a section of docs/approvals.md. */
 function block(heading: string, n: number): string {
-  const at = README.indexOf(`## ${heading}\n`);
-  if (at < 0) throw new Error(`README has no "## ${heading}" section`);
-  const section = README.slice(at, README.indexOf('\n## ', at + 3));
+  const section = manualSection('docs/approvals.md', `## ${heading}`);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  if (!blocks[n]) throw new Error(`README section "${heading}" has no sh block ${n}`);
+  if (!blocks[n]) throw new Error(`docs/approvals.md section "${heading}" has no sh block ${n}`);
   return blocks[n];
 }
 

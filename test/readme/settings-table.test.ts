@@ -1,17 +1,14 @@
 /**
- * The README's settings table is the registry's: one row per setting with its
+ * The manual's settings table (docs/settings.md) is the registry's: one row per setting with its
  * default and whether a reload applies it, as `hookyard settings --markdown`
  * prints it. Regenerate with `node packages/cli/bin/hookyard.js settings --markdown`.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { LIVE_SETTINGS, SETTINGS_REGISTRY } from '@hookyard/core';
 import { settingsMarkdown } from '../../packages/cli/src/commands/settings';
-
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+import { manualSection } from '../support/manual';
 
 describe('README settings table', () => {
-  const section = README.slice(README.indexOf('## Settings\n'), README.indexOf('## Development\n'));
+  const section = manualSection('docs/settings.md', '## Settings');
 
   it('is exactly the table the registry prints', () => {
     const table = section.split('\n').filter((l) => l.startsWith('| `HOOKS_') || l.startsWith('| variable |') || l === '|---|---|---|---|');

@@ -4,20 +4,16 @@
  * and one skipped run. If the README and the code drift apart, this fails.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
+import { manualSection } from '../support/manual';
 import { eventually, requireBuiltCli, startRole, type RoleProcess } from '../support/processes';
 
 const run = promisify(execFile);
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-
-/** The first ```sh block after a heading. */
+/** The first ```sh block of a README section. */
 function block(heading: string): string {
-  const at = README.indexOf(`## ${heading}`);
-  if (at < 0) throw new Error(`README has no "## ${heading}" section`);
-  const m = /```sh\n([\s\S]*?)```/.exec(README.slice(at));
+  const m = /```sh\n([\s\S]*?)```/.exec(manualSection('README.md', `## ${heading}`));
   if (!m?.[1]) throw new Error(`README section "${heading}" has no sh block`);
   return m[1];
 }
@@ -61,7 +57,7 @@ describe('README walkthrough', () => {
     expect(byStatus.succeeded).toEqual({ greeting: 'hello', who: 'ada' });
     expect(byStatus.skipped).toBeDefined();
     // What the README says is printed, character for character: the door's line and both results as the run list prints them.
-    const prose = README.slice(README.indexOf('## Walkthrough'), README.indexOf('## The CLI'));
+    const prose = manualSection('README.md', '## Walkthrough');
     const quoted = (after: string) => {
       const m = new RegExp(`${after}\\s+\`(\\{[^\`]*\\})\``).exec(prose);
       if (!m?.[1]) throw new Error(`the walkthrough has no \`{...}\` after "${after}"`);

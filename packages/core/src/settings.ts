@@ -35,7 +35,7 @@ export type { ApiToken, Env, Role } from './settings-parsers';
  * throws a SettingsError naming the variable.
  *
  * The registry below is keyed by variable name; the docs (`hookyard
- * settings`, the README table), the unknown-variable warning, validation and
+ * settings`, the table in docs/settings.md), the unknown-variable warning, validation and
  * live reload all read it.
  */
 export interface SettingSpec<F extends string = string, T = unknown> {

@@ -3,7 +3,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, ty
 /**
  * Tracing helpers over the OpenTelemetry API. The SDK (exporter, context
  * manager, W3C propagator) is set up by the CLI when the `OTEL_*` variables
- * turn an exporter on (see the README's Tracing section); until then
+ * turn an exporter on (see Tracing in docs/operations.md); until then
  * `tracingOn()` is false and every caller skips its tracing branch, so no
  * span object is built and no context is switched on the hot path.
  */

@@ -24,7 +24,7 @@ import {
  * door's publish span) is the parent when it is of that trace, else a link.
  */
 
-/** Span names (documented in the README's Tracing section). */
+/** Span names (documented in docs/operations.md, Tracing). */
 export const SPAN = {
   attempt: 'hookyard.attempt',
   claim: 'hookyard.claim',

@@ -21,7 +21,7 @@ export function settingDocs(): SettingDoc[] {
   }));
 }
 
-/** The README's settings table, one row per setting of the registry. */
+/** The settings table of the manual (docs/settings.md), one row per setting of the registry. */
 export function settingsMarkdown(): string[] {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   const rows = Object.entries(SETTINGS_REGISTRY).map(
@@ -35,7 +35,7 @@ export function settingsCommand(program: Command, ctx: CliContext): void {
   program
     .command('settings')
     .description('list every setting of `hookyard serve` (environment or HOOKS_CONFIG_FILE) with its default and whether a reload applies it')
-    .option('--markdown', "print the README's settings table")
+    .option('--markdown', 'print the settings table of the manual (docs/settings.md)')
     .action((opts: { markdown?: boolean }) => {
       const docs = settingDocs();
       if (opts.markdown) {

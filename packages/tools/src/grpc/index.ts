@@ -4,7 +4,7 @@
  * by ProviderRepo like OpenAPI and MCP (naming, `operations`, `injected`).
  * Record fields read here: `endpoint` (`grpc://host:port` or
  * `grpcs://host:port`), `timeout_ms`, and the gRPC-only `proto`, `services`,
- * `metadata` (see README "gRPC tools").
+ * `metadata` (see src/grpc/README.md, "gRPC tools").
  */
 export { validateGrpcFields } from './fields';
 export { createGrpcProvider } from './lazy-provider';
