@@ -10,8 +10,9 @@ export const JqTemplate = Type.Object({ id: Type.String(), content: Type.String(
 export const JqTemplateInput = Type.Object(
   {
     id: Type.Optional(Type.String({ description: 'Optional; must equal the path id' })),
-    content: Type.String({ description: 'jq; compiled on write', pattern: '\\S', 'x-error': 'content must be a non-empty string of jq' }),
+    // Before content, so the refusal lines come in the order they always did.
     description: Type.Optional(Type.String()),
+    content: Type.String({ description: 'jq; compiled on write', pattern: '\\S', 'x-error': 'content must be a non-empty string of jq' }),
   },
   { $id: 'JqTemplateInput', additionalProperties: false },
 );

@@ -4,7 +4,8 @@ import type { RequestOf, RouteDecl } from '@hookyard/api';
 import { badInput, notFound } from '@hookyard/core';
 import { requireRole } from './auth';
 
-const ajv = new Ajv({ allErrors: true, strict: true, logger: false });
+// verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
+const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
 
@@ -30,7 +31,9 @@ export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorOb
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
     else if (typeof (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'] === 'string')
       line = (e.parentSchema as { 'x-error': string })['x-error'];
-    else if (!path) line = `the ${where === 'body' ? 'body' : where} ${e.message ?? 'is refused'}`;
+    else if (!path && e.keyword === 'type') line = `the ${where} must be a JSON ${String(e.params.type)}`;
+    else if (!path) line = `the ${where} ${e.message ?? 'is refused'}`;
+    else if (e.keyword === 'type') line = `${path} must be a ${String(e.params.type)}`;
     else line = `${path} ${e.message ?? 'is refused'}`;
     const key = path && e.keyword !== 'additionalProperties' && e.keyword !== 'required' ? `field:${path}` : line;
     if (said.has(key)) continue;
