@@ -316,9 +316,13 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
   },
 };
 
-const DECLARED: Entry[] = API_ROUTES.flatMap((d) =>
-  d.audit ? [{ method: d.method, route: d.path, action: d.audit, ...(BY_ACTION[d.audit] ?? { target: () => null }) }] : [],
-);
+const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {
+  if (!d.audit) return [];
+  const extract = BY_ACTION[d.audit];
+  // Fails at load (every test that builds the app), not silently with a trail entry that names nothing.
+  if (!extract) throw new Error(`${d.method} /api${d.path} declares audit action '${d.audit}', which BY_ACTION in audit/actions.ts does not list`);
+  return [{ method: d.method, route: d.path, action: d.audit, ...extract }];
+});
 
 const BY_ROUTE = new Map([...TABLE, ...DECLARED].map((e) => [`${e.method} ${e.route}`, e]));
 
