@@ -33,6 +33,8 @@ export { unroutedBounds } from './door/unrouted';
 
 /** What the ingress runs on: the role's deps and what only the ingress takes. */
 export interface IngressDeps extends RoleDeps {
+  /** Check every answer of a declared route against its declaration (test harnesses turn it on): one off its shape fails with 500. */
+  validateAnswers?: boolean;
   /** Extra readiness check of co-hosted roles (embedded `all` mode). */
   readiness?: () => Promise<void>;
   /** Resolves verifier secret references (default: environment and mounted files). */
@@ -184,6 +186,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         secrets,
         audit,
         clientAddress,
+        ...(deps.validateAnswers ? { validateAnswers: true } : {}),
       },
       limiter ? (req) => limiter.checkApi(clientOf(req)) : undefined,
     ),

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, apiPath, readRecord } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
-
-type Template = Record<string, unknown> & { id: string; content: string };
+import type { AnswerOf, getTemplate, listTemplates, putTemplate, removeTemplate } from '@hookyard/api';
 
 /** A template id may hold `/` (`jq/missing`): each segment is encoded, the slashes kept (the server's wildcard route). */
 function templatePath(id: string): string {
@@ -11,8 +10,8 @@ function templatePath(id: string): string {
 }
 
 /**
- * `hookyard templates ...` over `GET /api/jq-templates` and `GET/PUT/DELETE /api/jq-templates/{id}`.
- * Answers: list `{templates}`, show the bare template, put `{created, template}`, remove `{removed, id}`.
+ * `hookyard templates ...` over `GET /api/jq-templates` and `GET/PUT/DELETE /api/jq-templates/{id}`,
+ * their answers typed from the routes' declarations (@hookyard/api).
  */
 export function templatesCommand(program: Command, ctx: CliContext): void {
   const templates = program.command('templates').description('stored jq templates hooks can use ({"id": ..., "kwargs": {...}})');
@@ -21,7 +20,7 @@ export function templatesCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list stored jq templates')
     .action(async () => {
-      const res = await ctx.client().get<{ templates: Template[] }>(apiPath(['jq-templates']));
+      const res = await ctx.client().get<AnswerOf<typeof listTemplates>>(apiPath(['jq-templates']));
       ctx.emit(res, () => printTable(res.templates, ['id', 'description', 'content']));
     });
 
@@ -29,7 +28,7 @@ export function templatesCommand(program: Command, ctx: CliContext): void {
     .command('show <id>')
     .description('show one stored jq template')
     .action(async (id: string) => {
-      const t = await ctx.client().get<Template>(templatePath(id));
+      const t = await ctx.client().get<AnswerOf<typeof getTemplate>>(templatePath(id));
       ctx.emit(t, () => printRecord(t));
     });
 
@@ -50,7 +49,7 @@ export function templatesCommand(program: Command, ctx: CliContext): void {
       const body = fromRecord
         ? readRecord('template record', opts)
         : { content: opts.content, ...(opts.description !== undefined ? { description: opts.description } : {}) };
-      const res = await ctx.client().put<{ created: boolean; template: Template }>(templatePath(id), body);
+      const res = await ctx.client().put<AnswerOf<typeof putTemplate>>(templatePath(id), body);
       ctx.emit(res, () => say(`${res.created ? 'stored' : 'replaced'} jq template ${res.template.id}`));
     });
 
@@ -58,7 +57,7 @@ export function templatesCommand(program: Command, ctx: CliContext): void {
     .command('remove <id>')
     .description('remove a stored jq template (operator); refused while a hook uses it')
     .action(async (id: string) => {
-      const res = await ctx.client().delete<{ removed: boolean; id: string }>(templatePath(id));
+      const res = await ctx.client().delete<AnswerOf<typeof removeTemplate>>(templatePath(id));
       ctx.emit(res, () => say(`removed jq template ${res.id}`));
     });
 }

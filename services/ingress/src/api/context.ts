@@ -26,4 +26,6 @@ export interface ApiContext extends RoleDeps {
   audit?: AuditRecorder;
   /** The client's address as the ingress reads it (HOOKS_TRUSTED_PROXIES); default: the socket's peer. */
   clientAddress?: (req: IncomingMessage) => string;
+  /** Check every answer of a declared route against its declared schema (test harnesses): an answer off its shape fails with 500. */
+  validateAnswers?: boolean;
 }

@@ -1,75 +1,81 @@
 import type { Router } from 'express';
+import { getTemplate, listTemplates, putTemplate, removeTemplate, type RequestOf } from '@hookyard/api';
 import { badInput, compileErrorLines, conflict, notFound, type Hook, type JqTemplate } from '@hookyard/core';
 import { templateVars } from '../hooks/jq-fields';
-import { requireRole } from './auth';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
-/** Template ids are path-like (`jq/missing`): lowercase segments joined by `/`. */
-export const TEMPLATE_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*(\/[a-z0-9][a-z0-9_.-]*)*$/;
-const TEMPLATE_ID_MAX = 200;
-const TEMPLATE_FIELDS = new Set(['id', 'content', 'description']);
-
 /**
- * Stored jq templates. An id may contain `/`: address it either literally
- * (`/api/jq-templates/jq/missing`, a wildcard route) or URL-encoded
- * (`/api/jq-templates/jq%2Fmissing`). A template is compiled on write, with
- * the `$names` it mentions declared (its kwargs are checked where a hook uses it).
+ * Stored jq templates (declared in @hookyard/api). An id may contain `/`:
+ * address it either literally (`/api/jq-templates/jq/missing`, a wildcard
+ * route) or URL-encoded (`/api/jq-templates/jq%2Fmissing`). A template is
+ * compiled on write, with the `$names` it mentions declared (its kwargs are
+ * checked where a hook uses it).
  */
 export function templateRoutes(router: Router, ctx: ApiContext): void {
-  router.get('/jq-templates', requireRole('reader'), async (_req, res) => {
-    res.json({ templates: await ctx.stores.hooks.listTemplates() });
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  mount(
+    router,
+    listTemplates,
+    async (_req, res) => {
+      res.json({ templates: await ctx.stores.hooks.listTemplates() });
+    },
+    opts,
+  );
 
-  router.get('/jq-templates/*id', requireRole('reader'), async (req, res) => {
-    const id = templateId(req.params.id);
-    const template = await ctx.stores.hooks.getTemplate(id);
-    if (!template) throw notFound(`no stored template ${JSON.stringify(id)}`);
-    res.json(template);
-  });
+  mount(
+    router,
+    getTemplate,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const template = await ctx.stores.hooks.getTemplate(id);
+      if (!template) throw notFound(`no stored template ${JSON.stringify(id)}`);
+      res.json(template);
+    },
+    opts,
+  );
 
-  router.put('/jq-templates/*id', requireRole('operator'), async (req, res) => {
-    const id = templateId(req.params.id);
-    const template = await checkTemplate(id, req.body, ctx);
-    const created = (await ctx.stores.hooks.getTemplate(id)) === null;
-    await ctx.stores.hooks.putTemplate(template);
-    ctx.logger.info({ template: id, created }, created ? 'jq template stored' : 'jq template replaced');
-    res.status(created ? 201 : 200).json({ created, template });
-  });
+  mount(
+    router,
+    putTemplate,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const template = await checkTemplate(id, req.checked.body, ctx);
+      const created = (await ctx.stores.hooks.getTemplate(id)) === null;
+      await ctx.stores.hooks.putTemplate(template);
+      ctx.logger.info({ template: id, created }, created ? 'jq template stored' : 'jq template replaced');
+      res.status(created ? 201 : 200).json({ created, template });
+    },
+    opts,
+  );
 
-  router.delete('/jq-templates/*id', requireRole('operator'), async (req, res) => {
-    const id = templateId(req.params.id);
-    if (!(await ctx.stores.hooks.getTemplate(id))) throw notFound(`no stored template ${JSON.stringify(id)}`);
-    const users = (await ctx.stores.hooks.listHooks()).filter((h) => usesTemplate(h, id)).map((h) => h.name);
-    if (users.length) throw conflict(`stored template '${id}' is used by hook(s) ${users.join(', ')}`);
-    await ctx.stores.hooks.removeTemplate(id);
-    res.json({ removed: true, id });
-  });
+  mount(
+    router,
+    removeTemplate,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      if (!(await ctx.stores.hooks.getTemplate(id))) throw notFound(`no stored template ${JSON.stringify(id)}`);
+      const users = (await ctx.stores.hooks.listHooks()).filter((h) => usesTemplate(h, id)).map((h) => h.name);
+      if (users.length) throw conflict(`stored template '${id}' is used by hook(s) ${users.join(', ')}`);
+      await ctx.stores.hooks.removeTemplate(id);
+      res.json({ removed: true, id });
+    },
+    opts,
+  );
 }
 
-function templateId(param: unknown): string {
-  const id = Array.isArray(param) ? param.join('/') : String(param);
-  if (id.length > TEMPLATE_ID_MAX || !TEMPLATE_ID_PATTERN.test(id))
-    throw notFound(`no stored template ${JSON.stringify(id)} (ids match ${TEMPLATE_ID_PATTERN.source})`);
-  return id;
-}
-
-async function checkTemplate(id: string, body: unknown, ctx: ApiContext): Promise<JqTemplate> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badInput('a template must be a JSON object {content, description?}');
-  const b = body as Record<string, unknown>;
+/** What the declaration cannot say: the id in the body equals the path's, and the content compiles. */
+async function checkTemplate(id: string, body: RequestOf<typeof putTemplate>['body'], ctx: ApiContext): Promise<JqTemplate> {
   const errors: string[] = [];
-  for (const key of Object.keys(b)) if (!TEMPLATE_FIELDS.has(key)) errors.push(`unknown field '${key}'`);
-  if (b.id !== undefined && b.id !== id) errors.push(`id in the body (${JSON.stringify(b.id)}) differs from the id in the path (${JSON.stringify(id)})`);
-  if (b.description !== undefined && typeof b.description !== 'string') errors.push('description must be a string');
-  if (typeof b.content !== 'string' || b.content.trim() === '') errors.push('content must be a non-empty string of jq');
-  else {
-    try {
-      await ctx.jq.check(b.content, ['parked', ...templateVars(b.content)]);
-    } catch (err) {
-      errors.push(...compileErrorLines('content', err));
-    }
+  if (body.id !== undefined && body.id !== id)
+    errors.push(`id in the body (${JSON.stringify(body.id)}) differs from the id in the path (${JSON.stringify(id)})`);
+  try {
+    await ctx.jq.check(body.content, ['parked', ...templateVars(body.content)]);
+  } catch (err) {
+    errors.push(...compileErrorLines('content', err));
   }
   if (errors.length) throw badInput('template refused', errors);
-  return { id, content: b.content as string, ...(typeof b.description === 'string' ? { description: b.description } : {}) };
+  return { id, content: body.content, ...(body.description !== undefined ? { description: body.description } : {}) };
 }
 
 /** True when any jq field of the hook (its own, its subject's, or inside tool_kwargs) names the template. */

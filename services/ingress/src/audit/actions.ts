@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { API_ROUTES } from '@hookyard/api';
 import { badInput, isValidName, type HookyardError, type Run, type SubjectKey } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { redactToolRecord } from '@hookyard/tools';
@@ -219,22 +220,6 @@ const TABLE: Entry[] = [
   },
   {
     method: 'PUT',
-    route: '/jq-templates/*id',
-    action: 'template.put',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
-    after: (b) => field(b, 'template') ?? null,
-  },
-  {
-    method: 'DELETE',
-    route: '/jq-templates/*id',
-    action: 'template.remove',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
-    after: gone,
-  },
-  {
-    method: 'PUT',
     route: '/approval-policy',
     action: 'policy.update',
     target: () => null,
@@ -313,9 +298,35 @@ const BODY_DRY_RUN = new Set(['POST /hook-runs/retry', 'POST /hook-runs/discard'
 /** Where a preview is, for the refusal of a `dry_run` a route does not honour. */
 const PREVIEWS = 'previews are POST /api/hooks/dry-run, POST /api/approval-policy/dry-run and the body field dry_run of POST /api/hook-runs/retry and /discard';
 
-const BY_ROUTE = new Map(TABLE.map((e) => [`${e.method} ${e.route}`, e]));
+/**
+ * What the trail keeps of a declared route's change, by the action its
+ * declaration names (@hookyard/api): the route and the action name live in
+ * the declaration, the readers of the stores here.
+ */
+const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
+  'template.put': {
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
+    after: (b) => field(b, 'template') ?? null,
+  },
+  'template.remove': {
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
+    after: gone,
+  },
+};
 
-/** The table's entry for a route, by method and the route's pattern as registered under /api (`/hooks/:name`), never by a request's path. */
+const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {
+  if (!d.audit) return [];
+  const extract = BY_ACTION[d.audit];
+  // Fails at load (every test that builds the app), not silently with a trail entry that names nothing.
+  if (!extract) throw new Error(`${d.method} /api${d.path} declares audit action '${d.audit}', which BY_ACTION in audit/actions.ts does not list`);
+  return [{ method: d.method, route: d.path, action: d.audit, ...extract }];
+});
+
+const BY_ROUTE = new Map([...TABLE, ...DECLARED].map((e) => [`${e.method} ${e.route}`, e]));
+
+/** The trail's entry for a route, by method and the route's pattern as registered under /api (`/hooks/:name`), never by a request's path. */
 export function auditActionOf(method: string, pattern: string): AuditAction | null {
   return BY_ROUTE.get(`${method} ${pattern}`) ?? null;
 }
@@ -353,7 +364,7 @@ export function dryRunRefusal(req: Request, method: string, pattern: string): Ho
 }
 
 /** Every action the table names (the API documents them). */
-export const AUDIT_ACTIONS: readonly string[] = [...new Set(TABLE.map((e) => e.action))];
+export const AUDIT_ACTIONS: readonly string[] = [...new Set([...TABLE, ...DECLARED].map((e) => e.action))];
 
 /** Every route the table names, as `METHOD /api/<pattern>` (a test holds them to the router's own). */
-export const AUDIT_ROUTES: readonly string[] = TABLE.map((e) => `${e.method} /api${e.route}`);
+export const AUDIT_ROUTES: readonly string[] = [...TABLE, ...DECLARED].map((e) => `${e.method} /api${e.route}`);

@@ -809,21 +809,6 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['topic', 'expr', 'horizon_seconds', 'created_at', 'updated_at'],
     properties: { topic: ref('Name'), expr: { type: 'string' }, horizon_seconds: { type: 'integer' }, created_at: isoTime, updated_at: isoTime },
   },
-  JqTemplate: {
-    type: 'object',
-    required: ['id', 'content'],
-    properties: { id: { type: 'string' }, content: { type: 'string' }, description: { type: 'string' } },
-  },
-  JqTemplateInput: {
-    type: 'object',
-    required: ['content'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'string', description: 'Optional; must equal the path id' },
-      content: { type: 'string', description: 'jq; compiled on write' },
-      description: { type: 'string' },
-    },
-  },
   TriggerLink: {
     type: 'object',
     description: 'A trigger link as kept and listed: never its token (shown once, when made; kept only as its SHA-256)',
@@ -861,11 +846,6 @@ export const SCHEMAS: Record<string, Schema> = {
       path: { type: 'string', description: '`/trigger/{token}`' },
       url: nullable({ type: 'string', description: 'HOOKS_PUBLIC_URL followed by the path; null when HOOKS_PUBLIC_URL is unset' }),
     },
-  },
-  Removed: {
-    type: 'object',
-    required: ['removed'],
-    properties: { removed: { type: 'boolean', enum: [true] }, name: { type: 'string' }, topic: { type: 'string' }, id: { type: 'string' } },
   },
   DoorAccepted: {
     type: 'object',

@@ -1,7 +1,9 @@
 import express, { type Router } from 'express';
-import { OPENAPI_DOCUMENT } from './document';
+import { API_ROUTES, openApiDocument } from '@hookyard/api';
+import { LEGACY_DOCUMENT } from './document';
 
-export { OPENAPI_DOCUMENT } from './document';
+/** The document served: generated from the declared routes, over the hand-written one for the routes not declared yet. */
+export const OPENAPI_DOCUMENT = openApiDocument(API_ROUTES, LEGACY_DOCUMENT);
 
 /** The path the document is served on (no token). */
 export const OPENAPI_PATH = '/openapi.json';

@@ -80,6 +80,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const bus = recordingBus();
   const metrics = createMetrics({ defaultMetrics: false });
   const app = createIngressApp({
+    // Every answer of a declared route is held to its declared shape: drift fails the test that made it.
+    validateAnswers: true,
     settings,
     stores,
     bus,

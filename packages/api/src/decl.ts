@@ -1,0 +1,63 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+
+export type ApiRole = 'reader' | 'operator' | 'admin';
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** One answer of a route: what the OpenAPI document says of it and the shape of its JSON body. */
+export interface Answer<S extends TSchema = TSchema> {
+  description: string;
+  schema: S;
+}
+
+/** An answer, for a declaration's `answers` map. */
+export function answer<S extends TSchema>(description: string, schema: S): Answer<S> {
+  return { description, schema };
+}
+
+/**
+ * One management route, declared once: the server mounts it (role check,
+ * request validation, audit action, answer validation in tests), the OpenAPI
+ * document is generated from it and clients take its types.
+ */
+export interface RouteDecl {
+  method: ApiMethod;
+  /** The route under /api as express registers it (`:param`, a final `*rest`). */
+  path: string;
+  role: ApiRole;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** The message of the bad_input a refused request answers; its details are one line per bad field. */
+  refused?: string;
+  /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */
+  paramsMiss?: (params: Record<string, string>) => string;
+  /** Success answers (and any answer with its own body shape), by status. */
+  answers: Record<number, Answer>;
+  /** Error statuses the route answers besides 401, 403, 429 and 500 (the body is the shared Error shape). */
+  errors?: number[];
+  /** The audit action a change through this route is recorded under (absent: a read, or recorded under its method and route). */
+  audit?: string;
+  /** What bounds the request, for the document (body caps are the router's, HOOKS_API_BODY_MAX_BYTES). */
+  limits?: string;
+}
+
+/** Keeps a declaration's literal types (its schemas) for the types derived from it. */
+export function route<const D extends RouteDecl>(decl: D): D {
+  return decl;
+}
+
+type Field<D, K extends string> = D extends Record<K, infer S extends TSchema> ? Static<S> : undefined;
+
+/** The validated request of a declared route: its path parameters, query and body. */
+export interface RequestOf<D extends RouteDecl> {
+  params: Field<D, 'params'>;
+  query: Field<D, 'query'>;
+  body: Field<D, 'body'>;
+}
+
+/** The JSON body a declared route answers with a status (default: every declared answer). */
+export type AnswerOf<D extends RouteDecl, S extends keyof D['answers'] = keyof D['answers']> = D['answers'][S] extends Answer<infer T> ? Static<T> : never;

@@ -1,0 +1,89 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { RouteDecl } from './decl';
+
+type Obj = Record<string, unknown>;
+
+/** Every management route answers these besides its own. */
+const API_FAILS = [401, 403, 429, 500];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Express path -> OpenAPI path: `:name` and `*name` become `{name}`. */
+export function openApiPath(path: string): string {
+  return `/api${path}`.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/** A plain JSON copy of a schema (TypeBox's symbol keys dropped), each named schema (`$id`) replaced by a $ref and collected. */
+function plain(schema: unknown, named: Map<string, Obj>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => plain(s, named));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const { $id, ...rest } = schema as Obj;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(rest)) out[k] = plain(v, named);
+  if (typeof $id !== 'string') return out;
+  named.set($id, out);
+  return { $ref: `#/components/schemas/${$id}` };
+}
+
+const props = (s: TSchema | undefined): Array<[string, TSchema, boolean]> => {
+  if (!s) return [];
+  const required = new Set((s.required as string[] | undefined) ?? []);
+  return Object.entries((s.properties ?? {}) as Record<string, TSchema>).map(([k, v]) => [k, v, required.has(k)]);
+};
+
+function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
+  const parameters = [
+    ...props(d.params).map(([name, s]) => {
+      const { description, ...schema } = plain(s, named) as Obj;
+      return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
+    }),
+    ...props(d.query).map(([name, s, required]) => {
+      const { description, ...schema } = plain(s, named) as Obj;
+      return { name, in: 'query', required, ...(description ? { description } : {}), schema };
+    }),
+  ];
+  const responses: Obj = {};
+  for (const [status, a] of Object.entries(d.answers))
+    responses[status] = { description: a.description, content: { 'application/json': { schema: plain(a.schema, named) } } };
+  for (const code of [...(d.errors ?? []), ...API_FAILS]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
+  return {
+    summary: d.summary,
+    description: [`Needs the ${d.role} role.`, d.description, d.limits].filter(Boolean).join(' '),
+    'x-hookyard-role': d.role,
+    ...(d.audit ? { 'x-hookyard-audit': d.audit } : {}),
+    tags: [d.tag],
+    operationId: d.operationId,
+    ...(parameters.length ? { parameters } : {}),
+    ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
+    responses,
+  };
+}
+
+/**
+ * The OpenAPI document: the declared routes' operations generated, laid over
+ * `legacy` (the hand-written document of the routes not declared yet), whose
+ * entries for a declared method and path are replaced, never merged.
+ */
+export function openApiDocument(routes: readonly RouteDecl[], legacy: Obj): Obj {
+  const named = new Map<string, Obj>();
+  const paths = JSON.parse(JSON.stringify(legacy.paths ?? {})) as Record<string, Obj>;
+  for (const d of routes) {
+    const p = openApiPath(d.path);
+    const item = { ...(paths[p] ?? {}) };
+    // Path-level parameters of a hand-written item move into its legacy operations: a declared operation says its own.
+    if (Array.isArray(item.parameters)) {
+      for (const m of METHODS) {
+        const op = item[m] as Obj | undefined;
+        if (op) item[m] = { ...op, parameters: [...(item.parameters as unknown[]), ...((op.parameters as unknown[] | undefined) ?? [])] };
+      }
+      delete item.parameters;
+    }
+    item[d.method.toLowerCase()] = operation(d, named);
+    paths[p] = item;
+  }
+  const components = (legacy.components ?? {}) as Obj;
+  return {
+    ...legacy,
+    paths,
+    components: { ...components, schemas: { ...((components.schemas ?? {}) as Obj), ...Object.fromEntries(named) } },
+  };
+}

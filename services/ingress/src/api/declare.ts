@@ -1,0 +1,98 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Request, Response, Router } from 'express';
+import type { RequestOf, RouteDecl } from '@hookyard/api';
+import { badInput, notFound } from '@hookyard/core';
+import { requireRole } from './auth';
+
+// verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
+const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
+// A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
+ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+
+/** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
+function compile(schema: unknown): ValidateFunction {
+  const strip = (s: unknown): unknown =>
+    Array.isArray(s)
+      ? s.map(strip)
+      : s !== null && typeof s === 'object'
+        ? Object.fromEntries(Object.entries(s).flatMap(([k, v]) => (k === '$id' ? [] : [[k, strip(v)]])))
+        : s;
+  return ajv.compile(strip(schema) as object);
+}
+
+/** ajv's errors as the API's refusal lines: one line per bad field, naming it. */
+export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[]): string[] {
+  const lines: string[] = [];
+  const said = new Set<string>();
+  for (const e of errors) {
+    const path = e.instancePath.slice(1).replace(/\//g, '.');
+    let line: string;
+    if (e.keyword === 'additionalProperties') line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'`;
+    else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
+    else if (typeof (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'] === 'string')
+      line = (e.parentSchema as { 'x-error': string })['x-error'];
+    else if (!path && e.keyword === 'type') line = `the ${where} must be a JSON ${String(e.params.type)}`;
+    else if (!path) line = `the ${where} ${e.message ?? 'is refused'}`;
+    else if (e.keyword === 'type') line = `${path} must be a ${String(e.params.type)}`;
+    else line = `${path} ${e.message ?? 'is refused'}`;
+    const key = path && e.keyword !== 'additionalProperties' && e.keyword !== 'required' ? `field:${path}` : line;
+    if (said.has(key)) continue;
+    said.add(key);
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** The handler of a declared route: its request already checked against the declaration. */
+export type DeclaredHandler<D extends RouteDecl> = (req: Request & { checked: RequestOf<D> }, res: Response) => unknown;
+
+/** Whether answers are checked against their declared schemas (test runs: the app factory's `validateAnswers`). */
+export interface DeclareOptions {
+  validateAnswers?: boolean;
+}
+
+/** Thrown when a declared route answers a body its declaration does not allow (tests only): the request fails with 500. */
+export class AnswerDriftError extends Error {}
+
+/**
+ * Mounts a declared route on the management router: the role its
+ * declaration names, its path parameters, query and body validated by ajv
+ * (a refused request is bad_input with one line per bad field; a path
+ * parameter that fails is the declaration's 404 when it names one), then the
+ * handler. The audit action is read from the declaration by the trail.
+ */
+export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
+  const check = {
+    params: decl.params && compile(decl.params),
+    query: decl.query && compile(decl.query),
+    body: decl.body && compile(decl.body),
+  };
+  const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
+  const route = `${decl.method} /api${decl.path}`;
+  const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
+  router[method](decl.path, requireRole(decl.role), async (req, res) => {
+    // A final `*rest` parameter comes as its segments.
+    const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
+    if (check.params && !check.params(params)) {
+      if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
+      throw badInput(decl.refused ?? `${route} refused`, refusalLines('params', check.params.errors ?? []));
+    }
+    if (check.query && !check.query(req.query)) throw badInput(decl.refused ?? `${route} refused`, refusalLines('query', check.query.errors ?? []));
+    if (check.body && !check.body(req.body)) throw badInput(decl.refused ?? `${route} refused`, refusalLines('body', check.body.errors ?? []));
+    if (options.validateAnswers) {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        const validate = answers.get(res.statusCode);
+        // Error answers (4xx/5xx) are the shared Error shape, checked by the error handler's own tests.
+        if (res.statusCode < 400) {
+          if (!validate) throw new AnswerDriftError(`${route} answered ${res.statusCode}, which its declaration does not list`);
+          if (!validate(body))
+            throw new AnswerDriftError(`${route} answered ${res.statusCode} off its declared shape: ${refusalLines('body', validate.errors ?? []).join('; ')}`);
+        }
+        return json(body);
+      };
+    }
+    const checked = { params, query: req.query as unknown, body: req.body as unknown } as RequestOf<D>;
+    await handler(Object.assign(req, { checked }), res);
+  });
+}
