@@ -11,6 +11,7 @@ import { keysPerNode, startRedisCluster, type RedisCluster } from '../../../test
 import { uniquePrefix } from '../../../test/support/services';
 import {
   describeBucketConformance,
+  describeDeclarationConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
   describeRunListConformance,
@@ -35,6 +36,7 @@ afterAll(async () => {
 describeRunStoreConformance('redis cluster', factory);
 describeRunListConformance('redis cluster', factory);
 describeHookStoreConformance('redis cluster', factory);
+describeDeclarationConformance('redis cluster', factory);
 describeInteractionConformance('redis cluster', factory);
 describeBucketConformance('redis cluster', factory);
 

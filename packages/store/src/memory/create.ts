@@ -30,6 +30,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
     runs,
     tools: new MemoryToolStore(),
     interactions: new MemoryInteractionStore(runs),
+    declarations: hooks.declarations,
     states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new MemoryBucketStore(),
     agents: new MemoryAgentStore(),

@@ -11,6 +11,7 @@ import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisInteractionStore } from './redis-interactions';
 import { RedisRunStore } from './redis-runs';
 import { RedisStateStore } from './redis-states';
+import { RedisStateDeclarations } from './redis-declarations';
 import { DEFAULT_STATE_MAX_BYTES } from '../state-rules';
 import { storeError } from './replies';
 import { Scripts } from './scripts';
@@ -82,6 +83,7 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     runs: new RedisRunStore(client, scripts, keys, setup, options.partitions),
     tools: new RedisToolStore(client, keys),
     interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
+    declarations: new RedisStateDeclarations(client, scripts, keys),
     states: new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
     buckets: new RedisBucketStore(client, scripts, keys),
     agents: new RedisAgentStore(client, scripts, keys),

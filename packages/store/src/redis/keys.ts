@@ -23,6 +23,9 @@ import type { Door } from '@hookyard/core';
  *   {P}:hook-trigger-links:<h> set   the link ids of hook h (removed with the hook, remove_hook.lua)
  *   {P}:agents                hash   agent name -> agent JSON (with token_hash: the token's SHA-256, never the token)
  *   {P}:agent-tokens          hash   agent token SHA-256 -> agent name
+ *   {P}:state-decls           hash   "scope/kind" -> declared state JSON (schema, description, templates, version)
+ *   {P}:state-binds           hash   "scope/kind" -> JSON {hook: "*" | "-<attach path>"}: who binds which part
+ *                                    (in the hooks' slot: put_hook checks a binding in the step that keeps the hook)
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
@@ -129,6 +132,14 @@ export class KeyLayout {
   /** Agent token SHA-256 (hex) -> agent name: the one lookup an agent request makes. */
   get agentTokens(): string {
     return `${this.hookTag}:agent-tokens`;
+  }
+  /** Declared states (StateDeclarationStore). */
+  get stateDeclarations(): string {
+    return `${this.hookTag}:state-decls`;
+  }
+  /** The hooks' bindings of declared states. */
+  get stateBindings(): string {
+    return `${this.hookTag}:state-binds`;
   }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;

@@ -3,6 +3,7 @@ import { badInput, isValidName, notFound, type Hook } from '@hookyard/core';
 import { ApprovalRepo } from '@hookyard/tools';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
+import { checkBinding } from '../hooks/state-binding';
 import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -39,6 +40,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     const checked = await validateHook(req.body, validationDeps());
     if (!checked.ok) throw badInput('hook registration refused', checked.errors);
     const hook = checked.hook;
+    await checkBinding(hook, ctx.stores.declarations);
     const previous = await ctx.stores.hooks.getHook(hook.name);
     if (previous) hook.created_at = previous.created_at;
     const { created } = await ctx.stores.hooks.putHook(hook);

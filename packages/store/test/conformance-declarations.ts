@@ -1,0 +1,110 @@
+import type { HookSubject, StateDeclarationInput } from '@hookyard/core';
+import { T0, hook, rejection, useStores, type StoresFactory } from './fixtures';
+
+const checks: StateDeclarationInput = {
+  scope: 'github',
+  kind: 'pull_request',
+  schema: { type: 'object', properties: { checks: { type: 'object' } } },
+  description: 'a pull request as the hooks see it',
+  templates: { key_expr: { content: '"\\(.repo)#\\(.pr)"' } },
+};
+const subject = (attach?: string, kind = 'pull_request'): HookSubject => ({
+  scope: 'github',
+  kind,
+  key_expr: { content: '.pr' },
+  ...(attach === undefined ? {} : { attach }),
+});
+
+/** Declared states: versions, listing, the binding checks of putHook, and a removal refused while bound. */
+export function describeDeclarationConformance(name: string, factory: StoresFactory): void {
+  describe(`${name} state declarations`, () => {
+    const stores = useStores(factory);
+
+    it('declares a state at version 1, bumps the version on change, keeps created_at, lists by name', async () => {
+      const s = stores();
+      const first = await s.declarations.putDeclaration(checks, T0);
+      expect(first).toMatchObject({ created: true, previous: null, declaration: { ...checks, version: 1, created_at: new Date(T0).toISOString() } });
+      const again = await s.declarations.putDeclaration({ ...checks, description: 'v2' }, T0 + 1000);
+      expect(again.created).toBe(false);
+      expect(again.previous?.version).toBe(1);
+      expect(again.declaration).toMatchObject({
+        version: 2,
+        description: 'v2',
+        created_at: new Date(T0).toISOString(),
+        updated_at: new Date(T0 + 1000).toISOString(),
+      });
+      await s.declarations.putDeclaration({ ...checks, scope: 'acme', kind: 'deploy' }, T0);
+      expect((await s.declarations.listDeclarations()).map((d) => `${d.scope}/${d.kind}`)).toEqual(['acme/deploy', 'github/pull_request']);
+      expect(await s.declarations.getDeclaration('github', 'pull_requests')).toBeNull();
+    });
+
+    it('a binding of an undeclared state stores no hook: not_found naming the state and the nearest declared one', async () => {
+      const s = stores();
+      await s.declarations.putDeclaration(checks, T0);
+      const err = await rejection(s.hooks.putHook(hook('h', 't', { subject: subject('/checks', 'pull_requests') })));
+      expect(err.kind).toBe('not_found');
+      expect(err.message).toContain("subject github/pull_requests is not a declared state; did you mean 'github/pull_request'?");
+      expect(await s.hooks.getHook('h')).toBeNull();
+      expect(await s.hooks.hooksOnTopic('t')).toEqual([]);
+      expect(await s.declarations.getDeclaration('github', 'pull_requests')).toBeNull();
+    });
+
+    it('an attach path another hook holds — the same, one inside it or one around it — is conflict naming that hook; nothing stored', async () => {
+      const s = stores();
+      await s.declarations.putDeclaration(checks, T0);
+      await s.hooks.putHook(hook('ci', 't', { subject: subject('/checks') }));
+      for (const attach of ['/checks', '/checks/lint', '']) {
+        const err = await rejection(s.hooks.putHook(hook('other', 't', { subject: subject(attach) })));
+        expect(err.kind).toBe('conflict');
+        expect(err.message).toContain(`attach path ${JSON.stringify(attach)} overlaps hook 'ci', which binds attach path "/checks"`);
+      }
+      // A subject without attach writes the whole document: it overlaps every path.
+      expect((await rejection(s.hooks.putHook(hook('other', 't', { subject: subject() })))).kind).toBe('conflict');
+      expect(await s.hooks.getHook('other')).toBeNull();
+      expect(await s.declarations.bindings('github', 'pull_request')).toEqual([{ hook: 'ci', attach: '/checks' }]);
+      // A sibling path, or "/checksum" (not inside "/checks"), is free.
+      await s.hooks.putHook(hook('reviews', 't', { subject: subject('/reviews') }));
+      await s.hooks.putHook(hook('sum', 't', { subject: subject('/checksum') }));
+      // The hook itself may move its own path.
+      await s.hooks.putHook(hook('ci', 't', { subject: subject('/checks/all') }));
+      expect(await s.declarations.bindings('github', 'pull_request')).toEqual([
+        { hook: 'ci', attach: '/checks/all' },
+        { hook: 'reviews', attach: '/reviews' },
+        { hook: 'sum', attach: '/checksum' },
+      ]);
+    });
+
+    it('subjects without attach share the whole document; the first declares an undeclared state open', async () => {
+      const s = stores();
+      await s.hooks.putHook(hook('a', 't', { subject: subject(undefined, 'issue') }));
+      await s.hooks.putHook(hook('b', 't', { subject: subject(undefined, 'issue') }));
+      const d = await s.declarations.getDeclaration('github', 'issue');
+      expect(d).toMatchObject({ schema: {}, templates: {}, version: 1 });
+      expect(d!.description).toContain("hook 'a'");
+      expect(await s.declarations.bindings('github', 'issue')).toEqual([
+        { hook: 'a', attach: null },
+        { hook: 'b', attach: null },
+      ]);
+      expect((await rejection(s.hooks.putHook(hook('c', 't', { subject: subject('/x', 'issue') })))).message).toContain("overlaps hook 'a'");
+    });
+
+    it('removing a declaration is refused while a hook binds it (conflict naming the hooks); a hook removed or rebound frees it', async () => {
+      const s = stores();
+      await s.declarations.putDeclaration(checks, T0);
+      await s.declarations.putDeclaration({ ...checks, kind: 'issue' }, T0);
+      await s.hooks.putHook(hook('ci', 't', { subject: subject('/checks') }));
+      await s.hooks.putHook(hook('rev', 't', { subject: subject('/reviews') }));
+      const err = await rejection(s.declarations.removeDeclaration('github', 'pull_request'));
+      expect(err.kind).toBe('conflict');
+      expect(err.message).toContain("bound by hooks 'ci', 'rev'");
+      expect(await s.declarations.getDeclaration('github', 'pull_request')).not.toBeNull();
+      await s.hooks.removeHook('ci');
+      await s.hooks.putHook(hook('rev', 't', { subject: subject('/reviews', 'issue') }));
+      expect(await s.declarations.bindings('github', 'pull_request')).toEqual([]);
+      expect(await s.declarations.bindings('github', 'issue')).toEqual([{ hook: 'rev', attach: '/reviews' }]);
+      expect((await s.declarations.removeDeclaration('github', 'pull_request'))?.version).toBe(1);
+      expect(await s.declarations.removeDeclaration('github', 'pull_request')).toBeNull();
+      expect(await s.declarations.getDeclaration('github', 'pull_request')).toBeNull();
+    });
+  });
+}
