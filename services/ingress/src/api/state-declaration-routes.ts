@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { STATE_TEMPLATE_NAMES, StateSchemas, badInput, nameViolation, notFound, declarationName } from '@hookyard/core';
-import type { Hook, JqField, StateDeclaration, StateDeclarationInput } from '@hookyard/core';
+import type { Hook, StateDeclaration, StateDeclarationInput } from '@hookyard/core';
 import { checkJqField } from '../hooks/jq-fields';
 import { attachTemplates } from '../hooks/state-binding';
 import { requireRole } from './auth';
