@@ -106,5 +106,55 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
       expect(await s.declarations.removeDeclaration('github', 'pull_request')).toBeNull();
       expect(await s.declarations.getDeclaration('github', 'pull_request')).toBeNull();
     });
+
+    describe('writes obey the declaration', () => {
+      const pr = { scope: 'github', kind: 'pull_request', key: 'acme/api#7' };
+      const byHook = (hookName: string) => ({ door: 'hook' as const, actor: 'run-1', hook: hookName, now: T0 });
+      const byApi = { door: 'api' as const, actor: 'operator:ab12cd34', hook: null, now: T0 };
+      const declare = async () => {
+        const s = stores();
+        await s.declarations.putDeclaration(
+          { ...checks, schema: { type: 'object', properties: { checks: { type: 'object', properties: { status: { enum: ['pending', 'green'] } } } } } },
+          T0,
+        );
+        await s.declarations.putDeclaration({ ...checks, kind: 'issue' }, T0);
+        await s.hooks.putHook(hook('ci', 't', { subject: subject('/checks') }));
+        await s.hooks.putHook(hook('all', 't', { subject: subject('', 'issue') }));
+        return s;
+      };
+
+      it('a hook writes inside its attach path (set and merge); outside it is forbidden naming the path, and nothing is written', async () => {
+        const s = await declare();
+        await s.states.set(pr, { checks: { status: 'pending' } }, byHook('ci'));
+        expect((await s.states.merge(pr, { checks: { status: 'green' } }, byHook('ci'))).version).toBe(2);
+        await s.states.set(pr, { reviews: { ann: 'ok' }, checks: { status: 'green' } }, byApi);
+        for (const write of [
+          () => s.states.merge(pr, { reviews: { bob: 'no' } }, byHook('ci')),
+          () => s.states.set(pr, { checks: { status: 'green' } }, byHook('ci')),
+          () => s.states.remove(pr, byHook('ci')),
+        ]) {
+          const err = await rejection(write());
+          expect(err.kind).toBe('forbidden');
+          expect(err.message).toContain(`hook 'ci' writes only at its attach path "/checks"`);
+        }
+        // A hook that binds another state may not write this one.
+        expect((await rejection(s.states.merge(pr, { x: 1 }, byHook('all')))).message).toContain("hook 'all' does not bind state github/pull_request");
+        expect(await s.states.get(pr)).toMatchObject({ version: 3, document: { reviews: { ann: 'ok' }, checks: { status: 'green' } } });
+      });
+
+      it('every write, from a hook or the API, is validated against the declared schema: bad_input with the JSON pointer and ajv message, nothing written', async () => {
+        const s = await declare();
+        for (const write of [() => s.states.merge(pr, { checks: { status: 'purple' } }, byHook('ci')), () => s.states.set(pr, { checks: 'green' }, byApi)]) {
+          const err = await rejection(write());
+          expect(err.kind).toBe('bad_input');
+          expect(err.message).toMatch(
+            /^state github\/pull_request\/"acme\/api#7": the document does not match the declared schema: \/checks(\/status)? must be (equal to one of the allowed values|object)$/,
+          );
+        }
+        expect(await s.states.get(pr)).toBeNull();
+        // A state never declared is kept free-form, as before declarations.
+        expect((await s.states.set({ ...pr, kind: 'free' }, { anything: [1] }, byHook('ci'))).version).toBe(1);
+      });
+    });
   });
 }

@@ -129,4 +129,15 @@ describe('management API: declared states and checked bindings', () => {
       ["subject.templates names 'start_expr', which state github/pull_request does not declare (it declares: key_expr)"],
     ]);
   });
+
+  it("the operator's whole-document writes are validated against the declared schema: 400 with the JSON pointer and ajv's message, nothing written", async () => {
+    await h.call(DECL, { method: 'PUT', role: 'admin', json: declaration });
+    const url = `/api/states/github/pull_request/${encodeURIComponent('acme/api#7')}`;
+    const bad = await h.call(url, { method: 'PUT', role: 'operator', json: { document: { checks: { status: 'purple' } } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual(['/checks/status must be equal to one of the allowed values']);
+    expect((await h.call(url, { role: 'reader' })).status).toBe(404);
+    const good = await h.call(url, { method: 'PUT', role: 'operator', json: { document: { checks: { status: 'green' }, reviews: {} } } });
+    expect(good.status).toBe(201);
+  });
 });
