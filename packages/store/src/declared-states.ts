@@ -24,6 +24,11 @@ export class DeclaredStateStore implements StateStore {
     private readonly schemas: StateSchemas = new StateSchemas(),
   ) {}
 
+  /** How many subjects hold a state, where the kept store can say (the embedded default's stop notice). */
+  size(): number | undefined {
+    return (this.inner as { size?: () => number }).size?.();
+  }
+
   get(subject: SubjectKey): Promise<StateRecord | null> {
     return this.inner.get(subject);
   }
