@@ -80,15 +80,23 @@ export class DeclaredStateStore implements StateStore {
     return this.inner.remove(subject, write);
   }
 
-  /** The part a write may change: null (the whole document) for the API; a hook's binding for a hook, forbidden without one. */
+  /**
+   * The part a write may change: null (the whole document) for the API. A
+   * hook's binding for a hook; a hook or agent that binds no part of the state
+   * writes the whole document as before declarations while no binding holds
+   * an attach path in it, and is forbidden once one does.
+   */
   private async attachOf(declaration: StateDeclaration, write: StateWriteInput, label: string): Promise<string | null> {
     if (write.door !== 'hook') return null;
-    const mine = (await this.declarations.bindings(declaration.scope, declaration.kind)).find((b) => b.hook === write.hook);
-    if (!mine) {
+    const bound = await this.declarations.bindings(declaration.scope, declaration.kind);
+    const mine = bound.find((b) => b.hook === write.hook);
+    if (mine) return mine.attach;
+    const held = bound.find((b) => b.attach !== null);
+    if (held) {
       throw forbidden(
-        `state ${label}: hook '${write.hook ?? '?'}' does not bind state ${declarationName(declaration.scope, declaration.kind)} (its subject names another), so it may not write it`,
+        `state ${label}: hook '${write.hook ?? '?'}' does not bind state ${declarationName(declaration.scope, declaration.kind)}, and hook '${held.hook}' holds its attach path ${JSON.stringify(held.attach)}; bind the state (a subject with attach) to write it`,
       );
     }
-    return mine.attach;
+    return null;
   }
 }

@@ -142,6 +142,14 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
         expect(await s.states.get(pr)).toMatchObject({ version: 3, document: { reviews: { ann: 'ok' }, checks: { status: 'green' } } });
       });
 
+      it('a hook or agent that binds no part of a state writes the whole document while no binding holds an attach path in it', async () => {
+        const s = stores();
+        await s.hooks.putHook(hook('old', 't', { subject: subject(undefined, 'issue') }));
+        const issue = { ...pr, kind: 'issue' };
+        expect((await s.states.merge(issue, { a: 1 }, byHook('agent:bot'))).version).toBe(1);
+        expect((await s.states.merge(issue, { b: 2 }, byHook('old'))).document).toEqual({ a: 1, b: 2 });
+      });
+
       it('every write, from a hook or the API, is validated against the declared schema: bad_input with the JSON pointer and ajv message, nothing written', async () => {
         const s = await declare();
         for (const write of [() => s.states.merge(pr, { checks: { status: 'purple' } }, byHook('ci')), () => s.states.set(pr, { checks: 'green' }, byApi)]) {
