@@ -74,6 +74,22 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
       ]);
     });
 
+    it('a refused binding leaves the hook it would replace as it was, still keeping runs on its topic', async () => {
+      const s = stores();
+      await s.declarations.putDeclaration(checks, T0);
+      await s.hooks.putHook(hook('ci', 't', { subject: subject('/checks') }));
+      await s.hooks.putHook(hook('lint', 'old', { subject: subject('/lint') }));
+      await rejection(s.hooks.putHook(hook('lint', 'new', { subject: subject('/checks/lint') })));
+      await rejection(s.hooks.putHook(hook('lint', 'new', { subject: subject('/x', 'nope') })));
+      expect((await s.hooks.getHook('lint'))?.topic).toBe('old');
+      const kept = await s.runs.keepEvent({ topic: 'old', payload: {}, now: T0, dispatchGraceMs: 0 });
+      expect(kept.map((k) => k.hook)).toEqual(['lint']);
+      expect(await s.declarations.bindings('github', 'pull_request')).toEqual([
+        { hook: 'ci', attach: '/checks' },
+        { hook: 'lint', attach: '/lint' },
+      ]);
+    });
+
     it('subjects without attach share the whole document; the first declares an undeclared state open', async () => {
       const s = stores();
       await s.hooks.putHook(hook('a', 't', { subject: subject(undefined, 'issue') }));

@@ -84,11 +84,15 @@ export class RedisHookStore implements HookStore {
         [this.keys.hookTag, hook.name, record, hook.topic, autoJson],
       ),
     );
-    if (Number(reply[0]) === -9) {
+    if (Number(reply[0]) === -9 || Number(reply[0]) === -10) {
+      // Refused: the kept record did not move, so a hook that left its topic's copies above joins them again.
+      if (before && before.topic !== hook.topic) {
+        await call('put_hook', () => Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, before.topic), 0, hook.name))));
+      }
+      if (Number(reply[0]) === -10) throw occupiedError(binding!, replyText(reply[1]), decodeAttach(replyText(reply[2])));
       const declared = await call('put_hook', () => this.client.hkeys(this.keys.stateDeclarations));
       throw undeclaredError(binding!, declared);
     }
-    if (Number(reply[0]) === -10) throw occupiedError(binding!, replyText(reply[1]), decodeAttach(replyText(reply[2])));
     const previous = parse<Hook>(replyText(checkReply({ op: 'put_hook' }, reply)[1]));
     // Moved by a concurrent put between the read and the script: leave that topic too.
     if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
