@@ -1,3 +1,4 @@
+import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import { startHarness, type Harness } from './support/harness';
 
 const DECL = '/api/states/declarations/github/pull_request';
@@ -139,5 +140,25 @@ describe('management API: declared states and checked bindings', () => {
     expect((await h.call(url, { role: 'reader' })).status).toBe(404);
     const good = await h.call(url, { method: 'PUT', role: 'operator', json: { document: { checks: { status: 'green' }, reviews: {} } } });
     expect(good.status).toBe(201);
+  });
+});
+
+describe('management API: a dry run attaches the declared templates a binding names (real jq)', () => {
+  let jq: HookyardJqEngine;
+  let h: Harness;
+  beforeAll(async () => {
+    jq = await createJqEngine({ workers: 1 });
+    h = await startHarness({ jq });
+  });
+  afterAll(async () => {
+    await h.close();
+    await jq.close();
+  });
+
+  it('renders the subject with the declared key_expr, as the registered hook will', async () => {
+    await h.call(DECL, { method: 'PUT', role: 'admin', json: declaration });
+    const record = { name: 'dry', topic: 'gh', tool: 'echo', subject: { scope: 'github', kind: 'pull_request', attach: '/checks', templates: ['key_expr'] } };
+    const r = await h.call('/api/hooks/dry-run', { method: 'POST', role: 'operator', json: { hook: record, payload: { repo: 'acme/api', pr: 7 } } });
+    expect([r.status, r.body.subject]).toEqual([200, { scope: 'github', kind: 'pull_request', key: 'acme/api#7' }]);
   });
 });

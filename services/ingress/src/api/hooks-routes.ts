@@ -73,6 +73,8 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
       const checked = await validateHook(b.hook, validationDeps());
       if (!checked.ok) throw badInput('hook refused (nothing was run)', checked.errors);
       hook = checked.hook;
+      // As registration would: the declared templates the binding names fill the record's fields.
+      if (hook.subject?.templates?.length) await checkBinding(hook, ctx.stores.declarations);
     } else throw badInput('dry run refused', ['hook must be a registered hook name or a hook record']);
     const report = await dryRun(hook, b.payload ?? {}, {
       jq: ctx.jq,
