@@ -123,6 +123,16 @@ describe('management API: declared states and checked bindings', () => {
     expect(after!.hook.subject).toMatchObject({ key_expr: { content: '.number | tostring' }, declaration_version: 2 });
     const audit = await h.call('/api/audit?action=state_declaration.put', { role: 'admin' });
     expect(audit.body.entries[0]).toMatchObject({ action: 'state_declaration.put', target: 'github/pull_request', detail: { reattached: ['ci'] } });
+    // A GET-edit-POST round trip keeps working, with or without the server-stamped version.
+    const kept = (await h.call('/api/hooks/ci', { role: 'reader' })).body;
+    expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: kept })).status).toBe(200);
+    const { declaration_version: _v, ...bare } = kept.subject;
+    expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { ...kept, subject: bare } })).status).toBe(200);
+    const clash = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { ...kept, subject: { ...bare, key_expr: { content: '.other' } } } });
+    expect([clash.status, clash.body.error.details]).toEqual([
+      400,
+      ['subject.key_expr is given and differs from the declared template subject.templates names; keep one'],
+    ]);
     // A template the declaration does not have is one 400 line.
     const bad = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hookWith('x', { attach: '/x', templates: ['start_expr'] }) });
     expect([bad.status, bad.body.error.details]).toEqual([

@@ -1,5 +1,5 @@
 import { HookyardError, bindingsOverlap, internal, nearestName, notFound, conflict, badInput, declarationName } from '@hookyard/core';
-import type { Hook, JqField, StateDeclaration, StateDeclarationStore } from '@hookyard/core';
+import type { Hook, StateDeclaration, StateDeclarationStore } from '@hookyard/core';
 
 const shown = (attach: string | null) => (attach === null ? 'the whole document (a subject without attach)' : `attach path ${JSON.stringify(attach)}`);
 
@@ -57,8 +57,9 @@ export async function checkBinding(hook: Hook, store: StateDeclarationStore): Pr
 /**
  * Copies the declared templates the binding names onto the hook (`key_expr`
  * into the subject, the others into the hook's own field) and stamps the
- * declaration's version. A field the hook sets itself and a template names is
- * refused, unless the hook already carries them (a GET-edit-POST round trip).
+ * declaration's version. A field the hook sets itself to something else than
+ * the template it names is refused, unless the hook carries the declaration's
+ * version (a GET-edit-POST round trip of a record whose templates were attached).
  */
 export function attachTemplates(hook: Hook, declaration: StateDeclaration): void {
   const s = hook.subject!;
@@ -73,12 +74,13 @@ export function attachTemplates(hook: Hook, declaration: StateDeclaration): void
       );
       continue;
     }
-    if (n === 'key_expr') s.key_expr = structuredClone(t);
-    else {
-      if ((hook as unknown as Record<string, unknown>)[n] !== undefined && !carried)
-        lines.push(`${n} is given and subject.templates names '${n}' too; keep one`);
-      (hook as unknown as Record<string, JqField>)[n] = structuredClone(t);
+    const into = (n === 'key_expr' ? s : hook) as unknown as Record<string, unknown>;
+    const at = n === 'key_expr' ? 'subject.key_expr' : n;
+    // The same value (a GET-edit-POST round trip) or one a re-attach put there is not a clash.
+    if (into[n] !== undefined && !carried && JSON.stringify(into[n]) !== JSON.stringify(t)) {
+      lines.push(`${at} is given and differs from the declared template subject.templates names; keep one`);
     }
+    into[n] = structuredClone(t);
   }
   if (lines.length) throw badInput('hook registration refused', lines);
   if (names.length) s.declaration_version = declaration.version;

@@ -188,8 +188,6 @@ async function checkSubject(value: unknown, deps: ValidateHookDeps): Promise<str
   // A declared key_expr template fills it at registration (attachTemplates).
   if (s.key_expr === undefined) {
     if (!templates.includes('key_expr')) lines.push('subject.key_expr is required (a jq field)');
-  } else if (templates.includes('key_expr') && s.declaration_version === undefined) {
-    lines.push("subject.key_expr is given and subject.templates names 'key_expr' too; keep one");
   } else lines.push(...(await checkJqField(s.key_expr, 'subject.key_expr', deps)));
   return lines;
 }
