@@ -50,6 +50,9 @@ export interface StateDeclarationStore {
   removeDeclaration(scope: string, kind: string): Promise<StateDeclaration | null>;
   /** The hooks that bind (scope, kind), by hook name. */
   bindings(scope: string, kind: string): Promise<StateBinding[]>;
+  /** Whether the store's free-form subject state was brought up to declared states (the upgrade runs once). */
+  upgraded(): Promise<boolean>;
+  markUpgraded(): Promise<void>;
 }
 
 /** `scope/kind`, the name a declaration goes by. */

@@ -3,6 +3,8 @@ import type { Stores } from './types';
 
 /** What the upgrade of free-form subject state found and did. */
 export interface StateMigration {
+  /** False when an earlier start already upgraded this store (nothing was looked at). */
+  ran: boolean;
   /** Hooks whose subject had no recorded binding, now bound (the whole document, shared: they have no attach path). */
   bound: string[];
   /** States declared open: bound by those hooks, or holding documents no declaration covered. */
@@ -12,8 +14,8 @@ export interface StateMigration {
 }
 
 /**
- * Brings a store written before declared states up to them, at start and
- * idempotently (a second run finds nothing): every hook with a subject and no
+ * Brings a store written before declared states up to them, once (recorded
+ * in the store; a run that stopped part way is completed by the next): every hook with a subject and no
  * recorded binding is kept again, which records its binding as a subject
  * without attach (the whole document, shared with other such hooks) and
  * declares its state open when it was not declared; every (scope, kind) that
@@ -21,7 +23,10 @@ export interface StateMigration {
  * keep working as before; an operator tightens a state by declaring its schema.
  */
 export async function migrateFreeFormStates(stores: Stores, now: number): Promise<StateMigration> {
-  const out: StateMigration = { bound: [], declared: [], refused: [] };
+  const out: StateMigration = { ran: false, bound: [], declared: [], refused: [] };
+  // The scan of kept kinds walks the keyspace: once per store, not at every start.
+  if (await stores.declarations.upgraded()) return out;
+  out.ran = true;
   const before = new Set((await stores.declarations.listDeclarations()).map((d) => declarationName(d.scope, d.kind)));
   for (const hook of await stores.hooks.listHooks()) {
     const s = hook.subject;
@@ -41,5 +46,7 @@ export async function migrateFreeFormStates(stores: Stores, now: number): Promis
   }
   const after = await stores.declarations.listDeclarations();
   out.declared = after.map((d) => declarationName(d.scope, d.kind)).filter((n) => !before.has(n));
+  // Since this code runs, a hook without attach binds (and declares) at registration: the upgrade is not needed again.
+  await stores.declarations.markUpgraded();
   return out;
 }

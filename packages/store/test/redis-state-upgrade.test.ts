@@ -32,7 +32,7 @@ describe('redis: free-form subject state upgraded at start', () => {
     admin.disconnect();
   });
 
-  it('declares open every state a hook binds or a document holds, binds those hooks to the whole document, and changes nothing when run again', async () => {
+  it('declares open every state a hook binds or a document holds, binds those hooks to the whole document, and is recorded so a later start does not run it again', async () => {
     // As the code before declared states kept them: put_hook wrote the record and the topic index only.
     for (const name of ['checks', 'reviews']) {
       await admin.hset(`{${prefix}}:hooks`, name, JSON.stringify(hook(name, 'gh', { tool: 'state_merge', subject })));
@@ -45,7 +45,7 @@ describe('redis: free-form subject state upgraded at start', () => {
     expect(await stores.declarations.listDeclarations()).toEqual([]);
 
     const m = await migrateFreeFormStates(stores, T0 + 1);
-    expect(m).toEqual({ bound: ['checks', 'reviews'], declared: ['acme/deploy', 'github/pull_request'], refused: [] });
+    expect(m).toEqual({ ran: true, bound: ['checks', 'reviews'], declared: ['acme/deploy', 'github/pull_request'], refused: [] });
     expect(await stores.declarations.getDeclaration('github', 'pull_request')).toMatchObject({ schema: {}, templates: {}, version: 1 });
     expect(await stores.declarations.bindings('github', 'pull_request')).toEqual([
       { hook: 'checks', attach: null },
@@ -58,6 +58,8 @@ describe('redis: free-form subject state upgraded at start', () => {
     const err = await rejection(stores.hooks.putHook(hook('lint', 'gh', { subject: { ...subject, attach: '/lint' } })));
     expect([err.kind, err.message]).toEqual(['conflict', expect.stringContaining("overlaps hook 'checks', which binds the whole document")]);
 
-    expect(await migrateFreeFormStates(stores, T0 + 3)).toEqual({ bound: [], declared: [], refused: [] });
+    // Recorded in the store: a later start looks at nothing.
+    expect(await migrateFreeFormStates(stores, T0 + 3)).toEqual({ ran: false, bound: [], declared: [], refused: [] });
+    expect(await admin.hget(`{${prefix}}:meta`, 'states_declared')).toBe('1');
   });
 });

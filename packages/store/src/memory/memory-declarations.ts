@@ -64,6 +64,13 @@ export class MemoryStateDeclarations implements StateDeclarationStore {
     this.decls.delete(name);
     return d;
   }
+  private upgradedFlag = false;
+  async upgraded(): Promise<boolean> {
+    return this.upgradedFlag;
+  }
+  async markUpgraded(): Promise<void> {
+    this.upgradedFlag = true;
+  }
   async bindings(scope: string, kind: string): Promise<StateBinding[]> {
     const m = this.binds.get(declarationName(scope, kind));
     return [...(m?.entries() ?? [])].map(([hook, attach]) => ({ hook, attach })).sort((a, b) => (a.hook < b.hook ? -1 : 1));

@@ -7,6 +7,7 @@ import type { Door } from '@hookyard/core';
  *   {P}:meta                  hash   partitions (HOOKS_RUN_PARTITIONS recorded on first start),
  *                                    hook_copies (1 once the per-partition hook copies exist),
  *                                    hook_revisions (1 once the per-partition hook revisions exist)
+ *                                    states_declared (1 once free-form subject state was upgraded, migrate-states.ts)
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON

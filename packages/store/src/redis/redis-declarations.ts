@@ -14,6 +14,9 @@ async function call<T>(op: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The field of {P}:meta set once free-form subject state was upgraded (migrate-states.ts). */
+const UPGRADED_FIELD = 'states_declared';
+
 const parse = (raw: string | null | undefined): StateDeclaration | null => (raw ? (JSON.parse(raw) as StateDeclaration) : null);
 
 /**
@@ -59,6 +62,13 @@ export class RedisStateDeclarations implements StateDeclarationStore {
     );
     if (Number(reply[0]) === -11) throw stillBoundError(name, Object.keys(JSON.parse(replyText(reply[1])) as object).sort());
     return parse(replyText(checkReply({ op: 'remove_state_declaration' }, reply)[1]));
+  }
+
+  async upgraded(): Promise<boolean> {
+    return (await call('upgraded', () => this.client.hget(this.keys.meta, UPGRADED_FIELD))) === '1';
+  }
+  async markUpgraded(): Promise<void> {
+    await call('markUpgraded', () => this.client.hset(this.keys.meta, UPGRADED_FIELD, '1'));
   }
 
   async bindings(scope: string, kind: string): Promise<StateBinding[]> {
