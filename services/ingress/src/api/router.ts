@@ -87,10 +87,9 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   templateRoutes(router, ctx);
   policyRoutes(router, ctx);
   answerRoutes(router, ctx);
-  // One compiled-schema cache for the declarations and the writes they check.
-  const stateSchemas = new StateSchemas();
-  stateDeclarationRoutes(router, ctx, stateSchemas);
-  stateRoutes(router, ctx, stateSchemas);
+  // Before stateRoutes: /states/:scope/:kind/:key would read `declarations` as a scope.
+  stateDeclarationRoutes(router, ctx, new StateSchemas());
+  stateRoutes(router, ctx);
   settingsRoutes(router, ctx);
   unroutedRoutes(router, ctx);
   agentRoutes(router, ctx);

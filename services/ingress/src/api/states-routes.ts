@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { badInput, nameViolation, notFound, type StateSchemas, type StateWriteInput, type SubjectKey } from '@hookyard/core';
+import { badInput, nameViolation, notFound, type StateWriteInput, type SubjectKey } from '@hookyard/core';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 import { listQueryReader } from './list-query';
@@ -38,7 +38,7 @@ function ifVersionOf(raw: unknown, lines: string[]): number | null {
  * delete it (operator), attributed to door `api` and the token (`<role>:<label>`).
  * `if_version` makes a write a compare-and-set: 409 naming the kept version.
  */
-export function stateRoutes(router: Router, ctx: ApiContext, _schemas: StateSchemas): void {
+export function stateRoutes(router: Router, ctx: ApiContext): void {
   const by = (res: Parameters<typeof callerOf>[0], ifVersion: number | null): StateWriteInput => ({
     door: 'api',
     actor: callerOf(res),
