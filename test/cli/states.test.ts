@@ -156,3 +156,28 @@ describe('states', () => {
     ]);
   });
 });
+
+describe('state declarations', () => {
+  it('declare (admin), declarations (list and one, with the hooks that bind it), undeclare; refusals exit 1 quoting the server', async () => {
+    const schema = JSON.stringify({ type: 'object', properties: { at: { type: 'string' } } });
+    const weak = await hy(['states', 'declare', 'acme', 'deploy', '--schema', schema, '--description', 'deploys']);
+    expect([weak.code, weak.stderr]).toEqual([1, expect.stringContaining('needs the admin role')]);
+    const made = await ok(
+      ['states', 'declare', 'acme', 'deploy', '--schema', schema, '--description', 'deploys', '--template', 'key_expr={"content":".service"}'],
+      ADMIN,
+    );
+    expect(made).toMatchObject({ created: true, declaration: { scope: 'acme', kind: 'deploy', version: 1, templates: { key_expr: { content: '.service' } } } });
+    const text = await hy(['states', 'declare', 'acme', 'deploy', '--schema', schema, '--description', 'deploys v2'], ADMIN);
+    expect([text.code, text.stdout]).toEqual([0, 'changed acme/deploy: version 2\n']);
+    const bad = await hy(['states', 'declare', 'acme', 'other', '--schema', '{"type":"nope"}', '--description', 'x'], ADMIN);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('schema does not compile (JSON Schema draft 2020-12)')]);
+    const list = await ok(['states', 'declarations'], READER);
+    expect(list.declarations.map((d: { scope: string; kind: string }) => `${d.scope}/${d.kind}`)).toContain('acme/deploy');
+    const one = await ok(['states', 'declarations', 'acme', 'deploy'], READER);
+    expect(one).toMatchObject({ description: 'deploys v2', bound_by: [] });
+    const gone = await hy(['states', 'undeclare', 'acme', 'deploy'], ADMIN);
+    expect([gone.code, gone.stdout]).toEqual([0, 'undeclared acme/deploy (it was at version 2)\n']);
+    expect((await hy(['states', 'declarations', 'acme', 'deploy'], READER)).code).toBe(1);
+    expect((await hy(['states', 'declarations', 'acme'], READER)).code).toBe(2);
+  });
+});

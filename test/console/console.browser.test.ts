@@ -11,7 +11,8 @@
  * routes (counted, confirmed), filter the runs
  * by a delivery id and a since time (and see a backwards range refused
  * inline), approve a run the approval policy parked, and check that a
- * reader sees no operator button.
+ * reader sees no operator button. The hook form offers the declared states
+ * and names their templates.
  * A screenshot of each screen goes to test/console/screenshots/ (gitignored).
  */
 import type { Page } from 'playwright-core';
@@ -58,6 +59,12 @@ describe('operator console in Chromium', () => {
       },
       ADMIN,
     );
+    // A declared state: the hook form offers it and its templates under the subject's fields.
+    await con.ok('PUT', '/api/states/declarations/people/sender', {
+      schema: { type: 'object' },
+      description: 'who sent the event',
+      templates: { key_expr: { content: '.sender' } },
+    });
   });
 
   afterAll(async () => {
@@ -105,8 +112,15 @@ describe('operator console in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="jq-error-condition"]')?.textContent === '');
     // Every jq field of the schema has the editor, the subject's key_expr (inside an object) too.
     expect(await page.locator('.cm-editor [data-field="subject.key_expr"]').count()).toBe(1);
+    // Picking a declared state fills scope and kind.
+    await page.getByRole('combobox', { name: 'declared state', exact: true }).selectOption('people/sender');
+    expect(await page.getByRole('textbox', { name: 'subject.kind', exact: true }).inputValue()).toBe('sender');
     await page.getByRole('textbox', { name: 'subject.scope', exact: true }).fill('people');
     await page.getByRole('textbox', { name: 'subject.kind', exact: true }).fill('sender');
+    await page
+      .getByTestId('declared-state')
+      .filter({ hasText: 'Declared state people/sender: who sent the event. Templates to attach (subject.templates): key_expr.' })
+      .waitFor();
     await page.getByRole('textbox', { name: 'subject.key_expr', exact: true }).fill('.sender');
     // The hook's own approval rules: one group of inputs per rule, `when` in the jq editor with its compile error inline.
     await page.getByRole('button', { name: 'Add a rule to approval' }).click();

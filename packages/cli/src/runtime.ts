@@ -16,7 +16,7 @@ import {
 } from '@hookyard/bus';
 import { createJqEngine } from '@hookyard/jq';
 import type { RoleDeps } from '@hookyard/role';
-import { createMemoryStores, createRedisStores } from '@hookyard/store';
+import { createMemoryStores, createRedisStores, migrateFreeFormStates, type Stores } from '@hookyard/store';
 import { MultiRepo, createCatalogueToolRepo, createDiscoveryAnswer, createToolRepo, type ToolRepo } from '@hookyard/tools';
 
 export type RoleName = 'ingress' | 'scheduler' | 'executor' | 'all';
@@ -100,6 +100,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
         })
       : createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
     closers.push(() => stores.close());
+    if (role === 'ingress' || role === 'all') await upgradeStates(stores, logger);
     // Secret references read as every other one is (HOOKS_SECRET_ENV_PREFIX, HOOKS_SECRET_DIRS).
     const credentials = settings.natsUrl ? await natsCredentials(settings, createSecretResolver({ scope: secretScopeOf(settings) }), role) : undefined;
     const bus = settings.natsUrl
@@ -188,5 +189,22 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * Free-form subject state from before declared states, brought up to them at
+ * start (migrateFreeFormStates: idempotent, so every ingress start may run it).
+ * A store that cannot be reached now is told and left for the next start: until
+ * then undeclared states are written free-form, as before.
+ */
+async function upgradeStates(stores: Stores, logger: Logger): Promise<void> {
+  try {
+    const m = await migrateFreeFormStates(stores, Date.now());
+    if (m.bound.length || m.declared.length || m.refused.length)
+      logger.info({ ...m }, 'subject state upgraded: free-form states declared open, hooks bound to the whole document');
+    for (const r of m.refused) logger.warn(r, 'subject state upgrade: a hook could not be bound; register it again with an attach path');
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'subject state upgrade did not run (the store is unreachable); it runs again at the next start');
   }
 }

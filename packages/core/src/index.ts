@@ -143,6 +143,17 @@ export {
 export type { MessageCheck, MessageKind } from './schemas';
 export { STATE_DOORS, STATE_HISTORY_MAX, STATE_OPS, mergePatch, stateBytes, subjectLabel } from './state';
 export type { StateAttribution, StateDoor, StateOp, StateRecord, StateSummary, StateWrite } from './state';
+export {
+  STATE_TEMPLATE_NAMES,
+  StateSchemas,
+  bindingsOverlap,
+  checkInsideAttach,
+  declarationName,
+  openDeclaration,
+  pointerSegments,
+  pointerViolation,
+} from './state-declarations';
+export type { StateBinding, StateDeclaration, StateDeclarationInput, StateDeclarationStore, StateTemplateName } from './state-declarations';
 export type { DiscoveryOutcome, DiscoveryStatus, StatePage, StateStore, StateWriteInput, ToolStore } from './stores';
 export { PARKED_MAX, RESERVED_EXTRA_PREFIX, cancelIds, extrasOf, resumeAct, shownOutput, shownOutputs } from './door-contract';
 export type { DoorAct } from './door-contract';

@@ -89,4 +89,6 @@ export interface StateStore {
   remove(subject: SubjectKey, write: StateWriteInput): Promise<{ version: number } | null>;
   /** The subjects of one scope and kind, by key ascending. */
   list(scope: string, kind: string, limit: number, cursor?: string | null): Promise<StatePage>;
+  /** Every (scope, kind) that holds at least one document (the upgrade declares them), in no set order. */
+  kinds(): Promise<Array<{ scope: string; kind: string }>>;
 }

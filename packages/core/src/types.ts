@@ -10,6 +10,17 @@ export interface HookSubject {
   scope: string;
   kind: string;
   key_expr: JqField;
+  /**
+   * The part of the declared state's document this hook writes (a JSON
+   * pointer, "" for all of it), held against every other binding. Absent: a
+   * subject as before declared states, writing the whole document beside other
+   * such hooks.
+   */
+  attach?: string;
+  /** Names of the declaration's templates attached to this hook at registration (their jq fills the hook's fields). */
+  templates?: string[];
+  /** The declaration version the attached templates were copied from. */
+  declaration_version?: number;
 }
 
 /** A hook as registered: binds a topic to a tool. Field names are the wire names. */

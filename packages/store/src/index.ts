@@ -6,6 +6,8 @@ export { MAX_HOOKS_PER_EVENT } from './run-ids';
 export { AUDIT_ENTRY_MAX_BYTES, auditListOf } from './audit-rules';
 export type { AuditActor, AuditBounds, AuditEntry, AuditFilter, AuditList, AuditPage, AuditRecorded } from './audit-rules';
 export { DEFAULT_STATE_MAX_BYTES } from './state-rules';
+export { migrateFreeFormStates } from './migrate-states';
+export type { StateMigration } from './migrate-states';
 export {
   STATS_BUCKETS,
   STATS_MAX_HOOKS,

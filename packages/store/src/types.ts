@@ -27,6 +27,7 @@ import type {
   DedupeBinding,
   Door,
   StateStore,
+  StateDeclarationStore,
   ToolStore,
 } from '@hookyard/core';
 
@@ -38,7 +39,13 @@ import type {
 
 /** Hooks, verifier bindings and stored jq templates. */
 export interface HookStore {
-  /** Registers or replaces a hook atomically (a changed topic moves it). */
+  /**
+   * Registers or replaces a hook atomically (a changed topic moves it). A hook
+   * with a subject has its binding checked in the same step: an undeclared
+   * state is `not_found` (a subject without attach declares it open instead),
+   * an attach path overlapping another hook's binding `conflict`; either
+   * stores nothing.
+   */
   putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }>;
   getHook(name: string): Promise<Hook | null>;
   /**
@@ -683,6 +690,8 @@ export interface Stores {
   tools: ToolStore;
   interactions: InteractionStore;
   states: StateStore;
+  /** Declared states and the hooks' bindings of them (kept beside the hooks: putHook checks a binding in its own step). */
+  declarations: StateDeclarationStore;
   /** The flood limiter's token buckets, on the same connection as the rest. */
   buckets: BucketStore;
   /** Agent principals of the agent door. */

@@ -6,6 +6,7 @@
  */
 export { describeAuditConformance } from './conformance-audit';
 export { describeBucketConformance } from './conformance-buckets';
+export { describeDeclarationConformance } from './conformance-declarations';
 export { describeRunStoreConformance } from './conformance-runs';
 export { describeRunListConformance } from './conformance-list';
 export { describeHookStoreConformance } from './conformance-hooks';

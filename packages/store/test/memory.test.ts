@@ -4,6 +4,7 @@ import { MemoryToolStore } from '../src/memory/memory-hooks';
 import {
   describeAuditConformance,
   describeBucketConformance,
+  describeDeclarationConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
   describeRunListConformance,
@@ -18,6 +19,7 @@ describeBucketConformance('memory', factory);
 describeAuditConformance('memory', factory);
 describeRunListConformance('memory', factory);
 describeHookStoreConformance('memory', factory);
+describeDeclarationConformance('memory', factory);
 describeInteractionConformance('memory', factory);
 describeStateConformance('memory', async (options) => createMemoryStores(options));
 

@@ -5,12 +5,13 @@
  * layout slot-safe, not just assumed. The keys end up on every master.
  */
 import { Cluster } from 'ioredis';
-import { createRedisStores } from '../src';
+import { createRedisStores, migrateFreeFormStates } from '../src';
 import type { Stores } from '../src';
 import { keysPerNode, startRedisCluster, type RedisCluster } from '../../../test/support/clusters';
 import { uniquePrefix } from '../../../test/support/services';
 import {
   describeBucketConformance,
+  describeDeclarationConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
   describeRunListConformance,
@@ -35,6 +36,7 @@ afterAll(async () => {
 describeRunStoreConformance('redis cluster', factory);
 describeRunListConformance('redis cluster', factory);
 describeHookStoreConformance('redis cluster', factory);
+describeDeclarationConformance('redis cluster', factory);
 describeInteractionConformance('redis cluster', factory);
 describeBucketConformance('redis cluster', factory);
 
@@ -64,5 +66,18 @@ describe('redis cluster: the proof is real', () => {
     }
     const perNode = await keysPerNode(cluster!);
     expect(perNode.every((k) => k > 0)).toBe(true);
+  });
+
+  it('the upgrade finds the kinds holding documents on every master, and declares them open', async () => {
+    const s = await createRedisStores({ url: cluster!.url, cluster: true, prefix: `${suitePrefix}upgrade`, partitions: 3 });
+    try {
+      const kinds = Array.from({ length: 12 }, (_, i) => `k${i}`);
+      for (const kind of kinds) await s.states.set({ scope: 'gh', kind, key: 'x' }, { a: 1 }, { door: 'api', actor: 'operator:x', hook: null, now: T0 });
+      expect((await s.states.kinds()).map((k) => k.kind).sort()).toEqual([...kinds].sort());
+      const m = await migrateFreeFormStates(s, T0);
+      expect(m.declared).toEqual(kinds.map((k) => `gh/${k}`).sort());
+    } finally {
+      await s.close();
+    }
   });
 });

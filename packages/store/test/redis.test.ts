@@ -5,6 +5,7 @@ import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import {
   describeAuditConformance,
   describeBucketConformance,
+  describeDeclarationConformance,
   describeHookStoreConformance,
   describeInteractionConformance,
   describeRunListConformance,
@@ -46,6 +47,7 @@ describeBucketConformance('redis', factory);
 describeAuditConformance('redis', factory);
 describeRunListConformance('redis', factory);
 describeHookStoreConformance('redis', factory);
+describeDeclarationConformance('redis', factory);
 describeInteractionConformance('redis', factory);
 describeStateConformance('redis', async (options) => createRedisStores({ url, prefix: `${suitePrefix}x${(n += 1)}`, partitions: 3, ...options }));
 
@@ -224,6 +226,8 @@ describe('redis specifics', () => {
       await s.runs.keepHookRun({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0, door: 'trigger', triggerLink: 'tl_w' }, 'a');
       await s.hooks.removeHook('a');
       await s.hooks.putApprovalPolicy([], null, T0);
+      await s.declarations.putDeclaration({ scope: 'gh', kind: 'pr', schema: {}, description: '', templates: {} }, T0);
+      await s.declarations.removeDeclaration('gh', 'pr');
       const subject = { scope: 'gh', kind: 'pr', key: 'a{1}' };
       await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });

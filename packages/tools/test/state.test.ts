@@ -124,4 +124,31 @@ describe('state tools', () => {
     const e = await refusal(repo.exec('state_set', { document: { big: 'x'.repeat(300) } }, ctxOf('r', 'h', pr)));
     expect([e.kind, e.message.includes('more than 256 (HOOKS_STATE_MAX_BYTES)')]).toEqual(['bad_input', true]);
   });
+
+  it("a hook's state_merge writes only inside its binding's attach path: outside it is forbidden naming the path; against the declared schema bad_input with the JSON pointer", async () => {
+    await stores.declarations.putDeclaration(
+      {
+        scope: 'github',
+        kind: 'pull_request',
+        schema: { type: 'object', properties: { checks: { type: 'object', properties: { n: { type: 'integer' } } } } },
+        description: '',
+        templates: {},
+      },
+      now,
+    );
+    const subject = { scope: 'github', kind: 'pull_request', key_expr: { content: '.pr' }, attach: '/checks' };
+    await stores.hooks.putHook({ name: 'ci', topic: 't', tool: 'state_merge', tool_kwargs: {}, subject, created_at: '', updated_at: '' });
+    expect(await repo.exec('state_merge', { patch: { checks: { n: 1 } } }, ctxOf('run-1', 'ci', pr))).toMatchObject({
+      version: 1,
+      document: { checks: { n: 1 } },
+    });
+    const outside = await refusal(repo.exec('state_merge', { patch: { reviews: { ann: 'ok' } } }, ctxOf('run-2', 'ci', pr)));
+    expect([outside.kind, outside.message]).toEqual([
+      'forbidden',
+      'state github/pull_request/"acme/api#7": hook \'ci\' writes only at its attach path "/checks"; this write changes the document outside it',
+    ]);
+    const bad = await refusal(repo.exec('state_merge', { patch: { checks: { n: 'one' } } }, ctxOf('run-3', 'ci', pr)));
+    expect([bad.kind, bad.details]).toEqual(['bad_input', ['/checks/n must be integer']]);
+    expect(await stores.states.get(pr)).toMatchObject({ version: 1, document: { checks: { n: 1 } } });
+  });
 });

@@ -27,7 +27,7 @@ function apiRoutes(app: any): RouteEntry[] {
   return out;
 }
 
-/** The role each route must demand: reads are reader; verifier, dedupe-key, tool-registry and approval-policy writes admin; other writes operator. */
+/** The role each route must demand: reads are reader; verifier, dedupe-key, tool-registry, approval-policy and state-declaration writes admin; other writes operator. */
 function expectedRole(r: RouteEntry): Role {
   // The effective settings are not for every reader; reloading them is for admins.
   if (r.path === '/api/settings') return 'operator';
@@ -37,6 +37,8 @@ function expectedRole(r: RouteEntry): Role {
   // The audit trail shows who did what: admins only.
   if (r.path === '/api/audit') return 'admin';
   if (r.method === 'GET') return 'reader';
+  // Declaring a state decides what every hook may write into it: admins only.
+  if (r.path.startsWith('/api/states/declarations')) return 'admin';
   if (r.path.startsWith('/api/tools') || r.path.endsWith('/verifier') || r.path.endsWith('/dedupe') || r.path === '/api/approval-policy') return 'admin';
   return 'operator';
 }

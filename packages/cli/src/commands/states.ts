@@ -4,6 +4,7 @@ import { NAME_PATTERN, NAME_PATTERN_SOURCE } from '@hookyard/core';
 import { CliError, EXIT, apiPath, parseJsonOption } from '../client';
 import { printTable, say } from '../output';
 import type { CliContext } from '../context';
+import { stateDeclarationCommands } from './states-declarations';
 
 interface Attribution {
   door: string;
@@ -77,8 +78,9 @@ function readDocument(opts: { document?: string; file?: string }): Record<string
 export function statesCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('states')
-    .description("list, show, set or delete subject state (a hook's subject keys one JSON document per scope, kind and key)");
+    .description("list, show, set or delete subject state (a hook's subject keys one JSON document per scope, kind and key); declare states");
   const path = (scope: string, kind: string, key: string, query?: URLSearchParams) => apiPath(['states', name('scope', scope), name('kind', kind), key], query);
+  stateDeclarationCommands(cmd, ctx);
 
   cmd
     .command('list')

@@ -6,6 +6,7 @@ import { MemoryHookStore, MemoryToolStore } from './memory-hooks';
 import { MemoryInteractionStore } from './memory-interactions';
 import { MemoryRunStore } from './memory-runs';
 import { MemoryStateStore } from './memory-states';
+import { DeclaredStateStore } from '../declared-states';
 import { DEFAULT_STATE_MAX_BYTES } from '../state-rules';
 
 export interface MemoryStoresOptions {
@@ -30,7 +31,8 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
     runs,
     tools: new MemoryToolStore(),
     interactions: new MemoryInteractionStore(runs),
-    states: new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
+    declarations: hooks.declarations,
+    states: new DeclaredStateStore(new MemoryStateStore(options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES), hooks.declarations),
     buckets: new MemoryBucketStore(),
     agents: new MemoryAgentStore(),
     audit: new MemoryAuditStore(),

@@ -16,6 +16,7 @@ import type { DiscoveryOutcome, DiscoveryStatus, ToolStore } from '@hookyard/cor
 import type { HookStore } from '../types';
 import { hookRevision } from '../hook-revision';
 import { pendingToolId } from '../pending-tool';
+import { MemoryStateDeclarations } from './memory-declarations';
 
 const byKey =
   <T>(key: (v: T) => string) =>
@@ -38,6 +39,9 @@ export class MemoryHookStore implements HookStore {
   private readonly links = new Map<string, { link: TriggerLink; tokenHash: string }>();
   private readonly linkTokens = new Map<string, string>();
 
+  /** `declarations`: the states hooks bind, checked in putHook's step. */
+  constructor(readonly declarations: MemoryStateDeclarations = new MemoryStateDeclarations()) {}
+
   /** Synchronous read for the run store's keep step (one atomic step with the run writes). */
   hookNamesOnTopic(topic: string): string[] {
     return [...this.hooks.values()]
@@ -53,6 +57,8 @@ export class MemoryHookStore implements HookStore {
 
   async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
     const previous = this.hooks.get(hook.name) ?? null;
+    // Checked and recorded in this synchronous step: a refused binding stores no hook.
+    this.declarations.bind(hook, previous, Date.parse(hook.updated_at) || Date.now());
     this.hooks.set(hook.name, structuredClone(hook));
     this.revisions.set(hook.name, hookRevision(JSON.stringify(hook)));
     return { created: previous === null, previous };
@@ -68,6 +74,7 @@ export class MemoryHookStore implements HookStore {
   }
   async removeHook(name: string): Promise<boolean> {
     this.revisions.delete(name);
+    this.declarations.unbind(this.hooks.get(name) ?? null);
     // Its trigger links go in the same step (as remove_hook.lua): a hook registered again later starts with none.
     for (const [id, l] of this.links) {
       if (l.link.hook !== name) continue;

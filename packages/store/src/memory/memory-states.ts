@@ -66,6 +66,10 @@ export class MemoryStateStore implements StateStore {
     return n;
   }
 
+  async kinds(): Promise<Array<{ scope: string; kind: string }>> {
+    return [...this.byKind.entries()].filter(([, m]) => m.size > 0).map(([k]) => ({ scope: k.split('\0')[0]!, kind: k.split('\0')[1]! }));
+  }
+
   async list(scope: string, kind: string, limit: number, cursor?: string | null): Promise<StatePage> {
     const after = decodeCursor(cursor);
     const m = this.kind({ scope, kind, key: '' }, false);

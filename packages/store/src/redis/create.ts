@@ -11,6 +11,8 @@ import { RedisHookStore, RedisToolStore } from './redis-hooks';
 import { RedisInteractionStore } from './redis-interactions';
 import { RedisRunStore } from './redis-runs';
 import { RedisStateStore } from './redis-states';
+import { RedisStateDeclarations } from './redis-declarations';
+import { DeclaredStateStore } from '../declared-states';
 import { DEFAULT_STATE_MAX_BYTES } from '../state-rules';
 import { storeError } from './replies';
 import { Scripts } from './scripts';
@@ -77,12 +79,15 @@ export async function createRedisStores(options: RedisStoresOptions): Promise<St
     }
     options.logger?.warn({ err: err.message }, 'redis store: Redis unreachable at start; its checks run before the first call');
   }
+  const declarations = new RedisStateDeclarations(client, scripts, keys);
   return {
     hooks: new RedisHookStore(client, scripts, keys, setup, options.partitions),
     runs: new RedisRunStore(client, scripts, keys, setup, options.partitions),
     tools: new RedisToolStore(client, keys),
     interactions: new RedisInteractionStore(client, scripts, keys, setup, options.partitions),
-    states: new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES),
+    declarations,
+    // Writes to a declared state are checked against its declaration first (declared-states.ts).
+    states: new DeclaredStateStore(new RedisStateStore(client, scripts, keys, options.stateMaxBytes ?? DEFAULT_STATE_MAX_BYTES), declarations),
     buckets: new RedisBucketStore(client, scripts, keys),
     agents: new RedisAgentStore(client, scripts, keys),
     audit: new RedisAuditStore(client, scripts, keys),

@@ -7,6 +7,7 @@ import type { Door } from '@hookyard/core';
  *   {P}:meta                  hash   partitions (HOOKS_RUN_PARTITIONS recorded on first start),
  *                                    hook_copies (1 once the per-partition hook copies exist),
  *                                    hook_revisions (1 once the per-partition hook revisions exist)
+ *                                    states_declared (1 once free-form subject state was upgraded, migrate-states.ts)
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON
@@ -24,6 +25,9 @@ import type { Door } from '@hookyard/core';
  *   {P}:agents                hash   agent name -> agent JSON (with its id and token_hash: the token's SHA-256, never
  *                                    the token; one kept before agents had ids is read with its name as id)
  *   {P}:agent-tokens          hash   agent token SHA-256 -> agent name
+ *   {P}:state-decls           hash   "scope/kind" -> declared state JSON (schema, description, templates, version)
+ *   {P}:state-binds           hash   "scope/kind" -> JSON {hook: "*" | "-<attach path>"}: who binds which part
+ *                                    (in the hooks' slot: put_hook checks a binding in the step that keeps the hook)
  *
  *   {P:p<n>}:run:<id>         hash   one run (fields: see run-hash.ts)
  *   {P:p<n>}:due              zset   pending/retry_wait runs by next dispatch time (ms)
@@ -136,6 +140,14 @@ export class KeyLayout {
   /** Agent token SHA-256 (hex) -> agent name: the one lookup an agent request makes. */
   get agentTokens(): string {
     return `${this.hookTag}:agent-tokens`;
+  }
+  /** Declared states (StateDeclarationStore). */
+  get stateDeclarations(): string {
+    return `${this.hookTag}:state-decls`;
+  }
+  /** The hooks' bindings of declared states. */
+  get stateBindings(): string {
+    return `${this.hookTag}:state-binds`;
   }
   get approvalPolicy(): string {
     return `${this.hookTag}:approval-policy`;

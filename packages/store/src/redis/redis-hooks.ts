@@ -16,6 +16,7 @@ import type {
 import { notFound } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
+import { autoDeclaration, bindingOf, decodeAttach, occupiedError, stampDeclaration, undeclaredError } from '../declaration-rules';
 import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
@@ -73,7 +74,25 @@ export class RedisHookStore implements HookStore {
     const before = await this.getHook(hook.name);
     if (before && before.topic !== hook.topic) await this.leaveCopies('put_hook', before.topic, hook.name);
     const record = JSON.stringify(hook);
-    const reply = await call('put_hook', () => this.scripts.run('put_hook', [this.keys.hooks], [this.keys.hookTag, hook.name, record, hook.topic]));
+    const binding = bindingOf(hook);
+    const auto = binding ? autoDeclaration(hook, binding) : null;
+    const autoJson = auto ? JSON.stringify(stampDeclaration(auto, null, Date.parse(hook.updated_at) || Date.now())) : '';
+    const reply = await call('put_hook', () =>
+      this.scripts.run(
+        'put_hook',
+        [this.keys.hooks, this.keys.stateDeclarations, this.keys.stateBindings],
+        [this.keys.hookTag, hook.name, record, hook.topic, autoJson],
+      ),
+    );
+    if (Number(reply[0]) === -9 || Number(reply[0]) === -10) {
+      // Refused: the kept record did not move, so a hook that left its topic's copies above joins them again.
+      if (before && before.topic !== hook.topic) {
+        await call('put_hook', () => Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, before.topic), 0, hook.name))));
+      }
+      if (Number(reply[0]) === -10) throw occupiedError(binding!, replyText(reply[1]), decodeAttach(replyText(reply[2])));
+      const declared = await call('put_hook', () => this.client.hkeys(this.keys.stateDeclarations));
+      throw undeclaredError(binding!, declared);
+    }
     const previous = parse<Hook>(replyText(checkReply({ op: 'put_hook' }, reply)[1]));
     // Moved by a concurrent put between the read and the script: leave that topic too.
     if (previous && previous.topic !== hook.topic && previous.topic !== before?.topic) {
@@ -103,7 +122,7 @@ export class RedisHookStore implements HookStore {
     await sendWrite(this.client, 'remove_hook', () => Promise.all(this.eachPartition((p) => this.client.hdel(this.keys.hookRevisions(p), name))));
     const reply = checkReply(
       { op: 'remove_hook' },
-      await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks], [this.keys.hookTag, name])),
+      await call('remove_hook', () => this.scripts.run('remove_hook', [this.keys.hooks, this.keys.stateBindings], [this.keys.hookTag, name])),
     );
     const removed = parse<Hook>(replyText(reply[2]));
     // Moved by a concurrent put between the read and the script: leave that topic too.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Cluster } from 'ioredis';
 import { STATE_HISTORY_MAX } from '@hookyard/core';
 import type { StateAttribution, StateOp, StatePage, StateRecord, StateStore, StateSummary, StateWrite, StateWriteInput, SubjectKey } from '@hookyard/core';
 import type { RedisClient } from './client';
@@ -90,6 +91,23 @@ export class RedisStateStore implements StateStore {
     const reply = await call('delete_state', () => this.scripts.run('delete_state', keys, args));
     checkReply({ op: 'delete_state', subject, ...(expected === null ? {} : { expected }) }, reply);
     return Number(reply[0]) === 0 ? { version: Number(reply[1]) } : null;
+  }
+
+  async kinds(): Promise<Array<{ scope: string; kind: string }>> {
+    const head = `{${this.keys.prefix}:st:`;
+    const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*}:ix`;
+    // A cluster's keys are spread over its masters: each is scanned.
+    const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    const found = new Set<string>();
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await call('state_kinds', () => node.scan(cursor, 'MATCH', pattern, 'COUNT', 500));
+        cursor = next;
+        for (const k of keys) found.add(k.slice(head.length, -'}:ix'.length));
+      } while (cursor !== '0');
+    }
+    return [...found].map((sk) => ({ scope: sk.slice(0, sk.indexOf(':')), kind: sk.slice(sk.indexOf(':') + 1) }));
   }
 
   async list(scope: string, kind: string, limit: number, cursor?: string | null): Promise<StatePage> {

@@ -26,6 +26,8 @@ export const SCRIPT_NAMES = [
   'sweep_expired',
   'put_hook',
   'remove_hook',
+  'put_state_declaration',
+  'remove_state_declaration',
   'put_approval_policy',
   'copy_policy_version',
   'park',

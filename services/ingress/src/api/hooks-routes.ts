@@ -3,6 +3,7 @@ import { badInput, isValidName, notFound, type Hook } from '@hookyard/core';
 import { ApprovalRepo } from '@hookyard/tools';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
+import { checkBinding } from '../hooks/state-binding';
 import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
 import { changedNothing } from '../audit/recorder';
 import { requireRole } from './auth';
@@ -40,6 +41,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     const checked = await validateHook(req.body, validationDeps());
     if (!checked.ok) throw badInput('hook registration refused', checked.errors);
     const hook = checked.hook;
+    await checkBinding(hook, ctx.stores.declarations);
     const previous = await ctx.stores.hooks.getHook(hook.name);
     if (previous) hook.created_at = previous.created_at;
     const { created } = await ctx.stores.hooks.putHook(hook);
@@ -72,6 +74,8 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
       const checked = await validateHook(b.hook, validationDeps());
       if (!checked.ok) throw badInput('hook refused (nothing was run)', checked.errors);
       hook = checked.hook;
+      // As registration would: the declared templates the binding names fill the record's fields.
+      if (hook.subject?.templates?.length) await checkBinding(hook, ctx.stores.declarations);
     } else throw badInput('dry run refused', ['hook must be a registered hook name or a hook record']);
     const report = await dryRun(hook, b.payload ?? {}, {
       jq: ctx.jq,

@@ -1,5 +1,5 @@
 import express, { type Request, type Router } from 'express';
-import { badInput } from '@hookyard/core';
+import { StateSchemas, badInput } from '@hookyard/core';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
 import { authenticate, createTokenResolver } from './auth';
@@ -19,6 +19,7 @@ import { verifierRoutes } from './verifier-routes';
 import { triggerLinkRoutes } from './trigger-link-routes';
 import { dedupeRoutes } from './dedupe-routes';
 import { stateRoutes } from './states-routes';
+import { stateDeclarationRoutes } from './state-declaration-routes';
 import { whoamiRoutes } from './whoami-routes';
 import { settingsRoutes } from './settings-routes';
 import { unroutedRoutes } from './unrouted-routes';
@@ -86,6 +87,8 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
   templateRoutes(router, ctx);
   policyRoutes(router, ctx);
   answerRoutes(router, ctx);
+  // Before stateRoutes: /states/:scope/:kind/:key would read `declarations` as a scope.
+  stateDeclarationRoutes(router, ctx, new StateSchemas());
   stateRoutes(router, ctx);
   settingsRoutes(router, ctx);
   unroutedRoutes(router, ctx);

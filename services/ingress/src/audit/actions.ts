@@ -239,6 +239,25 @@ const TABLE: Entry[] = [
       restart_needed: changes(b, 'restart_needed').map((c) => c.variable),
     }),
   },
+  // Before the subject routes below, which would read `declarations` as a scope (first match wins).
+  {
+    method: 'PUT',
+    route: '/states/declarations/:scope/:kind',
+    action: 'state_declaration.put',
+    target: (_r, p) => `${p.scope}/${p.kind}`,
+    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
+    after: (b) => field(b, 'declaration') ?? null,
+    // The hooks whose attached templates the change replaced (each a new revision).
+    detail: (b) => ({ reattached: field(b, 'reattached') ?? [] }),
+  },
+  {
+    method: 'DELETE',
+    route: '/states/declarations/:scope/:kind',
+    action: 'state_declaration.remove',
+    target: (_r, p) => `${p.scope}/${p.kind}`,
+    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
+    after: gone,
+  },
   {
     method: 'PUT',
     route: '/states/:scope/:kind/:key',

@@ -4,6 +4,8 @@ import {
   allows,
   nameViolation,
   nearestName,
+  pointerViolation,
+  STATE_TEMPLATE_NAMES,
   type ApprovalRule,
   type Hook,
   type HookSubject,
@@ -27,7 +29,9 @@ export type ValidateHookResult = { ok: true; hook: Hook } | { ok: false; errors:
 const KNOWN_FIELDS = new Set<string>(['name', 'topic', 'tool', 'tool_kwargs', ...JQ_FIELDS, 'subject', 'tools_allow', 'approval', 'description']);
 /** Server-owned fields: echoed back by GET, so a GET-edit-POST round trip is not refused; ignored on input. */
 const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
-const SUBJECT_FIELDS = new Set(['scope', 'kind', 'key_expr']);
+const SUBJECT_FIELDS = new Set(['scope', 'kind', 'key_expr', 'attach', 'templates']);
+/** Server-owned: stamped when the declaration's templates are attached; ignored on input. */
+const SUBJECT_SERVER_FIELDS = new Set(['declaration_version']);
 const ALLOW_ENTRY = ALLOWLIST_ENTRY_PATTERN;
 
 /**
@@ -169,13 +173,31 @@ async function checkSubject(value: unknown, deps: ValidateHookDeps): Promise<str
   }
   const s = value as Record<string, unknown>;
   const lines: string[] = [];
-  for (const key of Object.keys(s)) if (!SUBJECT_FIELDS.has(key)) lines.push(`subject has unknown field '${key}'${didYouMean(key, SUBJECT_FIELDS)}`);
+  for (const key of Object.keys(s))
+    if (!SUBJECT_FIELDS.has(key) && !SUBJECT_SERVER_FIELDS.has(key)) lines.push(`subject has unknown field '${key}'${didYouMean(key, SUBJECT_FIELDS)}`);
   // Scope and kind key the state and its Redis hash tag: names, never sanitized.
   for (const field of ['scope', 'kind'] as const) {
     const bad = nameViolation(`subject.${field}`, s[field]);
     if (bad) lines.push(bad);
   }
-  if (s.key_expr === undefined) lines.push('subject.key_expr is required (a jq field)');
-  else lines.push(...(await checkJqField(s.key_expr, 'subject.key_expr', deps)));
+  if (s.attach !== undefined) {
+    const bad = pointerViolation('subject.attach', s.attach);
+    if (bad) lines.push(bad);
+  }
+  const templates = checkSubjectTemplates(s.templates, lines);
+  // A declared key_expr template fills it at registration (attachTemplates).
+  if (s.key_expr === undefined) {
+    if (!templates.includes('key_expr')) lines.push('subject.key_expr is required (a jq field)');
+  } else lines.push(...(await checkJqField(s.key_expr, 'subject.key_expr', deps)));
   return lines;
+}
+
+function checkSubjectTemplates(value: unknown, lines: string[]): string[] {
+  if (value === undefined) return [];
+  const known: readonly string[] = STATE_TEMPLATE_NAMES;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !known.includes(v))) {
+    lines.push(`subject.templates must be an array of declared template names (${known.join(', ')}), got ${JSON.stringify(value)}`);
+    return [];
+  }
+  return value as string[];
 }

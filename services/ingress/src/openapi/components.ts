@@ -17,6 +17,7 @@ import {
   REMOTE_PROTOCOLS,
   RESOLUTION_VIAS,
   RUN_STATUSES,
+  STATE_TEMPLATE_NAMES,
 } from '@hookyard/core';
 import { EXPRESSIONS, POLICY_WHEN } from './expressions';
 
@@ -74,12 +75,27 @@ export const SCHEMAS: Record<string, Schema> = {
       ...Object.fromEntries(JQ_FIELDS.map((f) => [f, { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS[f] }])),
       subject: {
         type: 'object',
-        required: ['scope', 'kind', 'key_expr'],
+        required: ['scope', 'kind'],
         additionalProperties: false,
+        description:
+          'Binds a declared state (GET /api/states/declarations). key_expr is required unless templates names the declared key_expr. ' +
+          'Checked at registration: an undeclared state is 404, an attach path another binding overlaps 409, a states-store failure 500; none stores the hook',
         properties: {
           scope: { type: 'string' },
           kind: { type: 'string' },
           key_expr: { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS['subject.key_expr'] },
+          attach: {
+            type: 'string',
+            description:
+              'The part of the document this hook writes (a JSON pointer, "" for all of it), held against every other binding. ' +
+              'Absent: the whole document, shared with other hooks without attach (a state never declared is then declared open)',
+          },
+          templates: {
+            type: 'array',
+            items: { type: 'string', enum: [...STATE_TEMPLATE_NAMES] },
+            description: "The declaration's templates to attach: key_expr fills subject.key_expr, the others the hook's field of that name",
+          },
+          declaration_version: { type: 'integer', description: 'Ignored on input: the declaration version the attached templates came from' },
         },
       },
       approval: {

@@ -1,6 +1,7 @@
 import { ERROR_KINDS, FINGERPRINT_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
+import { STATE_DECLARATION_SCHEMAS, stateDeclarationPaths } from './state-declaration-paths';
 import { FAILURE_SCHEMAS, failurePaths } from './failures-paths';
 import { CALL_PATHS } from './calls-paths';
 import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
@@ -1086,6 +1087,7 @@ const PATHS: Obj = {
   ...CALL_PATHS,
   ...MCP_PATHS,
   ...agentPaths({ op, answer, fail, ref, pathParam, body }),
+  ...stateDeclarationPaths({ op, answer, fail, ref, pathParam, body }),
   ...auditPaths({ op, answer, fail, ref, pathParam, body }),
   ...failurePaths({ op, answer, fail, ref, pathParam, body }),
 };
@@ -1129,7 +1131,7 @@ export const LEGACY_DOCUMENT: Obj = {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
       agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
     },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...STATE_DECLARATION_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),

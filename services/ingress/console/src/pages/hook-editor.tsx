@@ -7,7 +7,15 @@ import { isExpression, loadHookSchema, type Schema } from '../schema';
 import { ErrorBox, Json, toApiError, useLoad } from '../util';
 
 /** Fields the server sets (echoed on GET, ignored on input): not part of the form. */
-const SERVER_FIELDS = new Set(['created_at', 'updated_at']);
+const SERVER_FIELDS = new Set(['created_at', 'updated_at', 'declaration_version']);
+
+/** A declared state as GET /api/states/declarations lists it (what the subject fields offer). */
+interface DeclaredState {
+  scope: string;
+  kind: string;
+  description: string;
+  templates: Record<string, unknown>;
+}
 
 type Kind = 'expression' | 'json' | 'rules' | 'list' | 'enum' | 'tool' | 'text';
 
@@ -42,18 +50,20 @@ function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
       const props = Object.entries(s.properties ?? {});
       // An object holding a jq field (subject {scope, kind, key_expr}) is one input per property, so its jq gets the editor.
       if (s.type === 'object' && props.some(([, p]) => isExpression(p) || isExpression(resolve(p)))) {
-        return props.map(([key, praw]) => {
-          const ps = resolve(praw);
-          // Required inside the object only once the object is given: the server names what is missing.
-          return {
-            name: `${name}.${key}`,
-            schema: { ...ps, description: praw.description ?? ps.description },
-            kind: kindOf(key, praw, ps, resolve),
-            required: false,
-            parent: name,
-            key,
-          };
-        });
+        return props
+          .filter(([key]) => !SERVER_FIELDS.has(key))
+          .map(([key, praw]) => {
+            const ps = resolve(praw);
+            // Required inside the object only once the object is given: the server names what is missing.
+            return {
+              name: `${name}.${key}`,
+              schema: { ...ps, description: praw.description ?? ps.description },
+              kind: kindOf(key, praw, ps, resolve),
+              required: false,
+              parent: name,
+              key,
+            };
+          });
       }
       // An array of objects holding a jq field (approval rules with `when`): one group of inputs per item.
       const item = s.type === 'array' ? resolve(s.items ?? {}) : undefined;
@@ -129,6 +139,15 @@ export function HookEditor({ name }: { name: string | null }) {
   const schema = useLoad(loadHookSchema, []);
   const tools = useLoad(() => api<{ tools: Array<{ name: string }> }>('GET', '/api/tools'), []);
   const existing = useLoad(() => (name ? api<Hook>('GET', `/api/hooks/${encodeURIComponent(name)}`) : Promise.resolve(null)), [name]);
+  // Declared states (an older server has none: the subject fields are then plain text).
+  const declared = useLoad(
+    () =>
+      api<{ declarations: DeclaredState[] }>('GET', '/api/states/declarations').then(
+        (r) => r.declarations,
+        () => [] as DeclaredState[],
+      ),
+    [],
+  );
   const fields = useMemo(() => (schema.data ? fieldsOf(schema.data.root, schema.data.resolve) : []), [schema.data]);
   const [values, setValues] = useState<Record<string, string> | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -255,6 +274,17 @@ export function HookEditor({ name }: { name: string | null }) {
                     {f.schema.description}
                   </small>
                 )}
+                {f.name === 'subject.kind' && (
+                  <DeclaredHint
+                    states={declared.data ?? []}
+                    scope={values['subject.scope'] ?? ''}
+                    kind={values['subject.kind'] ?? ''}
+                    pick={(d) => {
+                      set('subject.scope', d.scope);
+                      set('subject.kind', d.kind);
+                    }}
+                  />
+                )}
               </div>
             );
           })}
@@ -266,6 +296,43 @@ export function HookEditor({ name }: { name: string | null }) {
         <DryRun record={record} formErrors={errors} onLines={setServerLines} />
       </div>
     </section>
+  );
+}
+
+/**
+ * The declared states offered for the subject (picking one fills scope and
+ * kind), and what the chosen scope and kind are: a declared state with its
+ * description and templates, or not declared.
+ */
+function DeclaredHint({ states, scope, kind, pick }: { states: DeclaredState[]; scope: string; kind: string; pick: (d: DeclaredState) => void }) {
+  const d = states.find((x) => x.scope === scope.trim() && x.kind === kind.trim());
+  return (
+    <>
+      {states.length > 0 && (
+        <select
+          aria-label="declared state"
+          value={d ? `${d.scope}/${d.kind}` : ''}
+          onChange={(e) => {
+            const chosen = states.find((x) => `${x.scope}/${x.kind}` === (e.target as HTMLSelectElement).value);
+            if (chosen) pick(chosen);
+          }}
+        >
+          <option value="">declared states…</option>
+          {states.map((x) => (
+            <option key={`${x.scope}/${x.kind}`} value={`${x.scope}/${x.kind}`}>
+              {`${x.scope}/${x.kind}`}
+            </option>
+          ))}
+        </select>
+      )}
+      {scope.trim() && kind.trim() && (
+        <small class="hint" data-testid="declared-state" aria-live="polite">
+          {d
+            ? `Declared state ${d.scope}/${d.kind}: ${d.description}. Templates to attach (subject.templates): ${Object.keys(d.templates).join(', ') || 'none'}.`
+            : `${scope.trim()}/${kind.trim()} is not a declared state: a binding with attach is refused (404); without attach it is declared open.`}
+        </small>
+      )}
+    </>
   );
 }
 
