@@ -38,7 +38,7 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   return out;
 }
 
-/** A value as the diff shows it: pretty JSON with sorted keys (so key order is no change), `—` for none. */
+/** A value as the diff shows it: pretty JSON with sorted keys (so key order is no change), no lines for none. */
 export function diffText(value: unknown): string {
   if (value === undefined || value === null) return '';
   return JSON.stringify(sortKeys(value), null, 2);
