@@ -58,10 +58,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['services/ingress/console/src/**/*.{ts,tsx}'],
+    files: ['packages/console/src/**/*.{ts,tsx}'],
     languageOptions: {
       globals: { ...globals.browser },
-      parserOptions: { project: ['./services/ingress/console/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./packages/console/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
   },
   {
@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['eslint.config.mjs', 'jest.config.js', 'services/ingress/console/vite.config.mts'],
+    files: ['eslint.config.mjs', 'jest.config.js', 'packages/console/vite.config.mts'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );

@@ -24,14 +24,16 @@ function node(args, cwd = root) {
   }
 }
 
-const bin = (pkg, path) => join(require.resolve(`${pkg}/package.json`, { paths: [join(root, 'services', 'ingress')] }), '..', path);
+const consoleDir = join(root, 'packages', 'console');
+/** A tool's script, resolved from the console package (vite is its own devDependency; typescript is the workspace's). */
+const bin = (pkg, path) => join(require.resolve(`${pkg}/package.json`, { paths: [consoleDir] }), '..', path);
 
 node([bin('typescript', 'bin/tsc'), '-b', 'tsconfig.build.json']);
 const stale = staleSteps(root);
 if (force || stale.lua.length > 0) node([join(root, 'packages', 'store', 'scripts', 'copy-lua.js')]);
 else process.stdout.write('store: Lua scripts up to date\n');
 if (force || stale.console.length > 0) {
-  const ingress = join(root, 'services', 'ingress');
-  node([bin('typescript', 'bin/tsc'), '-p', 'console/tsconfig.json'], ingress);
-  node([bin('vite', 'bin/vite.js'), 'build', '--config', 'console/vite.config.mts', '--logLevel', 'warn'], ingress);
+  // The same steps as the console's own `build` script (packages/console/package.json).
+  node([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json'], consoleDir);
+  node([bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'warn'], consoleDir);
 } else process.stdout.write('console: assets up to date\n');

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { staleBuilds } = require('../support/build-freshness') as { staleBuilds(root: string): string[] };
 
-/** A workspace of one tsc project (`pkg`, with Lua scripts) and an ingress console, every file at a given time. */
+/** A workspace of one tsc project (`pkg`, with Lua scripts) and the console package, every file at a given time. */
 function workspace(): { root: string; file(rel: string, body: string, at: number): void } {
   const root = mkdtempSync(join(tmpdir(), 'hy-fresh-'));
   const file = (rel: string, body: string, at: number) => {
@@ -25,8 +25,9 @@ describe('build freshness (jest globalSetup refuses a build older than its sourc
     ws.file('pkg/tsconfig.tsbuildinfo', '{}', 2000);
     ws.file('pkg/src/redis/lua/claim.lua', 'return 1', 1000);
     ws.file('pkg/dist/redis/lua/claim.lua', 'return 1', 2000);
-    ws.file('services/ingress/console/src/main.tsx', '', 1000);
-    ws.file('services/ingress/dist/console-assets/index.html', '', 2000);
+    ws.file('packages/console/src/main.tsx', '', 1000);
+    ws.file('packages/console/index.html', '', 1000);
+    ws.file('packages/console/dist/index.html', '', 2000);
   };
   beforeEach(() => {
     ws = workspace();
@@ -61,9 +62,19 @@ describe('build freshness (jest globalSetup refuses a build older than its sourc
 
   it("names the operator console's sources newer than its assets", () => {
     built();
-    ws.file('services/ingress/console/src/pages/runs.tsx', '', 3000);
-    expect(staleBuilds(ws.root)).toEqual(["services/ingress/console/src/pages/runs.tsx is newer than the console's build"]);
-    rmSync(join(ws.root, 'services', 'ingress', 'dist'), { recursive: true });
+    ws.file('packages/console/src/pages/runs.tsx', '', 3000);
+    expect(staleBuilds(ws.root)).toEqual(["packages/console/src/pages/runs.tsx is newer than the console's build"]);
+    rmSync(join(ws.root, 'packages', 'console', 'dist'), { recursive: true });
     expect(staleBuilds(ws.root)).toEqual(['the operator console was never built']);
+  });
+
+  it("reads the console's page and config beside its sources, never its tests, node_modules or its own build", () => {
+    built();
+    ws.file('packages/console/test/times.test.ts', '', 3000);
+    ws.file('packages/console/node_modules/preact/index.js', '', 3000);
+    ws.file('packages/console/dist/assets/index-abc.js', '', 3000);
+    expect(staleBuilds(ws.root)).toEqual([]);
+    ws.file('packages/console/index.html', '', 3000);
+    expect(staleBuilds(ws.root)).toEqual(["packages/console/index.html is newer than the console's build"]);
   });
 });

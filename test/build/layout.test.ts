@@ -3,7 +3,8 @@
  * sources import from the workspace is exactly what its package.json
  * declares and its tsconfig references, the graph has no cycle, every
  * package is built, linted and mapped for jest, and the seams the layout
- * promises hold (tools never reaches the store, only core knows pino).
+ * promises hold (tools never reaches the store, only core knows pino, the
+ * console imports no server code).
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -32,12 +33,18 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Module names a file imports or requires (static imports, re-exports, `require`, `import()`). */
+/** Module names a file imports or requires (static imports, re-exports, `require`, `require.resolve`, `import()`). */
 function importedModules(text: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(/(?:from\s+|require\(\s*|import\(\s*|^import\s+)'([^']+)'/gm)) found.add(m[1]!);
+  for (const m of text.matchAll(/(?:from\s+|require(?:\.resolve)?\(\s*|import\(\s*|^import\s+)'([^']+)'/gm)) found.add(m[1]!);
   return [...found];
 }
+
+/**
+ * The operator console: a browser app that Vite builds into its dist/ (scripts/build.js),
+ * not a tsc project; the ingress depends on it for those assets, never for code.
+ */
+const CONSOLE = '@hookyard/console';
 
 function readJsonc(path: string): any {
   const parsed = ts.parseConfigFileTextToJson(path, readFileSync(path, 'utf8'));
@@ -85,7 +92,7 @@ describe('the workspace layout', () => {
   });
 
   it.each(workspace.map((p) => [p.name, p] as const))('%s references in its tsconfig exactly the workspace packages it depends on', (_name, p) => {
-    expect(sorted(p.references)).toEqual(sorted(p.deps));
+    expect(sorted(p.references)).toEqual(sorted(p.deps.filter((d) => d !== CONSOLE)));
   });
 
   it('has no cycle between packages', () => {
@@ -125,16 +132,58 @@ describe('the workspace layout', () => {
   it('builds every package (tsconfig.build.json), lints each against its sources (tsconfig.eslint.json) and maps each library for jest', () => {
     const build = readJsonc(join(ROOT, 'tsconfig.build.json'));
     const built = (build.references as { path: string }[]).map((r) => byDir.get(resolve(ROOT, r.path)));
-    expect(sorted(built as string[])).toEqual(sorted([...names]));
+    const compiled = [...names].filter((n) => n !== CONSOLE);
+    expect(sorted(built as string[])).toEqual(sorted(compiled));
 
     const paths = readJsonc(join(ROOT, 'tsconfig.eslint.json')).compilerOptions.paths as Record<string, string[]>;
-    expect(sorted(Object.keys(paths))).toEqual(sorted([...names]));
+    expect(sorted(Object.keys(paths))).toEqual(sorted(compiled));
 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const jest = require(join(ROOT, 'jest.config.js')) as { moduleNameMapper: Record<string, string> };
     const mapped = (name: string) =>
       Object.entries(jest.moduleNameMapper).some(([pattern, target]) => new RegExp(pattern).test(name) && target.includes('/src/index.ts'));
-    const libraries = workspace.filter((p) => p.dir.startsWith('packages') && p.name !== '@hookyard/cli').map((p) => p.name);
+    const libraries = workspace.filter((p) => p.dir.startsWith('packages') && p.name !== '@hookyard/cli' && p.name !== CONSOLE).map((p) => p.name);
     expect(libraries.filter((n) => !mapped(n))).toEqual([]);
+  });
+
+  it('builds the console as its own package: Vite into its dist/, which the ingress resolves through the package', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'packages', 'console', 'package.json'), 'utf8'));
+    expect(pkg.name).toBe(CONSOLE);
+    expect(pkg.scripts.build).toMatch(/\bvite build\b/);
+    // `pnpm deploy` copies what `files` lists: the built assets, not the sources.
+    expect(pkg.files).toEqual(['dist']);
+    const ingress = workspace.find((p) => p.name === '@hookyard/ingress')!;
+    expect(ingress.deps).toContain(CONSOLE);
+    // The console's frontend libraries are its own, not the ingress's.
+    const ingressPkg = JSON.parse(readFileSync(join(ROOT, 'services', 'ingress', 'package.json'), 'utf8'));
+    const ingressDeps = Object.keys({ ...ingressPkg.dependencies, ...ingressPkg.devDependencies });
+    expect(ingressDeps.filter((d) => d in pkg.devDependencies)).toEqual([]);
+  });
+
+  it('keeps the console free of server code: it imports only its own modules and its declared frontend libraries, a workspace package only as types', () => {
+    const dir = join(ROOT, 'packages', 'console');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const declared = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d !== 'vite'));
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.tsx?$/.test(e.name)) files.push(p);
+      }
+    };
+    walk(join(dir, 'src'));
+    expect(files.length).toBeGreaterThan(10);
+    const refused: string[] = [];
+    for (const f of files) {
+      // Type-only imports vanish from the bundle; everything else is code the browser runs.
+      const code = readFileSync(f, 'utf8').replace(/^(?:import|export) type\s[^;]*;/gm, '');
+      for (const m of importedModules(code)) {
+        if (m.startsWith('.')) continue;
+        const name = m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0]!;
+        if (!declared.has(name) || names.has(name)) refused.push(`${relative(ROOT, f)} imports ${m}`);
+      }
+    }
+    expect(refused).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ export const UI_MS = 20_000;
 
 /** Fails (never skips) when the console is not built or Chromium is missing. */
 export function requireConsoleBrowser(): void {
-  if (!existsSync(join(__dirname, '..', '..', 'services', 'ingress', 'dist', 'console-assets', 'index.html'))) {
+  if (!existsSync(join(__dirname, '..', '..', 'packages', 'console', 'dist', 'index.html'))) {
     throw new Error('the console assets are not built: run `pnpm build` first (`pnpm test` does it)');
   }
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);

@@ -28,11 +28,14 @@ function newest(dir, keep) {
 /** What tsc compiles for a project: src/**\/*.ts and *.json, tests excluded (see the projects' tsconfig.json). */
 const compiled = (name) => (name.endsWith('.ts') && !name.endsWith('.test.ts')) || name.endsWith('.json');
 
+/** The console's build inputs beside its src/. */
+const CONSOLE_INPUTS = ['index.html', 'vite.config.mts', 'tsconfig.json', 'package.json'];
+
 /**
  * Every way the build under `root` is behind its sources, one sentence each
  * (empty when it is fresh): a tsc project whose sources are newer than its
  * tsconfig.tsbuildinfo, a Lua script in dist that differs from src (or is
- * missing or left over), the console's assets older than its sources.
+ * missing or left over), the console's assets (packages/console/dist) older than its sources.
  */
 function staleBuilds(root) {
   const steps = staleSteps(root);
@@ -56,10 +59,14 @@ function staleSteps(root) {
     const lua = join(dir, 'src', 'redis', 'lua');
     if (existsSync(lua)) steps.lua.push(...staleCopies(root, lua, join(dir, 'dist', 'redis', 'lua'), '.lua'));
   }
-  const consoleDir = join(root, 'services', 'ingress', 'console');
+  const consoleDir = join(root, 'packages', 'console');
   if (existsSync(consoleDir)) {
-    const assets = join(root, 'services', 'ingress', 'dist', 'console-assets', 'index.html');
-    const src = newest(consoleDir, () => true);
+    const assets = join(consoleDir, 'dist', 'index.html');
+    // What vite reads: its sources and the files at the package's top (not its tests, node_modules or dist).
+    const top = CONSOLE_INPUTS.map((f) => join(consoleDir, f)).filter((f) => existsSync(f));
+    const src = [newest(join(consoleDir, 'src'), () => true), ...top.map((file) => ({ t: statSync(file).mtimeMs, file }))]
+      .filter((x) => x !== null)
+      .sort((a, b) => b.t - a.t)[0];
     if (!existsSync(assets)) steps.console.push('the operator console was never built');
     else if (src && src.t > statSync(assets).mtimeMs) steps.console.push(`${relative(root, src.file)} is newer than the console's build`);
   }

@@ -51,7 +51,7 @@ export interface IngressDeps extends RoleDeps {
   limiter?: DoorLimiter | null;
   /** This process's live settings, for GET /api/settings and POST /api/settings/reload (made by `hookyard serve`). */
   settingsControl?: SettingsControl;
-  /** Folder of the built operator console (default: the ingress's dist/console-assets, written by `pnpm build`). */
+  /** Folder of the built operator console (default: the console package's dist/, written by `pnpm build`). */
   consoleAssets?: string;
 }
 

@@ -3,10 +3,10 @@
  * assets under a strict Content-Security-Policy, a clear 503 when the assets
  * were not built, and GET /api/whoami (the role the console shows).
  */
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { consoleCsp, NONCE_PLACEHOLDER } from '../src/console';
+import { dirname, join } from 'node:path';
+import { consoleCsp, DEFAULT_CONSOLE_ASSETS, NONCE_PLACEHOLDER } from '../src/console';
 import { startHarness, type Harness } from './support/harness';
 
 describe('operator console', () => {
@@ -63,6 +63,21 @@ describe('operator console', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.kind).toBe('not_found');
     expect((await built.call('/console/assets/..%2Findex.html')).status).not.toBe(200);
+  });
+
+  it("serves by default the console package's build, found through the package (not a path into the ingress)", async () => {
+    const pkg = dirname(require.resolve('@hookyard/console/package.json'));
+    expect(realpathSync(pkg)).toBe(realpathSync(join(__dirname, '..', '..', '..', 'packages', 'console')));
+    expect(DEFAULT_CONSOLE_ASSETS).toBe(join(pkg, 'dist'));
+    expect(existsSync(join(DEFAULT_CONSOLE_ASSETS, 'index.html'))).toBe(true);
+    const served = await startHarness();
+    try {
+      const r = await served.call('/console');
+      expect(r.status).toBe(200);
+      expect(r.text).toContain('<title>Hookyard console</title>');
+    } finally {
+      await served.close();
+    }
   });
 
   it('answers 503 with how to build when the assets are missing', async () => {

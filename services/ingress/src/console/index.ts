@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
 /** Where the console is served. */
@@ -38,10 +38,12 @@ const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The built assets: `pnpm build` writes them to the ingress's
- * dist/console-assets (the same folder from src/ under ts-jest and from dist/).
+ * The built assets: the console package's dist/, written by `pnpm build`.
+ * Found through the package (a dependency of the ingress, so `pnpm deploy`
+ * ships it), not a path into another folder: the same from src/ under
+ * ts-jest, from dist/ and in the image.
  */
-export const DEFAULT_CONSOLE_ASSETS = resolve(__dirname, '..', '..', 'dist', 'console-assets');
+export const DEFAULT_CONSOLE_ASSETS = join(dirname(require.resolve('@hookyard/console/package.json')), 'dist');
 
 /**
  * `GET /console` (the page) and `/console/assets/*` (hashed, so cached for a

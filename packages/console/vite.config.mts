@@ -1,15 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-// The operator console: built into the ingress's dist, served at /console with a strict CSP
-// (no inline script or style, so nothing here may inject one).
+// The operator console: built into this package's dist/, which the ingress serves at /console with
+// a strict CSP (no inline script or style, so nothing here may inject one).
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   publicDir: false,
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
-    outDir: fileURLToPath(new URL('../dist/console-assets', import.meta.url)),
+    outDir: fileURLToPath(new URL('dist', import.meta.url)),
     emptyOutDir: true,
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },

@@ -1,6 +1,6 @@
-import { collapseAttempts, duration, groupAttempts, rowReason, shorten, whyNotRetried } from '../console/src/attempts';
-import type { Run, RunEvent } from '../console/src/api';
-import { relativeTime } from '../console/src/times';
+import { collapseAttempts, duration, groupAttempts, rowReason, shorten, whyNotRetried } from '../src/attempts';
+import type { Run, RunEvent } from '../src/api';
+import { relativeTime } from '../src/times';
 
 const T = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T + ms).toISOString();

@@ -1,4 +1,4 @@
-import { jqErrorRange } from '../console/src/jq-diagnostic';
+import { jqErrorRange } from '../src/jq-diagnostic';
 
 /** The console's jq editor underlines the column a jq compile error names (the line as the API answers it). */
 describe('jqErrorRange: a jq compile error to the range the editor underlines', () => {

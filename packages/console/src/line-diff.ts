@@ -17,28 +17,38 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   if (a.length > MAX_LINES || b.length > MAX_LINES) {
     return [...a.map((text) => ({ op: '-' as const, text })), ...b.map((text) => ({ op: '+' as const, text }))];
   }
-  // lcs[i][j]: the common lines of a[i..] and b[j..].
+  // lcs[i][j]: the common lines of a[i..] and b[j..]; `common` reads it as 0 past either end (and
+  // type-checks under the workspace's unchecked index access, where the tests read this file).
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  const common = (i: number, j: number): number => lcs[i]?.[j] ?? 0;
   for (let i = a.length - 1; i >= 0; i -= 1) {
-    for (let j = b.length - 1; j >= 0; j -= 1) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    const row = lcs[i] ?? [];
+    for (let j = b.length - 1; j >= 0; j -= 1) row[j] = a[i] === b[j] ? common(i + 1, j + 1) + 1 : Math.max(common(i + 1, j), common(i, j + 1));
   }
   const out: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      out.push({ op: ' ', text: a[i] });
+    const x = a[i] ?? '';
+    const y = b[j] ?? '';
+    if (x === y) {
+      out.push({ op: ' ', text: x });
       i += 1;
       j += 1;
-    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) out.push({ op: '-', text: a[i++] });
-    else out.push({ op: '+', text: b[j++] });
+    } else if (common(i + 1, j) >= common(i, j + 1)) {
+      out.push({ op: '-', text: x });
+      i += 1;
+    } else {
+      out.push({ op: '+', text: y });
+      j += 1;
+    }
   }
-  while (i < a.length) out.push({ op: '-', text: a[i++] });
-  while (j < b.length) out.push({ op: '+', text: b[j++] });
+  for (const text of a.slice(i)) out.push({ op: '-', text });
+  for (const text of b.slice(j)) out.push({ op: '+', text });
   return out;
 }
 
-/** A value as the diff shows it: pretty JSON with sorted keys (so key order is no change), `—` for none. */
+/** A value as the diff shows it: pretty JSON with sorted keys (so key order is no change), no lines for none. */
 export function diffText(value: unknown): string {
   if (value === undefined || value === null) return '';
   return JSON.stringify(sortKeys(value), null, 2);

@@ -1,5 +1,5 @@
-import { agentCallOf, agentCallWords, agentOf } from '../console/src/agent-call';
-import type { Run } from '../console/src/api';
+import { agentCallOf, agentCallWords, agentOf } from '../src/agent-call';
+import type { Run } from '../src/api';
 
 /** A run as the console reads it: only the fields these helpers look at matter. */
 function run(fields: Partial<Run>): Run {
