@@ -61,7 +61,7 @@ export async function startMcpWorld(
     repo?: ToolRepo;
     settings?: Partial<Settings>;
     /** Settings that need the ingress's own URL (HOOKS_PUBLIC_URL, the OAuth audience), known once it listens. */
-    settingsFor?: (url: string) => Partial<Settings>;
+    settingsFor?: (url: string) => Partial<Settings> | Promise<Partial<Settings>>;
     /** How the agent door reaches the IdPs (the JWKS cooldown). */
     oidcKeys?: IssuerKeysOptions;
     executor?: boolean;
@@ -74,7 +74,7 @@ export async function startMcpWorld(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const settings = loadSettings(
     {},
-    { apiTokens: [{ role: 'admin', token: TOKENS.admin }], agentWaitMs: 2000, dispatchGraceMs: 60_000, ...opts.settings, ...opts.settingsFor?.(url) },
+    { apiTokens: [{ role: 'admin', token: TOKENS.admin }], agentWaitMs: 2000, dispatchGraceMs: 60_000, ...opts.settings, ...(await opts.settingsFor?.(url)) },
   );
   const stores = createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
   const bus = createMemoryBus();
