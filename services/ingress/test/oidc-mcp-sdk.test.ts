@@ -119,9 +119,9 @@ async function startAuthorizationServer(resource: string): Promise<{ issuer: str
   });
   // Its development-mode warnings are expected; kept only to explain an early exit.
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the authorization server exited (${code}) before listening: ${stderr}`)));
   });
   return { issuer: (JSON.parse(line) as { issuer: string }).issuer, child };
