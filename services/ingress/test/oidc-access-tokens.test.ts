@@ -209,6 +209,29 @@ describe('agent door: JWKS reads, and the door without an issuer', () => {
     }
   });
 
+  it('an issuer whose metadata names another issuer is not trusted: 503 saying HOOKS_OIDC_ISSUER must be the issuer exactly', async () => {
+    const idp = await startTinyIdp();
+    // The same server under another name: its metadata says 127.0.0.1, the setting says localhost.
+    const alias = idp.issuer.replace('127.0.0.1', 'localhost');
+    const w = await startMcpWorld({ settingsFor: (url) => ({ publicUrl: url, oidcIssuers: [alias] }) });
+    try {
+      const token = await idp.sign({ iss: alias, sub: 'x', aud: `${w.url}/mcp`, scope: 'hookyard:agent' });
+      const r = await fetch(`${w.url}/api/calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ tool: 'echo', arguments: {} }),
+      });
+      expect(r.status).toBe(503);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toBe(
+        `the metadata at ${alias}/.well-known/oauth-authorization-server names issuer "${idp.issuer}", not ${alias}; HOOKS_OIDC_ISSUER must be the issuer exactly as the IdP names it`,
+      );
+      expect(idp.jwksReads).toBe(0);
+    } finally {
+      await w.close();
+      await idp.close();
+    }
+  });
+
   it('without HOOKS_OIDC_ISSUER the well-known paths are 404 and a 401 names no resource metadata', async () => {
     const w = await startMcpWorld();
     try {
