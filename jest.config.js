@@ -2,12 +2,22 @@
 const moduleNameMapper = {
   '^@hookyard/(core|store|bus|jq|tools|report|role|api)$': '<rootDir>/packages/$1/src/index.ts',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.jest.json' }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.jest.json' }],
+  // jose ships ES modules only: jest's CommonJS runtime needs them rewritten (Node itself requires them as they are).
+  '/node_modules/(\\.pnpm/jose@[^/]+/node_modules/)?jose/.+\\.js$': [
+    'ts-jest',
+    { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } },
+  ],
+};
+/** Dependencies left untransformed: all but jose (see transform). */
+const transformIgnorePatterns = ['/node_modules/(?!(\\.pnpm/jose@[^/]+/node_modules/)?jose/)'];
 
 module.exports = {
   testEnvironment: 'node',
   moduleNameMapper,
   transform,
+  transformIgnorePatterns,
   testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,

@@ -25,6 +25,34 @@ export interface AgentClient {
   token_id: string;
   created_at: string;
   updated_at: string;
+  /**
+   * Who at an identity provider may act as this agent with an OAuth access
+   * token (besides its `hya_` token); absent or empty: nobody.
+   */
+  identities?: AgentIdentity[];
+  /**
+   * Set on a request's principal only (never kept): the IdP identity the
+   * request's access token named, when it came with one rather than a `hya_` token.
+   */
+  signed_in?: AgentSignIn;
+}
+
+/**
+ * One IdP identity an agent answers to: an access token from `issuer` whose
+ * `sub` is `subject` and/or whose `client_id` (or `azp`) is `client_id`; at
+ * least one of the two is given, so an issuer alone never names an agent.
+ */
+export interface AgentIdentity {
+  issuer: string;
+  subject?: string;
+  client_id?: string;
+}
+
+/** The IdP identity a request or a call came with (an access token's `iss`, `sub` and `client_id`/`azp`). */
+export interface AgentSignIn {
+  issuer: string;
+  subject: string | null;
+  client_id: string | null;
 }
 
 /** The prefix of an agent token: recognisable in a leak scan, never a valid management token by accident. */
@@ -92,6 +120,8 @@ export interface AgentCallPayload {
   /** The client's idempotency key, or the one the door made up. */
   idempotency_key: string;
   via: AgentCallVia;
+  /** The IdP identity the call's access token named; absent for a call made with a `hya_` token. */
+  signed_in?: AgentSignIn;
 }
 
 /** The id of the agent an agent run belongs to (see AgentCallPayload.agent_id), or null for a hook's run. */

@@ -198,4 +198,4 @@ export {
   legacyAgentId,
   newAgentId,
 } from './agents';
-export type { AgentCallPayload, AgentCallVia, AgentClient } from './agents';
+export type { AgentCallPayload, AgentCallVia, AgentClient, AgentIdentity, AgentSignIn } from './agents';

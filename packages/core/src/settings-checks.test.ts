@@ -66,6 +66,23 @@ describe('settings: every bad value names its variable', () => {
   });
 });
 
+describe('the agent door OAuth settings (HOOKS_OIDC_*)', () => {
+  it('are refused at start with a sentence when inconsistent; the audience defaults to the /mcp URL under HOOKS_PUBLIC_URL', () => {
+    expect(refusal({ HOOKS_OIDC_ISSUER: 'https://idp.example.com' }).message).toBe(
+      "HOOKS_OIDC_ISSUER: is set but neither HOOKS_PUBLIC_URL nor HOOKS_OIDC_AGENT_AUDIENCE is: access tokens need this resource's URL as their audience; set HOOKS_PUBLIC_URL (the audience is then its /mcp URL)",
+    );
+    expect(refusal({ HOOKS_OIDC_AGENT_AUDIENCE: 'https://hooks.example.com/mcp' }).variable).toBe('HOOKS_OIDC_AGENT_AUDIENCE');
+    expect(refusal({ HOOKS_OIDC_ISSUER: 'http://idp.example.com' }).message).toBe(
+      'HOOKS_OIDC_ISSUER: an issuer must be https (plain http only on loopback), got "http://idp.example.com": its keys are fetched from it',
+    );
+    expect(refusal({ HOOKS_OIDC_ISSUER: 'https://idp.example.com', HOOKS_OIDC_AGENT_AUDIENCE: 'api://hookyard' }).variable).toBe('HOOKS_OIDC_AGENT_AUDIENCE');
+    const s = loadSettings({ HOOKS_OIDC_ISSUER: 'https://a.example.com/, http://127.0.0.1:9000', HOOKS_PUBLIC_URL: 'https://hooks.example.com' });
+    expect(s.oidcIssuers).toEqual(['https://a.example.com/', 'http://127.0.0.1:9000']);
+    expect(s.oidcAgentAudience).toBeUndefined();
+    expect(loadSettings({}).oidcIssuers).toEqual([]);
+  });
+});
+
 describe('unknown HOOKS_* variables', () => {
   it('are named with the nearest known setting; secrets and unrelated variables are not settings', () => {
     const found = unknownSettings({

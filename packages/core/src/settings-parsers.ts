@@ -202,6 +202,46 @@ export function publicUrl(raw: string | undefined, name: string): string | undef
   return v.replace(/\/+$/, '');
 }
 
+/** Hosts where an issuer may be plain http (a test or a local IdP): anything else must be https. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Issuer URLs, comma-separated, kept verbatim (a token's `iss` must equal one exactly, trailing slash and all). */
+export function issuers(raw: string | undefined, name: string): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map((e) => {
+      let u: URL;
+      try {
+        u = new URL(e);
+      } catch {
+        throw new SettingsError(name, `expected issuer URLs, got ${JSON.stringify(e)}`);
+      }
+      if (u.search || u.hash || u.username || u.password)
+        throw new SettingsError(name, `an issuer URL has no query, fragment or credentials, got ${JSON.stringify(e)}`);
+      if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))) {
+        throw new SettingsError(name, `an issuer must be https (plain http only on loopback), got ${JSON.stringify(e)}: its keys are fetched from it`);
+      }
+      return e;
+    });
+}
+
+/** An RFC 8707 resource: an absolute URI without a fragment. */
+export function audience(raw: string | undefined, name: string): string | undefined {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new SettingsError(name, `expected an absolute URI (e.g. https://hooks.example.com/mcp), got ${JSON.stringify(raw)}`);
+  }
+  if (u.hash) throw new SettingsError(name, `a resource URI has no fragment, got ${JSON.stringify(raw)}`);
+  return v;
+}
+
 /** A secret reference (env:NAME or file:/path), never the secret. */
 export function secretRef(raw: string | undefined, name: string): string | undefined {
   const v = raw?.trim();

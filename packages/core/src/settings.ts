@@ -3,10 +3,12 @@ import { statSync } from 'node:fs';
 import {
   SettingsError,
   allowlist,
+  audience,
   bool,
   envPrefix,
   host,
   int,
+  issuers,
   list,
   logLevel,
   natsStorage,
@@ -369,6 +371,18 @@ const REGISTRY = {
     live: false,
     parse: list([]),
   }),
+  HOOKS_OIDC_ISSUER: setting('oidcIssuers', {
+    doc: "issuer URLs (comma-separated, each exactly as its tokens' `iss`) whose JWT access tokens the agent door accepts beside hya_ tokens; keys come from each issuer's metadata (RFC 8414 / OIDC discovery); https, or http on loopback only",
+    default: 'none (hya_ tokens only)',
+    live: false,
+    parse: issuers,
+  }),
+  HOOKS_OIDC_AGENT_AUDIENCE: setting('oidcAgentAudience', {
+    doc: 'the audience (RFC 8707 resource) an access token for the agent door must carry; also the `resource` of /.well-known/oauth-protected-resource',
+    default: 'HOOKS_PUBLIC_URL + /mcp',
+    live: false,
+    parse: audience,
+  }),
   HOOKS_WEBHOOK_ALLOW_HOSTS: setting('webhookAllowHosts', {
     doc: 'hosts the webhook tool may call (their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)',
     default: 'none',
@@ -509,6 +523,7 @@ export function loadSettings(env: Env = process.env, overrides: Partial<Settings
       `must be <= HOOKS_UNROUTED_MAX_BYTES (${s.unroutedMaxBytes}): one event may not take more than all of them`,
     );
   }
+  checkOidc(s);
   if (s.retryCapMs < s.retryBaseMs) {
     throw new SettingsError('HOOKS_RUN_RETRY_CAP_SECONDS', `must be >= HOOKS_RUN_RETRY_BASE_SECONDS (${s.retryBaseMs / 1000})`);
   }
@@ -546,6 +561,35 @@ function checkNatsCredentials(s: Settings): void {
   }
   if (ways.length > 0 && s.natsUrl !== undefined && natsUrlHasUserInfo(s.natsUrl)) {
     throw new SettingsError('HOOKS_NATS_URL', `carries credentials (user info before @) and ${ways[0]} is set too; keep the credentials in one place`);
+  }
+}
+
+/**
+ * The agent door's OAuth settings make sense together: an audience needs an
+ * issuer to trust, and an issuer needs an audience (given, or HOOKS_PUBLIC_URL's
+ * /mcp) that tokens are checked against and the resource metadata names.
+ */
+function checkOidc(s: Settings): void {
+  if (s.oidcIssuers.length === 0) {
+    if (s.oidcAgentAudience !== undefined) {
+      throw new SettingsError(
+        'HOOKS_OIDC_AGENT_AUDIENCE',
+        'is set without HOOKS_OIDC_ISSUER: no token could be checked against it; set the issuer or unset the audience',
+      );
+    }
+    return;
+  }
+  if (s.oidcAgentAudience === undefined && s.publicUrl === undefined) {
+    throw new SettingsError(
+      'HOOKS_OIDC_ISSUER',
+      "is set but neither HOOKS_PUBLIC_URL nor HOOKS_OIDC_AGENT_AUDIENCE is: access tokens need this resource's URL as their audience; set HOOKS_PUBLIC_URL (the audience is then its /mcp URL)",
+    );
+  }
+  if (s.oidcAgentAudience !== undefined && !/^https?:/.test(s.oidcAgentAudience) && s.publicUrl === undefined) {
+    throw new SettingsError(
+      'HOOKS_OIDC_AGENT_AUDIENCE',
+      `${JSON.stringify(s.oidcAgentAudience)} is not an http(s) URL, so the resource metadata has no address to be served from; set HOOKS_PUBLIC_URL too`,
+    );
   }
 }
 

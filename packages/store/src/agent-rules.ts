@@ -15,6 +15,8 @@ export function newAgentRecord(input: NewAgent, now: number): AgentClient {
     token_id: agentTokenId(input.tokenHash),
     created_at: at,
     updated_at: at,
+    // Kept only when given, so an agent without IdP identities reads as it always did.
+    ...(input.identities?.length ? { identities: input.identities.map((i) => ({ ...i })) } : {}),
   };
 }
 

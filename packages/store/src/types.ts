@@ -4,6 +4,7 @@ import type {
   Acted,
   AgentCallPayload,
   AgentClient,
+  AgentIdentity,
   ApprovalPolicy,
   ApprovalRule,
   ErrorInfo,
@@ -383,7 +384,10 @@ export interface KeptAgentCall {
  */
 export interface AgentStore {
   /** Keeps a new agent under a new id (AgentClient.id); `conflict` naming it when the name is taken. */
-  create(input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string }, now: number): Promise<AgentClient>;
+  create(
+    input: { name: string; description: string | null; tools_allow: string[]; tokenHash: string; identities?: AgentIdentity[] },
+    now: number,
+  ): Promise<AgentClient>;
   get(name: string): Promise<AgentClient | null>;
   /** Every agent, by name. */
   list(): Promise<AgentClient[]>;

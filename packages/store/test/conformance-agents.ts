@@ -109,6 +109,21 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
       }
     });
 
+    it('keeps the IdP identities an agent is made with, through a rotate; an agent made without any shows none', async () => {
+      const { agents } = stores();
+      const identities = [
+        { issuer: 'https://idp.example.com', subject: 'alice' },
+        { issuer: 'https://idp.example.com', client_id: 'ci-runner' },
+      ];
+      const created = await agents.create({ ...ciBot, identities }, T0);
+      expect(created.identities).toEqual(identities);
+      expect((await agents.get('ci-bot'))?.identities).toEqual(identities);
+      expect((await agents.rotate('ci-bot', HASH_B, T0 + 1))?.identities).toEqual(identities);
+      expect((await agents.list())[0]?.identities).toEqual(identities);
+      await agents.create({ name: 'plain-bot', description: null, tools_allow: ['*'], tokenHash: HASH_C }, T0);
+      expect(await agents.get('plain-bot')).not.toHaveProperty('identities');
+    });
+
     it('an answer is a copy: changing it changes nothing kept', async () => {
       const { agents } = stores();
       const created = await agents.create(ciBot, T0);

@@ -23,6 +23,9 @@ import type { SettingsControl } from './api/settings-routes';
 import { unroutedBounds } from './door/unrouted';
 import { AgentCalls } from './agent/calls';
 import { createMcpDoor } from './agent/mcp-door';
+import type { IssuerKeysOptions } from './oidc/issuer-keys';
+import { agentOAuthOf } from './oidc/agent-oauth';
+import { protectedResourceRoutes } from './oidc/resource-routes';
 
 export { answerClientError } from './client-error';
 export { onPublicSurface, surfaceListener, type IngressSurface } from './http/surface';
@@ -53,6 +56,8 @@ export interface IngressDeps extends RoleDeps {
   settingsControl?: SettingsControl;
   /** Folder of the built operator console (default: the console package's dist/, written by `pnpm build`). */
   consoleAssets?: string;
+  /** How the agent door reaches the IdPs of HOOKS_OIDC_ISSUER (fetch, JWKS cooldown); default: the real ones. */
+  oidcKeys?: IssuerKeysOptions;
 }
 
 /**
@@ -138,7 +143,10 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   // The agent door: MCP over streamable HTTP, its own auth (agent tokens), limiter bucket and body cap.
   const calls = new AgentCalls({ settings, stores: deps.stores, bus: deps.bus, clock, logger, runEvents: deps.runEvents, events: deps.events });
   const limitAgent = limiter ? (agent: string) => limiter.checkAgent(agent) : undefined;
-  const mcp = createMcpDoor({ ...deps, calls, settings, clock, logger, limit: limitAgent });
+  // With HOOKS_OIDC_ISSUER the door is also an OAuth protected resource: access tokens beside hya_ tokens, and its metadata.
+  const agentOAuth = agentOAuthOf(settings, deps.oidcKeys);
+  protectedResourceRoutes(app, agentOAuth);
+  const mcp = createMcpDoor({ ...deps, calls, settings, clock, logger, limit: limitAgent, oauth: agentOAuth });
   // Every method reaches the door, which answers 405 itself for those MCP does not use.
   app.route('/mcp').all((req, res) => mcp.handle(req, res));
   app.use('/api/tools', mcp.onToolWrites);
@@ -180,6 +188,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.events ? { events: deps.events } : {}),
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
         ...(limitAgent ? { limitAgent } : {}),
+        agentOAuth,
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),

@@ -83,12 +83,44 @@ describe('agent principals (/api/agents)', () => {
     expect(await h.stores.agents.get('x-bot')).toBeNull();
   });
 
+  it('takes IdP identities (issuer with a subject or a client_id) and refuses a bad entry with a 400 naming its field', async () => {
+    const identities = [
+      { issuer: 'https://idp.example.com', subject: 'alice' },
+      { issuer: 'https://idp.example.com', client_id: 'ci-runner' },
+    ];
+    const made = await create({ name: 'idp-bot', tools_allow: ['echo'], identities });
+    expect(made.status).toBe(201);
+    expect(made.body.agent.identities).toEqual(identities);
+    expect((await h.call('/api/agents/idp-bot', { role: 'admin' })).body.identities).toEqual(identities);
+    const bad = await create({
+      name: 'bad-idp-bot',
+      tools_allow: ['echo'],
+      identities: [
+        { issuer: 'https://idp.example.com' },
+        { issuer: 'not a url', subject: 'x' },
+        { issuer: 'https://idp.example.com', subject: '', role: 'admin' },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      expect.stringMatching(/^identities\[0\] needs a subject \(the token's sub\) or a client_id/),
+      expect.stringMatching(/^identities\[1\]\.issuer must be the issuer URL/),
+      'identities[2].role is not a field (known: issuer, subject, client_id)',
+      'identities[2].subject must be a non-empty string of at most 255 characters, got ""',
+    ]);
+    expect((await create({ name: 'bad-idp-bot', tools_allow: ['echo'], identities: 'alice' })).body.error.details).toEqual([
+      expect.stringMatching(/^identities must be an array of at most 20 entries/),
+    ]);
+    expect(await h.stores.agents.get('bad-idp-bot')).toBeNull();
+    expect((await h.call('/api/agents/idp-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
   it('refuses a bad body with a 400 naming each problem: unknown field, bad name, empty or bad tools_allow', async () => {
     const unknown = await create({ name: 'ok-bot', tools_allow: ['echo'], role: 'admin', token: 'mine' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details).toEqual([
-      "unknown field 'role' (known: name, description, tools_allow)",
-      "unknown field 'token' (known: name, description, tools_allow)",
+      "unknown field 'role' (known: name, description, tools_allow, identities)",
+      "unknown field 'token' (known: name, description, tools_allow, identities)",
     ]);
     const badName = await create({ name: 'Bad Bot', tools_allow: ['echo'] });
     expect(badName.status).toBe(400);

@@ -51,7 +51,8 @@ describe('/mcp: sessions, revisions and refusals', () => {
     const challenge = 'Bearer realm="hookyard", error="invalid_token"';
     const none = await post(w, INIT);
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(challenge);
+    // RFC 6750 §3.1: no error code when the request carried no credentials.
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="hookyard"');
     expect(await none.json()).toEqual({ error: { kind: 'unauthorized', message: expect.stringContaining('missing bearer token') } });
     const wrong = await post(w, INIT, { authorization: 'Bearer hya_not-a-token' });
     expect(wrong.status).toBe(401);

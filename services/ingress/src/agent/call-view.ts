@@ -4,6 +4,7 @@ import {
   isErrorKind,
   isRetryableKind,
   type AgentCallPayload,
+  type AgentSignIn,
   type Interaction,
   type Run,
   type RunStatus,
@@ -17,6 +18,8 @@ import {
 export interface CallView {
   id: string;
   agent: string;
+  /** The IdP identity the call was made with (an access token's issuer, subject and client); absent for a `hya_` token's call. */
+  signed_in?: AgentSignIn;
   tool: string;
   status: RunStatus;
   /** True once the call has its outcome (succeeded, denied, failed, cancelled, discarded, skipped). */
@@ -53,7 +56,14 @@ const REPEAT = 'repeat the same call with the same idempotency key to get its ou
 export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
   const payload = (run.payload ?? {}) as Partial<AgentCallPayload>;
   const tool = typeof payload.tool === 'string' ? payload.tool : '?';
-  const base = { id: run.id, agent: agentOfHook(run.hook) ?? run.hook, tool, status: run.status, done: DONE.has(run.status) };
+  const base = {
+    id: run.id,
+    agent: agentOfHook(run.hook) ?? run.hook,
+    ...(payload.signed_in ? { signed_in: payload.signed_in } : {}),
+    tool,
+    status: run.status,
+    done: DONE.has(run.status),
+  };
   switch (run.status) {
     case 'succeeded':
       return { ...base, result: run.result ?? null, sentence: `The call to ${tool} succeeded.` };

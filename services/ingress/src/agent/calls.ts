@@ -106,6 +106,8 @@ export class AgentCalls {
       tools_allow: runtimeAllow,
       idempotency_key: idempotencyKey,
       via: req.via,
+      // Who at the IdP made it, when the agent signed in with an access token: the run names the person or client.
+      ...(agent.signed_in ? { signed_in: agent.signed_in } : {}),
     };
     const now = clock.now();
     const kept = await stores.runs

@@ -3,6 +3,8 @@ import type { AgentClient, Settings } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { createTokenResolver, resolveAgent } from '../api/auth';
 import { sendJson } from '../http/headers';
+import { isJwtShaped } from '../oidc/access-token';
+import { agentOfAccessToken, challengeOf, type AgentOAuth, type BearerProblem } from '../oidc/agent-oauth';
 
 /**
  * Who may use /mcp and from where: the Host and Origin checks against DNS
@@ -92,30 +94,42 @@ function originAllowed(origin: string, own: string | null, publicOrigin: string 
   return sent !== 'null' && (sent === own || sent === publicOrigin);
 }
 
-/** RFC 6750's challenge, which MCP clients read to learn they need (another) token. */
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="hookyard", error="invalid_token"' };
+function unauthorizedAnswer(oauth: AgentOAuth | null, message: string, tokenSent: boolean): Refusal {
+  const challenge = challengeOf(oauth, tokenSent ? { status: 401, message, error: 'invalid_token' } : undefined);
+  return { status: 401, body: { error: { kind: 'unauthorized', message } }, headers: { 'WWW-Authenticate': challenge } };
+}
 
-function unauthorizedAnswer(message: string): Refusal {
-  return { status: 401, body: { error: { kind: 'unauthorized', message } }, headers: CHALLENGE };
+/** The refusal of an access token (401 or 403), its challenge naming the error (RFC 6750 §3.1). */
+export function bearerRefusal(oauth: AgentOAuth | null, p: BearerProblem): Refusal {
+  const headers = p.error ? { 'WWW-Authenticate': challengeOf(oauth, p) } : undefined;
+  return { status: p.status, body: { error: { kind: p.status === 401 ? 'unauthorized' : 'forbidden', message: p.message } }, ...(headers ? { headers } : {}) };
 }
 
 /**
  * The agent the request's bearer token names, or the 401 to answer. Read from
  * the store on every request (by the token's SHA-256), so a revoked or rotated
  * token is refused on its next request. A management API token is refused by
- * name: it never reaches the agent door.
+ * name: it never reaches the agent door. With OAuth (HOOKS_OIDC_ISSUER), a
+ * JWT-shaped token is an access token, verified and mapped to its agent.
  */
-export function createAgentAuthenticator(stores: Pick<Stores, 'agents'>, settings: Pick<Settings, 'apiTokens'>) {
+export function createAgentAuthenticator(stores: Pick<Stores, 'agents'>, settings: Pick<Settings, 'apiTokens'>, oauth: AgentOAuth | null = null) {
   const isApiToken = createTokenResolver(settings.apiTokens);
   return async (req: IncomingMessage): Promise<AgentClient | Refusal> => {
     const header = req.headers.authorization;
     const m = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) return unauthorizedAnswer('missing bearer token (Authorization: Bearer <agent token>)');
+    if (!m) return unauthorizedAnswer(oauth, 'missing bearer token (Authorization: Bearer <agent token>)', header !== undefined);
     const presented = m[1]!;
     if (isApiToken(presented)) {
-      return unauthorizedAnswer('this is a management API token; /mcp takes an agent token (made by POST /api/agents)');
+      return unauthorizedAnswer(oauth, 'this is a management API token; /mcp takes an agent token (made by POST /api/agents)', true);
     }
-    return (await resolveAgent(stores, presented)) ?? unauthorizedAnswer('the bearer token is not a valid agent token (revoked, rotated or never issued)');
+    if (oauth && isJwtShaped(presented)) {
+      const found = await agentOfAccessToken(oauth, stores, presented);
+      return 'agent' in found ? found.agent : bearerRefusal(oauth, found);
+    }
+    return (
+      (await resolveAgent(stores, presented)) ??
+      unauthorizedAnswer(oauth, 'the bearer token is not a valid agent token (revoked, rotated or never issued)', true)
+    );
   };
 }
 

@@ -7,6 +7,7 @@ import type { AgentClient, Clock, Settings } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import type { Verdict } from '../limiter';
+import type { AgentOAuth } from '../oidc/agent-oauth';
 import { allowedHostnames, checkHostAndOrigin, createAgentAuthenticator, isRefusal, publicOrigin, refuse, rpcRefusal } from './mcp-access';
 import { createMcpServer, type McpServerDeps } from './mcp-server';
 import { mcpSdk } from './mcp-sdk';
@@ -16,6 +17,8 @@ export interface McpDoorDeps extends McpServerDeps {
   settings: Pick<Settings, 'agentWaitMs' | 'publicUrl' | 'agentAllowedHosts' | 'apiTokens' | 'apiBodyMaxBytes'>;
   stores: Pick<Stores, 'agents' | 'runs' | 'interactions'>;
   clock: Clock;
+  /** The door as an OAuth protected resource (HOOKS_OIDC_ISSUER); absent or null: agent tokens only. */
+  oauth?: AgentOAuth | null;
   /** The agent's flood bucket (HOOKS_AGENT_RATE); absent: not limited. */
   limit?: (agent: string) => Promise<Verdict>;
 }
@@ -64,7 +67,7 @@ const ALLOWED_METHODS = 'GET, POST, DELETE';
 export function createMcpDoor(deps: McpDoorDeps): McpDoor {
   const hosts = allowedHostnames(deps.settings);
   const ownPublicOrigin = publicOrigin(deps.settings);
-  const authenticate = createAgentAuthenticator(deps.stores, deps.settings);
+  const authenticate = createAgentAuthenticator(deps.stores, deps.settings, deps.oauth ?? null);
   const open = new Map<string, Session>();
 
   async function end(s: Session): Promise<void> {

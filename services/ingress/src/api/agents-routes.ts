@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import { AGENT_TOKEN_PREFIX, ALLOWLIST_ENTRY_PATTERN, agentNameViolation, agentTokenHash, badInput, notFound, type AgentClient } from '@hookyard/core';
+import {
+  AGENT_TOKEN_PREFIX,
+  ALLOWLIST_ENTRY_PATTERN,
+  agentNameViolation,
+  agentTokenHash,
+  badInput,
+  notFound,
+  type AgentClient,
+  type AgentIdentity,
+} from '@hookyard/core';
 import { endRevokedCalls } from '../agent/revoke';
 import { callerOf, requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -9,7 +18,10 @@ import type { ApiContext } from './context';
 export const AGENT_DESCRIPTION_MAX = 500;
 /** Most entries an agent's allowlist takes. */
 export const AGENT_ALLOW_MAX = 200;
-const FIELDS = ['name', 'description', 'tools_allow'];
+const FIELDS = ['name', 'description', 'tools_allow', 'identities'];
+/** Most IdP identities an agent takes. */
+export const AGENT_IDENTITIES_MAX = 20;
+const IDENTITY_FIELDS = ['issuer', 'subject', 'client_id'];
 /** Interaction ids a revoke's audit entry names at most (the count is always whole). */
 const AUDIT_IDS_MAX = 50;
 
@@ -25,6 +37,47 @@ interface AgentInput {
   name: string;
   description: string | null;
   tools_allow: string[];
+  identities?: AgentIdentity[];
+}
+
+/**
+ * Reads `identities`: each an issuer URL and a subject and/or client_id (an
+ * issuer alone would make everyone it signs in this agent). Every problem is
+ * a line naming the entry and field. An issuer HOOKS_OIDC_ISSUER does not list
+ * is kept (it may be configured later) and logged as a warning when the agent is made.
+ */
+function readIdentities(v: unknown, errors: string[]): AgentIdentity[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.length > AGENT_IDENTITIES_MAX) {
+    errors.push(
+      `identities must be an array of at most ${AGENT_IDENTITIES_MAX} entries {issuer, subject?, client_id?}; got ${JSON.stringify(v)?.slice(0, 60)}`,
+    );
+    return undefined;
+  }
+  const out: AgentIdentity[] = [];
+  v.forEach((e, i) => {
+    const at = `identities[${i}]`;
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) return void errors.push(`${at} must be an object {issuer, subject?, client_id?}`);
+    const o = e as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (!IDENTITY_FIELDS.includes(k)) errors.push(`${at}.${k} is not a field (known: ${IDENTITY_FIELDS.join(', ')})`);
+    if (typeof o.issuer !== 'string' || !/^https?:\/\/[^\s]+$/.test(o.issuer))
+      errors.push(`${at}.issuer must be the issuer URL exactly as its tokens' iss, got ${JSON.stringify(o.issuer)?.slice(0, 80)}`);
+    for (const k of ['subject', 'client_id']) {
+      const f = o[k];
+      if (f !== undefined && (typeof f !== 'string' || f === '' || f.length > 255))
+        errors.push(`${at}.${k} must be a non-empty string of at most 255 characters, got ${JSON.stringify(f)?.slice(0, 80)}`);
+    }
+    if (o.subject === undefined && o.client_id === undefined)
+      errors.push(
+        `${at} needs a subject (the token's sub) or a client_id (its client_id or azp): an issuer alone would let everyone it signs in act as this agent`,
+      );
+    out.push({
+      issuer: String(o.issuer),
+      ...(typeof o.subject === 'string' ? { subject: o.subject } : {}),
+      ...(typeof o.client_id === 'string' ? { client_id: o.client_id } : {}),
+    });
+  });
+  return out;
 }
 
 /** Reads a create body; every bad or unknown field is one line of a 400. */
@@ -53,8 +106,9 @@ function readAgentInput(body: unknown): AgentInput {
       }
     });
   }
+  const identities = readIdentities(b.identities, errors);
   if (errors.length) throw badInput('agent refused', errors);
-  return { name: b.name as string, description, tools_allow: allow as string[] };
+  return { name: b.name as string, description, tools_allow: allow as string[], ...(identities?.length ? { identities } : {}) };
 }
 
 /**
@@ -73,6 +127,12 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
     const input = readAgentInput(req.body);
     const token = newAgentToken();
     const agent = await ctx.stores.agents.create({ ...input, tokenHash: agentTokenHash(token) }, ctx.clock.now());
+    const untrusted = (agent.identities ?? []).filter((i) => !ctx.settings.oidcIssuers.includes(i.issuer)).map((i) => i.issuer);
+    if (untrusted.length)
+      ctx.logger.warn(
+        { agent: agent.name, issuers: untrusted },
+        'agent identities name issuers HOOKS_OIDC_ISSUER does not list: their tokens are refused until it does',
+      );
     ctx.logger.info({ agent: agent.name, tools_allow: agent.tools_allow, token_id: agent.token_id, by: callerOf(res) }, 'agent created');
     res.status(201).json({ agent, token });
   });

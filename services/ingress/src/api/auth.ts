@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AGENT_TOKEN_PREFIX, agentTokenHash, agentTokenId, forbidden, unauthorized, type AgentClient, type ApiToken, type Role } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
+import { isJwtShaped } from '../oidc/access-token';
+import { agentOfAccessToken, challengeOf, type AgentOAuth, type BearerProblem } from '../oidc/agent-oauth';
 
 const RANK: Record<Role, number> = { reader: 0, operator: 1, admin: 2 };
 
@@ -62,17 +64,32 @@ export function roleOf(res: Response): Role {
   return res.locals.role as Role;
 }
 
+/** The agent door's routes under /api (POST /api/calls, GET /api/calls/{id}): their 401 carries the OAuth challenge. */
+function isAgentDoorRoute(req: Request): boolean {
+  return (req.method === 'POST' && req.path === '/calls') || (req.method === 'GET' && /^\/calls\/[^/]+$/.test(req.path));
+}
+
 /**
  * Express middleware: a valid `Authorization: Bearer <token>` or 401. The
  * configured API tokens are tried first (constant time); a token that is none
  * of them is looked up as an agent token when `stores` is given (no role:
- * `res.locals.agent`). No token configured means no API access.
+ * `res.locals.agent`), or, with `oauth` and the shape of a JWT, verified as
+ * an access token for the agent door and mapped to its agent. No token
+ * configured means no API access. On the agent door's routes a 401 carries
+ * the challenge an OAuth client starts from (resource_metadata).
  */
-export function authenticate(resolve: (presented: string) => Role | undefined, stores?: Pick<Stores, 'agents'>) {
+export function authenticate(resolve: (presented: string) => Role | undefined, stores?: Pick<Stores, 'agents'>, oauth: AgentOAuth | null = null) {
   return (req: Request, res: Response, next: NextFunction) => {
+    const refuse = (p: BearerProblem) => {
+      if (oauth && (p.error || isAgentDoorRoute(req))) res.set('WWW-Authenticate', challengeOf(oauth, p));
+      next(p.status === 401 ? unauthorized(p.message) : forbidden(p.message));
+    };
     const header = req.headers.authorization;
     const m = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) return next(unauthorized('missing bearer token (Authorization: Bearer <token>)'));
+    if (!m) {
+      const message = 'missing bearer token (Authorization: Bearer <token>)';
+      return refuse(header === undefined ? { status: 401, message } : { status: 401, message, error: 'invalid_token' });
+    }
     const presented = m[1]!;
     const role = resolve(presented);
     if (role) {
@@ -80,9 +97,19 @@ export function authenticate(resolve: (presented: string) => Role | undefined, s
       res.locals.tokenId = digest(presented).subarray(0, 4).toString('hex');
       return next();
     }
-    if (!stores) return next(unauthorized('the bearer token is not valid'));
+    const invalid: BearerProblem = { status: 401, message: 'the bearer token is not valid', error: 'invalid_token' };
+    if (!stores) return refuse(invalid);
+    if (oauth && isJwtShaped(presented)) {
+      agentOfAccessToken(oauth, stores, presented).then((found) => {
+        if (!('agent' in found)) return refuse(found);
+        res.locals.agent = found.agent;
+        res.locals.tokenId = found.agent.token_id;
+        next();
+      }, next);
+      return;
+    }
     resolveAgent(stores, presented).then((agent) => {
-      if (!agent) return next(unauthorized('the bearer token is not valid'));
+      if (!agent) return refuse(invalid);
       res.locals.agent = agent;
       res.locals.tokenId = agentTokenId(agentTokenHash(presented));
       next();

@@ -4,6 +4,7 @@ import type { RoleDeps } from '@hookyard/role';
 import type { SchemaChecker } from '../hooks/schema-checker';
 import type { SettingsControl } from './settings-routes';
 import type { AuditRecorder } from '../audit/recorder';
+import type { AgentOAuth } from '../oidc/agent-oauth';
 
 /** What every management route reads; built once by createIngressApp. */
 export interface ApiContext extends RoleDeps {
@@ -18,6 +19,8 @@ export interface ApiContext extends RoleDeps {
   onDedupeChanged(topic: string): void;
   /** Called after an agent was revoked or its token rotated, so the MCP door closes the agent's open sessions. */
   onAgentRevoked?(name: string): void;
+  /** The agent door as an OAuth protected resource (HOOKS_OIDC_ISSUER): POST /api/calls and GET /api/calls/{id} take its access tokens. */
+  agentOAuth?: AgentOAuth | null;
   /** The agent door's per-agent flood bucket (HOOKS_AGENT_RATE), shared by /mcp and POST /api/calls; absent: not limited. */
   limitAgent?: (agent: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
   /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */

@@ -14,6 +14,18 @@ export interface PathBuilders {
 
 const isoTime = { type: 'string', format: 'date-time' };
 const allowEntry = { type: 'string', pattern: ALLOWLIST_ENTRY_PATTERN.source };
+const identities = {
+  type: 'array',
+  maxItems: 20,
+  description:
+    "IdP identities that act as this agent with an OAuth access token for the agent door (HOOKS_OIDC_ISSUER): the token's issuer, and its `sub` (subject) and/or its `client_id`/`azp` (client_id); at least one of the two",
+  items: {
+    type: 'object',
+    required: ['issuer'],
+    additionalProperties: false,
+    properties: { issuer: { type: 'string', format: 'uri' }, subject: { type: 'string', minLength: 1 }, client_id: { type: 'string', minLength: 1 } },
+  },
+};
 
 /** The agent principals' schemas (GET/POST /api/agents). */
 export const AGENT_SCHEMAS: Obj = {
@@ -43,6 +55,7 @@ export const AGENT_SCHEMAS: Obj = {
       },
       created_at: isoTime,
       updated_at: { ...isoTime, description: 'Changes when the token is rotated' },
+      identities,
     },
   },
   AgentInput: {
@@ -53,6 +66,7 @@ export const AGENT_SCHEMAS: Obj = {
       name: { $ref: '#/components/schemas/Name' },
       description: { type: 'string', maxLength: 500, nullable: true },
       tools_allow: { type: 'array', minItems: 1, maxItems: 200, items: allowEntry },
+      identities,
     },
   },
   AgentWithToken: {

@@ -18,6 +18,12 @@ const CALL_VIEW: Obj = {
   properties: {
     id: { type: 'string', description: "The call's run id (GET /api/calls/{id}; operators see it in GET /api/hook-runs)" },
     agent: { type: 'string' },
+    signed_in: {
+      type: 'object',
+      description: 'The IdP identity the call was made with (an OAuth access token); absent for a call made with an agent token',
+      required: ['issuer', 'subject', 'client_id'],
+      properties: { issuer: { type: 'string' }, subject: { type: 'string', nullable: true }, client_id: { type: 'string', nullable: true } },
+    },
     tool: { type: 'string' },
     status: { type: 'string', enum: [...RUN_STATUSES] },
     done: { type: 'boolean', description: 'True once the call has its outcome (succeeded, denied, failed, cancelled, discarded)' },

@@ -27,8 +27,15 @@ const AGENT_DOOR =
 
 const COMMON: Obj = {
   '401': {
-    description: 'No agent token, a wrong, revoked or rotated one, or a management token',
-    headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer realm="hookyard", error="invalid_token"' } },
+    description:
+      'No agent token, a wrong, revoked or rotated one, a management token, or (HOOKS_OIDC_ISSUER) an access token that does not verify for this resource',
+    headers: {
+      'WWW-Authenticate': {
+        schema: { type: 'string' },
+        description:
+          'Bearer realm="hookyard" (error="invalid_token" when a token was sent); with HOOKS_OIDC_ISSUER, Bearer resource_metadata="<the RFC 9728 metadata URL>", scope="hookyard:agent" (and error="invalid_token", error_description when a token was sent)',
+      },
+    },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   },
   '403': rpc('The Host or Origin names another site'),

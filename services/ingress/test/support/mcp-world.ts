@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AGENT_TOKEN_PREFIX, agentTokenHash, createMetrics, loadSettings, silentLogger, type ApprovalRule, type Settings } from '@hookyard/core';
@@ -8,6 +8,7 @@ import { createMemoryStores, type Stores } from '@hookyard/store';
 import { LocalRepo, type LocalTool, type ToolRepo } from '@hookyard/tools';
 import { startExecutor, type ExecutorHandle } from '@hookyard/executor';
 import { createIngressApp } from '../../src/start';
+import type { IssuerKeysOptions } from '../../src/oidc/issuer-keys';
 import { fakeJq } from './fakes';
 import { TOKENS } from './harness';
 
@@ -55,9 +56,26 @@ export interface McpWorld {
  * `all` role, as `hookyard serve --role all` runs it).
  */
 export async function startMcpWorld(
-  opts: { tools?: LocalTool[]; repo?: ToolRepo; settings?: Partial<Settings>; executor?: boolean; rules?: ApprovalRule[] } = {},
+  opts: {
+    tools?: LocalTool[];
+    repo?: ToolRepo;
+    settings?: Partial<Settings>;
+    /** Settings that need the ingress's own URL (HOOKS_PUBLIC_URL, the OAuth audience), known once it listens. */
+    settingsFor?: (url: string) => Partial<Settings> | Promise<Partial<Settings>>;
+    /** How the agent door reaches the IdPs (the JWKS cooldown). */
+    oidcKeys?: IssuerKeysOptions;
+    executor?: boolean;
+    rules?: ApprovalRule[];
+  } = {},
 ): Promise<McpWorld> {
-  const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: TOKENS.admin }], agentWaitMs: 2000, dispatchGraceMs: 60_000, ...opts.settings });
+  // Listening first, so settings can name the URL.
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const settings = loadSettings(
+    {},
+    { apiTokens: [{ role: 'admin', token: TOKENS.admin }], agentWaitMs: 2000, dispatchGraceMs: 60_000, ...opts.settings, ...(await opts.settingsFor?.(url)) },
+  );
   const stores = createMemoryStores({ stateMaxBytes: settings.stateMaxBytes });
   const bus = createMemoryBus();
   const tools = opts.repo ?? new LocalRepo(opts.tools ?? []);
@@ -66,11 +84,8 @@ export async function startMcpWorld(
   const deps = { settings, stores, bus, jq: fakeJq(), tools, metrics, logger };
   if (opts.rules) await stores.hooks.putApprovalPolicy(opts.rules, null, Date.now());
   const executor: ExecutorHandle | null = opts.executor ? await startExecutor(deps) : null;
-  const app = createIngressApp(deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = createIngressApp({ ...deps, ...(opts.oidcKeys ? { oidcKeys: opts.oidcKeys } : {}) });
+  server.on('request', app);
   const clients: Client[] = [];
   let n = 0;
   return {

@@ -1,0 +1,43 @@
+// A real OAuth 2.1 / OpenID Connect authorization server (oidc-provider) on
+// loopback, for the agent door's end-to-end test: dynamic client
+// registration, PKCE, resource indicators issuing JWT access tokens for the
+// one resource named by HOOKYARD_RESOURCE, and its own login and consent
+// pages (devInteractions), which the test answers. Prints {"issuer": ...}
+// once listening. An ES module in its own process: oidc-provider ships ES
+// modules only.
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import Provider, { errors } from 'oidc-provider';
+
+const resource = process.env.HOOKYARD_RESOURCE;
+if (!resource) throw new Error('HOOKYARD_RESOURCE is required');
+const jwk = (type, opts, kid, alg) => ({ ...generateKeyPairSync(type, opts).privateKey.export({ format: 'jwk' }), kid, alg, use: 'sig' });
+
+const server = createServer();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+
+const provider = new Provider(issuer, {
+  jwks: { keys: [jwk('rsa', { modulusLength: 2048 }, 'rs-1', 'RS256'), jwk('ec', { namedCurve: 'P-256' }, 'es-1', 'ES256')] },
+  cookies: { keys: ['hookyard-test-cookie-key-0123456789'] },
+  // Dynamic registration takes only scopes the server lists: the resource's scope among them.
+  scopes: ['openid', 'offline_access', 'hookyard:agent'],
+  features: {
+    devInteractions: { enabled: true },
+    registration: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => resource,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, indicator) => {
+        if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+        return { scope: 'hookyard:agent', audience: resource, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+      },
+    },
+  },
+  pkce: { required: () => true },
+  findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+});
+server.on('request', provider.callback());
+process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
