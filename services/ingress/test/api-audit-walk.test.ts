@@ -99,6 +99,11 @@ const FIXTURES: Record<string, Fixture> = {
   'DELETE /api/states/:scope/:kind/:key': {
     seed: async (h, n) => void expect((await put(h, `/api/states/${n}/${n}/${n}`, { document: { a: 1 } })).status).toBe(201),
   },
+  'PUT /api/states/declarations/:scope/:kind': { body: () => ({ schema: { type: 'object' }, description: 'walk' }) },
+  'DELETE /api/states/declarations/:scope/:kind': {
+    seed: async (h, n) =>
+      void expect((await put(h, `/api/states/declarations/${n}/${n}`, { schema: { type: 'object' }, description: 'walk' })).status).toBe(201),
+  },
   'POST /api/unrouted/:topic/replay': {
     seed: async (h, n) => {
       await unrouted(h, n);
@@ -115,7 +120,7 @@ const FIXTURES: Record<string, Fixture> = {
 /** Everything the memory stores hold but the audit trail and the limiter's buckets, as one comparable text. */
 function snapshot(stores: Stores): string {
   const seen = new WeakSet<object>();
-  const parts = [stores.hooks, stores.runs, stores.tools, stores.interactions, stores.states, stores.agents];
+  const parts = [stores.hooks, stores.runs, stores.tools, stores.interactions, stores.states, stores.declarations, stores.agents];
   return JSON.stringify(parts, (_k, v: unknown) => {
     if (typeof v === 'function') return undefined;
     if (v instanceof Map) return [...v.entries()];
