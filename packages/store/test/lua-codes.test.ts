@@ -8,8 +8,7 @@ const lua = (name: string) => readFileSync(join(LUA, `${name}.lua`), 'utf8');
 
 describe('Lua scripts name their refusals and arguments once', () => {
   it('the codes fragment and REPLY_CODES hold the same names and codes, and every code maps to its own error', () => {
-    const table = /local ERR = \{([\s\S]*?)\n\}/.exec(lua('codes'))?.[1] ?? '';
-    const inLua = Object.fromEntries([...table.matchAll(/^\s*([a-z_]+) = (-\d+),/gm)].map((m) => [m[1], Number(m[2])]));
+    const inLua = Object.fromEntries([...lua('codes').matchAll(/^local ERR_([A-Z_]+) = (-\d+)/gm)].map((m) => [m[1]!.toLowerCase(), Number(m[2])]));
     expect(inLua).toEqual(REPLY_CODES);
     expect(new Set(Object.values(REPLY_CODES)).size).toBe(Object.keys(REPLY_CODES).length);
     for (const [name, code] of Object.entries(REPLY_CODES)) {
@@ -20,20 +19,23 @@ describe('Lua scripts name their refusals and arguments once', () => {
     expect(() => checkReply({ op: 'test' }, [-99])).toThrow('store script test answered unknown code -99');
   });
 
-  it('no script answers a bare negative code: each refusal is ERR.<name>', () => {
+  it('no script answers a bare negative code: each refusal is ERR_<NAME>', () => {
     for (const file of readdirSync(LUA).filter((f) => f.endsWith('.lua'))) {
       const code = readFileSync(join(LUA, file), 'utf8')
         .split('\n')
         .filter((line) => !line.trimStart().startsWith('--'));
       expect({ file, bare: code.filter((line) => /return (nil, )?\{ -\d/.test(line)) }).toEqual({ file, bare: [] });
+      // A misspelt name would be a nil global, not a code: every name used is one codes.lua declares.
+      const names = [...code.join('\n').matchAll(/ERR_([A-Z_]+)/g)].map((m) => m[1]!.toLowerCase());
+      expect({ file, unknown: names.filter((n) => !(n in REPLY_CODES)) }).toEqual({ file, unknown: [] });
     }
   });
 
   it('claim_planned names its ARGV once, in the order the store sends them', () => {
-    const decoded = /local a = \{([\s\S]*?)\n\}/.exec(lua('claim_planned'))?.[1] ?? '';
-    const byIndex = [...decoded.matchAll(/([a-z_]+) = (?:tonumber\()?ARGV\[(\d+)\]/g)].map((m) => [Number(m[2]), m[1]] as const);
+    const unpacked = /^local ([a-z_,\s]+) = unpack\(ARGV, 3, (\d+)\)$/m.exec(lua('claim_planned'));
     // ARGV 1 and 2 are the partition tag and the run id of every run script (script_ctx).
-    expect(byIndex).toEqual(PLANNED_CLAIM_ARGS.map((name, i) => [i + 3, name]));
+    expect(unpacked?.[1]?.split(/,\s*/)).toEqual([...PLANNED_CLAIM_ARGS]);
+    expect(Number(unpacked?.[2])).toBe(PLANNED_CLAIM_ARGS.length + 2);
   });
 
   it('claim and claim_planned share the claim steps instead of copying them', () => {

@@ -1,7 +1,7 @@
 /**
  * claim_planned's ARGV after the run's partition tag and id, in order: the
- * store builds them by name and the script names them once (`local a = {...}`
- * in lua/claim_planned.lua; a test holds the two lists equal). Positional,
+ * store builds them by name and the script names them once (one `unpack` into
+ * locals in lua/claim_planned.lua; a test holds the two lists equal). Positional,
  * not one JSON document: the payload text (up to 32 KiB) is compared byte for
  * byte as sent, with no encoding on either side.
  */
@@ -10,7 +10,7 @@ export const PLANNED_CLAIM_ARGS = [
   'lease_ms',
   'now',
   'claim_detail',
-  'revision',
+  'planned_revision',
   'plan',
   'value',
   'resumable',

@@ -221,7 +221,7 @@ export class RedisRunStore implements RunStore {
       lease_ms: leaseMs,
       now,
       claim_detail: rules.claimDetail(owner, leaseMs),
-      revision: planned.revision,
+      planned_revision: planned.revision,
       ...step,
       // The text itself, not a digest of it: the kept payload must be this very text.
       payload: planned.payloadJson,

@@ -18,8 +18,8 @@ export interface ReplyContext {
 }
 
 /**
- * The named refusals of every script, as lua/codes.lua has them (a test holds
- * the two equal): a script that refuses answers `{ code, details... }` and
+ * The named refusals of every script, as lua/codes.lua has them (`ERR_NO_RUN`
+ * there is `no_run` here; a test holds the two equal): a script that refuses answers `{ code, details... }` and
  * checkReply turns the code into its error.
  */
 export const REPLY_CODES = {

@@ -6,12 +6,12 @@
 -- Also reads (undeclared, named from ARGV[1], the hash tag of every KEY: same
 -- slot) the partition's copy of the hook revisions, {prefix:pN}:hook-revs.
 -- Returns {0, token, run fields, hook revision or ''} claimed; {1} not
--- claimable; {ERR.no_run} no such run.
+-- claimable; {ERR_NO_RUN} no such run.
 --!include claim_steps
 local c = script_ctx()
 local now = tonumber(ARGV[5])
 local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created')
-if not f[1] then return { ERR.no_run } end
+if not f[1] then return { ERR_NO_RUN } end
 if not claimable(f, now) then return { 1 } end
 local attempts, token = count_attempt(c, f, now)
 take_lease(c, ARGV[3], tonumber(ARGV[4]), now, attempts, ARGV[6])

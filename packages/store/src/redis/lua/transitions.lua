@@ -78,11 +78,11 @@ local function make_due(c, to, due_at, now)
 end
 
 -- Nil when `token` is the live attempt's, else the error reply:
--- {ERR.no_run} no such run; {ERR.stale_token, status, current token} stale token or not running.
+-- {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, current token} stale token or not running.
 local function attempt_guard(c, token)
   local f = redis.call('HMGET', c.run, 'status', 'token')
-  if not f[1] then return { ERR.no_run } end
-  if f[1] ~= 'running' or f[2] ~= token then return { ERR.stale_token, f[1], f[2] or '0' } end
+  if not f[1] then return { ERR_NO_RUN } end
+  if f[1] ~= 'running' or f[2] ~= token then return { ERR_STALE_TOKEN, f[1], f[2] or '0' } end
   return nil
 end
 
@@ -92,18 +92,18 @@ end
 -- else nil and the error reply of attempt_guard.
 local function ending_guard(c, token, verb)
   local f = redis.call('HMGET', c.run, 'status', 'token', 'ended')
-  if not f[1] then return nil, { ERR.no_run } end
+  if not f[1] then return nil, { ERR_NO_RUN } end
   if f[2] == token then
     if f[1] == 'running' then return 'live' end
     if f[3] == verb then return 'ended' end
   end
-  return nil, { ERR.stale_token, f[1], f[2] or '0' }
+  return nil, { ERR_STALE_TOKEN, f[1], f[2] or '0' }
 end
 
 -- The refusal of a re-sent ending write whose stored outcome differs.
 local function stale_reply(c)
   local f = redis.call('HMGET', c.run, 'status', 'token')
-  return { ERR.stale_token, f[1], f[2] or '0' }
+  return { ERR_STALE_TOKEN, f[1], f[2] or '0' }
 end
 
 -- The run's head as a flat field/value list (an HGETALL without the bulky
