@@ -6,9 +6,11 @@
  * a second runs the script N times between two TIME calls. The minimum over
  * several repetitions is the steady figure on a busy machine.
  *
- *   node test/perf/claim-cost.js [--n N] [--reps R] [--dir path/to/lua] [--plan start|skip] [--payload-bytes B]
+ *   node test/perf/claim-cost.js [--n N] [--reps R] [--dir path/to/lua] [--against path/to/other/lua] [--plan start|skip] [--payload-bytes B]
  *
- * --dir compares another copy of the scripts (e.g. an older commit's lua/ folder).
+ * --dir measures another copy of the scripts (e.g. an older commit's lua/ folder);
+ * --against measures a second copy in the same process, alternating with the
+ * first rep by rep, so both see the same load on a shared machine.
  */
 const path = require('node:path');
 const { createRequire } = require('node:module');
@@ -26,19 +28,19 @@ async function main() {
   const n = Number(arg('n', 500));
   const reps = Number(arg('reps', 7));
   const plan = arg('plan', 'start');
-  const dir = arg('dir', path.join(ROOT, 'packages/store/src/redis/lua'));
+  const dirs = [arg('dir', path.join(ROOT, 'packages/store/src/redis/lua')), arg('against', null)].filter(Boolean);
   const prefix = `perfclaim${process.pid}`;
   const tag = `{${prefix}:p0}`;
   // Fresh pending runs, as keep_event writes them.
   const setup = `
-${loadScript('new_run', dir)}
+${loadScript('new_run', dirs[0])}
 local history = '[{"at":' .. ARGV[4] .. ',"attempt":0,"event":"kept","detail":"event on bench"}]'
 for i = 1, tonumber(ARGV[3]) do
   new_run(ARGV[1], KEYS[1], ARGV[2] .. string.format('%06d', i), 'bench', 'bench', ARGV[5], '', tonumber(ARGV[4]), tonumber(ARGV[4]), history, '', 'http', '0', '')
 end
 redis.call('HSET', ARGV[1] .. ':hook-revs', 'bench', 'rev1')
 return 0`;
-  const timed = `
+  const timed = (dir) => `
 local function claim(KEYS, ARGV)
 ${loadScript('claim_planned', dir)}
 end
@@ -57,14 +59,16 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
   const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
   const payload = JSON.stringify(JSON.parse(jsonBody(Number(arg('payload-bytes', 1024)))));
   const keys = [`${tag}:due`, `${tag}:lease`, `${tag}:done`];
-  const times = [];
+  const times = dirs.map(() => []);
   try {
-    for (let rep = 0; rep < reps; rep++) {
+    for (let rep = 0; rep < reps * dirs.length; rep++) {
+      // Alternating, and each copy first as often as second.
+      const which = (rep + Math.floor(rep / 2)) % dirs.length;
       const now = Date.now();
       const base = `${now.toString(36).padStart(10, '0')}${rep.toString(36).padStart(4, '0')}`;
       await r.eval(setup, 1, keys[0], tag, base, n, now, payload);
       const us = await r.eval(
-        timed,
+        timed(dirs[which]),
         3,
         ...keys,
         tag,
@@ -86,7 +90,7 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
         `nonce${rep}-`,
         n,
       );
-      times.push(us / n);
+      times[which].push(us / n);
     }
   } finally {
     let cursor = '0';
@@ -97,10 +101,12 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
     } while (cursor !== '0');
     r.disconnect();
   }
-  times.sort((a, b) => a - b);
-  process.stdout.write(
-    `claim_planned (${plan}, ${path.basename(path.dirname(dir))}/${path.basename(dir)}): min ${times[0].toFixed(1)} us/run, median ${times[Math.floor(times.length / 2)].toFixed(1)} us/run (n ${n} x ${reps})\n`,
-  );
+  dirs.forEach((dir, i) => {
+    const t = times[i].sort((a, b) => a - b);
+    process.stdout.write(
+      `claim_planned (${plan}, ${dir}): min ${t[0].toFixed(1)} us/run, median ${t[Math.floor(t.length / 2)].toFixed(1)} us/run (n ${n} x ${reps})\n`,
+    );
+  });
 }
 
 main().catch((err) => {
