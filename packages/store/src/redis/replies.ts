@@ -8,7 +8,9 @@ import * as interactions from '../interaction-rules';
 /** What a script was doing, for the error it may become. */
 export interface ReplyContext {
   op: string;
+  /** The run's id, or the interaction's for resolve_interaction and take_interaction. */
   id?: string;
+  /** The attempt's token, for a stale-token refusal. */
   token?: number;
   topic?: string;
   /** put_approval_policy, put_state, delete_state: the version the caller expected. */
@@ -19,8 +21,8 @@ export interface ReplyContext {
 
 /**
  * The named refusals of every script, as lua/codes.lua has them (`ERR_NO_RUN`
- * there is `no_run` here; a test holds the two equal): a script that refuses answers `{ code, details... }` and
- * checkReply turns the code into its error.
+ * there is `no_run` here; a test holds the two equal): a script that refuses
+ * answers `{ code, details... }` and checkReply turns the code into its error.
  */
 export const REPLY_CODES = {
   no_run: -1,
