@@ -40,7 +40,8 @@ local t1 = redis.call('TIME')
 return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumber(t0[2])`;
   const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
   const tag = `{${prefix}:p0}`;
-  await r.zadd(`{${prefix}}:topic:bench`, 0, 'b1');
+  // keep_event reads the partition's copy of the topic's hooks (same slot as its other keys).
+  await r.zadd(`${tag}:topic-hooks:bench`, 0, 'b1');
   const payload = JSON.stringify(JSON.parse(jsonBody(Number(arg('payload-bytes', 1024)))));
   const history = JSON.stringify([{ at: Date.now(), attempt: 0, event: 'kept', detail: 'event on bench' }]);
   const times = [];
@@ -51,7 +52,7 @@ return (tonumber(t1[1]) - tonumber(t0[1])) * 1000000 + tonumber(t1[2]) - tonumbe
       const us = await r.eval(
         wrapped,
         2,
-        `{${prefix}}:topic:bench`,
+        `${tag}:topic-hooks:bench`,
         `${tag}:due`,
         tag,
         base,

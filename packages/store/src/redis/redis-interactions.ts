@@ -1,56 +1,18 @@
-import { internal, newInteractionId, notFound } from '@hookyard/core';
+import { newInteractionId, notFound } from '@hookyard/core';
 import type { Interaction, KeptOutcome, Run, SubjectKey } from '@hookyard/core';
 import type { RedisClient } from './client';
 import * as rules from '../interaction-rules';
 import { partitionOf } from '../run-ids';
-import { staleTokenError } from '../run-rules';
 import type { InteractionFilter, InteractionPage, InteractionStore, ParkInput, ResolveInput } from '../types';
 import { fieldsToInteraction } from './interaction-hash';
 import type { KeyLayout } from './keys';
-import { readyToWrite, replyText, storeError } from './replies';
+import { checkReply, readyToWrite, storeError } from './replies';
 import { fieldsToRun, toFields } from './run-hash';
 import type { ScriptName, Scripts } from './scripts';
 import type { StoreSetup } from './setup';
 
 /** Rounds of index reads one page may take when interactions fall out of the filter between index and read. */
 const MAX_ROUNDS = 10;
-const iso = (ms: unknown) => (ms ? new Date(Number(ms)).toISOString() : '');
-
-/**
- * The one place an interaction script's negative code becomes an error. Codes:
- * -1 no such interaction; -2 stale token {status, token}; -3 already resolved
- * {status, by, via, at}; -4 taken {by, at}; -5 take of an open one; -6 take of
- * another status {status}; -7 its run has not finished {run, status}; -8 its run
- * kept no outcome {run, status}; -9 no such run.
- */
-function check(op: string, id: string, reply: unknown[], token = 0): unknown[] {
-  const code = Number(reply[0]);
-  if (code >= 0) return reply;
-  const s = (i: number) => replyText(reply[i]);
-  switch (code) {
-    case -1:
-      throw rules.missing(id);
-    case -2:
-      throw staleTokenError(id, token, s(1), Number(reply[2] ?? 0));
-    case -3:
-      throw rules.alreadyResolved(id, s(1), s(2), s(3), iso(reply[4]));
-    case -4:
-      throw rules.alreadyTaken(id, s(1), iso(reply[2]));
-    case -5:
-      throw rules.takeOpen(id);
-    case -6:
-      throw rules.takeWrongStatus(id, s(1));
-    case -7:
-      throw rules.takeNotReady(id, s(1), s(2));
-    case -8:
-      throw rules.takeNothingKept(id, s(1), s(2));
-    case -9:
-      throw notFound(`run ${id} not found`);
-    default:
-      throw internal(`store script ${op} answered unknown code ${code}`);
-  }
-}
-
 /** Interactions on Redis, in their runs' partitions: every transition is one Lua script (lua/interaction.lua). */
 export class RedisInteractionStore implements InteractionStore {
   private sweepStart = 0;
@@ -87,7 +49,7 @@ export class RedisInteractionStore implements InteractionStore {
       input.answerHooks?.length ? JSON.stringify(input.answerHooks) : '',
       input.approver ?? '',
     ];
-    const reply = check('park', input.run, await this.exec('park', this.keys.runScriptKeys(p, input.run), args), input.token);
+    const reply = checkReply({ op: 'park', id: input.run, token: input.token }, await this.exec('park', this.keys.runScriptKeys(p, input.run), args));
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2])! };
   }
 
@@ -118,14 +80,17 @@ export class RedisInteractionStore implements InteractionStore {
       rules.wakeDetail(id, input.status, input.by, input.via),
       input.extras ? JSON.stringify(input.extras) : '',
     ];
-    const reply = check('resolve_interaction', id, await this.exec('resolve_interaction', keys, args));
+    const reply = checkReply({ op: 'resolve_interaction', id }, await this.exec('resolve_interaction', keys, args));
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2]) };
   }
 
   async take(id: string, by: string, now: number): Promise<{ interaction: Interaction; outcome: KeptOutcome }> {
     const p = rules.interactionPartition(id, this.partitions);
     if (p === null) throw rules.missing(id);
-    const reply = check('take_interaction', id, await this.exec('take_interaction', [this.keys.interaction(p, id)], [this.keys.tag(p), id, by, now]));
+    const reply = checkReply(
+      { op: 'take_interaction', id },
+      await this.exec('take_interaction', [this.keys.interaction(p, id)], [this.keys.tag(p), id, by, now]),
+    );
     const interaction = this.interactionOf(reply[1]);
     return { interaction, outcome: interaction.outcome! };
   }
@@ -163,9 +128,8 @@ export class RedisInteractionStore implements InteractionStore {
     for (let i = 0; i < this.partitions && out.length < limit; i += 1) {
       const p = (start + i) % this.partitions;
       const keys = [this.keys.interactionExpiry(p), this.keys.due(p), this.keys.lease(p), this.keys.done(p)];
-      const reply = check(
-        'expire_interactions',
-        '?',
+      const reply = checkReply(
+        { op: 'expire_interactions' },
         await this.exec('expire_interactions', keys, [this.keys.tag(p), now, limit - out.length, rules.EXPIRE_REASON]),
       );
       out.push(...reply.slice(1).map((r) => this.interactionOf(r)));

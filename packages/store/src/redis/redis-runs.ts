@@ -35,6 +35,7 @@ import type { MinuteStats } from '../stats-rules';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
 import { checkReply, readyToWrite, replyText, storeError } from './replies';
+import { plannedClaimArgv, type PlannedClaimArgs } from './planned-claim-args';
 import type { ReplyContext } from './replies';
 import { fieldsToRun, fieldsToRunHead, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
@@ -198,28 +199,37 @@ export class RedisRunStore implements RunStore {
 
   async claimPlanned(id: string, owner: string, leaseMs: number, now: number, planned: PlannedClaim): Promise<ClaimedPlanned | null> {
     const { plan } = planned;
-    let args: Array<string | number>;
+    let step: Pick<PlannedClaimArgs, 'plan' | 'value' | 'resumable' | 'plan_detail' | 'note_event' | 'note_detail'>;
     if ('start' in plan) {
       const { input, resumable, note } = plan.start;
-      const detail = rules.actDetail({ acted: 'start', resumable });
-      args = ['start', JSON.stringify(input), resumable ? 1 : 0, detail, note?.event ?? '', note?.detail ?? ''];
+      const plan_detail = rules.actDetail({ acted: 'start', resumable });
+      step = {
+        plan: 'start',
+        value: JSON.stringify(input),
+        resumable: resumable ? 1 : 0,
+        plan_detail,
+        note_event: note?.event ?? '',
+        note_detail: note?.detail ?? '',
+      };
     } else {
       const bounded = rules.boundResult(plan.skip.result);
-      args = ['skip', JSON.stringify(bounded), 0, rules.historyDetail(rules.completeDetail('skipped', bounded), null), '', ''];
+      const plan_detail = rules.historyDetail(rules.completeDetail('skipped', bounded), null);
+      step = { plan: 'skip', value: JSON.stringify(bounded), resumable: 0, plan_detail, note_event: '', note_detail: '' };
     }
-    const reply = await this.onRun('claim_planned', id, undefined, [
+    const args = plannedClaimArgv({
       owner,
-      leaseMs,
+      lease_ms: leaseMs,
       now,
-      rules.claimDetail(owner, leaseMs),
-      planned.revision,
-      ...args,
+      claim_detail: rules.claimDetail(owner, leaseMs),
+      planned_revision: planned.revision,
+      ...step,
       // The text itself, not a digest of it: the kept payload must be this very text.
-      planned.payloadJson,
-      planned.policyVersion,
-      planned.topic,
-      planned.nonce,
-    ]);
+      payload: planned.payloadJson,
+      policy_version: planned.policyVersion,
+      topic: planned.topic,
+      nonce: planned.nonce,
+    });
+    const reply = await this.onRun('claim_planned', id, undefined, args);
     if (Number(reply[0]) === 1) return null;
     const revision = replyText(reply[3]);
     const hookRevision = revision === '' ? null : revision;

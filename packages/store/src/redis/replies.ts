@@ -3,11 +3,14 @@ import type { Acted, SubjectKey } from '@hookyard/core';
 import { versionConflict } from '../state-rules';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import { committedRefusal, replayRefusal, staleTokenError } from '../run-rules';
+import * as interactions from '../interaction-rules';
 
 /** What a script was doing, for the error it may become. */
 export interface ReplyContext {
   op: string;
+  /** The run's id, or the interaction's for resolve_interaction and take_interaction. */
   id?: string;
+  /** The attempt's token, for a stale-token refusal. */
   token?: number;
   topic?: string;
   /** put_approval_policy, put_state, delete_state: the version the caller expected. */
@@ -17,12 +20,31 @@ export interface ReplyContext {
 }
 
 /**
- * The one place a script's negative code becomes an error. Codes:
- * -1 no such run; -2 stale token / not running {status, token}; -3 wrong status
- * for the verb {status}; -4 hook committed a resume/take {acted, ids}; -5 too many hooks {count};
- * -6 approval policy version moved {kept version}; -7 a committed claim cannot be withdrawn {acted};
- * -8 a subject's state is at another version {kept version}.
+ * The named refusals of every script, as lua/codes.lua has them (`ERR_NO_RUN`
+ * there is `no_run` here; a test holds the two equal): a script that refuses
+ * answers `{ code, details... }` and checkReply turns the code into its error.
  */
+export const REPLY_CODES = {
+  no_run: -1,
+  stale_token: -2,
+  run_status: -3,
+  committed: -4,
+  too_many_hooks: -5,
+  policy_moved: -6,
+  not_withdrawable: -7,
+  state_version: -8,
+  no_interaction: -11,
+  resolved: -13,
+  taken: -14,
+  take_open: -15,
+  take_status: -16,
+  take_not_ready: -17,
+  take_nothing_kept: -18,
+} as const;
+export type ReplyCode = keyof typeof REPLY_CODES;
+
+const CODE_NAMES = new Map<number, ReplyCode>(Object.entries(REPLY_CODES).map(([name, code]) => [code, name as ReplyCode]));
+
 /** One element of a script's reply as text: bulk strings as they are, integers in decimal, nothing as ''. */
 export function replyText(v: unknown): string {
   if (v === undefined || v === null) return '';
@@ -32,32 +54,54 @@ export function replyText(v: unknown): string {
   return JSON.stringify(v);
 }
 
+const iso = (ms: unknown) => (ms ? new Date(Number(ms)).toISOString() : '');
+
+/**
+ * The one place a script's refusal becomes an error: a reply whose first
+ * element is negative is thrown as the error its code names (REPLY_CODES);
+ * any other reply is returned. `ctx.id` is the run's or the interaction's id,
+ * as the code says.
+ */
 export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
   const code = Number(reply[0]);
   if (code >= 0) return reply;
   const id = ctx.id ?? '?';
   const str = (i: number) => replyText(reply[i]);
-  switch (code) {
-    case -1:
+  switch (CODE_NAMES.get(code)) {
+    case 'no_run':
       throw notFound(`run ${id} not found`);
-    case -2:
+    case 'stale_token':
       throw staleTokenError(id, ctx.token ?? 0, str(1), Number(reply[2] ?? 0));
-    case -3:
+    case 'run_status':
       if (ctx.op === 'replay') throw replayRefusal(id, str(1));
       if (ctx.op === 'retry') throw conflict(`run ${id} is ${str(1)}; only a failed run can be retried`);
       throw conflict(`run ${id} is ${str(1)}; ${str(1) === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
-    case -4:
+    case 'committed':
       throw committedRefusal(id, str(1) as Acted, JSON.parse(str(2) || '[]') as string[]);
-    case -5:
+    case 'too_many_hooks':
       throw badInput(`topic ${ctx.topic ?? '?'} has ${str(1)} hooks; at most ${MAX_HOOKS_PER_EVENT} runs per event`);
-    case -6:
+    case 'policy_moved':
       throw conflict(
         `the approval policy is at version ${str(1)}, not the version ${ctx.expected ?? '?'} this change was made against; read it again and retry`,
       );
-    case -7:
+    case 'not_withdrawable':
       throw conflict(`run ${id} committed a ${str(1)}; only a tool start that never left can be withdrawn`);
-    case -8:
+    case 'state_version':
       throw versionConflict(ctx.subject ?? { scope: '?', kind: '?', key: '?' }, Number(reply[1] ?? 0), ctx.expected ?? 0);
+    case 'no_interaction':
+      throw interactions.missing(id);
+    case 'resolved':
+      throw interactions.alreadyResolved(id, str(1), str(2), str(3), iso(reply[4]));
+    case 'taken':
+      throw interactions.alreadyTaken(id, str(1), iso(reply[2]));
+    case 'take_open':
+      throw interactions.takeOpen(id);
+    case 'take_status':
+      throw interactions.takeWrongStatus(id, str(1));
+    case 'take_not_ready':
+      throw interactions.takeNotReady(id, str(1), str(2));
+    case 'take_nothing_kept':
+      throw interactions.takeNothingKept(id, str(1), str(2));
     default:
       throw internal(`store script ${ctx.op} answered unknown code ${code}`);
   }

@@ -4,7 +4,7 @@
 -- Once the attempt has ended, its own token is refused like a stale one.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 acted, 5 acted ids (JSON), 6 input (JSON or '' to keep), 7 resumable (0/1), 8 now ms, 9 history detail
--- Returns {0}; {-1} no such run; {-2, status, token} stale token.
+-- Returns {0}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} stale token.
 --!include transitions
 local c = script_ctx()
 local refused = attempt_guard(c, ARGV[3])

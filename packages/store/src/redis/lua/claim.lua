@@ -6,23 +6,13 @@
 -- Also reads (undeclared, named from ARGV[1], the hash tag of every KEY: same
 -- slot) the partition's copy of the hook revisions, {prefix:pN}:hook-revs.
 -- Returns {0, token, run fields, hook revision or ''} claimed; {1} not
--- claimable; {-1} no such run.
---!include transitions
+-- claimable; {ERR_NO_RUN} no such run.
+--!include claim_steps
 local c = script_ctx()
-local owner, lease_ms, now = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local now = tonumber(ARGV[5])
 local f = redis.call('HMGET', c.run, 'status', 'due', 'started', 'hook', 'created')
-if not f[1] then return { -1 } end
-if (f[1] ~= 'pending' and f[1] ~= 'retry_wait') or f[2] == '' or tonumber(f[2]) > now then return { 1 } end
-local attempts = redis.call('HINCRBY', c.run, 'attempts', 1)
-local token = redis.call('HINCRBY', c.run, 'token', 1)
-redis.call('HSET', c.run, 'owner', owner, 'until', now + lease_ms, 'ended', '', 'claimed', now)
-if f[3] == '' then
-  redis.call('HSET', c.run, 'started', now)
-  stats_add(c.tag, now, f[4], 'q' .. stats_bucket(now - tonumber(f[5])))
-end
-set_status(c, 'running', now)
-redis.call('ZREM', c.due, c.id)
-redis.call('ZADD', c.lease, now + lease_ms, c.id)
-append_history(c.run, now, attempts, 'claimed', ARGV[6])
-local revision = redis.call('HGET', c.tag .. ':hook-revs', f[4]) or ''
-return { 0, token, redis.call('HGETALL', c.run), revision }
+if not f[1] then return { ERR_NO_RUN } end
+if not claimable(f, now) then return { 1 } end
+local attempts, token = count_attempt(c, f, now)
+take_lease(c, ARGV[3], tonumber(ARGV[4]), now, attempts, ARGV[6])
+return { 0, token, redis.call('HGETALL', c.run), hook_revision(c, f[4]) }

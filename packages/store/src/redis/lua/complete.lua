@@ -8,7 +8,7 @@
 -- is cleared: the run ended well; its history keeps what happened before.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 status (succeeded|skipped|denied|cancelled), 5 result (JSON, bounded), 6 now ms, 7 history detail
--- Returns {0, run head fields (run_head: no payload, input, result, history)}; {-1} no such run; {-2, status, token} stale token, or
+-- Returns {0, run head fields (run_head: no payload, input, result, history)}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} stale token, or
 -- the attempt ended otherwise.
 --!include interaction
 local c = script_ctx()

@@ -5,7 +5,7 @@
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 error (JSON {kind, message}), 5 now ms, 6 history detail,
 --       7 id base of the hooks_run_failed runs, 8 now as ISO time
 -- Keeps the run's hooks_run_failed event in the same step (failed_event.lua).
--- Returns {0, run head fields (run_head: no payload, input, result, history)}; {-1} no such run; {-2, status, token} stale token, or
+-- Returns {0, run head fields (run_head: no payload, input, result, history)}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} stale token, or
 -- the attempt ended otherwise.
 --!include transitions
 --!include failed_event

@@ -33,13 +33,13 @@ local function wake_run(tag, run_id, id, to, status_word, detail, now, due, leas
 end
 
 -- Resolves open interaction `id` to status `to`. Returns nil, or the error reply:
--- {-1} no such interaction; {-3, status, by, via, at ms} already resolved.
+-- {ERR_NO_INTERACTION} no such interaction; {ERR_RESOLVED, status, by, via, at ms} already resolved.
 -- `wake` false leaves the run alone (discard: the run is ending anyway).
 local function resolve_int(tag, id, to, by, via, reason, payload, extras, now, detail, due, lease, done, wake)
   local key = int_key(tag, id)
   local f = redis.call('HMGET', key, 'status', 'res_by', 'res_via', 'res_at', 'run', 'subject_text')
-  if not f[1] then return { -1 } end
-  if f[1] ~= 'open' then return { -3, f[1], f[2] or '', f[3] or '', f[4] or '' } end
+  if not f[1] then return { ERR_NO_INTERACTION } end
+  if f[1] ~= 'open' then return { ERR_RESOLVED, f[1], f[2] or '', f[3] or '', f[4] or '' } end
   redis.call('HSET', key, 'status', to, 'res_by', by, 'res_via', via, 'res_at', now, 'res_reason', reason, 'res_payload', payload, 'res_extras', extras)
   int_move_status(tag, id, 'open', to)
   redis.call('ZREM', tag .. ':int:expiry', id)

@@ -24,14 +24,14 @@
 -- its own claim) and answers them, writing nothing; so a re-send never keeps
 -- an event twice. (The id base is unique per call: a fresh time-sortable id.)
 -- Returns {0, id1, hook1, id2, hook2, ...}; {1, claim value} already claimed by
--- another keep (nothing written); {-5, hook count} too many hooks.
+-- another keep (nothing written); {ERR_TOO_MANY_HOOKS, hook count} too many hooks.
 --!include transitions
 --!include new_run
 local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 same_slot(tag)
 local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local names = redis.call('ZRANGE', KEYS[1], 0, -1)
-if #names > tonumber(ARGV[8]) then return { -5, #names } end
+if #names > tonumber(ARGV[8]) then return { ERR_TOO_MANY_HOOKS, #names } end
 local function run_id(i)
   return run_id_at(base, i)
 end

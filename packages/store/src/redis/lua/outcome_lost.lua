@@ -6,13 +6,13 @@
 -- the history a line. Idempotent: a re-send finds its own history line.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 detail, 5 now ms
--- Returns {0, run fields...}; {-1} no such run; {-2, status, token} the run is
+-- Returns {0, run fields...}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} the run is
 -- not the lapse of this attempt (still running, ended otherwise, or claimed again).
 --!include transitions
 local c = script_ctx()
 local f = redis.call('HMGET', c.run, 'status', 'token', 'ended', 'error', 'attempts')
-if not f[1] then return { -1 } end
-if f[2] ~= ARGV[3] or f[3] ~= 'lapsed' or f[1] == 'running' then return { -2, f[1], f[2] or '0' } end
+if not f[1] then return { ERR_NO_RUN } end
+if f[2] ~= ARGV[3] or f[3] ~= 'lapsed' or f[1] == 'running' then return { ERR_STALE_TOKEN, f[1], f[2] or '0' } end
 if history_ends_with(c.run, ARGV[5], f[5], 'outcome_lost', ARGV[4]) then return { 0, redis.call('HGETALL', c.run) } end
 local e = (f[4] and f[4] ~= '') and cjson.decode(f[4]) or { kind = 'unavailable', message = '' }
 redis.call('HSET', c.run, 'error', cjson.encode({ kind = e.kind, message = ARGV[4] .. '; ' .. e.message }), 'updated', ARGV[5])

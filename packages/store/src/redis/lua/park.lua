@@ -9,15 +9,12 @@
 --       8 rule, 9 policy version, 10 subject (JSON or ''), 11 subject text ('' for none),
 --       12 on_timeout, 13 expires ms, 14 now ms, 15 history detail, 16 answer hooks (JSON list or ''),
 --       17 approver ('caller' or '')
--- Returns {0, interaction fields, run fields}; {-1} no such run (refused as run -9);
--- {-2, status, token} stale token.
+-- Returns {0, interaction fields, run fields}; {ERR_NO_RUN} no such run;
+-- {ERR_STALE_TOKEN, status, token} stale token.
 --!include interaction
 local c = script_ctx()
 local state, refused = ending_guard(c, ARGV[3], 'park')
-if refused then
-  if refused[1] == -1 then return { -9 } end
-  return refused
-end
+if refused then return refused end
 if state == 'ended' then
   local f = redis.call('HMGET', c.run, 'status', 'interaction')
   if f[1] ~= 'parked' then return stale_reply(c) end

@@ -6,14 +6,15 @@
 --       5 now (ISO), 6 op (set|merge), 7 door (hook|api), 8 actor, 9 hook name or '' (none), 10 history cap,
 --       11 write id (random per call: a re-sent command finds its own write and changes nothing)
 -- Returns {0, version, created_at, history lines (as kept, after the trim)} on success (also for a re-send of
--- the last write, answered as stored); {-8, kept version} when the expected version is not the kept one.
+-- the last write, answered as stored); {ERR_STATE_VERSION, kept version} when the expected version is not the kept one.
 --!include slot
+--!include codes
 same_slot(ARGV[1])
 local kept = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if kept > 0 and redis.call('HGET', KEYS[1], 'write_id') == ARGV[11] then
   return { 0, kept, redis.call('HGET', KEYS[1], 'created_at'), redis.call('LRANGE', KEYS[2], 0, -1) }
 end
-if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= kept then return { -8, kept } end
+if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= kept then return { ERR_STATE_VERSION, kept } end
 local version = kept + 1
 local created = redis.call('HGET', KEYS[1], 'created_at') or ARGV[5]
 local hook = cjson.null

@@ -5,8 +5,8 @@
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 reason, 5 now ms, 6 max attempts, 7 retry delay ms,
 --       8 id base of a hooks_run_failed event, 9 now as ISO time
--- Returns {0, {id, hook, outcome, kind, message, attempts}}; {-1} no such run;
--- {-2, status, token} stale token, or the attempt ended otherwise.
+-- Returns {0, {id, hook, outcome, kind, message, attempts}}; {ERR_NO_RUN} no such run;
+-- {ERR_STALE_TOKEN, status, token} stale token, or the attempt ended otherwise.
 --!include interrupt
 local c = script_ctx()
 local state, refused = ending_guard(c, ARGV[3], 'released')

@@ -1,7 +1,7 @@
 -- renew: extends the live attempt's lease.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 lease ms, 5 now ms
--- Returns {0}; {-1} no such run; {-2, status, token} stale token.
+-- Returns {0}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} stale token.
 --!include transitions
 local c = script_ctx()
 local refused = attempt_guard(c, ARGV[3])

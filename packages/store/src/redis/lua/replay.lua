@@ -8,7 +8,7 @@
 -- ARGV: 1 partition hash tag, 2 source run id, 3 new run id, 4 hook, 5 topic,
 --       6 now ms, 7 next dispatch ms, 8 history detail, 9 the edited payload's
 --       JSON ('': the source's payload)
--- Returns {0, new run fields...}; {-1} no such run; {-3, status} the source
+-- Returns {0, new run fields...}; {ERR_NO_RUN} no such run; {ERR_RUN_STATUS, status} the source
 -- still runs on its own (pending, running, retry_wait, parked). A re-send
 -- (the new id exists already) answers that run and writes nothing.
 --!include transitions
@@ -18,8 +18,8 @@ local now, next_dispatch = tonumber(ARGV[6]), tonumber(ARGV[7])
 local key = c.tag .. ':run:' .. new_id
 if redis.call('EXISTS', key) == 1 then return { 0, redis.call('HGETALL', key) } end
 local f = redis.call('HMGET', c.run, 'status', 'payload')
-if not f[1] then return { -1 } end
-if f[1] == 'pending' or f[1] == 'running' or f[1] == 'retry_wait' or f[1] == 'parked' then return { -3, f[1] } end
+if not f[1] then return { ERR_NO_RUN } end
+if f[1] == 'pending' or f[1] == 'running' or f[1] == 'retry_wait' or f[1] == 'parked' then return { ERR_RUN_STATUS, f[1] } end
 local payload = f[2] or 'null'
 if ARGV[9] and ARGV[9] ~= '' then payload = ARGV[9] end
 local history = '[' .. history_line(now, 0, 'kept', ARGV[8]) .. ']'

@@ -6,8 +6,8 @@
 -- key: same slot) the interaction's indexes and its run.
 -- ARGV: 1 partition hash tag, 2 interaction id, 3 status, 4 by, 5 via, 6 reason, 7 payload (JSON), 8 now ms, 9 run history detail,
 --       10 extras (JSON object or '')
--- Returns {0, interaction fields, run fields or {}}; {-1} no such interaction;
--- {-3, status, by, via, at ms} already resolved.
+-- Returns {0, interaction fields, run fields or {}}; {ERR_NO_INTERACTION} no such interaction;
+-- {ERR_RESOLVED, status, by, via, at ms} already resolved.
 --!include interaction
 local tag, id = ARGV[1], ARGV[2]
 same_slot(tag)

@@ -3,15 +3,15 @@
 -- an approval covers exactly one acted call, so the retried start asks the policy again).
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 now ms
--- Returns {0, run fields...}; {-1} no such run; {-3, status} not failed;
--- {-4, acted, acted ids JSON} its hook committed a resume or take.
+-- Returns {0, run fields...}; {ERR_NO_RUN} no such run; {ERR_RUN_STATUS, status} not failed;
+-- {ERR_COMMITTED, acted, acted ids JSON} its hook committed a resume or take.
 --!include transitions
 local c = script_ctx()
 local now = tonumber(ARGV[3])
 local f = redis.call('HMGET', c.run, 'status', 'acted', 'acted_ids', 'error')
-if not f[1] then return { -1 } end
-if f[1] ~= 'failed' then return { -3, f[1] } end
-if f[2] == 'resume' or f[2] == 'take' then return { -4, f[2], f[3] } end
+if not f[1] then return { ERR_NO_RUN } end
+if f[1] ~= 'failed' then return { ERR_RUN_STATUS, f[1] } end
+if f[2] == 'resume' or f[2] == 'take' then return { ERR_COMMITTED, f[2], f[3] } end
 -- Same words as operatorRetryDetail in run-rules.ts: the history keeps the error the field drops.
 local detail = 'retried by operator'
 if f[4] and f[4] ~= '' then

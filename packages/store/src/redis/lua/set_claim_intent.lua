@@ -3,7 +3,7 @@
 -- same time) writes nothing.
 -- KEYS: 1 run hash, 2 partition due zset, 3 partition lease zset, 4 partition done zset
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 intent, 5 now ms
--- Returns {0}; {-1} no such run; {-2, status, token} stale token.
+-- Returns {0}; {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, token} stale token.
 --!include transitions
 local c = script_ctx()
 local refused = attempt_guard(c, ARGV[3])

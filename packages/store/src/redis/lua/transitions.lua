@@ -7,6 +7,7 @@
 -- is named from ARGV[1], the partition's hash tag {P:p<n>}, which is the hash
 -- tag of every declared key (same_slot checks it), so all of them hash to the
 -- one slot the script was routed to.
+--!include codes
 --!include slot
 --!include history
 --!include index
@@ -77,11 +78,11 @@ local function make_due(c, to, due_at, now)
 end
 
 -- Nil when `token` is the live attempt's, else the error reply:
--- {-1} no such run; {-2, status, current token} stale token or not running.
+-- {ERR_NO_RUN} no such run; {ERR_STALE_TOKEN, status, current token} stale token or not running.
 local function attempt_guard(c, token)
   local f = redis.call('HMGET', c.run, 'status', 'token')
-  if not f[1] then return { -1 } end
-  if f[1] ~= 'running' or f[2] ~= token then return { -2, f[1], f[2] or '0' } end
+  if not f[1] then return { ERR_NO_RUN } end
+  if f[1] ~= 'running' or f[2] ~= token then return { ERR_STALE_TOKEN, f[1], f[2] or '0' } end
   return nil
 end
 
@@ -91,18 +92,18 @@ end
 -- else nil and the error reply of attempt_guard.
 local function ending_guard(c, token, verb)
   local f = redis.call('HMGET', c.run, 'status', 'token', 'ended')
-  if not f[1] then return nil, { -1 } end
+  if not f[1] then return nil, { ERR_NO_RUN } end
   if f[2] == token then
     if f[1] == 'running' then return 'live' end
     if f[3] == verb then return 'ended' end
   end
-  return nil, { -2, f[1], f[2] or '0' }
+  return nil, { ERR_STALE_TOKEN, f[1], f[2] or '0' }
 end
 
 -- The refusal of a re-sent ending write whose stored outcome differs.
 local function stale_reply(c)
   local f = redis.call('HMGET', c.run, 'status', 'token')
-  return { -2, f[1], f[2] or '0' }
+  return { ERR_STALE_TOKEN, f[1], f[2] or '0' }
 end
 
 -- The run's head as a flat field/value list (an HGETALL without the bulky
