@@ -54,6 +54,7 @@ export {
   RUN_EVENT_TYPES,
   RUN_STATUSES,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  TOOL_EXTRA_SUBJECT,
   idempotencyKeyOf,
 } from './types';
 export { MCP_TRANSPORTS, REMOTE_PROTOCOLS } from './types';

@@ -14,7 +14,6 @@ import {
   isRetryableKind,
   notFound,
   toHookyardError,
-  unauthorized,
 } from '@hookyard/core';
 import type {
   Clock,
@@ -33,24 +32,14 @@ import type {
 import type { JqEngine } from '@hookyard/jq';
 import type { Claimed, ClaimedPlanned, CompletedStatus, Stores } from '@hookyard/store';
 import type { RunPlanHint } from '@hookyard/bus';
-import {
-  ApprovalRepo,
-  ParkRequest,
-  describeAllowlist,
-  isParkRequest,
-  resolveAllowlist,
-  toolPolicy,
-  type ApprovalDecision,
-  type ToolPolicy,
-  type ToolRepo,
-} from '@hookyard/tools';
+import { ApprovalRepo, ParkRequest, isParkRequest, toolPolicy, type ApprovalDecision, type ToolPolicy, type ToolRepo } from '@hookyard/tools';
 import { linksForCall, scrubError, scrubResult } from './approval-links';
-import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
+import { answeredStep, decideFresh, policyCall, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper, OUTCOME_RETRY_CAP_MS, OUTCOME_RETRY_FIRST_MS, realSleep } from './attempt';
 import type { Preplan } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
 import { HookCache, PolicyCache } from './hook-cache';
-import { HookEvaluator, TOOL_EXTRA_SUBJECT } from './hook-plan';
+import { HookEvaluator, TOOL_EXTRA_SUBJECT, hookAllowlist, notAllowed } from './hook-plan';
 import type { DoorAct } from './hook-plan';
 import { agentCallOf, agentOfRun } from './agent-call';
 import { checkStoppedClaim, committedOutcome, waitOutcome } from './woken';
@@ -283,13 +272,8 @@ export class RunExecutor {
           claim: { revision, payloadJson, policyVersion, topic: hint.topic, nonce: randomBytes(8).toString('hex'), plan: { skip: { result: plan.result } } },
         };
       if (plan.act) return null;
-      if (!allows(resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow), hook.tool)) return null;
-      const step = await decideFresh(
-        this.gate,
-        { tool: hook.tool, args: plan.kwargs, hook: hook.name, topic: hint.topic, subject: null, agent: null },
-        hook.approval ?? [],
-        Promise.resolve(policy),
-      );
+      if (!allows(hookAllowlist(hook, this.deps.settings.toolsAllow), hook.tool)) return null;
+      const step = await decideFresh(this.gate, policyCall(hook, plan.kwargs, hint.topic, null, null), hook.approval ?? [], Promise.resolve(policy));
       if (step.next !== 'call') return null;
       const tool = await toolPolicy(this.deps.tools, hook.tool);
       const note = step.detail ? { event: 'approval policy', detail: step.detail } : undefined;
@@ -465,11 +449,8 @@ export class RunExecutor {
           else extras[k] = v;
       }
     }
-    const allowlist = call ? call.allowlist(this.deps.settings.toolsAllow) : resolveAllowlist(hook.tools_allow, this.deps.settings.toolsAllow);
-    if (!allows(allowlist, hook.tool)) {
-      const whose = call ? `agent '${call.agent}'` : `hook '${hook.name}'`;
-      throw unauthorized(`tool '${hook.tool}' is not allowed for ${whose} (allowlist ${describeAllowlist(allowlist)})`);
-    }
+    const allowlist = call ? call.allowlist(this.deps.settings.toolsAllow) : hookAllowlist(hook, this.deps.settings.toolsAllow);
+    if (!allows(allowlist, hook.tool)) throw notAllowed(hook.tool, call ? `agent '${call.agent}'` : `hook '${hook.name}'`, allowlist);
     const step = await this.approvalStep(a, hook, kwargs, extras, answered);
     // A replayed start was allowed when it first started; the policy (or its approval) must still allow it.
     if (state.acted && !approved && !retried && step.next !== 'call') {
@@ -591,12 +572,7 @@ export class RunExecutor {
   ): Promise<ApprovalStep> {
     if (answered) return answeredStep(this.gate, answered, hook.tool, kwargs);
     const subject = extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
-    return decideFresh(
-      this.gate,
-      { tool: hook.tool, args: kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null, agent: agentOfRun(a.run) },
-      hook.approval ?? [],
-      a.policy,
-    );
+    return decideFresh(this.gate, policyCall(hook, kwargs, a.run.topic, subject ?? null, agentOfRun(a.run)), hook.approval ?? [], a.policy);
   }
 
   /**

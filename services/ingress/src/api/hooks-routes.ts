@@ -76,11 +76,11 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     const report = await dryRun(hook, b.payload ?? {}, {
       jq: ctx.jq,
       jqTimeoutMs: ctx.settings.jqTimeoutMs,
-      getTemplate: (id) => ctx.stores.hooks.getTemplate(id),
+      hooks: ctx.stores.hooks,
+      interactions: ctx.stores.interactions,
+      states: ctx.stores.states,
       toolsAllow: ctx.settings.toolsAllow,
       gate,
-      openOnSubject: (subject, limit) => ctx.stores.interactions.openOnSubject(subject, limit),
-      stateOf: async (subject) => (await ctx.stores.states.get(subject))?.document ?? null,
     });
     // A preview: nothing was kept, so the audit trail has no entry for it.
     changedNothing(res);
