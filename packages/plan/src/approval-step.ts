@@ -1,5 +1,5 @@
-import { argsHash, type ApprovalPolicy, type Hook, type Interaction, type SubjectKey } from '@hookyard/core';
-import type { ApprovalDecision, ApprovalRepo, PolicyCall } from '@hookyard/tools';
+import { argsHash, type ApprovalPolicy, type Hook, type Interaction, type Settings, type SubjectKey } from '@hookyard/core';
+import { ApprovalRepo, type ApprovalDecision, type ApprovalRepoOptions, type PolicyCall, type PolicySource, type ToolRepo } from '@hookyard/tools';
 
 /**
  * The document the approval rules' `when` reads about one call: a hook's run
@@ -89,4 +89,18 @@ export function answeredStep(gate: ApprovalRepo, i: Interaction, tool: string, a
   }
   const decision = gate.grant(i, tool, args);
   return { next: 'call', decision, detail: `approved by ${by} via ${via}${i.status === 'expired' ? ' (expired, on_timeout allow)' : ''}` };
+}
+
+/**
+ * The approval gate over `tools` as every service builds it: the kept policy,
+ * the deployment's jq time bound, and HOOKS_APPROVAL_TIMEOUT_SECONDS read at
+ * each decision (it applies live).
+ */
+export function approvalGate(
+  tools: ToolRepo,
+  policies: PolicySource,
+  jq: ApprovalRepoOptions['jq'],
+  settings: Pick<Settings, 'jqTimeoutMs' | 'approvalTimeoutMs'>,
+): ApprovalRepo {
+  return new ApprovalRepo(tools, { policies, jq, jqTimeoutMs: settings.jqTimeoutMs, defaultTimeoutSeconds: () => settings.approvalTimeoutMs / 1000 });
 }

@@ -34,7 +34,7 @@ import type { Claimed, ClaimedPlanned, CompletedStatus, Stores } from '@hookyard
 import type { RunPlanHint } from '@hookyard/bus';
 import { ApprovalRepo, ParkRequest, isParkRequest, toolPolicy, type ApprovalDecision, type ToolPolicy, type ToolRepo } from '@hookyard/tools';
 import { linksForCall, scrubError, scrubResult } from './approval-links';
-import { answeredStep, decideFresh, policyCall, type ApprovalStep } from './approval-step';
+import { answeredStep, approvalGate, decideFresh, policyCall, type ApprovalStep } from './approval-step';
 import { Attempt, LeaseKeeper, OUTCOME_RETRY_CAP_MS, OUTCOME_RETRY_FIRST_MS, realSleep } from './attempt';
 import type { Preplan } from './attempt';
 import { byRun, checkAct, commitAct, intentOf } from './door';
@@ -126,13 +126,7 @@ export class RunExecutor {
     this.policies = new PolicyCache(deps.stores.hooks, deps.clock);
     this.leases = new LeaseKeeper(deps.settings.leaseMs);
     this.secrets = deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) });
-    this.gate = new ApprovalRepo(deps.tools, {
-      policies: deps.stores.hooks,
-      jq: deps.jq,
-      jqTimeoutMs: deps.settings.jqTimeoutMs,
-      // Read at each decision: HOOKS_APPROVAL_TIMEOUT_SECONDS applies live.
-      defaultTimeoutSeconds: () => deps.settings.approvalTimeoutMs / 1000,
-    });
+    this.gate = approvalGate(deps.tools, deps.stores.hooks, deps.jq, deps.settings);
   }
 
   attempts(): Attempt[] {

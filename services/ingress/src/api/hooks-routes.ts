@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { badInput, isValidName, notFound, type Hook } from '@hookyard/core';
-import { ApprovalRepo } from '@hookyard/tools';
+import { approvalGate } from '@hookyard/plan';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
 import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
@@ -22,12 +22,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     toolsAllow: ctx.settings.toolsAllow,
     now: ctx.clock.now(),
   });
-  const gate = new ApprovalRepo(ctx.tools, {
-    policies: ctx.stores.hooks,
-    jq: ctx.jq,
-    jqTimeoutMs: ctx.settings.jqTimeoutMs,
-    defaultTimeoutSeconds: () => ctx.settings.approvalTimeoutMs / 1000,
-  });
+  const gate = approvalGate(ctx.tools, ctx.stores.hooks, ctx.jq, ctx.settings);
 
   router.get('/hooks', requireRole('reader'), async (req, res) => {
     const topic = req.query.topic;

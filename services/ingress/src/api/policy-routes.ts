@@ -9,8 +9,8 @@ import {
   type ApprovalPolicy,
   type ApprovalRule,
 } from '@hookyard/core';
-import { ApprovalRepo, validateApprovalRules, type ApprovalDecision, type PolicyCall } from '@hookyard/tools';
-import { policyCall } from '@hookyard/plan';
+import { validateApprovalRules, type ApprovalDecision, type PolicyCall } from '@hookyard/tools';
+import { approvalGate, policyCall } from '@hookyard/plan';
 import { changedNothing } from '../audit/recorder';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -136,12 +136,7 @@ export function policyRoutes(router: Router, ctx: ApiContext): void {
       agent,
     );
     // The executor's gate over the candidate policy: the same evaluation, the same defaults, nothing kept.
-    const gate = new ApprovalRepo(ctx.tools, {
-      policies: { getApprovalPolicy: () => Promise.resolve(policy) },
-      jq: ctx.jq,
-      jqTimeoutMs: ctx.settings.jqTimeoutMs,
-      defaultTimeoutSeconds: () => ctx.settings.approvalTimeoutMs / 1000,
-    });
+    const gate = approvalGate(ctx.tools, { getApprovalPolicy: () => Promise.resolve(policy) }, ctx.jq, ctx.settings);
     const hookRules = hook?.approval ?? [];
     const decision = await gate.decide(call, hookRules);
     const answer: PolicyDryRun = {

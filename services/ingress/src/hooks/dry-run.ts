@@ -1,13 +1,23 @@
 import { allows, shownOutput, toHookyardError, type DoorAct, type ErrorInfo, type Hook, type Interaction, type SubjectKey } from '@hookyard/core';
 import { isTruthyOutput } from '@hookyard/jq';
-import { HookEvaluator, hookAllowlist, newTrace, notAllowed, policyCall, stepOf, type HookPlan, type PlanDeps } from '@hookyard/plan';
+import { HookEvaluator, checkAct, hookAllowlist, newTrace, notAllowed, policyCall, stepOf, type ActingRun, type HookPlan, type PlanDeps } from '@hookyard/plan';
 import { describeAllowlist, type ApprovalDecision, type ApprovalRepo } from '@hookyard/tools';
 
 /** Stands for the run id a real run would have (its idempotency key). */
 export const DRY_RUN_ID = '<run id>';
 
-/** What the plan reads (templates, `$parked`, `$state`), the deployment's tool allowlist (settings.toolsAllow) and the approval gate. */
+/**
+ * The event a dry run stands for: one verified at the HTTP door, the only kind
+ * that may answer an approval (the report warns when that matters).
+ */
+const DRY_RUN_EVENT: ActingRun = { id: DRY_RUN_ID, door: 'http', verified: true };
+
+/**
+ * What the plan reads (templates, `$parked`, `$state`, the interactions an act
+ * names), the deployment's tool allowlist (settings.toolsAllow) and the approval gate.
+ */
 export interface DryRunDeps extends PlanDeps {
+  interactions: PlanDeps['interactions'] & { get(id: string): Promise<Interaction | null> };
   toolsAllow: readonly string[];
   gate: ApprovalRepo;
 }
@@ -40,7 +50,11 @@ export interface DryRunReport {
   approval: ApprovalDecision | null;
   /** The first step that failed, with its kind (what the run would retry or fail with). */
   error: (ErrorInfo & { step: string }) | null;
-  /** What looks like a mistake though the run would go on: a condition whose output is not one boolean. */
+  /**
+   * What looks like a mistake though the run would go on (a condition whose
+   * output is not one boolean), and what the report assumed (an act that
+   * answers an approval counts only from a verified event).
+   */
   warnings: string[];
 }
 
@@ -104,6 +118,12 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
   }
   if (plan.act) {
     report.extras = plan.handOn;
+    try {
+      const found = await checkAct(plan.act, hook, DRY_RUN_EVENT, deps.interactions);
+      for (const i of found.filter((x) => x.kind === 'approval')) report.warnings.push(answerWarning(i.id, hook.topic));
+    } catch (err) {
+      return failed(report, 'door contract', err);
+    }
     report.outcome = 'act';
     return report;
   }
@@ -147,4 +167,12 @@ function conditionWarning(output: unknown[]): string | undefined {
   if (output.length > 1) return `condition yielded ${output.length} outputs, not one boolean: ${decides}; wrap it in any(...) or all(...)`;
   const shown = shownOutput(output);
   return `condition yielded ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}, not a boolean: ${decides}; compare (==, !=, <, >) to get true or false`;
+}
+
+/** An act that answers an approval counts only from a verified event: the dry run assumed one. */
+function answerWarning(id: string, topic: string): string {
+  return (
+    `the act answers approval ${id}, which a run does only for an event verified at the HTTP door ` +
+    `(a verifier binding on topic '${topic}'); from NATS, a replay or an unverified delivery the run is refused (unauthorized)`
+  );
 }
