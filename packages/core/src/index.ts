@@ -99,6 +99,7 @@ export {
   LINK_ISSUER_PATTERN,
   approvalLinkValid,
   approvalLinks,
+  LINK_KEY_UNREADABLE,
   signApprovalLink,
 } from './approval-links';
 export type { ApprovalLinks, LinkCheck, LinkVerdict } from './approval-links';
@@ -151,6 +152,7 @@ export {
   SpanKind,
   SpanStatusCode,
   TRACER_NAME,
+  SPAN_ATTR,
   activeTraceparent,
   contextOfHeaders,
   contextOfTraceparent,
