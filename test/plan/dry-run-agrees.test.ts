@@ -139,7 +139,7 @@ describe('the dry run and the executor make one plan', () => {
     await fc.assert(
       fc.asyncProperty(hookArb, worldArb, async (fields, world) => {
         const tool = testTool('t', async () => 'done');
-        const h = harness({ jq, tools: [tool], settings: { toolsAllow: world.toolsAllow } });
+        const h = harness({ jq, tools: [tool], settings: { toolsAllow: [...world.toolsAllow] } });
         const at = h.clock.now();
         if (world.rules.length) await h.stores.hooks.putApprovalPolicy(world.rules, null, at);
         const actor = { door: 'api' as const, actor: 'operator:test', hook: null, now: at };
