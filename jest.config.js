@@ -1,6 +1,6 @@
 /** One jest run over the workspace. Packages resolve to their sources, so tests need no build. */
 const moduleNameMapper = {
-  '^@hookyard/(core|store|bus|jq|tools|report|role|api)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hookyard/(core|store|bus|jq|tools|plan|report|role|api)$': '<rootDir>/packages/$1/src/index.ts',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.jest.json' }],

@@ -121,6 +121,16 @@ describe('the workspace layout', () => {
     expect(of('@hookyard/bus').imports).not.toContain('@hookyard/store');
   });
 
+  it('keeps the hook plan one package both services import: it reads through narrow interfaces (no store, no bus), and no service depends on another', () => {
+    const of = (name: string) => workspace.find((p) => p.name === name)!;
+    expect(sorted(of('@hookyard/plan').deps)).toEqual(['@hookyard/core', '@hookyard/jq', '@hookyard/tools']);
+    expect(of('@hookyard/executor').deps).toContain('@hookyard/plan');
+    expect(of('@hookyard/ingress').deps).toContain('@hookyard/plan');
+    const services = workspace.filter((p) => p.dir.startsWith('services'));
+    const crossing = services.flatMap((p) => p.deps.filter((d) => services.some((s) => s.name === d)).map((d) => `${p.name} -> ${d}`));
+    expect(crossing).toEqual([]);
+  });
+
   it("imports pino only in core's logger: every other package speaks core's Logger", () => {
     const pinoImports = workspace
       .flatMap((p) => sourceFiles(join(ROOT, p.dir, 'src')))

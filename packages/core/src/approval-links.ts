@@ -10,6 +10,8 @@ export const APPROVAL_LINK_PATH = '/approvals';
 export const TOOL_EXTRA_APPROVE_URL = 'tai42/approve_url';
 export const TOOL_EXTRA_DENY_URL = 'tai42/deny_url';
 export const TOOL_EXTRA_LINKS_EXPIRE_AT = 'tai42/links_expire_at';
+/** The log line of links left unsigned (the ingress's for operators, the executor's for a call): one wording to search for. */
+export const LINK_KEY_UNREADABLE = 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read';
 
 /** The two signed links of an approval, and when they stop working. */
 export interface ApprovalLinks {

@@ -54,6 +54,7 @@ export {
   RUN_EVENT_TYPES,
   RUN_STATUSES,
   TOOL_EXTRA_IDEMPOTENCY_KEY,
+  TOOL_EXTRA_SUBJECT,
   idempotencyKeyOf,
 } from './types';
 export { MCP_TRANSPORTS, REMOTE_PROTOCOLS } from './types';
@@ -98,6 +99,7 @@ export {
   LINK_ISSUER_PATTERN,
   approvalLinkValid,
   approvalLinks,
+  LINK_KEY_UNREADABLE,
   signApprovalLink,
 } from './approval-links';
 export type { ApprovalLinks, LinkCheck, LinkVerdict } from './approval-links';
@@ -161,6 +163,7 @@ export {
   SpanKind,
   SpanStatusCode,
   TRACER_NAME,
+  SPAN_ATTR,
   activeTraceparent,
   contextOfHeaders,
   contextOfTraceparent,

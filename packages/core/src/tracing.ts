@@ -10,6 +10,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, ty
 
 /** The instrumentation scope every Hookyard span is made under. */
 export const TRACER_NAME = 'hookyard';
+/** Span attributes more than one role sets (the ingress's door and agent spans, the executor's run and tool spans), named once. */
+export const SPAN_ATTR = { topic: 'hookyard.topic', tool: 'hookyard.tool' } as const;
 
 let enabled = false;
 

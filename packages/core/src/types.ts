@@ -165,6 +165,8 @@ export const RESULT_MAX_BYTES = 64 * 1024;
 
 /** The tool extra carrying the run's idempotency key (compat name). */
 export const TOOL_EXTRA_IDEMPOTENCY_KEY = 'tai42/idempotency_key';
+/** The tool extra carrying the rendered subject `{scope, kind, key}` of a hook that declares one. */
+export const TOOL_EXTRA_SUBJECT = 'tai42/subject';
 /**
  * The idempotency key a run's tool call gets (in the extra
  * TOOL_EXTRA_IDEMPOTENCY_KEY): the run id, the same across its attempts, an

@@ -6,7 +6,7 @@ import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from './types';
  * narrowed by the hook's. A hook with no list gets the runtime list; a hook's
  * list can only narrow, never widen (intersection).
  */
-export function resolveAllowlist(hookAllow: string[] | undefined, runtimeAllow: string[]): Allowlist {
+export function resolveAllowlist(hookAllow: readonly string[] | undefined, runtimeAllow: readonly string[]): Allowlist {
   const runtime = parseAllowlist(runtimeAllow);
   return hookAllow === undefined ? runtime : intersect(parseAllowlist(hookAllow), runtime);
 }

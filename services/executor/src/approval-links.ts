@@ -1,4 +1,5 @@
 import {
+  LINK_KEY_UNREADABLE,
   HOOKS_APPROVAL_REQUESTED_TOPIC,
   HookyardError,
   TOOL_EXTRA_APPROVE_URL,
@@ -46,7 +47,7 @@ export async function linksForCall(deps: LinkDeps, run: Run, now: number): Promi
   try {
     key = await deps.secrets.resolve(approvalLinkSecret);
   } catch (err) {
-    deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
+    deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, LINK_KEY_UNREADABLE);
     return null;
   }
   // Issued to the hook this run belongs to (the one that hands the links on), signed into them.

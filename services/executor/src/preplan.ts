@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { allows, toHookyardError } from '@hookyard/core';
 import type { Run } from '@hookyard/core';
 import type { RunPlanHint } from '@hookyard/bus';
-import { resolveAllowlist, toolPolicy } from '@hookyard/tools';
-import { decideFresh } from './approval-step';
+import { toolPolicy } from '@hookyard/tools';
+import { decideFresh, policyCall } from './approval-step';
+import { hookAllowlist } from './hook-plan';
 import type { Preplan } from './attempt';
 import type { ExecutorParts } from './executor-parts';
 
@@ -34,13 +35,8 @@ export async function preplan(x: ExecutorParts, runId: string, hint: RunPlanHint
         claim: { revision, payloadJson, policyVersion, topic: hint.topic, nonce: randomBytes(8).toString('hex'), plan: { skip: { result: plan.result } } },
       };
     if (plan.act) return null;
-    if (!allows(resolveAllowlist(hook.tools_allow, x.deps.settings.toolsAllow), hook.tool)) return null;
-    const step = await decideFresh(
-      x.gate,
-      { tool: hook.tool, args: plan.kwargs, hook: hook.name, topic: hint.topic, subject: null, agent: null },
-      hook.approval ?? [],
-      Promise.resolve(policy),
-    );
+    if (!allows(hookAllowlist(hook, x.deps.settings.toolsAllow), hook.tool)) return null;
+    const step = await decideFresh(x.gate, policyCall(hook, plan.kwargs, hint.topic, null, null), hook.approval ?? [], Promise.resolve(policy));
     if (step.next !== 'call') return null;
     const tool = await toolPolicy(x.deps.tools, hook.tool);
     const note = step.detail ? { event: 'approval policy', detail: step.detail } : undefined;

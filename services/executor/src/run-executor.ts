@@ -2,12 +2,12 @@ import { createSecretResolver, secretScopeOf, toHookyardError, traced } from '@h
 import type { Run } from '@hookyard/core';
 import type { ClaimedPlanned } from '@hookyard/store';
 import type { RunPlanHint } from '@hookyard/bus';
-import { ApprovalRepo } from '@hookyard/tools';
 import { Attempt, LeaseKeeper } from './attempt';
 import { runAttempt } from './attempt-steps';
 import { claimRun } from './claim-step';
 import type { AttemptState, ExecutorParts, Outcome, RunExecutorDeps } from './executor-parts';
 import { HookCache, PolicyCache } from './hook-cache';
+import { approvalGate } from './approval-step';
 import { HookEvaluator } from './hook-plan';
 import { preplan } from './preplan';
 import { recordOutcome, recordSkippedByClaim } from './record-step';
@@ -45,13 +45,7 @@ export class RunExecutor {
       hooks: new HookCache(deps.stores.hooks, deps.clock),
       policies: new PolicyCache(deps.stores.hooks, deps.clock),
       secrets: deps.secrets ?? createSecretResolver({ scope: secretScopeOf(deps.settings) }),
-      gate: new ApprovalRepo(deps.tools, {
-        policies: deps.stores.hooks,
-        jq: deps.jq,
-        jqTimeoutMs: deps.settings.jqTimeoutMs,
-        // Read at each decision: HOOKS_APPROVAL_TIMEOUT_SECONDS applies live.
-        defaultTimeoutSeconds: () => deps.settings.approvalTimeoutMs / 1000,
-      }),
+      gate: approvalGate(deps.tools, deps.stores.hooks, deps.jq, deps.settings),
       closed: () => this.closed,
     };
     this.leases = new LeaseKeeper(deps.settings.leaseMs);

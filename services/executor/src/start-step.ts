@@ -1,23 +1,20 @@
-import { allows, forbidden, unauthorized } from '@hookyard/core';
+import { allows, forbidden } from '@hookyard/core';
 import type { Hook, Interaction } from '@hookyard/core';
-import { describeAllowlist, resolveAllowlist, toolPolicy } from '@hookyard/tools';
+import { toolPolicy } from '@hookyard/tools';
 import { agentOfRun, type AgentCall } from './agent-call';
-import { answeredStep, decideFresh, type ApprovalStep } from './approval-step';
+import { answeredStep, decideFresh, policyCall, type ApprovalStep } from './approval-step';
 import type { CallArgs } from './args-step';
 import type { Attempt } from './attempt';
 import { callHookTool } from './call-step';
 import type { AttemptState, ExecutorParts, Outcome } from './executor-parts';
-import { TOOL_EXTRA_SUBJECT } from './hook-plan';
+import { TOOL_EXTRA_SUBJECT, hookAllowlist, notAllowed } from './hook-plan';
 import { parkForApproval } from './park-step';
 
 /** Throws unless the hook's (or the agent's) allowlist lets it call its tool. */
 export function checkAllowed(x: ExecutorParts, hook: Hook, call: AgentCall | null): void {
   const { toolsAllow } = x.deps.settings;
-  const allowlist = call ? call.allowlist(toolsAllow) : resolveAllowlist(hook.tools_allow, toolsAllow);
-  if (!allows(allowlist, hook.tool)) {
-    const whose = call ? `agent '${call.agent}'` : `hook '${hook.name}'`;
-    throw unauthorized(`tool '${hook.tool}' is not allowed for ${whose} (allowlist ${describeAllowlist(allowlist)})`);
-  }
+  const allowlist = call ? call.allowlist(toolsAllow) : hookAllowlist(hook, toolsAllow);
+  if (!allows(allowlist, hook.tool)) throw notAllowed(hook.tool, call ? `agent '${call.agent}'` : `hook '${hook.name}'`, allowlist);
 }
 
 /** How the attempt came to its call: woken by an approval it answered, or an operator's retry of a started run. */
@@ -69,10 +66,5 @@ export async function startStep(x: ExecutorParts, a: Attempt, hook: Hook, args: 
 async function approvalStep(x: ExecutorParts, a: Attempt, hook: Hook, args: CallArgs, answered: Interaction | null): Promise<ApprovalStep> {
   if (answered) return answeredStep(x.gate, answered, hook.tool, args.kwargs);
   const subject = args.extras[TOOL_EXTRA_SUBJECT] as { scope: string; kind: string; key: string } | undefined;
-  return decideFresh(
-    x.gate,
-    { tool: hook.tool, args: args.kwargs, hook: hook.name, topic: a.run.topic, subject: subject ?? null, agent: agentOfRun(a.run) },
-    hook.approval ?? [],
-    a.policy,
-  );
+  return decideFresh(x.gate, policyCall(hook, args.kwargs, a.run.topic, subject ?? null, agentOfRun(a.run)), hook.approval ?? [], a.policy);
 }

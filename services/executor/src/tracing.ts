@@ -1,4 +1,5 @@
 import {
+  SPAN_ATTR,
   SpanKind,
   contextOfTraceparent,
   endSpanWithError,
@@ -48,7 +49,7 @@ export function beginAttempt(run: Run, messageTraceparent: string | undefined, c
   const sameTrace = own !== null && msg !== null && own.traceId === msg.traceId;
   const parentTp = sameTrace || own === null ? (messageTraceparent ?? null) : run.traceparent;
   const links = !sameTrace && own !== null && msg !== null ? linkOf(messageTraceparent) : [];
-  const attrs = { 'hookyard.run.id': run.id, 'hookyard.hook': run.hook, 'hookyard.topic': run.topic, 'hookyard.run.attempt': run.attempts };
+  const attrs = { 'hookyard.run.id': run.id, 'hookyard.hook': run.hook, [SPAN_ATTR.topic]: run.topic, 'hookyard.run.attempt': run.attempts };
   const span = startSpan(SPAN.attempt, { kind: SpanKind.CONSUMER, attributes: attrs, links, startTime: claimStartedAt }, contextOfTraceparent(parentTp));
   withSpan(span, () => startSpan(SPAN.claim, { startTime: claimStartedAt, attributes: { 'hookyard.run.attempt': run.attempts } }).end());
   return {
@@ -75,7 +76,7 @@ export function recordWait(i: Interaction): void {
 
 /** The span of one tool call (a CLIENT span: HTTP, gRPC and MCP calls inside it carry its traceparent). */
 export function startToolCall(tool: string, call: number): Span {
-  const options: SpanOptions = { kind: SpanKind.CLIENT, attributes: { 'hookyard.tool': tool, 'hookyard.tool.call': call } };
+  const options: SpanOptions = { kind: SpanKind.CLIENT, attributes: { [SPAN_ATTR.tool]: tool, 'hookyard.tool.call': call } };
   return startSpan(SPAN.toolCall, options);
 }
 

@@ -1,4 +1,4 @@
-import { HookyardError, type ApprovalPolicy, type ApprovalRule, type Interaction } from '@hookyard/core';
+import { HookyardError, TOOL_EXTRA_SUBJECT, type ApprovalPolicy, type ApprovalRule, type Interaction } from '@hookyard/core';
 import { canonicalJson } from '../remote/canonical-json';
 import type { JsonSchema, ToolCallContext, ToolInfo, ToolRepo } from '../types';
 import { evaluateRules, stricter, type ApprovalDecision, type PolicyCall } from './evaluate';
@@ -33,11 +33,8 @@ export class PolicyRefusal extends HookyardError {
   }
 }
 
-/** The extra carrying a run's subject (`{scope, kind, key}`) when its hook declares one. */
-const SUBJECT_EXTRA = 'tai42/subject';
-
 function subjectOf(extras: Record<string, unknown>): PolicyCall['subject'] {
-  const s = extras[SUBJECT_EXTRA] as Record<string, unknown> | undefined;
+  const s = extras[TOOL_EXTRA_SUBJECT] as Record<string, unknown> | undefined;
   if (!s || typeof s.scope !== 'string' || typeof s.kind !== 'string' || typeof s.key !== 'string') return null;
   return { scope: s.scope, kind: s.kind, key: s.key };
 }

@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import {
+  SPAN_ATTR,
   ALLOWLIST_ENTRY_PATTERN,
   SpanKind,
   badInput,
@@ -142,7 +143,7 @@ function closedSignal(req: Request, res: Response): AbortSignal {
  */
 async function tracedSubmit<T>(req: Request, agent: string, tool: string, submit: (traceparent: string | null) => Promise<T>): Promise<T> {
   if (!tracingOn()) return submit(null);
-  const attributes = { 'http.request.method': 'POST', 'http.route': '/api/calls', 'hookyard.agent': agent, 'hookyard.tool': tool };
+  const attributes = { 'http.request.method': 'POST', 'http.route': '/api/calls', 'hookyard.agent': agent, [SPAN_ATTR.tool]: tool };
   const span = startSpan(CALL_SPAN, { kind: SpanKind.SERVER, attributes }, contextOfHeaders(req.headers));
   try {
     const out = await withSpan(span, () => submit(traceparentOf(span)));

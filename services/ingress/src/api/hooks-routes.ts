@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { badInput, isValidName, notFound, type Hook } from '@hookyard/core';
-import { ApprovalRepo } from '@hookyard/tools';
+import { approvalGate } from '@hookyard/plan';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
 import { checkBinding } from '../hooks/state-binding';
@@ -23,12 +23,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     toolsAllow: ctx.settings.toolsAllow,
     now: ctx.clock.now(),
   });
-  const gate = new ApprovalRepo(ctx.tools, {
-    policies: ctx.stores.hooks,
-    jq: ctx.jq,
-    jqTimeoutMs: ctx.settings.jqTimeoutMs,
-    defaultTimeoutSeconds: () => ctx.settings.approvalTimeoutMs / 1000,
-  });
+  const gate = approvalGate(ctx.tools, ctx.stores.hooks, ctx.jq, ctx.settings);
 
   router.get('/hooks', requireRole('reader'), async (req, res) => {
     const topic = req.query.topic;
@@ -80,11 +75,11 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     const report = await dryRun(hook, b.payload ?? {}, {
       jq: ctx.jq,
       jqTimeoutMs: ctx.settings.jqTimeoutMs,
-      getTemplate: (id) => ctx.stores.hooks.getTemplate(id),
+      hooks: ctx.stores.hooks,
+      interactions: ctx.stores.interactions,
+      states: ctx.stores.states,
       toolsAllow: ctx.settings.toolsAllow,
       gate,
-      openOnSubject: (subject, limit) => ctx.stores.interactions.openOnSubject(subject, limit),
-      stateOf: async (subject) => (await ctx.stores.states.get(subject))?.document ?? null,
     });
     // A preview: nothing was kept, so the audit trail has no entry for it.
     changedNothing(res);

@@ -9,7 +9,8 @@ import {
   type ApprovalPolicy,
   type ApprovalRule,
 } from '@hookyard/core';
-import { ApprovalRepo, validateApprovalRules, type ApprovalDecision, type PolicyCall } from '@hookyard/tools';
+import { validateApprovalRules, type ApprovalDecision, type PolicyCall } from '@hookyard/tools';
+import { approvalGate, policyCall } from '@hookyard/plan';
 import { changedNothing } from '../audit/recorder';
 import { requireRole } from './auth';
 import type { ApiContext } from './context';
@@ -127,21 +128,15 @@ export function policyRoutes(router: Router, ctx: ApiContext): void {
     const policy: ApprovalPolicy = b.rules === undefined ? kept : { ...kept, rules: b.rules as ApprovalRule[] };
     const agent = (c.agent as string | undefined) ?? null;
     // The document the executor builds for the call: an agent's call runs in the agent's hook slot on the agent topic.
-    const call: PolicyCall = {
-      tool: tool as string,
-      args: (c.args as Record<string, unknown> | undefined) ?? {},
-      hook: agent ? agentHookName(agent) : hook!.name,
-      topic: agent ? AGENT_CALL_TOPIC : hook!.topic,
-      subject: agent ? null : ((s as PolicyCall['subject'] | undefined) ?? null),
+    const call = policyCall(
+      { name: agent ? agentHookName(agent) : hook!.name, tool: tool as string },
+      (c.args as Record<string, unknown> | undefined) ?? {},
+      agent ? AGENT_CALL_TOPIC : hook!.topic,
+      agent ? null : ((s as PolicyCall['subject'] | undefined) ?? null),
       agent,
-    };
+    );
     // The executor's gate over the candidate policy: the same evaluation, the same defaults, nothing kept.
-    const gate = new ApprovalRepo(ctx.tools, {
-      policies: { getApprovalPolicy: () => Promise.resolve(policy) },
-      jq: ctx.jq,
-      jqTimeoutMs: ctx.settings.jqTimeoutMs,
-      defaultTimeoutSeconds: () => ctx.settings.approvalTimeoutMs / 1000,
-    });
+    const gate = approvalGate(ctx.tools, { getApprovalPolicy: () => Promise.resolve(policy) }, ctx.jq, ctx.settings);
     const hookRules = hook?.approval ?? [];
     const decision = await gate.decide(call, hookRules);
     const answer: PolicyDryRun = {

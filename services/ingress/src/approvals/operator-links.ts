@@ -1,4 +1,13 @@
-import { approvalLinks, toHookyardError, type ApprovalLinks, type Interaction, type Logger, type SecretResolver, type Settings } from '@hookyard/core';
+import {
+  LINK_KEY_UNREADABLE,
+  approvalLinks,
+  toHookyardError,
+  type ApprovalLinks,
+  type Interaction,
+  type Logger,
+  type SecretResolver,
+  type Settings,
+} from '@hookyard/core';
 
 export interface OperatorLinkDeps {
   settings: Pick<Settings, 'publicUrl' | 'approvalLinkSecret' | 'approvalLinkTtlMs'>;
@@ -20,7 +29,7 @@ export async function operatorLinks(deps: OperatorLinkDeps, i: Interaction, now:
   try {
     return approvalLinks(publicUrl, await deps.secrets.resolve(approvalLinkSecret), i, now, approvalLinkTtlMs, issuer);
   } catch (err) {
-    deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, 'approval links not signed: HOOKS_APPROVAL_LINK_SECRET could not be read');
+    deps.logger.error({ interaction: i.id, err: toHookyardError(err).message }, LINK_KEY_UNREADABLE);
     return null;
   }
 }

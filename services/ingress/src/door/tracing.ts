@@ -1,5 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SpanKind, contextOfHeaders, contextOfTraceparent, endSpanWithError, startSpan, traceparentOf, tracingOn, withSpan, type Span } from '@hookyard/core';
+import {
+  SPAN_ATTR,
+  SpanKind,
+  contextOfHeaders,
+  contextOfTraceparent,
+  endSpanWithError,
+  startSpan,
+  traceparentOf,
+  tracingOn,
+  withSpan,
+  type Span,
+} from '@hookyard/core';
 import type { RunBus } from '@hookyard/bus';
 
 /**
@@ -20,7 +31,7 @@ export const INGEST_SPAN = 'hookyard.ingest';
 
 /** Runs one NATS ingest message inside its span (parent: the message's traceparent header, if any), ended with the verdict. */
 export function tracedIngest<V extends string>(topic: string, headers: Record<string, string>, handle: () => Promise<V>): Promise<V> {
-  const span = startSpan(INGEST_SPAN, { kind: SpanKind.CONSUMER, attributes: { 'hookyard.topic': topic } }, contextOfHeaders(headers));
+  const span = startSpan(INGEST_SPAN, { kind: SpanKind.CONSUMER, attributes: { [SPAN_ATTR.topic]: topic } }, contextOfHeaders(headers));
   return withSpan(span, handle).then(
     (verdict) => {
       span.setAttribute('hookyard.ingest.verdict', verdict);
@@ -38,7 +49,7 @@ export function tracedIngest<V extends string>(topic: string, headers: Record<st
 export function tracedDelivery(req: IncomingMessage, res: ServerResponse, topic: string, handle: () => Promise<void>): Promise<void> {
   const span = startSpan(
     DOOR_SPAN,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'http.route': '/universal_webhook/{topic}', 'hookyard.topic': topic } },
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'http.route': '/universal_webhook/{topic}', [SPAN_ATTR.topic]: topic } },
     contextOfHeaders(req.headers),
   );
   return withSpan(span, handle).then(

@@ -1,42 +1,25 @@
-import {
-  PARKED_MAX,
-  TOOL_EXTRA_IDEMPOTENCY_KEY,
-  allows,
-  assignOwn,
-  badInput,
-  cancelIds,
-  extrasOf,
-  resumeAct,
-  shownOutput,
-  shownOutputs,
-  toHookyardError,
-  type DoorAct,
-  type ErrorInfo,
-  type Hook,
-  type Interaction,
-  type JqField,
-  type JqTemplate,
-  type SubjectKey,
-} from '@hookyard/core';
-import { isTruthyOutput, resolveJqField, type JqEngine } from '@hookyard/jq';
-import { describeAllowlist, resolveAllowlist, type ApprovalDecision, type ApprovalRepo } from '@hookyard/tools';
+import { allows, shownOutput, toHookyardError, type DoorAct, type ErrorInfo, type Hook, type Interaction, type SubjectKey } from '@hookyard/core';
+import { isTruthyOutput } from '@hookyard/jq';
+import { HookEvaluator, checkAct, hookAllowlist, newTrace, notAllowed, policyCall, stepOf, type ActingRun, type HookPlan, type PlanDeps } from '@hookyard/plan';
+import { describeAllowlist, type ApprovalDecision, type ApprovalRepo } from '@hookyard/tools';
 
-/** The extra carrying a run's rendered subject (as the executor hands it to the tool). */
-const TOOL_EXTRA_SUBJECT = 'tai42/subject';
 /** Stands for the run id a real run would have (its idempotency key). */
 export const DRY_RUN_ID = '<run id>';
 
-export interface DryRunDeps {
-  jq: JqEngine;
-  jqTimeoutMs: number;
-  getTemplate(id: string): Promise<JqTemplate | null>;
-  /** The deployment's tool allowlist (settings.toolsAllow). */
+/**
+ * The event a dry run stands for: one verified at the HTTP door, the only kind
+ * that may answer an approval (the report warns when that matters).
+ */
+const DRY_RUN_EVENT: ActingRun = { id: DRY_RUN_ID, door: 'http', verified: true };
+
+/**
+ * What the plan reads (templates, `$parked`, `$state`, the interactions an act
+ * names), the deployment's tool allowlist (settings.toolsAllow) and the approval gate.
+ */
+export interface DryRunDeps extends PlanDeps {
+  interactions: PlanDeps['interactions'] & { get(id: string): Promise<Interaction | null> };
   toolsAllow: readonly string[];
   gate: ApprovalRepo;
-  /** The open interactions on a subject, oldest first (InteractionStore.openOnSubject). */
-  openOnSubject(subject: SubjectKey, limit: number): Promise<Interaction[]>;
-  /** The subject's state document, or null (StateStore.get). */
-  stateOf(subject: SubjectKey): Promise<unknown>;
 }
 
 /** What a run of this hook over this payload would do, step by step. Nothing is kept or called. */
@@ -67,18 +50,24 @@ export interface DryRunReport {
   approval: ApprovalDecision | null;
   /** The first step that failed, with its kind (what the run would retry or fail with). */
   error: (ErrorInfo & { step: string }) | null;
-  /** What looks like a mistake though the run would go on: a condition whose output is not one boolean. */
+  /**
+   * What looks like a mistake though the run would go on (a condition whose
+   * output is not one boolean), and what the report assumed (an act that
+   * answers an approval counts only from a verified event).
+   */
   warnings: string[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** What each approval step does to a run, as the dry run names it. */
+const OUTCOME_OF = { call: 'start', deny: 'denied', park: 'approval' } as const;
+/** The steps a plan takes before its condition: a failure there leaves the condition unread. */
+const BEFORE_CONDITION = new Set(['subject.key_expr', '$parked', '$state']);
 
 /**
- * Evaluates a hook over a payload in the executor's order (subject, $parked,
- * condition, door contract, start_expr under the static kwargs, extras,
- * allowlist, approval policy) with the executor's rules for each output, and
- * reports every step. The first step that fails ends the report with its
- * error and kind; later steps stay null.
+ * Makes the executor's own plan (@hookyard/plan: subject, $parked, condition,
+ * door contract, start_expr under the static kwargs, extras), allowlist check
+ * and approval decision over a payload, and reports every step. The first
+ * step that fails ends the report with its error and kind; later steps stay null.
  */
 export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Promise<DryRunReport> {
   const report: DryRunReport = {
@@ -99,111 +88,71 @@ export async function dryRun(hook: Hook, payload: unknown, deps: DryRunDeps): Pr
     error: null,
     warnings: [],
   };
-  let step = 'subject.key_expr';
-  const run = async (field: JqField, name: string, parked: unknown[]): Promise<unknown[]> => {
-    step = name;
-    const { expr, vars } = await resolveJqField(field, deps.getTemplate);
-    // subject.key_expr sees $parked [] and $state null: it decides what they are.
-    const state = name === 'subject.key_expr' ? null : report.state;
-    try {
-      return await deps.jq.run(expr, payload, { vars: { ...vars, parked, state }, timeoutMs: deps.jqTimeoutMs });
-    } catch (err) {
-      const e = toHookyardError(err);
-      if (e.kind === 'bad_input') throw badInput(`hook '${hook.name}' ${name}: ${e.message}`);
-      throw e;
-    }
-  };
-  const extrasExpr = async (): Promise<Record<string, unknown> | null> => {
-    if (!hook.extras_expr) return null;
-    const out = await run(hook.extras_expr, 'extras_expr', report.parked);
-    return extrasOf(hook.name, out);
-  };
-  try {
-    if (hook.subject) {
-      // The key decides what $parked is, so it sees [].
-      const out = await run(hook.subject.key_expr, 'subject.key_expr', []);
-      const key = out[0];
-      if (out.length !== 1 || typeof key !== 'string' || key === '') {
-        throw badInput(`hook '${hook.name}' subject.key_expr must yield one non-empty string, got ${shownOutputs(out)}`);
-      }
-      report.subject = { scope: hook.subject.scope, kind: hook.subject.kind, key };
-      step = '$parked';
-      report.parked = await deps.openOnSubject(report.subject, PARKED_MAX);
-      step = '$state';
-      report.state = await deps.stateOf(report.subject);
-    }
-    if (hook.condition) {
-      const output = await run(hook.condition, 'condition', report.parked);
-      report.condition = { present: true, output, matched: isTruthyOutput(output) };
-      const warning = conditionWarning(output);
+  const trace = newTrace();
+  /** What the plan saw up to where it ended (`done`: it finished). */
+  const seen = (done: boolean) => {
+    report.subject = trace.subject;
+    report.parked = trace.parked as Interaction[];
+    report.state = trace.state;
+    if (trace.condition) {
+      report.condition = { present: true, output: trace.condition, matched: isTruthyOutput(trace.condition) };
+      const warning = conditionWarning(trace.condition);
       if (warning) report.warnings.push(warning);
-      if (!report.condition.matched) {
-        report.outcome = 'skipped';
-        return report;
-      }
-    } else report.condition = { present: false, output: [], matched: true };
+    } else if (!hook.condition && (done || !BEFORE_CONDITION.has(trace.step))) report.condition = { present: false, output: [], matched: true };
+    report.cancel = trace.cancel;
+    report.resume = trace.resume;
+    report.act = trace.act;
+    report.kwargs = trace.kwargs;
+  };
+  let plan: HookPlan;
+  try {
+    plan = await new HookEvaluator(deps).plan(hook, { id: DRY_RUN_ID, payload }, trace);
+  } catch (err) {
+    seen(false);
+    return failed(report, trace.step, err);
+  }
+  seen(true);
+  if (plan.skip) {
+    report.outcome = 'skipped';
+    return report;
+  }
+  if (plan.act) {
+    report.extras = plan.handOn;
+    try {
+      const found = await checkAct(plan.act, hook, DRY_RUN_EVENT, deps.interactions);
+      for (const i of found.filter((x) => x.kind === 'approval')) report.warnings.push(answerWarning(i.id, hook.topic));
+    } catch (err) {
+      return failed(report, 'door contract', err);
+    }
+    report.outcome = 'act';
+    return report;
+  }
+  report.extras = plan.extras;
 
-    let cancel: string[] = [];
-    if (hook.cancel_expr) {
-      report.cancel = await run(hook.cancel_expr, 'cancel_expr', report.parked);
-      cancel = cancelIds(hook.name, report.cancel);
-    }
-    let resume: DoorAct | null = null;
-    if (hook.resume_expr) {
-      report.resume = await run(hook.resume_expr, 'resume_expr', report.parked);
-      resume = resumeAct(hook.name, report.resume);
-    }
-    if (cancel.length > 0 && resume) {
-      step = 'door contract';
-      throw badInput(`hook '${hook.name}' cancel_expr and resume_expr both yielded interactions; a run acts on interactions once (cancel or resume or take)`);
-    }
-    report.act = cancel.length > 0 ? { verb: 'cancel', ids: cancel } : resume;
-    if (report.act) {
-      report.extras = await extrasExpr();
-      report.outcome = 'act';
-      return report;
-    }
-
-    let kwargs: Record<string, unknown> = { ...hook.tool_kwargs };
-    if (hook.start_expr) {
-      const out = await run(hook.start_expr, 'start_expr', report.parked);
-      const first = out[0];
-      if (first === null) {
-        report.outcome = 'skipped';
-        return report;
-      }
-      if (!isObject(first)) throw badInput(`hook '${hook.name}' start_expr must yield an object or null, got ${shownOutput(out)}`);
-      kwargs = { ...first, ...hook.tool_kwargs };
-    }
-    report.kwargs = kwargs;
-    const extras: Record<string, unknown> = {};
-    const own = await extrasExpr();
-    if (own) assignOwn(extras, own);
-    if (report.subject) extras[TOOL_EXTRA_SUBJECT] = report.subject;
-    extras[TOOL_EXTRA_IDEMPOTENCY_KEY] = DRY_RUN_ID;
-    report.extras = extras;
-
-    step = 'allowlist';
-    const list = resolveAllowlist(hook.tools_allow, [...deps.toolsAllow]);
+  let step = 'allowlist';
+  try {
+    const list = hookAllowlist(hook, deps.toolsAllow);
     report.allowlist = { allowed: allows(list, hook.tool), list: describeAllowlist(list) };
     if (!report.allowlist.allowed) {
+      failed(report, step, notAllowed(hook.tool, `hook '${hook.name}'`, list));
       report.outcome = 'refused';
-      report.error = { step, kind: 'unauthorized', message: `tool '${hook.tool}' is not allowed for hook '${hook.name}' (allowlist ${report.allowlist.list})` };
       return report;
     }
     step = 'approval';
-    report.approval = await deps.gate.decide(
-      { tool: hook.tool, args: kwargs, hook: hook.name, topic: hook.topic, subject: report.subject },
-      hook.approval ?? [],
-    );
-    report.outcome = report.approval.action === 'allow' ? 'start' : report.approval.action === 'deny' ? 'denied' : 'approval';
+    // A hook's run on its hook's topic (a run keeps the topic its hook had), no agent.
+    report.approval = await deps.gate.decide(policyCall(hook, plan.kwargs, hook.topic, plan.subject, null), hook.approval ?? []);
+    report.outcome = OUTCOME_OF[stepOf(report.approval).next];
     return report;
   } catch (err) {
-    const e = toHookyardError(err);
-    report.outcome = 'error';
-    report.error = { step, kind: e.kind, message: e.message };
-    return report;
+    return failed(report, step, err);
   }
+}
+
+function failed(report: DryRunReport, step: string, err: unknown): DryRunReport {
+  const e = toHookyardError(err);
+  report.outcome = 'error';
+  report.error = { step, kind: e.kind, message: e.message };
+  return report;
 }
 
 /**
@@ -218,4 +167,12 @@ function conditionWarning(output: unknown[]): string | undefined {
   if (output.length > 1) return `condition yielded ${output.length} outputs, not one boolean: ${decides}; wrap it in any(...) or all(...)`;
   const shown = shownOutput(output);
   return `condition yielded ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}, not a boolean: ${decides}; compare (==, !=, <, >) to get true or false`;
+}
+
+/** An act that answers an approval counts only from a verified event: the dry run assumed one. */
+function answerWarning(id: string, topic: string): string {
+  return (
+    `the act answers approval ${id}, which a run does only for an event verified at the HTTP door ` +
+    `(a verifier binding on topic '${topic}'); from NATS, a replay or an unverified delivery the run is refused (unauthorized)`
+  );
 }

@@ -11,7 +11,8 @@ import {
   type HookSubject,
   type JqField,
 } from '@hookyard/core';
-import { resolveAllowlist, validateApprovalRules, type ToolRepo } from '@hookyard/tools';
+import { hookAllowlist } from '@hookyard/plan';
+import { validateApprovalRules, type ToolRepo } from '@hookyard/tools';
 import { checkJqField, conditionAssignmentLine, type JqFieldDeps } from './jq-fields';
 import type { SchemaChecker } from './schema-checker';
 
@@ -69,8 +70,8 @@ export async function validateHook(input: unknown, deps: ValidateHookDeps): Prom
 
   const toolsAllow = checkToolsAllow(h.tools_allow, errors);
   if (tool && toolsAllow !== null) {
-    const effective = resolveAllowlist(toolsAllow, [...deps.toolsAllow]);
-    if (!allows(effective, tool)) errors.push(`hook tool '${tool}' is not allowed by the tool allowlist`);
+    // The list a run of this hook is held to (the executor's, through @hookyard/plan).
+    if (!allows(hookAllowlist({ tools_allow: toolsAllow }, deps.toolsAllow), tool)) errors.push(`hook tool '${tool}' is not allowed by the tool allowlist`);
   }
 
   const kwargs = h.tool_kwargs ?? {};
