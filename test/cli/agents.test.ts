@@ -6,7 +6,8 @@ import { lines, parseStdout, runCli, type CliResult } from './support';
  * create and rotate print the token once with a line saying it is shown only
  * now; the token reaches the catalogue export (only its tools) and not the
  * management API; list and show never show a token; revoke and rotate refuse
- * the old token at once; an operator is refused; a bad --allow is a usage error.
+ * the old token at once; an operator is refused; a bad --allow is a usage error;
+ * --identity names who at an IdP may act as the agent, shown by list and show.
  */
 const ADMIN = 'cli-agents-admin-token-0123456789';
 const OPERATOR = 'cli-agents-operator-token-0123456789';
@@ -105,5 +106,42 @@ describe('agents', () => {
     const none = await hy(['agents', 'create', 'odd-bot']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--allow');
+  });
+
+  it('create --identity (repeatable) keeps who at the IdP may act as the agent; list and show name them; a malformed one is a usage error', async () => {
+    const made = await ok([
+      'agents',
+      'create',
+      'idp-bot',
+      '--allow',
+      'echo',
+      '--identity',
+      'https://idp.example.com,subject=alice',
+      '--identity',
+      'https://idp.example.com, client_id=ci-runner',
+    ]);
+    const expected = [
+      { issuer: 'https://idp.example.com', subject: 'alice' },
+      { issuer: 'https://idp.example.com', client_id: 'ci-runner' },
+    ];
+    expect(made.agent.identities).toEqual(expected);
+    expect((await ok(['agents', 'show', 'idp-bot'])).identities).toEqual(expected);
+    const said = 'https://idp.example.com subject=alice; https://idp.example.com client_id=ci-runner';
+    expect((await hy(['agents', 'show', 'idp-bot'])).stdout).toContain(`identities   ${said}`);
+    const table = await hy(['agents', 'list']);
+    expect(lines(table.stdout)[0]).toMatch(/^NAME\s+TOOLS_ALLOW\s+TOKEN_ID\s+IDENTITIES\s+DESCRIPTION/);
+    expect(lines(table.stdout).find((l) => l.startsWith('idp-bot'))).toContain('https://idp.example.com subject=alice; https://idp.examp');
+
+    const odd = await hy(['agents', 'create', 'odd-bot', '--allow', 'echo', '--identity', 'https://idp.example.com,sub=alice']);
+    expect([odd.code, lines(odd.stderr)]).toEqual([
+      2,
+      [
+        'hookyard: --identity "https://idp.example.com,sub=alice": "sub=alice" is not subject=S or client_id=C; e.g. --identity https://idp.example.com,subject=alice (or client_id=ci-runner)',
+      ],
+    ]);
+    // An issuer alone would let everyone it signs in act as the agent: the server says so.
+    const bare = await hy(['agents', 'create', 'odd-bot', '--allow', 'echo', '--identity', 'https://idp.example.com']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain('identities[0] needs a subject');
   });
 });

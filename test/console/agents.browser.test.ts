@@ -1,7 +1,8 @@
 /**
  * The console's side of the agent door, in a real headless Chromium against
  * `hookyard serve --role all`, the embedded default: an admin creates an
- * agent on the Agents page and reads its token once (copied with the copy
+ * agent on the Agents page (with the IdP identities that may act as it,
+ * shown in its row) and reads its token once (copied with the copy
  * button); the agent calls tools with that token through `POST /api/calls`;
  * its calls read as calls in the runs list, the runs filter by agent, a call
  * the approval policy gates shows its agent on the Approvals page and is
@@ -65,6 +66,11 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await form.getByLabel('Name').fill(AGENT);
     await form.getByLabel('Description').fill('deploys from CI');
     await form.getByLabel('Allowed tools').fill('echo, print');
+    // Who at the IdP may act as it: a line not of the form is refused, naming it, before anything is sent.
+    await form.getByLabel('IdP identities (optional)').fill('https://idp.example.com sub=alice');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('alert').filter({ hasText: '"sub=alice" is not subject=S or client_id=C' }).waitFor();
+    await form.getByLabel('IdP identities (optional)').fill('https://idp.example.com subject=alice\nhttps://idp.example.com, client_id=ci-runner');
     await form.getByRole('button', { name: 'Create agent' }).click();
     const issued = page.locator(`[data-issued="${AGENT}"]`);
     await issued.getByText('This token is shown only now.').waitFor();
@@ -77,6 +83,12 @@ describe('operator console: agents and their calls (Chromium)', () => {
     await row.getByText('deploys from CI').waitFor();
     await row.locator('code.allow-entry').filter({ hasText: 'print' }).waitFor();
     expect((await con.ok('GET', `/api/agents/${AGENT}`)).tools_allow).toEqual(['echo', 'print']);
+    await row.locator('code.identity-entry').filter({ hasText: 'https://idp.example.com client_id=ci-runner' }).waitFor();
+    await row.locator('code.identity-entry').filter({ hasText: 'https://idp.example.com subject=alice' }).waitFor();
+    expect((await con.ok('GET', `/api/agents/${AGENT}`)).identities).toEqual([
+      { issuer: 'https://idp.example.com', subject: 'alice' },
+      { issuer: 'https://idp.example.com', client_id: 'ci-runner' },
+    ]);
     await shot(page, 'agents');
     // The token is an agent's, not an operator's: the management API refuses it.
     expect([401, 403]).toContain((await con.api('GET', '/api/hook-runs', undefined, token)).status);

@@ -10,14 +10,12 @@
  * through /mcp; an operator approves the gated call, and the kept run names
  * the agent and the person.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { TOKENS } from './support/harness';
+import { authorizeInBrowser, startAuthorizationServer, type AuthorizationServer } from './support/oidc-flow';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
 
 const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
@@ -65,71 +63,9 @@ class MemoryOAuthClient implements OAuthClientProvider {
   }
 }
 
-/**
- * What a person's browser does with the authorization URL: follows the
- * redirects (keeping cookies), signs in as `login` on the login page, agrees
- * on the consent page, and stops at the redirect back to the client, whose
- * `code` it answers. An error redirect fails with the server's description.
- */
-async function authorizeInBrowser(start: URL, login: string): Promise<string> {
-  const jar = new Map<string, string>();
-  let url = start.href;
-  let form: URLSearchParams | undefined;
-  for (let hop = 0; hop < 20; hop++) {
-    const r = await fetch(url, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: form.toString() } : {}),
-    });
-    for (const c of r.headers.getSetCookie()) {
-      const pair = c.split(';')[0]!;
-      const eq = pair.indexOf('=');
-      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) jar.delete(name);
-      else jar.set(name, value);
-    }
-    form = undefined;
-    const location = r.headers.get('location');
-    if (location) {
-      const next = new URL(location, url);
-      if (next.href.startsWith(REDIRECT)) {
-        const code = next.searchParams.get('code');
-        if (!code) throw new Error(`authorization failed: ${next.searchParams.get('error')} ${next.searchParams.get('error_description')}`);
-        return code;
-      }
-      url = next.href;
-      continue;
-    }
-    const html = await r.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`unexpected page (${r.status}) at ${url}: ${html.slice(0, 300)}`);
-    url = new URL(action, url).href;
-    form = prompt === 'login' ? new URLSearchParams({ prompt, login, password: 'any' }) : new URLSearchParams({ prompt });
-  }
-  throw new Error('too many redirects while authorizing');
-}
-
-/** Starts the authorization server for `resource`; answers its issuer. */
-async function startAuthorizationServer(resource: string): Promise<{ issuer: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(__dirname, 'support', 'oidc-provider-server.mjs')], {
-    env: { ...process.env, HOOKYARD_RESOURCE: resource },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // Its development-mode warnings are expected; kept only to explain an early exit.
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the authorization server exited (${code}) before listening: ${stderr}`)));
-  });
-  return { issuer: (JSON.parse(line) as { issuer: string }).issuer, child };
-}
-
 describe('agent door with a real authorization server (oidc-provider) and the MCP SDK client', () => {
   let w: McpWorld;
-  let as: { issuer: string; child: ChildProcess };
+  let as: AuthorizationServer;
   const deploy = countedTool('deploy', (a) => ({ deployed: a }));
   const echo = countedTool('echo');
 
@@ -185,7 +121,7 @@ describe('agent door with a real authorization server (oidc-provider) and the MC
     expect(start.searchParams.get('scope')).toBe('hookyard:agent');
 
     const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth, fetch: recorded });
-    await transport.finishAuth(await authorizeInBrowser(start, 'alice'));
+    await transport.finishAuth((await authorizeInBrowser(start, 'alice', REDIRECT)).searchParams.get('code')!);
     expect(seen.at(-1)).toBe('POST idp/token 200');
     // A JWT access token for this resource (RFC 9068 via resource indicators).
     const [header, payload] = oauth

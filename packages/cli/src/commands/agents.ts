@@ -1,4 +1,4 @@
-import type { AgentClient } from '@hookyard/core';
+import type { AgentClient, AgentIdentity } from '@hookyard/core';
 import type { Command } from 'commander';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, printTable, say } from '../output';
@@ -20,6 +20,35 @@ function allowList(raw: string): string[] {
   return entries;
 }
 
+const IDENTITY_EXAMPLE = '--identity https://idp.example.com,subject=alice (or client_id=ci-runner)';
+
+/**
+ * One `--identity ISSUER[,subject=S][,client_id=C]`: the issuer URL as its
+ * tokens' `iss`, then the `sub` and/or the `client_id` (`azp`) it must carry.
+ * Only the form is checked here; the server says what an identity needs.
+ */
+function identity(raw: string): AgentIdentity {
+  const [issuer = '', ...fields] = raw.split(',').map((p) => p.trim());
+  const out: AgentIdentity = { issuer };
+  for (const f of fields) {
+    const eq = f.indexOf('=');
+    const [key, value] = [f.slice(0, eq), f.slice(eq + 1)];
+    if (eq < 1 || value === '' || (key !== 'subject' && key !== 'client_id'))
+      throw new CliError(`--identity ${JSON.stringify(raw)}: ${JSON.stringify(f)} is not subject=S or client_id=C; e.g. ${IDENTITY_EXAMPLE}`, EXIT.usage);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** An agent's identities on one line: `issuer subject=… client_id=…`, separated by `; `. */
+function identitiesCell(list: AgentIdentity[] | undefined): string {
+  return (list ?? [])
+    .map((i) =>
+      [i.issuer, ...(i.subject !== undefined ? [`subject=${i.subject}`] : []), ...(i.client_id !== undefined ? [`client_id=${i.client_id}`] : [])].join(' '),
+    )
+    .join('; ');
+}
+
 /** The lines create and rotate print for people: the token once, and that it is shown only now. */
 function sayToken(verb: string, res: AgentWithToken): void {
   say(`${verb} agent ${res.agent.name} (token ${res.agent.token_id}); its token is shown only now, keep it like a password:`);
@@ -28,7 +57,8 @@ function sayToken(verb: string, res: AgentWithToken): void {
 
 /**
  * `hookyard agents create|list|show|revoke|rotate` over `/api/agents` (admin):
- * create and rotate answer `{agent, token}` (the token shown this once),
+ * create (with the IdP identities that may act as the agent) and rotate
+ * answer `{agent, token}` (the token shown this once),
  * list `{agents}`, show the agent, revoke nothing (204).
  */
 export function agentsCommand(program: Command, ctx: CliContext): void {
@@ -40,9 +70,23 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .description('make an agent (admin); its token is shown once')
     .requiredOption('--allow <tools>', 'the tools it may list and call, comma-separated: names, * or !name (narrowed by HOOKS_TOOLS_ALLOW)')
     .option('--description <text>', 'what the agent is for')
-    .addHelpText('after', '\nExample:\n  hookyard agents create ci-bot --allow echo,github__get_issue --description "the CI assistant"')
-    .action(async (name: string, opts: { allow: string; description?: string }) => {
-      const body = { name, tools_allow: allowList(opts.allow), ...(opts.description !== undefined ? { description: opts.description } : {}) };
+    .option(
+      '--identity <issuer[,subject=S][,client_id=C]>',
+      "who at the identity provider may act as it with an OAuth access token: the token's iss, and its sub and/or client_id; repeatable",
+      (v: string, all: AgentIdentity[]) => [...all, identity(v)],
+      [] as AgentIdentity[],
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard agents create ci-bot --allow echo,github__get_issue --description "the CI assistant"\n  hookyard agents create desk-agent --allow echo --identity https://idp.example.com,subject=alice',
+    )
+    .action(async (name: string, opts: { allow: string; description?: string; identity: AgentIdentity[] }) => {
+      const body = {
+        name,
+        tools_allow: allowList(opts.allow),
+        ...(opts.description !== undefined ? { description: opts.description } : {}),
+        ...(opts.identity.length ? { identities: opts.identity } : {}),
+      };
       const res = await ctx.client().post<AgentWithToken>(path(), body);
       ctx.emit(res, () => sayToken('made', res));
     });
@@ -54,8 +98,8 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
       const res = await ctx.client().get<{ agents: AgentClient[] }>(path());
       ctx.emit(res, () =>
         printTable(
-          res.agents.map((a) => ({ ...a, tools_allow: a.tools_allow.join(','), description: a.description ?? '' })),
-          ['name', 'tools_allow', 'token_id', 'description', 'updated_at'],
+          res.agents.map((a) => ({ ...a, tools_allow: a.tools_allow.join(','), description: a.description ?? '', identities: identitiesCell(a.identities) })),
+          ['name', 'tools_allow', 'token_id', 'identities', 'description', 'updated_at'],
         ),
       );
     });
@@ -65,7 +109,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .description('one agent (never its token)')
     .action(async (name: string) => {
       const res = await ctx.client().get<AgentClient>(path(name));
-      ctx.emit(res, () => printRecord({ ...res }));
+      ctx.emit(res, () => printRecord({ ...res, identities: identitiesCell(res.identities) }));
     });
 
   agents

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { api, ApiError } from '../api';
 import { href } from '../route';
 import { ErrorBox, formFields, time, toApiError, useConfirm, useLoad } from '../util';
 
@@ -9,8 +9,17 @@ interface Agent {
   description: string | null;
   tools_allow: string[];
   token_id: string;
+  /** Who at an identity provider may act as it with an OAuth access token. */
+  identities?: Identity[];
   created_at: string;
   updated_at: string;
+}
+
+/** An IdP identity: the tokens' issuer, and the `sub` and/or `client_id` they must carry. */
+interface Identity {
+  issuer: string;
+  subject?: string;
+  client_id?: string;
 }
 
 /** A token just made (create or rotate): shown this once. */
@@ -26,9 +35,40 @@ export function allowlistEntries(text: string): string[] {
 }
 
 /**
+ * The identities field: one a line, `ISSUER subject=S client_id=C` (fields
+ * after the issuer separated by spaces or commas). Only the form is checked
+ * here; a line that is not of it is a usage error naming it, and the API says
+ * what an identity needs (a subject or a client_id).
+ */
+export function identityEntries(text: string): Identity[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [issuer = '', ...fields] = line.split(/[\s,]+/);
+      const out: Identity = { issuer };
+      for (const f of fields) {
+        const eq = f.indexOf('=');
+        const [key, value] = [f.slice(0, eq), f.slice(eq + 1)];
+        if (eq < 1 || value === '' || (key !== 'subject' && key !== 'client_id'))
+          throw new ApiError(0, 'usage', `IdP identity "${line}": "${f}" is not subject=S or client_id=C (e.g. https://idp.example.com subject=alice)`);
+        out[key] = value;
+      }
+      return out;
+    });
+}
+
+/** One identity as a line: the issuer, then the subject and client id it needs. */
+export function identityText(i: Identity): string {
+  return [i.issuer, ...(i.subject !== undefined ? [`subject=${i.subject}`] : []), ...(i.client_id !== undefined ? [`client_id=${i.client_id}`] : [])].join(' ');
+}
+
+/**
  * Admin: the agent clients. Each has its own token (reaching only the agent
- * door, never the management API) and its own tool allowlist. Creating or
- * rotating shows the token once; revoking refuses the agent at once.
+ * door, never the management API), its own tool allowlist and the IdP
+ * identities that may act as it. Creating or rotating shows the token once;
+ * revoking refuses the agent at once.
  */
 export function AgentsPage() {
   const agents = useLoad(() => api<{ agents: Agent[] }>('GET', '/api/agents'), []);
@@ -60,6 +100,8 @@ export function AgentsPage() {
     if (field('description')) body.description = field('description');
     void act(async () => {
       setIssued(null);
+      const identities = identityEntries(text('identities'));
+      if (identities.length) body.identities = identities;
       const res = await api<{ agent: Agent; token: string }>('POST', '/api/agents', body);
       setIssued({ agent: res.agent.name, token: res.token, how: 'created' });
       setFormKey((k) => k + 1);
@@ -105,12 +147,18 @@ export function AgentsPage() {
           Allowed tools
           <input name="tools_allow" required autoComplete="off" spellcheck={false} placeholder="deploy, notify  or  *, !drop_table" />
         </label>
+        <label>
+          IdP identities (optional)
+          <textarea name="identities" rows={2} autoComplete="off" spellcheck={false} placeholder="https://idp.example.com subject=alice" />
+        </label>
         <button type="submit" disabled={busy}>
           Create agent
         </button>
       </form>
       <p class="hint">
-        Allowed tools: comma- or space-separated entries: <code>*</code> (every tool), exact tool names, <code>!name</code> to leave one out.
+        Allowed tools: comma- or space-separated entries: <code>*</code> (every tool), exact tool names, <code>!name</code> to leave one out. IdP identities:
+        one a line, an issuer from <code>HOOKS_OIDC_ISSUER</code> and the <code>subject=</code> (the token's <code>sub</code>) and/or <code>client_id=</code>{' '}
+        (its <code>client_id</code> or <code>azp</code>) an access token must carry to act as this agent.
       </p>
       {issued && <IssuedToken issued={issued} onDone={() => setIssued(null)} />}
       <ErrorBox error={agents.error ?? error} />
@@ -122,6 +170,7 @@ export function AgentsPage() {
             <th scope="col">Description</th>
             <th scope="col">Allowed tools</th>
             <th scope="col">Token id</th>
+            <th scope="col">IdP identities</th>
             <th scope="col">Created</th>
             <th scope="col">Updated</th>
             <th scope="col">Actions</th>
@@ -143,6 +192,13 @@ export function AgentsPage() {
               </td>
               <td>
                 <code>{a.token_id}</code>
+              </td>
+              <td>
+                {(a.identities ?? []).map((i) => (
+                  <code key={identityText(i)} class="identity-entry">
+                    {identityText(i)}
+                  </code>
+                ))}
               </td>
               <td>{time(a.created_at)}</td>
               <td>{time(a.updated_at)}</td>

@@ -40,6 +40,8 @@ export interface McpWorld {
   bus: RunBus;
   settings: Settings;
   app: ReturnType<typeof createIngressApp>;
+  /** Each request the ingress answered, in order: `METHOD /path STATUS`, and the challenge a 401 carried. */
+  requests: { line: string; wwwAuthenticate?: string }[];
   /** Creates an agent and answers its token. */
   agent(name: string, toolsAllow: string[]): Promise<string>;
   /** An SDK client connected to /mcp with `token` (and more headers); `protocolVersion` forces the one it asks for. */
@@ -85,6 +87,13 @@ export async function startMcpWorld(
   if (opts.rules) await stores.hooks.putApprovalPolicy(opts.rules, null, Date.now());
   const executor: ExecutorHandle | null = opts.executor ? await startExecutor(deps) : null;
   const app = createIngressApp({ ...deps, ...(opts.oidcKeys ? { oidcKeys: opts.oidcKeys } : {}) });
+  const requests: McpWorld['requests'] = [];
+  server.on('request', (req, res) =>
+    res.on('finish', () => {
+      const challenge = res.getHeader('www-authenticate');
+      requests.push({ line: `${req.method} ${req.url?.split('?')[0]} ${res.statusCode}`, ...(challenge ? { wwwAuthenticate: String(challenge) } : {}) });
+    }),
+  );
   server.on('request', app);
   const clients: Client[] = [];
   let n = 0;
@@ -94,6 +103,7 @@ export async function startMcpWorld(
     bus,
     settings,
     app,
+    requests,
     async agent(name, toolsAllow) {
       n += 1;
       const token = `${AGENT_TOKEN_PREFIX}${name}-${n}-0123456789abcdef0123456789`;

@@ -38,6 +38,11 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
 });
+// Each answered request, one JSON line after the first, for the tests that
+// check which endpoints a client reached.
+server.on('request', (req, res) =>
+  res.on('finish', () => process.stdout.write(`${JSON.stringify({ request: `${req.method} ${req.url.split('?')[0]} ${res.statusCode}` })}\n`)),
+);
 server.on('request', provider.callback());
 process.stdout.write(`${JSON.stringify({ issuer })}\n`);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
