@@ -1,8 +1,8 @@
-import { conflict, declarationName } from '@hookyard/core';
+import { declarationName } from '@hookyard/core';
 import type { StateBinding, StateDeclaration, StateDeclarationInput, StateDeclarationStore } from '@hookyard/core';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
-import { checkReply, replyText, storeError } from './replies';
+import { REPLY_CODES, checkReply, replyText, storeError } from './replies';
 import type { Scripts } from './scripts';
 import { decodeAttach, stampDeclaration, stillBoundError } from '../declaration-rules';
 
@@ -37,10 +37,7 @@ export class RedisStateDeclarations implements StateDeclarationStore {
     const declaration = stampDeclaration(input, previous, now);
     const args = [this.keys.hookTag, name, JSON.stringify(declaration), String(previous?.version ?? 0)];
     const reply = await call('put_state_declaration', () => this.scripts.run('put_state_declaration', [this.keys.stateDeclarations], args));
-    if (Number(reply[0]) === -12) {
-      throw conflict(`state ${name} was declared again (now version ${replyText(reply[1])}) while this change was made; read it again and retry`);
-    }
-    checkReply({ op: 'put_state_declaration' }, reply);
+    checkReply({ op: 'put_state_declaration', id: name }, reply);
     return { created: previous === null, declaration, previous };
   }
 
@@ -60,7 +57,7 @@ export class RedisStateDeclarations implements StateDeclarationStore {
     const reply = await call('remove_state_declaration', () =>
       this.scripts.run('remove_state_declaration', [this.keys.stateDeclarations, this.keys.stateBindings], [this.keys.hookTag, name]),
     );
-    if (Number(reply[0]) === -11) throw stillBoundError(name, Object.keys(JSON.parse(replyText(reply[1])) as object).sort());
+    if (Number(reply[0]) === REPLY_CODES.state_bound) throw stillBoundError(name, Object.keys(JSON.parse(replyText(reply[1])) as object).sort());
     return parse(replyText(checkReply({ op: 'remove_state_declaration' }, reply)[1]));
   }
 

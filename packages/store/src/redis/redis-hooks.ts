@@ -20,7 +20,7 @@ import { autoDeclaration, bindingOf, decodeAttach, occupiedError, stampDeclarati
 import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
-import { checkReply, replyText, sendWrite, storeError } from './replies';
+import { REPLY_CODES, checkReply, replyText, sendWrite, storeError } from './replies';
 import { toFields, type RunFields } from './run-hash';
 import { copyPolicyVersion } from './policy-copies';
 import type { Scripts } from './scripts';
@@ -84,12 +84,12 @@ export class RedisHookStore implements HookStore {
         [this.keys.hookTag, hook.name, record, hook.topic, autoJson],
       ),
     );
-    if (Number(reply[0]) === -9 || Number(reply[0]) === -10) {
+    if (Number(reply[0]) === REPLY_CODES.undeclared_state || Number(reply[0]) === REPLY_CODES.attach_held) {
       // Refused: the kept record did not move, so a hook that left its topic's copies above joins them again.
       if (before && before.topic !== hook.topic) {
         await call('put_hook', () => Promise.all(this.eachPartition((p) => this.client.zadd(this.keys.topicHooks(p, before.topic), 0, hook.name))));
       }
-      if (Number(reply[0]) === -10) throw occupiedError(binding!, replyText(reply[1]), decodeAttach(replyText(reply[2])));
+      if (Number(reply[0]) === REPLY_CODES.attach_held) throw occupiedError(binding!, replyText(reply[1]), decodeAttach(replyText(reply[2])));
       const declared = await call('put_hook', () => this.client.hkeys(this.keys.stateDeclarations));
       throw undeclaredError(binding!, declared);
     }

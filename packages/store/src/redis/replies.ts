@@ -33,13 +33,17 @@ export const REPLY_CODES = {
   policy_moved: -6,
   not_withdrawable: -7,
   state_version: -8,
+  undeclared_state: -9,
+  attach_held: -10,
   no_interaction: -11,
+  declaration_moved: -12,
   resolved: -13,
   taken: -14,
   take_open: -15,
   take_status: -16,
   take_not_ready: -17,
   take_nothing_kept: -18,
+  state_bound: -19,
 } as const;
 export type ReplyCode = keyof typeof REPLY_CODES;
 
@@ -88,6 +92,13 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
       throw conflict(`run ${id} committed a ${str(1)}; only a tool start that never left can be withdrawn`);
     case 'state_version':
       throw versionConflict(ctx.subject ?? { scope: '?', kind: '?', key: '?' }, Number(reply[1] ?? 0), ctx.expected ?? 0);
+    case 'undeclared_state':
+      // put_hook's caller answers these with the nearest declared name and the holder's attach path first.
+      throw notFound(`state ${str(1)} is not declared`);
+    case 'attach_held':
+      throw conflict(`hook ${str(1)} already binds ${str(2) || 'the whole document'}`);
+    case 'declaration_moved':
+      throw conflict(`state ${id} was declared again (now version ${str(1)}) while this change was made; read it again and retry`);
     case 'no_interaction':
       throw interactions.missing(id);
     case 'resolved':
@@ -100,6 +111,8 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
       throw interactions.takeWrongStatus(id, str(1));
     case 'take_not_ready':
       throw interactions.takeNotReady(id, str(1), str(2));
+    case 'state_bound':
+      throw conflict(`state ${id} is still bound by hooks ${Object.keys(JSON.parse(str(1) || '{}') as object).sort().join(', ')}`);
     case 'take_nothing_kept':
       throw interactions.takeNothingKept(id, str(1), str(2));
     default:
