@@ -51,6 +51,15 @@ describe('states', () => {
       subject: { scope: 'github', kind: 'pull_request', key_expr: { content: '"\\(.repo)#\\(.pr)"' } },
       start_expr: { content: '{patch: {checks: .checks}}' },
     };
+    // The state is declared before a hook binds it or anyone writes it: until then both are 404.
+    const early = await hy(['hooks', 'register', '--params', JSON.stringify(hook)], ADMIN);
+    expect([early.code, lines(early.stderr)[0]]).toEqual([1, expect.stringContaining('404 not_found: subject github/pull_request is not a declared state')]);
+    const unset = await hy(['states', 'set', 'github', 'pull_request', 'acme/api#7', '--document', '{}']);
+    expect([unset.code, lines(unset.stderr)[0]]).toEqual([
+      1,
+      expect.stringContaining('404 not_found: state github/pull_request/"acme/api#7": github/pull_request is not a declared state'),
+    ]);
+    await ok(['states', 'declare', 'github', 'pull_request', '--schema', '{}', '--description', 'a pull request'], ADMIN);
     await ok(['hooks', 'register', '--params', JSON.stringify(hook)], ADMIN);
     const sent = await ok<{ run_ids: string[] }>(['send', 'ci', '--data', '{"repo":"acme/api","pr":7,"checks":"pending"}']);
     runId = sent.run_ids[0]!;

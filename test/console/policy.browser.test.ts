@@ -79,6 +79,8 @@ describe('operator console: fast typing in jq fields, the approval policy page (
 
   beforeAll(async () => {
     con = await consoleServer('console-policy', { HOOKS_API_TOKENS: `admin:${ADMIN},reader:${READER}` }, ADMIN);
+    // The subject the forms below bind is a declared state (an undeclared one is 404 at registration).
+    await con.ok('PUT', '/api/states/declarations/s/k', { schema: {}, description: 'any document' });
   });
 
   afterAll(() => con?.stop());

@@ -100,6 +100,7 @@ describe('parked runs across processes (Redis + JetStream)', () => {
       { name: 'e2e-park', topic: 'park-many', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 } },
       { name: 'e2e-echo', topic: 'orders', tool: 'echo', start_expr: { content: '{n: .n}' } },
     ];
+    await api.ok('PUT', '/api/states/declarations/conversation/pr', { schema: {}, description: 'a pull request conversation' });
     for (const h of hooks) await api.ok('POST', '/api/hooks', h);
   });
 
@@ -240,6 +241,7 @@ describe('an executor killed between claim_intent and the commit', () => {
     procs.push(ingress, startRole('scheduler', 'scheduler', env), paused);
     await Promise.all(procs.map((p) => p.waitListening()));
     api = new Api(ingress.url, token);
+    await api.ok('PUT', '/api/states/declarations/conversation/pr', { schema: {}, description: 'a pull request conversation' });
     await api.ok('POST', '/api/hooks', { name: 'k-wait', topic: 'k-opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject: SUBJECT });
     await api.ok('POST', '/api/hooks', {
       name: 'k-resume',

@@ -96,6 +96,7 @@ describe('subject state across processes (Redis + JetStream)', () => {
         start_expr: { content: '{document: {opened_by: "b"}}' },
       },
     ];
+    await api.ok('PUT', '/api/states/declarations/github/pull_request', { schema: {}, description: 'a pull request' });
     for (const h of hooks) await api.ok('POST', '/api/hooks', h);
   });
 

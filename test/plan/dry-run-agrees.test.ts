@@ -15,7 +15,7 @@ import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import { approvalGate } from '@hookyard/plan';
 import { LocalRepo } from '@hookyard/tools';
 import { dryRun, type DryRunReport } from '../../services/ingress/src/hooks/dry-run';
-import { harness, hook, testTool, type Harness, type ToolCall } from '../../services/executor/test/fixtures';
+import { declareOpen, harness, hook, testTool, type Harness, type ToolCall } from '../../services/executor/test/fixtures';
 
 const SUBJECT = { scope: 'repo', kind: 'pr', key: 'k1' };
 /** Absent, a value that lets the run go on, or one that stops it: weighted so that every outcome comes up often. */
@@ -141,6 +141,7 @@ describe('the dry run and the executor make one plan', () => {
         const tool = testTool('t', async () => 'done');
         const h = harness({ jq, tools: [tool], settings: { toolsAllow: [...world.toolsAllow] } });
         const at = h.clock.now();
+        await declareOpen(h.stores, `${SUBJECT.scope}/${SUBJECT.kind}`);
         if (world.rules.length) await h.stores.hooks.putApprovalPolicy(world.rules, null, at);
         const actor = { door: 'api' as const, actor: 'operator:test', hook: null, now: at };
         if (world.state) await h.stores.states.set(SUBJECT, world.state, actor);

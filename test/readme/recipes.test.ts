@@ -117,7 +117,7 @@ describe('recipes', () => {
 
   it('slack.md: the Request URL handshake answered with the challenge, nothing kept; a mention kept; a button resumes a parked run', async () => {
     const out = await lines('slack.md');
-    expect(out).toHaveLength(9);
+    expect(out).toHaveLength(10);
     expect(JSON.parse(out[0]!)).toMatchObject({ verifier: { topic: 'slack-events', kind: 'slack' } });
     expect(JSON.parse(out[1]!)).toMatchObject({ created: true });
     expect(out.slice(2, 4)).toEqual([
@@ -126,11 +126,12 @@ describe('recipes', () => {
     ]);
     const [only] = await runsOf('mentioned', 1);
     expect(only!.result).toEqual({ channel: 'C2147483705', user: 'U2147483697', text: '<@U0LAN0Z89> is it everything a river should be?' });
-    // The interactive button resumes the parked release run.
-    expect(JSON.parse(out[4]!)).toMatchObject({ created: true });
+    // The interactive button resumes the parked release run, on a declared state.
+    expect(JSON.parse(out[4]!)).toMatchObject({ created: true, declaration: { scope: 'deploy', kind: 'release', schema: {} } });
     expect(JSON.parse(out[5]!)).toMatchObject({ created: true });
-    expect(JSON.parse(out[6]!)).toMatchObject({ verifier: { topic: 'slack-actions', kind: 'slack' } });
-    expect(out.slice(7)).toEqual([
+    expect(JSON.parse(out[6]!)).toMatchObject({ created: true });
+    expect(JSON.parse(out[7]!)).toMatchObject({ verifier: { topic: 'slack-actions', kind: 'slack' } });
+    expect(out.slice(8)).toEqual([
       '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
       '{"status":"accepted","runs":1,"run_ids":["<id>"],"event_id":"<event>"}',
     ]);

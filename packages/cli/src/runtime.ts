@@ -196,7 +196,7 @@ export async function buildRuntime(role: RoleName, settings: Settings, logger: L
  * Free-form subject state from before declared states, brought up to them at
  * start (migrateFreeFormStates: idempotent, so every ingress start may run it).
  * A store that cannot be reached now is told and left for the next start: until
- * then undeclared states are written free-form, as before.
+ * then a write to a state it has not declared yet is refused (not_found).
  */
 async function upgradeStates(stores: Stores, logger: Logger): Promise<void> {
   try {

@@ -1,4 +1,4 @@
-import { bindingsOverlap, conflict, declarationName, nearestName, notFound, openDeclaration } from '@hookyard/core';
+import { bindingsOverlap, conflict, declarationName, nearestName, notFound } from '@hookyard/core';
 import type { Hook, StateDeclaration, StateDeclarationInput } from '@hookyard/core';
 
 /** What a hook's subject binds: the declaration's name and the attach path (null: none, the whole document shared). */
@@ -13,12 +13,6 @@ export function bindingOf(hook: Hook | null | undefined): HookBinding | null {
   const s = hook?.subject;
   if (!s) return null;
   return { name: declarationName(s.scope, s.kind), scope: s.scope, kind: s.kind, attach: s.attach ?? null };
-}
-
-/** A hook without an attach path on a state never declared declares it open (the upgrade path, see README "Subject state"). */
-export function autoDeclaration(hook: Hook, b: HookBinding): StateDeclarationInput | null {
-  if (b.attach !== null) return null;
-  return openDeclaration(b.scope, b.kind, `declared open by the registration of hook '${hook.name}' (a subject without attach)`);
 }
 
 /** How a binding is kept in Redis (`*`: no attach path; `-<pointer>` otherwise): bind_rules.lua reads the same. */

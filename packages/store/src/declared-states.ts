@@ -1,10 +1,22 @@
-import { StateSchemas, checkInsideAttach, declarationName, forbidden, subjectLabel } from '@hookyard/core';
+import { StateSchemas, checkInsideAttach, declarationName, forbidden, nearestName, notFound, subjectLabel } from '@hookyard/core';
 import type { StateDeclaration, StateDeclarationStore, StateOp, StatePage, StateRecord, StateStore, StateWriteInput, SubjectKey } from '@hookyard/core';
 import { MERGE_TRIES, expectedVersion, mergeWithCas, versionConflict } from './state-rules';
 
 /** A store's own set, which also takes the op its history line names (a merge's write is `merge`). */
 interface KeptStates extends StateStore {
   set(subject: SubjectKey, document: Record<string, unknown>, write: StateWriteInput, op?: StateOp): Promise<StateRecord>;
+}
+
+/** A write to a state never declared: not_found naming the nearest declared name and how to declare it. */
+async function undeclared(declarations: StateDeclarationStore, label: string, { scope, kind }: SubjectKey): Promise<Error> {
+  const name = declarationName(scope, kind);
+  const near = nearestName(
+    name,
+    (await declarations.listDeclarations()).map((d) => declarationName(d.scope, d.kind)),
+  );
+  return notFound(
+    `state ${label}: ${name} is not a declared state${near ? ` (did you mean '${near}'?)` : ''}; nothing written. Declare it first: PUT /api/states/declarations/${scope}/${kind} or hookyard states declare ${scope} ${kind}`,
+  );
 }
 
 /**
@@ -14,8 +26,10 @@ interface KeptStates extends StateStore {
  * may change only what lies at or under its binding's attach path (forbidden
  * naming the path). A hook's write is checked against the version it replaces
  * (a compare-and-set, read again when another write came between). The
- * operator's API writes the whole document. A state never declared is kept
- * free-form, as before declarations.
+ * operator's API writes the whole document. A state never declared is not
+ * written (not_found naming how to declare it), so a typo in a kind does not
+ * start a second, empty state; it reads as one holding nothing, and a delete
+ * there removes what is kept (nothing is created).
  */
 export class DeclaredStateStore implements StateStore {
   constructor(
@@ -43,8 +57,8 @@ export class DeclaredStateStore implements StateStore {
 
   async set(subject: SubjectKey, document: Record<string, unknown>, write: StateWriteInput, op: StateOp = 'set'): Promise<StateRecord> {
     const declaration = await this.declarations.getDeclaration(subject.scope, subject.kind);
-    if (!declaration) return this.inner.set(subject, document, write, op);
     const label = subjectLabel(subject);
+    if (!declaration) throw await undeclared(this.declarations, label, subject);
     const attach = await this.attachOf(declaration, write, label);
     this.schemas.check(label, declaration.schema, document);
     if (attach === null || attach === '') return this.inner.set(subject, document, write, op);

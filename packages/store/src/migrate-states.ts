@@ -16,11 +16,12 @@ export interface StateMigration {
 /**
  * Brings a store written before declared states up to them, once (recorded
  * in the store; a run that stopped part way is completed by the next): every hook with a subject and no
- * recorded binding is kept again, which records its binding as a subject
- * without attach (the whole document, shared with other such hooks) and
- * declares its state open when it was not declared; every (scope, kind) that
+ * recorded binding has its state declared open when it was not declared and
+ * is kept again, which records its binding as a subject without attach (the
+ * whole document, shared with other such hooks); every (scope, kind) that
  * holds documents and is still undeclared is declared open. Hooks and writes
- * keep working as before; an operator tightens a state by declaring its schema.
+ * keep working as before (registration and writes refuse undeclared states
+ * from then on); an operator tightens a state by declaring its schema.
  */
 export async function migrateFreeFormStates(stores: Stores, now: number): Promise<StateMigration> {
   const out: StateMigration = { ran: false, bound: [], declared: [], refused: [] };
@@ -33,6 +34,13 @@ export async function migrateFreeFormStates(stores: Stores, now: number): Promis
     if (!s) continue;
     const bound = await stores.declarations.bindings(s.scope, s.kind);
     if (bound.some((b) => b.hook === hook.name)) continue;
+    // Registration refuses an undeclared state, so the state a kept hook binds is declared open first.
+    if (!(await stores.declarations.getDeclaration(s.scope, s.kind))) {
+      await stores.declarations.putDeclaration(
+        openDeclaration(s.scope, s.kind, `declared open at upgrade: hook '${hook.name}' bound it before states were declared`),
+        now,
+      );
+    }
     try {
       await stores.hooks.putHook(hook);
       out.bound.push(hook.name);
@@ -46,7 +54,7 @@ export async function migrateFreeFormStates(stores: Stores, now: number): Promis
   }
   const after = await stores.declarations.listDeclarations();
   out.declared = after.map((d) => declarationName(d.scope, d.kind)).filter((n) => !before.has(n));
-  // Since this code runs, a hook without attach binds (and declares) at registration: the upgrade is not needed again.
+  // Since this code runs, every hook binds a declared state at registration: the upgrade is not needed again.
   await stores.declarations.markUpgraded();
   return out;
 }

@@ -43,9 +43,8 @@ export interface HookStore {
   /**
    * Registers or replaces a hook atomically (a changed topic moves it). A hook
    * with a subject has its binding checked in the same step: an undeclared
-   * state is `not_found` (a subject without attach declares it open instead),
-   * an attach path overlapping another hook's binding `conflict`; either
-   * stores nothing.
+   * state is `not_found` (with or without attach), an attach path
+   * overlapping another hook's binding `conflict`; either stores nothing.
    */
   putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }>;
   getHook(name: string): Promise<Hook | null>;

@@ -1,3 +1,4 @@
+import { openDeclaration } from '@hookyard/core';
 import type { HookSubject, StateDeclarationInput } from '@hookyard/core';
 import { T0, hook, rejection, useStores, type StoresFactory } from './fixtures';
 
@@ -90,13 +91,20 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
       ]);
     });
 
-    it('subjects without attach share the whole document; the first declares an undeclared state open', async () => {
+    it('a subject without attach on an undeclared state stores no hook and declares nothing (not_found); on a declared one they share the whole document', async () => {
       const s = stores();
+      await s.declarations.putDeclaration(checks, T0);
+      const err = await rejection(s.hooks.putHook(hook('a', 't', { subject: subject(undefined, 'issue') })));
+      expect(err.kind).toBe('not_found');
+      expect(err.message).toContain('subject github/issue is not a declared state (declare it: PUT /api/states/declarations/github/issue); no hook stored');
+      expect(await s.hooks.getHook('a')).toBeNull();
+      expect(await s.hooks.hooksOnTopic('t')).toEqual([]);
+      expect(await s.declarations.getDeclaration('github', 'issue')).toBeNull();
+      expect(await s.declarations.bindings('github', 'issue')).toEqual([]);
+      await s.declarations.putDeclaration(openDeclaration('github', 'issue', 'issues'), T0);
       await s.hooks.putHook(hook('a', 't', { subject: subject(undefined, 'issue') }));
       await s.hooks.putHook(hook('b', 't', { subject: subject(undefined, 'issue') }));
-      const d = await s.declarations.getDeclaration('github', 'issue');
-      expect(d).toMatchObject({ schema: {}, templates: {}, version: 1 });
-      expect(d!.description).toContain("hook 'a'");
+      expect((await s.declarations.getDeclaration('github', 'issue'))?.version).toBe(1);
       expect(await s.declarations.bindings('github', 'issue')).toEqual([
         { hook: 'a', attach: null },
         { hook: 'b', attach: null },
@@ -160,6 +168,7 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
 
       it('a hook or agent that binds no part of a state writes the whole document while no binding holds an attach path in it', async () => {
         const s = stores();
+        await s.declarations.putDeclaration(openDeclaration('github', 'issue', 'issues'), T0);
         await s.hooks.putHook(hook('old', 't', { subject: subject(undefined, 'issue') }));
         const issue = { ...pr, kind: 'issue' };
         expect((await s.states.merge(issue, { a: 1 }, byHook('agent:bot'))).version).toBe(1);
@@ -176,8 +185,24 @@ export function describeDeclarationConformance(name: string, factory: StoresFact
           );
         }
         expect(await s.states.get(pr)).toBeNull();
-        // A state never declared is kept free-form, as before declarations.
-        expect((await s.states.set({ ...pr, kind: 'free' }, { anything: [1] }, byHook('ci'))).version).toBe(1);
+      });
+
+      it('a write to a state never declared, from a hook or the API, is not_found naming it and how to declare it; nothing written', async () => {
+        const s = await declare();
+        const typo = { ...pr, kind: 'pull_requests' };
+        for (const write of [
+          () => s.states.set(typo, { anything: [1] }, byApi),
+          () => s.states.merge(typo, { anything: [1] }, byHook('ci')),
+          () => s.states.set(typo, {}, byHook('agent:bot')),
+        ]) {
+          const err = await rejection(write());
+          expect(err.kind).toBe('not_found');
+          expect(err.message).toContain(
+            "github/pull_requests is not a declared state (did you mean 'github/pull_request'?); nothing written. Declare it first: PUT /api/states/declarations/github/pull_requests",
+          );
+        }
+        expect(await s.states.get(typo)).toBeNull();
+        expect(await s.states.kinds()).toEqual([]);
       });
     });
   });

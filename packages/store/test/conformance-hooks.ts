@@ -1,3 +1,4 @@
+import { openDeclaration } from '@hookyard/core';
 import type { RemoteToolRecord } from '@hookyard/core';
 import { T0, hook, useStores } from './fixtures';
 import type { StoresFactory } from './fixtures';
@@ -124,7 +125,8 @@ export function describeHookStoreConformance(name: string, factory: StoresFactor
     });
 
     it('keeps the whole hook record, nested fields included', async () => {
-      const { hooks } = stores();
+      const { hooks, declarations } = stores();
+      await declarations.putDeclaration(openDeclaration('s', 'k', 'bound by the hook below'), T0);
       const h = hook('full', 't', {
         condition: { content: '.a == 1' },
         start_expr: { id: 'tpl', kwargs: { x: [1, 2] } },

@@ -1,4 +1,4 @@
-import { STATE_HISTORY_MAX } from '@hookyard/core';
+import { STATE_HISTORY_MAX, openDeclaration } from '@hookyard/core';
 import type { StateAttribution } from '@hookyard/core';
 import type { Stores } from '../src';
 import { T0, rejection } from './fixtures';
@@ -11,12 +11,19 @@ const byHook = (run: string, hook = 'ci'): StateAttribution => ({ door: 'hook', 
 const byApi: StateAttribution = { door: 'api', actor: 'operator:ab12cd34', hook: null };
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Fresh stores with the states this suite writes declared open (a state never declared is not written). */
+async function declared(factory: StateStoresFactory, options: { stateMaxBytes?: number }): Promise<Stores> {
+  const stores = await factory(options);
+  for (const kind of [pr.kind, 'issue']) await stores.declarations.putDeclaration(openDeclaration(pr.scope, kind, 'the conformance suite'), T0);
+  return stores;
+}
+
 /** Subject state: versioned documents, compare-and-set, merge, attributed bounded history, the cap, listing. */
 export function describeStateConformance(name: string, factory: StateStoresFactory): void {
   describe(`${name} state store`, () => {
     let stores: Stores;
     beforeEach(async () => {
-      stores = await factory({});
+      stores = await declared(factory, {});
     });
     afterEach(async () => {
       await stores.close();
@@ -175,7 +182,7 @@ export function describeStateConformance(name: string, factory: StateStoresFacto
   describe(`${name} state store document cap`, () => {
     let stores: Stores;
     beforeEach(async () => {
-      stores = await factory({ stateMaxBytes: 64 });
+      stores = await declared(factory, { stateMaxBytes: 64 });
     });
     afterEach(async () => {
       await stores.close();

@@ -1,4 +1,6 @@
 import Redis from 'ioredis';
+import { openDeclaration } from '@hookyard/core';
+import type { StateStore } from '@hookyard/core';
 import { createRedisStores } from '../src';
 import type { Stores } from '../src';
 import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
@@ -110,6 +112,7 @@ describe('keep_event on Redis', () => {
       const subject = (key: string) => ({ scope: 'github', kind: 'pull_request', key });
       const by = { door: 'api' as const, actor: 'operator:ab12cd34', hook: null };
       try {
+        await direct.declarations.putDeclaration(openDeclaration('github', 'pull_request', 'written below'), T0);
         await s.states.set(subject('warm'), {}, { ...by, now: T0 });
         proxy.cutReplyTo('acme/api#lost');
         const lost = await rejection(s.states.set(subject('acme/api#lost'), { n: 1 }, { ...by, now: T0 }));
@@ -121,7 +124,11 @@ describe('keep_event on Redis', () => {
           'redis put_state outcome unknown: Command timed out',
         ]);
         // Redis is away (the proxy refuses): the next write is refused before it is sent.
-        const never = await rejection(s.states.set(subject('acme/api#never'), { n: 2 }, { ...by, now: T0 }));
+        // (The declared-state check reads the declaration first: that read fails, and the write is not made.)
+        const checked = await rejection(s.states.set(subject('acme/api#never'), { n: 2 }, { ...by, now: T0 }));
+        expect([checked.kind, checked.outcomeUnknown]).toEqual(['unavailable', false]);
+        const putState = (s.states as unknown as { inner: StateStore }).inner;
+        const never = await rejection(putState.set(subject('acme/api#never'), { n: 2 }, { ...by, now: T0 }));
         expect([never.kind, never.notSent, never.outcomeUnknown]).toEqual(['unavailable', true, false]);
         expect(never.message).toMatch(/^redis put_state not sent: connection is [a-z]+$/);
         // A plain write (no script) is decided the same way.

@@ -5,6 +5,7 @@
  */
 import Redis from 'ioredis';
 import { createRedisStores, migrateFreeFormStates } from '../src';
+import type { StateStore } from '@hookyard/core';
 import type { Stores } from '../src';
 import { requireRedis, uniquePrefix } from '../../../test/support/services';
 import { T0, hook, rejection } from './fixtures';
@@ -39,9 +40,14 @@ describe('redis: free-form subject state upgraded at start', () => {
       await admin.zadd(`{${prefix}}:topic:gh`, 0, name);
     }
     stores = await createRedisStores({ url, prefix, partitions: 2 });
-    // Documents of an undeclared state are written as before (put_state, unchanged).
-    await stores.states.set(pr, { checks: 'green', reviews: { ann: 'ok' } }, { door: 'hook', actor: 'run-1', hook: 'checks', now: T0 });
-    await stores.states.set({ scope: 'acme', kind: 'deploy', key: 'api' }, { at: 'v1' }, { door: 'api', actor: 'operator:x', hook: null, now: T0 });
+    // Documents of an undeclared state, as the code before declared states wrote them: put_state (unchanged), under the declaration checks.
+    const kept = (stores.states as unknown as { inner: StateStore }).inner;
+    await kept.set(pr, { checks: 'green', reviews: { ann: 'ok' } }, { door: 'hook', actor: 'run-1', hook: 'checks', now: T0 });
+    await kept.set({ scope: 'acme', kind: 'deploy', key: 'api' }, { at: 'v1' }, { door: 'api', actor: 'operator:x', hook: null, now: T0 });
+    // Today's code refuses such a write until the state is declared; the upgrade declares it.
+    expect(
+      (await rejection(stores.states.set({ scope: 'acme', kind: 'deploy', key: 'web' }, {}, { door: 'api', actor: 'operator:x', hook: null, now: T0 }))).kind,
+    ).toBe('not_found');
     expect(await stores.declarations.listDeclarations()).toEqual([]);
 
     const m = await migrateFreeFormStates(stores, T0 + 1);
@@ -54,6 +60,10 @@ describe('redis: free-form subject state upgraded at start', () => {
     // The hooks keep writing the whole document, as before.
     const merged = await stores.states.merge(pr, { reviews: { bob: 'no' } }, { door: 'hook', actor: 'run-2', hook: 'reviews', now: T0 + 2 });
     expect(merged.document).toEqual({ checks: 'green', reviews: { ann: 'ok', bob: 'no' } });
+    expect(
+      (await stores.states.set({ scope: 'acme', kind: 'deploy', key: 'web' }, { at: 'v2' }, { door: 'api', actor: 'operator:x', hook: null, now: T0 + 2 }))
+        .version,
+    ).toBe(1);
     // A new hook naming an attach path now meets them: 409 naming one.
     const err = await rejection(stores.hooks.putHook(hook('lint', 'gh', { subject: { ...subject, attach: '/lint' } })));
     expect([err.kind, err.message]).toEqual(['conflict', expect.stringContaining("overlaps hook 'checks', which binds the whole document")]);

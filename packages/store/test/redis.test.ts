@@ -227,10 +227,10 @@ describe('redis specifics', () => {
       await s.hooks.removeHook('a');
       await s.hooks.putApprovalPolicy([], null, T0);
       await s.declarations.putDeclaration({ scope: 'gh', kind: 'pr', schema: {}, description: '', templates: {} }, T0);
-      await s.declarations.removeDeclaration('gh', 'pr');
       const subject = { scope: 'gh', kind: 'pr', key: 'a{1}' };
       await s.states.set(subject, { a: 1 }, { door: 'api', actor: 'x', hook: null, now: T0 });
       await s.states.remove(subject, { door: 'api', actor: 'x', hook: null, now: T0 });
+      await s.declarations.removeDeclaration('gh', 'pr');
       await s.buckets.take('door-client', '10.0.0.1', { rate: 1, burst: 2 }, T0);
       const unrouted = { keep: 2, topics: 2, retentionMs: 60_000, maxBytes: 65_536, eventMaxBytes: 4096 };
       await s.runs.keepEvent({ topic: 'no-hook', payload: {}, now: T0, dispatchGraceMs: 0, unrouted });
@@ -266,6 +266,7 @@ describe('redis specifics', () => {
     });
     const s = await factory();
     try {
+      await s.declarations.putDeclaration({ scope: 'gh', kind: 'pr', schema: {}, description: '', templates: {} }, T0);
       const subject = { scope: 'gh', kind: 'pr', key: 'resent' };
       const by = { door: 'hook' as const, actor: 'run-1', hook: 'h' };
       expect((await s.states.set(subject, { a: 1 }, { ...by, ifVersion: 0, now: T0 })).version).toBe(1);

@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { HookyardError, silentLogger } from '@hookyard/core';
+import { HookyardError, openDeclaration, silentLogger } from '@hookyard/core';
 import type { SubjectKey } from '@hookyard/core';
 import { createMemoryStores } from '@hookyard/store';
 import type { Stores } from '@hookyard/store';
@@ -32,10 +32,12 @@ describe('state tools', () => {
   let stores: Stores;
   let repo: LocalRepo;
   let now = T0;
-  beforeEach(() => {
+  beforeEach(async () => {
     stores = createMemoryStores({ stateMaxBytes: 256 });
     now = T0;
     repo = new LocalRepo(stateTools(stores.states, () => now));
+    // A state never declared is not written: the states these tests write are declared open.
+    for (const kind of ['pull_request', 'issue']) await stores.declarations.putDeclaration(openDeclaration('github', kind, 'written by these tests'), T0);
   });
 
   it('are built-in names, each with a JSON Schema that compiles and takes an optional subject', async () => {
@@ -80,6 +82,22 @@ describe('state tools', () => {
       expect(e.kind).toBe('bad_input');
       expect(e.message).toBe(`${name}: missing argument 'subject' {scope, kind, key}: hook 'plain' declares no subject, so the call must name one`);
     }
+  });
+
+  it("a hook's state_set or state_merge with a subject argument naming an undeclared state fails not_found naming it and how to declare it; nothing written", async () => {
+    const typo = { scope: 'github', kind: 'pull_requests', key: '7' };
+    for (const [name, args] of [
+      ['state_set', { document: { a: 1 }, subject: typo }],
+      ['state_merge', { patch: { a: 1 }, subject: typo }],
+    ] as const) {
+      const e = await refusal(repo.exec(name, args, ctxOf('run-1', 'ci', pr)));
+      expect(e.kind).toBe('not_found');
+      expect(e.message).toContain(
+        "github/pull_requests is not a declared state (did you mean 'github/pull_request'?); nothing written. Declare it first: PUT /api/states/declarations/github/pull_requests or hookyard states declare github pull_requests",
+      );
+    }
+    expect(await stores.states.get(typo)).toBeNull();
+    expect(await repo.exec('state_get', { subject: typo }, ctxOf('run-2', 'ci', pr))).toEqual({ subject: typo, version: 0, document: null, updated_at: null });
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import type { Interaction } from '@hookyard/core';
 import { waitTool } from '@hookyard/tools';
-import { counter, harness, hook, tableJq, testTool } from './fixtures';
+import { counter, declareOpen, harness, hook, tableJq, testTool } from './fixtures';
 
 /**
  * The parkable door on the memory stores: a `wait` parks its run; later runs'
@@ -28,6 +28,7 @@ function jq(extra: Record<string, (input: unknown, vars: Record<string, unknown>
 async function setup(extra?: Parameters<typeof jq>[0]) {
   const echo = testTool('echo', async ({ args }) => args);
   const h = harness({ jq: jq(extra), tools: [waitTool, echo] });
+  await declareOpen(h.stores, 'conversation/pr');
   await h.stores.hooks.putHook(hook({ name: 'waiter', topic: 'opened', tool: 'wait', tool_kwargs: { timeout_seconds: 3600 }, subject }));
   await h.stores.hooks.putHook(
     hook({ name: 'resumer', topic: 'merged', tool: 'echo', subject, resume_expr: { content: 'resume-first' }, extras_expr: { content: 'hand-on' } }),

@@ -1,4 +1,4 @@
-import { ManualClock, badInput, createLogger, createMetrics, loadSettings } from '@hookyard/core';
+import { ManualClock, badInput, createLogger, createMetrics, loadSettings, openDeclaration } from '@hookyard/core';
 import type { Door, Hook, Logger, Settings } from '@hookyard/core';
 import { createMemoryBus, type RunBus } from '@hookyard/bus';
 import type { JqEngine } from '@hookyard/jq';
@@ -30,6 +30,14 @@ export function tableJq(table: Record<string, (input: unknown, vars: Record<stri
 export interface ToolCall {
   args: Record<string, unknown>;
   ctx: ToolCallContext;
+}
+
+/** Declares open the states named "scope/kind": a hook binds only a declared state (registration refuses another). */
+export async function declareOpen(stores: Stores, ...names: string[]): Promise<void> {
+  for (const name of names) {
+    const [scope, kind] = name.split('/');
+    await stores.declarations.putDeclaration(openDeclaration(scope!, kind!, 'bound by these tests'), 0);
+  }
 }
 
 /** A local tool whose body the test writes; every call is recorded. */

@@ -1,6 +1,6 @@
 import { HOOKS_RUN_FAILED_TOPIC, HookyardError, TOOL_EXTRA_IDEMPOTENCY_KEY, type ErrorKind, type Hook } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
-import { counter, harness, hook, tableJq, testTool } from './fixtures';
+import { counter, declareOpen, harness, hook, tableJq, testTool } from './fixtures';
 
 const payload = { action: 'opened', number: 7, title: 'hi' };
 
@@ -102,6 +102,7 @@ describe('executor: one attempt', () => {
   it('passes a rendered subject and extras_expr output as extras', async () => {
     const tool = testTool('t', async () => 'ok');
     const h = harness({ jq: tableJq({ '.number|tostring': () => ['7'], '{trace: "x"}': () => [{ trace: 'x' }] }), tools: [tool] });
+    await declareOpen(h.stores, 'repo/pr');
     await h.stores.hooks.putHook(
       hook({
         name: 'h',
@@ -140,6 +141,7 @@ describe('executor: one attempt', () => {
   ] as [string, Partial<Hook>, ErrorKind][])('fails at once before acting when %s', async (_name, fields, kind) => {
     const tool = testTool('t', async () => 'ran');
     const h = harness({ jq: jq(), tools: [tool] });
+    await declareOpen(h.stores, 's/k');
     await h.stores.hooks.putHook(hook({ name: 'h', topic: 'gh', tool: 't', ...fields }));
     const [id] = await h.keep('gh', payload);
     await h.executor.handle(id!);

@@ -2,7 +2,7 @@ import { HOOKS_APPROVAL_REQUESTED_TOPIC, unavailable } from '@hookyard/core';
 import type { ApprovalRule } from '@hookyard/core';
 import { createRedisStores, type Stores } from '@hookyard/store';
 import { deleteRedisKeys, requireRedis, uniquePrefix } from '../../../test/support/services';
-import { harness, hook, tableJq, testTool } from './fixtures';
+import { declareOpen, harness, hook, tableJq, testTool } from './fixtures';
 import type { Harness } from './fixtures';
 
 /**
@@ -80,7 +80,10 @@ describe.each(STORES)('executor plans before it claims (%s store)', (_name, open
       },
     });
     if (rules.length) await h.stores.hooks.putApprovalPolicy(rules, null, h.clock.now());
-    for (const f of hooks) await h.stores.hooks.putHook(hook(f));
+    for (const f of hooks) {
+      if (f.subject) await declareOpen(h.stores, `${f.subject.scope}/${f.subject.kind}`);
+      await h.stores.hooks.putHook(hook(f));
+    }
     /** Keeps `payload` on `topic` and dispatches each run with its hint, as the door does. */
     const deliver = async (topic: string, payload: unknown, text = JSON.stringify(payload), hintTopic = topic) => {
       const kept = await h.stores.runs.keepEvent({ topic, payload, payloadJson: JSON.stringify(payload), now: h.clock.now(), dispatchGraceMs: 0 });

@@ -1,6 +1,6 @@
 import { TOOL_EXTRA_IDEMPOTENCY_KEY } from '@hookyard/core';
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
-import { harness, hook, testTool } from './fixtures';
+import { declareOpen, harness, hook, testTool } from './fixtures';
 
 /** The same flow over the real jq engine: what the table stubs stand for holds for real jq too. */
 describe('executor with the real jq engine', () => {
@@ -17,6 +17,7 @@ describe('executor with the real jq engine', () => {
   it('evaluates condition, start_expr (static wins), a stored-template subject and extras_expr', async () => {
     const tool = testTool('t', async ({ args }) => args);
     const h = harness({ jq, tools: [tool] });
+    await declareOpen(h.stores, 'repo/pr');
     await h.stores.hooks.putTemplate({ id: 'pr-key', content: '"\\($prefix)/\\(.pull_request.number)"' });
     await h.stores.hooks.putHook(
       hook({

@@ -1,8 +1,8 @@
-import { unavailable } from '@hookyard/core';
+import { openDeclaration, unavailable } from '@hookyard/core';
 import { createJqEngine, type HookyardJqEngine } from '@hookyard/jq';
 import type { Stores } from '@hookyard/store';
 import { stateTools } from '@hookyard/tools';
-import { harness, hook, testTool } from './fixtures';
+import { harness as bare, hook, testTool } from './fixtures';
 
 /** Subject state in a run: $state in the condition and the door contract, state tools attributed to the run, key_expr checks. */
 describe('executor: subject state', () => {
@@ -14,11 +14,23 @@ describe('executor: subject state', () => {
     await jq.close();
   });
 
+  /** A harness whose stores have the states these tests bind or write declared open (a state never declared is not). */
+  async function harness(opts: Parameters<typeof bare>[0]) {
+    const h = bare(opts);
+    for (const [scope, kind] of [
+      ['github', 'pull_request'],
+      ['github', 'pr'],
+      ['ops', 'counter'],
+    ])
+      await h.stores.declarations.putDeclaration(openDeclaration(scope!, kind!, 'bound or written by these tests'), h.clock.now());
+    return h;
+  }
+
   const subject = { scope: 'github', kind: 'pull_request', key_expr: { content: '"\\(.repo)#\\(.pr)"' } };
   const pr = { scope: 'github', kind: 'pull_request', key: 'acme/api#7' };
 
   it('a condition reading $state skips an unchanged status; a state_merge writes the change attributed to the run and its hook', async () => {
-    const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
+    const h = await harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
     await h.stores.hooks.putHook(
       hook({
         name: 'ci-status',
@@ -50,7 +62,7 @@ describe('executor: subject state', () => {
   });
 
   it('two hooks on one subject create it with if_version 0: the first run writes, the second fails conflict naming the kept version', async () => {
-    const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
+    const h = await harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
     await h.stores.hooks.putHook(
       hook({ name: 'a-opened', topic: 'gh', tool: 'state_set', subject, tool_kwargs: { if_version: 0 }, start_expr: { content: '{document: {by: "a"}}' } }),
     );
@@ -70,7 +82,7 @@ describe('executor: subject state', () => {
 
   it('$state is bound in every door-contract expression and in extras_expr; the tool gets the subject', async () => {
     const tool = testTool('t', async ({ args }) => args);
-    const h = harness({ jq, tools: [tool] });
+    const h = await harness({ jq, tools: [tool] });
     await h.stores.states.set(pr, { reviewers: ['ann'] }, { door: 'api', actor: 'operator:x', hook: null, now: h.clock.now() });
     await h.stores.hooks.putHook(
       hook({
@@ -99,7 +111,7 @@ describe('executor: subject state', () => {
     ['empty', 'got no output'],
   ])('key_expr yielding %s fails the run bad_input quoting it, before the hook acts', async (expr, shown) => {
     const tool = testTool('t', async () => 'ran');
-    const h = harness({ jq, tools: [tool] });
+    const h = await harness({ jq, tools: [tool] });
     await h.stores.hooks.putHook(hook({ name: 'keyed', topic: 'gh', tool: 't', subject: { scope: 'github', kind: 'pr', key_expr: { content: expr } } }));
     const [id] = await h.keep('gh', {});
     await h.executor.handle(id!);
@@ -116,7 +128,7 @@ describe('executor: subject state', () => {
   it('a store failure reading $state is retried with backoff, before the hook acts', async () => {
     const tool = testTool('t', async () => 'ran');
     let failing = true;
-    const h = harness({
+    const h = await harness({
       jq,
       tools: [tool],
       stores: (s: Stores) => ({
@@ -142,7 +154,7 @@ describe('executor: subject state', () => {
   });
 
   it('a state tool in a hook without a subject needs an explicit subject argument, else the run fails bad_input naming it', async () => {
-    const h = harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
+    const h = await harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
     await h.stores.hooks.putHook(
       hook({
         name: 'explicit',
@@ -166,5 +178,20 @@ describe('executor: subject state', () => {
         message: "state_merge: missing argument 'subject' {scope, kind, key}: hook 'nosubject' declares no subject, so the call must name one",
       },
     });
+  });
+
+  it("a hook's state_set with a subject argument naming an undeclared state fails the run not_found naming it; nothing written", async () => {
+    const h = await harness({ jq, tools: (stores, clock) => stateTools(stores.states, () => clock.now()) });
+    const typo = { scope: 'ops', kind: 'counters', key: 'main' };
+    await h.stores.hooks.putHook(
+      hook({ name: 'typo', topic: 'gh', tool: 'state_set', start_expr: { content: `{document: {n: .n}, subject: ${JSON.stringify(typo)}}` } }),
+    );
+    const [id] = await h.keep('gh', { n: 3 });
+    await h.executor.handle(id!);
+    const run = await h.stores.runs.get(id!);
+    expect(run).toMatchObject({ status: 'failed', error: { kind: 'not_found' } });
+    expect(run!.error!.message).toContain("ops/counters is not a declared state (did you mean 'ops/counter'?); nothing written");
+    expect(await h.stores.states.get(typo)).toBeNull();
+    expect(await h.stores.states.kinds()).toEqual([]);
   });
 });

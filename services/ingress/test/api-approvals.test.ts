@@ -186,6 +186,9 @@ describe('approval policy, dry run and hook schema API', () => {
     it("against the subject's current $state: the condition reads it, and the report shows it", async () => {
       const subject = { scope: 'repo', kind: 'pr', key: 'api#7' };
       const gated = { ...record, condition: { content: '$state.deployed != true' }, extras_expr: { content: '{pr: .number, seen: $state}' } };
+      expect(
+        (await h.call('/api/states/declarations/repo/pr', { method: 'PUT', role: 'admin', json: { schema: {}, description: 'a pull request' } })).status,
+      ).toBe(201);
       await h.stores.states.set(subject, { deployed: true }, { door: 'api', actor: 'operator:x', hook: null, now: Date.now() });
       expect((await dry({ hook: gated, payload: merged })).body).toMatchObject({
         state: { deployed: true },

@@ -57,6 +57,10 @@ const agentOf = (h: Harness, name: string) =>
 const unrouted = async (h: Harness, name: string) => {
   expect((await h.call(`/universal_webhook/${name}`, { method: 'POST', json: { n: 1 } })).status).toBe(200);
 };
+/** A state is declared before it is written. */
+const declared = async (h: Harness, name: string) => {
+  expect((await put(h, `/api/states/declarations/${name}/${name}`, { schema: {}, description: 'walk' })).status).toBe(201);
+};
 const tool = (name: string) => ({ name, kind: 'http', endpoint: 'http://127.0.0.1:9/x', protocol: 'openai' });
 
 /** A request each write route carries out; a write route missing here fails the walk. */
@@ -95,9 +99,12 @@ const FIXTURES: Record<string, Fixture> = {
   'PUT /api/approval-policy': { body: () => ({ rules: [{ name: 'walk', tools: ['echo'], action: 'approve' }] }) },
   'POST /api/approval-policy/dry-run': { seed: (h, n) => seedHook(h, n), body: (n) => ({ call: { hook: n, tool: 'echo' } }) },
   'POST /api/settings/reload': {},
-  'PUT /api/states/:scope/:kind/:key': { body: () => ({ document: { a: 2 } }) },
+  'PUT /api/states/:scope/:kind/:key': { seed: (h, n) => declared(h, n), body: () => ({ document: { a: 2 } }) },
   'DELETE /api/states/:scope/:kind/:key': {
-    seed: async (h, n) => void expect((await put(h, `/api/states/${n}/${n}/${n}`, { document: { a: 1 } })).status).toBe(201),
+    seed: async (h, n) => {
+      await declared(h, n);
+      expect((await put(h, `/api/states/${n}/${n}/${n}`, { document: { a: 1 } })).status).toBe(201);
+    },
   },
   'PUT /api/states/declarations/:scope/:kind': { body: () => ({ schema: { type: 'object' }, description: 'walk' }) },
   'DELETE /api/states/declarations/:scope/:kind': {

@@ -28,6 +28,9 @@ describe('management API: body cap and mark', () => {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ error: { kind: 'bad_input', message: 'request body nests deeper than 64 levels' } });
     }
+    expect((await h.call('/api/states/declarations/s/k', { method: 'PUT', role: 'admin', json: { schema: {}, description: 'any document' } })).status).toBe(
+      201,
+    );
     const ok = await h.call('/api/states/s/k/shallow', { method: 'PUT', role: 'operator', body: deep(10), headers: { 'content-type': 'application/json' } });
     expect(ok.status).toBe(201);
   });

@@ -31,6 +31,12 @@ describe('hook registration with the real jq engine', () => {
 
   it('binds $state beside $parked in every field; a subject whose key_expr does not compile is one line', async () => {
     const subject = { scope: 'github', kind: 'pull_request', key_expr: { content: '.pr | tostring' } };
+    const declared = await h.call('/api/states/declarations/github/pull_request', {
+      method: 'PUT',
+      role: 'admin',
+      json: { schema: {}, description: 'a pull request' },
+    });
+    expect(declared.status).toBe(201);
     const ok = await h.call('/api/hooks', {
       method: 'POST',
       role: 'operator',

@@ -69,6 +69,39 @@ describe('management API: declared states and checked bindings', () => {
     expect(await h.stores.hooks.getHook('ci')).toBeNull();
   });
 
+  it('a subject without attach on an undeclared state is 404 naming scope and kind and the nearest declared one; no hook stored, nothing declared', async () => {
+    await h.call(DECL, { method: 'PUT', role: 'admin', json: declaration });
+    const typo = { name: 'ci', topic: 'gh', tool: 'echo', subject: { scope: 'github', kind: 'pull_requests', key_expr: { content: '.pr' } } };
+    const r = await h.call('/api/hooks', { method: 'POST', role: 'operator', json: typo });
+    expect(r.status).toBe(404);
+    expect(r.body.error.message).toBe(
+      "subject github/pull_requests is not a declared state; did you mean 'github/pull_request'? (declare it: PUT /api/states/declarations/github/pull_requests); no hook stored",
+    );
+    expect(await h.stores.hooks.getHook('ci')).toBeNull();
+    expect(await h.stores.declarations.getDeclaration('github', 'pull_requests')).toBeNull();
+    // On the declared state it binds the whole document, shared with other hooks without attach.
+    for (const name of ['ci', 'lint']) {
+      expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: { ...hookWith(name, {}) } })).status).toBe(201);
+    }
+    expect(await h.stores.declarations.bindings('github', 'pull_request')).toEqual([
+      { hook: 'ci', attach: null },
+      { hook: 'lint', attach: null },
+    ]);
+  });
+
+  it('a PUT of a state nobody declared is 404 naming it and how to declare it; nothing written, and it reads as before (404)', async () => {
+    await h.call(DECL, { method: 'PUT', role: 'admin', json: declaration });
+    const url = `/api/states/github/pull_requests/${encodeURIComponent('acme/api#7')}`;
+    const r = await h.call(url, { method: 'PUT', role: 'operator', json: { document: { checks: { status: 'green' } } } });
+    expect([r.status, r.body.error.kind]).toEqual([404, 'not_found']);
+    expect(r.body.error.message).toBe(
+      'state github/pull_requests/"acme/api#7": github/pull_requests is not a declared state (did you mean \'github/pull_request\'?); nothing written. Declare it first: PUT /api/states/declarations/github/pull_requests or hookyard states declare github pull_requests',
+    );
+    expect(await h.stores.states.kinds()).toEqual([]);
+    expect((await h.call(url, { role: 'reader' })).status).toBe(404);
+    expect((await h.call('/api/states?scope=github&kind=pull_requests', { role: 'reader' })).body).toEqual({ states: [], next_cursor: null });
+  });
+
   it('an attach path another hook holds is 409 naming that hook, for the same path and for one inside or around it; no hook stored', async () => {
     await h.call(DECL, { method: 'PUT', role: 'admin', json: declaration });
     expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hookWith('ci', { attach: '/checks' }) })).status).toBe(201);

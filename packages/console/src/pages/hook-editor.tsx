@@ -329,7 +329,7 @@ function DeclaredHint({ states, scope, kind, pick }: { states: DeclaredState[]; 
         <small class="hint" data-testid="declared-state" aria-live="polite">
           {d
             ? `Declared state ${d.scope}/${d.kind}: ${d.description}. Templates to attach (subject.templates): ${Object.keys(d.templates).join(', ') || 'none'}.`
-            : `${scope.trim()}/${kind.trim()} is not a declared state: a binding with attach is refused (404); without attach it is declared open.`}
+            : `${scope.trim()}/${kind.trim()} is not a declared state: registering this hook is refused (404); declare it first (hookyard states declare ${scope.trim()} ${kind.trim()}).`}
         </small>
       )}
     </>

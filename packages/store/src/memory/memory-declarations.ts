@@ -1,6 +1,6 @@
 import { declarationName } from '@hookyard/core';
 import type { Hook, StateBinding, StateDeclaration, StateDeclarationInput, StateDeclarationStore } from '@hookyard/core';
-import { autoDeclaration, bindingOf, stampDeclaration, occupiedError, overlapping, stillBoundError, undeclaredError } from '../declaration-rules';
+import { bindingOf, stampDeclaration, occupiedError, overlapping, stillBoundError, undeclaredError } from '../declaration-rules';
 
 /**
  * Declared states in this process, and which hook binds which part: the
@@ -13,14 +13,12 @@ export class MemoryStateDeclarations implements StateDeclarationStore {
   private readonly binds = new Map<string, Map<string, string | null>>();
 
   /** Checks and records `hook`'s binding, dropping the one its previous record held; throws before changing anything. */
-  bind(hook: Hook, previous: Hook | null, now: number): void {
+  bind(hook: Hook, previous: Hook | null): void {
     const b = bindingOf(hook);
     if (b) {
-      const auto = this.decls.has(b.name) ? null : autoDeclaration(hook, b);
-      if (!this.decls.has(b.name) && !auto) throw undeclaredError(b, this.decls.keys());
+      if (!this.decls.has(b.name)) throw undeclaredError(b, this.decls.keys());
       const clash = overlapping(b, hook.name, this.binds.get(b.name) ?? []);
       if (clash) throw occupiedError(b, clash[0], clash[1]);
-      if (auto) this.declare(auto, now);
     }
     this.unbind(previous);
     if (b) {

@@ -58,7 +58,7 @@ export class MemoryHookStore implements HookStore {
   async putHook(hook: Hook): Promise<{ created: boolean; previous: Hook | null }> {
     const previous = this.hooks.get(hook.name) ?? null;
     // Checked and recorded in this synchronous step: a refused binding stores no hook.
-    this.declarations.bind(hook, previous, Date.parse(hook.updated_at) || Date.now());
+    this.declarations.bind(hook, previous);
     this.hooks.set(hook.name, structuredClone(hook));
     this.revisions.set(hook.name, hookRevision(JSON.stringify(hook)));
     return { created: previous === null, previous };

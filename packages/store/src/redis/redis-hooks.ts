@@ -16,7 +16,7 @@ import type {
 import { notFound } from '@hookyard/core';
 import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
-import { autoDeclaration, bindingOf, decodeAttach, occupiedError, stampDeclaration, undeclaredError } from '../declaration-rules';
+import { bindingOf, decodeAttach, occupiedError, undeclaredError } from '../declaration-rules';
 import { PENDING_TOOL_ID, pendingToolId } from '../pending-tool';
 import type { HookStore } from '../types';
 import type { KeyLayout } from './keys';
@@ -75,14 +75,8 @@ export class RedisHookStore implements HookStore {
     if (before && before.topic !== hook.topic) await this.leaveCopies('put_hook', before.topic, hook.name);
     const record = JSON.stringify(hook);
     const binding = bindingOf(hook);
-    const auto = binding ? autoDeclaration(hook, binding) : null;
-    const autoJson = auto ? JSON.stringify(stampDeclaration(auto, null, Date.parse(hook.updated_at) || Date.now())) : '';
     const reply = await call('put_hook', () =>
-      this.scripts.run(
-        'put_hook',
-        [this.keys.hooks, this.keys.stateDeclarations, this.keys.stateBindings],
-        [this.keys.hookTag, hook.name, record, hook.topic, autoJson],
-      ),
+      this.scripts.run('put_hook', [this.keys.hooks, this.keys.stateDeclarations, this.keys.stateBindings], [this.keys.hookTag, hook.name, record, hook.topic]),
     );
     if (Number(reply[0]) === REPLY_CODES.undeclared_state || Number(reply[0]) === REPLY_CODES.attach_held) {
       // Refused: the kept record did not move, so a hook that left its topic's copies above joins them again.

@@ -20,8 +20,8 @@ async function read<T>(hook: string, state: string, fn: () => Promise<T>): Promi
  * failure 500. The store's putHook checks the same again in the step that
  * keeps the hook (a binding made in between is still refused). Attaches the
  * templates the binding names (their jq fills the hook's fields) and answers
- * the declaration (null: a subject without attach on a state not yet declared,
- * which putHook declares open).
+ * the declaration (null: the hook has no subject). A subject without attach
+ * binds too: the whole document of a declared state, shared.
  */
 export async function checkBinding(hook: Hook, store: StateDeclarationStore): Promise<StateDeclaration | null> {
   const s = hook.subject;
@@ -30,18 +30,14 @@ export async function checkBinding(hook: Hook, store: StateDeclarationStore): Pr
   const attach = s.attach ?? null;
   const declaration = await read(hook.name, name, () => store.getDeclaration(s.scope, s.kind));
   if (!declaration) {
-    if (attach !== null || s.templates?.length) {
-      const declared = await read(hook.name, name, () => store.listDeclarations());
-      const near = nearestName(
-        name,
-        declared.map((d) => declarationName(d.scope, d.kind)),
-      );
-      throw notFound(
-        `subject ${name} is not a declared state${near ? `; did you mean '${near}'?` : ''} (declare it: PUT /api/states/declarations/${s.scope}/${s.kind}); no hook stored`,
-      );
-    }
-    delete s.declaration_version;
-    return null;
+    const declared = await read(hook.name, name, () => store.listDeclarations());
+    const near = nearestName(
+      name,
+      declared.map((d) => declarationName(d.scope, d.kind)),
+    );
+    throw notFound(
+      `subject ${name} is not a declared state${near ? `; did you mean '${near}'?` : ''} (declare it: PUT /api/states/declarations/${s.scope}/${s.kind}); no hook stored`,
+    );
   }
   const held = await read(hook.name, name, () => store.bindings(s.scope, s.kind));
   const clash = held.find((b) => b.hook !== hook.name && bindingsOverlap(attach, b.attach));

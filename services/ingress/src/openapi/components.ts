@@ -88,7 +88,7 @@ export const SCHEMAS: Record<string, Schema> = {
             type: 'string',
             description:
               'The part of the document this hook writes (a JSON pointer, "" for all of it), held against every other binding. ' +
-              'Absent: the whole document, shared with other hooks without attach (a state never declared is then declared open)',
+              'Absent: the whole document, shared with other hooks without attach (the state must still be declared)',
           },
           templates: {
             type: 'array',

@@ -7,9 +7,7 @@
 --       3 bindings ({prefix}:state-binds)
 -- Also touches (undeclared) {prefix}:topic:<old topic> and {prefix}:topic:<topic>,
 -- named from ARGV[1], the hash tag of KEYS[1]: same slot.
--- ARGV: 1 hook key prefix ({prefix}, the hooks' hash tag), 2 name, 3 hook JSON, 4 topic,
---       5 the open declaration JSON to keep when the state is undeclared and the
---         subject has no attach path ('' otherwise)
+-- ARGV: 1 hook key prefix ({prefix}, the hooks' hash tag), 2 name, 3 hook JSON, 4 topic
 -- Returns {0, previous JSON or ''}; {ERR_UNDECLARED_STATE, "scope/kind"} the state is not declared;
 -- {ERR_ATTACH_HELD, holder hook, its kept attach} another binding overlaps.
 --!include codes
@@ -19,12 +17,10 @@ same_slot(ARGV[1])
 local previous = redis.call('HGET', KEYS[1], ARGV[2])
 local field, attach = binding_of(ARGV[3])
 if field then
-  local declared = redis.call('HEXISTS', KEYS[2], field) == 1
-  if not declared and ARGV[5] == '' then return { ERR_UNDECLARED_STATE, field } end
+  if redis.call('HEXISTS', KEYS[2], field) == 0 then return { ERR_UNDECLARED_STATE, field } end
   for hook, held in pairs(read_binds(KEYS[3], field)) do
     if hook ~= ARGV[2] and overlaps(attach, held) then return { ERR_ATTACH_HELD, hook, held } end
   end
-  if not declared then redis.call('HSET', KEYS[2], field, ARGV[5]) end
 end
 unbind(KEYS[3], previous, ARGV[2])
 if field then
