@@ -25,6 +25,7 @@ import { AgentCalls } from './agent/calls';
 import { createMcpDoor } from './agent/mcp-door';
 import type { IssuerKeysOptions } from './oidc/issuer-keys';
 import { agentOAuthOf } from './oidc/agent-oauth';
+import { personOAuthOf } from './oidc/person-oauth';
 import { protectedResourceRoutes } from './oidc/resource-routes';
 
 export { answerClientError } from './client-error';
@@ -189,6 +190,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
         ...(limitAgent ? { limitAgent } : {}),
         agentOAuth,
+        personOAuth: personOAuthOf(settings, agentOAuth?.verify),
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),

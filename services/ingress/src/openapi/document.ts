@@ -243,8 +243,22 @@ const PATHS: Obj = {
   '/api/whoami': {
     get: op(
       'reader',
-      'The role of the presented token',
-      { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) },
+      'The role of the presented token, and the person for an access token from the IdP',
+      {
+        '200': answer('The role (and who is signed in)', {
+          type: 'object',
+          required: ['role'],
+          properties: {
+            role: { type: 'string', enum: ['reader', 'operator', 'admin'] },
+            person: {
+              type: 'object',
+              description: 'present for an access token of HOOKS_OIDC_API_AUDIENCE: the IdP subject and a readable name (preferred_username or email)',
+              required: ['issuer', 'subject', 'name'],
+              properties: { issuer: { type: 'string' }, subject: { type: 'string' }, name: { type: 'string' } },
+            },
+          },
+        }),
+      },
       {
         tags: ['ops'],
         operationId: 'whoami',
