@@ -26,6 +26,7 @@ import { createMcpDoor } from './agent/mcp-door';
 import type { IssuerKeysOptions } from './oidc/issuer-keys';
 import { agentOAuthOf } from './oidc/agent-oauth';
 import { personOAuthOf } from './oidc/person-oauth';
+import { consoleSsoOf } from './oidc/console-sso';
 import { protectedResourceRoutes } from './oidc/resource-routes';
 
 export { answerClientError } from './client-error';
@@ -153,7 +154,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   app.use('/api/tools', mcp.onToolWrites);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
-  app.use(consoleRouter(deps.consoleAssets));
+  app.use(consoleRouter(deps.consoleAssets, consoleSsoOf(settings)));
   // A link answer records who used it: the address as the limiter reads it (HOOKS_TRUSTED_PROXIES), also with the limiter off.
   const proxies = parseTrustedProxies(settings.trustedProxies).table;
   const clientAddress = (req: IncomingMessage) =>
