@@ -6,7 +6,8 @@
  * (its CSP lets it reach exactly the token endpoint), who is signed in; an
  * operator approves a parked call and the approval, the run's history and
  * the audit name that person; a reader sees no Approve button and the API
- * refuses their answer; signing out forgets the IdP's tokens.
+ * refuses their answer; the token is renewed with the refresh token before
+ * it expires; signing out forgets the IdP's tokens.
  * Screenshots: sso-sign-in, sso-operator-approved.
  */
 import type { Page } from 'playwright-core';
@@ -37,6 +38,8 @@ describe('console single sign-on with the IdP (Chromium, oidc-provider)', () => 
         idp = await startPeopleIdp({
           agentResource: `${url}/mcp`,
           apiResource: `${url}/api`,
+          // Renewed a minute before expiry, so 65 s tokens are renewed about 5 s after sign-in.
+          apiTokenTtl: 65,
           people: { 'u-1001': { roles: ['hy-ops'], preferred_username: 'olivia' }, 'u-2002': { roles: ['reader'], email: 'rita@example.com' } },
           clients: [
             {
@@ -54,6 +57,8 @@ describe('console single sign-on with the IdP (Chromium, oidc-provider)', () => 
           oidcApiAudience: `${url}/api`,
           oidcRoleMap: { 'hy-ops': 'operator' },
           oidcConsoleClientId: CONSOLE_CLIENT,
+          // The test IdP issues API tokens for its API scope (as Okta's custom scopes or Entra's api:// scopes).
+          oidcConsoleScope: 'openid offline_access hookyard:api',
         };
       },
     });
@@ -103,7 +108,7 @@ describe('console single sign-on with the IdP (Chromium, oidc-provider)', () => 
         resource: `${w.url}/api`,
         authorization_endpoint: `${idp.issuer}/auth`,
         token_endpoint: `${idp.issuer}/token`,
-        scope: 'openid offline_access',
+        scope: 'openid offline_access hookyard:api',
       },
     });
     const parked = await parkDeploy(1);
@@ -133,7 +138,7 @@ describe('console single sign-on with the IdP (Chromium, oidc-provider)', () => 
     expect(audit.entries.map((e: { actor: unknown }) => e.actor)).toEqual([{ kind: 'person', role: 'operator', label: who }]);
   });
 
-  it('a person with only the reader role sees no Approve button and the API refuses their answer; signing out forgets the tokens', async () => {
+  it('a person with only the reader role sees no Approve button and the API refuses their answer; the token is renewed before it expires; signing out forgets the tokens', async () => {
     const parked = await parkDeploy(2);
     await withPage(browser, async (page, errors) => {
       await signInAtIdp(page, 'u-2002', 'rita@example.com', 'reader');
@@ -150,6 +155,15 @@ describe('console single sign-on with the IdP (Chromium, oidc-provider)', () => 
         return r.status;
       }, parked.interaction.id);
       expect(status).toBe(403);
+      const first = await page.evaluate(() => sessionStorage.getItem('hookyard.token'));
+      await page.waitForFunction((t) => sessionStorage.getItem('hookyard.token') !== t, first, { timeout: 30_000 });
+      const renewed = await page.evaluate(() => sessionStorage.getItem('hookyard.token'));
+      // Renewed, not signed out (which clears it).
+      expect(renewed).toEqual(expect.any(String));
+      expect(await (await fetch(`${w.url}/api/whoami`, { headers: { authorization: `Bearer ${renewed}` } })).json()).toMatchObject({
+        role: 'reader',
+        person: { subject: 'u-2002' },
+      });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('API token').waitFor();
       expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('hookyard.')))).toEqual([]);

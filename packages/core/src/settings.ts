@@ -409,6 +409,12 @@ const REGISTRY = {
     live: false,
     parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined),
   }),
+  HOOKS_OIDC_CONSOLE_SCOPE: setting('oidcConsoleScope', {
+    doc: 'the scopes the console asks the IdP for (space-separated): offline_access for a refresh token, plus whatever scope your IdP needs to issue a token for HOOKS_OIDC_API_AUDIENCE',
+    default: 'openid offline_access',
+    live: false,
+    parse: str('openid offline_access'),
+  }),
   HOOKS_WEBHOOK_ALLOW_HOSTS: setting('webhookAllowHosts', {
     doc: 'hosts the webhook tool may call (their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)',
     default: 'none',
@@ -630,6 +636,7 @@ function checkOidcPeople(s: Settings): void {
     s.oidcConsoleClientId !== undefined && 'HOOKS_OIDC_CONSOLE_CLIENT_ID',
     Object.keys(s.oidcRoleMap).length > 0 && 'HOOKS_OIDC_ROLE_MAP',
     s.oidcRolesClaim !== 'roles' && 'HOOKS_OIDC_ROLES_CLAIM',
+    s.oidcConsoleScope !== 'openid offline_access' && 'HOOKS_OIDC_CONSOLE_SCOPE',
   ].filter((n): n is string => typeof n === 'string');
   if (s.oidcApiAudience === undefined) {
     if (people.length > 0) {

@@ -25,7 +25,7 @@ export interface ConsoleSso {
  * read by the server, so the page's CSP can allow exactly the token endpoint.
  */
 export function consoleSsoOf(
-  settings: Pick<Settings, 'oidcConsoleClientId' | 'oidcApiAudience' | 'oidcIssuers'>,
+  settings: Pick<Settings, 'oidcConsoleClientId' | 'oidcApiAudience' | 'oidcIssuers' | 'oidcConsoleScope'>,
   fetchFn: typeof fetch = fetch,
   nowMs: () => number = Date.now,
 ): ConsoleSso | null {
@@ -49,8 +49,8 @@ export function consoleSsoOf(
           resource,
           authorization_endpoint: meta.authorization_endpoint,
           token_endpoint: meta.token_endpoint,
-          // offline_access: a refresh token, so the console renews without sending the person back to the IdP.
-          scope: 'openid offline_access',
+          // HOOKS_OIDC_CONSOLE_SCOPE: offline_access asks for a refresh token, so the console renews without sending the person back.
+          scope: settings.oidcConsoleScope,
         };
       } catch {
         // The next metadata URL, or none: retried after METADATA_RETRY_MS.

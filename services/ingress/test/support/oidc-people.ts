@@ -27,6 +27,8 @@ export async function startPeopleIdp(opts: {
   apiResource: string;
   people: Record<string, PersonAtIdp>;
   clients: Record<string, unknown>[];
+  /** Lifetime of the API's access tokens in seconds (default 600). */
+  apiTokenTtl?: number;
 }): Promise<AuthorizationServer> {
   const child = spawn(process.execPath, [join(__dirname, 'oidc-provider-server.mjs')], {
     env: {
@@ -35,6 +37,7 @@ export async function startPeopleIdp(opts: {
       HOOKYARD_API_RESOURCE: opts.apiResource,
       HOOKYARD_PEOPLE: JSON.stringify(opts.people),
       HOOKYARD_CLIENTS: JSON.stringify(opts.clients),
+      ...(opts.apiTokenTtl ? { HOOKYARD_API_TTL: String(opts.apiTokenTtl) } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

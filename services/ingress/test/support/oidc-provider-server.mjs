@@ -10,7 +10,8 @@
 // management API, whose tokens carry `roles` and `preferred_username` from
 // HOOKYARD_PEOPLE (JSON: login -> {roles, preferred_username?, email?});
 // HOOKYARD_CLIENTS (JSON: a list of client metadata) pre-registers clients,
-// such as the console's public client.
+// such as the console's public client; HOOKYARD_API_TTL the API tokens' lifetime
+// in seconds (short, for the console's renewal).
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
@@ -20,7 +21,8 @@ if (!resource) throw new Error('HOOKYARD_RESOURCE is required');
 const apiResource = process.env.HOOKYARD_API_RESOURCE;
 const people = JSON.parse(process.env.HOOKYARD_PEOPLE ?? '{}');
 const clients = JSON.parse(process.env.HOOKYARD_CLIENTS ?? '[]');
-const jwtAt = (audience, scope) => ({ scope, audience, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } });
+const apiTtl = Number(process.env.HOOKYARD_API_TTL ?? 600);
+const jwtAt = (audience, scope, ttl = 600) => ({ scope, audience, accessTokenTTL: ttl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } });
 const jwk = (type, opts, kid, alg) => ({ ...generateKeyPairSync(type, opts).privateKey.export({ format: 'jwk' }), kid, alg, use: 'sig' });
 
 const server = createServer();
@@ -33,6 +35,9 @@ const provider = new Provider(issuer, {
   // Dynamic registration takes only scopes the server lists: the resource's scope among them.
   scopes: ['openid', 'offline_access', 'hookyard:agent', 'hookyard:api'],
   clients,
+  // Refresh tokens for any client allowed the grant, as many IdPs do (oidc-provider's own default
+  // wants offline_access, which OIDC drops unless prompt=consent).
+  issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   // A person's roles and readable name, in access tokens for the API only.
   extraTokenClaims: (_ctx, token) => {
     if (!apiResource || token.resourceServer?.audience !== apiResource) return undefined;
@@ -48,7 +53,7 @@ const provider = new Provider(issuer, {
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, indicator) => {
         if (indicator === resource) return jwtAt(resource, 'hookyard:agent');
-        if (apiResource && indicator === apiResource) return jwtAt(apiResource, 'hookyard:api');
+        if (apiResource && indicator === apiResource) return jwtAt(apiResource, 'hookyard:api', apiTtl);
         // Some other service at the same IdP: its tokens are no Hookyard door's.
         if (indicator.startsWith('https://elsewhere.example/')) return jwtAt(indicator, 'hookyard:api');
         throw new errors.InvalidTarget(`unknown resource ${indicator}`);
