@@ -240,6 +240,23 @@ const PATHS: Obj = {
       },
     },
   },
+  '/console/sso.json': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'consoleSso',
+      summary: "How the console signs a person in at the IdP (public, like the IdP's own metadata)",
+      description:
+        '`{"sso": null}` without HOOKS_OIDC_CONSOLE_CLIENT_ID (or while the IdP metadata cannot be read); else the issuer, the console\'s public ' +
+        'client id, the API audience to ask for (`resource`), the authorization and token endpoints and the scopes.',
+      responses: {
+        '200': {
+          description: 'The single sign-on config, or null',
+          content: { 'application/json': { schema: { type: 'object', required: ['sso'], properties: { sso: { type: 'object', nullable: true } } } } },
+        },
+      },
+    },
+  },
   '/api/whoami': {
     get: op(
       'reader',
