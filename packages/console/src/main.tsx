@@ -4,6 +4,7 @@ import { api, ApiError, atLeast, session, type Role } from './api';
 import { useRoute } from './route';
 import { ErrorBox, toApiError } from './util';
 import { SignIn } from './pages/sign-in';
+import { finishSignIn, forgetSso, renew, renewInMs, ssoConfig, type SsoConfig } from './sso';
 import { Overview } from './pages/overview';
 import { RunsPage } from './pages/runs';
 import { IssuesPage } from './pages/issues';
@@ -33,51 +34,73 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
   { path: '/audit', label: 'Audit', min: 'admin' },
 ];
 
-function App() {
-  const [role, setRole] = useState<Role | null>(null);
-  const [checking, setChecking] = useState(session.token() !== null);
-  const [error, setError] = useState<ApiError | null>(null);
+/** GET /api/whoami: the role, and the person for a token from the IdP. */
+interface Me {
+  role: Role;
+  person?: { subject: string; name: string };
+}
 
-  // A token kept from earlier in this tab is asked about once: still valid, and which role.
+function App() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [checking, setChecking] = useState(true);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [sso, setSso] = useState<SsoConfig | null>(null);
+
+  // The IdP's config first (it may be sending the person back with a code), then a token kept in this tab is asked about once.
   useEffect(() => {
-    if (!session.token()) return;
-    api<{ role: Role }>('GET', '/api/whoami').then(
-      (me) => {
-        setRole(me.role);
-        setChecking(false);
-      },
-      (err) => {
+    void (async () => {
+      const config = await ssoConfig();
+      setSso(config);
+      try {
+        if (config) await finishSignIn(config);
+        if (session.token()) setMe(await api<Me>('GET', '/api/whoami'));
+      } catch (err) {
         const e = toApiError(err);
-        if (e.status === 401) session.clear();
+        if (e.status === 401 || e.status === 403) session.clear();
         setError(e);
-        setChecking(false);
-      },
-    );
+      }
+      setChecking(false);
+    })();
   }, []);
 
-  const signOut = () => {
+  const signOut = (why: ApiError | null = null) => {
     session.clear();
-    setRole(null);
-    setError(null);
+    forgetSso();
+    setMe(null);
+    setError(why);
     location.hash = '#/';
   };
 
+  // A token from the IdP is renewed a minute before it expires; when it cannot be, the person signs in again.
+  useEffect(() => {
+    const wait = me && sso ? renewInMs() : null;
+    if (wait === null) return;
+    const timer = setTimeout(() => {
+      void renew(sso!).then((ok) => {
+        if (ok) setMe({ ...me! });
+        else signOut(new ApiError(401, 'unauthorized', 'your sign-in expired and could not be renewed; sign in again'));
+      });
+    }, wait);
+    return () => clearTimeout(timer);
+  }, [me, sso]);
+
   if (checking) return <p class="loading">Checking the session…</p>;
-  if (!role)
+  if (!me)
     return (
       <SignIn
         error={error}
+        sso={sso}
         onSignedIn={(token, r) => {
           session.save(token);
           setError(null);
-          setRole(r);
+          setMe({ role: r });
         }}
       />
     );
-  return <Shell role={role} onSignOut={signOut} />;
+  return <Shell role={me.role} person={me.person?.name ?? null} onSignOut={() => signOut()} />;
 }
 
-function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
+function Shell({ role, person, onSignOut }: { role: Role; person: string | null; onSignOut: () => void }) {
   const route = useRoute();
   const section = '/' + (route.path.split('/')[1] ?? '');
   return (
@@ -102,7 +125,13 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           </ul>
         </nav>
         <span class="who">
-          signed in as <strong data-testid="role">{role}</strong>
+          signed in as{' '}
+          {person && (
+            <>
+              <strong data-testid="person">{person}</strong> with the role{' '}
+            </>
+          )}
+          <strong data-testid="role">{role}</strong>
         </span>
         <button type="button" onClick={onSignOut}>
           Sign out

@@ -81,6 +81,35 @@ describe('the agent door OAuth settings (HOOKS_OIDC_*)', () => {
     expect(s.oidcAgentAudience).toBeUndefined();
     expect(loadSettings({}).oidcIssuers).toEqual([]);
   });
+
+  it('for people: the API audience needs an issuer and differs from the agent door; the console client, claim and map need the API audience', () => {
+    const base = { HOOKS_OIDC_ISSUER: 'https://idp.example.com', HOOKS_PUBLIC_URL: 'https://hooks.example.com' };
+    expect(refusal({ HOOKS_OIDC_API_AUDIENCE: 'https://hooks.example.com/api' }).message).toBe(
+      'HOOKS_OIDC_API_AUDIENCE: is set without HOOKS_OIDC_ISSUER: no token could be checked against it; set the issuer or unset the audience',
+    );
+    expect(refusal({ ...base, HOOKS_OIDC_API_AUDIENCE: 'https://hooks.example.com/mcp' }).message).toBe(
+      "HOOKS_OIDC_API_AUDIENCE: is the agent door's audience too (https://hooks.example.com/mcp): a token for one door would open the other; give the API its own audience (e.g. HOOKS_PUBLIC_URL + /api)",
+    );
+    expect(refusal({ ...base, HOOKS_OIDC_CONSOLE_CLIENT_ID: 'console' }).message).toBe(
+      'HOOKS_OIDC_CONSOLE_CLIENT_ID: is set without HOOKS_OIDC_API_AUDIENCE: people sign in only with tokens for the API; set the API audience or unset it',
+    );
+    expect(refusal({ ...base, HOOKS_OIDC_ROLE_MAP: 'hy-ops=operator' }).variable).toBe('HOOKS_OIDC_ROLE_MAP');
+    expect(refusal({ ...base, HOOKS_OIDC_API_AUDIENCE: 'https://hooks.example.com/api', HOOKS_OIDC_ROLE_MAP: 'hy-ops=root' }).message).toBe(
+      'HOOKS_OIDC_ROLE_MAP: expected value=role pairs with role reader, operator or admin (e.g. hy-admins=admin,hy-ops=operator), got "hy-ops=root"',
+    );
+    const s = loadSettings({
+      ...base,
+      HOOKS_OIDC_API_AUDIENCE: 'https://hooks.example.com/api',
+      HOOKS_OIDC_ROLE_MAP: 'hy-admins=admin, hy-ops=operator',
+      HOOKS_OIDC_CONSOLE_CLIENT_ID: 'hookyard-console',
+    });
+    expect([s.oidcApiAudience, s.oidcRolesClaim, s.oidcRoleMap, s.oidcConsoleClientId]).toEqual([
+      'https://hooks.example.com/api',
+      'roles',
+      { 'hy-admins': 'admin', 'hy-ops': 'operator' },
+      'hookyard-console',
+    ]);
+  });
 });
 
 describe('unknown HOOKS_* variables', () => {

@@ -242,6 +242,36 @@ export function audience(raw: string | undefined, name: string): string | undefi
   return v;
 }
 
+/** A JWT claim name: letters, digits and `_ - : . /` (namespaced claims are URLs). */
+export function claimName(raw: string | undefined, name: string): string {
+  const v = raw?.trim();
+  if (!v) return 'roles';
+  if (!/^[A-Za-z0-9_\-:./]+$/.test(v))
+    throw new SettingsError(name, `expected a claim name (e.g. roles or https://example.com/roles), got ${JSON.stringify(raw)}`);
+  return v;
+}
+
+/** `value=role,value=role`: the IdP's values of the roles claim, each mapped to reader, operator or admin. */
+export function roleMap(raw: string | undefined, name: string): Record<string, 'reader' | 'operator' | 'admin'> {
+  const out: Record<string, 'reader' | 'operator' | 'admin'> = {};
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const eq = entry.lastIndexOf('=');
+    const [value, role] = [entry.slice(0, eq).trim(), entry.slice(eq + 1).trim()];
+    if (eq <= 0 || (role !== 'reader' && role !== 'operator' && role !== 'admin')) {
+      throw new SettingsError(
+        name,
+        `expected value=role pairs with role reader, operator or admin (e.g. hy-admins=admin,hy-ops=operator), got ${JSON.stringify(entry)}`,
+      );
+    }
+    if (Object.hasOwn(out, value)) throw new SettingsError(name, `maps ${JSON.stringify(value)} twice; give each value one role`);
+    out[value] = role;
+  }
+  return out;
+}
+
 /** A secret reference (env:NAME or file:/path), never the secret. */
 export function secretRef(raw: string | undefined, name: string): string | undefined {
   const v = raw?.trim();

@@ -5,6 +5,7 @@ import {
   allowlist,
   audience,
   bool,
+  claimName,
   envPrefix,
   host,
   int,
@@ -20,6 +21,7 @@ import {
   prefix,
   proxies,
   publicUrl,
+  roleMap,
   secretDirs,
   secretRef,
   seconds,
@@ -383,6 +385,36 @@ const REGISTRY = {
     live: false,
     parse: audience,
   }),
+  HOOKS_OIDC_API_AUDIENCE: setting('oidcApiAudience', {
+    doc: "the audience an access token for the management API (people: the console, scripts) must carry; set it to let the IdP's people in beside the static role tokens. Never the agent door's audience: a token for one is refused by the other",
+    default: 'none (static role tokens only)',
+    live: false,
+    parse: audience,
+  }),
+  HOOKS_OIDC_ROLES_CLAIM: setting('oidcRolesClaim', {
+    doc: "the claim of a person's access token that holds their role(s): a string or a list; each value reader, operator or admin, or a group mapped by HOOKS_OIDC_ROLE_MAP. The strongest role found wins",
+    default: 'roles',
+    live: false,
+    parse: claimName,
+  }),
+  HOOKS_OIDC_ROLE_MAP: setting('oidcRoleMap', {
+    doc: 'IdP values of the roles claim mapped to roles, `value=role` comma-separated (e.g. `hy-admins=admin,hy-ops=operator`); without it the values must be reader, operator or admin themselves',
+    default: 'none',
+    live: false,
+    parse: roleMap,
+  }),
+  HOOKS_OIDC_CONSOLE_CLIENT_ID: setting('oidcConsoleClientId', {
+    doc: 'the client id of the console at the IdP (a public client: authorization code + PKCE, redirect URI HOOKS_PUBLIC_URL + /console/); shows the console\'s "Sign in with" button',
+    default: 'none (the console takes pasted tokens only)',
+    live: false,
+    parse: (raw: string | undefined) => (raw?.trim() ? raw.trim() : undefined),
+  }),
+  HOOKS_OIDC_CONSOLE_SCOPE: setting('oidcConsoleScope', {
+    doc: 'the scopes the console asks the IdP for (space-separated): offline_access for a refresh token, plus whatever scope your IdP needs to issue a token for HOOKS_OIDC_API_AUDIENCE',
+    default: 'openid offline_access',
+    live: false,
+    parse: str('openid offline_access'),
+  }),
   HOOKS_WEBHOOK_ALLOW_HOSTS: setting('webhookAllowHosts', {
     doc: 'hosts the webhook tool may call (their addresses must still pass HOOKS_OUTBOUND_ALLOW_NETS)',
     default: 'none',
@@ -570,6 +602,7 @@ function checkNatsCredentials(s: Settings): void {
  * /mcp) that tokens are checked against and the resource metadata names.
  */
 function checkOidc(s: Settings): void {
+  checkOidcPeople(s);
   if (s.oidcIssuers.length === 0) {
     if (s.oidcAgentAudience !== undefined) {
       throw new SettingsError(
@@ -589,6 +622,42 @@ function checkOidc(s: Settings): void {
     throw new SettingsError(
       'HOOKS_OIDC_AGENT_AUDIENCE',
       `${JSON.stringify(s.oidcAgentAudience)} is not an http(s) URL, so the resource metadata has no address to be served from; set HOOKS_PUBLIC_URL too`,
+    );
+  }
+}
+
+/**
+ * People through the IdP: an API audience needs an issuer and must differ
+ * from the agent door's (else one token would open both doors); the console
+ * client and a role mapping mean nothing without the API audience.
+ */
+function checkOidcPeople(s: Settings): void {
+  const people = [
+    s.oidcConsoleClientId !== undefined && 'HOOKS_OIDC_CONSOLE_CLIENT_ID',
+    Object.keys(s.oidcRoleMap).length > 0 && 'HOOKS_OIDC_ROLE_MAP',
+    s.oidcRolesClaim !== 'roles' && 'HOOKS_OIDC_ROLES_CLAIM',
+    s.oidcConsoleScope !== 'openid offline_access' && 'HOOKS_OIDC_CONSOLE_SCOPE',
+  ].filter((n): n is string => typeof n === 'string');
+  if (s.oidcApiAudience === undefined) {
+    if (people.length > 0) {
+      throw new SettingsError(
+        people[0]!,
+        'is set without HOOKS_OIDC_API_AUDIENCE: people sign in only with tokens for the API; set the API audience or unset it',
+      );
+    }
+    return;
+  }
+  if (s.oidcIssuers.length === 0) {
+    throw new SettingsError(
+      'HOOKS_OIDC_API_AUDIENCE',
+      'is set without HOOKS_OIDC_ISSUER: no token could be checked against it; set the issuer or unset the audience',
+    );
+  }
+  const agentAudience = s.oidcAgentAudience ?? (s.publicUrl !== undefined ? `${s.publicUrl}/mcp` : undefined);
+  if (s.oidcApiAudience === agentAudience) {
+    throw new SettingsError(
+      'HOOKS_OIDC_API_AUDIENCE',
+      `is the agent door's audience too (${s.oidcApiAudience}): a token for one door would open the other; give the API its own audience (e.g. HOOKS_PUBLIC_URL + /api)`,
     );
   }
 }

@@ -2,12 +2,13 @@ import type { Role } from '@hookyard/core';
 
 /** Who made a change: an API token (its role and label), an agent, or the holder of a signed approval link. */
 export interface AuditActor {
-  kind: 'token' | 'agent' | 'link';
-  /** The token's role; null for an agent or a link. */
+  kind: 'token' | 'agent' | 'link' | 'person';
+  /** The token's role (a person's: from the IdP's roles claim); null for an agent or a link. */
   role: Role | null;
   /**
    * What tells the principal apart without showing a secret: `<role>:<first 8 hex of the
-   * token's SHA-256>` for a token, `agent:<name>` for an agent, `link:<interaction id>` for a link.
+   * token's SHA-256>` for a token, `agent:<name>` for an agent, `link:<interaction id>` for a link,
+   * `person:<preferred_username or email> (sub <IdP subject>)` for a person signed in through the IdP.
    */
   label: string;
 }

@@ -85,8 +85,11 @@ export function interruptRetryDetail(error: ErrorInfo, delayMs: number): string 
   return `${errorDetail(error)}; due in ${delayMs} ms`;
 }
 
-export function operatorRetryDetail(lastError: ErrorInfo | null): string {
-  return `retried by operator${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
+/** Who retried a run when the caller does not say (a role token names no one). */
+export const OPERATOR = 'operator';
+
+export function operatorRetryDetail(lastError: ErrorInfo | null, by = OPERATOR): string {
+  return `retried by ${by}${lastError ? `; last error ${errorDetail(lastError)}` : ''}`;
 }
 
 /** How a run came in, as its first history line ends: `through the nats door, not verified`. */

@@ -517,9 +517,10 @@ export interface RunStore {
   /**
    * A failed run runs again as a fresh run. A started run keeps its start and
    * input but drops the interaction it parked on (an approval covers one
-   * acted call). `conflict` when its hook committed a resume or take.
+   * acted call). `conflict` when its hook committed a resume or take. `by`
+   * names who retried it in the history line (default `operator`).
    */
-  retry(id: string, now: number): Promise<Run>;
+  retry(id: string, now: number, by?: string): Promise<Run>;
   /**
    * A new pending run of a run's event (its payload) for `hook` as registered
    * now, with `replay_of` naming the source; the source is left as it is.

@@ -686,8 +686,9 @@ export function describeRunStoreConformance(name: string, factory: StoresFactory
         const again = await s.runs.retry(plain!, T0 + 50);
         expect(again).toMatchObject({ status: 'pending', attempts: 0, acted: '', error: null, finished_at: null, due_at: new Date(T0 + 50).toISOString() });
         expect(again.history.at(-1)).toMatchObject({ event: 'retried' });
-        expect(again.history.at(-1)?.detail).toContain('bad cond');
-        const replay = await s.runs.retry(started!, T0 + 50);
+        expect(again.history.at(-1)?.detail).toBe('retried by operator; last error bad_input: bad cond');
+        const replay = await s.runs.retry(started!, T0 + 50, 'person:olivia (sub u-17)');
+        expect(replay.history.at(-1)?.detail).toBe('retried by person:olivia (sub u-17); last error internal: tool broke');
         expect(replay).toMatchObject({ status: 'pending', attempts: 0, acted: 'start', input: { q: 'x' } });
         expect(await s.runs.counts()).toEqual({ pending: 2, running: 0, retry_wait: 0, parked: 0, failed: 0 });
         expect((await s.runs.sweepDue(T0 + 50, 10, 1_000)).sort()).toEqual([plain, started].sort());

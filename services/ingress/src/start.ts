@@ -25,6 +25,8 @@ import { AgentCalls } from './agent/calls';
 import { createMcpDoor } from './agent/mcp-door';
 import type { IssuerKeysOptions } from './oidc/issuer-keys';
 import { agentOAuthOf } from './oidc/agent-oauth';
+import { personOAuthOf } from './oidc/person-oauth';
+import { consoleSsoOf } from './oidc/console-sso';
 import { protectedResourceRoutes } from './oidc/resource-routes';
 
 export { answerClientError } from './client-error';
@@ -152,7 +154,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   app.use('/api/tools', mcp.onToolWrites);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());
-  app.use(consoleRouter(deps.consoleAssets));
+  app.use(consoleRouter(deps.consoleAssets, consoleSsoOf(settings)));
   // A link answer records who used it: the address as the limiter reads it (HOOKS_TRUSTED_PROXIES), also with the limiter off.
   const proxies = parseTrustedProxies(settings.trustedProxies).table;
   const clientAddress = (req: IncomingMessage) =>
@@ -189,6 +191,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         ...(deps.settingsControl ? { settingsControl: deps.settingsControl } : {}),
         ...(limitAgent ? { limitAgent } : {}),
         agentOAuth,
+        personOAuth: personOAuthOf(settings, agentOAuth?.verify),
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),

@@ -26,6 +26,7 @@ const UNDECLARED_YET: readonly string[] = [
   'GET /readyz',
   'GET /openapi.json',
   'GET /console',
+  'GET /console/sso.json',
   'GET /approvals/:id/approve',
   'POST /approvals/:id/approve',
   'GET /approvals/:id/deny',

@@ -1,9 +1,14 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiError, type Role } from '../api';
+import { startSignIn, type SsoConfig } from '../sso';
 import { ErrorBox, toApiError } from '../util';
 
-/** Paste a management token (HOOKS_API_TOKENS); it is checked once and kept for this tab only. */
-export function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (token: string, role: Role) => void }) {
+/**
+ * Paste a management token (HOOKS_API_TOKENS); it is checked once and kept
+ * for this tab only. With single sign-on configured, "Sign in with <IdP>"
+ * beside it sends the person to the identity provider instead.
+ */
+export function SignIn({ error, sso, onSignedIn }: { error: ApiError | null; sso: SsoConfig | null; onSignedIn: (token: string, role: Role) => void }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<ApiError | null>(error);
@@ -41,6 +46,13 @@ export function SignIn({ error, onSignedIn }: { error: ApiError | null; onSigned
           Sign in
         </button>
       </form>
+      {sso && (
+        <p class="sso">
+          <button type="button" onClick={() => void startSignIn(sso)}>
+            Sign in with {new URL(sso.issuer).host}
+          </button>
+        </p>
+      )}
       <ErrorBox error={failure} />
     </main>
   );

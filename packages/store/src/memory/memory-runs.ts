@@ -496,7 +496,7 @@ export class MemoryRunStore implements RunStore {
     return structuredClone(slot.run);
   }
 
-  async retry(id: string, now: number): Promise<Run> {
+  async retry(id: string, now: number, by = rules.OPERATOR): Promise<Run> {
     const slot = this.find(id);
     const run = slot.run;
     if (run.status !== 'failed') throw conflict(`run ${id} is ${run.status}; only a failed run can be retried`);
@@ -517,7 +517,7 @@ export class MemoryRunStore implements RunStore {
       run.interaction = null;
     }
     this.makeDue(slot, 'pending', now, now);
-    this.log(slot, now, 'retried', rules.operatorRetryDetail(lastError));
+    this.log(slot, now, 'retried', rules.operatorRetryDetail(lastError, by));
     return structuredClone(run);
   }
 

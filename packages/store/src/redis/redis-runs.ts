@@ -335,8 +335,8 @@ export class RedisRunStore implements RunStore {
     }
   }
 
-  async retry(id: string, now: number): Promise<Run> {
-    return this.runOf((await this.onRun('retry', id, undefined, [now]))[1]);
+  async retry(id: string, now: number, by = rules.OPERATOR): Promise<Run> {
+    return this.runOf((await this.onRun('retry', id, undefined, [now, by]))[1]);
   }
 
   async replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number, edit?: ReplayEdit): Promise<Run> {

@@ -2,8 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AGENT_TOKEN_PREFIX, agentTokenHash, agentTokenId, forbidden, unauthorized, type AgentClient, type ApiToken, type Role } from '@hookyard/core';
 import type { Stores } from '@hookyard/store';
+import { decodeJwt } from 'jose';
 import { isJwtShaped } from '../oidc/access-token';
 import { agentOfAccessToken, challengeOf, type AgentOAuth, type BearerProblem } from '../oidc/agent-oauth';
+import { personLabel, personOfAccessToken, type Person, type PersonOAuth } from '../oidc/person-oauth';
 
 const RANK: Record<Role, number> = { reader: 0, operator: 1, admin: 2 };
 
@@ -46,17 +48,25 @@ export async function resolveAgent(stores: Pick<Stores, 'agents'>, presented: st
 /**
  * Who made the request, for the records an answer leaves (`by`): the role and
  * the first 8 hex chars of the token's SHA-256, which tell tokens apart
- * without showing one; for an agent, `agent:<name>`.
+ * without showing one; for an agent, `agent:<name>`; for a person signed in
+ * through the IdP, `person:<name> (sub <subject>)`.
  */
 export function callerOf(res: Response): string {
   const agent = agentOf(res);
   if (agent) return `agent:${agent.name}`;
+  const person = personOf(res);
+  if (person) return personLabel(person);
   return `${roleOf(res)}:${String(res.locals.tokenId ?? '?')}`;
 }
 
 /** The agent the request's token names (set by `authenticate`), or null for an API token. */
 export function agentOf(res: Response): AgentClient | null {
   return (res.locals.agent as AgentClient | undefined) ?? null;
+}
+
+/** The person an IdP access token for the API named (set by `authenticate`), or null for any other token. */
+export function personOf(res: Response): Person | null {
+  return (res.locals.person as Person | undefined) ?? null;
 }
 
 /** The role of the request, set by `authenticate` (none for an agent: routes check `requireRole` first). */
@@ -69,16 +79,35 @@ function isAgentDoorRoute(req: Request): boolean {
   return (req.method === 'POST' && req.path === '/calls') || (req.method === 'GET' && /^\/calls\/[^/]+$/.test(req.path));
 }
 
+/** The audiences a JWT claims, unverified: only to choose which door's checks it gets (each verifies it fully). */
+function audiencesOf(token: string): string[] {
+  try {
+    const aud = decodeJwt(token).aud;
+    return typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Express middleware: a valid `Authorization: Bearer <token>` or 401. The
  * configured API tokens are tried first (constant time); a token that is none
  * of them is looked up as an agent token when `stores` is given (no role:
  * `res.locals.agent`), or, with `oauth` and the shape of a JWT, verified as
- * an access token for the agent door and mapped to its agent. No token
- * configured means no API access. On the agent door's routes a 401 carries
- * the challenge an OAuth client starts from (resource_metadata).
+ * an access token for the agent door and mapped to its agent; with `people`,
+ * a JWT naming the API's audience is verified for it and is a person with
+ * the role its claim gives (no passthrough: a token is checked against the
+ * one audience of the door it is used at, so an agent's token is no person's
+ * and a person's reaches no agent route). No token configured means no API
+ * access. On the agent door's routes a 401 carries the challenge an OAuth
+ * client starts from (resource_metadata).
  */
-export function authenticate(resolve: (presented: string) => Role | undefined, stores?: Pick<Stores, 'agents'>, oauth: AgentOAuth | null = null) {
+export function authenticate(
+  resolve: (presented: string) => Role | undefined,
+  stores?: Pick<Stores, 'agents'>,
+  oauth: AgentOAuth | null = null,
+  people: PersonOAuth | null = null,
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     const refuse = (p: BearerProblem) => {
       if (oauth && (p.error || isAgentDoorRoute(req))) res.set('WWW-Authenticate', challengeOf(oauth, p));
@@ -99,6 +128,20 @@ export function authenticate(resolve: (presented: string) => Role | undefined, s
     }
     const invalid: BearerProblem = { status: 401, message: 'the bearer token is not valid', error: 'invalid_token' };
     if (!stores) return refuse(invalid);
+    if (people && isJwtShaped(presented)) {
+      const aud = audiencesOf(presented);
+      // A JWT for neither door, on a management route, is refused with the API's audience named.
+      if (aud.includes(people.audience) || (!isAgentDoorRoute(req) && !(oauth && aud.includes(oauth.resource)))) {
+        personOfAccessToken(people, presented).then((found) => {
+          if (!('person' in found)) return refuse(found);
+          res.locals.person = found.person;
+          res.locals.role = found.person.role;
+          res.locals.tokenId = `sub:${found.person.subject}`;
+          next();
+        }, next);
+        return;
+      }
+    }
     if (oauth && isJwtShaped(presented)) {
       agentOfAccessToken(oauth, stores, presented).then((found) => {
         if (!('agent' in found)) return refuse(found);

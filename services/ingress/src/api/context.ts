@@ -5,6 +5,7 @@ import type { SchemaChecker } from '../hooks/schema-checker';
 import type { SettingsControl } from './settings-routes';
 import type { AuditRecorder } from '../audit/recorder';
 import type { AgentOAuth } from '../oidc/agent-oauth';
+import type { PersonOAuth } from '../oidc/person-oauth';
 
 /** What every management route reads; built once by createIngressApp. */
 export interface ApiContext extends RoleDeps {
@@ -21,6 +22,8 @@ export interface ApiContext extends RoleDeps {
   onAgentRevoked?(name: string): void;
   /** The agent door as an OAuth protected resource (HOOKS_OIDC_ISSUER): POST /api/calls and GET /api/calls/{id} take its access tokens. */
   agentOAuth?: AgentOAuth | null;
+  /** The management API as a resource for people (HOOKS_OIDC_API_AUDIENCE): their access tokens beside the role tokens. */
+  personOAuth?: PersonOAuth | null;
   /** The agent door's per-agent flood bucket (HOOKS_AGENT_RATE), shared by /mcp and POST /api/calls; absent: not limited. */
   limitAgent?: (agent: string) => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
   /** Resolves secret references of settings (the approval link key); default: env and mounted files in the settings' scope. */

@@ -57,7 +57,7 @@ export function createApiRouter(ctx: ApiContext, limit?: ApiLimitStep): Router {
         .json({ error: { kind: 'unavailable', message: 'too many management requests; retry later' } });
     });
   }
-  router.use(authenticate(createTokenResolver(ctx.settings.apiTokens), ctx.stores, ctx.agentOAuth ?? null));
+  router.use(authenticate(createTokenResolver(ctx.settings.apiTokens), ctx.stores, ctx.agentOAuth ?? null, ctx.personOAuth ?? null));
   router.use(
     express.json({
       limit: ctx.settings.apiBodyMaxBytes,

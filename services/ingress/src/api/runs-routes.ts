@@ -4,7 +4,7 @@ import { announceRun } from '@hookyard/bus';
 import type { ReplayEdit } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
-import { callerOf, requireRole } from './auth';
+import { callerOf, personOf, requireRole } from './auth';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
 import { failureRoutes } from './runs-failures';
@@ -48,7 +48,8 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
   router.post('/hook-runs/:id/retry', requireRole('operator'), async (req, res) => {
     const id = runId(req.params.id as string);
     // The store refuses (conflict, with the reason) a run whose hook committed a resume or take.
-    const run = await ctx.stores.runs.retry(id, ctx.clock.now());
+    // A person signed in through the IdP is named in the history line; a role token stays `operator`.
+    const run = await ctx.stores.runs.retry(id, ctx.clock.now(), personOf(res) ? callerOf(res) : undefined);
     ctx.logger.info({ run: id, hook: run.hook }, 'run retried by an operator');
     announceRun(ctx.events, run, 'retried', ctx.logger);
     try {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { newRunId, type Clock, type HookMetrics, type Logger, type Role, type Settings } from '@hookyard/core';
 import type { AuditActor, AuditEntry, AuditList, AuditRecorded, Stores } from '@hookyard/store';
+import { personLabel, type Person } from '../oidc/person-oauth';
 import { auditActionOf, dryRunRefusal, notAChange } from './actions';
 import { routeOf } from './route-of';
 import { redactSecrets } from './redact';
@@ -85,12 +86,14 @@ export function changedNothing(res: Response): void {
   res.locals.audit = false;
 }
 
-/** The principal `authenticate` found: an API token (role and label) or an agent. */
+/** The principal `authenticate` found: an API token (role and label), a person (IdP subject and name) or an agent. */
 function actorOf(res: Response): AuditActor | null {
   const agent = res.locals.agent as { name: string } | undefined;
   if (agent) return { kind: 'agent', role: null, label: `agent:${agent.name}` };
   const role = res.locals.role as Role | undefined;
   if (!role) return null;
+  const person = res.locals.person as Person | undefined;
+  if (person) return { kind: 'person', role, label: personLabel(person) };
   return { kind: 'token', role, label: `${role}:${String(res.locals.tokenId ?? '?')}` };
 }
 

@@ -240,11 +240,42 @@ const PATHS: Obj = {
       },
     },
   },
+  '/console/sso.json': {
+    get: {
+      ...open,
+      tags: ['ops'],
+      operationId: 'consoleSso',
+      summary: "How the console signs a person in at the IdP (public, like the IdP's own metadata)",
+      description:
+        '`{"sso": null}` without HOOKS_OIDC_CONSOLE_CLIENT_ID (or while the IdP metadata cannot be read); else the issuer, the console\'s public ' +
+        'client id, the API audience to ask for (`resource`), the authorization and token endpoints and the scopes.',
+      responses: {
+        '200': {
+          description: 'The single sign-on config, or null',
+          content: { 'application/json': { schema: { type: 'object', required: ['sso'], properties: { sso: { type: 'object', nullable: true } } } } },
+        },
+      },
+    },
+  },
   '/api/whoami': {
     get: op(
       'reader',
-      'The role of the presented token',
-      { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) },
+      'The role of the presented token, and the person for an access token from the IdP',
+      {
+        '200': answer('The role (and who is signed in)', {
+          type: 'object',
+          required: ['role'],
+          properties: {
+            role: { type: 'string', enum: ['reader', 'operator', 'admin'] },
+            person: {
+              type: 'object',
+              description: 'present for an access token of HOOKS_OIDC_API_AUDIENCE: the IdP subject and a readable name (preferred_username or email)',
+              required: ['issuer', 'subject', 'name'],
+              properties: { issuer: { type: 'string' }, subject: { type: 'string' }, name: { type: 'string' } },
+            },
+          },
+        }),
+      },
       {
         tags: ['ops'],
         operationId: 'whoami',

@@ -5,12 +5,24 @@
 // pages (devInteractions), which the test answers. Prints {"issuer": ...}
 // once listening. An ES module in its own process: oidc-provider ships ES
 // modules only.
+//
+// For people (optional): HOOKYARD_API_RESOURCE is a second resource, the
+// management API, whose tokens carry `roles` and `preferred_username` from
+// HOOKYARD_PEOPLE (JSON: login -> {roles, preferred_username?, email?});
+// HOOKYARD_CLIENTS (JSON: a list of client metadata) pre-registers clients,
+// such as the console's public client; HOOKYARD_API_TTL the API tokens' lifetime
+// in seconds (short, for the console's renewal).
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 
 const resource = process.env.HOOKYARD_RESOURCE;
 if (!resource) throw new Error('HOOKYARD_RESOURCE is required');
+const apiResource = process.env.HOOKYARD_API_RESOURCE;
+const people = JSON.parse(process.env.HOOKYARD_PEOPLE ?? '{}');
+const clients = JSON.parse(process.env.HOOKYARD_CLIENTS ?? '[]');
+const apiTtl = Number(process.env.HOOKYARD_API_TTL ?? 600);
+const jwtAt = (audience, scope, ttl = 600) => ({ scope, audience, accessTokenTTL: ttl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } });
 const jwk = (type, opts, kid, alg) => ({ ...generateKeyPairSync(type, opts).privateKey.export({ format: 'jwk' }), kid, alg, use: 'sig' });
 
 const server = createServer();
@@ -21,7 +33,17 @@ const provider = new Provider(issuer, {
   jwks: { keys: [jwk('rsa', { modulusLength: 2048 }, 'rs-1', 'RS256'), jwk('ec', { namedCurve: 'P-256' }, 'es-1', 'ES256')] },
   cookies: { keys: ['hookyard-test-cookie-key-0123456789'] },
   // Dynamic registration takes only scopes the server lists: the resource's scope among them.
-  scopes: ['openid', 'offline_access', 'hookyard:agent'],
+  scopes: ['openid', 'offline_access', 'hookyard:agent', 'hookyard:api'],
+  clients,
+  // Refresh tokens for any client allowed the grant, as many IdPs do (oidc-provider's own default
+  // wants offline_access, which OIDC drops unless prompt=consent).
+  issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+  // A person's roles and readable name, in access tokens for the API only.
+  extraTokenClaims: (_ctx, token) => {
+    if (!apiResource || token.resourceServer?.audience !== apiResource) return undefined;
+    const p = people[token.accountId] ?? {};
+    return { roles: p.roles ?? [], ...(p.preferred_username ? { preferred_username: p.preferred_username } : {}), ...(p.email ? { email: p.email } : {}) };
+  },
   features: {
     devInteractions: { enabled: true },
     registration: { enabled: true },
@@ -30,8 +52,11 @@ const provider = new Provider(issuer, {
       defaultResource: () => resource,
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, indicator) => {
-        if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
-        return { scope: 'hookyard:agent', audience: resource, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+        if (indicator === resource) return jwtAt(resource, 'hookyard:agent');
+        if (apiResource && indicator === apiResource) return jwtAt(apiResource, 'hookyard:api', apiTtl);
+        // Some other service at the same IdP: its tokens are no Hookyard door's.
+        if (indicator.startsWith('https://elsewhere.example/')) return jwtAt(indicator, 'hookyard:api');
+        throw new errors.InvalidTarget(`unknown resource ${indicator}`);
       },
     },
   },
