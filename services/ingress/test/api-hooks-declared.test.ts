@@ -30,7 +30,7 @@ describe('hooks and topic config, declared once (@hookyard/api)', () => {
     ];
     expect(ops.map(([m, p]) => paths[p!]?.[m!]?.['x-hookyard-audit'])).toEqual(ops.map(([, , a]) => a));
     expect(declaredRoute('POST', '/hooks')).toBe(putHook);
-    expect(paths['/api/hooks'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HookInput' });
+    expect(paths['/api/hooks']?.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HookInput' });
   });
 
   it('serves GET /api/hooks/schema from the declared HookInput: its $defs are the components it names', () => {
