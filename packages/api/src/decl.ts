@@ -31,6 +31,12 @@ export interface RouteDecl {
   params?: TSchema;
   query?: TSchema;
   body?: TSchema;
+  /**
+   * Parts of the request the handler checks itself: their schemas document them
+   * (types, required fields, unknown fields) but its refusal lines are richer
+   * than a schema's (did-you-mean, registry lookups, cross-field rules).
+   */
+  handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

@@ -1,3 +1,4 @@
+import type { AnswerOf, getHook } from '@hookyard/api';
 /** The management API as the console calls it: same origin, the session's bearer token. */
 
 export type Role = 'reader' | 'operator' | 'admin';
@@ -137,17 +138,8 @@ export interface Delivery {
   runs: Array<Pick<Run, 'id' | 'hook' | 'status' | 'attempts' | 'error' | 'acted' | 'created_at' | 'updated_at' | 'finished_at'>>;
 }
 
-export interface Hook {
-  name: string;
-  topic: string;
-  tool: string;
-  tool_kwargs?: Record<string, unknown>;
-  condition?: unknown;
-  description?: string;
-  created_at?: string;
-  updated_at?: string;
-  [field: string]: unknown;
-}
+/** A hook as the API answers it (declared in @hookyard/api: types only, nothing bundled). */
+export type Hook = AnswerOf<typeof getHook>;
 
 export const RUN_STATUSES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'discarded'] as const;
 

@@ -74,14 +74,16 @@ describe('route inventory: every /api route is guarded', () => {
       },
     });
     routes = apiRoutes(h.app);
-    await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: 'x', updated_at: 'x' });
+    // Times as a store writes them: every answer is checked against its declared shape (a 500 would hide the bodies read).
+    const at = '2026-01-01T00:00:00.000Z';
+    await h.stores.hooks.putHook({ ...(hook('inv-hook', 'inv-topic') as any), created_at: at, updated_at: at });
     await h.stores.hooks.putVerifier({
       topic: 'inv-topic',
       kind: 'shared_secret',
       settings: {},
       secrets: ['env:HOOKS_SECRET_INV_SECRET'],
-      created_at: 'x',
-      updated_at: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
     });
   });
   afterAll(async () => {
@@ -186,8 +188,8 @@ describe('route inventory: every /api route is guarded', () => {
       kind: 'shared_secret',
       settings: {},
       secrets: ['env:HOOKS_SECRET_INV_SECRET'],
-      created_at: 'x',
-      updated_at: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
     });
     for (const path of [
       '/api/settings',

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, say } from '../output';
 import type { CliContext } from '../context';
-
-type Dedupe = Record<string, unknown> & { topic: string; expr: string; horizon_seconds: number };
+import type { AnswerOf, getDedupe, putDedupe, removeDedupe } from '@hookyard/api';
 
 /**
  * `hookyard hooks dedupe ...` over `GET/PUT/DELETE /api/hooks/topics/{topic}/dedupe`.
@@ -26,7 +25,7 @@ export function dedupeCommand(hooks: Command, ctx: CliContext): void {
         horizon = Number(opts.horizon);
       }
       const body = { expr: opts.expr, ...(horizon !== undefined ? { horizon_seconds: horizon } : {}) };
-      const res = await ctx.client().put<{ created: boolean; dedupe: Dedupe }>(path(topic), body);
+      const res = await ctx.client().put<AnswerOf<typeof putDedupe>>(path(topic), body);
       ctx.emit(res, () =>
         say(`${res.created ? 'set' : 'replaced'} the dedupe key of topic ${res.dedupe.topic}: ${res.dedupe.expr} (${res.dedupe.horizon_seconds} s)`),
       );
@@ -36,7 +35,7 @@ export function dedupeCommand(hooks: Command, ctx: CliContext): void {
     .command('show <topic>')
     .description("show a topic's dedupe key")
     .action(async (topic: string) => {
-      const key = await ctx.client().get<Dedupe>(path(topic));
+      const key = await ctx.client().get<AnswerOf<typeof getDedupe>>(path(topic));
       ctx.emit(key, () => printRecord(key));
     });
 
@@ -44,7 +43,7 @@ export function dedupeCommand(hooks: Command, ctx: CliContext): void {
     .command('remove <topic>')
     .description("remove a topic's dedupe key (admin): its events are kept without dedupe")
     .action(async (topic: string) => {
-      const res = await ctx.client().delete<{ removed: boolean; topic: string }>(path(topic));
-      ctx.emit(res, () => say(`removed the dedupe key of topic ${res.topic}`));
+      const res = await ctx.client().delete<AnswerOf<typeof removeDedupe>>(path(topic));
+      ctx.emit(res, () => say(`removed the dedupe key of topic ${res.topic ?? topic}`));
     });
 }

@@ -5,12 +5,11 @@ import type { CliContext } from '../context';
 import { verifierCommand } from './verifier';
 import { triggerLinkCommand } from './trigger-links';
 import { dedupeCommand } from './dedupe';
-
-type HookRecord = Record<string, unknown> & { name: string; topic: string; tool: string };
+import type { AnswerOf, dryRunHook, getHook, listHooks, putHook, removeHook } from '@hookyard/api';
 
 /**
  * `hookyard hooks ...` over `GET/POST /api/hooks` and `GET/DELETE /api/hooks/{name}`.
- * Answers: list `{hooks: [...]}`, register `{created, hook}`, show the bare hook, remove `{removed, name}`.
+ * Answers typed from the routes' declarations (@hookyard/api).
  */
 export function hooksCommand(program: Command, ctx: CliContext): void {
   const hooks = program.command('hooks').description('register, list, show and remove hooks; topic verifiers and dedupe keys');
@@ -26,7 +25,7 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     )
     .action(async (opts: { params?: string; file?: string }) => {
       const body = readRecord('hook record', opts);
-      const res = await ctx.client().post<{ created: boolean; hook: HookRecord }>(apiPath(['hooks']), body);
+      const res = await ctx.client().post<AnswerOf<typeof putHook>>(apiPath(['hooks']), body);
       ctx.emit(res, () => say(`${res.created ? 'registered' : 'replaced'} hook ${res.hook.name} on topic ${res.hook.topic} (tool ${res.hook.tool})`));
     });
 
@@ -36,7 +35,7 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     .option('--topic <topic>', 'only the hooks on one topic')
     .action(async (opts: { topic?: string }) => {
       const q = new URLSearchParams(opts.topic === undefined ? {} : { topic: opts.topic });
-      const res = await ctx.client().get<{ hooks: HookRecord[] }>(apiPath(['hooks'], q));
+      const res = await ctx.client().get<AnswerOf<typeof listHooks>>(apiPath(['hooks'], q));
       ctx.emit(res, () => printTable(res.hooks, ['name', 'topic', 'tool', 'updated_at']));
     });
 
@@ -44,7 +43,7 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     .command('show <name>')
     .description('show one hook record')
     .action(async (name: string) => {
-      const hook = await ctx.client().get<HookRecord>(apiPath(['hooks', name]));
+      const hook = await ctx.client().get<AnswerOf<typeof getHook>>(apiPath(['hooks', name]));
       ctx.emit(hook, () => printRecord(hook));
     });
 
@@ -52,8 +51,8 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
     .command('remove <name>')
     .description('remove a hook (operator); its kept runs stay')
     .action(async (name: string) => {
-      const res = await ctx.client().delete<{ removed: boolean; name: string }>(apiPath(['hooks', name]));
-      ctx.emit(res, () => say(`removed hook ${res.name}`));
+      const res = await ctx.client().delete<AnswerOf<typeof removeHook>>(apiPath(['hooks', name]));
+      ctx.emit(res, () => say(`removed hook ${res.name ?? name}`));
     });
 
   hooks
@@ -73,7 +72,7 @@ export function hooksCommand(program: Command, ctx: CliContext): void {
       if ((name === undefined) === !given) throw new CliError('name a registered hook, or give its record with --params or --file (not both)', EXIT.usage);
       const hook = name ?? readRecord('hook record', opts);
       const payload = opts.payload === undefined ? {} : parseJsonOption('--payload', opts.payload);
-      const res = await ctx.client().post<Record<string, unknown> & { outcome: string; hook: string }>(apiPath(['hooks', 'dry-run']), { hook, payload });
+      const res = await ctx.client().post<AnswerOf<typeof dryRunHook>>(apiPath(['hooks', 'dry-run']), { hook, payload });
       ctx.emit(res, () => {
         say(`hook ${res.hook}: ${res.outcome}`);
         printRecord(res);

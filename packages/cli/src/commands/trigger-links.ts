@@ -1,4 +1,4 @@
-import type { TriggerLink } from '@hookyard/core';
+import type { AnswerOf, createTriggerLink, listTriggerLinks, revokeTriggerLink } from '@hookyard/api';
 import type { Command } from 'commander';
 import { CliError, EXIT, apiPath } from '../client';
 import { printTable, say } from '../output';
@@ -34,7 +34,7 @@ export function triggerLinkCommand(hooks: Command, ctx: CliContext): void {
         ...(opts.expiresAt !== undefined ? { expires_at: opts.expiresAt } : {}),
         ...(opts.maxUses !== undefined ? { max_uses: positive('--max-uses', opts.maxUses) } : {}),
       };
-      const res = await ctx.client().post<{ link: TriggerLink; token: string; path: string; url: string | null }>(path(hook), body);
+      const res = await ctx.client().post<AnswerOf<typeof createTriggerLink>>(path(hook), body);
       ctx.emit(res, () => {
         say(`made trigger link ${res.link.id} for hook ${res.link.hook}; it is shown this once:`);
         say(res.url ?? `${res.path}   (on the ingress's address; set HOOKS_PUBLIC_URL to get the full URL)`);
@@ -46,7 +46,7 @@ export function triggerLinkCommand(hooks: Command, ctx: CliContext): void {
     .command('list <hook>')
     .description("list a hook's trigger links (never their tokens)")
     .action(async (hook: string) => {
-      const res = await ctx.client().get<{ links: TriggerLink[] }>(path(hook));
+      const res = await ctx.client().get<AnswerOf<typeof listTriggerLinks>>(path(hook));
       ctx.emit(res, () =>
         printTable(
           res.links.map((l) => ({ ...l, max_uses: l.max_uses ?? '-', expires_at: l.expires_at ?? 'never', revoked: l.revoked ? 'yes' : 'no' })),
@@ -59,7 +59,7 @@ export function triggerLinkCommand(hooks: Command, ctx: CliContext): void {
     .command('revoke <hook> <id>')
     .description('revoke a trigger link at once (operator): its next use is refused')
     .action(async (hook: string, id: string) => {
-      const res = await ctx.client().delete<{ revoked: boolean; link: TriggerLink }>(path(hook, id));
+      const res = await ctx.client().delete<AnswerOf<typeof revokeTriggerLink>>(path(hook, id));
       ctx.emit(res, () => say(`revoked trigger link ${res.link.id} of hook ${res.link.hook} (${res.link.uses} use${res.link.uses === 1 ? '' : 's'})`));
     });
 }

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, say } from '../output';
 import type { CliContext } from '../context';
-
-type Binding = Record<string, unknown> & { topic: string; kind: string };
+import type { AnswerOf, getVerifier, putVerifier, removeVerifier } from '@hookyard/api';
 
 /** `--setting key=value`: numbers and true/false become JSON numbers and booleans, the rest stays text. */
 export function parseSettings(pairs: readonly string[]): Record<string, unknown> {
@@ -40,7 +39,7 @@ export function verifierCommand(hooks: Command, ctx: CliContext): void {
         ...(opts.setting ? { settings: parseSettings(opts.setting) } : {}),
         ...(opts.nats !== undefined ? { nats: opts.nats } : {}),
       };
-      const res = await ctx.client().put<{ created: boolean; verifier: Binding }>(path(topic), body);
+      const res = await ctx.client().put<AnswerOf<typeof putVerifier>>(path(topic), body);
       ctx.emit(res, () => say(`${res.created ? 'bound' : 'replaced'} verifier ${res.verifier.kind} on topic ${res.verifier.topic}`));
     });
 
@@ -48,7 +47,7 @@ export function verifierCommand(hooks: Command, ctx: CliContext): void {
     .command('show <topic>')
     .description("show a topic's verifier binding (secret references, never secret values)")
     .action(async (topic: string) => {
-      const binding = await ctx.client().get<Binding>(path(topic));
+      const binding = await ctx.client().get<AnswerOf<typeof getVerifier>>(path(topic));
       ctx.emit(binding, () => printRecord(binding));
     });
 
@@ -56,7 +55,7 @@ export function verifierCommand(hooks: Command, ctx: CliContext): void {
     .command('remove <topic>')
     .description("remove a topic's verifier (admin): the topic's door is open again")
     .action(async (topic: string) => {
-      const res = await ctx.client().delete<{ removed: boolean; topic: string }>(path(topic));
-      ctx.emit(res, () => say(`removed the verifier of topic ${res.topic}; its door is open`));
+      const res = await ctx.client().delete<AnswerOf<typeof removeVerifier>>(path(topic));
+      ctx.emit(res, () => say(`removed the verifier of topic ${res.topic ?? topic}; its door is open`));
     });
 }

@@ -77,8 +77,10 @@ function fieldsOf(root: Schema, resolve: (s: Schema) => Schema): Field[] {
 /** The value of a field in a hook record (a field of an object field is read inside it). */
 function valueOf(f: Field, hook: Hook | null | undefined): unknown {
   if (!hook) return undefined;
-  if (!f.parent) return hook[f.name];
-  const obj = hook[f.parent] as Record<string, unknown> | undefined;
+  // Fields come from the hook's JSON Schema by name.
+  const record: Record<string, unknown> = hook;
+  if (!f.parent) return record[f.name];
+  const obj = record[f.parent] as Record<string, unknown> | undefined;
   return obj && typeof obj === 'object' ? obj[f.key!] : undefined;
 }
 

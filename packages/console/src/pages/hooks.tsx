@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, atLeast, type ApiError, type Hook, type Role } from '../api';
+import type { AnswerOf, listHooks } from '@hookyard/api';
+import { api, atLeast, type ApiError, type Role } from '../api';
 import { href } from '../route';
 import { ErrorBox, toApiError, useConfirm, useLoad } from '../util';
 
@@ -11,7 +12,7 @@ function jqText(v: unknown): string {
 
 /** Every registered hook; an operator registers, edits and removes them. */
 export function HooksPage({ role }: { role: Role }) {
-  const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
+  const hooks = useLoad(() => api<AnswerOf<typeof listHooks>>('GET', '/api/hooks'), []);
   const [confirm, dialog] = useConfirm();
   const [error, setError] = useState<ApiError | null>(null);
   const operator = atLeast(role, 'operator');

@@ -1,23 +1,13 @@
 import { useState } from 'preact/hooks';
+import type { AnswerOf, createTriggerLink, listTriggerLinks } from '@hookyard/api';
 import { api, atLeast, type ApiError, type Role } from '../api';
 import { href } from '../route';
 import { ErrorBox, time, toApiError, useConfirm, useLoad } from '../util';
 
-interface TriggerLink {
-  id: string;
-  label: string;
-  created_at: string;
-  created_by: string;
-  expires_at: string | null;
-  uses: number;
-  max_uses: number | null;
-  revoked: boolean;
-}
-
 /** A hook's trigger links: an operator makes one (its URL shown once) and revokes; a reader sees the list (never a token). */
 export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
   const path = `/api/hooks/${encodeURIComponent(hook)}/links`;
-  const links = useLoad(() => api<{ links: TriggerLink[] }>('GET', path), [path]);
+  const links = useLoad(() => api<AnswerOf<typeof listTriggerLinks>>('GET', path), [path]);
   const [confirm, dialog] = useConfirm();
   const [error, setError] = useState<ApiError | null>(null);
   const [made, setMade] = useState<{ id: string; url: string } | null>(null);
@@ -26,7 +16,7 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
   const create = async (e: Event) => {
     e.preventDefault();
     try {
-      const res = await api<{ link: TriggerLink; path: string; url: string | null }>('POST', path, label ? { label } : {});
+      const res = await api<AnswerOf<typeof createTriggerLink>>('POST', path, label ? { label } : {});
       setMade({ id: res.link.id, url: res.url ?? `${location.origin}${res.path}` });
       setLabel('');
       setError(null);

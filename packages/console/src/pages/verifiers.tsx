@@ -1,23 +1,16 @@
-import { api, ApiError, type Hook } from '../api';
+import type { AnswerOf, getVerifier, listHooks } from '@hookyard/api';
+import { api, ApiError } from '../api';
 import { ErrorBox, time, useLoad } from '../util';
-
-interface Verifier {
-  topic: string;
-  kind: string;
-  secrets: string[];
-  settings: Record<string, unknown>;
-  updated_at: string;
-}
 
 /** Admin: the verifier binding of every topic that has hooks (secret references only; an open topic says so). */
 export function VerifiersPage() {
   const rows = useLoad(async () => {
-    const { hooks } = await api<{ hooks: Hook[] }>('GET', '/api/hooks');
+    const { hooks } = await api<AnswerOf<typeof listHooks>>('GET', '/api/hooks');
     const topics = [...new Set(hooks.map((h) => h.topic))].sort();
     return Promise.all(
       topics.map(async (topic) => {
         try {
-          return { topic, verifier: await api<Verifier>('GET', `/api/hooks/topics/${encodeURIComponent(topic)}/verifier`) };
+          return { topic, verifier: await api<AnswerOf<typeof getVerifier>>('GET', `/api/hooks/topics/${encodeURIComponent(topic)}/verifier`) };
         } catch (err) {
           if (err instanceof ApiError && err.status === 404) return { topic, verifier: null };
           throw err;

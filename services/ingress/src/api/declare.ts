@@ -8,6 +8,10 @@ import { requireRole } from './auth';
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// Documentation for editors (what a jq field reads), no rule.
+ajv.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
+// Times as the stores write them (toISOString) or a client sends them.
+ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
 function compile(schema: unknown): ValidateFunction {
@@ -62,10 +66,11 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
+  const own = (part: 'params' | 'query' | 'body') => decl.handlerChecks?.includes(part) ?? false;
   const check = {
-    params: decl.params && compile(decl.params),
-    query: decl.query && compile(decl.query),
-    body: decl.body && compile(decl.body),
+    params: decl.params && !own('params') ? compile(decl.params) : undefined,
+    query: decl.query && !own('query') ? compile(decl.query) : undefined,
+    body: decl.body && !own('body') ? compile(decl.body) : undefined,
   };
   const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
   const route = `${decl.method} /api${decl.path}`;

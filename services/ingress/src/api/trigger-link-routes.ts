@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import { PLATFORM_EVENT_TOPICS, TRIGGER_LINK_PATH, badInput, isValidName, notFound, type TriggerLink } from '@hookyard/core';
+import { TRIGGER_LABEL_MAX, createTriggerLink, listTriggerLinks, revokeTriggerLink } from '@hookyard/api';
+import { PLATFORM_EVENT_TOPICS, TRIGGER_LINK_PATH, badInput, notFound, type TriggerLink } from '@hookyard/core';
 import { triggerTokenHash } from '../door/trigger-handler';
-import { callerOf, requireRole } from './auth';
+import { callerOf } from './auth';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
-/** Longest label a link takes (characters). */
-export const TRIGGER_LABEL_MAX = 200;
 /** Longest life a link may be given: ten years. */
 const MAX_LIFE_SECONDS = 10 * 365 * 24 * 3600;
 const FIELDS = new Set(['label', 'expires_in_seconds', 'expires_at', 'max_uses']);
@@ -78,48 +78,65 @@ function readLinkInput(body: unknown, now: number): LinkInput {
  * revokes one at once.
  */
 export function triggerLinkRoutes(router: Router, ctx: ApiContext): void {
+  const opts = { validateAnswers: ctx.validateAnswers };
+  // The declarations 404 a name that is no name; this, a name no hook has.
   const hookOf = async (name: string) => {
-    const hook = isValidName(name) ? await ctx.stores.hooks.getHook(name) : null;
+    const hook = await ctx.stores.hooks.getHook(name);
     if (!hook) throw notFound(`no hook named ${JSON.stringify(name)}`);
     return hook;
   };
 
-  router.post('/hooks/:name/links', requireRole('operator'), async (req, res) => {
-    const now = ctx.clock.now();
-    const hook = await hookOf(req.params.name as string);
-    const input = readLinkInput(req.body, now);
-    if (PLATFORM_EVENT_TOPICS.has(hook.topic)) {
-      throw badInput('trigger link refused', [`hook ${hook.name} is on platform topic ${hook.topic}, which only the platform fires; a link cannot fire it`]);
-    }
-    const token = newToken();
-    const link: TriggerLink = {
-      id: newLinkId(),
-      hook: hook.name,
-      label: input.label,
-      created_at: new Date(now).toISOString(),
-      created_by: callerOf(res),
-      expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
-      uses: 0,
-      max_uses: input.maxUses,
-      revoked: false,
-    };
-    await ctx.stores.hooks.putTriggerLink(link, triggerTokenHash(token));
-    ctx.logger.info({ hook: hook.name, link: link.id, expires_at: link.expires_at, max_uses: link.max_uses }, 'trigger link created');
-    const path = `${TRIGGER_LINK_PATH}${token}`;
-    res.status(201).json({ link, token, path, url: ctx.settings.publicUrl ? `${ctx.settings.publicUrl}${path}` : null });
-  });
+  mount(
+    router,
+    createTriggerLink,
+    async (req, res) => {
+      const now = ctx.clock.now();
+      const hook = await hookOf(req.checked.params.name);
+      const input = readLinkInput(req.body, now);
+      if (PLATFORM_EVENT_TOPICS.has(hook.topic)) {
+        throw badInput('trigger link refused', [`hook ${hook.name} is on platform topic ${hook.topic}, which only the platform fires; a link cannot fire it`]);
+      }
+      const token = newToken();
+      const link: TriggerLink = {
+        id: newLinkId(),
+        hook: hook.name,
+        label: input.label,
+        created_at: new Date(now).toISOString(),
+        created_by: callerOf(res),
+        expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
+        uses: 0,
+        max_uses: input.maxUses,
+        revoked: false,
+      };
+      await ctx.stores.hooks.putTriggerLink(link, triggerTokenHash(token));
+      ctx.logger.info({ hook: hook.name, link: link.id, expires_at: link.expires_at, max_uses: link.max_uses }, 'trigger link created');
+      const path = `${TRIGGER_LINK_PATH}${token}`;
+      res.status(201).json({ link, token, path, url: ctx.settings.publicUrl ? `${ctx.settings.publicUrl}${path}` : null });
+    },
+    opts,
+  );
 
-  router.get('/hooks/:name/links', requireRole('reader'), async (req, res) => {
-    const hook = await hookOf(req.params.name as string);
-    res.json({ links: await ctx.stores.hooks.listTriggerLinks(hook.name) });
-  });
+  mount(
+    router,
+    listTriggerLinks,
+    async (req, res) => {
+      const hook = await hookOf(req.checked.params.name);
+      res.json({ links: await ctx.stores.hooks.listTriggerLinks(hook.name) });
+    },
+    opts,
+  );
 
-  router.delete('/hooks/:name/links/:id', requireRole('operator'), async (req, res) => {
-    const hook = await hookOf(req.params.name as string);
-    const id = req.params.id as string;
-    const link = id.length <= 64 ? await ctx.stores.hooks.revokeTriggerLink(hook.name, id) : null;
-    if (!link) throw notFound(`hook ${hook.name} has no trigger link ${JSON.stringify(id.slice(0, 64))}`);
-    ctx.logger.info({ hook: hook.name, link: link.id }, 'trigger link revoked');
-    res.json({ revoked: true, link });
-  });
+  mount(
+    router,
+    revokeTriggerLink,
+    async (req, res) => {
+      const hook = await hookOf(req.checked.params.name);
+      const id = req.checked.params.id;
+      const link = id.length <= 64 ? await ctx.stores.hooks.revokeTriggerLink(hook.name, id) : null;
+      if (!link) throw notFound(`hook ${hook.name} has no trigger link ${JSON.stringify(id.slice(0, 64))}`);
+      ctx.logger.info({ hook: hook.name, link: link.id }, 'trigger link revoked');
+      res.json({ revoked: true, link });
+    },
+    opts,
+  );
 }

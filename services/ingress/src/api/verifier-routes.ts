@@ -1,7 +1,8 @@
 import type { Router } from 'express';
-import { badInput, createSecretResolver, isValidName, notFound, secretScopeOf, type SecretResolver } from '@hookyard/core';
+import { getVerifier, putVerifier, removeVerifier } from '@hookyard/api';
+import { badInput, createSecretResolver, notFound, secretScopeOf, type SecretResolver } from '@hookyard/core';
 import { redactBinding, validateVerifierBinding } from '../verify';
-import { requireRole } from './auth';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
 /**
@@ -11,37 +12,53 @@ import type { ApiContext } from './context';
  */
 export function verifierRoutes(router: Router, ctx: ApiContext): void {
   const secrets = ctx.secrets ?? createSecretResolver({ scope: secretScopeOf(ctx.settings) });
-  router.get('/hooks/topics/:topic/verifier', requireRole('reader'), async (req, res) => {
-    const topic = req.params.topic as string;
-    const binding = isValidName(topic) ? await ctx.stores.hooks.getVerifier(topic) : null;
-    if (!binding) throw notFound(`topic ${JSON.stringify(topic)} has no verifier binding`);
-    res.json(redactBinding(binding));
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  mount(
+    router,
+    getVerifier,
+    async (req, res) => {
+      const topic = req.checked.params.topic;
+      const binding = await ctx.stores.hooks.getVerifier(topic);
+      if (!binding) throw notFound(`topic ${JSON.stringify(topic)} has no verifier binding`);
+      res.json(redactBinding(binding));
+    },
+    opts,
+  );
 
-  router.put('/hooks/topics/:topic/verifier', requireRole('admin'), async (req, res) => {
-    const topic = req.params.topic as string;
-    const checked = validateVerifierBinding(topic, req.body, new Date(ctx.clock.now()), secretScopeOf(ctx.settings));
-    if (!checked.ok) throw badInput('verifier binding refused', checked.errors);
-    const binding = checked.binding;
-    // A secret the ingress cannot read would make every delivery a 500 while the sender retries for days: refused now.
-    const unreadable = await unreadableSecrets(binding.secrets, 'secret' in (req.body as object) ? 'secret' : 'secrets', secrets);
-    if (unreadable.length) throw badInput('verifier binding refused', unreadable);
-    const previous = await ctx.stores.hooks.getVerifier(topic);
-    if (previous) binding.created_at = previous.created_at;
-    const { created } = await ctx.stores.hooks.putVerifier(binding);
-    ctx.onVerifierChanged(topic);
-    ctx.logger.info({ topic, kind: binding.kind, created }, created ? 'verifier bound' : 'verifier replaced');
-    res.status(created ? 201 : 200).json({ created, verifier: redactBinding(binding) });
-  });
+  mount(
+    router,
+    putVerifier,
+    async (req, res) => {
+      // validateVerifierBinding checks the topic and the body (the declaration leaves both to it).
+      const topic = req.params.topic as string;
+      const checked = validateVerifierBinding(topic, req.body, new Date(ctx.clock.now()), secretScopeOf(ctx.settings));
+      if (!checked.ok) throw badInput('verifier binding refused', checked.errors);
+      const binding = checked.binding;
+      // A secret the ingress cannot read would make every delivery a 500 while the sender retries for days: refused now.
+      const unreadable = await unreadableSecrets(binding.secrets, 'secret' in (req.body as object) ? 'secret' : 'secrets', secrets);
+      if (unreadable.length) throw badInput('verifier binding refused', unreadable);
+      const previous = await ctx.stores.hooks.getVerifier(topic);
+      if (previous) binding.created_at = previous.created_at;
+      const { created } = await ctx.stores.hooks.putVerifier(binding);
+      ctx.onVerifierChanged(topic);
+      ctx.logger.info({ topic, kind: binding.kind, created }, created ? 'verifier bound' : 'verifier replaced');
+      res.status(created ? 201 : 200).json({ created, verifier: redactBinding(binding) });
+    },
+    opts,
+  );
 
-  router.delete('/hooks/topics/:topic/verifier', requireRole('admin'), async (req, res) => {
-    const topic = req.params.topic as string;
-    const removed = isValidName(topic) && (await ctx.stores.hooks.removeVerifier(topic));
-    if (!removed) throw notFound(`topic ${JSON.stringify(topic)} has no verifier binding`);
-    ctx.onVerifierChanged(topic);
-    ctx.logger.info({ topic }, 'verifier removed; the topic is open');
-    res.json({ removed: true, topic });
-  });
+  mount(
+    router,
+    removeVerifier,
+    async (req, res) => {
+      const topic = req.checked.params.topic;
+      if (!(await ctx.stores.hooks.removeVerifier(topic))) throw notFound(`topic ${JSON.stringify(topic)} has no verifier binding`);
+      ctx.onVerifierChanged(topic);
+      ctx.logger.info({ topic }, 'verifier removed; the topic is open');
+      res.json({ removed: true, topic });
+    },
+    opts,
+  );
 }
 
 /**

@@ -81,72 +81,6 @@ const bulkDetail = (body: unknown, req: Request) => ({
 const TABLE: Entry[] = [
   {
     method: 'POST',
-    route: '/hooks',
-    action: 'hook.register',
-    target: bodyName,
-    before: async (s, req) => {
-      const n = bodyName(req);
-      return n && isValidName(n) ? s.hooks.getHook(n) : null;
-    },
-    after: (b) => field(b, 'hook') ?? null,
-  },
-  {
-    method: 'DELETE',
-    route: '/hooks/:name',
-    action: 'hook.remove',
-    target: (_r, p) => p.name ?? null,
-    before: async (s, _r, p) => (isValidName(p.name) ? s.hooks.getHook(p.name) : null),
-    after: gone,
-  },
-  {
-    method: 'PUT',
-    route: '/hooks/topics/:topic/verifier',
-    action: 'verifier.bind',
-    target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => {
-      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
-      return v ? redactBinding(v) : null;
-    },
-    after: (b) => field(b, 'verifier') ?? null,
-  },
-  {
-    method: 'DELETE',
-    route: '/hooks/topics/:topic/verifier',
-    action: 'verifier.unbind',
-    target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => {
-      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
-      return v ? redactBinding(v) : null;
-    },
-    after: gone,
-  },
-  {
-    method: 'PUT',
-    route: '/hooks/topics/:topic/dedupe',
-    action: 'dedupe.bind',
-    target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
-    after: (b) => field(b, 'dedupe') ?? null,
-  },
-  {
-    method: 'DELETE',
-    route: '/hooks/topics/:topic/dedupe',
-    action: 'dedupe.unbind',
-    target: (_r, p) => p.topic ?? null,
-    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
-    after: gone,
-  },
-  // The answer holds the link's token once: only the link record (no token) is kept.
-  { method: 'POST', route: '/hooks/:name/links', action: 'trigger_link.create', target: (_r, p) => p.name ?? null, after: (b) => field(b, 'link') ?? null },
-  {
-    method: 'DELETE',
-    route: '/hooks/:name/links/:id',
-    action: 'trigger_link.revoke',
-    target: (_r, p) => `${p.name ?? ''}/${p.id ?? ''}`,
-    after: (b) => field(b, 'link') ?? null,
-  },
-  {
-    method: 'POST',
     route: '/hook-runs/:id/retry',
     action: 'run.retry',
     target: (_r, p) => p.id ?? null,
@@ -333,6 +267,50 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
     before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
     after: gone,
   },
+  // --- batch A: hooks & topic config ---
+  'hook.register': {
+    target: bodyName,
+    before: async (s, req) => {
+      const n = bodyName(req);
+      return n && isValidName(n) ? s.hooks.getHook(n) : null;
+    },
+    after: (b) => field(b, 'hook') ?? null,
+  },
+  'hook.remove': {
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (isValidName(p.name) ? s.hooks.getHook(p.name) : null),
+    after: gone,
+  },
+  'verifier.bind': {
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => {
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
+      return v ? redactBinding(v) : null;
+    },
+    after: (b) => field(b, 'verifier') ?? null,
+  },
+  'verifier.unbind': {
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => {
+      const v = isValidName(p.topic) ? await s.hooks.getVerifier(p.topic) : null;
+      return v ? redactBinding(v) : null;
+    },
+    after: gone,
+  },
+  'dedupe.bind': {
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
+    after: (b) => field(b, 'dedupe') ?? null,
+  },
+  'dedupe.unbind': {
+    target: (_r, p) => p.topic ?? null,
+    before: async (s, _r, p) => (isValidName(p.topic) ? s.hooks.getDedupe(p.topic) : null),
+    after: gone,
+  },
+  // The answer holds the link's token once: only the link record (no token) is kept.
+  'trigger_link.create': { target: (_r, p) => p.name ?? null, after: (b) => field(b, 'link') ?? null },
+  'trigger_link.revoke': { target: (_r, p) => `${p.name ?? ''}/${p.id ?? ''}`, after: (b) => field(b, 'link') ?? null },
+  // --- end batch A ---
 };
 
 const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {

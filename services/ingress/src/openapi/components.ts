@@ -8,7 +8,6 @@ import {
   FINGERPRINT_PATTERN,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
-  JQ_FIELDS,
   KEPT_HEADERS,
   KEPT_HEADERS_MAX,
   KEPT_HEADER_MAX_CHARS,
@@ -17,21 +16,14 @@ import {
   REMOTE_PROTOCOLS,
   RESOLUTION_VIAS,
   RUN_STATUSES,
-  STATE_TEMPLATE_NAMES,
 } from '@hookyard/core';
-import { EXPRESSIONS, POLICY_WHEN } from './expressions';
+import { POLICY_WHEN } from './expressions';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
 const isoTime: Schema = { type: 'string', format: 'date-time' };
 const name: Schema = { type: 'string', pattern: NAME_PATTERN_SOURCE, maxLength: NAME_MAX_LENGTH };
-const NATS_TRUST: Schema = {
-  type: 'string',
-  enum: ['trusted'],
-  description:
-    'trusted: the NATS door keeps messages on this topic (who may publish is up to NATS permissions; such runs are not verified). Absent: the NATS door refuses them',
-};
 
 /** components.schemas of the management API: the wire shapes the routes answer with. */
 export const SCHEMAS: Record<string, Schema> = {
@@ -49,64 +41,6 @@ export const SCHEMAS: Record<string, Schema> = {
           details: { type: 'array', items: { type: 'string' }, description: 'One line per miss (e.g. every refused field of a registration)' },
         },
       },
-    },
-  },
-  JqField: {
-    description: 'A jq expression: inline, or a stored template with its $kwargs',
-    oneOf: [
-      { type: 'object', required: ['content'], properties: { content: { type: 'string' } }, additionalProperties: false },
-      {
-        type: 'object',
-        required: ['id'],
-        properties: { id: { type: 'string' }, kwargs: { type: 'object', additionalProperties: true } },
-        additionalProperties: false,
-      },
-    ],
-  },
-  HookInput: {
-    type: 'object',
-    required: ['name', 'topic', 'tool'],
-    additionalProperties: false,
-    properties: {
-      name: ref('Name'),
-      topic: ref('Name'),
-      tool: { type: 'string', description: 'A registered tool (GET /api/tools)' },
-      tool_kwargs: { type: 'object', additionalProperties: true, description: "Static arguments, validated against the tool's JSON Schema" },
-      ...Object.fromEntries(JQ_FIELDS.map((f) => [f, { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS[f] }])),
-      subject: {
-        type: 'object',
-        required: ['scope', 'kind'],
-        additionalProperties: false,
-        description:
-          'Binds a declared state (GET /api/states/declarations). key_expr is required unless templates names the declared key_expr. ' +
-          'Checked at registration: an undeclared state is 404, an attach path another binding overlaps 409, a states-store failure 500; none stores the hook',
-        properties: {
-          scope: { type: 'string' },
-          kind: { type: 'string' },
-          key_expr: { allOf: [ref('JqField')], 'x-tai42-expression': EXPRESSIONS['subject.key_expr'] },
-          attach: {
-            type: 'string',
-            description:
-              'The part of the document this hook writes (a JSON pointer, "" for all of it), held against every other binding. ' +
-              'Absent: the whole document, shared with other hooks without attach (the state must still be declared)',
-          },
-          templates: {
-            type: 'array',
-            items: { type: 'string', enum: [...STATE_TEMPLATE_NAMES] },
-            description: "The declaration's templates to attach: key_expr fills subject.key_expr, the others the hook's field of that name",
-          },
-          declaration_version: { type: 'integer', description: 'Ignored on input: the declaration version the attached templates came from' },
-        },
-      },
-      approval: {
-        type: 'array',
-        items: ref('ApprovalRule'),
-        description: "The hook's own approval rules: they can only make a call stricter than the deployment policy (allow -> approve/deny, approve -> deny)",
-      },
-      tools_allow: { type: 'array', items: { type: 'string' }, description: 'Allowlist (`*`, names, `!name`), intersected with HOOKS_TOOLS_ALLOW' },
-      description: { type: 'string' },
-      created_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
-      updated_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
     },
   },
   ApprovalRule: {
@@ -243,82 +177,10 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['interaction', 'run'],
     properties: { interaction: ref('Interaction'), run: nullable(ref('Run')) },
   },
-  DryRunInput: {
-    type: 'object',
-    required: ['hook'],
-    additionalProperties: false,
-    properties: {
-      hook: { description: 'A registered hook name, or a hook record (validated, not stored)', oneOf: [ref('Name'), ref('HookInput')] },
-      payload: { description: 'The event payload the run would have (default {})' },
-    },
-  },
-  DryRun: {
-    type: 'object',
-    required: [
-      'hook',
-      'tool',
-      'outcome',
-      'subject',
-      'parked',
-      'state',
-      'condition',
-      'cancel',
-      'resume',
-      'act',
-      'kwargs',
-      'extras',
-      'allowlist',
-      'approval',
-      'error',
-      'warnings',
-    ],
-    properties: {
-      hook: { type: 'string' },
-      tool: { type: 'string' },
-      outcome: {
-        type: 'string',
-        enum: ['skipped', 'act', 'start', 'denied', 'approval', 'refused', 'error'],
-        description:
-          'What the run would do: skip, act on interactions (no tool call), start the tool, be denied, park for an approval, be refused by the allowlist, fail',
-      },
-      subject: nullable({ type: 'object', properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } } }),
-      parked: { type: 'array', items: {}, description: 'The $parked the expressions saw' },
-      state: { description: "The $state the expressions saw: the subject's state document, or null" },
-      condition: nullable({ type: 'object', properties: { present: { type: 'boolean' }, output: { type: 'array', items: {} }, matched: { type: 'boolean' } } }),
-      cancel: nullable({ type: 'array', items: {}, description: 'cancel_expr outputs' }),
-      resume: nullable({ type: 'array', items: {}, description: 'resume_expr outputs' }),
-      act: nullable({
-        type: 'object',
-        description: 'What the door contract would do: {verb: cancel, ids} | {verb: resume, items: [{id, payload}]} | {verb: take, id}',
-        additionalProperties: true,
-      }),
-      kwargs: nullable({ type: 'object', additionalProperties: true, description: 'The arguments the tool would get' }),
-      extras: nullable({
-        type: 'object',
-        additionalProperties: true,
-        description: 'The extras the tool would get (the idempotency key stands as "<run id>"); with an act, the extras handed on',
-      }),
-      allowlist: nullable({ type: 'object', properties: { allowed: { type: 'boolean' }, list: { type: 'string' } } }),
-      approval: nullable(ref('ApprovalDecision')),
-      error: nullable({
-        type: 'object',
-        required: ['step', 'kind', 'message'],
-        properties: { step: { type: 'string' }, kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
-      }),
-      warnings: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'What looks like a mistake though the run would go on (a condition whose output is not one boolean)',
-      },
-    },
-  },
   ErrorInfo: {
     type: 'object',
     required: ['kind', 'message'],
     properties: { kind: { type: 'string', enum: [...ERROR_KINDS] }, message: { type: 'string' } },
-  },
-  Hook: {
-    allOf: [ref('HookInput'), { type: 'object', required: ['tool_kwargs', 'created_at', 'updated_at'] }],
   },
   Percentiles: {
     type: 'object',
@@ -785,83 +647,6 @@ export const SCHEMAS: Record<string, Schema> = {
       ref('ToolRecordInput'),
       { type: 'object', required: ['kind', 'timeout_ms', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } },
     ],
-  },
-  VerifierInput: {
-    type: 'object',
-    required: ['kind'],
-    properties: {
-      kind: { type: 'string', enum: ['shared_secret', 'hmac', 'github', 'stripe', 'slack', 'standard-webhooks'] },
-      secret: { type: 'string', description: 'One secret reference: env:NAME or file:/path (never a literal secret)' },
-      secrets: { type: 'array', items: { type: 'string' }, description: 'Several references, during rotation' },
-      settings: { type: 'object', additionalProperties: true, description: 'Kind-specific: header names, algorithm, encoding, prefix, tolerance_seconds, …' },
-      nats: NATS_TRUST,
-      topic: { ...name, description: 'Optional; must equal the path topic' },
-    },
-  },
-  Verifier: {
-    type: 'object',
-    required: ['topic', 'kind', 'settings', 'secrets', 'created_at', 'updated_at'],
-    properties: {
-      topic: ref('Name'),
-      kind: { type: 'string' },
-      settings: { type: 'object', additionalProperties: true },
-      secrets: { type: 'array', items: { type: 'string' }, description: 'References only' },
-      nats: NATS_TRUST,
-      created_at: isoTime,
-      updated_at: isoTime,
-    },
-  },
-  DedupeInput: {
-    type: 'object',
-    required: ['expr'],
-    properties: {
-      expr: { type: 'string', maxLength: 4096, description: 'jq over {headers, query, body}, e.g. .headers["x-event-id"] or .body.id; compiled when written' },
-      horizon_seconds: { type: 'integer', minimum: 1, maximum: 604800, default: 86400, description: 'How long a key value stays claimed' },
-      topic: { ...name, description: 'Optional; must equal the path topic' },
-    },
-  },
-  Dedupe: {
-    type: 'object',
-    required: ['topic', 'expr', 'horizon_seconds', 'created_at', 'updated_at'],
-    properties: { topic: ref('Name'), expr: { type: 'string' }, horizon_seconds: { type: 'integer' }, created_at: isoTime, updated_at: isoTime },
-  },
-  TriggerLink: {
-    type: 'object',
-    description: 'A trigger link as kept and listed: never its token (shown once, when made; kept only as its SHA-256)',
-    required: ['id', 'hook', 'label', 'created_at', 'created_by', 'expires_at', 'uses', 'max_uses', 'revoked'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'string', pattern: '^tl_[a-z2-7]{20}$' },
-      hook: ref('Name'),
-      label: { type: 'string' },
-      created_at: isoTime,
-      created_by: { type: 'string', description: 'The operator token that made it: `<role>:<first 8 hex of its SHA-256>`' },
-      expires_at: nullable({ ...isoTime, description: 'Past this time the link is refused; null: never' }),
-      uses: { type: 'integer', minimum: 0, description: 'How many runs it kept' },
-      max_uses: nullable({ type: 'integer', minimum: 1, description: 'At this many uses it is refused; null: no limit' }),
-      revoked: { type: 'boolean' },
-    },
-  },
-  TriggerLinkInput: {
-    type: 'object',
-    additionalProperties: false,
-    description: 'All optional; an unknown field or a bad value is a 400 naming it. At most one of expires_in_seconds and expires_at.',
-    properties: {
-      label: { type: 'string', maxLength: 200, description: 'What the link is for (printable characters)' },
-      expires_in_seconds: { type: 'integer', minimum: 1, maximum: 315360000 },
-      expires_at: { ...isoTime, description: 'A future time, within ten years' },
-      max_uses: { type: 'integer', minimum: 1, maximum: 1000000000 },
-    },
-  },
-  TriggerLinkCreated: {
-    type: 'object',
-    required: ['link', 'token', 'path', 'url'],
-    properties: {
-      link: ref('TriggerLink'),
-      token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: '256 random bits, base64url: shown in this answer only' },
-      path: { type: 'string', description: '`/trigger/{token}`' },
-      url: nullable({ type: 'string', description: 'HOOKS_PUBLIC_URL followed by the path; null when HOOKS_PUBLIC_URL is unset' }),
-    },
   },
   DoorAccepted: {
     type: 'object',

@@ -1,6 +1,8 @@
-import { SCHEMAS } from './components';
+import { OPENAPI_DOCUMENT } from './index';
 
 type Obj = Record<string, unknown>;
+/** The generated document's components: HookInput and what it names come from the declarations (@hookyard/api). */
+const SCHEMAS = (OPENAPI_DOCUMENT.components as { schemas: Record<string, Obj> }).schemas;
 const COMPONENT_REF = '#/components/schemas/';
 
 /** Component names a schema refers to, transitively (so $defs holds exactly what is used). */
