@@ -31,6 +31,13 @@ export interface RouteDecl {
   params?: TSchema;
   query?: TSchema;
   body?: TSchema;
+  /**
+   * Parts of the request the handler checks itself (a validator shared with another door, or refusal
+   * lines its tests pin that a schema cannot write): their schemas document them, ajv does not run them.
+   */
+  handlerChecks?: ReadonlyArray<'query' | 'body'>;
+  /** The body may be left out (the document says `required: false`). */
+  bodyOptional?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

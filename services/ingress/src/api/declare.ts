@@ -8,6 +8,8 @@ import { requireRole } from './auth';
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// Times on the wire are toISOString()'s.
+ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i);
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
 function compile(schema: unknown): ValidateFunction {
@@ -49,6 +51,8 @@ export type DeclaredHandler<D extends RouteDecl> = (req: Request & { checked: Re
 /** Whether answers are checked against their declared schemas (test runs: the app factory's `validateAnswers`). */
 export interface DeclareOptions {
   validateAnswers?: boolean;
+  /** An agent token may call the route when this says so of the request (`requireRole`'s agentWhen). */
+  agentWhen?: (req: Request) => boolean;
 }
 
 /** Thrown when a declared route answers a body its declaration does not allow (tests only): the request fails with 500. */
@@ -62,15 +66,16 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
+  const byHandler = new Set(decl.handlerChecks ?? []);
   const check = {
     params: decl.params && compile(decl.params),
-    query: decl.query && compile(decl.query),
-    body: decl.body && compile(decl.body),
+    query: decl.query && !byHandler.has('query') ? compile(decl.query) : undefined,
+    body: decl.body && !byHandler.has('body') ? compile(decl.body) : undefined,
   };
   const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-  router[method](decl.path, requireRole(decl.role), async (req, res) => {
+  router[method](decl.path, requireRole(decl.role, options.agentWhen ? { agentWhen: options.agentWhen } : {}), async (req, res) => {
     // A final `*rest` parameter comes as its segments.
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {
