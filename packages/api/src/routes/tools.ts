@@ -41,15 +41,18 @@ export const listTools = route({
   handlerChecks: ['query'],
   answers: {
     200: answer(
-      'Tools',
-      Type.Object({
-        format: Type.Optional(Enum(CATALOGUE_FORMAT_VALUES, { description: 'with ?format: the shape of each entry of tools' })),
-        tools: Type.Array(Type.Union([Tool, VendorTool])),
-        registered: Type.Optional(Type.Array(ToolRecord, { description: 'without ?format' })),
-        discovery: Type.Optional(
-          Type.Array(DiscoveryStatus, { description: 'without ?format: the last discoveries of every openapi, mcp and grpc registration, by the executors' }),
-        ),
-      }),
+      'Tools: the listing, or with ?format the catalogue',
+      Type.Union([
+        Type.Object({
+          tools: Type.Array(Tool),
+          registered: Type.Array(ToolRecord, { description: 'the registered tool services' }),
+          discovery: Type.Array(DiscoveryStatus, { description: 'the last discoveries of every openapi, mcp and grpc registration, by the executors' }),
+        }),
+        Type.Object({
+          format: Enum(CATALOGUE_FORMAT_VALUES, { description: 'the shape of each entry of tools' }),
+          tools: Type.Array(VendorTool),
+        }),
+      ]),
     ),
   },
   errors: [400],
