@@ -32,11 +32,13 @@ export interface RouteDecl {
   query?: TSchema;
   body?: TSchema;
   /**
-   * Parts of the request the handler checks itself: their schemas document them
-   * (types, required fields, unknown fields) but its refusal lines are richer
-   * than a schema's (did-you-mean, registry lookups, cross-field rules).
+   * Parts of the request the handler checks itself (a validator shared with another door, or refusal
+   * lines its tests pin that a schema cannot write: did-you-mean, registry lookups, cross-field rules):
+   * their schemas document them, ajv does not run them.
    */
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
+  /** The body may be left out (the document says `required: false`). */
+  bodyOptional?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

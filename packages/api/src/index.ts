@@ -12,6 +12,12 @@ import { HOOK_ROUTES } from './routes/hooks';
 import { TOPIC_ROUTES } from './routes/topics';
 import { TRIGGER_LINK_ROUTES } from './routes/trigger-links';
 // --- end batch A ---
+// --- batch C: approvals, tools, settings ---
+import { INTERACTION_ROUTES } from './routes/interactions';
+import { POLICY_ROUTES } from './routes/policy';
+import { SETTINGS_ROUTES } from './routes/settings';
+import { TOOL_ROUTES } from './routes/tools';
+// --- end batch C ---
 
 export { answer, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
 export { openApiDocument, openApiPath } from './openapi';
@@ -38,6 +44,42 @@ export { getDedupe, getVerifier, putDedupe, putVerifier, removeDedupe, removeVer
 export { TRIGGER_LABEL_MAX, TriggerLinkCreated, TriggerLinkInput, createTriggerLink, listTriggerLinks, revokeTriggerLink } from './routes/trigger-links';
 // --- end batch A ---
 
+// --- batch C: approvals, tools, settings ---
+export {
+  APPROVAL_ACTION_VALUES,
+  APPROVAL_APPROVER_VALUES,
+  APPROVAL_TIMEOUT_VALUES,
+  ApprovalAnswer,
+  ApprovalAnswerInput,
+  ApprovalPolicy,
+  ApprovalPolicyInput,
+  CATALOGUE_FORMAT_VALUES,
+  DiscoveryStatus,
+  INTERACTION_KIND_VALUES,
+  INTERACTION_STATUS_VALUES,
+  Interaction,
+  InteractionPage,
+  PolicyDryRun,
+  PolicyDryRunInput,
+  REMOTE_PROTOCOL_VALUES,
+  RESOLUTION_VIA_VALUES,
+  SecretRef,
+  SettingChange,
+  SettingsReload,
+  SettingsView,
+  StringOrSecret,
+  Tool,
+  ToolProvider,
+  ToolRecord,
+  ToolRecordInput,
+  ToolRetryPolicy,
+} from './routes/approvals-shared';
+export { INTERACTION_ID_PATTERN_SOURCE, approveInteraction, cancelInteraction, denyInteraction, getInteraction, listInteractions } from './routes/interactions';
+export { dryRunApprovalPolicy, getApprovalPolicy, putApprovalPolicy } from './routes/policy';
+export { getTool, listTools, putTool, removeTool } from './routes/tools';
+export { getSettings, reloadSettings } from './routes/settings';
+// --- end batch C ---
+
 /** Every declared route (the ingress mounts each; a test fails on a route that is in neither this list nor its shrinking list of undeclared ones). */
 export const API_ROUTES: readonly RouteDecl[] = [
   ...TEMPLATE_ROUTES,
@@ -46,6 +88,12 @@ export const API_ROUTES: readonly RouteDecl[] = [
   ...TOPIC_ROUTES,
   ...TRIGGER_LINK_ROUTES,
   // --- end batch A ---
+  // --- batch C ---
+  ...INTERACTION_ROUTES,
+  ...POLICY_ROUTES,
+  ...TOOL_ROUTES,
+  ...SETTINGS_ROUTES,
+  // --- end batch C ---
 ];
 
 /** The declared route of `METHOD /path` (the path as registered under /api), if any. */

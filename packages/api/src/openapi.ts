@@ -53,7 +53,7 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
     tags: [d.tag],
     operationId: d.operationId,
     ...(parameters.length ? { parameters } : {}),
-    ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
+    ...(d.body ? { requestBody: { required: !d.bodyOptional, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
     responses,
   };
 }

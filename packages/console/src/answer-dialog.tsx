@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AnswerOf, approveInteraction, denyInteraction } from '@hookyard/api';
 import { api, type ApiError } from './api';
 import { href } from './route';
 import { ErrorBox, toApiError } from './util';
@@ -66,7 +67,7 @@ export function AnswerButtons({
     setBusy(true);
     setError(null);
     try {
-      const out = await api<{ interaction: { id: string; run: string }; run: { id: string; status: string } | null }>(
+      const out = await api<AnswerOf<typeof approveInteraction | typeof denyInteraction>>(
         'POST',
         `/api/interactions/${encodeURIComponent(interaction)}/${verdict}`,
         text ? { reason: text } : {},

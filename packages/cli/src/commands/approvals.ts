@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
+import type { AnswerOf, approveInteraction, denyInteraction, getApprovalPolicy, putApprovalPolicy } from '@hookyard/api';
 import { apiPath, readRecord } from '../client';
 import { printTable, say } from '../output';
 import type { CliContext } from '../context';
-
-interface Policy {
-  version: number;
-  rules: Array<Record<string, unknown>>;
-  updated_at: string | null;
-}
 
 /** `hookyard approvals policy show|set` over `GET/PUT /api/approval-policy`. */
 export function approvalsCommand(program: Command, ctx: CliContext): void {
@@ -18,12 +13,12 @@ export function approvalsCommand(program: Command, ctx: CliContext): void {
     .command('show')
     .description('show the approval policy (version and rules, first match wins)')
     .action(async () => {
-      const res = await ctx.client().get<Policy>(apiPath(['approval-policy']));
+      const res = await ctx.client().get<AnswerOf<typeof getApprovalPolicy>>(apiPath(['approval-policy']));
       ctx.emit(res, () => {
         say(`approval policy version ${res.version}${res.updated_at ? ` (updated ${res.updated_at})` : ''}: ${res.rules.length} rule(s)`);
         if (res.rules.length)
           printTable(
-            res.rules.map((r, i) => ({ n: i + 1, ...r, tools: (r.tools as string[]).join(' ') })),
+            res.rules.map((r, i) => ({ n: i + 1, ...r, tools: r.tools.join(' ') })),
             ['n', 'name', 'tools', 'when', 'action', 'timeout_seconds'],
           );
       });
@@ -36,7 +31,7 @@ export function approvalsCommand(program: Command, ctx: CliContext): void {
     .option('--file <path>', 'read the policy from a JSON file (- for stdin)')
     .action(async (opts: { params?: string; file?: string }) => {
       const body = readRecord('approval policy', opts);
-      const res = await ctx.client().put<Policy>(apiPath(['approval-policy']), body);
+      const res = await ctx.client().put<AnswerOf<typeof putApprovalPolicy>>(apiPath(['approval-policy']), body);
       ctx.emit(res, () => say(`approval policy version ${res.version}: ${res.rules.length} rule(s)`));
     });
 }
@@ -59,7 +54,7 @@ export function interactionAnswerCommands(program: Command, ctx: CliContext): vo
       .action(async (id: string, opts: { reason?: string }) => {
         const res = await ctx
           .client()
-          .post<{ interaction: { id: string; status: string; run: string } }>(
+          .post<AnswerOf<typeof approveInteraction | typeof denyInteraction>>(
             apiPath(['interactions', id, verdict]),
             opts.reason === undefined ? {} : { reason: opts.reason },
           );

@@ -1,14 +1,12 @@
 import type { Command } from 'commander';
+import type { AnswerOf, cancelInteraction, getInteraction, listInteractions } from '@hookyard/api';
 import { INTERACTION_KINDS, INTERACTION_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
-type WireInteraction = Record<string, unknown> & { id: string; status: string; kind: string; run: string };
-interface InteractionPage {
-  interactions: WireInteraction[];
-  next_cursor: string | null;
-}
+type WireInteraction = AnswerOf<typeof getInteraction>;
+type InteractionPage = AnswerOf<typeof listInteractions>;
 
 const MAX_LIMIT = 500;
 const MAX_PAGES = 10_000;
@@ -44,8 +42,8 @@ function checkListOptions(opts: ListOptions): void {
 }
 
 function row(i: WireInteraction): Record<string, unknown> {
-  const r = i.resolution as { by?: string; via?: string } | null | undefined;
-  return { ...i, resolved_by: r ? `${r.by ?? ''} via ${r.via ?? ''}` : '' };
+  const r = i.resolution;
+  return { ...i, resolved_by: r ? `${r.by} via ${r.via}` : '' };
 }
 
 /**
@@ -99,7 +97,9 @@ export function interactionsCommand(program: Command, ctx: CliContext): void {
     .description('cancel an open interaction (operator): its parked run ends cancelled; refused (409) once it is resolved')
     .option('--reason <text>', 'kept in the resolution')
     .action(async (id: string, opts: { reason?: string }) => {
-      const i = await ctx.client().post<WireInteraction>(apiPath(['interactions', id, 'cancel']), opts.reason === undefined ? {} : { reason: opts.reason });
+      const i = await ctx
+        .client()
+        .post<AnswerOf<typeof cancelInteraction>>(apiPath(['interactions', id, 'cancel']), opts.reason === undefined ? {} : { reason: opts.reason });
       ctx.emit(i, () => say(`interaction ${i.id} is ${i.status}; run ${i.run} ends cancelled`));
     });
 }

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
+import type { AnswerOf, getTool, listTools, putTool, removeTool } from '@hookyard/api';
 import { apiPath, readRecord } from '../client';
 import { printJson, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
-type ToolWire = Record<string, unknown> & { name: string; provider: string };
-type ToolRecord = Record<string, unknown> & { name: string; endpoint: string };
-type DiscoveryWire = { name: string; last_success: { at: string; tools: number } | null; last_error: { at: string; kind: string; message: string } | null };
+/** The listing (no ?format) and the catalogue (?format) `GET /api/tools` answers. */
+type Listing = Extract<AnswerOf<typeof listTools>, { registered: unknown }>;
+type Catalogue = Extract<AnswerOf<typeof listTools>, { format: unknown }>;
+type DiscoveryWire = Listing['discovery'][number];
 
 /** One row per provider registration: when it was last discovered, and its last discovery error. */
 export function discoveryRows(statuses: readonly DiscoveryWire[]): Record<string, string>[] {
@@ -31,7 +33,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('every tool hooks can call, with its provider')
     .action(async () => {
-      const res = await ctx.client().get<{ tools: ToolWire[]; registered: ToolRecord[]; discovery?: DiscoveryWire[] }>(apiPath(['tools']));
+      const res = await ctx.client().get<Listing>(apiPath(['tools']));
       ctx.emit(res, () => {
         printTable(res.tools, ['name', 'provider', 'description']);
         if (res.discovery?.length) {
@@ -49,7 +51,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
       'openai ({"type":"function","function":{...}}, descriptions cut to 1024), anthropic ({name, description, input_schema}) or mcp ({name, description, inputSchema})',
     )
     .action(async (opts: { format: string }) => {
-      const res = await ctx.client().get<{ format: string; tools: unknown[] }>(apiPath(['tools'], new URLSearchParams({ format: opts.format })));
+      const res = await ctx.client().get<Catalogue>(apiPath(['tools'], new URLSearchParams({ format: opts.format })));
       // The array alone, human or not: it is what a model API takes.
       printJson(res.tools);
     });
@@ -58,7 +60,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .command('show <name>')
     .description('one tool with its JSON Schema, or a registered service with the tools it provides')
     .action(async (name: string) => {
-      const tool = await ctx.client().get<ToolWire>(apiPath(['tools', name]));
+      const tool = await ctx.client().get<AnswerOf<typeof getTool>>(apiPath(['tools', name]));
       ctx.emit(tool, () => printRecord(tool));
     });
 
@@ -78,7 +80,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { params?: string; file?: string; discover: boolean }) => {
       const body = readRecord('tool record', opts);
       const path = apiPath(['tools'], opts.discover ? undefined : new URLSearchParams({ discover: 'false' }));
-      const res = await ctx.client().post<{ created: boolean; tool: ToolRecord; discovered?: boolean; tools?: number }>(path, body);
+      const res = await ctx.client().post<AnswerOf<typeof putTool, 200 | 201>>(path, body);
       const found = res.discovered === true ? `: ${res.tools} tools discovered` : res.discovered === false ? ': not discovered (--no-discover)' : '';
       ctx.emit(res, () => say(`${res.created ? 'registered' : 'replaced'} tool service ${res.tool.name} (${res.tool.endpoint})${found}`));
     });
@@ -87,7 +89,7 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .command('remove <name>')
     .description('remove a registered tool service (admin); refused while a hook calls it or one of its tools')
     .action(async (name: string) => {
-      const res = await ctx.client().delete<{ removed: boolean; name: string }>(apiPath(['tools', name]));
+      const res = await ctx.client().delete<AnswerOf<typeof removeTool>>(apiPath(['tools', name]));
       ctx.emit(res, () => say(`removed tool service ${res.name}`));
     });
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AnswerOf, getInteraction, listInteractions } from '@hookyard/api';
 import { agentCallOf, agentOf } from '../agent-call';
 import { AnswerButtons, AnswerOutcome, type Answered } from '../answer-dialog';
 import { api, atLeast, query, type Role, type Run } from '../api';
@@ -6,20 +7,7 @@ import { useRunEvents } from '../live';
 import { href } from '../route';
 import { ErrorBox, Json, Status, time, useLoad } from '../util';
 
-interface Interaction {
-  id: string;
-  kind: string;
-  run: string;
-  hook: string;
-  topic: string;
-  tool: string;
-  args_hash: string;
-  rule: string | null;
-  policy_version: number | null;
-  created_at: string;
-  expires_at: string;
-  status: string;
-}
+type Interaction = AnswerOf<typeof getInteraction>;
 
 interface Row {
   interaction: Interaction;
@@ -94,10 +82,7 @@ export function ApprovalsPage({ role, params }: { role: Role; params?: URLSearch
       const one = await api<Interaction>('GET', `/api/interactions/${encodeURIComponent(only)}`);
       return { rows: [await withRun(one)], next: null };
     }
-    const page = await api<{ interactions: Interaction[]; next_cursor: string | null }>(
-      'GET',
-      `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`,
-    );
+    const page = await api<AnswerOf<typeof listInteractions>>('GET', `/api/interactions${query({ status: 'open', kind: 'approval', limit: 50, cursor })}`);
     return { rows: await Promise.all(page.interactions.map(withRun)), next: page.next_cursor };
   }, [cursor, only]);
   // A run that parks, is woken, ends or is discarded while the page is open changes the list: read again, at most once a second

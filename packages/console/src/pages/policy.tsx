@@ -1,36 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { AnswerOf, dryRunApprovalPolicy, getApprovalPolicy } from '@hookyard/api';
 import { api, ApiError, atLeast, type Role } from '../api';
 import { loadHookSchema } from '../schema';
 import { ErrorBox, Json, time, toApiError, useLoad } from '../util';
 import { RulesEditor } from './rules-editor';
 
-interface Rule {
-  name?: string;
-  tools: string[];
-  agents?: string[];
-  when?: string;
-  action: 'allow' | 'approve' | 'deny';
-  message?: string;
-  timeout_seconds?: number;
-  on_timeout?: string;
-  answer_hooks?: string[];
-  approver?: string;
-}
-
-interface Policy {
-  version: number;
-  rules: Rule[];
-  updated_at: string | null;
-}
-
-interface DryRunAnswer {
-  outcome: 'allow' | 'approval' | 'deny';
-  summary: string;
-  decision: unknown;
-  call: unknown;
-  rules_from: 'body' | 'kept';
-  hook_rules: number;
-}
+type Policy = AnswerOf<typeof getApprovalPolicy>;
+type Rule = Policy['rules'][number];
+type DryRunAnswer = AnswerOf<typeof dryRunApprovalPolicy>;
 
 const textOf = (rules: Rule[]) => (rules.length ? JSON.stringify(rules, null, 2) : '');
 

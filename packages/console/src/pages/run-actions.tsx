@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AnswerOf, getInteraction } from '@hookyard/api';
 import { AnswerButtons, AnswerOutcome, type Answered } from '../answer-dialog';
 import { api, atLeast, type ApiError, type Role, type Run } from '../api';
 import { href } from '../route';
@@ -13,13 +14,7 @@ const ENDED = new Set([...FINISHED, 'failed']);
 /** The extra the tool gets the idempotency key in (core's TOOL_EXTRA_IDEMPOTENCY_KEY). */
 const IDEMPOTENCY_EXTRA = 'tai42/idempotency_key';
 
-interface InteractionHead {
-  id: string;
-  kind: string;
-  tool: string;
-  rule: string | null;
-  status: string;
-}
+type InteractionHead = AnswerOf<typeof getInteraction>;
 
 /**
  * What an operator does with one run, and what a parked run waits on: the

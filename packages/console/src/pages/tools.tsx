@@ -1,31 +1,12 @@
 import { useState } from 'preact/hooks';
+import type { AnswerOf, listTools } from '@hookyard/api';
 import { api, atLeast, type Role } from '../api';
 import { ErrorBox, Json, useLoad } from '../util';
 
-interface Tool {
-  name: string;
-  description: string;
-  provider: string;
-  parameters: unknown;
-  retry?: unknown;
-  crash_resumable?: boolean;
-}
-
-interface ToolRecord {
-  name: string;
-  kind: string;
-  endpoint: string;
-  protocol?: string;
-  timeout_ms: number;
-  updated_at: string;
-}
-
+/** The listing GET /api/tools answers without ?format. */
+type ToolsAnswer = Extract<AnswerOf<typeof listTools>, { registered: unknown }>;
 /** What the executors' last discoveries of a provider registration (openapi, mcp, grpc) found. */
-interface DiscoveryStatus {
-  name: string;
-  last_success: { at: string; tools: number } | null;
-  last_error: { at: string; kind: string; message: string } | null;
-}
+type DiscoveryStatus = ToolsAnswer['discovery'][number];
 
 function LastSuccess({ d }: { d: DiscoveryStatus | undefined }) {
   if (!d) return <>—</>;
@@ -53,7 +34,7 @@ function LastError({ d }: { d: DiscoveryStatus | undefined }) {
  * registered services.
  */
 export function ToolsPage({ role }: { role: Role }) {
-  const tools = useLoad(() => api<{ tools: Tool[]; registered: ToolRecord[]; discovery?: DiscoveryStatus[] }>('GET', '/api/tools'), []);
+  const tools = useLoad(() => api<ToolsAnswer>('GET', '/api/tools'), []);
   const discovery = tools.data?.discovery ?? [];
   const statusOf = (name: string) => discovery.find((d) => d.name === name);
   const [open, setOpen] = useState<string | null>(null);

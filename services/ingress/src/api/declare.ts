@@ -53,6 +53,8 @@ export type DeclaredHandler<D extends RouteDecl> = (req: Request & { checked: Re
 /** Whether answers are checked against their declared schemas (test runs: the app factory's `validateAnswers`). */
 export interface DeclareOptions {
   validateAnswers?: boolean;
+  /** An agent token may call the route when this says so of the request (`requireRole`'s agentWhen). */
+  agentWhen?: (req: Request) => boolean;
 }
 
 /** Thrown when a declared route answers a body its declaration does not allow (tests only): the request fails with 500. */
@@ -75,7 +77,7 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
   const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-  router[method](decl.path, requireRole(decl.role), async (req, res) => {
+  router[method](decl.path, requireRole(decl.role, options.agentWhen ? { agentWhen: options.agentWhen } : {}), async (req, res) => {
     // A final `*rest` parameter comes as its segments.
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {

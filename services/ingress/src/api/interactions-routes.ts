@@ -16,8 +16,10 @@ import type { InteractionFilter } from '@hookyard/store';
 import { resolveFailure } from '../approvals/answer';
 import { operatorLinks } from '../approvals/operator-links';
 import { AuditRecorder } from '../audit/recorder';
-import { callerOf, requireRole, roleOf } from './auth';
+import { cancelInteraction, getInteraction, listInteractions } from '@hookyard/api';
+import { callerOf, roleOf } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 import { listQueryReader } from './list-query';
 
 export const INTERACTION_LIST_DEFAULT_LIMIT = 50;
@@ -70,12 +72,6 @@ export function parseReason(body: unknown): string {
   return (reason as string | undefined) ?? '';
 }
 
-/** A malformed id cannot name an interaction: 404 without asking the store. */
-export function interactionId(id: string): string {
-  if (!INTERACTION_ID_PATTERN.test(id)) throw notFound(`no interaction ${JSON.stringify(id)}`);
-  return id;
-}
-
 /**
  * The interactions parked runs wait on: list (filters + cursor), one, and an
  * operator's cancel (the parked run ends `cancelled`). A second answer is 409
@@ -90,46 +86,62 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
   // A GET is not recorded by the audit middleware: handing out links is, here.
   const audit = ctx.audit ?? new AuditRecorder(ctx);
   const clientAddress = ctx.clientAddress ?? ((req) => req.socket.remoteAddress ?? '');
-  router.get('/interactions', requireRole('reader'), async (req, res) => {
-    const q = parseInteractionQuery(req.query);
-    const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
-    res.json({ interactions: page.interactions, next_cursor: page.nextCursor });
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  mount(
+    router,
+    listInteractions,
+    async (req, res) => {
+      const q = parseInteractionQuery(req.query);
+      const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
+      res.json({ interactions: page.interactions, next_cursor: page.nextCursor });
+    },
+    opts,
+  );
 
-  router.get('/interactions/:id', requireRole('reader'), async (req, res) => {
-    const id = interactionId(req.params.id as string);
-    const interaction = await ctx.stores.interactions.get(id);
-    if (!interaction) throw notFound(`no interaction ${JSON.stringify(id)}`);
-    if (roleOf(res) === 'reader') return res.json(interaction);
-    const issuer = callerOf(res);
-    const links = await operatorLinks({ settings: ctx.settings, secrets, logger: ctx.logger }, interaction, ctx.clock.now(), issuer);
-    if (links) {
-      // Written before the links are answered: no link leaves without its record.
-      await audit.record({
-        actor: { kind: 'token', role: roleOf(res), label: issuer },
-        action: 'interaction.links_issued',
-        target: id,
-        client: clientAddress(req),
-        status: 200,
-        request: { method: 'GET', path: `/api/interactions/${id}` },
-        detail: { issuer, expires_at: links.expires_at, run: interaction.run },
-      });
-    }
-    res.json({ ...interaction, links });
-  });
+  mount(
+    router,
+    getInteraction,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const interaction = await ctx.stores.interactions.get(id);
+      if (!interaction) throw notFound(`no interaction ${JSON.stringify(id)}`);
+      if (roleOf(res) === 'reader') return res.json(interaction);
+      const issuer = callerOf(res);
+      const links = await operatorLinks({ settings: ctx.settings, secrets, logger: ctx.logger }, interaction, ctx.clock.now(), issuer);
+      if (links) {
+        // Written before the links are answered: no link leaves without its record.
+        await audit.record({
+          actor: { kind: 'token', role: roleOf(res), label: issuer },
+          action: 'interaction.links_issued',
+          target: id,
+          client: clientAddress(req),
+          status: 200,
+          request: { method: 'GET', path: `/api/interactions/${id}` },
+          detail: { issuer, expires_at: links.expires_at, run: interaction.run },
+        });
+      }
+      res.json({ ...interaction, links });
+    },
+    opts,
+  );
 
-  router.post('/interactions/:id/cancel', requireRole('operator'), async (req, res) => {
-    const id = interactionId(req.params.id as string);
-    const reason = parseReason(req.body);
-    const by = callerOf(res);
-    const { interaction, run } = await ctx.stores.interactions
-      .resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now())
-      .catch((err: unknown) => {
-        throw resolveFailure(id, err);
-      });
-    ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
-    if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
-    if (run) announceRun(ctx.events, run, run.status === 'cancelled' ? 'finished' : 'woken', ctx.logger);
-    res.json(interaction);
-  });
+  mount(
+    router,
+    cancelInteraction,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const reason = parseReason(req.body);
+      const by = callerOf(res);
+      const { interaction, run } = await ctx.stores.interactions
+        .resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now())
+        .catch((err: unknown) => {
+          throw resolveFailure(id, err);
+        });
+      ctx.logger.info({ interaction: id, run: interaction.run, by }, 'interaction cancelled by an operator');
+      if (run?.status === 'cancelled') ctx.metrics.cancelled.inc({ hook: run.hook });
+      if (run) announceRun(ctx.events, run, run.status === 'cancelled' ? 'finished' : 'woken', ctx.logger);
+      res.json(interaction);
+    },
+    opts,
+  );
 }

@@ -1,7 +1,8 @@
 import type { Router } from 'express';
 import { HookyardError, unavailable, type ReloadResult, type SettingsView } from '@hookyard/core';
-import { requireRole } from './auth';
+import { getSettings, reloadSettings } from '@hookyard/api';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 
 /** What the process that serves the API knows of its own settings (made by `hookyard serve`). */
 export interface SettingsControl {
@@ -23,14 +24,25 @@ export function settingsRoutes(router: Router, ctx: ApiContext): void {
     if (!ctx.settingsControl) throw unavailable('this process was not started by `hookyard serve`: its settings cannot be shown or reloaded here');
     return ctx.settingsControl;
   };
-  router.get('/settings', requireRole('operator'), (_req, res) => {
-    res.json(control().view());
-  });
-  router.post('/settings/reload', requireRole('admin'), (_req, res) => {
-    const r = control().reload();
-    if (!r.ok) {
-      throw new HookyardError('bad_input', `settings reload refused, nothing applied: ${r.message}`, { details: [r.message] });
-    }
-    res.json(r);
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  mount(
+    router,
+    getSettings,
+    (_req, res) => {
+      res.json(control().view());
+    },
+    opts,
+  );
+  mount(
+    router,
+    reloadSettings,
+    (_req, res) => {
+      const r = control().reload();
+      if (!r.ok) {
+        throw new HookyardError('bad_input', `settings reload refused, nothing applied: ${r.message}`, { details: [r.message] });
+      }
+      res.json(r);
+    },
+    opts,
+  );
 }

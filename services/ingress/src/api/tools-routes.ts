@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
-import { agentMayCall, badInput, conflict, isValidName, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
+import { agentMayCall, badInput, conflict, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
 import {
   CATALOGUE_FORMATS,
   OpenApiDocumentError,
@@ -12,8 +12,10 @@ import {
   type ToolInfo,
   type ToolRepo,
 } from '@hookyard/tools';
-import { agentOf, requireRole } from './auth';
+import { getTool, listTools, putTool, removeTool } from '@hookyard/api';
+import { agentOf } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 
 /**
  * The tool registry: every tool the deployment can call (with its JSON Schema
@@ -24,91 +26,112 @@ import type { ApiContext } from './context';
  * required) is never echoed.
  */
 export function toolRoutes(router: Router, ctx: ApiContext): void {
+  const opts = { validateAnswers: ctx.validateAnswers };
   // An agent token may read the catalogue export (?format), narrowed to the tools it may call.
-  router.get('/tools', requireRole('reader', { agentWhen: (req) => req.query.format !== undefined }), async (req, res) => {
-    const format = req.query.format;
-    if (format !== undefined) {
-      // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
-      if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
-        throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  mount(
+    router,
+    listTools,
+    async (req, res) => {
+      const format = req.query.format;
+      if (format !== undefined) {
+        // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
+        if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
+          throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+        }
+        const agent = agentOf(res);
+        let tools = await allTools(ctx.tools);
+        if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
+        return void res.json({ format, tools: toolDefinitions(tools, format as CatalogueFormat) });
       }
-      const agent = agentOf(res);
-      let tools = await allTools(ctx.tools);
-      if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
-      return void res.json({ format, tools: toolDefinitions(tools, format as CatalogueFormat) });
-    }
-    const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
-    const statusOf = new Map(discovery.map((d) => [d.name, d]));
-    res.json({
-      tools: tools.map(toolToWire),
-      registered: registered.map(redactToolRecord),
-      // What the executors' last discoveries of each openapi, mcp and grpc registration found.
-      discovery: registered.filter((r) => DISCOVERED_KINDS.has(r.kind)).map((r) => discoveryToWire(r.name, statusOf.get(r.name))),
-    });
-  });
+      const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
+      const statusOf = new Map(discovery.map((d) => [d.name, d]));
+      res.json({
+        tools: tools.map(toolToWire),
+        registered: registered.map(redactToolRecord),
+        // What the executors' last discoveries of each openapi, mcp and grpc registration found.
+        discovery: registered.filter((r) => DISCOVERED_KINDS.has(r.kind)).map((r) => discoveryToWire(r.name, statusOf.get(r.name))),
+      });
+    },
+    { ...opts, agentWhen: (req) => req.query.format !== undefined },
+  );
 
-  router.get('/tools/:name', requireRole('reader'), async (req, res) => {
-    const name = req.params.name as string;
-    const infos = await ctx.tools.tools(name);
-    const info = infos.find((t) => t.name === name);
-    const stored = await ctx.stores.tools.getTool(name);
-    const record = stored ? redactToolRecord(stored) : null;
-    if (info) return void res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
-    // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides and its last discoveries.
-    if (record) {
-      const status = (await ctx.stores.tools.discoveryStatuses()).find((d) => d.name === name);
-      return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire), discovery: discoveryToWire(name, status) });
-    }
-    throw notFound(`tool '${name}' is not a registered tool`);
-  });
-
-  router.post('/tools', requireRole('admin'), async (req, res) => {
-    const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), {
-      mcpStdioAllow: ctx.settings.mcpStdioAllow,
-      secretScope: secretScopeOf(ctx.settings),
-    });
-    if (!checked.ok) throw badInput('tool registration refused', checked.errors);
-    const record = checked.record;
-    const previous = await ctx.stores.tools.getTool(record.name);
-    if (previous) record.created_at = previous.created_at;
-    // A service that provides tools is read now, so the answer says whether it can be used.
-    let discovered: string[] | undefined;
-    if (DISCOVERED_KINDS.has(record.kind) && req.query.discover !== 'false') {
-      try {
-        discovered = await ctx.tools.discoverRecord?.(record);
-      } catch (err) {
-        // No executor answered: the service was not asked at all (503, by its kind, like every unavailable).
-        if (err instanceof DiscoveryUnansweredError) throw err;
-        const e = toHookyardError(err);
-        // The document or server answered with something unusable (not OpenAPI, too large): 422; could not be read: 502.
-        const status = e.kind === 'bad_input' || e instanceof OpenApiDocumentError ? 422 : 502;
-        ctx.logger.warn({ err: e, tool: record.name }, 'tool registration refused: the service could not be discovered');
-        return void res.status(status).json({
-          error: {
-            kind: e.kind,
-            message: `${record.kind} tool '${record.name}' could not be discovered, so it was not registered: ${e.message}`,
-            details: ['register with ?discover=false to keep it without this check (for a service that is not up yet)'],
-          },
-        });
+  mount(
+    router,
+    getTool,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      const infos = await ctx.tools.tools(name);
+      const info = infos.find((t) => t.name === name);
+      const stored = await ctx.stores.tools.getTool(name);
+      const record = stored ? redactToolRecord(stored) : null;
+      if (info) return void res.json({ ...toolToWire(info), ...(record ? { record } : {}) });
+      // A provider registration (OpenAPI, MCP, gRPC) is not itself a tool: show the tools it provides and its last discoveries.
+      if (record) {
+        const status = (await ctx.stores.tools.discoveryStatuses()).find((d) => d.name === name);
+        return void res.json({ name, provider: record.kind, record, tools: infos.map(toolToWire), discovery: discoveryToWire(name, status) });
       }
-    }
-    const { created } = await ctx.stores.tools.putTool(record);
-    ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created, tools: discovered?.length }, created ? 'tool registered' : 'tool replaced');
-    const found = discovered ? { discovered: true, tools: discovered.length } : DISCOVERED_KINDS.has(record.kind) ? { discovered: false } : {};
-    res.status(created ? 201 : 200).json({ created, tool: redactToolRecord(record), ...found });
-  });
+      throw notFound(`tool '${name}' is not a registered tool`);
+    },
+    opts,
+  );
 
-  router.delete('/tools/:name', requireRole('admin'), async (req, res) => {
-    const name = req.params.name as string;
-    if (!isValidName(name) || !(await ctx.stores.tools.getTool(name))) throw notFound(`tool '${name}' is not a registered tool service`);
-    // Removing a tool a hook still calls would turn every future run of that hook into a failure.
-    // A provider registration serves tools named `<name>__<operation>`.
-    const users = (await ctx.stores.hooks.listHooks()).filter((h) => h.tool === name || h.tool.startsWith(`${name}${TOOL_SEPARATOR}`)).map((h) => h.name);
-    if (users.length) throw conflict(`tool '${name}' is used by hook(s) ${users.join(', ')}; remove or re-point them first`);
-    await ctx.stores.tools.removeTool(name);
-    ctx.logger.info({ tool: name }, 'tool removed');
-    res.json({ removed: true, name });
-  });
+  mount(
+    router,
+    putTool,
+    async (req, res) => {
+      const checked = validateToolRecord(req.body, new Date(ctx.clock.now()), {
+        mcpStdioAllow: ctx.settings.mcpStdioAllow,
+        secretScope: secretScopeOf(ctx.settings),
+      });
+      if (!checked.ok) throw badInput('tool registration refused', checked.errors);
+      const record = checked.record;
+      const previous = await ctx.stores.tools.getTool(record.name);
+      if (previous) record.created_at = previous.created_at;
+      // A service that provides tools is read now, so the answer says whether it can be used.
+      let discovered: string[] | undefined;
+      if (DISCOVERED_KINDS.has(record.kind) && req.query.discover !== 'false') {
+        try {
+          discovered = await ctx.tools.discoverRecord?.(record);
+        } catch (err) {
+          // No executor answered: the service was not asked at all (503, by its kind, like every unavailable).
+          if (err instanceof DiscoveryUnansweredError) throw err;
+          const e = toHookyardError(err);
+          // The document or server answered with something unusable (not OpenAPI, too large): 422; could not be read: 502.
+          const status = e.kind === 'bad_input' || e instanceof OpenApiDocumentError ? 422 : 502;
+          ctx.logger.warn({ err: e, tool: record.name }, 'tool registration refused: the service could not be discovered');
+          return void res.status(status).json({
+            error: {
+              kind: e.kind,
+              message: `${record.kind} tool '${record.name}' could not be discovered, so it was not registered: ${e.message}`,
+              details: ['register with ?discover=false to keep it without this check (for a service that is not up yet)'],
+            },
+          });
+        }
+      }
+      const { created } = await ctx.stores.tools.putTool(record);
+      ctx.logger.info({ tool: record.name, endpoint: record.endpoint, created, tools: discovered?.length }, created ? 'tool registered' : 'tool replaced');
+      const found = discovered ? { discovered: true, tools: discovered.length } : DISCOVERED_KINDS.has(record.kind) ? { discovered: false } : {};
+      res.status(created ? 201 : 200).json({ created, tool: redactToolRecord(record), ...found });
+    },
+    opts,
+  );
+
+  mount(
+    router,
+    removeTool,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      if (!(await ctx.stores.tools.getTool(name))) throw notFound(`tool '${name}' is not a registered tool service`);
+      // Removing a tool a hook still calls would turn every future run of that hook into a failure.
+      // A provider registration serves tools named `<name>__<operation>`.
+      const users = (await ctx.stores.hooks.listHooks()).filter((h) => h.tool === name || h.tool.startsWith(`${name}${TOOL_SEPARATOR}`)).map((h) => h.name);
+      if (users.length) throw conflict(`tool '${name}' is used by hook(s) ${users.join(', ')}; remove or re-point them first`);
+      await ctx.stores.tools.removeTool(name);
+      ctx.logger.info({ tool: name }, 'tool removed');
+      res.json({ removed: true, name });
+    },
+    opts,
+  );
 }
 
 /** Registrations whose tools are discovered from the service: checked when registered unless ?discover=false. */

@@ -105,74 +105,6 @@ const TABLE: Entry[] = [
   },
   { method: 'POST', route: '/hook-runs/retry', action: 'runs.bulk_retry', target: () => null, detail: bulkDetail },
   { method: 'POST', route: '/hook-runs/discard', action: 'runs.bulk_discard', target: () => null, detail: bulkDetail },
-  {
-    method: 'POST',
-    route: '/interactions/:id/approve',
-    action: 'interaction.approve',
-    target: (_r, p) => p.id ?? null,
-    after: interactionAfter,
-    detail: (_b, req) => reasonOf(req),
-  },
-  {
-    method: 'POST',
-    route: '/interactions/:id/deny',
-    action: 'interaction.deny',
-    target: (_r, p) => p.id ?? null,
-    after: interactionAfter,
-    detail: (_b, req) => reasonOf(req),
-  },
-  {
-    method: 'POST',
-    route: '/interactions/:id/cancel',
-    action: 'interaction.cancel',
-    target: (_r, p) => p.id ?? null,
-    after: interactionAfter,
-    detail: (_b, req) => reasonOf(req),
-  },
-  {
-    method: 'POST',
-    route: '/tools',
-    action: 'tool.register',
-    target: bodyName,
-    before: async (s, req) => {
-      const n = bodyName(req);
-      const t = n && isValidName(n) ? await s.tools.getTool(n) : null;
-      return t ? redactToolRecord(t) : null;
-    },
-    after: (b) => field(b, 'tool') ?? null,
-  },
-  {
-    method: 'DELETE',
-    route: '/tools/:name',
-    action: 'tool.remove',
-    target: (_r, p) => p.name ?? null,
-    before: async (s, _r, p) => {
-      const t = isValidName(p.name) ? await s.tools.getTool(p.name) : null;
-      return t ? redactToolRecord(t) : null;
-    },
-    after: gone,
-  },
-  {
-    method: 'PUT',
-    route: '/approval-policy',
-    action: 'policy.update',
-    target: () => null,
-    before: (s) => s.hooks.getApprovalPolicy(),
-    after: (b) => b,
-  },
-  {
-    method: 'POST',
-    route: '/settings/reload',
-    action: 'settings.reload',
-    target: () => null,
-    // Before and after of every variable the reload applied or found changed (the answer's from/to, secrets already hidden).
-    fromAnswer: (b) => ({ before: settingValues(b, 'from'), after: settingValues(b, 'to') }),
-    detail: (b) => ({
-      generation: field(b, 'generation') ?? null,
-      applied: changes(b, 'applied').map((c) => c.variable),
-      restart_needed: changes(b, 'restart_needed').map((c) => c.variable),
-    }),
-  },
   // Before the subject routes below, which would read `declarations` as a scope (first match wins).
   {
     method: 'PUT',
@@ -311,6 +243,53 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
   'trigger_link.create': { target: (_r, p) => p.name ?? null, after: (b) => field(b, 'link') ?? null },
   'trigger_link.revoke': { target: (_r, p) => `${p.name ?? ''}/${p.id ?? ''}`, after: (b) => field(b, 'link') ?? null },
   // --- end batch A ---
+  'interaction.approve': {
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  'interaction.deny': {
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  'interaction.cancel': {
+    target: (_r, p) => p.id ?? null,
+    after: interactionAfter,
+    detail: (_b, req) => reasonOf(req),
+  },
+  'tool.register': {
+    target: bodyName,
+    before: async (s, req) => {
+      const n = bodyName(req);
+      const t = n && isValidName(n) ? await s.tools.getTool(n) : null;
+      return t ? redactToolRecord(t) : null;
+    },
+    after: (b) => field(b, 'tool') ?? null,
+  },
+  'tool.remove': {
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => {
+      const t = isValidName(p.name) ? await s.tools.getTool(p.name) : null;
+      return t ? redactToolRecord(t) : null;
+    },
+    after: gone,
+  },
+  'policy.update': {
+    target: () => null,
+    before: (s) => s.hooks.getApprovalPolicy(),
+    after: (b) => b,
+  },
+  'settings.reload': {
+    target: () => null,
+    // Before and after of every variable the reload applied or found changed (the answer's from/to, secrets already hidden).
+    fromAnswer: (b) => ({ before: settingValues(b, 'from'), after: settingValues(b, 'to') }),
+    detail: (b) => ({
+      generation: field(b, 'generation') ?? null,
+      applied: changes(b, 'applied').map((c) => c.variable),
+      restart_needed: changes(b, 'restart_needed').map((c) => c.variable),
+    }),
+  },
 };
 
 const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {

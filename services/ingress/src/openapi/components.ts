@@ -6,15 +6,11 @@ import {
   DOORS,
   ERROR_KINDS,
   FINGERPRINT_PATTERN,
-  INTERACTION_KINDS,
-  INTERACTION_STATUSES,
   KEPT_HEADERS,
   KEPT_HEADERS_MAX,
   KEPT_HEADER_MAX_CHARS,
   NAME_MAX_LENGTH,
   NAME_PATTERN_SOURCE,
-  REMOTE_PROTOCOLS,
-  RESOLUTION_VIAS,
   RUN_STATUSES,
 } from '@hookyard/core';
 import { POLICY_WHEN } from './expressions';
@@ -91,25 +87,6 @@ export const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
-  ApprovalPolicy: {
-    type: 'object',
-    required: ['version', 'rules', 'updated_at'],
-    properties: {
-      version: { type: 'integer', minimum: 0, description: 'Bumped by every PUT; 0 when never set' },
-      rules: { type: 'array', items: ref('ApprovalRule') },
-      updated_at: nullable(isoTime),
-    },
-  },
-  ApprovalPolicyInput: {
-    type: 'object',
-    required: ['rules'],
-    additionalProperties: false,
-    properties: {
-      rules: { type: 'array', items: ref('ApprovalRule'), description: 'Replaces the rules whole; [] allows every call' },
-      version: { type: 'integer', minimum: 0, description: 'Optional: apply only if this is still the kept version (409 otherwise)' },
-      updated_at: { ...isoTime, description: 'Ignored on input (echoed by GET)' },
-    },
-  },
   ApprovalDecision: {
     type: 'object',
     required: ['action', 'rule', 'source', 'policy_version', 'message'],
@@ -125,57 +102,6 @@ export const SCHEMAS: Record<string, Schema> = {
       approver: { type: 'string', enum: [...APPROVAL_APPROVERS] },
       error: ref('ErrorInfo'),
     },
-  },
-  PolicyDryRunInput: {
-    type: 'object',
-    required: ['call'],
-    additionalProperties: false,
-    properties: {
-      rules: { type: 'array', items: ref('ApprovalRule'), description: 'The candidate rules (absent: the kept policy)' },
-      call: {
-        type: 'object',
-        additionalProperties: false,
-        description: 'Exactly one of hook and agent',
-        properties: {
-          hook: { type: 'string', description: 'A registered hook: the call is its run (its topic and own approval rules apply)' },
-          agent: { type: 'string', description: "An agent's name: the call is that agent's (topic tools/call, no subject)" },
-          tool: { type: 'string', description: "The tool called; default the hook's tool" },
-          args: { type: 'object', additionalProperties: true, description: "The tool's arguments (`.args` in a rule's `when`)" },
-          subject: nullable({
-            type: 'object',
-            required: ['scope', 'kind', 'key'],
-            additionalProperties: false,
-            properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } },
-          }),
-        },
-      },
-    },
-  },
-  PolicyDryRun: {
-    type: 'object',
-    required: ['outcome', 'decision', 'call', 'rules_from', 'hook_rules', 'summary'],
-    properties: {
-      outcome: { type: 'string', enum: ['allow', 'approval', 'deny'] },
-      decision: ref('ApprovalDecision'),
-      call: {
-        type: 'object',
-        description: "The document the rules' `when` read: {tool, args, hook, topic, subject, agent}",
-        additionalProperties: true,
-      },
-      rules_from: { type: 'string', enum: ['body', 'kept'] },
-      hook_rules: { type: 'integer', description: "How many of the hook's own rules applied" },
-      summary: { type: 'string', description: 'What would happen, in one sentence' },
-    },
-  },
-  ApprovalAnswerInput: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { reason: { type: 'string', maxLength: 1000, description: "Kept on the interaction's resolution and in the run's result" } },
-  },
-  ApprovalAnswer: {
-    type: 'object',
-    required: ['interaction', 'run'],
-    properties: { interaction: ref('Interaction'), run: nullable(ref('Run')) },
   },
   ErrorInfo: {
     type: 'object',
@@ -332,70 +258,6 @@ export const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
-  Interaction: {
-    type: 'object',
-    description: "What a parked run waits on. Resolved once; a resumed one keeps its run's outcome until a later run takes it.",
-    required: ['id', 'kind', 'run', 'hook', 'topic', 'tool', 'args_hash', 'status', 'created_at', 'expires_at'],
-    properties: {
-      id: { type: 'string', description: '10 chars of time, 128 random bits (hex), 2 chars of store partition' },
-      kind: { type: 'string', enum: [...INTERACTION_KINDS] },
-      run: { type: 'string', description: 'The parked run' },
-      hook: ref('Name'),
-      topic: ref('Name'),
-      tool: { type: 'string' },
-      args_hash: { type: 'string', description: 'SHA-256 (hex) of the canonical JSON of the exact arguments' },
-      rule: nullable({ type: 'string' }),
-      policy_version: nullable({ type: 'integer' }),
-      answer_hooks: { type: 'array', items: ref('Name'), description: 'approval: the hooks whose door contract may answer it' },
-      approver: nullable({
-        type: 'string',
-        enum: [...APPROVAL_APPROVERS],
-        description: "approval: caller when the agent's own user may answer it through MCP elicitation (its rule's approver)",
-      }),
-      subject: nullable({
-        type: 'object',
-        required: ['scope', 'kind', 'key'],
-        properties: { scope: { type: 'string' }, kind: { type: 'string' }, key: { type: 'string' } },
-      }),
-      on_timeout: nullable({ type: 'string', description: 'wait: fail | succeed; approval: deny | allow' }),
-      created_at: isoTime,
-      expires_at: isoTime,
-      status: { type: 'string', enum: [...INTERACTION_STATUSES] },
-      resolution: nullable({
-        type: 'object',
-        required: ['by', 'via', 'at'],
-        properties: {
-          by: { type: 'string' },
-          via: { type: 'string', enum: [...RESOLUTION_VIAS] },
-          at: isoTime,
-          reason: { type: 'string' },
-          payload: { nullable: true, description: 'The resume payload' },
-          extras: nullable({ type: 'object', additionalProperties: true, description: "The answering run's extras_expr, handed on" }),
-        },
-      }),
-      outcome: nullable({ type: 'object', properties: { run: { type: 'string' }, status: { type: 'string' }, result: { nullable: true }, at: isoTime } }),
-      taken: nullable({ type: 'object', properties: { by: { type: 'string' }, at: isoTime } }),
-      links: nullable({
-        type: 'object',
-        description:
-          'GET /api/interactions/{id} to an operator or admin only (a reader gets no links field): fresh signed links of an open approval, issued to the calling token (`by`, signed) and recorded in the audit trail (`interaction.links_issued`); null when links are off (HOOKS_PUBLIC_URL, HOOKS_APPROVAL_LINK_SECRET) or it is not open',
-        required: ['approve_url', 'deny_url', 'expires_at'],
-        properties: {
-          approve_url: { type: 'string' },
-          deny_url: { type: 'string' },
-          expires_at: { ...isoTime, description: 'When the links stop working: min(now + HOOKS_APPROVAL_LINK_TTL_SECONDS, the approval expires_at)' },
-        },
-      }),
-    },
-  },
-  InteractionPage: {
-    type: 'object',
-    required: ['interactions', 'next_cursor'],
-    properties: {
-      interactions: { type: 'array', items: ref('Interaction') },
-      next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
-    },
-  },
   StateWrite: {
     type: 'object',
     required: ['version', 'op', 'door', 'actor', 'hook', 'at'],
@@ -531,123 +393,6 @@ export const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
-  Tool: {
-    type: 'object',
-    required: ['name', 'description', 'provider', 'parameters'],
-    properties: {
-      name: { type: 'string' },
-      description: { type: 'string' },
-      provider: { type: 'string', description: 'local, http, openapi, mcp, grpc, …' },
-      parameters: { type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments' },
-      retry: ref('ToolRetryPolicy'),
-      crash_resumable: { type: 'boolean' },
-      record: ref('ToolRecord'),
-      tools: {
-        type: 'array',
-        items: { type: 'object', additionalProperties: true },
-        description: 'a provider registration (openapi, mcp, grpc): the tools it provides',
-      },
-      discovery: ref('DiscoveryStatus'),
-    },
-  },
-  DiscoveryStatus: {
-    type: 'object',
-    required: ['name', 'last_success', 'last_error'],
-    description: "What the executors' last discoveries of a provider registration found (null: none yet)",
-    properties: {
-      name: { type: 'string' },
-      last_success: nullable({
-        type: 'object',
-        required: ['at', 'tools'],
-        properties: { at: { type: 'string', format: 'date-time' }, tools: { type: 'integer', minimum: 0, description: 'tools it exposed' } },
-      }),
-      last_error: nullable({
-        type: 'object',
-        required: ['at', 'kind', 'message'],
-        properties: { at: { type: 'string', format: 'date-time' }, kind: { type: 'string' }, message: { type: 'string' } },
-      }),
-    },
-  },
-  ToolRetryPolicy: {
-    type: 'object',
-    required: ['max_attempts', 'base_ms', 'cap_ms', 'kinds'],
-    properties: {
-      max_attempts: { type: 'integer' },
-      base_ms: { type: 'integer' },
-      cap_ms: { type: 'integer' },
-      kinds: { type: 'array', items: { type: 'string' } },
-    },
-  },
-  ToolRecordInput: {
-    type: 'object',
-    description:
-      'A tool service: kind http (five wire protocols; protocol required), openapi (operations from {endpoint}/openapi.json), ' +
-      'mcp (an MCP server over stdio, sse or streamable-http) or grpc (unary methods by reflection or a .proto). Unknown fields, ' +
-      'and fields of another kind, are refused',
-    required: ['name'],
-    properties: {
-      name: ref('Name'),
-      kind: { type: 'string', enum: ['http', 'openapi', 'mcp', 'grpc'], default: 'http' },
-      endpoint: { type: 'string', description: 'http(s) URL; grpc:// or grpcs:// for grpc; absent for an mcp stdio server' },
-      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST', description: 'http only' },
-      timeout_ms: { type: 'integer', minimum: 1, default: 30000 },
-      headers: {
-        type: 'object',
-        additionalProperties: ref('StringOrSecret'),
-        description:
-          'http, openapi, mcp (sse, streamable-http): sent with every request. A value is a literal or a secret reference; ' +
-          'a literal for a credential-looking name (authorization, proxy-authorization, cookie, or containing key, token, secret, password, auth) is refused',
-      },
-      body_properties: { type: 'object', additionalProperties: true, description: 'http only: merged first into every request body; call arguments win' },
-      protocol: { type: 'string', enum: [...REMOTE_PROTOCOLS, 'langserve'], description: 'http only, required there' },
-      injected: {
-        type: 'object',
-        additionalProperties: true,
-        description:
-          'openapi, mcp, grpc: arguments the runtime applies, hidden from the schema. A value is any JSON value or a secret reference ' +
-          '(an object whose only field is `secret` is always one); a credential-looking name takes a reference only',
-      },
-      operations: { type: 'array', items: { type: 'string' }, description: 'openapi, mcp, grpc: the operations, tools or methods to expose' },
-      transport: { type: 'string', enum: ['stdio', 'sse', 'streamable-http'], description: 'mcp only' },
-      command: { type: 'string', description: 'mcp stdio: a command listed in HOOKS_MCP_STDIO_ALLOW' },
-      args: { type: 'array', items: { type: 'string' }, description: 'mcp stdio: its arguments' },
-      proto: { type: 'string', description: 'grpc: a .proto file instead of server reflection' },
-      services: { type: 'array', items: { type: 'string' }, description: 'grpc: fully-qualified services to expose' },
-      metadata: {
-        type: 'object',
-        additionalProperties: ref('StringOrSecret'),
-        description: 'grpc: text metadata sent with every call; a literal or a secret reference (a credential-looking key takes a reference only)',
-      },
-      description: { type: 'string' },
-      retry: ref('ToolRetryPolicy'),
-      crash_resumable: { type: 'boolean' },
-    },
-  },
-  SecretRef: {
-    type: 'object',
-    required: ['secret'],
-    additionalProperties: false,
-    description: 'A secret, referenced: resolved by the process that uses it, when it uses it; never stored or echoed',
-    properties: {
-      secret: {
-        type: 'string',
-        pattern: '^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/.+)$',
-        description: 'env:NAME (an environment variable) or file:/path (a mounted file)',
-        example: 'env:TICKETS_API_KEY',
-      },
-    },
-  },
-  StringOrSecret: {
-    description: 'A literal string, or a secret reference {"secret": "env:NAME"}',
-    oneOf: [{ type: 'string' }, ref('SecretRef')],
-  },
-  ToolRecord: {
-    description: 'A registered tool service as kept: secrets appear as references only',
-    allOf: [
-      ref('ToolRecordInput'),
-      { type: 'object', required: ['kind', 'timeout_ms', 'created_at', 'updated_at'], properties: { created_at: isoTime, updated_at: isoTime } },
-    ],
-  },
   DoorAccepted: {
     type: 'object',
     required: ['status'],
@@ -746,50 +491,6 @@ export const SCHEMAS: Record<string, Schema> = {
         description:
           'Bulk retry only (a dry run too): of the matched runs, those whose tool had already started; the retry calls it again, each with its run id as the idempotency key',
       },
-    },
-  },
-  SettingChange: {
-    type: 'object',
-    required: ['variable', 'from', 'to'],
-    properties: { variable: { type: 'string' }, from: {}, to: {} },
-  },
-  SettingsView: {
-    type: 'object',
-    required: ['generation', 'config_file', 'env_overrides_file', 'settings'],
-    properties: {
-      generation: {
-        type: 'integer',
-        minimum: 1,
-        description: '1 at boot, +1 per reload that applied something (also the gauge tai42_hook_runs_config_generation)',
-      },
-      config_file: { type: 'string', nullable: true, description: 'HOOKS_CONFIG_FILE' },
-      env_overrides_file: { type: 'array', items: { type: 'string' } },
-      settings: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['variable', 'value', 'source', 'live'],
-          properties: {
-            variable: { type: 'string' },
-            value: { description: 'In effect in this process; API tokens as {set, roles}, URL passwords as ***' },
-            source: { type: 'string', enum: ['default', 'file', 'environment'] },
-            live: { type: 'boolean', description: 'A reload applies it; otherwise a change needs a restart' },
-            pending_restart: { description: 'What the file or environment now says, applied at the next restart' },
-          },
-        },
-      },
-    },
-  },
-  SettingsReload: {
-    type: 'object',
-    required: ['ok', 'trigger', 'generation', 'applied', 'restart_needed', 'env_overrides_file'],
-    properties: {
-      ok: { type: 'boolean', enum: [true] },
-      trigger: { type: 'string', enum: ['api'] },
-      generation: { type: 'integer' },
-      applied: { type: 'array', items: ref('SettingChange') },
-      restart_needed: { type: 'array', items: ref('SettingChange') },
-      env_overrides_file: { type: 'array', items: { type: 'string' } },
     },
   },
   DoorRejected: {

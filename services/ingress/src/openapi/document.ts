@@ -1,4 +1,4 @@
-import { ERROR_KINDS, FINGERPRINT_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
 import { STATE_DECLARATION_SCHEMAS, stateDeclarationPaths } from './state-declaration-paths';
@@ -32,12 +32,6 @@ const open = { security: [] };
 const doorError = (description: string): Obj => answer(description, ref('DoorError'));
 
 const errorResponse = (description: string): Obj => answer(description, ref('Error'));
-
-/** What a registration of a discovered kind answers besides the record. */
-const DISCOVERY_FIELDS = {
-  discovered: { type: 'boolean', description: 'true when the service was discovered now (openapi, mcp, grpc); false with ?discover=false' },
-  tools: { type: 'integer', minimum: 0, description: 'how many tools the service provides, when discovered' },
-};
 
 const html = (description: string): Obj => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const LINK_ANSWERS: Obj = {
@@ -282,42 +276,6 @@ const PATHS: Obj = {
       },
     ),
   },
-  '/api/settings': {
-    get: op(
-      'operator',
-      'The effective settings of the process that answers',
-      {
-        '200': answer('Settings, each with its value, source and whether a reload applies it', ref('SettingsView')),
-        ...fail(503),
-      },
-      {
-        tags: ['ops'],
-        operationId: 'getSettings',
-        description:
-          'Every setting of this process: `value` (API tokens as their roles only, URL passwords as ***, secrets as their env:/file: references), ' +
-          '`source` (default, file or environment), `live`, and `pending_restart` when the file or environment now says something that needs a restart. ' +
-          '`env_overrides_file` names the variables set in both HOOKS_CONFIG_FILE and the environment (the environment wins). 503 when the process was not started by `hookyard serve`.',
-      },
-    ),
-  },
-  '/api/settings/reload': {
-    post: op(
-      'admin',
-      'Reload the settings of the process that answers',
-      {
-        '200': answer('Reloaded: what was applied now and what needs a restart', ref('SettingsReload')),
-        ...fail(400, 503),
-      },
-      {
-        tags: ['ops'],
-        operationId: 'reloadSettings',
-        description:
-          'Re-reads the environment and HOOKS_CONFIG_FILE and applies every setting that can change live, or nothing: a value that fails validation ' +
-          '(or a configuration the process could not run, e.g. a split role without Redis) is a 400 naming the variable. Only this process reloads; ' +
-          'every other role reloads on its own SIGHUP or when its mounted file changes.',
-      },
-    ),
-  },
   '/api/events': {
     get: op(
       'reader',
@@ -353,75 +311,6 @@ const PATHS: Obj = {
             schema: { type: 'string', pattern: `^(${RUN_EVENT_TYPES.join('|')})(,(${RUN_EVENT_TYPES.join('|')}))*$` },
           },
         ],
-      },
-    ),
-  },
-  '/api/interactions/{id}/approve': {
-    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
-    post: op(
-      'operator',
-      'Approve an open approval: its parked run calls the tool once',
-      { '200': answer('The interaction, approved, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) },
-      {
-        tags: ['approvals'],
-        operationId: 'approveInteraction',
-        description:
-          "Needs the operator role. Body `{reason?}`. The woken run hashes its arguments again: if they no longer equal the approval's args_hash " +
-          "(the hook or a template changed) the run ends `denied` saying why; otherwise the tool is called once with the run's idempotency key. " +
-          '409 when already answered (naming who answered first), when past its expiry, or when the interaction is not an approval.',
-        requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
-      },
-    ),
-  },
-  '/api/interactions/{id}/deny': {
-    parameters: [pathParam('id', 'Interaction id (an approval)', { type: 'string' })],
-    post: op(
-      'operator',
-      'Deny an open approval: its parked run ends denied, the tool never called',
-      { '200': answer('The interaction, denied, and its woken run', ref('ApprovalAnswer')), ...fail(400, 404, 409) },
-      {
-        tags: ['approvals'],
-        operationId: 'denyInteraction',
-        description: "Needs the operator role. Body `{reason?}`; the run's result names who denied it, how, and the reason. 409 as for approve.",
-        requestBody: { required: false, content: json(ref('ApprovalAnswerInput')) },
-      },
-    ),
-  },
-  '/api/approval-policy': {
-    get: op(
-      'reader',
-      "The deployment's approval policy",
-      { '200': answer('The policy (version 0 with no rules when never set)', ref('ApprovalPolicy')) },
-      { tags: ['approvals'], operationId: 'getApprovalPolicy' },
-    ),
-    put: op(
-      'admin',
-      'Replace the approval rules (the version is bumped)',
-      { '200': answer('The policy as kept', ref('ApprovalPolicy')), ...fail(400, 409) },
-      {
-        tags: ['approvals'],
-        operationId: 'putApprovalPolicy',
-        description:
-          'Needs the admin role. Replaces the rules whole; one 400 line per bad rule (an allowlist entry, a `when` that does not compile, an unknown action, ' +
-          'a field the action does not use). With `version`, applies only if that is still the kept version, else 409 naming the kept one.',
-        requestBody: body(ref('ApprovalPolicyInput')),
-      },
-    ),
-  },
-  '/api/approval-policy/dry-run': {
-    post: op(
-      'operator',
-      'What the approval policy would decide about one call (nothing is kept)',
-      { '200': answer('The decision, the rule that made it and what would happen', ref('PolicyDryRun')), ...fail(400) },
-      {
-        tags: ['approvals'],
-        operationId: 'dryRunApprovalPolicy',
-        description:
-          "Needs the operator role. Evaluates `rules` (a candidate policy, checked like a PUT's; absent: the kept policy) against `call` " +
-          "through the executor's own gate: first match wins, no match allows, a failing `when` denies, and a hook's own rules can only make " +
-          "the decision stricter. `call.hook` (a registered hook: its topic and own rules apply) or `call.agent` (an agent's call, topic " +
-          "tools/call), `call.tool` (default: the hook's tool), `call.args`, `call.subject`. Saves nothing.",
-        requestBody: body(ref('PolicyDryRunInput')),
       },
     ),
   },
@@ -813,141 +702,6 @@ const PATHS: Obj = {
           'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why. ' +
           'A run whose tool was called (acted start) calls it again with the same idempotency key: tool_called_again says so.',
       },
-    ),
-  },
-  '/api/interactions': {
-    get: op(
-      'reader',
-      'List interactions (what parked runs wait on), newest first, with filters and a cursor',
-      { '200': answer('A page of interactions', ref('InteractionPage')), ...fail(400) },
-      {
-        tags: ['interactions'],
-        operationId: 'listInteractions',
-        parameters: [
-          { name: 'status', in: 'query', schema: { type: 'string', enum: [...INTERACTION_STATUSES] } },
-          { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERACTION_KINDS] } },
-          { name: 'run', in: 'query', description: 'The parked run', schema: { type: 'string' } },
-          { name: 'hook', in: 'query', description: "The parked run's hook", schema: ref('Name') },
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
-        ],
-      },
-    ),
-  },
-  '/api/interactions/{id}': {
-    parameters: [pathParam('id', 'Interaction id (128 random bits)', { type: 'string' })],
-    get: op(
-      'reader',
-      'One interaction: its run, tool, args hash, expiry, status, resolution and kept outcome',
-      { '200': answer('The interaction', ref('Interaction')), ...fail(404) },
-      { tags: ['interactions'], operationId: 'getInteraction' },
-    ),
-  },
-  '/api/interactions/{id}/cancel': {
-    parameters: [pathParam('id', 'Interaction id', { type: 'string' })],
-    post: op(
-      'operator',
-      'Cancel an open interaction; its parked run ends cancelled',
-      { '200': answer('The interaction, cancelled', ref('Interaction')), ...fail(400, 404, 409) },
-      {
-        tags: ['interactions'],
-        operationId: 'cancelInteraction',
-        description: 'Needs the operator role. Body `{reason?}` (optional). An interaction already resolved is 409 naming who resolved it and how.',
-        requestBody: {
-          required: false,
-          content: json({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } }),
-        },
-      },
-    ),
-  },
-  '/api/tools': {
-    get: op(
-      'reader',
-      "Every tool the deployment can call, and the registered tool services; with ?format, the catalogue in a model vendor's tool shape",
-      {
-        '200': answer('Tools', {
-          type: 'object',
-          required: ['tools'],
-          properties: {
-            format: { type: 'string', enum: ['openai', 'anthropic', 'mcp'], description: 'with ?format: the shape of each entry of tools' },
-            tools: { type: 'array', items: { anyOf: [ref('Tool'), { type: 'object', description: "a vendor's tool definition (with ?format)" }] } },
-            registered: { type: 'array', items: ref('ToolRecord'), description: 'without ?format' },
-            discovery: {
-              type: 'array',
-              items: ref('DiscoveryStatus'),
-              description: 'without ?format: the last discoveries of every openapi, mcp and grpc registration, by the executors',
-            },
-          },
-        }),
-        ...fail(400),
-      },
-      {
-        tags: ['tools'],
-        operationId: 'listTools',
-        description:
-          "Needs the reader role; with ?format, an agent token may also call it and sees only the tools it may call (HOOKS_TOOLS_ALLOW ∩ the agent's tools_allow).",
-        parameters: [
-          {
-            name: 'format',
-            in: 'query',
-            description:
-              'openai: {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); anthropic: {name,description,input_schema}; mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
-            schema: { type: 'string', enum: ['openai', 'anthropic', 'mcp'] },
-          },
-        ],
-      },
-    ),
-    post: op(
-      'admin',
-      'Register or replace a tool service',
-      {
-        '200': answer('Replaced', {
-          type: 'object',
-          properties: { created: { type: 'boolean', enum: [false] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS },
-        }),
-        '201': answer('Registered', {
-          type: 'object',
-          properties: { created: { type: 'boolean', enum: [true] }, tool: ref('ToolRecord'), ...DISCOVERY_FIELDS },
-        }),
-        ...fail(400),
-        '422': errorResponse(
-          'the service answered with something that cannot be used (not JSON, not OpenAPI 3, larger than HOOKS_OPENAPI_MAX_BYTES); nothing registered',
-        ),
-        '502': errorResponse('the service could not be read (unreachable, an HTTP error, a timeout); nothing registered'),
-        '503': errorResponse(
-          'no executor answered the discovery request within HOOKS_DISCOVERY_TIMEOUT_SECONDS (discovery runs on the executors, never on the ingress); nothing registered',
-        ),
-      },
-      {
-        tags: ['tools'],
-        operationId: 'putTool',
-        description:
-          'Needs the admin role. An openapi, mcp or grpc registration is discovered before it is kept, by an executor (the ingress never reaches a registered service): the answer counts its tools, or says why the service cannot be read.',
-        parameters: [
-          {
-            name: 'discover',
-            in: 'query',
-            description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)',
-            schema: { type: 'string', enum: ['true', 'false'], default: 'true' },
-          },
-        ],
-        requestBody: body(ref('ToolRecordInput')),
-      },
-    ),
-  },
-  '/api/tools/{name}': {
-    parameters: [pathParam('name', 'Tool name', { type: 'string' })],
-    get: op(
-      'reader',
-      'One tool with its JSON Schema (and its record when registered); a provider registration lists its tools and its discovery status',
-      { '200': answer('The tool', ref('Tool')), ...fail(404) },
-      { tags: ['tools'], operationId: 'getTool' },
-    ),
-    delete: op(
-      'admin',
-      'Remove a registered tool service; refused while a hook calls it',
-      { '200': answer('Removed', ref('Removed')), ...fail(404, 409) },
-      { tags: ['tools'], operationId: 'removeTool' },
     ),
   },
   ...CALL_PATHS,
