@@ -94,7 +94,6 @@ export const InteractionPage = Type.Object(
   { $id: 'InteractionPage' },
 );
 
-
 export const ApprovalPolicy = Type.Object(
   {
     version: Type.Integer({ minimum: 0, description: 'Bumped by every PUT; 0 when never set' }),
@@ -112,7 +111,6 @@ export const ApprovalPolicyInput = Type.Object(
   },
   { $id: 'ApprovalPolicyInput', additionalProperties: false },
 );
-
 
 export const PolicyDryRunInput = Type.Object(
   {
