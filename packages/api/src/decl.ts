@@ -23,7 +23,20 @@ export interface RouteDecl {
   method: ApiMethod;
   /** The route under /api as express registers it (`:param`, a final `*rest`). */
   path: string;
-  role: ApiRole;
+  /** The management role it needs; `agent` for a route of the agent door (with `agentDoor`). */
+  role: ApiRole | 'agent';
+  /** The agent door: an agent token (or an OAuth access token naming an agent) only; a management token is 403. */
+  agentDoor?: true;
+  /**
+   * The handler checks the request itself, with refusal lines its tests pin
+   * (`got ...` quoting the value, core's name lines): the request schemas are
+   * the document's, and ajv does not check them first.
+   */
+  handlerChecks?: true;
+  /** Headers of the answers, for the document (`Hookyard-Call-Id`). */
+  answerHeaders?: Record<string, string>;
+  /** Request headers the route reads, for the document. */
+  requestHeaders?: Record<string, string>;
   operationId: string;
   tag: string;
   summary: string;
