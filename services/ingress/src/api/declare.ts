@@ -2,12 +2,15 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Request, Response, Router } from 'express';
 import type { RequestOf, RouteDecl } from '@hookyard/api';
 import { badInput, notFound } from '@hookyard/core';
-import { requireRole } from './auth';
+import { requireAgent, requireRole } from './auth';
 
 // verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// The formats the declarations name (no ajv-formats here): an RFC 3339 time as the stores write it, and an absolute URI.
+ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+ajv.addFormat('uri', /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/);
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
 function compile(schema: unknown): ValidateFunction {
@@ -62,15 +65,19 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
+  // handlerChecks: the handler refuses the request with its own lines; the schemas are the document's.
+  const own = !decl.handlerChecks;
   const check = {
-    params: decl.params && compile(decl.params),
-    query: decl.query && compile(decl.query),
-    body: decl.body && compile(decl.body),
+    params: own && decl.params ? compile(decl.params) : undefined,
+    query: own && decl.query ? compile(decl.query) : undefined,
+    body: own && decl.body ? compile(decl.body) : undefined,
   };
   const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-  router[method](decl.path, requireRole(decl.role), async (req, res) => {
+  const door = decl.agentDoor ? requireAgent() : decl.role === 'agent' ? null : requireRole(decl.role);
+  if (!door) throw new Error(`${route} has role 'agent' without agentDoor: true`);
+  router[method](decl.path, door, async (req, res) => {
     // A final `*rest` parameter comes as its segments.
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {
