@@ -1,14 +1,11 @@
-import type { AgentClient } from '@hookyard/core';
 import type { Command } from 'commander';
+import type { AnswerOf, createAgent, getAgent, listAgents, rotateAgent } from '@hookyard/api';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
 /** What create and rotate answer: the agent and its token, shown this once. */
-interface AgentWithToken {
-  agent: AgentClient;
-  token: string;
-}
+type AgentWithToken = AnswerOf<typeof createAgent>;
 
 /** The entries of `--allow a,b,c` (a usage error when none). */
 function allowList(raw: string): string[] {
@@ -51,7 +48,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list the agents (never their tokens)')
     .action(async () => {
-      const res = await ctx.client().get<{ agents: AgentClient[] }>(path());
+      const res = await ctx.client().get<AnswerOf<typeof listAgents>>(path());
       ctx.emit(res, () =>
         printTable(
           res.agents.map((a) => ({ ...a, tools_allow: a.tools_allow.join(','), description: a.description ?? '' })),
@@ -64,7 +61,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('show <name>')
     .description('one agent (never its token)')
     .action(async (name: string) => {
-      const res = await ctx.client().get<AgentClient>(path(name));
+      const res = await ctx.client().get<AnswerOf<typeof getAgent>>(path(name));
       ctx.emit(res, () => printRecord({ ...res }));
     });
 
@@ -80,7 +77,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('rotate <name>')
     .description('give an agent a new token (shown once); the old one is refused at once')
     .action(async (name: string) => {
-      const res = await ctx.client().post<AgentWithToken>(path(name, 'rotate'));
+      const res = await ctx.client().post<AnswerOf<typeof rotateAgent>>(path(name, 'rotate'));
       ctx.emit(res, () => sayToken('rotated', res));
     });
 }
