@@ -124,6 +124,17 @@ describe('declared routes', () => {
     expect(r.body.error.message).toMatch(/^no stored template "Bad Id" \(ids match /);
   });
 
+  it('answers an agent name off the name pattern with the 404 of an unknown agent (read, revoke, rotate)', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/agents/Bad%20Bot'],
+      ['DELETE', '/api/agents/Bad%20Bot'],
+      ['POST', '/api/agents/Bad%20Bot/rotate'],
+    ] as const) {
+      const r = await h.call(path, { method, role: 'admin' });
+      expect([method, r.status, r.body.error.message]).toEqual([method, 404, 'no agent named "Bad Bot"']);
+    }
+  });
+
   it('fails an answer off its declared shape when answers are validated (the harness turns it on)', async () => {
     const decl = route({
       method: 'GET',

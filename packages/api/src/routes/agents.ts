@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { answer, route } from '../decl';
-import { Agent, AgentInput, AgentWithToken } from './agents-shared';
+import { Agent, AgentInput, AgentWithToken, PlainName } from './agents-shared';
 
-const AgentName = Type.Object({ name: Type.String({ description: 'Agent name' }) });
+const AgentName = Type.Object({ name: PlainName('Agent name') });
+/** A name off the pattern names no agent: the same 404 as an unknown one. */
+const noAgent = (p: Record<string, string>) => `no agent named ${JSON.stringify((p.name ?? '').slice(0, 128))}`;
 const REVOKES = 'The old token is refused from its next request on, and the MCP door closes the sessions opened with it.';
 
 export const listAgents = route({
@@ -34,11 +36,11 @@ export const getAgent = route({
   method: 'GET',
   path: '/agents/:name',
   role: 'admin',
-  handlerChecks: true,
   operationId: 'getAgent',
   tag: 'agents',
   summary: 'One agent principal (never its token)',
   params: AgentName,
+  paramsMiss: noAgent,
   answers: { 200: answer('The agent', Agent) },
   errors: [404],
 });
@@ -47,12 +49,12 @@ export const revokeAgent = route({
   method: 'DELETE',
   path: '/agents/:name',
   role: 'admin',
-  handlerChecks: true,
   operationId: 'revokeAgent',
   tag: 'agents',
   summary: 'Revoke an agent at once',
   description: `204: revoked. ${REVOKES} Its calls waiting on an approval end denied ("agent revoked"); the name is free again, and an agent made under it has a new id and none of these calls.`,
   params: AgentName,
+  paramsMiss: noAgent,
   // 204 has no body: the answer check never sees it (res.end, not res.json).
   answers: { 204: answer('Revoked (no body)', Type.Null()) },
   errors: [404],
@@ -63,11 +65,11 @@ export const rotateAgent = route({
   method: 'POST',
   path: '/agents/:name/rotate',
   role: 'admin',
-  handlerChecks: true,
   operationId: 'rotateAgent',
   tag: 'agents',
   summary: 'Give an agent a new token (answered once); the old one stops working at once',
   params: AgentName,
+  paramsMiss: noAgent,
   answers: { 200: answer(`Rotated. ${REVOKES}`, AgentWithToken) },
   errors: [400, 404],
   audit: 'agent.rotate',

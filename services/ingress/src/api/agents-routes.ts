@@ -158,8 +158,8 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
     router,
     getAgent,
     async (req, res) => {
-      const name = req.params.name as string;
-      const agent: AgentClient | null = agentNameViolation(name) ? null : await ctx.stores.agents.get(name);
+      const name = req.checked.params.name;
+      const agent: AgentClient | null = await ctx.stores.agents.get(name);
       if (!agent) throw missing(name);
       res.json(agent);
     },
@@ -170,8 +170,8 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
     router,
     revokeAgent,
     async (req, res) => {
-      const name = req.params.name as string;
-      const removed = agentNameViolation(name) ? null : await ctx.stores.agents.remove(name);
+      const name = req.checked.params.name;
+      const removed = await ctx.stores.agents.remove(name);
       if (!removed) throw missing(name);
       const by = callerOf(res);
       ctx.logger.info({ agent: name, agent_id: removed.id, by }, 'agent revoked');
@@ -195,13 +195,13 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
     router,
     rotateAgent,
     async (req, res) => {
-      const name = req.params.name as string;
+      const name = req.checked.params.name;
       const b: unknown = req.body;
       if (b !== undefined && (typeof b !== 'object' || b === null || Object.keys(b).length > 0)) {
         throw badInput('rotate refused', ['rotate takes no body (or an empty JSON object)']);
       }
       const token = newAgentToken();
-      const agent = agentNameViolation(name) ? null : await ctx.stores.agents.rotate(name, agentTokenHash(token), ctx.clock.now());
+      const agent = await ctx.stores.agents.rotate(name, agentTokenHash(token), ctx.clock.now());
       if (!agent) throw missing(name);
       ctx.logger.info({ agent: name, token_id: agent.token_id, by: callerOf(res) }, 'agent token rotated');
       // Sessions opened with the old token must not outlive it.
