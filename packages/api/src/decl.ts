@@ -23,7 +23,14 @@ export interface RouteDecl {
   method: ApiMethod;
   /** The route under /api as express registers it (`:param`, a final `*rest`). */
   path: string;
-  role: ApiRole;
+  /** The management role it needs; `agent` for a route of the agent door (with `agentDoor`). */
+  role: ApiRole | 'agent';
+  /** The agent door: an agent token (or an OAuth access token naming an agent) only; a management token is 403. */
+  agentDoor?: true;
+  /** Headers of the answers, for the document (`Hookyard-Call-Id`). */
+  answerHeaders?: Record<string, string>;
+  /** Request headers the route reads, for the document. */
+  requestHeaders?: Record<string, string>;
   operationId: string;
   tag: string;
   summary: string;
@@ -33,7 +40,8 @@ export interface RouteDecl {
   body?: TSchema;
   /**
    * Parts of the request the handler checks itself (a validator shared with another door, or refusal
-   * lines its tests pin that a schema cannot write: did-you-mean, registry lookups, cross-field rules):
+   * lines its tests pin that a schema cannot write: `got ...` quoting the value, did-you-mean, registry
+   * lookups, cross-field rules):
    * their schemas document them, ajv does not run them.
    */
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;

@@ -18,6 +18,34 @@ import { POLICY_ROUTES } from './routes/policy';
 import { SETTINGS_ROUTES } from './routes/settings';
 import { TOOL_ROUTES } from './routes/tools';
 // --- end batch C ---
+// --- batch D: states, unrouted, agents, calls ---
+import { AGENT_ROUTES } from './routes/agents';
+import { CALL_ROUTES } from './routes/calls';
+import { STATE_ROUTES } from './routes/states';
+import { UNROUTED_ROUTES } from './routes/unrouted';
+// --- end batch D ---
+
+/** Every declared route (the ingress mounts each; a test fails on a route that is in neither this list nor its shrinking list of undeclared ones). */
+export const API_ROUTES: readonly RouteDecl[] = [
+  ...TEMPLATE_ROUTES,
+  // --- batch A: hooks & topic config ---
+  ...HOOK_ROUTES,
+  ...TOPIC_ROUTES,
+  ...TRIGGER_LINK_ROUTES,
+  // --- end batch A ---
+  // --- batch C ---
+  ...INTERACTION_ROUTES,
+  ...POLICY_ROUTES,
+  ...TOOL_ROUTES,
+  ...SETTINGS_ROUTES,
+  // --- end batch C ---
+  // --- batch D ---
+  ...STATE_ROUTES,
+  ...UNROUTED_ROUTES,
+  ...AGENT_ROUTES,
+  ...CALL_ROUTES,
+  // --- end batch D ---
+];
 
 export { answer, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
 export { openApiDocument, openApiPath } from './openapi';
@@ -79,22 +107,38 @@ export { dryRunApprovalPolicy, getApprovalPolicy, putApprovalPolicy } from './ro
 export { getTool, listTools, putTool, removeTool } from './routes/tools';
 export { getSettings, reloadSettings } from './routes/settings';
 // --- end batch C ---
-
-/** Every declared route (the ingress mounts each; a test fails on a route that is in neither this list nor its shrinking list of undeclared ones). */
-export const API_ROUTES: readonly RouteDecl[] = [
-  ...TEMPLATE_ROUTES,
-  // --- batch A: hooks & topic config ---
-  ...HOOK_ROUTES,
-  ...TOPIC_ROUTES,
-  ...TRIGGER_LINK_ROUTES,
-  // --- end batch A ---
-  // --- batch C ---
-  ...INTERACTION_ROUTES,
-  ...POLICY_ROUTES,
-  ...TOOL_ROUTES,
-  ...SETTINGS_ROUTES,
-  // --- end batch C ---
-];
+// --- batch D: states, unrouted, agents, calls ---
+export {
+  Agent,
+  AgentIdentity,
+  AgentInput,
+  AgentWithToken,
+  State,
+  StateDeclaration,
+  StateDeclarationInput,
+  StateDeleted,
+  StateInput,
+  StatePage,
+  StateRecord,
+  StateSummary,
+  StateWrite,
+  UnroutedEvent,
+  UnroutedTopic,
+} from './routes/agents-shared';
+export { createAgent, getAgent, listAgents, revokeAgent, rotateAgent } from './routes/agents';
+export { AnthropicAnswer, CallView, OpenAiAnswer, callTool, getCall } from './routes/calls';
+export {
+  deleteState,
+  deleteStateDeclaration,
+  getState,
+  getStateDeclaration,
+  listStateDeclarations,
+  listStates,
+  putState,
+  putStateDeclaration,
+} from './routes/states';
+export { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from './routes/unrouted';
+// --- end batch D ---
 
 /** The declared route of `METHOD /path` (the path as registered under /api), if any. */
 export function declaredRoute(method: string, path: string): RouteDecl | undefined {

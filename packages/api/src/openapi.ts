@@ -40,14 +40,22 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
       const { description, ...schema } = plain(s, named) as Obj;
       return { name, in: 'query', required, ...(description ? { description } : {}), schema };
     }),
+    ...Object.entries(d.requestHeaders ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } })),
   ];
+  const headers = d.answerHeaders
+    ? { headers: Object.fromEntries(Object.entries(d.answerHeaders).map(([h, description]) => [h, { description, schema: { type: 'string' } }])) }
+    : {};
   const responses: Obj = {};
   for (const [status, a] of Object.entries(d.answers))
-    responses[status] = { description: a.description, content: { 'application/json': { schema: plain(a.schema, named) } } };
+    // 204 has no body.
+    responses[status] =
+      status === '204'
+        ? { description: a.description }
+        : { description: a.description, content: { 'application/json': { schema: plain(a.schema, named) } }, ...headers };
   for (const code of [...(d.errors ?? []), ...API_FAILS]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
   return {
     summary: d.summary,
-    description: [`Needs the ${d.role} role.`, d.description, d.limits].filter(Boolean).join(' '),
+    description: [d.agentDoor ? '' : `Needs the ${d.role} role.`, d.description, d.limits].filter(Boolean).join(' '),
     'x-hookyard-role': d.role,
     ...(d.audit ? { 'x-hookyard-audit': d.audit } : {}),
     tags: [d.tag],

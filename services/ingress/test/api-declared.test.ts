@@ -45,25 +45,6 @@ const UNDECLARED_YET: readonly string[] = [
   'DELETE /api/hook-runs/:id',
   'GET /api/deliveries/:event_id',
   'GET /api/stats/series',
-  'GET /api/states',
-  'GET /api/states/declarations',
-  'GET /api/states/declarations/:scope/:kind',
-  'PUT /api/states/declarations/:scope/:kind',
-  'DELETE /api/states/declarations/:scope/:kind',
-  'GET /api/states/:scope/:kind/:key',
-  'PUT /api/states/:scope/:kind/:key',
-  'DELETE /api/states/:scope/:kind/:key',
-  'GET /api/unrouted',
-  'GET /api/unrouted/:topic',
-  'POST /api/unrouted/:topic/replay',
-  'DELETE /api/unrouted/:topic',
-  'POST /api/agents',
-  'GET /api/agents',
-  'GET /api/agents/:name',
-  'DELETE /api/agents/:name',
-  'POST /api/agents/:name/rotate',
-  'POST /api/calls',
-  'GET /api/calls/:id',
 ];
 
 /** Every `METHOD path` the app registers, walking mounted routers (express 5 / router 2 layers). */
@@ -113,6 +94,17 @@ describe('declared routes', () => {
     const r = await h.call('/api/jq-templates/Bad%20Id', { role: 'reader' });
     expect(r.status).toBe(404);
     expect(r.body.error.message).toMatch(/^no stored template "Bad Id" \(ids match /);
+  });
+
+  it('answers an agent name off the name pattern with the 404 of an unknown agent (read, revoke, rotate)', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/agents/Bad%20Bot'],
+      ['DELETE', '/api/agents/Bad%20Bot'],
+      ['POST', '/api/agents/Bad%20Bot/rotate'],
+    ] as const) {
+      const r = await h.call(path, { method, role: 'admin' });
+      expect([method, r.status, r.body.error.message]).toEqual([method, 404, 'no agent named "Bad Bot"']);
+    }
   });
 
   it('fails an answer off its declared shape when answers are validated (the harness turns it on)', async () => {

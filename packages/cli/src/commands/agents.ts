@@ -1,14 +1,12 @@
-import type { AgentClient, AgentIdentity } from '@hookyard/core';
+import type { AgentIdentity } from '@hookyard/core';
 import type { Command } from 'commander';
+import type { AnswerOf, createAgent, getAgent, listAgents, rotateAgent } from '@hookyard/api';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
 /** What create and rotate answer: the agent and its token, shown this once. */
-interface AgentWithToken {
-  agent: AgentClient;
-  token: string;
-}
+type AgentWithToken = AnswerOf<typeof createAgent>;
 
 /** The entries of `--allow a,b,c` (a usage error when none). */
 function allowList(raw: string): string[] {
@@ -95,7 +93,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list the agents (never their tokens)')
     .action(async () => {
-      const res = await ctx.client().get<{ agents: AgentClient[] }>(path());
+      const res = await ctx.client().get<AnswerOf<typeof listAgents>>(path());
       ctx.emit(res, () =>
         printTable(
           res.agents.map((a) => ({ ...a, tools_allow: a.tools_allow.join(','), description: a.description ?? '', identities: identitiesCell(a.identities) })),
@@ -108,7 +106,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('show <name>')
     .description('one agent (never its token)')
     .action(async (name: string) => {
-      const res = await ctx.client().get<AgentClient>(path(name));
+      const res = await ctx.client().get<AnswerOf<typeof getAgent>>(path(name));
       ctx.emit(res, () => printRecord({ ...res, identities: identitiesCell(res.identities) }));
     });
 
@@ -124,7 +122,7 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .command('rotate <name>')
     .description('give an agent a new token (shown once); the old one is refused at once')
     .action(async (name: string) => {
-      const res = await ctx.client().post<AgentWithToken>(path(name, 'rotate'));
+      const res = await ctx.client().post<AnswerOf<typeof rotateAgent>>(path(name, 'rotate'));
       ctx.emit(res, () => sayToken('rotated', res));
     });
 }

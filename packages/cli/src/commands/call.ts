@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import type { AnswerOf, getCall } from '@hookyard/api';
 import { CliError, EXIT, apiPath, parseJsonOption } from '../client';
 import type { CliContext } from '../context';
 import { printJson, say } from '../output';
@@ -18,15 +19,8 @@ interface CallOptions {
   key?: string;
 }
 
-/** What the server answers: the call's view (see POST /api/calls). */
-interface CallView {
-  id: string;
-  tool: string;
-  status: string;
-  done: boolean;
-  result?: unknown;
-  sentence: string;
-}
+/** What the server answers to Hookyard's body: the call's view (see POST /api/calls). */
+type CallView = AnswerOf<typeof getCall>;
 
 /**
  * `hookyard call TOOL --args JSON`: calls a tool as an agent (the token must

@@ -1,20 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { AnswerOf, deleteStateDeclaration, getStateDeclaration, listStateDeclarations, putStateDeclaration } from '@hookyard/api';
 import { NAME_PATTERN, NAME_PATTERN_SOURCE } from '@hookyard/core';
 import { CliError, EXIT, apiPath, parseJsonOption } from '../client';
 import { printTable, say } from '../output';
 import type { CliContext } from '../context';
-
-interface Declaration {
-  scope: string;
-  kind: string;
-  schema: Record<string, unknown>;
-  description: string;
-  templates: Record<string, unknown>;
-  version: number;
-  updated_at: string;
-  bound_by?: Array<{ hook: string; attach: string | null }>;
-}
 
 function name(option: string, value: string): string {
   if (!NAME_PATTERN.test(value)) throw new CliError(`${option} ${JSON.stringify(value)} must match ${NAME_PATTERN_SOURCE}`, EXIT.usage);
@@ -46,7 +36,7 @@ function templates(values: string[]): Record<string, unknown> {
   return out;
 }
 
-const bindings = (d: Declaration) =>
+const bindings = (d: AnswerOf<typeof getStateDeclaration>) =>
   (d.bound_by ?? []).map((b) => `${b.hook} ${b.attach === null ? '(whole document, shared)' : JSON.stringify(b.attach)}`).join(', ');
 
 /**
@@ -75,7 +65,7 @@ export function stateDeclarationCommands(cmd: Command, ctx: CliContext): void {
     )
     .action(async (scope: string, kind: string, opts: { schema?: string; schemaFile?: string; description: string; template: string[] }) => {
       const body = { schema: readSchema(opts), description: opts.description, templates: templates(opts.template) };
-      const r = await ctx.client().put<{ created: boolean; declaration: Declaration; reattached: string[] }>(path(scope, kind), body);
+      const r = await ctx.client().put<AnswerOf<typeof putStateDeclaration>>(path(scope, kind), body);
       ctx.emit(r, () => {
         say(`${r.created ? 'declared' : 'changed'} ${scope}/${kind}: version ${r.declaration.version}`);
         if (r.reattached.length) say(`templates re-attached to: ${r.reattached.join(', ')}`);
@@ -88,7 +78,7 @@ export function stateDeclarationCommands(cmd: Command, ctx: CliContext): void {
     .action(async (scope: string | undefined, kind: string | undefined) => {
       if ((scope === undefined) !== (kind === undefined)) throw new CliError('give both <scope> and <kind>, or neither (to list all)', EXIT.usage);
       if (scope !== undefined) {
-        const d = await ctx.client().get<Declaration>(path(scope, kind!));
+        const d = await ctx.client().get<AnswerOf<typeof getStateDeclaration>>(path(scope, kind!));
         ctx.emit(d, () => {
           say(`${d.scope}/${d.kind} version ${d.version} (updated ${d.updated_at}): ${d.description}`);
           say(JSON.stringify({ schema: d.schema, templates: d.templates }, null, 2));
@@ -96,7 +86,7 @@ export function stateDeclarationCommands(cmd: Command, ctx: CliContext): void {
         });
         return;
       }
-      const r = await ctx.client().get<{ declarations: Declaration[] }>(apiPath(['states', 'declarations']));
+      const r = await ctx.client().get<AnswerOf<typeof listStateDeclarations>>(apiPath(['states', 'declarations']));
       ctx.emit(r, () =>
         printTable(
           r.declarations.map((d) => ({
@@ -114,7 +104,7 @@ export function stateDeclarationCommands(cmd: Command, ctx: CliContext): void {
     .command('undeclare <scope> <kind>')
     .description('remove a declared state (admin); refused (409, exit 1) while a hook binds it; kept documents stay')
     .action(async (scope: string, kind: string) => {
-      const r = await ctx.client().delete<{ removed: boolean; declaration: Declaration }>(path(scope, kind));
+      const r = await ctx.client().delete<AnswerOf<typeof deleteStateDeclaration>>(path(scope, kind));
       ctx.emit(r, () => say(`undeclared ${scope}/${kind} (it was at version ${r.declaration.version})`));
     });
 }

@@ -1,38 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { AnswerOf, deleteState, getState, listStates, putState } from '@hookyard/api';
 import { NAME_PATTERN, NAME_PATTERN_SOURCE } from '@hookyard/core';
 import { CliError, EXIT, apiPath, parseJsonOption } from '../client';
 import { printTable, say } from '../output';
 import type { CliContext } from '../context';
 import { stateDeclarationCommands } from './states-declarations';
 
-interface Attribution {
-  door: string;
-  actor: string;
-  hook: string | null;
-}
-interface StateSummary {
-  scope: string;
-  kind: string;
-  key: string;
-  version: number;
-  updated_at: string;
-  updated_by: Attribution;
-}
-interface StatePage {
-  states: StateSummary[];
-  next_cursor: string | null;
-}
-interface StateRecord {
-  scope: string;
-  kind: string;
-  key: string;
-  document: Record<string, unknown>;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  history: Array<Attribution & { version: number; op: string; at: string }>;
-}
+type Attribution = AnswerOf<typeof listStates>['states'][number]['updated_by'];
 
 const MAX_LIMIT = 500;
 const MAX_PAGES = 10_000;
@@ -108,11 +83,11 @@ export function statesCommand(program: Command, ctx: CliContext): void {
         return q;
       };
       const client = ctx.client();
-      let page = await client.get<StatePage>(apiPath(['states'], query(opts.cursor)));
+      let page = await client.get<AnswerOf<typeof listStates>>(apiPath(['states'], query(opts.cursor)));
       if (opts.all) {
         const all = [...page.states];
         for (let n = 1; page.next_cursor && n < MAX_PAGES; n++) {
-          page = await client.get<StatePage>(apiPath(['states'], query(page.next_cursor)));
+          page = await client.get<AnswerOf<typeof listStates>>(apiPath(['states'], query(page.next_cursor)));
           all.push(...page.states);
         }
         page = { states: all, next_cursor: page.next_cursor };
@@ -131,7 +106,7 @@ export function statesCommand(program: Command, ctx: CliContext): void {
     .command('show <scope> <kind> <key>')
     .description("show a subject's state: its document, version and write history (who wrote, through which door, when)")
     .action(async (scope: string, kind: string, key: string) => {
-      const r = await ctx.client().get<StateRecord>(path(scope, kind, key));
+      const r = await ctx.client().get<AnswerOf<typeof getState>>(path(scope, kind, key));
       ctx.emit(r, () => {
         say(`${label(r)} version ${r.version} (created ${r.created_at}, updated ${r.updated_at})`);
         say(JSON.stringify(r.document, null, 2));
@@ -153,7 +128,9 @@ export function statesCommand(program: Command, ctx: CliContext): void {
     .action(async (scope: string, kind: string, key: string, opts: { document?: string; file?: string; ifVersion?: string }) => {
       const document = readDocument(opts);
       const ifVersion = version(opts.ifVersion);
-      const r = await ctx.client().put<StateRecord>(path(scope, kind, key), { document, ...(ifVersion === undefined ? {} : { if_version: ifVersion }) });
+      const r = await ctx
+        .client()
+        .put<AnswerOf<typeof putState>>(path(scope, kind, key), { document, ...(ifVersion === undefined ? {} : { if_version: ifVersion }) });
       ctx.emit(r, () => say(`${r.version === 1 ? 'created' : 'set'} ${label(r)}: version ${r.version}`));
     });
 
@@ -164,7 +141,7 @@ export function statesCommand(program: Command, ctx: CliContext): void {
     .action(async (scope: string, kind: string, key: string, opts: { ifVersion?: string }) => {
       const ifVersion = version(opts.ifVersion);
       const q = ifVersion === undefined ? undefined : new URLSearchParams({ if_version: String(ifVersion) });
-      const r = await ctx.client().delete<{ deleted: boolean; scope: string; kind: string; key: string; version: number }>(path(scope, kind, key, q));
+      const r = await ctx.client().delete<AnswerOf<typeof deleteState>>(path(scope, kind, key, q));
       ctx.emit(r, () => say(`deleted ${label(r)} (it was at version ${r.version})`));
     });
 }

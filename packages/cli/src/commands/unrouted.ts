@@ -1,24 +1,8 @@
 import type { Command } from 'commander';
+import type { AnswerOf, dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from '@hookyard/api';
 import { apiPath } from '../client';
 import type { CliContext } from '../context';
 import { printTable, say } from '../output';
-
-interface UnroutedTopic {
-  topic: string;
-  kept: number;
-  received: number;
-  first_seen: string;
-  last_seen: string;
-  sample: unknown;
-}
-interface UnroutedEvent {
-  id: string;
-  payload: unknown;
-  door: string;
-  verified: boolean;
-  delivery_id: string | null;
-  received_at: string;
-}
 
 /**
  * `hookyard unrouted ...` over `/api/unrouted`: the events that came in on a
@@ -31,8 +15,8 @@ export function unroutedCommand(program: Command, ctx: CliContext): void {
     .command('list')
     .description('the topics with unrouted events: counts, first and last seen, the newest payload')
     .action(async () => {
-      const res = await ctx.client().get<{ topics: UnroutedTopic[] }>(apiPath(['unrouted']));
-      ctx.emit(res, () => printTable(res.topics as unknown as Record<string, unknown>[], ['topic', 'kept', 'received', 'first_seen', 'last_seen', 'sample']));
+      const res = await ctx.client().get<AnswerOf<typeof listUnroutedTopics>>(apiPath(['unrouted']));
+      ctx.emit(res, () => printTable(res.topics, ['topic', 'kept', 'received', 'first_seen', 'last_seen', 'sample']));
     });
 
   unrouted
@@ -44,9 +28,9 @@ export function unroutedCommand(program: Command, ctx: CliContext): void {
       const q = new URLSearchParams();
       if (opts.limit !== undefined) q.set('limit', opts.limit);
       if (opts.cursor !== undefined) q.set('cursor', opts.cursor);
-      const res = await ctx.client().get<{ events: UnroutedEvent[]; next_cursor: string | null }>(apiPath(['unrouted', topic], q));
+      const res = await ctx.client().get<AnswerOf<typeof listUnrouted>>(apiPath(['unrouted', topic], q));
       ctx.emit(res, () => {
-        printTable(res.events as unknown as Record<string, unknown>[], ['received_at', 'door', 'verified', 'delivery_id', 'payload']);
+        printTable(res.events, ['received_at', 'door', 'verified', 'delivery_id', 'payload']);
         if (res.next_cursor) say(`more: --cursor ${res.next_cursor}`);
       });
     });
@@ -57,7 +41,7 @@ export function unroutedCommand(program: Command, ctx: CliContext): void {
       'keep runs of the hooks registered on the topic since, one per hook for each kept event (door api, not verified), and remove the events (operator)',
     )
     .action(async (topic: string) => {
-      const res = await ctx.client().post<{ replayed: number; runs: number; hooks: string[]; message?: string }>(apiPath(['unrouted', topic, 'replay']));
+      const res = await ctx.client().post<AnswerOf<typeof replayUnrouted>>(apiPath(['unrouted', topic, 'replay']));
       ctx.emit(res, () => {
         say(
           `replayed ${res.replayed} event${res.replayed === 1 ? '' : 's'} on ${topic}: ${res.runs} run${res.runs === 1 ? '' : 's'} of ${res.hooks.join(', ')}`,
@@ -71,7 +55,7 @@ export function unroutedCommand(program: Command, ctx: CliContext): void {
     .command('drop <topic>')
     .description("drop a topic's unrouted events (operator)")
     .action(async (topic: string) => {
-      const res = await ctx.client().delete<{ removed: number }>(apiPath(['unrouted', topic]));
+      const res = await ctx.client().delete<AnswerOf<typeof dropUnrouted>>(apiPath(['unrouted', topic]));
       ctx.emit(res, () => say(`dropped ${res.removed} unrouted event${res.removed === 1 ? '' : 's'} on ${topic}`));
     });
 }

@@ -1,19 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { AnswerOf, createAgent, listAgents, rotateAgent } from '@hookyard/api';
 import { api, ApiError } from '../api';
 import { href } from '../route';
 import { ErrorBox, formFields, time, toApiError, useConfirm, useLoad } from '../util';
-
-/** An agent client as `GET /api/agents` lists it (its token is never shown again, only its id). */
-interface Agent {
-  name: string;
-  description: string | null;
-  tools_allow: string[];
-  token_id: string;
-  /** Who at an identity provider may act as it with an OAuth access token. */
-  identities?: Identity[];
-  created_at: string;
-  updated_at: string;
-}
 
 /** An IdP identity: the tokens' issuer, and the `sub` and/or `client_id` they must carry. */
 interface Identity {
@@ -71,7 +60,7 @@ export function identityText(i: Identity): string {
  * revoking refuses the agent at once.
  */
 export function AgentsPage() {
-  const agents = useLoad(() => api<{ agents: Agent[] }>('GET', '/api/agents'), []);
+  const agents = useLoad(() => api<AnswerOf<typeof listAgents>>('GET', '/api/agents'), []);
   const [confirm, dialog] = useConfirm();
   const [error, setError] = useState<ApiError | null>(null);
   const [issued, setIssued] = useState<Issued | null>(null);
@@ -102,7 +91,7 @@ export function AgentsPage() {
       setIssued(null);
       const identities = identityEntries(text('identities'));
       if (identities.length) body.identities = identities;
-      const res = await api<{ agent: Agent; token: string }>('POST', '/api/agents', body);
+      const res = await api<AnswerOf<typeof createAgent>>('POST', '/api/agents', body);
       setIssued({ agent: res.agent.name, token: res.token, how: 'created' });
       setFormKey((k) => k + 1);
     });
@@ -112,7 +101,7 @@ export function AgentsPage() {
     if (!(await confirm(`Rotate the token of agent ${name}? Its current token is refused from now on.`, 'Rotate'))) return;
     await act(async () => {
       setIssued(null);
-      const res = await api<{ agent: Agent; token: string }>('POST', `/api/agents/${encodeURIComponent(name)}/rotate`);
+      const res = await api<AnswerOf<typeof rotateAgent>>('POST', `/api/agents/${encodeURIComponent(name)}/rotate`);
       setIssued({ agent: res.agent.name, token: res.token, how: 'rotated' });
     });
   };

@@ -1,3 +1,4 @@
+import type { AnswerOf, listStateDeclarations } from '@hookyard/api';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Hook, type Run, type RunPage } from '../api';
 import { JqEditor } from '../jq-editor';
@@ -10,12 +11,7 @@ import { ErrorBox, Json, toApiError, useLoad } from '../util';
 const SERVER_FIELDS = new Set(['created_at', 'updated_at', 'declaration_version']);
 
 /** A declared state as GET /api/states/declarations lists it (what the subject fields offer). */
-interface DeclaredState {
-  scope: string;
-  kind: string;
-  description: string;
-  templates: Record<string, unknown>;
-}
+type DeclaredState = AnswerOf<typeof listStateDeclarations>['declarations'][number];
 
 type Kind = 'expression' | 'json' | 'rules' | 'list' | 'enum' | 'tool' | 'text';
 

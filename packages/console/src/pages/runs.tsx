@@ -1,3 +1,4 @@
+import type { AnswerOf, listAgents } from '@hookyard/api';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agentCallOf, agentCallWords } from '../agent-call';
 import { api, atLeast, eventIdOf, query, RUN_STATUSES, type Hook, type Role, type Run, type RunPage } from '../api';
@@ -148,7 +149,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const hooks = useLoad(() => api<{ hooks: Hook[] }>('GET', '/api/hooks'), []);
   // Only an admin may list agents: the others type the name.
   const agents = useLoad(
-    () => (atLeast(role, 'admin') ? api<{ agents: { name: string }[] }>('GET', '/api/agents').then((a) => a.agents.map((x) => x.name)) : Promise.resolve([])),
+    () => (atLeast(role, 'admin') ? api<AnswerOf<typeof listAgents>>('GET', '/api/agents').then((a) => a.agents.map((x) => x.name)) : Promise.resolve([])),
     [role],
   );
   // Events of the last moments, so a page that arrives after some of them (read before they happened) gets them too.

@@ -1,16 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { AnswerOf, dropUnrouted, listUnroutedTopics, replayUnrouted } from '@hookyard/api';
 import { api, ApiError, atLeast, type Role } from '../api';
 import { ErrorBox, time, toApiError, useConfirm, useLoad } from '../util';
-
-interface UnroutedTopic {
-  topic: string;
-  kept: number;
-  received: number;
-  first_seen: string;
-  last_seen: string;
-  sample: unknown;
-  sample_truncated: boolean;
-}
 
 /**
  * Events that came in on a topic with no hook (GET /api/unrouted): often a
@@ -18,7 +9,7 @@ interface UnroutedTopic {
  * registered on it (runs of door api, not verified), or drops them.
  */
 export function UnroutedPage({ role }: { role: Role }) {
-  const list = useLoad(() => api<{ topics: UnroutedTopic[] }>('GET', '/api/unrouted'), []);
+  const list = useLoad(() => api<AnswerOf<typeof listUnroutedTopics>>('GET', '/api/unrouted'), []);
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [ask, dialog] = useConfirm();
@@ -29,7 +20,7 @@ export function UnroutedPage({ role }: { role: Role }) {
     setError(null);
     setDone(null);
     try {
-      const res = await api<{ replayed: number; runs: number }>('POST', `${path(topic)}/replay`);
+      const res = await api<AnswerOf<typeof replayUnrouted>>('POST', `${path(topic)}/replay`);
       setDone(`Replayed ${res.replayed} event(s) on ${topic}: ${res.runs} run(s) kept.`);
       list.reload();
     } catch (err) {
@@ -40,7 +31,7 @@ export function UnroutedPage({ role }: { role: Role }) {
     if (!(await ask(`Drop every unrouted event on ${topic}?`, 'Drop'))) return;
     setError(null);
     try {
-      const res = await api<{ removed: number }>('DELETE', path(topic));
+      const res = await api<AnswerOf<typeof dropUnrouted>>('DELETE', path(topic));
       setDone(`Dropped ${res.removed} event(s) on ${topic}.`);
       list.reload();
     } catch (err) {

@@ -11,7 +11,9 @@ import {
   type AgentIdentity,
 } from '@hookyard/core';
 import { endRevokedCalls } from '../agent/revoke';
-import { callerOf, requireRole } from './auth';
+import { callerOf } from './auth';
+import { createAgent, getAgent, listAgents, revokeAgent, rotateAgent } from '@hookyard/api';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
 /** Longest description an agent takes (characters). */
@@ -121,65 +123,91 @@ function readAgentInput(body: unknown): AgentInput {
  * under it has a new id and none of the old one's calls, keys or tasks.
  */
 export function agentRoutes(router: Router, ctx: ApiContext): void {
+  const opts = { validateAnswers: ctx.validateAnswers };
   const missing = (name: string) => notFound(`no agent named ${JSON.stringify(name.slice(0, 128))}`);
 
-  router.post('/agents', requireRole('admin'), async (req, res) => {
-    const input = readAgentInput(req.body);
-    const token = newAgentToken();
-    const agent = await ctx.stores.agents.create({ ...input, tokenHash: agentTokenHash(token) }, ctx.clock.now());
-    const untrusted = (agent.identities ?? []).filter((i) => !ctx.settings.oidcIssuers.includes(i.issuer)).map((i) => i.issuer);
-    if (untrusted.length)
-      ctx.logger.warn(
-        { agent: agent.name, issuers: untrusted },
-        'agent identities name issuers HOOKS_OIDC_ISSUER does not list: their tokens are refused until it does',
-      );
-    ctx.logger.info({ agent: agent.name, tools_allow: agent.tools_allow, token_id: agent.token_id, by: callerOf(res) }, 'agent created');
-    res.status(201).json({ agent, token });
-  });
+  mount(
+    router,
+    createAgent,
+    async (req, res) => {
+      const input = readAgentInput(req.body);
+      const token = newAgentToken();
+      const agent = await ctx.stores.agents.create({ ...input, tokenHash: agentTokenHash(token) }, ctx.clock.now());
+      const untrusted = (agent.identities ?? []).filter((i) => !ctx.settings.oidcIssuers.includes(i.issuer)).map((i) => i.issuer);
+      if (untrusted.length)
+        ctx.logger.warn(
+          { agent: agent.name, issuers: untrusted },
+          'agent identities name issuers HOOKS_OIDC_ISSUER does not list: their tokens are refused until it does',
+        );
+      ctx.logger.info({ agent: agent.name, tools_allow: agent.tools_allow, token_id: agent.token_id, by: callerOf(res) }, 'agent created');
+      res.status(201).json({ agent, token });
+    },
+    opts,
+  );
 
-  router.get('/agents', requireRole('admin'), async (_req, res) => {
-    res.json({ agents: await ctx.stores.agents.list() });
-  });
+  mount(
+    router,
+    listAgents,
+    async (_req, res) => {
+      res.json({ agents: await ctx.stores.agents.list() });
+    },
+    opts,
+  );
 
-  router.get('/agents/:name', requireRole('admin'), async (req, res) => {
-    const name = req.params.name as string;
-    const agent: AgentClient | null = agentNameViolation(name) ? null : await ctx.stores.agents.get(name);
-    if (!agent) throw missing(name);
-    res.json(agent);
-  });
+  mount(
+    router,
+    getAgent,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      const agent: AgentClient | null = await ctx.stores.agents.get(name);
+      if (!agent) throw missing(name);
+      res.json(agent);
+    },
+    opts,
+  );
 
-  router.delete('/agents/:name', requireRole('admin'), async (req, res) => {
-    const name = req.params.name as string;
-    const removed = agentNameViolation(name) ? null : await ctx.stores.agents.remove(name);
-    if (!removed) throw missing(name);
-    const by = callerOf(res);
-    ctx.logger.info({ agent: name, agent_id: removed.id, by }, 'agent revoked');
-    ctx.onAgentRevoked?.(name);
-    // Its calls waiting on a person end now, denied: no approval given later can run a revoked agent's call.
-    const ended = await endRevokedCalls(ctx, removed, by);
-    res.locals.audit = {
-      detail: {
-        agent_id: removed.id,
-        approvals_denied: ended.denied.length,
-        interactions: ended.denied.slice(0, AUDIT_IDS_MAX),
-        left_open: ended.left.slice(0, AUDIT_IDS_MAX),
-      },
-    };
-    res.status(204).end();
-  });
+  mount(
+    router,
+    revokeAgent,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      const removed = await ctx.stores.agents.remove(name);
+      if (!removed) throw missing(name);
+      const by = callerOf(res);
+      ctx.logger.info({ agent: name, agent_id: removed.id, by }, 'agent revoked');
+      ctx.onAgentRevoked?.(name);
+      // Its calls waiting on a person end now, denied: no approval given later can run a revoked agent's call.
+      const ended = await endRevokedCalls(ctx, removed, by);
+      res.locals.audit = {
+        detail: {
+          agent_id: removed.id,
+          approvals_denied: ended.denied.length,
+          interactions: ended.denied.slice(0, AUDIT_IDS_MAX),
+          left_open: ended.left.slice(0, AUDIT_IDS_MAX),
+        },
+      };
+      res.status(204).end();
+    },
+    opts,
+  );
 
-  router.post('/agents/:name/rotate', requireRole('admin'), async (req, res) => {
-    const name = req.params.name as string;
-    const b: unknown = req.body;
-    if (b !== undefined && (typeof b !== 'object' || b === null || Object.keys(b).length > 0)) {
-      throw badInput('rotate refused', ['rotate takes no body (or an empty JSON object)']);
-    }
-    const token = newAgentToken();
-    const agent = agentNameViolation(name) ? null : await ctx.stores.agents.rotate(name, agentTokenHash(token), ctx.clock.now());
-    if (!agent) throw missing(name);
-    ctx.logger.info({ agent: name, token_id: agent.token_id, by: callerOf(res) }, 'agent token rotated');
-    // Sessions opened with the old token must not outlive it.
-    ctx.onAgentRevoked?.(name);
-    res.json({ agent, token });
-  });
+  mount(
+    router,
+    rotateAgent,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      const b: unknown = req.body;
+      if (b !== undefined && (typeof b !== 'object' || b === null || Object.keys(b).length > 0)) {
+        throw badInput('rotate refused', ['rotate takes no body (or an empty JSON object)']);
+      }
+      const token = newAgentToken();
+      const agent = await ctx.stores.agents.rotate(name, agentTokenHash(token), ctx.clock.now());
+      if (!agent) throw missing(name);
+      ctx.logger.info({ agent: name, token_id: agent.token_id, by: callerOf(res) }, 'agent token rotated');
+      // Sessions opened with the old token must not outlive it.
+      ctx.onAgentRevoked?.(name);
+      res.json({ agent, token });
+    },
+    opts,
+  );
 }

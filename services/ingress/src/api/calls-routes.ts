@@ -16,7 +16,9 @@ import {
 } from '@hookyard/core';
 import { AgentCalls, TOOLS_ALLOW_HEADER, toolsAllowEntries } from '../agent/calls';
 import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
-import { agentOf, requireAgent } from './auth';
+import { agentOf } from './auth';
+import { callTool, getCall } from '@hookyard/api';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
 /** The span of an HTTP call's keep (tracing on). */
@@ -31,6 +33,7 @@ export const CALL_ID_HEADER = 'Hookyard-Call-Id';
  * tokens only. The three body shapes and their answers are in agent/shapes.
  */
 export function callRoutes(router: Router, ctx: ApiContext): void {
+  const opts = { validateAnswers: ctx.validateAnswers };
   const calls = new AgentCalls({
     settings: ctx.settings,
     stores: ctx.stores,
@@ -41,54 +44,64 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
     ...(ctx.events ? { events: ctx.events } : {}),
   });
 
-  router.post('/calls', requireAgent(), async (req, res) => {
-    const agent = theAgent(res);
-    // The agent's own flood bucket, shared with /mcp (HOOKS_AGENT_RATE, HOOKS_AGENT_BURST).
-    const verdict = ctx.limitAgent ? await ctx.limitAgent(agent.name) : { ok: true as const };
-    if (!verdict.ok) {
-      const retry = String(Math.max(1, Math.ceil(verdict.retryAfterSeconds)));
-      // No error kind maps to 429, so the limit answers here, as the management limiter does.
+  mount(
+    router,
+    callTool,
+    async (req, res) => {
+      const agent = theAgent(res);
+      // The agent's own flood bucket, shared with /mcp (HOOKS_AGENT_RATE, HOOKS_AGENT_BURST).
+      const verdict = ctx.limitAgent ? await ctx.limitAgent(agent.name) : { ok: true as const };
+      if (!verdict.ok) {
+        const retry = String(Math.max(1, Math.ceil(verdict.retryAfterSeconds)));
+        // No error kind maps to 429, so the limit answers here, as the management limiter does.
+        res
+          .status(429)
+          .set('Retry-After', retry)
+          .json({ error: { kind: 'unavailable', message: `too many calls from agent '${agent.name}'; retry in ${retry} s` } });
+        return;
+      }
+      onlyQuery(req, ['wait_seconds']);
+      const parsed = parseCallBody(req.body);
+      if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {
+        throw badInput('wait_seconds is given both in the body and in the query; give it once');
+      }
+      const waitMs = waitMsOf(parsed.waitSeconds !== undefined ? parsed.waitSeconds : req.query.wait_seconds, ctx.settings);
+      const headerKey = req.get('idempotency-key');
+      if (headerKey !== undefined && parsed.idempotencyKey !== null && headerKey !== parsed.idempotencyKey) {
+        const bodyKey = parsed.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
+        throw badInput(`the Idempotency-Key header and ${bodyKey} differ; give one key (a model-shaped call's key is its id)`);
+      }
+      const request = {
+        tool: parsed.tool,
+        arguments: parsed.arguments as Record<string, unknown>,
+        idempotencyKey: parsed.idempotencyKey ?? headerKey ?? null,
+        runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
+        via: 'http' as const,
+      };
+      const { id } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
+      const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
+      if (res.writableEnded || res.destroyed) return;
       res
-        .status(429)
-        .set('Retry-After', retry)
-        .json({ error: { kind: 'unavailable', message: `too many calls from agent '${agent.name}'; retry in ${retry} s` } });
-      return;
-    }
-    onlyQuery(req, ['wait_seconds']);
-    const parsed = parseCallBody(req.body);
-    if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {
-      throw badInput('wait_seconds is given both in the body and in the query; give it once');
-    }
-    const waitMs = waitMsOf(parsed.waitSeconds !== undefined ? parsed.waitSeconds : req.query.wait_seconds, ctx.settings);
-    const headerKey = req.get('idempotency-key');
-    if (headerKey !== undefined && parsed.idempotencyKey !== null && headerKey !== parsed.idempotencyKey) {
-      const bodyKey = parsed.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
-      throw badInput(`the Idempotency-Key header and ${bodyKey} differ; give one key (a model-shaped call's key is its id)`);
-    }
-    const request = {
-      tool: parsed.tool,
-      arguments: parsed.arguments as Record<string, unknown>,
-      idempotencyKey: parsed.idempotencyKey ?? headerKey ?? null,
-      runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
-      via: 'http' as const,
-    };
-    const { id } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
-    const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
-    if (res.writableEnded || res.destroyed) return;
-    res
-      .status(httpStatusOfCall(view))
-      .set(CALL_ID_HEADER, view.id)
-      .json(callAnswer(parsed.shape, parsed.modelCallId, view));
-  });
+        .status(httpStatusOfCall(view))
+        .set(CALL_ID_HEADER, view.id)
+        .json(callAnswer(parsed.shape, parsed.modelCallId, view));
+    },
+    opts,
+  );
 
-  router.get('/calls/:id', requireAgent(), async (req, res) => {
-    const agent = theAgent(res);
-    onlyQuery(req, ['wait_seconds']);
-    const waitMs = req.query.wait_seconds === undefined ? 0 : waitMsOf(req.query.wait_seconds, ctx.settings);
-    const view = await calls.wait(agent, String(req.params.id), waitMs, { signal: closedSignal(req, res) });
-    if (res.writableEnded || res.destroyed) return;
-    res.status(httpStatusOfCall(view)).set(CALL_ID_HEADER, view.id).json(view);
-  });
+  mount(
+    router,
+    getCall,
+    async (req, res) => {
+      const agent = theAgent(res);
+      onlyQuery(req, ['wait_seconds']);
+      const waitMs = req.query.wait_seconds === undefined ? 0 : waitMsOf(req.query.wait_seconds, ctx.settings);
+      const view = await calls.wait(agent, String(req.params.id), waitMs, { signal: closedSignal(req, res) });
+      if (res.writableEnded || res.destroyed) return;
+      res.status(httpStatusOfCall(view)).set(CALL_ID_HEADER, view.id).json(view);
+    },
+    opts,
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Request, Response, Router } from 'express';
-import type { RequestOf, RouteDecl } from '@hookyard/api';
+import type { ApiRole, RequestOf, RouteDecl } from '@hookyard/api';
 import { badInput, notFound } from '@hookyard/core';
-import { requireRole } from './auth';
+import { requireAgent, requireRole } from './auth';
 
 // verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
@@ -10,8 +10,9 @@ const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: fals
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
 // Documentation for editors (what a jq field reads), no rule.
 ajv.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
-// Times as the stores write them (toISOString) or a client sends them.
+// The formats the declarations name (no ajv-formats here): an RFC 3339 time as the stores write it, and an absolute URI.
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+ajv.addFormat('uri', /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/);
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
 function compile(schema: unknown): ValidateFunction {
@@ -77,7 +78,9 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
   const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-  router[method](decl.path, requireRole(decl.role, options.agentWhen ? { agentWhen: options.agentWhen } : {}), async (req, res) => {
+  if (decl.role === 'agent' && !decl.agentDoor) throw new Error(`${route} has role 'agent' without agentDoor: true`);
+  const door = decl.agentDoor ? requireAgent() : requireRole(decl.role as ApiRole, options.agentWhen ? { agentWhen: options.agentWhen } : {});
+  router[method](decl.path, door, async (req, res) => {
     // A final `*rest` parameter comes as its segments.
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {

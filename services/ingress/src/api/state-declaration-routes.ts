@@ -3,7 +3,8 @@ import { STATE_TEMPLATE_NAMES, StateSchemas, badInput, nameViolation, notFound, 
 import type { Hook, StateDeclaration, StateDeclarationInput } from '@hookyard/core';
 import { checkJqField } from '../hooks/jq-fields';
 import { attachTemplates } from '../hooks/state-binding';
-import { requireRole } from './auth';
+import { deleteStateDeclaration, getStateDeclaration, listStateDeclarations, putStateDeclaration } from '@hookyard/api';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 
 const FIELDS = new Set(['schema', 'description', 'templates']);
@@ -30,36 +31,57 @@ function pathName(params: Record<string, string | undefined>): { scope: string; 
  * each a new hook revision, named in the answer (and so in the audit entry).
  */
 export function stateDeclarationRoutes(router: Router, ctx: ApiContext, schemas: StateSchemas): void {
-  router.get('/states/declarations', requireRole('reader'), async (_req, res) => {
-    res.json({ declarations: await ctx.stores.declarations.listDeclarations() });
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  mount(
+    router,
+    listStateDeclarations,
+    async (_req, res) => {
+      res.json({ declarations: await ctx.stores.declarations.listDeclarations() });
+    },
+    opts,
+  );
 
-  router.get('/states/declarations/:scope/:kind', requireRole('reader'), async (req, res) => {
-    const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
-    const d = await ctx.stores.declarations.getDeclaration(scope, kind);
-    if (!d) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
-    res.json({ ...d, bound_by: await ctx.stores.declarations.bindings(scope, kind) });
-  });
+  mount(
+    router,
+    getStateDeclaration,
+    async (req, res) => {
+      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const d = await ctx.stores.declarations.getDeclaration(scope, kind);
+      if (!d) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
+      res.json({ ...d, bound_by: await ctx.stores.declarations.bindings(scope, kind) });
+    },
+    opts,
+  );
 
-  router.put('/states/declarations/:scope/:kind', requireRole('admin'), async (req, res) => {
-    const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
-    const input = await checkDeclaration(scope, kind, req.body, ctx, schemas);
-    const { created, declaration } = await ctx.stores.declarations.putDeclaration(input, ctx.clock.now());
-    const reattached = await reattach(declaration, ctx);
-    ctx.logger.info(
-      { state: declarationName(scope, kind), version: declaration.version, reattached },
-      created ? 'state declared' : 'state declaration changed',
-    );
-    res.status(created ? 201 : 200).json({ created, declaration, reattached });
-  });
+  mount(
+    router,
+    putStateDeclaration,
+    async (req, res) => {
+      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const input = await checkDeclaration(scope, kind, req.body, ctx, schemas);
+      const { created, declaration } = await ctx.stores.declarations.putDeclaration(input, ctx.clock.now());
+      const reattached = await reattach(declaration, ctx);
+      ctx.logger.info(
+        { state: declarationName(scope, kind), version: declaration.version, reattached },
+        created ? 'state declared' : 'state declaration changed',
+      );
+      res.status(created ? 201 : 200).json({ created, declaration, reattached });
+    },
+    opts,
+  );
 
-  router.delete('/states/declarations/:scope/:kind', requireRole('admin'), async (req, res) => {
-    const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
-    const removed = await ctx.stores.declarations.removeDeclaration(scope, kind);
-    if (!removed) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
-    ctx.logger.info({ state: declarationName(scope, kind) }, 'state declaration removed');
-    res.json({ removed: true, declaration: removed });
-  });
+  mount(
+    router,
+    deleteStateDeclaration,
+    async (req, res) => {
+      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const removed = await ctx.stores.declarations.removeDeclaration(scope, kind);
+      if (!removed) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
+      ctx.logger.info({ state: declarationName(scope, kind) }, 'state declaration removed');
+      res.json({ removed: true, declaration: removed });
+    },
+    opts,
+  );
 }
 
 async function checkDeclaration(scope: string, kind: string, body: unknown, ctx: ApiContext, schemas: StateSchemas): Promise<StateDeclarationInput> {

@@ -2,7 +2,8 @@ import type { Router } from 'express';
 import { badInput, conflict, nameViolation } from '@hookyard/core';
 import { acceptedSummaries } from '@hookyard/bus';
 import type { UnroutedEvent, UnroutedTopic } from '@hookyard/store';
-import { requireRole } from './auth';
+import { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from '@hookyard/api';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 import { listQueryReader } from './list-query';
 
@@ -43,101 +44,122 @@ const topicToWire = (t: UnroutedTopic) => ({
  * hooks registered on the topic since, or drop them.
  */
 export function unroutedRoutes(router: Router, ctx: ApiContext): void {
+  const opts = { validateAnswers: ctx.validateAnswers };
   const notBefore = () => ctx.clock.now() - ctx.settings.unroutedRetentionMs;
 
-  router.get('/unrouted', requireRole('reader'), async (req, res) => {
-    const q = listQueryReader(req.query, new Set());
-    if (q.errors.length) throw badInput('GET /api/unrouted takes no query parameters', q.errors);
-    const [topics, usage] = await Promise.all([ctx.stores.runs.listUnroutedTopics(notBefore()), ctx.stores.runs.unroutedUsage()]);
-    res.json({
-      topics: topics.map(topicToWire),
-      bounds: {
-        keep: ctx.settings.unroutedKeep,
-        topics: ctx.settings.unroutedTopics,
-        retention_seconds: ctx.settings.unroutedRetentionMs / 1000,
-        max_bytes: ctx.settings.unroutedMaxBytes,
-        event_max_bytes: ctx.settings.unroutedEventMaxBytes,
-      },
-      usage,
-    });
-  });
+  mount(
+    router,
+    listUnroutedTopics,
+    async (req, res) => {
+      const q = listQueryReader(req.query, new Set());
+      if (q.errors.length) throw badInput('GET /api/unrouted takes no query parameters', q.errors);
+      const [topics, usage] = await Promise.all([ctx.stores.runs.listUnroutedTopics(notBefore()), ctx.stores.runs.unroutedUsage()]);
+      res.json({
+        topics: topics.map(topicToWire),
+        bounds: {
+          keep: ctx.settings.unroutedKeep,
+          topics: ctx.settings.unroutedTopics,
+          retention_seconds: ctx.settings.unroutedRetentionMs / 1000,
+          max_bytes: ctx.settings.unroutedMaxBytes,
+          event_max_bytes: ctx.settings.unroutedEventMaxBytes,
+        },
+        usage,
+      });
+    },
+    opts,
+  );
 
-  router.get('/unrouted/:topic', requireRole('reader'), async (req, res) => {
-    const topic = topicOf(req.params.topic);
-    const q = listQueryReader(req.query, new Set(['limit', 'cursor']));
-    const limit = q.limit(PAGE_DEFAULT, PAGE_MAX);
-    const cursor = q.one('cursor') ?? null;
-    if (q.errors.length) throw badInput(`GET /api/unrouted/${topic}: bad query`, q.errors);
-    const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), limit, cursor);
-    res.json({ topic, events: page.events, next_cursor: page.next_cursor });
-  });
+  mount(
+    router,
+    listUnrouted,
+    async (req, res) => {
+      const topic = topicOf(req.params.topic);
+      const q = listQueryReader(req.query, new Set(['limit', 'cursor']));
+      const limit = q.limit(PAGE_DEFAULT, PAGE_MAX);
+      const cursor = q.one('cursor') ?? null;
+      if (q.errors.length) throw badInput(`GET /api/unrouted/${topic}: bad query`, q.errors);
+      const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), limit, cursor);
+      res.json({ topic, events: page.events, next_cursor: page.next_cursor });
+    },
+    opts,
+  );
 
   // Like a replay of a run: the runs are door `api`, never verified (an operator keeps them, no signature is checked again).
   // A truncated event is not the event that came in (its payload is the start of the JSON text): it is
   // skipped, stays listed, and the answer counts it, so no run ever starts from a cut payload.
-  router.post('/unrouted/:topic/replay', requireRole('operator'), async (req, res) => {
-    const topic = topicOf(req.params.topic);
-    const hooks = await ctx.stores.hooks.hooksOnTopic(topic);
-    if (hooks.length === 0) {
-      throw conflict(`no hook is registered on topic '${topic}'; register a hook on it first, then replay its unrouted events`);
-    }
-    const events: UnroutedEvent[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), PAGE_MAX, cursor);
-      events.push(...page.events);
-      cursor = page.next_cursor;
-    } while (cursor);
-    events.reverse(); // oldest first: the runs keep the order the events came in
-    const runIds: string[] = [];
-    const replayed: string[] = [];
-    let truncated = 0;
-    for (const event of events) {
-      if (event.payload_truncated) {
-        truncated += 1;
-        continue;
+  mount(
+    router,
+    replayUnrouted,
+    async (req, res) => {
+      const topic = topicOf(req.params.topic);
+      const hooks = await ctx.stores.hooks.hooksOnTopic(topic);
+      if (hooks.length === 0) {
+        throw conflict(`no hook is registered on topic '${topic}'; register a hook on it first, then replay its unrouted events`);
       }
-      const now = ctx.clock.now();
-      const kept = await ctx.stores.runs.keepEvent({
+      const events: UnroutedEvent[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), PAGE_MAX, cursor);
+        events.push(...page.events);
+        cursor = page.next_cursor;
+      } while (cursor);
+      events.reverse(); // oldest first: the runs keep the order the events came in
+      const runIds: string[] = [];
+      const replayed: string[] = [];
+      let truncated = 0;
+      for (const event of events) {
+        if (event.payload_truncated) {
+          truncated += 1;
+          continue;
+        }
+        const now = ctx.clock.now();
+        const kept = await ctx.stores.runs.keepEvent({
+          topic,
+          payload: event.payload,
+          deliveryId: event.delivery_id,
+          door: 'api',
+          verified: false,
+          now,
+          dispatchGraceMs: ctx.settings.dispatchGraceMs,
+        });
+        // A hook removed meanwhile keeps nothing: the event stays unrouted.
+        if (kept.length === 0) continue;
+        replayed.push(event.id);
+        runIds.push(...kept.map((k) => k.id));
+        if (ctx.events) for (const summary of acceptedSummaries(topic, kept, now)) ctx.events.publish(summary).catch(() => undefined);
+      }
+      await ctx.stores.runs.removeUnrouted(topic, replayed);
+      ctx.logger.info({ topic, events: replayed.length, runs: runIds.length, truncated }, 'unrouted events replayed by an operator');
+      if (runIds.length > 0) {
+        try {
+          await ctx.bus.publish(runIds);
+          ctx.metrics.dispatched.inc({ source: 'replay' }, runIds.length);
+        } catch (err) {
+          ctx.logger.warn({ err, topic, runs: runIds.length }, 'publish of replayed unrouted events failed; the sweep will dispatch them');
+        }
+      }
+      res.json({
         topic,
-        payload: event.payload,
-        deliveryId: event.delivery_id,
-        door: 'api',
-        verified: false,
-        now,
-        dispatchGraceMs: ctx.settings.dispatchGraceMs,
+        replayed: replayed.length,
+        runs: runIds.length,
+        run_ids: runIds,
+        hooks: hooks.map((h) => h.name),
+        skipped_truncated: truncated,
+        ...(truncated > 0 ? { message: truncatedMessage(topic, truncated) } : {}),
       });
-      // A hook removed meanwhile keeps nothing: the event stays unrouted.
-      if (kept.length === 0) continue;
-      replayed.push(event.id);
-      runIds.push(...kept.map((k) => k.id));
-      if (ctx.events) for (const summary of acceptedSummaries(topic, kept, now)) ctx.events.publish(summary).catch(() => undefined);
-    }
-    await ctx.stores.runs.removeUnrouted(topic, replayed);
-    ctx.logger.info({ topic, events: replayed.length, runs: runIds.length, truncated }, 'unrouted events replayed by an operator');
-    if (runIds.length > 0) {
-      try {
-        await ctx.bus.publish(runIds);
-        ctx.metrics.dispatched.inc({ source: 'replay' }, runIds.length);
-      } catch (err) {
-        ctx.logger.warn({ err, topic, runs: runIds.length }, 'publish of replayed unrouted events failed; the sweep will dispatch them');
-      }
-    }
-    res.json({
-      topic,
-      replayed: replayed.length,
-      runs: runIds.length,
-      run_ids: runIds,
-      hooks: hooks.map((h) => h.name),
-      skipped_truncated: truncated,
-      ...(truncated > 0 ? { message: truncatedMessage(topic, truncated) } : {}),
-    });
-  });
+    },
+    opts,
+  );
 
-  router.delete('/unrouted/:topic', requireRole('operator'), async (req, res) => {
-    const topic = topicOf(req.params.topic);
-    const removed = await ctx.stores.runs.removeUnrouted(topic);
-    ctx.logger.info({ topic, removed }, 'unrouted events dropped by an operator');
-    res.json({ topic, removed });
-  });
+  mount(
+    router,
+    dropUnrouted,
+    async (req, res) => {
+      const topic = topicOf(req.params.topic);
+      const removed = await ctx.stores.runs.removeUnrouted(topic);
+      ctx.logger.info({ topic, removed }, 'unrouted events dropped by an operator');
+      res.json({ topic, removed });
+    },
+    opts,
+  );
 }

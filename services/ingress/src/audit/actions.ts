@@ -105,73 +105,6 @@ const TABLE: Entry[] = [
   },
   { method: 'POST', route: '/hook-runs/retry', action: 'runs.bulk_retry', target: () => null, detail: bulkDetail },
   { method: 'POST', route: '/hook-runs/discard', action: 'runs.bulk_discard', target: () => null, detail: bulkDetail },
-  // Before the subject routes below, which would read `declarations` as a scope (first match wins).
-  {
-    method: 'PUT',
-    route: '/states/declarations/:scope/:kind',
-    action: 'state_declaration.put',
-    target: (_r, p) => `${p.scope}/${p.kind}`,
-    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
-    after: (b) => field(b, 'declaration') ?? null,
-    // The hooks whose attached templates the change replaced (each a new revision).
-    detail: (b) => ({ reattached: field(b, 'reattached') ?? [] }),
-  },
-  {
-    method: 'DELETE',
-    route: '/states/declarations/:scope/:kind',
-    action: 'state_declaration.remove',
-    target: (_r, p) => `${p.scope}/${p.kind}`,
-    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
-    after: gone,
-  },
-  {
-    method: 'PUT',
-    route: '/states/:scope/:kind/:key',
-    action: 'state.put',
-    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
-    before: async (s, _r, p) => {
-      const kept = await s.states.get(subjectOf(p)).catch(() => null);
-      return kept ? { version: kept.version, document: kept.document } : null;
-    },
-    after: (b) => ({ version: field(b, 'version'), document: field(b, 'document') }),
-  },
-  {
-    method: 'DELETE',
-    route: '/states/:scope/:kind/:key',
-    action: 'state.remove',
-    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
-    before: async (s, _r, p) => {
-      const kept = await s.states.get(subjectOf(p)).catch(() => null);
-      return kept ? { version: kept.version, document: kept.document } : null;
-    },
-    after: gone,
-  },
-  {
-    method: 'POST',
-    route: '/unrouted/:topic/replay',
-    action: 'unrouted.replay',
-    target: (_r, p) => p.topic ?? null,
-    detail: (b) => ({ replayed: field(b, 'replayed') ?? null, runs: field(b, 'runs') ?? null, hooks: field(b, 'hooks') ?? null }),
-  },
-  { method: 'DELETE', route: '/unrouted/:topic', action: 'unrouted.drop', target: (_r, p) => p.topic ?? null, detail: (b) => b },
-  // The answers of create and rotate hold the agent's token: only the agent record is kept.
-  { method: 'POST', route: '/agents', action: 'agent.create', target: bodyName, after: (b) => field(b, 'agent') ?? null },
-  {
-    method: 'DELETE',
-    route: '/agents/:name',
-    action: 'agent.remove',
-    target: (_r, p) => p.name ?? null,
-    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
-    after: gone,
-  },
-  {
-    method: 'POST',
-    route: '/agents/:name/rotate',
-    action: 'agent.rotate',
-    target: (_r, p) => p.name ?? null,
-    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
-    after: (b) => field(b, 'agent') ?? null,
-  },
 ];
 
 /** Routes that are not management changes although not reads: an agent's call is a run already, never an audit entry. */
@@ -199,6 +132,53 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
     before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
     after: gone,
   },
+  // Batch D: states, unrouted, agents.
+  'state_declaration.put': {
+    target: (_r, p) => `${p.scope}/${p.kind}`,
+    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
+    after: (b) => field(b, 'declaration') ?? null,
+    // The hooks whose attached templates the change replaced (each a new revision).
+    detail: (b) => ({ reattached: field(b, 'reattached') ?? [] }),
+  },
+  'state_declaration.remove': {
+    target: (_r, p) => `${p.scope}/${p.kind}`,
+    before: (s, _r, p) => s.declarations.getDeclaration(p.scope ?? '', p.kind ?? '').catch(() => null),
+    after: gone,
+  },
+  'state.put': {
+    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
+    before: async (s, _r, p) => {
+      const kept = await s.states.get(subjectOf(p)).catch(() => null);
+      return kept ? { version: kept.version, document: kept.document } : null;
+    },
+    after: (b) => ({ version: field(b, 'version'), document: field(b, 'document') }),
+  },
+  'state.remove': {
+    target: (_r, p) => `${p.scope}/${p.kind}/${p.key}`,
+    before: async (s, _r, p) => {
+      const kept = await s.states.get(subjectOf(p)).catch(() => null);
+      return kept ? { version: kept.version, document: kept.document } : null;
+    },
+    after: gone,
+  },
+  'unrouted.replay': {
+    target: (_r, p) => p.topic ?? null,
+    detail: (b) => ({ replayed: field(b, 'replayed') ?? null, runs: field(b, 'runs') ?? null, hooks: field(b, 'hooks') ?? null }),
+  },
+  'unrouted.drop': { target: (_r, p) => p.topic ?? null, detail: (b) => b },
+  // The answers of create and rotate hold the agent's token: only the agent record is kept.
+  'agent.create': { target: bodyName, after: (b) => field(b, 'agent') ?? null },
+  'agent.remove': {
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
+    after: gone,
+  },
+  'agent.rotate': {
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
+    after: (b) => field(b, 'agent') ?? null,
+  },
+  // --- end batch D ---
   // --- batch A: hooks & topic config ---
   'hook.register': {
     target: bodyName,

@@ -1,4 +1,4 @@
-import type { PathBuilders } from './agents-paths';
+import type { PathBuilders } from './path-builders';
 
 type Obj = Record<string, unknown>;
 

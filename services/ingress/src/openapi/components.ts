@@ -258,80 +258,6 @@ export const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
-  StateWrite: {
-    type: 'object',
-    required: ['version', 'op', 'door', 'actor', 'hook', 'at'],
-    properties: {
-      version: { type: 'integer', minimum: 1, description: 'The version this write made' },
-      op: { type: 'string', enum: ['set', 'merge'] },
-      door: { type: 'string', enum: ['hook', 'api'], description: 'hook: a state tool called by a run; api: the management API' },
-      actor: { type: 'string', description: "door hook: the run id; door api: `<role>:<token label>` (the first 8 hex of the token's SHA-256)" },
-      hook: nullable({ type: 'string', description: 'The hook whose run wrote (door hook)' }),
-      at: isoTime,
-    },
-  },
-  StateRecord: {
-    type: 'object',
-    required: ['scope', 'kind', 'key', 'document', 'version', 'created_at', 'updated_at', 'history'],
-    properties: {
-      scope: ref('Name'),
-      kind: ref('Name'),
-      key: { type: 'string' },
-      document: { type: 'object', additionalProperties: true, description: 'The JSON object kept (at most HOOKS_STATE_MAX_BYTES as compact JSON)' },
-      version: { type: 'integer', minimum: 1, description: '1 on create, +1 per write' },
-      created_at: isoTime,
-      updated_at: isoTime,
-      history: { type: 'array', items: ref('StateWrite'), description: 'The last 50 writes, oldest first' },
-    },
-  },
-  StateSummary: {
-    type: 'object',
-    required: ['scope', 'kind', 'key', 'version', 'updated_at', 'updated_by'],
-    properties: {
-      scope: ref('Name'),
-      kind: ref('Name'),
-      key: { type: 'string' },
-      version: { type: 'integer', minimum: 1 },
-      updated_at: isoTime,
-      updated_by: {
-        type: 'object',
-        required: ['door', 'actor', 'hook'],
-        properties: { door: { type: 'string', enum: ['hook', 'api'] }, actor: { type: 'string' }, hook: nullable({ type: 'string' }) },
-      },
-    },
-  },
-  StatePage: {
-    type: 'object',
-    required: ['states', 'next_cursor'],
-    properties: {
-      states: { type: 'array', items: ref('StateSummary') },
-      next_cursor: nullable({ type: 'string', description: 'Pass as `cursor` for the next page; null on the last' }),
-    },
-  },
-  StateInput: {
-    type: 'object',
-    required: ['document'],
-    additionalProperties: false,
-    properties: {
-      document: { type: 'object', additionalProperties: true, description: 'Replaces the document whole' },
-      if_version: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Applies only if the kept version is this one (0: no document yet), else 409 naming the kept one',
-      },
-    },
-  },
-  StateDeleted: {
-    type: 'object',
-    required: ['deleted', 'scope', 'kind', 'key', 'version'],
-    properties: {
-      deleted: { type: 'boolean', enum: [true] },
-      scope: ref('Name'),
-      kind: ref('Name'),
-      key: { type: 'string' },
-      version: { type: 'integer', description: 'The version removed' },
-    },
-  },
   RunPage: {
     type: 'object',
     required: ['runs', 'next_cursor'],
@@ -411,36 +337,6 @@ export const SCHEMAS: Record<string, Schema> = {
         description: 'Present when no hook is registered on the topic (runs: 0): the event is kept under GET /api/unrouted',
       },
       message: { type: 'string', description: 'With unrouted: says no hook is registered on the topic and where the event is kept' },
-    },
-  },
-  UnroutedTopic: {
-    type: 'object',
-    required: ['topic', 'kept', 'received', 'first_seen', 'last_seen', 'sample', 'sample_truncated'],
-    properties: {
-      topic: { type: 'string' },
-      kept: { type: 'integer', minimum: 0, description: 'Events kept now (at most HOOKS_UNROUTED_KEEP, the newest)' },
-      received: { type: 'integer', minimum: 0, description: 'Events received since first_seen, kept or not' },
-      first_seen: { type: 'string', format: 'date-time' },
-      last_seen: { type: 'string', format: 'date-time' },
-      sample: { description: "The newest event's payload; past 2048 bytes of JSON, its start as a string (sample_truncated)" },
-      sample_truncated: { type: 'boolean' },
-    },
-  },
-  UnroutedEvent: {
-    type: 'object',
-    required: ['id', 'topic', 'payload', 'payload_truncated', 'door', 'verified', 'delivery_id', 'received_at'],
-    properties: {
-      id: { type: 'string' },
-      topic: { type: 'string' },
-      payload: { description: 'The event as the door parsed it; with payload_truncated, the start of its JSON text as a string' },
-      payload_truncated: {
-        type: 'boolean',
-        description: 'The event was larger than HOOKS_UNROUTED_EVENT_MAX_BYTES: only the start of its payload was kept, and a replay skips it',
-      },
-      door: { type: 'string', enum: ['http', 'nats'] },
-      verified: { type: 'boolean', description: 'A verifier binding checked it as it came in' },
-      delivery_id: { type: 'string', nullable: true },
-      received_at: { type: 'string', format: 'date-time' },
     },
   },
   RunFilter: {

@@ -1,9 +1,6 @@
 import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
-import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
 import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
-import { STATE_DECLARATION_SCHEMAS, stateDeclarationPaths } from './state-declaration-paths';
 import { FAILURE_SCHEMAS, failurePaths } from './failures-paths';
-import { CALL_PATHS } from './calls-paths';
 import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
 import { SCHEMAS } from './components';
 
@@ -314,163 +311,6 @@ const PATHS: Obj = {
       },
     ),
   },
-  '/api/states': {
-    get: op(
-      'reader',
-      'List the subjects of one scope and kind that have state, by key, with a cursor',
-      { '200': answer('A page of subjects (no documents)', ref('StatePage')), ...fail(400) },
-      {
-        tags: ['states'],
-        operationId: 'listStates',
-        parameters: [
-          { name: 'scope', in: 'query', required: true, schema: ref('Name') },
-          { name: 'kind', in: 'query', required: true, schema: ref('Name') },
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string' } },
-        ],
-      },
-    ),
-  },
-  '/api/states/{scope}/{kind}/{key}': {
-    parameters: [
-      pathParam('scope', 'Subject scope'),
-      pathParam('kind', 'Subject kind'),
-      pathParam('key', 'Subject key (URL-encoded: it may hold / and #)', { type: 'string', minLength: 1, maxLength: 512 }),
-    ],
-    get: op(
-      'reader',
-      "A subject's state: document, version and write history",
-      { '200': answer('The state', ref('StateRecord')), ...fail(400, 404) },
-      { tags: ['states'], operationId: 'getState' },
-    ),
-    put: op(
-      'operator',
-      "Replace a subject's state document (door api)",
-      { '200': answer('Replaced', ref('StateRecord')), '201': answer('Created (version 1)', ref('StateRecord')), ...fail(400, 409) },
-      {
-        tags: ['states'],
-        operationId: 'putState',
-        description:
-          'Needs the operator role. The write is attributed to door `api` and the token (`<role>:<label>`). With `if_version`, applies only on that version (0: none yet), ' +
-          'else 409 naming the kept version. A document larger than HOOKS_STATE_MAX_BYTES is 400 naming the setting (a body past HOOKS_API_BODY_MAX_BYTES is 413).',
-        requestBody: body(ref('StateInput')),
-      },
-    ),
-    delete: op(
-      'operator',
-      "Delete a subject's state and its history",
-      { '200': answer('Deleted', ref('StateDeleted')), ...fail(400, 404, 409) },
-      {
-        tags: ['states'],
-        operationId: 'deleteState',
-        parameters: [{ name: 'if_version', in: 'query', description: 'Deletes only on that version, else 409', schema: { type: 'integer', minimum: 0 } }],
-      },
-    ),
-  },
-  '/api/unrouted': {
-    get: op(
-      'reader',
-      'Topics with events that came in while no hook was registered on them',
-      {
-        '200': answer('The topic seen last first, with the bounds they are kept within (HOOKS_UNROUTED_*)', {
-          type: 'object',
-          required: ['topics', 'bounds', 'usage'],
-          properties: {
-            topics: { type: 'array', items: ref('UnroutedTopic') },
-            bounds: {
-              type: 'object',
-              properties: {
-                keep: { type: 'integer' },
-                topics: { type: 'integer' },
-                retention_seconds: { type: 'number' },
-                max_bytes: { type: 'integer', description: 'HOOKS_UNROUTED_MAX_BYTES: all kept events together' },
-                event_max_bytes: { type: 'integer', description: 'HOOKS_UNROUTED_EVENT_MAX_BYTES: one kept event' },
-              },
-            },
-            usage: {
-              type: 'object',
-              required: ['events', 'bytes', 'dropped'],
-              properties: {
-                events: { type: 'integer', minimum: 0, description: 'Events kept, every topic' },
-                bytes: { type: 'integer', minimum: 0, description: 'Bytes of their JSON, at most max_bytes' },
-                dropped: { type: 'integer', minimum: 0, description: 'Events dropped (oldest first) to stay within max_bytes' },
-              },
-            },
-          },
-        }),
-        ...fail(400),
-      },
-      { tags: ['unrouted'], operationId: 'listUnroutedTopics' },
-    ),
-  },
-  '/api/unrouted/{topic}': {
-    parameters: [pathParam('topic', 'Topic')],
-    get: op(
-      'reader',
-      "A topic's unrouted events, newest first",
-      {
-        '200': answer('One page; pass next_cursor back as cursor for older events', {
-          type: 'object',
-          required: ['topic', 'events', 'next_cursor'],
-          properties: { topic: { type: 'string' }, events: { type: 'array', items: ref('UnroutedEvent') }, next_cursor: { type: 'string', nullable: true } },
-        }),
-        ...fail(400),
-      },
-      {
-        tags: ['unrouted'],
-        operationId: 'listUnrouted',
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          { name: 'cursor', in: 'query', schema: { type: 'string' } },
-        ],
-      },
-    ),
-    delete: op(
-      'operator',
-      "Drop a topic's unrouted events",
-      {
-        '200': answer('How many were dropped', {
-          type: 'object',
-          required: ['topic', 'removed'],
-          properties: { topic: { type: 'string' }, removed: { type: 'integer', minimum: 0 } },
-        }),
-        ...fail(400),
-      },
-      { tags: ['unrouted'], operationId: 'dropUnrouted' },
-    ),
-  },
-  '/api/unrouted/{topic}/replay': {
-    parameters: [pathParam('topic', 'Topic')],
-    post: op(
-      'operator',
-      "Replay a topic's unrouted events to the hooks registered on it since",
-      {
-        '200': answer('One run per hook for each event kept (door api, not verified, as a replay of a run); the replayed events are removed', {
-          type: 'object',
-          required: ['topic', 'replayed', 'runs', 'run_ids', 'hooks', 'skipped_truncated'],
-          properties: {
-            topic: { type: 'string' },
-            replayed: { type: 'integer', minimum: 0, description: 'Events replayed (and removed)' },
-            runs: { type: 'integer', minimum: 0 },
-            run_ids: { type: 'array', items: { type: 'string' } },
-            hooks: { type: 'array', items: { type: 'string' } },
-            skipped_truncated: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Events kept truncated (payload_truncated): not replayed, still listed; message says what to do',
-            },
-            message: { type: 'string', description: 'With skipped_truncated > 0: why they were not replayed' },
-          },
-        }),
-        ...fail(400, 409),
-      },
-      {
-        tags: ['unrouted'],
-        operationId: 'replayUnrouted',
-        description: 'Needs the operator role. 409 when still no hook is registered on the topic: register one first.',
-      },
-    ),
-  },
   '/api/hook-runs': {
     get: op(
       'reader',
@@ -704,10 +544,7 @@ const PATHS: Obj = {
       },
     ),
   },
-  ...CALL_PATHS,
   ...MCP_PATHS,
-  ...agentPaths({ op, answer, fail, ref, pathParam, body }),
-  ...stateDeclarationPaths({ op, answer, fail, ref, pathParam, body }),
   ...auditPaths({ op, answer, fail, ref, pathParam, body }),
   ...failurePaths({ op, answer, fail, ref, pathParam, body }),
 };
@@ -751,7 +588,7 @@ export const LEGACY_DOCUMENT: Obj = {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
       agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
     },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...STATE_DECLARATION_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
+    schemas: { ...SCHEMAS, ...AUDIT_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),

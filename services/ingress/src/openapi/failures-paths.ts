@@ -1,5 +1,5 @@
 import { ERROR_KINDS, FINGERPRINT_PATTERN } from '@hookyard/core';
-import type { PathBuilders } from './agents-paths';
+import type { PathBuilders } from './path-builders';
 
 type Obj = Record<string, unknown>;
 
