@@ -43,7 +43,7 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
   ];
   const responses: Obj = {};
   for (const [status, a] of Object.entries(d.answers))
-    responses[status] = { description: a.description, content: { 'application/json': { schema: plain(a.schema, named) } } };
+    responses[status] = { description: a.description, content: { [a.contentType ?? 'application/json']: { schema: plain(a.schema, named) } } };
   for (const code of [...(d.errors ?? []), ...API_FAILS]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
   return {
     summary: d.summary,
@@ -53,7 +53,7 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
     tags: [d.tag],
     operationId: d.operationId,
     ...(parameters.length ? { parameters } : {}),
-    ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
+    ...(d.body ? { requestBody: { required: !d.bodyOptional, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
     responses,
   };
 }

@@ -8,6 +8,8 @@ import { requireRole } from './auth';
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// Times on the wire are ISO 8601 as Date#toISOString writes them (with or without milliseconds, or an offset).
+ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i);
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
 function compile(schema: unknown): ValidateFunction {
@@ -62,12 +64,18 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
+  const own = new Set(decl.checkedByRoute ?? []);
   const check = {
     params: decl.params && compile(decl.params),
-    query: decl.query && compile(decl.query),
-    body: decl.body && compile(decl.body),
+    query: decl.query && !own.has('query') ? compile(decl.query) : undefined,
+    body: decl.body && !own.has('body') ? compile(decl.body) : undefined,
   };
-  const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
+  // A stream's answer is written event by event, not through res.json: nothing to check here.
+  const answers = new Map(
+    Object.entries(decl.answers).flatMap(([status, a]) =>
+      a.contentType && a.contentType !== 'application/json' ? [] : [[Number(status), compile(a.schema)] as const],
+    ),
+  );
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
   router[method](decl.path, requireRole(decl.role), async (req, res) => {

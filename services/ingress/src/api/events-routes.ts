@@ -1,9 +1,11 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
+import { runEvents } from '@hookyard/api';
 import { badInput, isValidName, RUN_EVENT_TYPES, RUN_STATUSES, unavailable } from '@hookyard/core';
 import type { RunEventFeed, RunSummary } from '@hookyard/bus';
 import { SECURITY_HEADERS } from '../http/headers';
-import { callerOf, requireRole, roleOf } from './auth';
+import { callerOf, roleOf } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 /** A comment line this often keeps proxies from closing an idle stream. */
 export const EVENT_HEARTBEAT_MS = 15_000;
 /** A client this far behind (bytes queued in the socket) is dropped rather than buffered without end. */
@@ -92,7 +94,8 @@ export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed 
   let readers = 0;
   /** Streams open per token, keyed by the caller as the auth layer names it (role and a hash prefix, never the token). */
   const byToken = new Map<string, number>();
-  router.get('/events', requireRole('reader'), (req: Request, res: Response) => {
+  // Declared with a text/event-stream answer; the query is read here (its lines quote what they got).
+  mount(router, runEvents, (req, res) => {
     const filter = parseFilter(req.query);
     if (!feed) throw unavailable('this ingress has no run event source (it needs HOOKS_NATS_URL, or the embedded default)');
     const caller = callerOf(res);

@@ -147,32 +147,6 @@ const TABLE: Entry[] = [
   },
   {
     method: 'POST',
-    route: '/hook-runs/:id/retry',
-    action: 'run.retry',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  {
-    method: 'POST',
-    route: '/hook-runs/:id/replay',
-    action: 'run.replay',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  {
-    method: 'DELETE',
-    route: '/hook-runs/:id',
-    action: 'run.discard',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  { method: 'POST', route: '/hook-runs/retry', action: 'runs.bulk_retry', target: () => null, detail: bulkDetail },
-  { method: 'POST', route: '/hook-runs/discard', action: 'runs.bulk_discard', target: () => null, detail: bulkDetail },
-  {
-    method: 'POST',
     route: '/interactions/:id/approve',
     action: 'interaction.approve',
     target: (_r, p) => p.id ?? null,
@@ -333,6 +307,13 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
     before: async (s, _r, p) => (p.id ? s.hooks.getTemplate(p.id) : null),
     after: gone,
   },
+  // --- batch B: runs ---
+  'run.retry': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'run.replay': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'run.discard': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'runs.bulk_retry': { target: () => null, detail: bulkDetail },
+  'runs.bulk_discard': { target: () => null, detail: bulkDetail },
+  // --- end batch B ---
 };
 
 const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {

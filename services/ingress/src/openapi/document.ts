@@ -1,8 +1,6 @@
-import { ERROR_KINDS, FINGERPRINT_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
+import { INTERACTION_KINDS, INTERACTION_STATUSES } from '@hookyard/core';
 import { AGENT_SCHEMAS, agentPaths } from './agents-paths';
-import { AUDIT_SCHEMAS, auditPaths } from './audit-paths';
 import { STATE_DECLARATION_SCHEMAS, stateDeclarationPaths } from './state-declaration-paths';
-import { FAILURE_SCHEMAS, failurePaths } from './failures-paths';
 import { CALL_PATHS } from './calls-paths';
 import { MCP_PATHS, MCP_SCHEMAS } from './mcp-paths';
 import { SCHEMAS } from './components';
@@ -240,17 +238,6 @@ const PATHS: Obj = {
       },
     },
   },
-  '/api/whoami': {
-    get: op(
-      'reader',
-      'The role of the presented token',
-      { '200': answer('The role', { type: 'object', required: ['role'], properties: { role: { type: 'string', enum: ['reader', 'operator', 'admin'] } } }) },
-      {
-        tags: ['ops'],
-        operationId: 'whoami',
-      },
-    ),
-  },
   '/api/settings': {
     get: op(
       'operator',
@@ -284,44 +271,6 @@ const PATHS: Obj = {
           'Re-reads the environment and HOOKS_CONFIG_FILE and applies every setting that can change live, or nothing: a value that fails validation ' +
           '(or a configuration the process could not run, e.g. a split role without Redis) is a 400 naming the variable. Only this process reloads; ' +
           'every other role reloads on its own SIGHUP or when its mounted file changes.',
-      },
-    ),
-  },
-  '/api/events': {
-    get: op(
-      'reader',
-      'Run events as server-sent events',
-      {
-        '200': {
-          description:
-            'A `text/event-stream`: one `event: run` per run event, `data` the same JSON as the NATS `hooks.events.run.<status>.<hook>` message ' +
-            '(run_id, event, at, hook, topic, status, attempts, error_kind, error_message, created_at, finished_at, due_at, duration_ms); `event` is one of ' +
-            'accepted, started, parked, retry_scheduled, finished, retried, discarded, woken; a comment line every 15 s. ' +
-            'Nothing published before the stream opened is replayed, and the events are best effort (a live view, not a record: GET /api/hook-runs is).',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...fail(400, 503),
-      },
-      {
-        tags: ['runs'],
-        operationId: 'runEvents',
-        description:
-          'Needs the reader role (send the bearer header; a browser reads the stream through fetch). The source is NATS `<prefix>.events.run.>` ' +
-          '(every ingress, executor and scheduler), or the one process of the embedded default; 503 when the ingress has neither, or too many streams are open ' +
-          '(HOOKS_EVENT_STREAMS_MAX; reader tokens together stop HOOKS_EVENT_STREAMS_PER_TOKEN short of it, kept for operator and admin tokens); ' +
-          '429 when this token already holds HOOKS_EVENT_STREAMS_PER_TOKEN streams on this ingress.',
-        parameters: [
-          { name: 'hook', in: 'query', schema: ref('Name') },
-          { name: 'agent', in: 'query', schema: ref('Name'), description: "an agent's calls (door agent); not with hook" },
-          { name: 'topic', in: 'query', schema: ref('Name') },
-          { name: 'status', in: 'query', description: 'Only events that leave a run in this status', schema: { type: 'string', enum: [...RUN_STATUSES] } },
-          {
-            name: 'event',
-            in: 'query',
-            description: `Only these event types, comma-separated (${RUN_EVENT_TYPES.join(', ')})`,
-            schema: { type: 'string', pattern: `^(${RUN_EVENT_TYPES.join('|')})(,(${RUN_EVENT_TYPES.join('|')}))*$` },
-          },
-        ],
       },
     ),
   },
@@ -716,239 +665,6 @@ const PATHS: Obj = {
       { tags: ['verifiers'], operationId: 'removeDedupe' },
     ),
   },
-  '/api/hook-runs': {
-    get: op(
-      'reader',
-      'List runs, newest first, with filters and a cursor',
-      { '200': answer('A page of runs', ref('RunPage')), ...fail(400) },
-      {
-        tags: ['runs'],
-        operationId: 'listRuns',
-        parameters: [
-          { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
-          { name: 'hook', in: 'query', schema: ref('Name') },
-          { name: 'topic', in: 'query', schema: ref('Name') },
-          {
-            name: 'delivery_id',
-            in: 'query',
-            description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)",
-            schema: { type: 'string', maxLength: 512 },
-          },
-          { name: 'since', in: 'query', description: 'ISO 8601: runs created at or after', schema: { type: 'string' } },
-          { name: 'until', in: 'query', description: 'ISO 8601: runs created at or before', schema: { type: 'string' } },
-          {
-            name: 'kind',
-            in: 'query',
-            description: "The run's error kind (checked on each run: pages may be short)",
-            schema: { type: 'string', enum: [...ERROR_KINDS] },
-          },
-          {
-            name: 'fingerprint',
-            in: 'query',
-            description: "The fingerprint of the run's error message, a failure group's (GET /api/hook-runs/failures; checked on each run)",
-            schema: { type: 'string', pattern: FINGERPRINT_PATTERN.source },
-          },
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          { name: 'cursor', in: 'query', description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 512 } },
-          {
-            name: 'where',
-            in: 'query',
-            description:
-              'A jq filter evaluated on each run as {payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}: ' +
-              "the run matches when its first output is neither false nor null. Combines with the other filters. Compiled first (400 quoting it and jq's message); " +
-              'each evaluation is time-bounded; a jq error on a run is no match (counted in scan.errors). One request reads at most `scan` runs and 3 s: ' +
-              'the answer carries scan, and scan.cut says the window ended with runs left unread (continue with next_cursor). ' +
-              'A token runs one where search at a time (429 for a second while its first runs); 503 when the search jq-wasm worker stayed busy past its wait bound.',
-            schema: { type: 'string', maxLength: 4096 },
-          },
-          {
-            name: 'scan',
-            in: 'query',
-            description: 'With where only: the most runs this request reads',
-            schema: { type: 'integer', minimum: 1, maximum: 5000, default: 5000 },
-          },
-        ],
-      },
-    ),
-  },
-  '/api/deliveries/{event_id}': {
-    parameters: [pathParam('event_id', "An event id (a run's event_id; the door's answer names it)", { type: 'string' })],
-    get: op(
-      'reader',
-      'One delivery and the runs it became',
-      {
-        '200': answer('The delivery: door, verified, topic, received time, headers kept, payload and its runs with their statuses', ref('Delivery')),
-        ...fail(404),
-      },
-      {
-        tags: ['runs'],
-        operationId: 'getDelivery',
-        description:
-          'Needs the reader role. Every run kept from one delivery (one per hook on its topic) shares the first 24 chars of its id: the event id. Read as one range of the run list, no scan. 404 once none of its runs is kept. headers: the allowlisted, secret-free request headers the door kept with its runs (see the Delivery schema); null when none were kept.',
-      },
-    ),
-  },
-  '/api/hook-runs/retry': {
-    post: op(
-      'operator',
-      'Retry every failed run a filter matches',
-      { '200': answer('How many matched, were retried and were refused', ref('BulkAnswer')), ...fail(400) },
-      {
-        tags: ['runs'],
-        operationId: 'retryRuns',
-        description:
-          'filter.status, when given, must be failed. With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call (truncated says more matched).',
-        requestBody: body(ref('BulkRequest')),
-      },
-    ),
-  },
-  '/api/hook-runs/discard': {
-    post: op(
-      'operator',
-      'Discard every run a filter matches',
-      { '200': answer('How many matched, were discarded and were refused', ref('BulkAnswer')), ...fail(400) },
-      {
-        tags: ['runs'],
-        operationId: 'discardRuns',
-        description:
-          'filter.status is required (not running or discarded). With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call.',
-        requestBody: body(ref('BulkRequest')),
-      },
-    ),
-  },
-  '/api/hook-runs/{id}/replay': {
-    parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    post: op(
-      'operator',
-      "Run an ended run's event again",
-      { '201': answer('The new run (replay_of names the source), pending and published', ref('Run')), ...fail(400, 404, 409) },
-      {
-        tags: ['runs'],
-        operationId: 'replayRun',
-        description:
-          'A new run of the same payload for the hook as it is registered now; the source run is left as it is. With `payload`, the new run carries that payload instead ' +
-          '("replay with this payload"; its first history line says the payload was edited): a JSON object or its JSON text, at most HOOKS_BODY_MAX_BYTES as compact JSON ' +
-          "(the door's body limit) and nested at most 64 deep; anything else is 400 naming payload. The body is optional. " +
-          "409 while the source still runs (pending, running, retry_wait, parked), when its hook is no longer registered, or for an agent's call.",
-        requestBody: {
-          required: false,
-          content: json({
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              payload: {
-                description: "The new run's payload instead of the source's: a JSON object, or its JSON text (a string)",
-                oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
-              },
-            },
-          }),
-        },
-      },
-    ),
-  },
-  '/api/hook-runs/counts': {
-    get: op(
-      'reader',
-      'How many runs are in each unfinished state, now',
-      {
-        '200': answer('Counts', {
-          type: 'object',
-          required: ['pending', 'running', 'retry_wait', 'parked', 'failed'],
-          additionalProperties: false,
-          properties: Object.fromEntries(['pending', 'running', 'retry_wait', 'parked', 'failed'].map((k) => [k, { type: 'integer', minimum: 0 }])),
-        }),
-        ...fail(400),
-      },
-      {
-        tags: ['runs'],
-        operationId: 'countRuns',
-        description:
-          "Needs the reader role. Read from the store's status indexes (no run is read), so it is exact and cheap however many runs are kept; " +
-          'the `tai42_hook_runs_pending`/`_held_failed`/`_parked` gauges carry the same numbers as of the last sweep. No query parameters (400 naming any).',
-      },
-    ),
-  },
-  '/api/stats/series': {
-    get: op(
-      'reader',
-      'Runs per minute by outcome, accept-to-start and tool duration percentiles, and the top failing hooks, over the last hour or day',
-      { '200': answer('The series', ref('StatsSeries')), ...fail(400) },
-      {
-        tags: ['runs'],
-        operationId: 'statsSeries',
-        description:
-          'Needs the reader role. Read from the per-minute counters the run transitions keep in the store (no run is read): ' +
-          'runs accepted, succeeded, failed, skipped and denied, and histograms of accept-to-start (first claim - accepted) and tool duration ' +
-          "(finish - the last attempt's claim) in log2 buckets; a percentile is the upper bound of its bucket (2^i ms). " +
-          'Minutes are kept 25 h; at most 100 hooks are counted one by one per minute (per partition on Redis), the totals count every run. ' +
-          '400 naming an unknown parameter, a bad window or a malformed hook.',
-        parameters: [
-          {
-            name: 'window',
-            in: 'query',
-            description: '1h: 60 points of 1 minute; 24h: 96 points of 15 minutes',
-            schema: { type: 'string', enum: ['1h', '24h'], default: '1h' },
-          },
-          { name: 'hook', in: 'query', description: 'One hook (or agent:<name>); absent: every hook', schema: { type: 'string' } },
-        ],
-      },
-    ),
-  },
-  '/api/hook-runs/{id}': {
-    parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    get: op(
-      'reader',
-      'One run: status, attempts, error, acted, input, result, history',
-      { '200': answer('The run', ref('Run')), ...fail(404) },
-      { tags: ['runs'], operationId: 'getRun' },
-    ),
-    delete: op(
-      'operator',
-      'Discard a run',
-      { '200': answer('The run, discarded', ref('Run')), ...fail(404, 409) },
-      { tags: ['runs'], operationId: 'discardRun' },
-    ),
-  },
-  '/api/hook-runs/{id}/retry': {
-    parameters: [pathParam('id', 'Run id', { type: 'string' })],
-    post: op(
-      'operator',
-      'Run a failed run again',
-      {
-        '200': answer('The run, pending again and published, with tool_called_again', {
-          allOf: [
-            ref('Run'),
-            {
-              type: 'object',
-              required: ['tool_called_again'],
-              properties: {
-                tool_called_again: {
-                  type: 'object',
-                  nullable: true,
-                  required: ['idempotency_key', 'extra'],
-                  additionalProperties: false,
-                  description:
-                    'Set when the run had called its tool (acted start): the retry calls it again, once the approval policy allows it, with the same idempotency key. Null otherwise.',
-                  properties: {
-                    idempotency_key: { type: 'string', description: 'The key the call carries (the run id)' },
-                    extra: { type: 'string', enum: ['tai42/idempotency_key'], description: 'The tool extra that carries it' },
-                  },
-                },
-              },
-            },
-          ],
-        }),
-        ...fail(404, 409),
-      },
-      {
-        tags: ['runs'],
-        operationId: 'retryRun',
-        description:
-          'Needs the operator role. A run whose hook committed a resume or take cannot be retried, only discarded: 409 says why. ' +
-          'A run whose tool was called (acted start) calls it again with the same idempotency key: tool_called_again says so.',
-      },
-    ),
-  },
   '/api/interactions': {
     get: op(
       'reader',
@@ -1088,8 +804,6 @@ const PATHS: Obj = {
   ...MCP_PATHS,
   ...agentPaths({ op, answer, fail, ref, pathParam, body }),
   ...stateDeclarationPaths({ op, answer, fail, ref, pathParam, body }),
-  ...auditPaths({ op, answer, fail, ref, pathParam, body }),
-  ...failurePaths({ op, answer, fail, ref, pathParam, body }),
 };
 
 /**
@@ -1131,7 +845,7 @@ export const LEGACY_DOCUMENT: Obj = {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
       agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
     },
-    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...AUDIT_SCHEMAS, ...STATE_DECLARATION_SCHEMAS, ...MCP_SCHEMAS, ...FAILURE_SCHEMAS },
+    schemas: { ...SCHEMAS, ...AGENT_SCHEMAS, ...STATE_DECLARATION_SCHEMAS, ...MCP_SCHEMAS },
     responses: {
       E400: errorResponse('bad_input: one line per miss in details'),
       E401: errorResponse('unauthorized: missing or unknown bearer token'),
