@@ -121,7 +121,7 @@ export const Run = Type.Object(
     updated_at: IsoTime(),
     started_at: Type.Optional(Nullable(IsoTime())),
     finished_at: Type.Optional(Nullable(IsoTime())),
-    history: Type.Optional(Type.Array(Attempt)),
+    history: Type.Array(Attempt),
   },
   { $id: 'Run', description: 'A kept run: every field, payload included' },
 );
