@@ -41,6 +41,8 @@ export interface RouteDecl {
    * schema still documents and types them; the adapter does not validate them.
    */
   checkedByRoute?: ReadonlyArray<'query' | 'body'>;
+  /** An unknown query parameter's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
+  knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

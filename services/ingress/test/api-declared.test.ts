@@ -124,6 +124,17 @@ describe('declared routes', () => {
     expect([notObject.status, notObject.body.error.details]).toEqual([400, ['the body must be a JSON object']]);
   });
 
+  it('refuses a declared query as the route always did: unknown parameters first, listing the known ones, then each bad value quoted (GET /api/events)', async () => {
+    const r = await h.call('/api/events?y=1&status=failed&status=x&topic=UP&event=', { role: 'reader' });
+    expect([r.status, r.body.error.message]).toEqual([400, 'bad event stream query']);
+    expect(r.body.error.details).toEqual([
+      "unknown query parameter 'y' (known: hook, topic, status, event)",
+      'topic must match ^[a-z0-9][a-z0-9_-]*$, got "UP"',
+      'status must be one of pending|running|retry_wait|parked|succeeded|skipped|denied|cancelled|failed|discarded, got ["failed","x"]',
+      'event must be one or more (comma-separated) of accepted|started|parked|retry_scheduled|finished|retried|discarded|woken, got ""',
+    ]);
+  });
+
   it("answers a path parameter off its declared pattern with the declaration's 404", async () => {
     const r = await h.call('/api/jq-templates/Bad%20Id', { role: 'reader' });
     expect(r.status).toBe(404);

@@ -128,19 +128,25 @@ export const runEvents = route({
     '429 when this token already holds HOOKS_EVENT_STREAMS_PER_TOKEN streams on this ingress.',
   query: Type.Object(
     {
-      hook: Type.Optional(Type.String({ pattern: NAME_PATTERN })),
-      topic: Type.Optional(Type.String({ pattern: NAME_PATTERN })),
-      status: Type.Optional(OneOf(RUN_STATUS_VALUES, { description: 'Only events that leave a run in this status' })),
+      hook: Type.Optional(Type.String({ pattern: NAME_PATTERN, 'x-error': `hook must match ${NAME_PATTERN}, got {got}` })),
+      topic: Type.Optional(Type.String({ pattern: NAME_PATTERN, 'x-error': `topic must match ${NAME_PATTERN}, got {got}` })),
+      status: Type.Optional(
+        OneOf(RUN_STATUS_VALUES, {
+          description: 'Only events that leave a run in this status',
+          'x-error': `status must be one of ${RUN_STATUS_VALUES.join('|')}, got {got}`,
+        }),
+      ),
       event: Type.Optional(
         Type.String({
           description: `Only these event types, comma-separated (${RUN_EVENT_VALUES.join(', ')})`,
           pattern: `^(${RUN_EVENT_VALUES.join('|')})(,(${RUN_EVENT_VALUES.join('|')}))*$`,
+          'x-error': `event must be one or more (comma-separated) of ${RUN_EVENT_VALUES.join('|')}, got {got}`,
         }),
       ),
     },
     { additionalProperties: false },
   ),
-  checkedByRoute: ['query'],
+  knownInRefusal: true,
   refused: 'bad event stream query',
   answers: {
     200: answer(
