@@ -18,7 +18,7 @@ export { Created, Removed } from './shared';
 export { JqTemplate, JqTemplateInput, TEMPLATE_ID_PATTERN, getTemplate, listTemplates, putTemplate, removeTemplate } from './routes/templates';
 
 // --- batch B: runs & observation ---
-export { Attempt, BulkAnswer, BulkRequest, Nullable, OneOf, Run, RunEvent, RunFilter, RunPage } from './routes/runs-shared';
+export { Attempt, BulkAnswer, BulkRequest, Nullable, OneOf, Run, RunEvent, RunFilter, RunPage, type RunEventData } from './routes/runs-shared';
 export {
   FailureGroup,
   FailureGroups,

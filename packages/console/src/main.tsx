@@ -1,3 +1,4 @@
+import type { AnswerOf, whoami } from '@hookyard/api';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, atLeast, session, type Role } from './api';
@@ -41,7 +42,7 @@ function App() {
   // A token kept from earlier in this tab is asked about once: still valid, and which role.
   useEffect(() => {
     if (!session.token()) return;
-    api<{ role: Role }>('GET', '/api/whoami').then(
+    api<AnswerOf<typeof whoami>>('GET', '/api/whoami').then(
       (me) => {
         setRole(me.role);
         setChecking(false);

@@ -145,6 +145,8 @@ export const RunEvent = Type.Object(
   },
   { $id: 'RunEvent' },
 );
+/** One run event's data, as the stream and NATS carry it. */
+export type RunEventData = Static<typeof RunEvent>;
 
 export const ScanReport = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { AnswerOf, discardRun, getDelivery, getRun, listFailureGroups, listRuns, replayRun, retryRun, retryRuns } from '@hookyard/api';
+import type { AnswerOf, RunEventData, discardRun, getDelivery, getRun, listFailureGroups, listRuns, replayRun, retryRun, retryRuns } from '@hookyard/api';
 import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
@@ -366,19 +366,8 @@ export function runsCommand(program: Command, ctx: CliContext): void {
           (event, data) => {
             if (event !== 'run') return;
             if (ctx.json()) return void process.stdout.write(`${data}\n`);
-            const e = JSON.parse(data) as {
-              run_id: string;
-              event?: string;
-              at?: string;
-              hook: string;
-              topic: string;
-              status: string;
-              attempts: number;
-              error_kind: string | null;
-              error_message: string | null;
-              finished_at: string | null;
-              due_at?: string | null;
-            };
+            // A run event as declared (RunEvent); `event` and `at` may be absent from an older server.
+            const e = JSON.parse(data) as Partial<Pick<RunEventData, 'event' | 'at'>> & Omit<RunEventData, 'event' | 'at'>;
             const what = `${(e.event ?? 'finished').padEnd(15)}  ${e.status.padEnd(10)}`;
             const due = e.due_at ? `  due ${e.due_at}` : '';
             say(
