@@ -7,11 +7,13 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 export interface Answer<S extends TSchema = TSchema> {
   description: string;
   schema: S;
+  /** The media type of the body (default application/json); `text/event-stream`: a stream whose events' `data` is the schema. */
+  contentType?: string;
 }
 
 /** An answer, for a declaration's `answers` map. */
-export function answer<S extends TSchema>(description: string, schema: S): Answer<S> {
-  return { description, schema };
+export function answer<S extends TSchema>(description: string, schema: S, contentType?: string): Answer<S> {
+  return contentType ? { description, schema, contentType } : { description, schema };
 }
 
 /**
@@ -47,6 +49,14 @@ export interface RouteDecl {
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
   /** The body may be left out (the document says `required: false`). */
   bodyOptional?: boolean;
+  /**
+   * Parts of the request the route reads itself: its lines quote the value
+   * they got and check fields together (a list's filters, a bulk body). The
+   * schema still documents and types them; the adapter does not validate them.
+   */
+  checkedByRoute?: ReadonlyArray<'query' | 'body'>;
+  /** An unknown query parameter's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
+  knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

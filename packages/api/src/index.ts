@@ -24,28 +24,10 @@ import { CALL_ROUTES } from './routes/calls';
 import { STATE_ROUTES } from './routes/states';
 import { UNROUTED_ROUTES } from './routes/unrouted';
 // --- end batch D ---
-
-/** Every declared route (the ingress mounts each; a test fails on a route that is in neither this list nor its shrinking list of undeclared ones). */
-export const API_ROUTES: readonly RouteDecl[] = [
-  ...TEMPLATE_ROUTES,
-  // --- batch A: hooks & topic config ---
-  ...HOOK_ROUTES,
-  ...TOPIC_ROUTES,
-  ...TRIGGER_LINK_ROUTES,
-  // --- end batch A ---
-  // --- batch C ---
-  ...INTERACTION_ROUTES,
-  ...POLICY_ROUTES,
-  ...TOOL_ROUTES,
-  ...SETTINGS_ROUTES,
-  // --- end batch C ---
-  // --- batch D ---
-  ...STATE_ROUTES,
-  ...UNROUTED_ROUTES,
-  ...AGENT_ROUTES,
-  ...CALL_ROUTES,
-  // --- end batch D ---
-];
+// --- batch B: runs & observation ---
+import { RUN_ROUTES } from './routes/runs';
+import { OBSERVE_ROUTES } from './routes/observe';
+// --- end batch B ---
 
 export { answer, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
 export { openApiDocument, openApiPath } from './openapi';
@@ -139,6 +121,51 @@ export {
 } from './routes/states';
 export { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from './routes/unrouted';
 // --- end batch D ---
+// --- batch B: runs & observation ---
+export { Attempt, BulkAnswer, BulkRequest, Nullable, OneOf, Run, RunEvent, RunFilter, RunPage, type RunEventData } from './routes/runs-shared';
+export {
+  FailureGroup,
+  FailureGroups,
+  RunCounts,
+  ToolCalledAgain,
+  countRuns,
+  discardRun,
+  discardRuns,
+  getRun,
+  listFailureGroups,
+  listRuns,
+  replayRun,
+  retryRun,
+  retryRuns,
+} from './routes/runs';
+export { AuditEntry, Delivery, StatsSeries, getDelivery, listAudit, runEvents, statsSeries, whoami } from './routes/observe';
+// --- end batch B ---
+
+/** Every declared route (the ingress mounts each; a test fails on a route that is in neither this list nor its shrinking list of undeclared ones). */
+export const API_ROUTES: readonly RouteDecl[] = [
+  ...TEMPLATE_ROUTES,
+  // --- batch A: hooks & topic config ---
+  ...HOOK_ROUTES,
+  ...TOPIC_ROUTES,
+  ...TRIGGER_LINK_ROUTES,
+  // --- end batch A ---
+  // --- batch C ---
+  ...INTERACTION_ROUTES,
+  ...POLICY_ROUTES,
+  ...TOOL_ROUTES,
+  ...SETTINGS_ROUTES,
+  // --- end batch C ---
+  // --- batch D ---
+  ...STATE_ROUTES,
+  ...UNROUTED_ROUTES,
+  ...AGENT_ROUTES,
+  ...CALL_ROUTES,
+  // --- end batch D ---
+  // --- batch B ---
+  ...RUN_ROUTES,
+  ...OBSERVE_ROUTES,
+  // --- end batch B ---
+];
 
 /** The declared route of `METHOD /path` (the path as registered under /api), if any. */
 export function declaredRoute(method: string, path: string): RouteDecl | undefined {

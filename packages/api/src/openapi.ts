@@ -51,7 +51,7 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
     responses[status] =
       status === '204'
         ? { description: a.description }
-        : { description: a.description, content: { 'application/json': { schema: plain(a.schema, named) } }, ...headers };
+        : { description: a.description, content: { [a.contentType ?? 'application/json']: { schema: plain(a.schema, named) } }, ...headers };
   for (const code of [...(d.errors ?? []), ...API_FAILS]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
   return {
     summary: d.summary,

@@ -1,5 +1,5 @@
-import type { AnswerOf, getHook } from '@hookyard/api';
 /** The management API as the console calls it: same origin, the session's bearer token. */
+import type { AnswerOf, getDelivery, getHook, getRun, listRuns } from '@hookyard/api';
 
 export type Role = 'reader' | 'operator' | 'admin';
 const RANK: Record<Role, number> = { reader: 0, operator: 1, admin: 2 };
@@ -60,64 +60,28 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   return parsed as T;
 }
 
+// The run answers' shapes are the API's declarations (@hookyard/api; types only, nothing of it is bundled).
+type WireRun = AnswerOf<typeof getRun>;
+
+/** One line of a run's history (the declared `Attempt`). */
+export type RunEvent = NonNullable<WireRun['history']>[number];
 /** An HTTP-based tool's reply, kept on the history line that ended its attempt (headers' secrets redacted, body bounded). */
-export interface HttpExchange {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  body_bytes: number;
-  body_truncated: boolean;
-}
+export type HttpExchange = NonNullable<RunEvent['http']>;
 
-export interface RunEvent {
-  at: string;
-  attempt: number;
-  event: string;
-  detail?: string;
-  http?: HttpExchange;
-}
-
-export interface Run {
-  id: string;
-  hook: string;
-  topic: string;
-  status: string;
-  payload: unknown;
-  attempts: number;
-  acted: string;
-  acted_ids: string[];
-  claim_intent: string;
-  /** `retryable`: whether the kind is one a later attempt can get past (the API says; absent on a row made from a live run event). */
-  error: { kind: string; message: string; retryable?: boolean } | null;
-  result: unknown;
-  input: Record<string, unknown> | null;
-  lease: { owner: string; until: string; token: number } | null;
-  due_at: string | null;
-  delivery_id: string | null;
-  /** The door its event came through: http, nats, api (a replay), platform, agent (an agent's tool call). Absent on a row made from a live run event. */
-  door?: string;
-  /** The agent whose tool call this run is (door agent; its hook slot is `agent:<name>`), else null. Absent on a row made from a live run event. */
-  agent?: string | null;
-  /** The latest interaction (approval or wait) this run parked on, kept after it is answered. */
-  interaction?: string | null;
-  /** The run whose event this run replays (an operator's replay), else null. */
-  replay_of?: string | null;
-  /** A verifier binding checked its event as it was kept (only such a run may answer an approval). */
+/**
+ * A run as the console holds it: the declared run, except that a row made
+ * from a live run event (before the run is read) lacks what the event does
+ * not carry (door, verified, agent, the error's `retryable`) and says its status as the event's text.
+ */
+export type Run = Omit<WireRun, 'error' | 'door' | 'history' | 'status' | 'verified'> & {
   verified?: boolean;
-  resumable: boolean;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
+  status: string;
+  door?: WireRun['door'];
+  error: { kind: string; message: string; retryable?: boolean } | null;
   history: RunEvent[];
-}
+};
 
-export interface RunPage {
-  runs: Run[];
-  next_cursor: string | null;
-  /** With `?where=` only: how far the search read; cut: it stopped at its window with older runs unread. */
-  scan?: { scanned: number; matched: number; cut: boolean; errors: number; first_error?: { run: string; message: string } };
-}
+export type RunPage = AnswerOf<typeof listRuns>;
 
 /** The event (delivery) a run was kept from: the first 24 chars of its id, shared by every run of that delivery. */
 export function eventIdOf(run: { id: string }): string {
@@ -125,18 +89,7 @@ export function eventIdOf(run: { id: string }): string {
 }
 
 /** One delivery and the runs it became (`GET /api/deliveries/{event_id}`). */
-export interface Delivery {
-  event_id: string;
-  delivery_id: string | null;
-  door: string;
-  verified: boolean;
-  topic: string;
-  received_at: string;
-  /** The allowlisted request headers the door kept (never a credential); null when none were kept. */
-  headers: Record<string, string> | null;
-  payload: unknown;
-  runs: Array<Pick<Run, 'id' | 'hook' | 'status' | 'attempts' | 'error' | 'acted' | 'created_at' | 'updated_at' | 'finished_at'>>;
-}
+export type Delivery = AnswerOf<typeof getDelivery>;
 
 /** A hook as the API answers it (declared in @hookyard/api: types only, nothing bundled). */
 export type Hook = AnswerOf<typeof getHook>;

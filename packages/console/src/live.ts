@@ -1,24 +1,9 @@
+import type { RunEventData } from '@hookyard/api';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from './api';
 
-/** The summary `GET /api/events` sends for each run event (the same as `hooks.events.run.*`). */
-export interface RunSummary {
-  run_id: string;
-  /** accepted, started, parked, retry_scheduled, finished, retried, discarded, woken. */
-  event: string;
-  /** When it happened (ISO): events from different processes may arrive out of order, this orders them. */
-  at: string;
-  hook: string;
-  topic: string;
-  status: string;
-  attempts: number;
-  error_kind: string | null;
-  error_message: string | null;
-  created_at: string;
-  finished_at: string | null;
-  due_at: string | null;
-  duration_ms: number | null;
-}
+/** The summary `GET /api/events` sends for each run event (the same as `hooks.events.run.*`): the API's declared RunEvent. */
+export type RunSummary = RunEventData;
 
 export type LiveState = 'connecting' | 'open' | 'unavailable';
 

@@ -1,3 +1,4 @@
+import type { AnswerOf, whoami } from '@hookyard/api';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, atLeast, session, type Role } from './api';
@@ -35,10 +36,7 @@ const NAV: Array<{ path: string; label: string; min: Role }> = [
 ];
 
 /** GET /api/whoami: the role, and the person for a token from the IdP. */
-interface Me {
-  role: Role;
-  person?: { subject: string; name: string };
-}
+type Me = AnswerOf<typeof whoami>;
 
 function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -53,7 +51,7 @@ function App() {
       setSso(config);
       try {
         if (config) await finishSignIn(config);
-        if (session.token()) setMe(await api<Me>('GET', '/api/whoami'));
+        if (session.token()) setMe(await api<AnswerOf<typeof whoami>>('GET', '/api/whoami'));
       } catch (err) {
         const e = toApiError(err);
         if (e.status === 401 || e.status === 403) session.clear();

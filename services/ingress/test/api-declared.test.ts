@@ -12,6 +12,7 @@ import { API_ROUTES, answer, route } from '@hookyard/api';
 import { silentLogger } from '@hookyard/core';
 import { errorHandler } from '../src/api/errors';
 import { mount } from '../src/api/declare';
+import { OPENAPI_DOCUMENT } from '../src/openapi';
 import { startHarness, type Harness } from './support/harness';
 
 /**
@@ -31,20 +32,6 @@ const UNDECLARED_YET: readonly string[] = [
   'POST /approvals/:id/approve',
   'GET /approvals/:id/deny',
   'POST /approvals/:id/deny',
-  'GET /api/whoami',
-  'GET /api/audit',
-  'GET /api/events',
-  'POST /api/hook-runs/retry',
-  'POST /api/hook-runs/discard',
-  'GET /api/hook-runs',
-  'GET /api/hook-runs/counts',
-  'GET /api/hook-runs/failures',
-  'GET /api/hook-runs/:id',
-  'POST /api/hook-runs/:id/retry',
-  'POST /api/hook-runs/:id/replay',
-  'DELETE /api/hook-runs/:id',
-  'GET /api/deliveries/:event_id',
-  'GET /api/stats/series',
 ];
 
 /** Every `METHOD path` the app registers, walking mounted routers (express 5 / router 2 layers). */
@@ -88,6 +75,17 @@ describe('declared routes', () => {
     expect(r.body.error.details).toEqual(["unknown field 'extra'", 'description must be a string', 'content must be a non-empty string of jq']);
     const notObject = await h.call('/api/jq-templates/jq/x', { method: 'PUT', role: 'operator', json: [1] });
     expect([notObject.status, notObject.body.error.details]).toEqual([400, ['the body must be a JSON object']]);
+  });
+
+  it('refuses a declared query as the route always did: unknown parameters first, listing the known ones, then each bad value quoted (GET /api/events)', async () => {
+    const r = await h.call('/api/events?y=1&status=failed&status=x&topic=UP&event=', { role: 'reader' });
+    expect([r.status, r.body.error.message]).toEqual([400, 'bad event stream query']);
+    expect(r.body.error.details).toEqual([
+      "unknown query parameter 'y' (known: hook, topic, status, event)",
+      'topic must match ^[a-z0-9][a-z0-9_-]*$, got "UP"',
+      'status must be one of pending|running|retry_wait|parked|succeeded|skipped|denied|cancelled|failed|discarded, got ["failed","x"]',
+      'event must be one or more (comma-separated) of accepted|started|parked|retry_scheduled|finished|retried|discarded|woken, got ""',
+    ]);
   });
 
   it("answers a path parameter off its declared pattern with the declaration's 404", async () => {
@@ -137,6 +135,56 @@ describe('declared routes', () => {
       body = { n: 'one' };
       expect((await fetch(url)).status).toBe(500);
       body = { n: 1, extra: true };
+      expect((await fetch(url)).status).toBe(500);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('generates the runs routes from their declarations: audit actions, the event stream as text/event-stream of RunEvent, an optional replay body', () => {
+    const paths = OPENAPI_DOCUMENT.paths as Record<string, Record<string, any>>;
+    expect(paths['/api/hook-runs/{id}/retry']!.post['x-hookyard-audit']).toBe('run.retry');
+    expect(paths['/api/hook-runs/discard']!.post['x-hookyard-audit']).toBe('runs.bulk_discard');
+    expect(paths['/api/events']!.get.responses['200'].content).toEqual({ 'text/event-stream': { schema: { $ref: '#/components/schemas/RunEvent' } } });
+    expect(paths['/api/hook-runs/{id}/replay']!.post.requestBody.required).toBe(false);
+    expect(Object.keys((OPENAPI_DOCUMENT.components as any).schemas)).toEqual(expect.arrayContaining(['Run', 'Attempt', 'RunEvent', 'BulkAnswer']));
+  });
+
+  it('checks a declared answer with a nullable enum and ISO times (an audit entry of a signed link has no role)', async () => {
+    const { listAudit } = await import('@hookyard/api');
+    const app = express();
+    app.use((_req, res, next) => {
+      res.locals.role = 'admin';
+      next();
+    });
+    const router = express.Router();
+    const entry = {
+      id: '0000000000000000000000',
+      at: '2026-01-31T12:00:00.000Z',
+      actor: { kind: 'link', role: null, label: 'link:abc' },
+      action: 'interaction.deny',
+      target: 'abc',
+      client: '127.0.0.1',
+      status: 200,
+      request: { method: 'POST', path: '/approvals/abc/deny' },
+    };
+    let at = entry.at;
+    mount(
+      router,
+      listAudit,
+      (_req, res) => res.json({ entries: [{ ...entry, at }], next_cursor: null, retention_days: 90, max_entries: 10, max_refused: 10 }),
+      { validateAnswers: true },
+    );
+    app.use('/api', router);
+    app.use(errorHandler(silentLogger()));
+    const server: Server = await new Promise((r) => {
+      const s = app.listen(0, '127.0.0.1', () => r(s));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/audit`;
+      expect((await fetch(url)).status).toBe(200);
+      at = 'yesterday';
       expect((await fetch(url)).status).toBe(500);
     } finally {
       server.closeAllConnections();

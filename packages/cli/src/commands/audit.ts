@@ -1,22 +1,11 @@
 import type { Command } from 'commander';
+import type { AnswerOf, listAudit } from '@hookyard/api';
 import { CliError, EXIT, apiPath } from '../client';
 import type { CliContext } from '../context';
 import { printTable, say } from '../output';
 import { timeOption } from './runs';
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { kind: string; role: string | null; label: string };
-  action: string;
-  target: string | null;
-  client: string;
-  status: number;
-}
-interface AuditPage {
-  entries: AuditEntry[];
-  next_cursor: string | null;
-}
+type AuditPage = AnswerOf<typeof listAudit>;
 
 interface AuditOptions {
   action?: string;

@@ -1,25 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES, type FailureGroup } from '@hookyard/core';
+import type { AnswerOf, RunEventData, discardRun, getDelivery, getRun, listFailureGroups, listRuns, replayRun, retryRun, retryRuns } from '@hookyard/api';
+import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 import { warnUnknownHook } from '../hook-filter';
 
-type WireRun = Record<string, unknown> & { id: string; status: string; hook: string };
+// The answers' shapes are the API's declarations (@hookyard/api), never copied here.
+type WireRun = AnswerOf<typeof getRun>;
+type RunPage = AnswerOf<typeof listRuns>;
 /** With `--where`: how far the server read (`GET /api/hook-runs?where=`); cut: runs were left unread. */
-interface ScanReport {
-  scanned: number;
-  matched: number;
-  cut: boolean;
-  errors: number;
-  first_error?: { run: string; message: string };
-}
-interface RunPage {
-  runs: WireRun[];
-  next_cursor: string | null;
-  scan?: ScanReport;
-}
+type ScanReport = NonNullable<RunPage['scan']>;
 
 /** The server's bound on runs read per `--where` request. */
 const MAX_SCAN = 5000;
@@ -151,28 +143,15 @@ interface FailuresOptions extends Pick<FilterOptions, 'hook' | 'agent' | 'kind' 
 }
 
 /** What `GET /api/hook-runs/failures` answers. */
-interface FailuresAnswer {
-  groups: (FailureGroup & { agent: string | null })[];
-  group_count: number;
-  window: { max: number; scanned: number; cut: boolean; oldest: string | null };
-}
+type FailuresAnswer = AnswerOf<typeof listFailureGroups>;
 
 interface BulkOptions extends FilterOptions {
   yes?: boolean;
   dryRun?: boolean;
 }
 
-interface BulkAnswer {
-  dry_run: boolean;
-  matched: number;
-  retried?: number;
-  discarded?: number;
-  refused: number;
-  refusals: { id: string; message: string }[];
-  truncated: boolean;
-  /** Retry only: matched runs whose tool had already started (a retry calls it again). */
-  tool_called_again?: number;
-}
+/** A bulk retry's or discard's answer (the same declared shape for both). */
+type BulkAnswer = AnswerOf<typeof retryRuns>;
 
 const FILTER_FLAGS: Record<keyof FilterOptions, string> = {
   status: '--status',
@@ -253,9 +232,9 @@ async function bulkCommand(ctx: CliContext, verb: 'retry' | 'discard', opts: Bul
 }
 
 /** One line per run for people; the error as `kind: message`. */
-function runRow(r: WireRun): Record<string, unknown> {
-  const e = r.error as { kind?: string; message?: string } | null | undefined;
-  return { ...r, error: e ? `${e.kind ?? ''}: ${e.message ?? ''}` : '' };
+function runRow(r: { error: { kind: string; message: string } | null }): Record<string, unknown> {
+  const e = r.error;
+  return { ...r, error: e ? `${e.kind}: ${e.message}` : '' };
 }
 
 /**
@@ -387,19 +366,8 @@ export function runsCommand(program: Command, ctx: CliContext): void {
           (event, data) => {
             if (event !== 'run') return;
             if (ctx.json()) return void process.stdout.write(`${data}\n`);
-            const e = JSON.parse(data) as {
-              run_id: string;
-              event?: string;
-              at?: string;
-              hook: string;
-              topic: string;
-              status: string;
-              attempts: number;
-              error_kind: string | null;
-              error_message: string | null;
-              finished_at: string | null;
-              due_at?: string | null;
-            };
+            // A run event as declared (RunEvent); `event` and `at` may be absent from an older server.
+            const e = JSON.parse(data) as Partial<Pick<RunEventData, 'event' | 'at'>> & Omit<RunEventData, 'event' | 'at'>;
             const what = `${(e.event ?? 'finished').padEnd(15)}  ${e.status.padEnd(10)}`;
             const due = e.due_at ? `  due ${e.due_at}` : '';
             say(
@@ -419,7 +387,7 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .command('event <event_id>')
     .description("one delivery and the runs it became (GET /api/deliveries/{event_id}); a run's event_id, or the door's answer, names it")
     .action(async (eventId: string) => {
-      const event = await ctx.client().get<Record<string, unknown> & { runs: WireRun[] }>(apiPath(['deliveries', eventId]));
+      const event = await ctx.client().get<AnswerOf<typeof getDelivery>>(apiPath(['deliveries', eventId]));
       ctx.emit(event, () => {
         const { runs: eventRuns, ...rest } = event;
         printRecord(rest);
@@ -438,7 +406,7 @@ export function runsCommand(program: Command, ctx: CliContext): void {
         printRecord(rest);
         if (Array.isArray(history) && history.length > 0) {
           say('history:');
-          for (const h of history as { at: string; attempt: number; event: string; detail?: string }[]) {
+          for (const h of history) {
             say(`  ${h.at}  #${h.attempt}  ${h.event}${h.detail ? `  ${cell(h.detail)}` : ''}`);
           }
         }
@@ -476,7 +444,7 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .action(async (id: string | undefined, opts: BulkOptions) => {
       if (id === undefined) return bulkCommand(ctx, 'discard', opts);
       refuseFilterWithId('discard', opts);
-      const run = await ctx.client().delete<WireRun>(apiPath(['hook-runs', id]));
+      const run = await ctx.client().delete<AnswerOf<typeof discardRun>>(apiPath(['hook-runs', id]));
       ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} is ${run.status}`));
     });
 
@@ -487,12 +455,12 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  hookyard runs replay 0mhx5d3k0000a1b2c3d40100\n  hookyard runs replay 0mhx5d3k0000a1b2c3d40100 --payload fixed.json')
     .action(async (id: string, opts: { payload?: string }) => {
       const body = opts.payload === undefined ? undefined : { payload: readPayload(opts.payload) };
-      const run = await ctx.client().post<WireRun>(apiPath(['hook-runs', id, 'replay']), body);
+      const run = await ctx.client().post<AnswerOf<typeof replayRun, 201>>(apiPath(['hook-runs', id, 'replay']), body);
       ctx.emit(run, () => say(`run ${run.id} of hook ${run.hook} replays run ${id}${body ? ' with an edited payload' : ''}: ${run.status}`));
     });
 }
 
-type RetriedRun = WireRun & { tool_called_again?: { idempotency_key: string; extra: string } | null };
+type RetriedRun = AnswerOf<typeof retryRun>;
 
 /** The retry answer's warning for a run whose tool had been called: it is called again, with the same key. */
 export function toolCalledAgainWarning(again: { idempotency_key: string; extra: string }): string {

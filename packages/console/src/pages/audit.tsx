@@ -1,29 +1,12 @@
+import type { AnswerOf, listAudit } from '@hookyard/api';
 import { api, query } from '../api';
 import { go, href } from '../route';
 import { diffText, lineDiff } from '../line-diff';
 import { ErrorBox, formFields, Json, Pager, time, useLoad } from '../util';
 import { TimeRange } from './runs';
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { kind: 'token' | 'agent' | 'link'; role: string | null; label: string };
-  action: string;
-  target: string | null;
-  client: string;
-  status: number;
-  request: { method: string; path: string };
-  before?: unknown;
-  after?: unknown;
-  detail?: unknown;
-}
-interface AuditPage {
-  entries: AuditEntry[];
-  next_cursor: string | null;
-  retention_days: number;
-  max_entries: number;
-  max_refused: number;
-}
+type AuditPage = AnswerOf<typeof listAudit>;
+type AuditEntry = AuditPage['entries'][number];
 
 const PAGE = 50;
 /** The actions the trail names (a change through a route not named is recorded as `<METHOD> /api/<route>`). */

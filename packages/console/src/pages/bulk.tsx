@@ -1,3 +1,4 @@
+import type { AnswerOf, retryRuns } from '@hookyard/api';
 import { useState } from 'preact/hooks';
 import { api, atLeast, type Role } from '../api';
 import { time, useConfirm } from '../util';
@@ -22,17 +23,7 @@ interface Filter {
 }
 
 /** What `POST /api/hook-runs/retry|discard` answers. */
-interface BulkAnswer {
-  dry_run: boolean;
-  matched: number;
-  retried?: number;
-  discarded?: number;
-  refused: number;
-  refusals: { id: string; message: string }[];
-  truncated: boolean;
-  /** Retry only: matched runs whose tool had already started (a retry calls it again). */
-  tool_called_again?: number;
-}
+type BulkAnswer = AnswerOf<typeof retryRuns>;
 
 /** The filter as the API takes it: only the fields that are set. */
 function apiFilter(filter: Filter): Record<string, string> {

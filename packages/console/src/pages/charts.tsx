@@ -1,3 +1,4 @@
+import type { AnswerOf, statsSeries } from '@hookyard/api';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, query } from '../api';
 import { href } from '../route';
@@ -5,34 +6,10 @@ import { ErrorBox, toApiError, useLoad } from '../util';
 import type { ChartSpec } from './chart-plot';
 import '../charts.css';
 
-/** GET /api/stats/series (the store's per-minute counters). */
-export interface Percentiles {
-  count: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
-export interface SeriesPoint {
-  at: string;
-  accepted: number;
-  succeeded: number;
-  failed: number;
-  skipped: number;
-  denied: number;
-  accept_to_start_ms: Percentiles;
-  tool_duration_ms: Percentiles;
-}
-export interface StatsSeries {
-  window: '1h' | '24h';
-  hook: string | null;
-  step_seconds: number;
-  from: string;
-  to: string;
-  points: SeriesPoint[];
-  hooks: string[];
-  top_failing: Array<{ hook: string; failed: number; succeeded: number; accepted: number }>;
-}
-
+/** GET /api/stats/series (the store's per-minute counters), as the API declares it. */
+export type StatsSeries = AnswerOf<typeof statsSeries>;
+export type SeriesPoint = StatsSeries['points'][number];
+export type Percentiles = SeriesPoint['accept_to_start_ms'];
 type Window = StatsSeries['window'];
 type Plotter = typeof import('./chart-plot');
 

@@ -1,27 +1,12 @@
+import type { AnswerOf, listFailureGroups, retryRuns } from '@hookyard/api';
 import { useState } from 'preact/hooks';
 import { api, atLeast, query, type Hook, type Role } from '../api';
 import { go, href } from '../route';
 import { ErrorBox, FilterSelect, formFields, useConfirm, useLoad } from '../util';
 
 /** One cause of failures, as `GET /api/hook-runs/failures` answers it. */
-export interface FailureGroup {
-  hook: string;
-  agent: string | null;
-  kind: string;
-  fingerprint: string;
-  pattern: string;
-  sample_message: string;
-  sample_run: string;
-  count: number;
-  first_seen: string;
-  last_seen: string;
-}
-
-export interface FailureGroups {
-  groups: FailureGroup[];
-  group_count: number;
-  window: { max: number; scanned: number; cut: boolean; oldest: string | null };
-}
+export type FailureGroups = AnswerOf<typeof listFailureGroups>;
+export type FailureGroup = FailureGroups['groups'][number];
 
 /** The API's error kinds (a filter of the page). */
 const ERROR_KINDS = ['bad_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'cancelled', 'unavailable', 'timeout', 'internal'];
@@ -63,13 +48,7 @@ export function groupFilter(g: FailureGroup): Record<string, string> {
 /** Who a group's runs belong to, in words. */
 export const groupOwner = (g: FailureGroup) => (g.agent !== null ? `agent ${g.agent}` : `hook ${g.hook}`);
 
-interface BulkAnswer {
-  matched: number;
-  retried?: number;
-  discarded?: number;
-  refused: number;
-  truncated: boolean;
-}
+type BulkAnswer = AnswerOf<typeof retryRuns>;
 
 /**
  * Failed runs grouped by cause (Hookdeck's "Issues"): hook, error kind and a

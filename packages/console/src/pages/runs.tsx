@@ -178,7 +178,7 @@ export function RunsPage({ role, params }: { role: Role; params: URLSearchParams
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   useEffect(() => {
     // A refused filter (the API's 400, shown above the table) shows no rows of the previous one.
-    let next = page.data?.runs ?? [];
+    let next: Run[] = page.data?.runs ?? [];
     const added = new Set<string>();
     const scope = { filter, full: Boolean(page.data?.next_cursor) };
     if (page.data && !cursor) for (const { e, got } of recent.current) if (got >= asked.current) next = applyRunEvent(next, e, scope, added);

@@ -26,16 +26,21 @@ function compile(schema: unknown): ValidateFunction {
 }
 
 /** ajv's errors as the API's refusal lines: one line per bad field, naming it. */
-export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[]): string[] {
+export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[], known?: readonly string[]): string[] {
   const lines: string[] = [];
+  const also = known ? ` (known: ${known.join(', ')})` : '';
+  // Unknown fields first, then each field in its schema's order (the lines as the routes always wrote them).
+  errors = [...errors.filter((e) => e.keyword === 'additionalProperties'), ...errors.filter((e) => e.keyword !== 'additionalProperties')];
   const said = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath.slice(1).replace(/\//g, '.');
     let line: string;
-    if (e.keyword === 'additionalProperties') line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'`;
+    if (e.keyword === 'additionalProperties')
+      line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'${also}`;
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
     else if (typeof (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'] === 'string')
-      line = (e.parentSchema as { 'x-error': string })['x-error'];
+      // `{got}` quotes the value refused.
+      line = (e.parentSchema as { 'x-error': string })['x-error'].replace('{got}', () => JSON.stringify(e.data) ?? 'undefined');
     else if (!path && e.keyword === 'type') line = `the ${where} must be a JSON ${String(e.params.type)}`;
     else if (!path) line = `the ${where} ${e.message ?? 'is refused'}`;
     else if (e.keyword === 'type') line = `${path} must be a ${String(e.params.type)}`;
@@ -69,13 +74,19 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
-  const own = (part: 'params' | 'query' | 'body') => decl.handlerChecks?.includes(part) ?? false;
+  const own = (part: 'params' | 'query' | 'body') =>
+    (decl.handlerChecks?.includes(part) ?? false) || (part !== 'params' && (decl.checkedByRoute?.includes(part) ?? false));
   const check = {
     params: decl.params && !own('params') ? compile(decl.params) : undefined,
     query: decl.query && !own('query') ? compile(decl.query) : undefined,
     body: decl.body && !own('body') ? compile(decl.body) : undefined,
   };
-  const answers = new Map(Object.entries(decl.answers).map(([status, a]) => [Number(status), compile(a.schema)]));
+  // A stream's answer is written event by event, not through res.json: nothing to check here.
+  const answers = new Map(
+    Object.entries(decl.answers).flatMap(([status, a]) =>
+      a.contentType && a.contentType !== 'application/json' ? [] : [[Number(status), compile(a.schema)] as const],
+    ),
+  );
   const route = `${decl.method} /api${decl.path}`;
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
   if (decl.role === 'agent' && !decl.agentDoor) throw new Error(`${route} has role 'agent' without agentDoor: true`);
@@ -87,7 +98,10 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
       if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
       throw badInput(decl.refused ?? `${route} refused`, refusalLines('params', check.params.errors ?? []));
     }
-    if (check.query && !check.query(req.query)) throw badInput(decl.refused ?? `${route} refused`, refusalLines('query', check.query.errors ?? []));
+    if (check.query && !check.query(req.query)) {
+      const known = decl.knownInRefusal ? Object.keys((decl.query?.properties ?? {}) as object) : undefined;
+      throw badInput(decl.refused ?? `${route} refused`, refusalLines('query', check.query.errors ?? [], known));
+    }
     if (check.body && !check.body(req.body)) throw badInput(decl.refused ?? `${route} refused`, refusalLines('body', check.body.errors ?? []));
     if (options.validateAnswers) {
       const json = res.json.bind(res);

@@ -1,10 +1,12 @@
 import type { Router } from 'express';
+import { getDelivery } from '@hookyard/api';
 import { notFound, type Run } from '@hookyard/core';
-import { requireRole } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 
 /** An event id: the first 24 chars every run of one delivery shares (the door's `event_id`). */
 export const EVENT_ID_PATTERN = /^[0-9a-z]{24}$/;
+// (The declaration's params pattern says the same: a malformed id is 404 there.)
 /** Runs read per page when gathering an event's runs; an event has at most 1296 (one per hook on its topic). */
 const PAGE = 500;
 /** Pages read at most: 4 x 500 covers the 1296 runs one event can have. */
@@ -21,34 +23,38 @@ const MAX_PAGES = 4;
  * doors kept headers, or through a door that has none (api, platform, agent).
  */
 export function deliveryRoutes(router: Router, ctx: ApiContext): void {
-  router.get('/deliveries/:event_id', requireRole('reader'), async (req, res) => {
-    const id = req.params.event_id as string;
-    if (!EVENT_ID_PATTERN.test(id)) throw notFound(`no event ${JSON.stringify(id)}`);
-    const runs = await runsOfEvent(ctx, id);
-    const first = runs[0];
-    if (!first) throw notFound(`no event ${JSON.stringify(id)} (no run of it is kept: never kept, or expired)`);
-    res.json({
-      event_id: id,
-      delivery_id: first.delivery_id,
-      door: first.door,
-      verified: first.verified,
-      topic: first.topic,
-      received_at: first.created_at,
-      headers: first.headers,
-      payload: first.payload,
-      runs: runs.map((r) => ({
-        id: r.id,
-        hook: r.hook,
-        status: r.status,
-        attempts: r.attempts,
-        error: r.error,
-        acted: r.acted,
-        created_at: r.created_at,
-        updated_at: r.updated_at,
-        finished_at: r.finished_at,
-      })),
-    });
-  });
+  mount(
+    router,
+    getDelivery,
+    async (req, res) => {
+      const id = req.checked.params.event_id;
+      const runs = await runsOfEvent(ctx, id);
+      const first = runs[0];
+      if (!first) throw notFound(`no event ${JSON.stringify(id)} (no run of it is kept: never kept, or expired)`);
+      res.json({
+        event_id: id,
+        delivery_id: first.delivery_id,
+        door: first.door,
+        verified: first.verified,
+        topic: first.topic,
+        received_at: first.created_at,
+        headers: first.headers,
+        payload: first.payload,
+        runs: runs.map((r) => ({
+          id: r.id,
+          hook: r.hook,
+          status: r.status,
+          attempts: r.attempts,
+          error: r.error,
+          acted: r.acted,
+          created_at: r.created_at,
+          updated_at: r.updated_at,
+          finished_at: r.finished_at,
+        })),
+      });
+    },
+    { validateAnswers: ctx.validateAnswers },
+  );
 }
 
 /** The kept runs of one event, in the order they were kept (index 00 first). */

@@ -1,14 +1,15 @@
-import type { Request, Response, Router } from 'express';
-import { badInput, isValidName, RUN_EVENT_TYPES, RUN_STATUSES, unavailable } from '@hookyard/core';
+import type { Router } from 'express';
+import { runEvents, type RequestOf } from '@hookyard/api';
+import { unavailable } from '@hookyard/core';
 import type { RunEventFeed, RunSummary } from '@hookyard/bus';
 import { SECURITY_HEADERS } from '../http/headers';
-import { callerOf, requireRole, roleOf } from './auth';
+import { callerOf, roleOf } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 /** A comment line this often keeps proxies from closing an idle stream. */
 export const EVENT_HEARTBEAT_MS = 15_000;
 /** A client this far behind (bytes queued in the socket) is dropped rather than buffered without end. */
 const SLOW_CLIENT_BYTES = 1 << 20;
-const QUERY_KEYS = new Set(['hook', 'topic', 'status', 'event']);
 
 interface StreamFilter {
   hook?: string;
@@ -18,31 +19,14 @@ interface StreamFilter {
   events?: ReadonlySet<string>;
 }
 
-function parseFilter(query: Record<string, unknown>): StreamFilter {
-  const errors: string[] = [];
-  const filter: StreamFilter = {};
-  for (const key of Object.keys(query)) if (!QUERY_KEYS.has(key)) errors.push(`unknown query parameter '${key}' (known: ${[...QUERY_KEYS].join(', ')})`);
-  for (const key of ['hook', 'topic'] as const) {
-    const v = query[key];
-    if (v === undefined) continue;
-    if (typeof v === 'string' && isValidName(v)) filter[key] = v;
-    else errors.push(`${key} must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(v)}`);
-  }
-  const status = query.status;
-  if (status !== undefined) {
-    if (typeof status === 'string' && (RUN_STATUSES as readonly string[]).includes(status)) filter.status = status;
-    else errors.push(`status must be one of ${RUN_STATUSES.join('|')}, got ${JSON.stringify(status)}`);
-  }
-  const event = query.event;
-  if (event !== undefined) {
-    const wanted = typeof event === 'string' ? event.split(',') : [];
-    const unknown = wanted.filter((e) => !(RUN_EVENT_TYPES as readonly string[]).includes(e));
-    if (wanted.length === 0 || unknown.length)
-      errors.push(`event must be one or more (comma-separated) of ${RUN_EVENT_TYPES.join('|')}, got ${JSON.stringify(event)}`);
-    else filter.events = new Set(wanted);
-  }
-  if (errors.length) throw badInput('bad event stream query', errors);
-  return filter;
+/** The stream's filter from its query (checked against the declaration: every bad value one line of a 400). */
+function filterOf(q: RequestOf<typeof runEvents>['query']): StreamFilter {
+  return {
+    ...(q.hook !== undefined ? { hook: q.hook } : {}),
+    ...(q.topic !== undefined ? { topic: q.topic } : {}),
+    ...(q.status !== undefined ? { status: q.status } : {}),
+    ...(q.event !== undefined ? { events: new Set(q.event.split(',')) } : {}),
+  };
 }
 
 const matches = (f: StreamFilter, s: RunSummary) =>
@@ -92,8 +76,9 @@ export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed 
   let readers = 0;
   /** Streams open per token, keyed by the caller as the auth layer names it (role and a hash prefix, never the token). */
   const byToken = new Map<string, number>();
-  router.get('/events', requireRole('reader'), (req: Request, res: Response) => {
-    const filter = parseFilter(req.query);
+  // Declared with a text/event-stream answer and its query's lines (unknown, then each bad value quoted).
+  mount(router, runEvents, (req, res) => {
+    const filter = filterOf(req.checked.query);
     if (!feed) throw unavailable('this ingress has no run event source (it needs HOOKS_NATS_URL, or the embedded default)');
     const caller = callerOf(res);
     const role = roleOf(res);

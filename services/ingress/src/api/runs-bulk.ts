@@ -1,9 +1,10 @@
 import type { Router } from 'express';
+import { discardRuns, retryRuns, type AnswerOf } from '@hookyard/api';
 import { HookyardError, badInput, type Run } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { RunFilter } from '@hookyard/store';
-import { requireRole } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 import { parseRunListQuery } from './run-wire';
 import { changedNothing } from '../audit/recorder';
 
@@ -16,7 +17,8 @@ const FILTER_KEYS = ['status', 'hook', 'agent', 'topic', 'delivery_id', 'since',
 
 type Verb = 'retry' | 'discard';
 
-export interface BulkAnswer {
+/** A bulk call's count as it walks (the answer, BulkAnswer in @hookyard/api, names `done` by its verb). */
+interface BulkTally {
   dry_run: boolean;
   /** Runs the filter matched (at most BULK_MAX_RUNS). */
   matched: number;
@@ -85,8 +87,8 @@ async function* matching(ctx: ApiContext, filter: RunFilter): AsyncGenerator<Run
   return cursor !== null;
 }
 
-async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: boolean): Promise<BulkAnswer> {
-  const answer: BulkAnswer = { dry_run: dryRun, matched: 0, done: 0, refused: 0, refusals: [], truncated: false, tool_called_again: 0 };
+async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: boolean): Promise<BulkTally> {
+  const answer: BulkTally = { dry_run: dryRun, matched: 0, done: 0, refused: 0, refusals: [], truncated: false, tool_called_again: 0 };
   const now = ctx.clock.now();
   const walk = matching(ctx, filter);
   for (;;) {
@@ -131,21 +133,28 @@ async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: bool
  */
 export function bulkRunRoutes(router: Router, ctx: ApiContext): void {
   for (const verb of ['retry', 'discard'] as const) {
-    router.post(`/hook-runs/${verb}`, requireRole('operator'), async (req, res) => {
-      const { filter, dryRun } = parseBulkBody(verb, req.body);
-      const a = await bulk(ctx, verb, filter, dryRun);
-      // A dry run changed nothing and says so: the audit trail records the real ones.
-      if (dryRun) changedNothing(res);
-      else ctx.logger.info({ verb, filter, matched: a.matched, done: a.done, refused: a.refused }, `bulk ${verb} by an operator`);
-      res.json({
-        dry_run: a.dry_run,
-        matched: a.matched,
-        [verb === 'retry' ? 'retried' : 'discarded']: a.done,
-        refused: a.refused,
-        refusals: a.refusals,
-        truncated: a.truncated,
-        ...(verb === 'retry' ? { tool_called_again: a.tool_called_again } : {}),
-      });
-    });
+    // The body is read by parseBulkBody: its lines name the known fields and check the filter as the run list does.
+    mount(
+      router,
+      verb === 'retry' ? retryRuns : discardRuns,
+      async (req, res) => {
+        const { filter, dryRun } = parseBulkBody(verb, req.body);
+        const a = await bulk(ctx, verb, filter, dryRun);
+        // A dry run changed nothing and says so: the audit trail records the real ones.
+        if (dryRun) changedNothing(res);
+        else ctx.logger.info({ verb, filter, matched: a.matched, done: a.done, refused: a.refused }, `bulk ${verb} by an operator`);
+        const answer: AnswerOf<typeof retryRuns> = {
+          dry_run: a.dry_run,
+          matched: a.matched,
+          [verb === 'retry' ? 'retried' : 'discarded']: a.done,
+          refused: a.refused,
+          refusals: a.refusals,
+          truncated: a.truncated,
+          ...(verb === 'retry' ? { tool_called_again: a.tool_called_again } : {}),
+        };
+        res.json(answer);
+      },
+      { validateAnswers: ctx.validateAnswers },
+    );
   }
 }

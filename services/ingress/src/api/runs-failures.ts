@@ -1,8 +1,9 @@
 import type { Router } from 'express';
-import { agentHookName, agentOfHook, badInput, groupFailures, isValidName, type FailureGroup, type Run } from '@hookyard/core';
+import { listFailureGroups, type AnswerOf } from '@hookyard/api';
+import { agentHookName, agentOfHook, badInput, groupFailures, isValidName, type Run } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
-import { requireRole } from './auth';
 import type { ApiContext } from './context';
+import { mount } from './declare';
 import { listQueryReader } from './list-query';
 import { parseInstant, readErrorFilter } from './run-wire';
 
@@ -54,21 +55,8 @@ export function parseFailuresQuery(query: Record<string, unknown>): FailuresQuer
   return { filter, window, limit };
 }
 
-export interface FailuresAnswer {
-  groups: (FailureGroup & { agent: string | null })[];
-  /** Groups found in the window (more than `groups` holds when `limit` cut the list). */
-  group_count: number;
-  window: {
-    /** The most failed runs this call would scan. */
-    max: number;
-    /** Failed runs scanned (newest first): every one is in a group. */
-    scanned: number;
-    /** More failed runs match than were scanned: the older ones are not counted. */
-    cut: boolean;
-    /** When the oldest scanned run was kept (ISO), null when none was. */
-    oldest: string | null;
-  };
-}
+/** What `GET /api/hook-runs/failures` answers (declared in @hookyard/api). */
+export type FailuresAnswer = AnswerOf<typeof listFailureGroups>;
 
 /**
  * The newest `window` failed runs the filter matches, grouped by hook, error
@@ -95,7 +83,8 @@ export async function failureGroups(ctx: Pick<ApiContext, 'stores'>, q: Failures
 
 /** `GET /api/hook-runs/failures` (reader). Registered before `/hook-runs/:id`, where `failures` would read as a run id. */
 export function failureRoutes(router: Router, ctx: ApiContext): void {
-  router.get('/hook-runs/failures', requireRole('reader'), async (req, res) => {
-    res.json(await failureGroups(ctx, parseFailuresQuery(req.query)));
+  // The query is read by parseFailuresQuery (its lines quote what they got; hook and agent are checked together).
+  mount(router, listFailureGroups, async (req, res) => res.json(await failureGroups(ctx, parseFailuresQuery(req.query))), {
+    validateAnswers: ctx.validateAnswers,
   });
 }

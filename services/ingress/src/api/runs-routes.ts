@@ -1,10 +1,12 @@
 import type { Response, Router } from 'express';
-import { RUN_ID_PATTERN, TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempotencyKeyOf, notFound, type Run } from '@hookyard/core';
+import { countRuns, discardRun, getRun, listRuns, replayRun, retryRun } from '@hookyard/api';
+import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempotencyKeyOf, notFound, type Run } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { ReplayEdit } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
-import { callerOf, personOf, requireRole } from './auth';
+import { callerOf, personOf } from './auth';
+import { mount } from './declare';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
 import { failureRoutes } from './runs-failures';
@@ -14,82 +16,105 @@ import { ScanSlots, checkWhere, searchRuns } from './run-search';
  * The kept runs: list (filters + cursor; `where` searches a bounded window
  * of them with jq, see run-search.ts), counts of the unfinished states,
  * one run, retry (a failed run runs again as a fresh run, published at
- * once), discard.
+ * once), discard. Declared in @hookyard/api (routes/runs.ts).
  */
 export function runRoutes(router: Router, ctx: ApiContext): void {
   const scans = new ScanSlots();
-  router.get('/hook-runs', requireRole('reader'), async (req, res) => {
-    const q = parseRunListQuery(req.query);
-    if (q.where !== undefined) return answerSearch(ctx, scans, res, { ...q, where: q.where });
-    const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
-    res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
-  });
+  const opts = { validateAnswers: ctx.validateAnswers };
+  // The list's query is read by parseRunListQuery (its lines quote what they got; hook and agent, since and until are checked together).
+  mount(
+    router,
+    listRuns,
+    async (req, res) => {
+      const q = parseRunListQuery(req.query);
+      if (q.where !== undefined) return answerSearch(ctx, scans, res, { ...q, where: q.where });
+      const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
+      res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
+    },
+    opts,
+  );
 
   // Before /hook-runs/:id ('counts' is not a run id): the store's per-status index sizes, no run read.
-  router.get('/hook-runs/counts', requireRole('reader'), async (req, res) => {
-    if (Object.keys(req.query).length)
-      throw badInput(
-        'GET /api/hook-runs/counts takes no query parameters',
-        Object.keys(req.query).map((k) => `unknown query parameter '${k}'`),
-      );
-    res.json(await ctx.stores.runs.counts());
-  });
+  mount(router, countRuns, async (_req, res) => res.json(await ctx.stores.runs.counts()), opts);
 
   // Before /hook-runs/:id too ('failures' is not a run id): failed runs grouped by cause.
   failureRoutes(router, ctx);
 
-  router.get('/hook-runs/:id', requireRole('reader'), async (req, res) => {
-    const id = runId(req.params.id as string);
-    const run = await ctx.stores.runs.get(id);
-    if (!run) throw notFound(`no run ${JSON.stringify(id)}`);
-    res.json(runToWire(run));
-  });
+  mount(
+    router,
+    getRun,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const run = await ctx.stores.runs.get(id);
+      if (!run) throw notFound(`no run ${JSON.stringify(id)}`);
+      res.json(runToWire(run));
+    },
+    opts,
+  );
 
-  router.post('/hook-runs/:id/retry', requireRole('operator'), async (req, res) => {
-    const id = runId(req.params.id as string);
-    // The store refuses (conflict, with the reason) a run whose hook committed a resume or take.
-    // A person signed in through the IdP is named in the history line; a role token stays `operator`.
-    const run = await ctx.stores.runs.retry(id, ctx.clock.now(), personOf(res) ? callerOf(res) : undefined);
-    ctx.logger.info({ run: id, hook: run.hook }, 'run retried by an operator');
-    announceRun(ctx.events, run, 'retried', ctx.logger);
-    try {
-      await ctx.bus.publish([id]);
-      ctx.metrics.dispatched.inc({ source: 'retry' });
-    } catch (err) {
-      ctx.logger.warn({ err, run: id }, 'publish of a retried run failed; the sweep will dispatch it');
-    }
-    res.json({ ...runToWire(run), tool_called_again: toolCalledAgain(run) });
-  });
+  mount(
+    router,
+    retryRun,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      // The store refuses (conflict, with the reason) a run whose hook committed a resume or take.
+      // A person signed in through the IdP is named in the history line; a role token stays `operator`.
+      const run = await ctx.stores.runs.retry(id, ctx.clock.now(), personOf(res) ? callerOf(res) : undefined);
+      ctx.logger.info({ run: id, hook: run.hook }, 'run retried by an operator');
+      announceRun(ctx.events, run, 'retried', ctx.logger);
+      try {
+        await ctx.bus.publish([id]);
+        ctx.metrics.dispatched.inc({ source: 'retry' });
+      } catch (err) {
+        ctx.logger.warn({ err, run: id }, 'publish of a retried run failed; the sweep will dispatch it');
+      }
+      res.json({ ...runToWire(run), tool_called_again: toolCalledAgain(run) });
+    },
+    opts,
+  );
 
-  router.post('/hook-runs/:id/replay', requireRole('operator'), async (req, res) => {
-    const id = runId(req.params.id as string);
-    const edit = parseReplayBody(req.body, ctx.settings.bodyMaxBytes);
-    const source = await ctx.stores.runs.get(id);
-    if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
-    if (source.door === 'agent') {
-      throw conflict(`run ${id} is a call of ${source.hook}: an agent's call is not replayed by an operator (the agent calls again, or retry it if it failed)`);
-    }
-    const hook = await ctx.stores.hooks.getHook(source.hook);
-    if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
-    const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs, edit);
-    ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id, edited_payload: edit !== undefined }, 'run replayed by an operator');
-    announceRun(ctx.events, run, 'accepted', ctx.logger);
-    try {
-      await ctx.bus.publish([run.id]);
-      ctx.metrics.dispatched.inc({ source: 'replay' });
-    } catch (err) {
-      ctx.logger.warn({ err, run: run.id }, 'publish of a replayed run failed; the sweep will dispatch it');
-    }
-    res.status(201).json(runToWire(run));
-  });
+  mount(
+    router,
+    replayRun,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      // Read by parseReplayBody: a payload given as JSON text is parsed and bounded, with lines quoting what it got.
+      const edit = parseReplayBody(req.body, ctx.settings.bodyMaxBytes);
+      const source = await ctx.stores.runs.get(id);
+      if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
+      if (source.door === 'agent') {
+        throw conflict(
+          `run ${id} is a call of ${source.hook}: an agent's call is not replayed by an operator (the agent calls again, or retry it if it failed)`,
+        );
+      }
+      const hook = await ctx.stores.hooks.getHook(source.hook);
+      if (!hook) throw conflict(`run ${id} was of hook ${source.hook}, which is no longer registered; register it again to replay the event`);
+      const run = await ctx.stores.runs.replay(id, { name: hook.name, topic: hook.topic }, ctx.clock.now(), ctx.settings.dispatchGraceMs, edit);
+      ctx.logger.info({ run: run.id, hook: run.hook, replay_of: id, edited_payload: edit !== undefined }, 'run replayed by an operator');
+      announceRun(ctx.events, run, 'accepted', ctx.logger);
+      try {
+        await ctx.bus.publish([run.id]);
+        ctx.metrics.dispatched.inc({ source: 'replay' });
+      } catch (err) {
+        ctx.logger.warn({ err, run: run.id }, 'publish of a replayed run failed; the sweep will dispatch it');
+      }
+      res.status(201).json(runToWire(run));
+    },
+    opts,
+  );
 
-  router.delete('/hook-runs/:id', requireRole('operator'), async (req, res) => {
-    const id = runId(req.params.id as string);
-    const run = await ctx.stores.runs.discard(id, ctx.clock.now());
-    ctx.logger.info({ run: id, hook: run.hook }, 'run discarded by an operator');
-    announceRun(ctx.events, run, 'discarded', ctx.logger);
-    res.json(runToWire(run));
-  });
+  mount(
+    router,
+    discardRun,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      const run = await ctx.stores.runs.discard(id, ctx.clock.now());
+      ctx.logger.info({ run: id, hook: run.hook }, 'run discarded by an operator');
+      announceRun(ctx.events, run, 'discarded', ctx.logger);
+      res.json(runToWire(run));
+    },
+    opts,
+  );
 }
 
 /**
@@ -171,10 +196,4 @@ export function parseReplayBody(body: unknown, maxBytes: number): ReplayEdit | u
   }
   if (lines.length) throw badInput('replay refused', lines);
   return payload === undefined ? undefined : { payload };
-}
-
-/** A malformed id cannot name a run: 404 without asking the store. */
-function runId(id: string): string {
-  if (!RUN_ID_PATTERN.test(id)) throw notFound(`no run ${JSON.stringify(id)}`);
-  return id;
 }

@@ -71,42 +71,6 @@ const bulkDetail = (body: unknown, req: Request) => ({
   truncated: field(body, 'truncated') ?? null,
 });
 
-/**
- * The management changes the trail names: method and route -> action,
- * target, before and after. A change through a route not listed here is
- * still recorded, under its method and route; a route can say more by
- * setting `res.locals.audit` (see recorder.ts). Looked up by the route's
- * pattern, as express matched it: a thing named `dry-run` is no route.
- */
-const TABLE: Entry[] = [
-  {
-    method: 'POST',
-    route: '/hook-runs/:id/retry',
-    action: 'run.retry',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  {
-    method: 'POST',
-    route: '/hook-runs/:id/replay',
-    action: 'run.replay',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  {
-    method: 'DELETE',
-    route: '/hook-runs/:id',
-    action: 'run.discard',
-    target: (_r, p) => p.id ?? null,
-    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
-    after: runOf,
-  },
-  { method: 'POST', route: '/hook-runs/retry', action: 'runs.bulk_retry', target: () => null, detail: bulkDetail },
-  { method: 'POST', route: '/hook-runs/discard', action: 'runs.bulk_discard', target: () => null, detail: bulkDetail },
-];
-
 /** Routes that are not management changes although not reads: an agent's call is a run already, never an audit entry. */
 const NOT_CHANGES = new Set(['POST /calls']);
 
@@ -270,6 +234,13 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
       restart_needed: changes(b, 'restart_needed').map((c) => c.variable),
     }),
   },
+  // --- batch B: runs ---
+  'run.retry': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'run.replay': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'run.discard': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'runs.bulk_retry': { target: () => null, detail: bulkDetail },
+  'runs.bulk_discard': { target: () => null, detail: bulkDetail },
+  // --- end batch B ---
 };
 
 const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {
@@ -280,7 +251,7 @@ const DECLARED: Entry[] = API_ROUTES.flatMap((d) => {
   return [{ method: d.method, route: d.path, action: d.audit, ...extract }];
 });
 
-const BY_ROUTE = new Map([...TABLE, ...DECLARED].map((e) => [`${e.method} ${e.route}`, e]));
+const BY_ROUTE = new Map(DECLARED.map((e) => [`${e.method} ${e.route}`, e]));
 
 /** The trail's entry for a route, by method and the route's pattern as registered under /api (`/hooks/:name`), never by a request's path. */
 export function auditActionOf(method: string, pattern: string): AuditAction | null {
@@ -320,7 +291,7 @@ export function dryRunRefusal(req: Request, method: string, pattern: string): Ho
 }
 
 /** Every action the table names (the API documents them). */
-export const AUDIT_ACTIONS: readonly string[] = [...new Set([...TABLE, ...DECLARED].map((e) => e.action))];
+export const AUDIT_ACTIONS: readonly string[] = [...new Set(DECLARED.map((e) => e.action))];
 
 /** Every route the table names, as `METHOD /api/<pattern>` (a test holds them to the router's own). */
-export const AUDIT_ROUTES: readonly string[] = [...TABLE, ...DECLARED].map((e) => `${e.method} /api${e.route}`);
+export const AUDIT_ROUTES: readonly string[] = DECLARED.map((e) => `${e.method} /api${e.route}`);

@@ -1,0 +1,215 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+// Kept here rather than imported from @hookyard/core: this package holds schemas only (the console bundles none of core).
+export const RUN_STATUS_VALUES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'discarded'] as const;
+export const ERROR_KIND_VALUES = [
+  'bad_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unavailable',
+  'timeout',
+  'internal',
+] as const;
+export const DOOR_VALUES = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
+export const RUN_EVENT_VALUES = ['accepted', 'started', 'parked', 'retry_scheduled', 'finished', 'retried', 'discarded', 'woken'] as const;
+export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
+
+/** OpenAPI 3.0 has no `null` type: `nullable: true` (ajv reads it too; an enum lists null as well, or it refuses it). */
+export const Nullable = <S extends TSchema>(s: S) =>
+  Type.Unsafe<Static<S> | null>({ ...s, nullable: true, ...(Array.isArray(s.enum) ? { enum: [...(s.enum as unknown[]), null] } : {}) });
+/** A string out of a fixed list (OpenAPI 3.0 has no `const`; TypeBox unions of literals would emit it). */
+export const OneOf = <const V extends readonly string[]>(values: V, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options });
+/** A JSON object of strings (OpenAPI 3.0 has no patternProperties, which TypeBox's Record emits). */
+export const StringMap = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' }, ...options });
+/** Any JSON object. */
+export const JsonObject = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...options });
+export const IsoTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+export const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+
+const HttpReply = Type.Object(
+  {
+    status: Type.Integer(),
+    headers: StringMap({
+      description:
+        'Reply headers by lower-case name (at most 24, values cut at 256 chars); authorization, cookies and token-, key- or secret-like names read [redacted]',
+    }),
+    body: Type.String({ description: 'The start of the reply body (at most 2 KiB of UTF-8)' }),
+    body_bytes: Type.Integer({ description: 'The whole body size in bytes' }),
+    body_truncated: Type.Boolean(),
+  },
+  {
+    description:
+      "On the line that ended an HTTP-based tool's attempt (succeeded, failed, retry_scheduled): the reply of its call (the last one under the tool's retry policy)",
+  },
+);
+
+/** One line of a run's history: an attempt's step. */
+export const Attempt = Type.Object(
+  {
+    at: IsoTime(),
+    attempt: Type.Integer(),
+    event: Type.String(),
+    detail: Type.Optional(Type.String()),
+    http: Type.Optional(HttpReply),
+    trace_id: Type.Optional(Type.String({ description: "The run's trace id (from traceparent), on every entry of a traced run" })),
+  },
+  { $id: 'Attempt' },
+);
+
+export const Run = Type.Object(
+  {
+    id: Type.String(),
+    event_id: Type.Optional(Type.String({ description: 'The first 24 chars of id, shared by every run of one delivery (GET /api/deliveries/{event_id})' })),
+    hook: Type.String({ description: "The run's hook (an agent's calls: agent:<name>)" }),
+    topic: Type.String(),
+    status: OneOf(RUN_STATUS_VALUES),
+    payload: Type.Unknown({ description: 'The event as kept' }),
+    headers: Type.Optional(
+      Nullable(
+        StringMap({
+          description:
+            'The request headers its delivery came with, as the door kept them (the allowlisted, secret-free names of the Delivery schema; every run of one delivery keeps the same); null when none were kept (kept before the doors kept headers, or a replay, platform event or agent call)',
+        }),
+      ),
+    ),
+    attempts: Count(),
+    acted: OneOf(['', 'cancel', 'resume', 'take', 'start'] as const),
+    acted_ids: Type.Optional(Type.Array(Type.String())),
+    claim_intent: Type.Optional(Type.String()),
+    error: Nullable(
+      Type.Object({
+        kind: OneOf(ERROR_KIND_VALUES),
+        message: Type.String(),
+        retryable: Type.Boolean({
+          description: 'Whether a later attempt can get past an error of this kind (unavailable, timeout, internal); the others no retry changes',
+        }),
+      }),
+    ),
+    result: Type.Optional(Type.Unknown({ description: 'The tool result (bounded; truncated with a marker past 64 KiB)' })),
+    input: Type.Optional(Nullable(JsonObject({ description: 'The arguments the tool was started with' }))),
+    lease: Type.Optional(Nullable(Type.Object({ owner: Type.String(), until: IsoTime(), token: Type.Integer() }))),
+    due_at: Type.Optional(Nullable(IsoTime())),
+    delivery_id: Type.Optional(Nullable(Type.String())),
+    agent: Type.Optional(Nullable(Type.String({ description: 'door agent: the agent whose call this is (hook is agent:<name>); else null' }))),
+    door: OneOf(DOOR_VALUES, {
+      description:
+        'The door its event came through: http (the webhook door), nats (an ingest subject), api (a replay), platform (hooks_run_failed, hooks_approval_requested), trigger (a trigger link, never verified), agent (a tool call of an agent: hook is agent:<name>, topic tools/call, the payload is the call). A run kept before doors were recorded reads http',
+    }),
+    verified: Type.Boolean({
+      description:
+        "True only when a verifier binding checked the event at the HTTP door as it was kept; never for nats, api (a replay does not copy its source's) or platform. Only a verified run of a hook in answer_hooks may answer an approval",
+    }),
+    resumable: Type.Optional(Type.Boolean()),
+    interaction: Type.Optional(Nullable(Type.String({ description: 'The latest interaction the run parked on (kept after it is resolved)' }))),
+    parked_on: Type.Optional(Type.Array(Type.String(), { description: 'The open interactions a parked run waits on; empty otherwise' })),
+    replay_of: Type.Optional(Nullable(Type.String({ description: 'The run whose event this run replays (POST /api/hook-runs/{id}/replay); null otherwise' }))),
+    trigger_link: Type.Optional(
+      Nullable(Type.String({ description: 'The trigger link whose use kept this run (door trigger: POST /trigger/{token}); null otherwise' })),
+    ),
+    traceparent: Type.Optional(
+      Nullable(
+        Type.String({ description: "The W3C traceparent every span of this run continues (the door's request span, when tracing is on); null otherwise" }),
+      ),
+    ),
+    created_at: IsoTime(),
+    updated_at: IsoTime(),
+    started_at: Type.Optional(Nullable(IsoTime())),
+    finished_at: Type.Optional(Nullable(IsoTime())),
+    history: Type.Array(Attempt),
+  },
+  { $id: 'Run', description: 'A kept run: every field, payload included' },
+);
+
+/** What one run event says (the SSE `data` of GET /api/events and the NATS `hooks.events.run.<status>.<hook>` message). */
+export const RunEvent = Type.Object(
+  {
+    run_id: Type.String(),
+    event: OneOf(RUN_EVENT_VALUES),
+    at: IsoTime(),
+    hook: Type.String(),
+    topic: Type.String(),
+    status: OneOf(RUN_STATUS_VALUES),
+    attempts: Count(),
+    error_kind: Nullable(Type.String()),
+    error_message: Nullable(Type.String()),
+    created_at: IsoTime(),
+    finished_at: Nullable(IsoTime()),
+    due_at: Nullable(IsoTime()),
+    duration_ms: Nullable(Type.Number()),
+  },
+  { $id: 'RunEvent' },
+);
+/** One run event's data, as the stream and NATS carry it. */
+export type RunEventData = Static<typeof RunEvent>;
+
+export const ScanReport = Type.Object(
+  {
+    scanned: Count('Runs read and evaluated'),
+    matched: Count('Runs the expression matched (the runs answered)'),
+    cut: Type.Boolean(),
+    errors: Count('Runs on which the expression raised a jq error (they do not match)'),
+    first_error: Type.Optional(Type.Object({ run: Type.String(), message: Type.String() })),
+  },
+  { description: 'With `where` only: how far this request read. cut: the window (scan runs, or 3 s) ended with runs left unread; continue with next_cursor' },
+);
+
+export const RunPage = Type.Object(
+  {
+    runs: Type.Array(Run),
+    next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last' })),
+    scan: Type.Optional(ScanReport),
+  },
+  { $id: 'RunPage' },
+);
+
+/** The filter fields of a bulk call: the query parameters of GET /api/hook-runs, as strings. */
+export const RunFilter = Type.Object(
+  {
+    status: Type.Optional(OneOf(RUN_STATUS_VALUES)),
+    hook: Type.Optional(Type.String()),
+    agent: Type.Optional(Type.String({ description: "an agent's calls (not with hook)" })),
+    topic: Type.Optional(Type.String()),
+    delivery_id: Type.Optional(Type.String()),
+    since: Type.Optional(Type.String({ description: 'ISO 8601: created at or after' })),
+    until: Type.Optional(Type.String({ description: 'ISO 8601: created at or before' })),
+    kind: Type.Optional(OneOf(ERROR_KIND_VALUES, { description: "the run's error kind" })),
+    fingerprint: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{16}$',
+        description:
+          "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
+      }),
+    ),
+  },
+  { $id: 'RunFilter', additionalProperties: false, description: 'Runs matching every field given (the query parameters of GET /api/hook-runs)' },
+);
+
+export const BulkRequest = Type.Object(
+  { filter: RunFilter, dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count only; change nothing' })) },
+  { $id: 'BulkRequest', additionalProperties: false },
+);
+
+/** What a bulk retry or discard answers (`retried` or `discarded` by verb). */
+export const BulkAnswer = Type.Object(
+  {
+    dry_run: Type.Boolean(),
+    matched: Count('Runs the filter matched (at most 10000 per call)'),
+    retried: Type.Optional(Count('Runs retried (bulk retry; 0 on a dry run)')),
+    discarded: Type.Optional(Count('Runs discarded (bulk discard; 0 on a dry run)')),
+    refused: Count('Runs the store refused (moved on since listed, or committed a resume/take)'),
+    refusals: Type.Array(Type.Object({ id: Type.String(), message: Type.String() }), { description: 'The first 20 refusals' }),
+    truncated: Type.Boolean({ description: 'More runs matched than one call acts on: call again' }),
+    tool_called_again: Type.Optional(
+      Count(
+        'Bulk retry only (a dry run too): of the matched runs, those whose tool had already started; the retry calls it again, each with its run id as the idempotency key',
+      ),
+    ),
+  },
+  { $id: 'BulkAnswer' },
+);
