@@ -112,7 +112,11 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
     case 'take_not_ready':
       throw interactions.takeNotReady(id, str(1), str(2));
     case 'state_bound':
-      throw conflict(`state ${id} is still bound by hooks ${Object.keys(JSON.parse(str(1) || '{}') as object).sort().join(', ')}`);
+      throw conflict(
+        `state ${id} is still bound by hooks ${Object.keys(JSON.parse(str(1) || '{}') as object)
+          .sort()
+          .join(', ')}`,
+      );
     case 'take_nothing_kept':
       throw interactions.takeNothingKept(id, str(1), str(2));
     default:
