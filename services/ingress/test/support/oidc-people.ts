@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { authorizeInBrowser } from './oidc-flow';
 
 export interface PersonAtIdp {
   roles: string[];
@@ -57,43 +58,8 @@ export async function startPeopleIdp(opts: {
  * page, and stops at the redirect to `redirectUri`, whose `code` it answers.
  */
 export async function authorizeAs(start: string, login: string, redirectUri: string): Promise<string> {
-  const jar = new Map<string, string>();
-  let url = start;
-  let form: URLSearchParams | undefined;
-  for (let hop = 0; hop < 20; hop++) {
-    const r = await fetch(url, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: form.toString() } : {}),
-    });
-    for (const c of r.headers.getSetCookie()) {
-      const pair = c.split(';')[0]!;
-      const eq = pair.indexOf('=');
-      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) jar.delete(name);
-      else jar.set(name, value);
-    }
-    form = undefined;
-    const location = r.headers.get('location');
-    if (location) {
-      const next = new URL(location, url);
-      if (next.href.startsWith(redirectUri)) {
-        const code = next.searchParams.get('code');
-        if (!code) throw new Error(`authorization failed: ${next.searchParams.get('error')} ${next.searchParams.get('error_description')}`);
-        return code;
-      }
-      url = next.href;
-      continue;
-    }
-    const html = await r.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`unexpected page (${r.status}) at ${url}: ${html.slice(0, 300)}`);
-    url = new URL(action, url).href;
-    form = prompt === 'login' ? new URLSearchParams({ prompt, login, password: 'any' }) : new URLSearchParams({ prompt });
-  }
-  throw new Error('too many redirects while authorizing');
+  // authorizeInBrowser fails with the server's description when the redirect carries no code.
+  return (await authorizeInBrowser(new URL(start), login, redirectUri)).searchParams.get('code')!;
 }
 
 /** A person's access token for `resource`: code + PKCE through a public client, as the console does it. */
