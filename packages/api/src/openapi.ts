@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDecl } from './decl';
+import { ApiError, ERROR_RESPONSES, SKELETON } from './skeleton';
 
 type Obj = Record<string, unknown>;
 
@@ -67,12 +68,14 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
 }
 
 /**
- * The OpenAPI document: the declared routes' operations generated, laid over
- * `legacy` (the hand-written document of the routes not declared yet), whose
- * entries for a declared method and path are replaced, never merged.
+ * The OpenAPI document: the skeleton (info, tags, security schemes, the shared
+ * error answers) and the declared routes' operations, laid over `legacy` (the
+ * hand-written paths of the routes not declared yet), whose entries for a
+ * declared method and path are replaced, never merged.
  */
-export function openApiDocument(routes: readonly RouteDecl[], legacy: Obj): Obj {
+export function openApiDocument(routes: readonly RouteDecl[], legacy: Obj = {}): Obj {
   const named = new Map<string, Obj>();
+  plain(ApiError, named);
   const paths = JSON.parse(JSON.stringify(legacy.paths ?? {})) as Record<string, Obj>;
   for (const d of routes) {
     const p = openApiPath(d.path);
@@ -88,10 +91,11 @@ export function openApiDocument(routes: readonly RouteDecl[], legacy: Obj): Obj 
     item[d.method.toLowerCase()] = operation(d, named);
     paths[p] = item;
   }
-  const components = (legacy.components ?? {}) as Obj;
+  const { securitySchemes, ...skeleton } = SKELETON;
+  const legacySchemas = ((legacy.components as Obj | undefined)?.schemas ?? {}) as Obj;
   return {
-    ...legacy,
+    ...skeleton,
     paths,
-    components: { ...components, schemas: { ...((components.schemas ?? {}) as Obj), ...Object.fromEntries(named) } },
+    components: { securitySchemes, schemas: { ...legacySchemas, ...Object.fromEntries(named) }, responses: ERROR_RESPONSES },
   };
 }

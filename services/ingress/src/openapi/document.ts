@@ -10,8 +10,6 @@ const pathParam = (name: string, description: string, schema: Obj = ref('Name'))
 const open = { security: [] };
 const doorError = (description: string): Obj => answer(description, ref('DoorError'));
 
-const errorResponse = (description: string): Obj => answer(description, ref('Error'));
-
 const html = (description: string): Obj => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const LINK_ANSWERS: Obj = {
   '200': html('The confirmation page (GET), or the answer recorded (POST)'),
@@ -234,54 +232,8 @@ const PATHS: Obj = {
 };
 
 /**
- * The OpenAPI 3.0 description of the ingress: the public door, the management
- * API under /api (bearer tokens with a role), and the ops routes, written by
- * hand for the routes not declared in @hookyard/api yet: openapi/index.ts lays
- * the declared routes' generated operations over it (GET /openapi.json).
+ * The hand-written paths of the routes not declared in @hookyard/api yet (the
+ * door, trigger links, approval links, ops, /mcp): openapi/index.ts lays them
+ * under the generated document (GET /openapi.json).
  */
-export const LEGACY_DOCUMENT: Obj = {
-  openapi: '3.0.3',
-  info: {
-    title: 'Hookyard ingress',
-    version: '0.1.0',
-    description:
-      'The public door `POST /universal_webhook/{topic}` and the management API. Management routes need `Authorization: Bearer <token>` ' +
-      '(HOOKS_API_TOKENS, `role:token`); roles rank reader < operator < admin. Errors of the management API are ' +
-      '`{"error": {"kind", "message", "details"?}}`; the door answers small fixed bodies.',
-  },
-  servers: [{ url: 'http://127.0.0.1:8080', description: 'The embedded default (pnpm start)' }],
-  security: [{ bearerAuth: [] }],
-  tags: [
-    { name: 'door', description: 'Where events come in' },
-    { name: 'hooks' },
-    { name: 'verifiers' },
-    { name: 'runs' },
-    { name: 'interactions', description: 'What parked runs wait on: approvals and waits' },
-    { name: 'tools' },
-    { name: 'templates' },
-    { name: 'approvals', description: 'The approval policy around every tool call' },
-    { name: 'states', description: 'Subject state: one versioned JSON document per (scope, kind, key), every write attributed' },
-    { name: 'agents', description: 'Agent principals: each with its own token and tool allowlist; the token reaches only the agent door' },
-    { name: 'unrouted', description: 'Events that came in on a topic with no hook: kept (bounded), listed, replayed or dropped' },
-    { name: 'audit', description: 'The audit trail: who changed what, when, from where, before and after' },
-    { name: 'ops', description: 'Health, readiness, metrics, this document (no token)' },
-  ],
-  paths: PATHS,
-  components: {
-    securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'A management token from HOOKS_API_TOKENS' },
-      agentToken: { type: 'http', scheme: 'bearer', description: 'An agent token (made by POST /api/agents); it reaches only the agent door' },
-    },
-    schemas: { ...SCHEMAS, ...MCP_SCHEMAS },
-    responses: {
-      E400: errorResponse('bad_input: one line per miss in details'),
-      E401: errorResponse('unauthorized: missing or unknown bearer token'),
-      E403: errorResponse("forbidden: the token's role is too low, or an agent token on a route outside the agent door"),
-      E404: errorResponse('not_found'),
-      E409: errorResponse('conflict: the state forbids it (the message says why)'),
-      E503: errorResponse('unavailable: a dependency is out of reach or a limit is reached; retry later'),
-      E429: { description: 'Too many management requests', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: json(ref('Error')) },
-      E500: errorResponse('internal (the body says nothing about the cause; it is logged)'),
-    },
-  },
-};
+export const LEGACY_DOCUMENT: Obj = { paths: PATHS, components: { schemas: { ...SCHEMAS, ...MCP_SCHEMAS } } };
