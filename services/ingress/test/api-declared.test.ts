@@ -134,6 +134,24 @@ describe('declared routes', () => {
     expect(Object.keys((OPENAPI_DOCUMENT.components as any).schemas)).toEqual(expect.arrayContaining(['Run', 'Attempt', 'RunEvent', 'BulkAnswer']));
   });
 
+  it('generates the routes outside /api from their declarations: open routes with security [] and their own refusals, any body at the door, HTML links, text metrics, /mcp on the agent token', () => {
+    const paths = OPENAPI_DOCUMENT.paths as Record<string, Record<string, any>>;
+    const door = paths['/universal_webhook/{topic}']!.post;
+    expect(door.security).toEqual([]);
+    expect(door.requestBody).toEqual({ required: false, content: { '*/*': { schema: {} } } });
+    expect(door.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DoorError' });
+    expect(door.responses['429'].headers).toEqual({ 'Retry-After': { schema: { type: 'integer' } } });
+    expect(door['x-hookyard-role']).toBeUndefined();
+    expect(Object.keys(paths['/approvals/{id}/deny']!.post.responses['200'].content)).toEqual(['text/html']);
+    expect(paths['/approvals/{id}/deny']!.post.requestBody.content).toHaveProperty('application/x-www-form-urlencoded');
+    expect(Object.keys(paths['/metrics']!.get.responses['200'].content)).toEqual(['text/plain']);
+    expect(paths['/mcp']!.post.security).toEqual([{ agentToken: [] }]);
+    expect(Object.keys(paths['/mcp']!)).toEqual(['post', 'get', 'delete']);
+    const components = OPENAPI_DOCUMENT.components as any;
+    expect(Object.keys(components.responses)).toEqual(['E400', 'E401', 'E403', 'E404', 'E409', 'E503', 'E429', 'E500']);
+    expect(components.schemas.Error.properties.error.required).toEqual(['kind', 'message']);
+  });
+
   it('checks a declared answer with a nullable enum and ISO times (an audit entry of a signed link has no role)', async () => {
     const { listAudit } = await import('@hookyard/api');
     const app = express();
