@@ -34,6 +34,8 @@ function buildApp() {
   // Routes are only walked and a few errors asked for: nothing here evaluates jq.
   const jq = {} as JqEngine;
   return createIngressApp({
+    // Every answer of a declared route is held to its declared shape: drift fails the test that made it.
+    validateAnswers: true,
     settings,
     stores,
     bus: createMemoryBus(),

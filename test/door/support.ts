@@ -98,6 +98,8 @@ export async function startDoorApp(opts: { settings?: Partial<Settings>; deps?: 
   const jq: HookyardJqEngine = await createJqEngine({ workers: 1 });
   const bus = createMemoryBus();
   const app = createIngressApp({
+    // Every answer of a declared route is held to its declared shape: drift fails the test that made it.
+    validateAnswers: true,
     settings,
     stores,
     bus,

@@ -9,11 +9,20 @@ export interface Answer<S extends TSchema = TSchema> {
   schema: S;
   /** The media type of the body (default application/json); `text/event-stream`: a stream whose events' `data` is the schema. */
   contentType?: string;
+  /** Headers of this answer, as OpenAPI header objects (`Retry-After`). */
+  headers?: Record<string, Record<string, unknown>>;
+  /** The answer has no body the document describes (a handshake, an SSE stream of the protocol's own). */
+  noBody?: true;
 }
 
 /** An answer, for a declaration's `answers` map. */
 export function answer<S extends TSchema>(description: string, schema: S, contentType?: string): Answer<S> {
   return contentType ? { description, schema, contentType } : { description, schema };
+}
+
+/** An answer without a body the document describes. */
+export function bare(description: string): Answer {
+  return { description, schema: {} as TSchema, noBody: true };
 }
 
 /**
@@ -23,10 +32,21 @@ export function answer<S extends TSchema>(description: string, schema: S, conten
  */
 export interface RouteDecl {
   method: ApiMethod;
-  /** The route under /api as express registers it (`:param`, a final `*rest`). */
+  /** The route under its base as express registers it (`:param`, a final `*rest`). */
   path: string;
-  /** The management role it needs; `agent` for a route of the agent door (with `agentDoor`). */
-  role: ApiRole | 'agent';
+  /** Where the route lives (default `/api`; `''` for the door, links and ops at the root). */
+  base?: string;
+  /** The management role it needs; `agent` for a route of the agent door (with `agentDoor`); `public` for no token. */
+  role: ApiRole | 'agent' | 'public';
+  /**
+   * The route's own security (`[]`: open; `[{ agentToken: [] }]`): it answers its own 401/403/429/500, so the
+   * management API's shared ones are not added.
+   */
+  security?: ReadonlyArray<Record<string, readonly string[]>>;
+  /** The media type of the body (default application/json; the door takes any). */
+  bodyContentType?: string;
+  /** Answered before express (the door): the app's routes do not list it. */
+  beforeExpress?: true;
   /** The agent door: an agent token (or an OAuth access token naming an agent) only; a management token is 403. */
   agentDoor?: true;
   /** Headers of the answers, for the document (`Hookyard-Call-Id`). */

@@ -29,8 +29,10 @@ import { RUN_ROUTES } from './routes/runs';
 import { OBSERVE_ROUTES } from './routes/observe';
 // --- end batch B ---
 
-export { answer, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
+export { answer, bare, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
 export { openApiDocument, openApiPath } from './openapi';
+export { ApiError, ERROR_RESPONSES, SKELETON } from './skeleton';
+export { DoorAccepted, DoorError, DoorRejected, SERVICE_ROUTES } from './routes/service';
 export { Created, Removed } from './shared';
 export { JqTemplate, JqTemplateInput, TEMPLATE_ID_PATTERN, getTemplate, listTemplates, putTemplate, removeTemplate } from './routes/templates';
 // --- batch A: hooks & topic config ---

@@ -1,15 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDecl } from './decl';
+import { ApiError, ERROR_RESPONSES, SKELETON } from './skeleton';
 
 type Obj = Record<string, unknown>;
 
 /** Every management route answers these besides its own. */
 const API_FAILS = [401, 403, 429, 500];
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /** Express path -> OpenAPI path: `:name` and `*name` become `{name}`. */
-export function openApiPath(path: string): string {
-  return `/api${path}`.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+export function openApiPath(path: string, base = '/api'): string {
+  return `${base}${path}`.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
 /** A plain JSON copy of a schema (TypeBox's symbol keys dropped), each named schema (`$id`) replaced by a $ref and collected. */
@@ -49,49 +49,43 @@ function operation(d: RouteDecl, named: Map<string, Obj>): Obj {
   for (const [status, a] of Object.entries(d.answers))
     // 204 has no body.
     responses[status] =
-      status === '204'
-        ? { description: a.description }
-        : { description: a.description, content: { [a.contentType ?? 'application/json']: { schema: plain(a.schema, named) } }, ...headers };
-  for (const code of [...(d.errors ?? []), ...API_FAILS]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
+      status === '204' || a.noBody
+        ? { description: a.description, ...(a.headers ? { headers: a.headers } : {}) }
+        : {
+            description: a.description,
+            ...(a.headers ? { headers: a.headers } : headers),
+            content: { [a.contentType ?? 'application/json']: { schema: plain(a.schema, named) } },
+          };
+  // A route with its own security answers its own refusals.
+  for (const code of [...(d.errors ?? []), ...(d.security ? [] : API_FAILS)]) responses[String(code)] = { $ref: `#/components/responses/E${code}` };
+  const description = [d.agentDoor || d.role === 'public' ? '' : `Needs the ${d.role} role.`, d.description, d.limits].filter(Boolean).join(' ');
   return {
+    ...(d.security ? { security: d.security } : {}),
     summary: d.summary,
-    description: [d.agentDoor ? '' : `Needs the ${d.role} role.`, d.description, d.limits].filter(Boolean).join(' '),
-    'x-hookyard-role': d.role,
+    ...(description ? { description } : {}),
+    ...(d.role === 'public' ? {} : { 'x-hookyard-role': d.role }),
     ...(d.audit ? { 'x-hookyard-audit': d.audit } : {}),
     tags: [d.tag],
     operationId: d.operationId,
     ...(parameters.length ? { parameters } : {}),
-    ...(d.body ? { requestBody: { required: !d.bodyOptional, content: { 'application/json': { schema: plain(d.body, named) } } } } : {}),
+    ...(d.body ? { requestBody: { required: !d.bodyOptional, content: { [d.bodyContentType ?? 'application/json']: { schema: plain(d.body, named) } } } } : {}),
     responses,
   };
 }
 
 /**
- * The OpenAPI document: the declared routes' operations generated, laid over
- * `legacy` (the hand-written document of the routes not declared yet), whose
- * entries for a declared method and path are replaced, never merged.
+ * The OpenAPI document, generated: the skeleton (info, tags, security
+ * schemes, the shared error answers) and the declared routes' operations,
+ * their named schemas collected under components.
  */
-export function openApiDocument(routes: readonly RouteDecl[], legacy: Obj): Obj {
+export function openApiDocument(routes: readonly RouteDecl[]): Obj {
   const named = new Map<string, Obj>();
-  const paths = JSON.parse(JSON.stringify(legacy.paths ?? {})) as Record<string, Obj>;
+  plain(ApiError, named);
+  const paths: Record<string, Obj> = {};
   for (const d of routes) {
-    const p = openApiPath(d.path);
-    const item = { ...(paths[p] ?? {}) };
-    // Path-level parameters of a hand-written item move into its legacy operations: a declared operation says its own.
-    if (Array.isArray(item.parameters)) {
-      for (const m of METHODS) {
-        const op = item[m] as Obj | undefined;
-        if (op) item[m] = { ...op, parameters: [...(item.parameters as unknown[]), ...((op.parameters as unknown[] | undefined) ?? [])] };
-      }
-      delete item.parameters;
-    }
-    item[d.method.toLowerCase()] = operation(d, named);
-    paths[p] = item;
+    const p = openApiPath(d.path, d.base);
+    paths[p] = { ...(paths[p] ?? {}), [d.method.toLowerCase()]: operation(d, named) };
   }
-  const components = (legacy.components ?? {}) as Obj;
-  return {
-    ...legacy,
-    paths,
-    components: { ...components, schemas: { ...((components.schemas ?? {}) as Obj), ...Object.fromEntries(named) } },
-  };
+  const { securitySchemes, ...skeleton } = SKELETON;
+  return { ...skeleton, paths, components: { securitySchemes, schemas: Object.fromEntries(named), responses: ERROR_RESPONSES } };
 }

@@ -322,7 +322,8 @@ describe('HTTP call API with a real executor in this process (echo)', () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const base = { settings, stores, bus, jq, tools, metrics, logger, events: hub };
     executor = await startExecutor(base);
-    const app = createIngressApp({ ...base, runEvents: hub });
+    // Answers held to their declared shapes.
+    const app = createIngressApp({ ...base, runEvents: hub, validateAnswers: true });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });

@@ -38,8 +38,9 @@ export const Interaction = Type.Object(
     id: Type.String({ description: '10 chars of time, 128 random bits (hex), 2 chars of store partition' }),
     kind: Enum(INTERACTION_KIND_VALUES),
     run: Type.String({ description: 'The parked run' }),
-    hook: NamePattern(),
-    topic: NamePattern(),
+    // An agent's call parks too: its run's hook slot is `agent:<name>` and its topic `tools/call`, never names.
+    hook: Type.String({ description: "The parked run's hook (an agent's call: agent:<name>)" }),
+    topic: Type.String({ description: "The parked run's topic (an agent's call: tools/call)" }),
     tool: Type.String(),
     args_hash: Type.String({ description: 'SHA-256 (hex) of the canonical JSON of the exact arguments' }),
     rule: Nullable(Type.String()),

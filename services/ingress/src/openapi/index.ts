@@ -1,9 +1,8 @@
 import express, { type Router } from 'express';
-import { API_ROUTES, openApiDocument } from '@hookyard/api';
-import { LEGACY_DOCUMENT } from './document';
+import { API_ROUTES, SERVICE_ROUTES, openApiDocument } from '@hookyard/api';
 
-/** The document served: generated from the declared routes, over the hand-written one for the routes not declared yet. */
-export const OPENAPI_DOCUMENT = openApiDocument(API_ROUTES, LEGACY_DOCUMENT);
+/** The document served: generated from every declared route, the management API's and those outside /api. */
+export const OPENAPI_DOCUMENT = openApiDocument([...API_ROUTES, ...SERVICE_ROUTES]);
 
 /** The path the document is served on (no token). */
 export const OPENAPI_PATH = '/openapi.json';

@@ -86,7 +86,8 @@ export async function startMcpWorld(
   const deps = { settings, stores, bus, jq: fakeJq(), tools, metrics, logger };
   if (opts.rules) await stores.hooks.putApprovalPolicy(opts.rules, null, Date.now());
   const executor: ExecutorHandle | null = opts.executor ? await startExecutor(deps) : null;
-  const app = createIngressApp({ ...deps, ...(opts.oidcKeys ? { oidcKeys: opts.oidcKeys } : {}) });
+  // Every answer of a declared route is held to its declared shape: drift fails the test that made it.
+  const app = createIngressApp({ ...deps, validateAnswers: true, ...(opts.oidcKeys ? { oidcKeys: opts.oidcKeys } : {}) });
   const requests: McpWorld['requests'] = [];
   server.on('request', (req, res) =>
     res.on('finish', () => {
