@@ -69,12 +69,6 @@ export interface RouteDecl {
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
   /** The body may be left out (the document says `required: false`). */
   bodyOptional?: boolean;
-  /**
-   * Parts of the request the route reads itself: its lines quote the value
-   * they got and check fields together (a list's filters, a bulk body). The
-   * schema still documents and types them; the adapter does not validate them.
-   */
-  checkedByRoute?: ReadonlyArray<'query' | 'body'>;
   /** An unknown query parameter's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
   knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */

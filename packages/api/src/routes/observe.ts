@@ -109,7 +109,7 @@ export const statsSeries = route({
     },
     { additionalProperties: false },
   ),
-  checkedByRoute: ['query'],
+  handlerChecks: ['query'],
   answers: { 200: answer('The series', StatsSeries) },
   errors: [400],
 });
@@ -227,7 +227,7 @@ export const listAudit = route({
     },
     { additionalProperties: false },
   ),
-  checkedByRoute: ['query'],
+  handlerChecks: ['query'],
   refused: 'bad audit query',
   answers: {
     200: answer(

@@ -74,8 +74,7 @@ export class AnswerDriftError extends Error {}
  * handler. The audit action is read from the declaration by the trail.
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
-  const own = (part: 'params' | 'query' | 'body') =>
-    (decl.handlerChecks?.includes(part) ?? false) || (part !== 'params' && (decl.checkedByRoute?.includes(part) ?? false));
+  const own = (part: 'params' | 'query' | 'body') => decl.handlerChecks?.includes(part) ?? false;
   const check = {
     params: decl.params && !own('params') ? compile(decl.params) : undefined,
     query: decl.query && !own('query') ? compile(decl.query) : undefined,
