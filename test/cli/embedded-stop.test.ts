@@ -45,7 +45,7 @@ describe('embedded default: banner, graceful stop, port in use', () => {
     expect(banner).toContain(`console:     ${url}/console`);
     expect(banner).toMatch(/set HOOKS_API_TOKENS=admin:<a long random token> to keep one across restarts/);
     expect(banner).toContain(
-      'only in memory, lost when this process stops: hooks, tools, verifier bindings, dedupe keys, the approval policy, templates, runs (held failed ones too), open approvals and waits, subject state',
+      'only in memory, lost when this process stops: hooks, tools, verifier bindings, dedupe keys, the approval policy, templates, declared states, agents, trigger links, runs (held failed ones too), approvals and waits (open and answered), subject state, unrouted events, the audit trail, the delivery ids the duplicate check has seen, the Overview charts',
     );
     expect(banner).toContain('point HOOKS_REDIS_URL at a Redis and HOOKS_NATS_URL at NATS');
     expect(await server.stop('SIGINT')).toBe(0);
@@ -81,7 +81,7 @@ describe('embedded default: banner, graceful stop, port in use', () => {
     expect(await exit).toBe(0);
     // The run that outlived the grace was handed back (held as failed or due again): it counts as dropped either way.
     const last = server.lines.find((l) => l.startsWith('hookyard: stopped;'));
-    expect(last).toMatch(/^hookyard: stopped; lost with the in-memory store: 2 hooks, 1 tool, 1 (failed run|run under way)$/);
+    expect(last).toMatch(/^hookyard: stopped; lost with the in-memory store: 2 hooks, 1 tool, 1 (failed run|run under way), 3 audit entries$/);
   });
 
   it('a port already in use is one line naming HOOKS_HTTP_PORT, exit 2', async () => {

@@ -177,7 +177,11 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
         // After the hand-back, before the store goes: what the in-memory store takes with it.
         let dropped: Held[] | null = null;
         if (runtime.stores.kind === 'memory') {
-          dropped = await countHeld(runtime.stores).catch((err: unknown) => {
+          dropped = await countHeld(runtime.stores, {
+            now: Date.now(),
+            unroutedRetentionMs: runtime.settings.unroutedRetentionMs,
+            auditRetentionMs: runtime.settings.auditRetentionMs,
+          }).catch((err: unknown) => {
             log.warn({ err }, 'could not count what the in-memory store held');
             return null;
           });

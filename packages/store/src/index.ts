@@ -1,5 +1,7 @@
 export { createMemoryBucketStore } from './memory/memory-buckets';
 export { createMemoryStores } from './memory/create';
+export { memoryOnlyCounts } from './memory/held';
+export type { MemoryOnlyCounts } from './memory/held';
 export { createRedisStores } from './redis/create';
 export type { RedisStoresOptions } from './redis/create';
 export { MAX_HOOKS_PER_EVENT } from './run-ids';

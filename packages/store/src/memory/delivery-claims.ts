@@ -30,6 +30,13 @@ export class DeliveryClaims {
     this.until.delete(key);
   }
 
+  /** Claims still holding at `now` (what a restart of the process forgets). */
+  heldAt(now: number): number {
+    let n = 0;
+    for (const until of this.until.values()) if (until > now) n += 1;
+    return n;
+  }
+
   /** Claims held (lapsed ones not yet dropped included). */
   get size(): number {
     return this.until.size;

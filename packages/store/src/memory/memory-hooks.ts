@@ -143,6 +143,10 @@ export class MemoryHookStore implements HookStore {
   async removeDedupe(topic: string): Promise<boolean> {
     return this.dedupes.delete(topic);
   }
+  /** Topics with a dedupe key (HookStore has no listing of them; see memoryOnlyCounts). */
+  dedupeKeyCount(): number {
+    return this.dedupes.size;
+  }
   async listVerifiers(): Promise<VerifierBinding[]> {
     return structuredClone([...this.verifiers.values()].sort(byKey((v) => v.topic)));
   }

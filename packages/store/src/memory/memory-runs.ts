@@ -94,6 +94,11 @@ export class MemoryRunStore implements RunStore {
     private readonly policyVersionOf: () => number = () => 0,
   ) {}
 
+  /** The delivery ids whose duplicate check still holds at `now` (see memoryOnlyCounts). */
+  deliveryIdsHeld(now: number): number {
+    return this.deliveries.heldAt(now);
+  }
+
   async keepEvent(input: KeepEventInput): Promise<KeptRun[]> {
     return this.keep(input, input.deliveryId ?? null);
   }
