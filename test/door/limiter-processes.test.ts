@@ -106,7 +106,7 @@ describe('door flood limiter across two ingress processes', () => {
     expect(accepted.length + limited.length).toBe(REQUESTS);
     for (const a of accepted) expect(JSON.parse(a.body)).toEqual({ status: 'accepted', runs: 1, run_ids: [expect.any(String)], event_id: expect.any(String) });
     for (const a of limited) {
-      expect(JSON.parse(a.body)).toEqual({ error: 'too many requests' });
+      expect(JSON.parse(a.body)).toEqual({ error: { kind: 'unavailable', message: expect.stringContaining('HOOKS_DOOR_RATE') } });
       expect(a.retryAfter).toMatch(/^[1-9]\d*$/);
       expect(a.nosniff).toBe('nosniff');
     }

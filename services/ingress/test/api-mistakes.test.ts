@@ -165,4 +165,15 @@ describe('mistakes caught at registration, dry run and binding', () => {
       expect(r.text).not.toContain(SECRET_VALUE);
     });
   });
+
+  describe('a path no route takes', () => {
+    it('the 404 quotes the path as sent, /api prefix and escapes included, without the query', async () => {
+      const r = await h.call('/api/hookz/a%20b?limit=5', { role: 'reader' });
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual({ error: { kind: 'not_found', message: 'no route GET /api/hookz/a%20b: the routes are listed in GET /openapi.json' } });
+      const outside = await h.call('/nowhere', { method: 'POST', role: 'reader', json: {} });
+      expect(outside.status).toBe(404);
+      expect(outside.body.error.message).toBe('no route POST /nowhere: the routes are listed in GET /openapi.json');
+    });
+  });
 });

@@ -135,7 +135,28 @@ describe('door flood limiter', () => {
       const second = await h.call('/universal_webhook/t1', { method: 'POST', json: {} });
       expect(second.status).toBe(429);
       expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(second.body).toEqual({ error: 'too many requests' });
+      // The management API's error shape, the message naming the settings that set the limit.
+      expect(second.body).toEqual({ error: { kind: 'unavailable', message: expect.stringContaining('HOOKS_DOOR_RATE') } });
+      expect((second.body as { error: { message: string } }).error.message).toMatch(
+        /^too many requests to the public door from this client or on this topic; retry in [1-9]\d* s \(Retry-After\)\. The limit is HOOKS_DOOR_RATE requests a second with a burst of HOOKS_DOOR_BURST, per client and per topic/,
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a trigger link past the burst: 429 in the same shape, naming the link and HOOKS_DOOR_RATE', async () => {
+    const h = await startHarness({ settings: { doorRate: 0.001, doorBurst: 1 } });
+    try {
+      expect((await h.call('/api/hooks', { method: 'POST', role: 'operator', json: hook('limited', 'limited') })).status).toBe(201);
+      const { path } = (await h.call('/api/hooks/limited/links', { method: 'POST', role: 'operator', json: {} })).body;
+      expect((await h.call(path, { method: 'POST', json: {} })).status).toBe(200);
+      const second = await h.call(path, { method: 'POST', json: {} });
+      expect(second.status).toBe(429);
+      expect(second.body).toEqual({ error: { kind: 'unavailable', message: expect.stringContaining('on this trigger link') } });
+      expect((second.body as { error: { message: string } }).error.message).toContain(
+        'HOOKS_DOOR_RATE requests a second with a burst of HOOKS_DOOR_BURST, per client and per link',
+      );
     } finally {
       await h.close();
     }

@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { answer, bare, route, type Answer, type RouteDecl } from '../decl';
+import { ApiError } from '../skeleton';
 
 const OPEN = [] as const;
 const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' } } };
@@ -57,7 +58,13 @@ const DOOR_FAILS = (limiter: string): Record<number, Answer> => ({
   408: doorError('The body was not received in time'),
   413: doorError('Body larger than HOOKS_BODY_MAX_BYTES (the answer names the limit and the setting)'),
   414: doorError('Query string longer than HOOKS_QUERY_MAX_BYTES (the answer names the limit and the setting)'),
-  429: { ...doorError(`Flood limiter (${limiter})`), headers: RETRY_AFTER },
+  429: {
+    ...answer(
+      `Flood limiter (${limiter}): the management API's error shape, kind \`unavailable\`, the message naming HOOKS_DOOR_RATE and HOOKS_DOOR_BURST`,
+      ApiError,
+    ),
+    headers: RETRY_AFTER,
+  },
 });
 
 const topicParams = Type.Object({

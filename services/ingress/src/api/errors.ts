@@ -8,9 +8,15 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
-/** Unknown routes: a JSON 404 (through the error handler, so the body has the same shape). */
+/**
+ * Unknown routes: a JSON 404 (through the error handler, so the body has the
+ * same shape) quoting the path as the caller sent it, `/api` prefix and
+ * percent-escapes included (`req.path` inside the /api router has lost the
+ * prefix), without the query.
+ */
 export function unknownRoute(req: Request, _res: Response, next: NextFunction): void {
-  next(notFound(`no route ${req.method} ${req.path}`));
+  const sent = req.originalUrl.split('?')[0]!;
+  next(notFound(`no route ${req.method} ${sent}: the routes are listed in GET /openapi.json`));
 }
 
 /** express.json() failures carry a `type`; they are the client's fault, so bad_input. */

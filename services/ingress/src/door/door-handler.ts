@@ -5,6 +5,7 @@ import { acceptDelivery, createAcceptedCounter, type AcceptDeps, type DoorAnswer
 import { createPublishBatcher } from './publish-batch';
 import { createAcceptAnnouncer } from './announce';
 import { drainRefusedBody, readBody } from './read-body';
+import { tooManyBody } from './too-many';
 import { tracedDelivery, tracingOn } from './tracing';
 
 /** The flood limiter's verdict for one delivery (wired from the limiter module). */
@@ -22,7 +23,6 @@ export interface DoorOptions extends AcceptDeps {
 /** A topic is a name: an upper-case letter or a dot is a sender's typo, said as such (not a bare 404). */
 const BAD_TOPIC = JSON.stringify({ status: 'rejected', error: `topic must match ${NAME_PATTERN_SOURCE} (at most ${NAME_MAX_LENGTH} characters)` });
 const METHOD_NOT_ALLOWED = '{"error":"method not allowed"}';
-const TOO_MANY = '{"error":"too many requests"}';
 const TIMEOUT = '{"error":"request body not received in time"}';
 const INTERNAL = '{"error":"internal error"}';
 /** How long a refused (413, 408) body is still read and discarded, so the client can read the answer. */
@@ -63,7 +63,10 @@ export function createDoorHandler(options: DoorOptions): (req: IncomingMessage, 
     if (Buffer.byteLength(query) > opts.queryMaxBytes) return answer(res, 414, QUERY_TOO_LONG, undefined, pendingBody);
     if (opts.limit) {
       const verdict = await opts.limit(req, topic);
-      if (!verdict.ok) return answer(res, 429, TOO_MANY, { 'Retry-After': String(Math.max(1, Math.ceil(verdict.retryAfterSeconds))) }, pendingBody);
+      if (!verdict.ok) {
+        const retry = Math.max(1, Math.ceil(verdict.retryAfterSeconds));
+        return answer(res, 429, tooManyBody('topic', retry), { 'Retry-After': String(retry) }, pendingBody);
+      }
     }
 
     const read = await readBody(req, opts.bodyMaxBytes, opts.readTimeoutMs);

@@ -9,6 +9,7 @@ import type { LimitStep } from './door-handler';
 import { parsePayload } from './payload';
 import { createPublishBatcher } from './publish-batch';
 import { drainRefusedBody, readBody } from './read-body';
+import { tooManyBody } from './too-many';
 
 export interface TriggerDoorOptions extends AcceptDeps {
   queryMaxBytes: number;
@@ -23,7 +24,6 @@ export interface TriggerDoorOptions extends AcceptDeps {
  */
 export const TRIGGER_NOT_FOUND = '{"error":"not found"}';
 const METHOD_NOT_ALLOWED = '{"error":"method not allowed"}';
-const TOO_MANY = '{"error":"too many requests"}';
 const TIMEOUT = '{"error":"request body not received in time"}';
 const INTERNAL = '{"error":"internal error"}';
 /** Longer than any token we make; longer paths are refused unhashed (still the same 404). */
@@ -70,7 +70,10 @@ export function createTriggerHandler(options: TriggerDoorOptions): (req: Incomin
     if (opts.limit) {
       // Per client and per presented link (its hash, never the token): one busy link does not throttle another.
       const verdict = await opts.limit(req, `trigger-${hash.slice(0, 16)}`);
-      if (!verdict.ok) return answer(res, 429, TOO_MANY, { 'Retry-After': String(Math.max(1, Math.ceil(verdict.retryAfterSeconds))) }, pendingBody);
+      if (!verdict.ok) {
+        const retry = Math.max(1, Math.ceil(verdict.retryAfterSeconds));
+        return answer(res, 429, tooManyBody('link', retry), { 'Retry-After': String(retry) }, pendingBody);
+      }
     }
     const read = await readBody(req, opts.bodyMaxBytes, opts.readTimeoutMs);
     if (!read.ok) {

@@ -7,7 +7,7 @@
  *                                       apiRate: s.apiRate, trustedProxies: s.trustedProxies, logger });
  *   const ip = limiter.clientAddress(req.socket.remoteAddress ?? '', req.get('x-forwarded-for'));
  *   const v = await limiter.checkDoor(ip, topic);      // before reading the body
- *   if (!v.ok) -> res.set('Retry-After', String(v.retryAfterSeconds)).status(429).json({ error: 'too many requests' })
+ *   if (!v.ok) -> res.set('Retry-After', String(v.retryAfterSeconds)).status(429) with door/too-many.ts's body
  *   // management routes: limiter.checkApi(ip), same answer
  *   await limiter.close() on shutdown.
  *
