@@ -66,6 +66,25 @@ describe('hookyard call', () => {
     expect(parseStdout(json)).toMatchObject({ id, status: 'succeeded', done: true, result: { echoed: "it's me" } });
   });
 
+  it('the repeat hint keeps the connection flags as given: --url, and --token as the variable holding it, never its value', async () => {
+    // HOOKYARD_TOKEN holds the admin token: a repeat without the agent's --token would be refused (403).
+    const env = { HOOKYARD_URL: 'http://127.0.0.1:9', HOOKYARD_TOKEN: ADMIN, CI_AGENT_TOKEN: AGENT };
+    const byVariable = await runCli(['--url', ingress.url, '--token', AGENT, 'call', 'echo', '--args', '{"n":1}', '--wait', '0', '--key', 'k-tok-1'], { env });
+    expect(byVariable.code).toBe(5);
+    expect(lines(byVariable.stderr)[1]).toBe(
+      `hookyard: repeat it for the outcome: hookyard call echo --args '{"n":1}' --key k-tok-1 --url ${ingress.url} --token "$CI_AGENT_TOKEN"`,
+    );
+    // A token no exported variable holds: a placeholder, the secret never printed.
+    const byValue = await runCli(['call', 'echo', '--args', '{"n":2}', '--wait', '0', '--key', 'k-tok-2', '--token', AGENT], {
+      env: { HOOKYARD_URL: ingress.url, HOOKYARD_TOKEN: ADMIN },
+    });
+    expect(byValue.code).toBe(5);
+    expect(lines(byValue.stderr)[1]).toBe(
+      `hookyard: repeat it for the outcome: hookyard call echo --args '{"n":2}' --key k-tok-2 --token '<your agent token>'`,
+    );
+    expect(byValue.stderr).not.toContain(AGENT);
+  });
+
   it('denied: exit 4 with the sentence; failed: exit 6 saying whether a retry helps', async () => {
     const denied = hy(['call', 'echo', '--args', '{"n":1}', '--key', 'k-deny']);
     const d = await runOfKey('k-deny');

@@ -105,7 +105,8 @@ describe('README: agents', () => {
     expect(out.slice(5).join('\n')).toBe('{\n  "text": "ship it"\n}');
     expect(stderr).toContain('awaits approval');
     expect(stderr).toContain("by rule 'agents shipping' (ci-bot wants to ship)");
-    expect(stderr).toContain(`hookyard call echo --args '{"text":"ship it"}' --key ship-1`);
+    // The repeat keeps the token flag as it was given: the variable, never the token.
+    expect(stderr).toContain(`hookyard call echo --args '{"text":"ship it"}' --key ship-1 --token "$AGENT_TOKEN"`);
     // One run for the two calls (same key), approved and succeeded, its tool started once.
     const runs = (await (
       await fetch(`${server.url}/api/hook-runs?agent=ci-bot&status=succeeded`, { headers: { authorization: `Bearer ${token}` } })

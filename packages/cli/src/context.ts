@@ -6,6 +6,8 @@ export interface CliContext {
   client(opts?: { timeoutMs?: number }): ApiClient;
   /** The base URL (`--url`, `HOOKYARD_URL`, or the default), for the routes outside /api (the door). */
   url(): string;
+  /** The connection flags as given on the command line (absent: not given, the environment's or the default is used). */
+  given(): { url?: string; token?: string };
   /** True with `--json`. */
   json(): boolean;
   /** Prints `value` as JSON with `--json`, otherwise runs `human`. */

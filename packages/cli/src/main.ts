@@ -62,6 +62,7 @@ export function buildProgram(): Command {
       return new ApiClient({ url: o.url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL, token: o.token ?? process.env.HOOKYARD_TOKEN, timeoutMs: c?.timeoutMs });
     },
     url: () => opts().url ?? process.env.HOOKYARD_URL ?? DEFAULT_URL,
+    given: () => ({ url: opts().url, token: opts().token }),
     json: () => Boolean(opts().json),
     emit: (value, human) => (opts().json ? printJson(value) : human()),
   };

@@ -55,11 +55,33 @@ export function callCommand(program: Command, ctx: CliContext): void {
       if (ctx.json()) return printJson(view);
       if (view.status === 'succeeded') return say(typeof view.result === 'string' ? view.result : JSON.stringify(view.result ?? null, null, 2));
       process.stderr.write(`hookyard: call ${view.id} ${view.status}: ${view.sentence}\n`);
-      if (!view.done)
+      if (!view.done) {
+        const connection = connectionWords(ctx.given(), process.env);
         process.stderr.write(
-          `hookyard: repeat it for the outcome: hookyard call ${shellWord(tool)} --args ${shellWord(JSON.stringify(args))} --key ${shellWord(key)}\n`,
+          `hookyard: repeat it for the outcome: hookyard call ${shellWord(tool)} --args ${shellWord(JSON.stringify(args))} --key ${shellWord(key)}${connection}\n`,
         );
+      }
     });
+}
+
+/**
+ * The connection flags of the repeat hint, as the call was given them, so the
+ * repeat reaches the same server as the same agent: `--url` as given; a
+ * `--token` never by its value (it is a secret, and stderr ends up in logs)
+ * but as the exported variable that holds it (`--token "$AGENT_TOKEN"`,
+ * HOOKYARD_TOKEN first), or a `<your agent token>` placeholder when no
+ * variable does. Flags not given are left off: the environment answers again.
+ */
+export function connectionWords(given: { url?: string; token?: string }, env: NodeJS.ProcessEnv): string {
+  const words: string[] = [];
+  if (given.url !== undefined) words.push('--url', shellWord(given.url));
+  if (given.token !== undefined) {
+    const names = Object.keys(env)
+      .filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && given.token !== '' && env[n] === given.token)
+      .sort((a, b) => (a === 'HOOKYARD_TOKEN' ? -1 : b === 'HOOKYARD_TOKEN' ? 1 : a < b ? -1 : a > b ? 1 : 0));
+    words.push('--token', names.length > 0 ? `"$${names[0]}"` : "'<your agent token>'");
+  }
+  return words.map((w) => ` ${w}`).join('');
 }
 
 /** The exit code a call's view ends the command with. */
