@@ -32,11 +32,11 @@ it('listens on two ports', () => {
   expect(new URL(admin).port).not.toBe(new URL(door).port);
 });
 
-it('the public port: the door and the probes; no management API, /metrics or console', async () => {
+it('the public port: the door, the probes and the icon; no management API, /metrics or console', async () => {
   const post = await get(door, '/universal_webhook/ap-demo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(post.status).toBe(200);
   expect(JSON.parse(post.text)).toMatchObject({ status: 'accepted' });
-  for (const p of ['/healthz', '/readyz']) expect((await get(door, p)).status).toBe(200);
+  for (const p of ['/healthz', '/readyz', '/favicon.ico']) expect((await get(door, p)).status).toBe(200);
   for (const p of ['/api/hooks', '/metrics', '/openapi.json', '/console/']) {
     const r = await get(door, p);
     expect({ p, status: r.status }).toEqual({ p, status: 404 });
@@ -49,7 +49,7 @@ it('the admin port: the management API, /metrics and the probes; no door', async
   const metrics = await get(admin, '/metrics');
   expect(metrics.status).toBe(200);
   expect(metrics.text).toContain('tai42_hook_runs_accepted_total');
-  for (const p of ['/healthz', '/readyz']) expect((await get(admin, p)).status).toBe(200);
+  for (const p of ['/healthz', '/readyz', '/favicon.ico']) expect((await get(admin, p)).status).toBe(200);
   const post = await get(admin, '/universal_webhook/ap-demo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(post.status).toBe(404);
   expect(JSON.parse(post.text).error.message).toBe('no route POST /universal_webhook/ap-demo on this port (the public door listens on HOOKS_HTTP_PORT)');

@@ -162,7 +162,7 @@ const REGISTRY = {
   HOOKS_HTTP_HOST: setting('httpHost', { doc: 'address the HTTP server binds', default: '127.0.0.1', live: false, parse: host('127.0.0.1') }),
   HOOKS_HTTP_PORT: setting('httpPort', { doc: 'HTTP port; 0 picks a free one', default: '8080', live: false, parse: int(8080, 0, 65535) }),
   HOOKS_ADMIN_PORT: setting('adminPort', {
-    doc: 'when set, the ingress serves the management API, the agent door (/mcp, /api/calls), /metrics, /openapi.json and the console on this port and only the door, approval links and probes on HOOKS_HTTP_PORT; 0 picks a free one',
+    doc: 'when set, the ingress serves the management API, the agent door (/mcp, /api/calls), /metrics, /openapi.json and the console on this port and only the door, approval links, probes and the icon (/favicon.ico, also on this port) on HOOKS_HTTP_PORT; 0 picks a free one',
     default: 'one port for all',
     live: false,
     parse: optPort,

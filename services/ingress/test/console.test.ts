@@ -80,6 +80,29 @@ describe('operator console', () => {
     }
   });
 
+  it('the page links its icon, served from its assets and at /favicon.ico too (no 404 where browsers look)', async () => {
+    const served = await startHarness();
+    try {
+      const page = (await served.call('/console')).text;
+      const href = /<link rel="icon" type="image\/svg\+xml" href="(\/console\/assets\/favicon-[\w-]+\.svg)"/.exec(page)?.[1];
+      expect(href).toBeDefined();
+      const linked = await served.call(href!);
+      expect(linked.status).toBe(200);
+      expect(linked.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(linked.text).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      const ico = await served.call('/favicon.ico');
+      expect(ico.status).toBe(200);
+      expect(ico.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(ico.text).toBe(linked.text);
+    } finally {
+      await served.close();
+    }
+    // Not built: the console's 503 saying how, not a 404.
+    const missing = await h.call('/favicon.ico');
+    expect(missing.status).toBe(503);
+    expect(missing.text).toContain('pnpm build');
+  });
+
   it('answers 503 with how to build when the assets are missing', async () => {
     const r = await h.call('/console');
     expect(r.status).toBe(503);

@@ -286,6 +286,13 @@ export const SERVICE_ROUTES: readonly RouteDecl[] = [
       "bearer token pasted at sign-in (kept in session storage) and shows only what the token's role may do. 503 when the assets were not built.",
   ),
   ops(
+    '/favicon.ico',
+    'favicon',
+    "The console's icon",
+    { 200: answer('An SVG icon (image/svg+xml, whatever the name says)', Type.String(), 'image/svg+xml'), 503: bare('The console assets were not built') },
+    "The icon the console page links (under /console/assets), also here where browsers and tools look for a site's icon by default; on both ports when HOOKS_ADMIN_PORT splits them.",
+  ),
+  ops(
     '/console/sso.json',
     'consoleSso',
     "How the console signs a person in at the IdP (public, like the IdP's own metadata)",

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { ConsoleSso } from '../oidc/console-sso';
@@ -36,6 +36,16 @@ function cspSource(url: string): string {
   return `${u.origin}${u.pathname}`.replace(/[;,\s]/g, encodeURIComponent);
 }
 
+/** Where browsers ask for a site's icon when a page names none (the console's page names its own). */
+export const FAVICON_PATH = '/favicon.ico';
+
+/** The console's icon as built (`assets/favicon-<hash>.svg`, from src/favicon.svg); undefined when not built. */
+function readIcon(assetsDir: string): Buffer | undefined {
+  const dir = join(assetsDir, 'assets');
+  const name = existsSync(dir) ? readdirSync(dir).find((f) => /^favicon-[\w-]+\.svg$/.test(f)) : undefined;
+  return name === undefined ? undefined : readFileSync(join(dir, name));
+}
+
 /** Where the page's nonce goes in index.html (a meta tag the console reads for CodeMirror). */
 export const NONCE_PLACEHOLDER = '__HOOKYARD_CSP_NONCE__';
 
@@ -55,8 +65,8 @@ const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
 export const DEFAULT_CONSOLE_ASSETS = join(dirname(require.resolve('@hookyard/console/package.json')), 'dist');
 
 /**
- * `GET /console` (the page) and `/console/assets/*` (hashed, so cached for a
- * year). The console signs in with the same bearer tokens as the API; the
+ * `GET /console` (the page), `/console/assets/*` (hashed, so cached for a
+ * year) and `GET /favicon.ico` (the console's SVG icon, for whoever asks there). The console signs in with the same bearer tokens as the API; the
  * page itself holds nothing secret, so it needs no token. Assets that were
  * not built answer 503 saying how to build them; an unknown asset is the
  * usual JSON 404. `GET /console/sso.json` says how to sign in at the IdP
@@ -82,6 +92,16 @@ export function consoleRouter(assetsDir: string = DEFAULT_CONSOLE_ASSETS, sso: C
     const nonce = randomBytes(18).toString('base64');
     res.set('Content-Security-Policy', consoleCsp(nonce, tokenEndpoint)).type('text/html; charset=utf-8').send(page.split(NONCE_PLACEHOLDER).join(nonce));
   };
+  // The console's icon (the page links its hashed copy) also where browsers and tools look by default.
+  let icon: Buffer | undefined;
+  router.get(FAVICON_PATH, headers, (_req, res) => {
+    icon ??= readIcon(assetsDir);
+    if (icon === undefined) {
+      res.status(503).type('text/plain').send('the console assets are not built; run `pnpm build`\n');
+      return;
+    }
+    res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(icon);
+  });
   router.get(`${CONSOLE_PATH}/sso.json`, headers, (_req, res, next) => {
     (sso ? sso.config() : Promise.resolve(null)).then((config) => res.set('Cache-Control', 'no-store').json({ sso: config }), next);
   });

@@ -5,13 +5,14 @@ import { sendJson } from './headers';
 /** Which listener a request came in on when HOOKS_ADMIN_PORT splits the ingress in two. */
 export type IngressSurface = 'public' | 'admin';
 
-/** The routes the internet may reach: the door, signed approval links, and the probes. */
+/** The routes the internet may reach: the door, signed approval links, the probes and the icon. */
 export function onPublicSurface(url: string | undefined): boolean {
   const path = (url ?? '/').split('?')[0]!;
   return (
     path.startsWith('/universal_webhook/') ||
     path === '/healthz' ||
     path === '/readyz' ||
+    path === '/favicon.ico' ||
     path === APPROVAL_LINK_PATH ||
     path.startsWith(`${APPROVAL_LINK_PATH}/`)
   );
@@ -27,8 +28,9 @@ export function surfaceListener(app: RequestListener, surface: IngressSurface): 
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const isPublic = onPublicSurface(req.url);
-    const probe = path === '/healthz' || path === '/readyz';
-    if (surface === 'public' ? isPublic : !isPublic || probe) return app(req, res);
+    // Probes and the icon answer on both ports.
+    const both = path === '/healthz' || path === '/readyz' || path === '/favicon.ico';
+    if (surface === 'public' ? isPublic : !isPublic || both) return app(req, res);
     // Unread bodies are left to node: the answer closes the connection.
     const where =
       surface === 'public' ? 'the management API, /metrics and the console listen on HOOKS_ADMIN_PORT' : 'the public door listens on HOOKS_HTTP_PORT';
