@@ -56,6 +56,10 @@ describe('hooks link', () => {
     ]);
     const table = await hy(['hooks', 'link', 'list', 'cli-link'], READER);
     expect(table.stdout).toContain(made.link.id);
+    // The last use: a time for the link that fired, never for the other.
+    expect(lines(table.stdout)[0]).toMatch(/\bLAST_USED_AT\b/);
+    expect(listed.links.map((l) => l.last_used_at)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT/), null]);
+    expect(table.stdout).toMatch(/never/);
     expect(table.stdout + JSON.stringify(listed)).not.toContain(made.token);
 
     const refusedReader = await hy(['hooks', 'link', 'create', 'cli-link'], READER);

@@ -27,6 +27,8 @@ export interface TriggerLink {
   expires_at: string | null;
   /** How many times it fired. */
   uses: number;
+  /** When a request last took a use of it; null: never fired. */
+  last_used_at: string | null;
   /** At this many uses the link is refused; null: no limit. */
   max_uses: number | null;
   revoked: boolean;

@@ -15,6 +15,7 @@ function link(hookName: string, extra: Partial<TriggerLink> = {}): TriggerLink {
     created_by: 'operator:0a1b2c3d',
     expires_at: null,
     uses: 0,
+    last_used_at: null,
     max_uses: null,
     revoked: false,
     ...extra,
@@ -29,9 +30,16 @@ export function describeTriggerLinkConformance(stores: () => Stores): void {
       await hooks.putHook(hook('tl-a', 'tl-topic'));
       const l = link('tl-a');
       await hooks.putTriggerLink(l, hashOf(1));
-      expect(await hooks.useTriggerLink(hashOf(1), T0)).toEqual({ ok: true, link: { ...l, uses: 1 } });
+      expect(await hooks.listTriggerLinks('tl-a')).toEqual([l]);
+      expect(await hooks.useTriggerLink(hashOf(1), T0)).toEqual({ ok: true, link: { ...l, uses: 1, last_used_at: new Date(T0).toISOString() } });
       expect(await hooks.useTriggerLink(hashOf(2), T0)).toEqual({ ok: false, reason: 'unknown' });
-      expect(await hooks.listTriggerLinks('tl-a')).toEqual([{ ...l, uses: 1 }]);
+      // The last use is the latest one's time; a refused use leaves it.
+      await hooks.useTriggerLink(hashOf(1), T0 + 5000);
+      const used = { ...l, uses: 2, last_used_at: new Date(T0 + 5000).toISOString() };
+      expect(await hooks.listTriggerLinks('tl-a')).toEqual([used]);
+      await hooks.revokeTriggerLink('tl-a', l.id);
+      expect(await hooks.useTriggerLink(hashOf(1), T0 + 9000)).toEqual({ ok: false, reason: 'revoked' });
+      expect(await hooks.listTriggerLinks('tl-a')).toEqual([{ ...used, revoked: true }]);
       expect(await hooks.listTriggerLinks('other')).toEqual([]);
     });
 

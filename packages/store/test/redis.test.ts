@@ -216,6 +216,7 @@ describe('redis specifics', () => {
         created_by: 'x',
         expires_at: null,
         uses: 0,
+        last_used_at: null,
         max_uses: 2,
         revoked: false,
       };

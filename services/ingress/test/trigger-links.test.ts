@@ -47,6 +47,7 @@ describe('trigger links', () => {
       created_by: expect.stringMatching(/^operator:[0-9a-f]{8}$/),
       expires_at: null,
       uses: 0,
+      last_used_at: null,
       max_uses: null,
       revoked: false,
     });
@@ -63,7 +64,12 @@ describe('trigger links', () => {
     // Only that hook: the other hook on the topic kept nothing.
     expect((await h.stores.runs.list({ topic: 'signups' }, 10)).runs.map((r) => r.hook)).toEqual(['form']);
     expect(h.bus.published.slice(published).flat()).toEqual([runId]);
-    expect((await h.call('/api/hooks/form/links', { role: 'reader' })).body.links[0]).toMatchObject({ id: link.id, uses: 1 });
+    // The list shows the last use: the time the link fired (the ingress's clock).
+    expect((await h.call('/api/hooks/form/links', { role: 'reader' })).body.links[0]).toMatchObject({
+      id: link.id,
+      uses: 1,
+      last_used_at: new Date(T0).toISOString(),
+    });
   });
 
   it('max_uses holds under concurrent uses: exactly max_uses are accepted, the rest get the fixed 404', async () => {

@@ -223,6 +223,7 @@ export const TriggerLink = Type.Object(
     created_by: Type.String({ description: 'The operator token that made it: `<role>:<first 8 hex of its SHA-256>`' }),
     expires_at: Nullable(IsoTime({ description: 'Past this time the link is refused; null: never' })),
     uses: Type.Integer({ minimum: 0, description: 'How many runs it kept' }),
+    last_used_at: Nullable(IsoTime({ description: 'When a request last took a use of it (the run it kept, or one given back); null: never fired' })),
     max_uses: Nullable(Type.Integer({ minimum: 1, description: 'At this many uses it is refused; null: no limit' })),
     revoked: Type.Boolean(),
   },

@@ -49,8 +49,14 @@ export function triggerLinkCommand(hooks: Command, ctx: CliContext): void {
       const res = await ctx.client().get<AnswerOf<typeof listTriggerLinks>>(path(hook));
       ctx.emit(res, () =>
         printTable(
-          res.links.map((l) => ({ ...l, max_uses: l.max_uses ?? '-', expires_at: l.expires_at ?? 'never', revoked: l.revoked ? 'yes' : 'no' })),
-          ['id', 'label', 'uses', 'max_uses', 'expires_at', 'revoked', 'created_by', 'created_at'],
+          res.links.map((l) => ({
+            ...l,
+            max_uses: l.max_uses ?? '-',
+            last_used_at: l.last_used_at ?? 'never',
+            expires_at: l.expires_at ?? 'never',
+            revoked: l.revoked ? 'yes' : 'no',
+          })),
+          ['id', 'label', 'uses', 'max_uses', 'last_used_at', 'expires_at', 'revoked', 'created_by', 'created_at'],
         ),
       );
     });

@@ -4,7 +4,29 @@ import { api, atLeast, type ApiError, type Role } from '../api';
 import { href } from '../route';
 import { ErrorBox, time, toApiError, useConfirm, useLoad } from '../util';
 
-/** A hook's trigger links: an operator makes one (its URL shown once) and revokes; a reader sees the list (never a token). */
+/** How long a new link lives, as Create offers it (seconds; 0: never expires). */
+const EXPIRIES: ReadonlyArray<readonly [seconds: number, label: string]> = [
+  [0, 'never'],
+  [3600, 'in 1 hour'],
+  [86400, 'in 1 day'],
+  [7 * 86400, 'in 7 days'],
+  [30 * 86400, 'in 30 days'],
+  [365 * 86400, 'in 1 year'],
+];
+
+/** What a link's row says of it: revoked, expired, used up or active (as the door decides, at the time the list is shown). */
+function stateOf(l: { revoked: boolean; expires_at: string | null; uses: number; max_uses: number | null }): string {
+  if (l.revoked) return 'revoked';
+  if (l.expires_at !== null && Date.parse(l.expires_at) <= Date.now()) return 'expired';
+  if (l.max_uses !== null && l.uses >= l.max_uses) return 'used up';
+  return 'active';
+}
+
+/**
+ * A hook's trigger links: an operator makes one (an expiry and a use limit
+ * optional; its URL shown once) and revokes; a reader sees the list with
+ * each link's last use (never a token).
+ */
 export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
   const path = `/api/hooks/${encodeURIComponent(hook)}/links`;
   const links = useLoad(() => api<AnswerOf<typeof listTriggerLinks>>('GET', path), [path]);
@@ -12,13 +34,23 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [made, setMade] = useState<{ id: string; url: string } | null>(null);
   const [label, setLabel] = useState('');
+  const [expiresIn, setExpiresIn] = useState(0);
+  const [maxUses, setMaxUses] = useState('');
   const operator = atLeast(role, 'operator');
   const create = async (e: Event) => {
     e.preventDefault();
     try {
-      const res = await api<AnswerOf<typeof createTriggerLink>>('POST', path, label ? { label } : {});
+      const body = {
+        ...(label ? { label } : {}),
+        ...(expiresIn > 0 ? { expires_in_seconds: expiresIn } : {}),
+        // The server checks it (a whole number of at least 1) and names the field when it is not.
+        ...(maxUses.trim() !== '' ? { max_uses: Number(maxUses) } : {}),
+      };
+      const res = await api<AnswerOf<typeof createTriggerLink>>('POST', path, body);
       setMade({ id: res.link.id, url: res.url ?? `${location.origin}${res.path}` });
       setLabel('');
+      setExpiresIn(0);
+      setMaxUses('');
       setError(null);
       links.reload();
     } catch (err) {
@@ -42,9 +74,23 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
         <a href={href('/hooks')}>All hooks</a>
       </p>
       {operator && (
-        <form onSubmit={(e) => void create(e)}>
+        <form aria-label="Create a trigger link" onSubmit={(e) => void create(e)}>
           <label>
             Label <input value={label} maxLength={200} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
+          </label>{' '}
+          <label>
+            Expires{' '}
+            <select value={String(expiresIn)} onChange={(e) => setExpiresIn(Number((e.target as HTMLSelectElement).value))}>
+              {EXPIRIES.map(([seconds, text]) => (
+                <option key={seconds} value={String(seconds)}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <label>
+            Use limit{' '}
+            <input type="number" min={1} step={1} placeholder="none" value={maxUses} onInput={(e) => setMaxUses((e.target as HTMLInputElement).value)} />
           </label>{' '}
           <button type="submit">Create a link</button>
         </form>
@@ -62,6 +108,7 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
             <th scope="col">Id</th>
             <th scope="col">Label</th>
             <th scope="col">Uses</th>
+            <th scope="col">Last used</th>
             <th scope="col">Expires</th>
             <th scope="col">State</th>
             <th scope="col">Created</th>
@@ -79,8 +126,9 @@ export function TriggerLinksPage({ role, hook }: { role: Role; hook: string }) {
                 {l.uses}
                 {l.max_uses === null ? '' : ` / ${l.max_uses}`}
               </td>
+              <td data-last-used>{l.last_used_at ? time(l.last_used_at) : 'never'}</td>
               <td>{l.expires_at ? time(l.expires_at) : 'never'}</td>
-              <td>{l.revoked ? 'revoked' : 'active'}</td>
+              <td>{stateOf(l)}</td>
               <td>
                 {time(l.created_at)} by {l.created_by}
               </td>

@@ -86,7 +86,8 @@ export class MemoryHookStore implements HookStore {
 
   async putTriggerLink(link: TriggerLink, tokenHash: string): Promise<void> {
     if (!this.hooks.has(link.hook)) throw notFound(`no hook named ${JSON.stringify(link.hook)}`);
-    this.links.set(link.id, { link: structuredClone(link), tokenHash });
+    // As the Redis store keeps it: a new link was never used.
+    this.links.set(link.id, { link: { ...structuredClone(link), last_used_at: null }, tokenHash });
     this.linkTokens.set(tokenHash, link.id);
   }
   async listTriggerLinks(hook: string): Promise<TriggerLink[]> {
@@ -106,6 +107,7 @@ export class MemoryHookStore implements HookStore {
     const refusal = triggerRefusal(l.link, now);
     if (refusal) return { ok: false, reason: refusal };
     l.link.uses += 1;
+    l.link.last_used_at = new Date(now).toISOString();
     return { ok: true, link: structuredClone(l.link) };
   }
   async returnTriggerLinkUse(id: string): Promise<void> {

@@ -255,6 +255,8 @@ function linkOf(f: RunFields): TriggerLink | null {
     created_by: f.created_by ?? '',
     expires_at: f.expires ? new Date(Number(f.expires)).toISOString() : null,
     uses: Number(f.uses ?? 0),
+    // Absent on a link never used (and on links kept before the field was).
+    last_used_at: f.last_used ? new Date(Number(f.last_used)).toISOString() : null,
     max_uses: f.max_uses ? Number(f.max_uses) : null,
     revoked: f.revoked === '1',
   };

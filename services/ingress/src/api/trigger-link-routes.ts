@@ -105,6 +105,7 @@ export function triggerLinkRoutes(router: Router, ctx: ApiContext): void {
         created_by: callerOf(res),
         expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
         uses: 0,
+        last_used_at: null,
         max_uses: input.maxUses,
         revoked: false,
       };
