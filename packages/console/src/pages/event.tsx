@@ -5,7 +5,8 @@ import { ErrorBox, Json, Status, time, useLoad } from '../util';
 /**
  * One delivery (`#/events/<event id>`): how it came in (door, verified or
  * not, topic, when, the sender's delivery id), its payload, and every run it
- * became (one per hook on its topic) with its status.
+ * became (one per hook on its topic) with its status. An agent's call (the
+ * agent door) reads as a call: its one run, the call as kept.
  */
 export function EventPage({ id }: { role: Role; id: string }) {
   const event = useLoad(() => api<Delivery>('GET', `/api/deliveries/${encodeURIComponent(id)}`), [id]);
@@ -13,13 +14,16 @@ export function EventPage({ id }: { role: Role; id: string }) {
   const e = event.data;
   if (!e) return <p class="loading">Loading event…</p>;
   const failed = e.runs.filter((r) => r.status === 'failed').length;
+  // An agent's call comes through the agent door: a call (with its idempotency key), not a delivery.
+  const call = e.door === 'agent';
+  const key = call ? (e.payload as { idempotency_key?: unknown } | null)?.idempotency_key : undefined;
   return (
     <article class="story event" aria-labelledby="event-title">
       <p>
         <a href={href('/runs', { topic: e.topic, group: 'event' })}>← runs on {e.topic}, grouped by event</a>
       </p>
       <h1 id="event-title">
-        Event <code>{e.event_id}</code>
+        {call ? 'Call' : 'Event'} <code>{e.event_id}</code>
       </h1>
       <dl class="facts">
         <dt>Topic</dt>
@@ -30,9 +34,15 @@ export function EventPage({ id }: { role: Role; id: string }) {
         </dd>
         <dt>Received</dt>
         <dd>{time(e.received_at)}</dd>
-        <dt>Delivery id</dt>
+        <dt>{call ? 'Idempotency key' : 'Delivery id'}</dt>
         <dd>
-          {e.delivery_id ? (
+          {call ? (
+            typeof key === 'string' ? (
+              <code>{key}</code>
+            ) : (
+              'none (kept without one)'
+            )
+          ) : e.delivery_id ? (
             <>
               {e.delivery_id} (<a href={href('/runs', { delivery_id: e.delivery_id })}>every run with this delivery id</a>)
             </>
@@ -50,7 +60,7 @@ export function EventPage({ id }: { role: Role; id: string }) {
           {failed > 0 && `, ${failed} failed`}
         </dd>
       </dl>
-      <h2>Runs it became</h2>
+      <h2>{call ? 'Its run' : 'Runs it became'}</h2>
       <table class="runs event-runs">
         <caption class="sr-only">The runs of this event, in the order they were kept</caption>
         <thead>
@@ -80,8 +90,8 @@ export function EventPage({ id }: { role: Role; id: string }) {
           ))}
         </tbody>
       </table>
-      <h2>Payload</h2>
-      <Json value={e.payload} label="Payload" />
+      <h2>{call ? 'The call' : 'Payload'}</h2>
+      <Json value={e.payload} label={call ? 'The call' : 'Payload'} />
     </article>
   );
 }

@@ -60,9 +60,11 @@ export function RunStory({ role, id }: { role: Role; id: string }) {
             <dd>{r.delivery_id}</dd>
           </>
         )}
-        <dt>Event</dt>
+        {/* An agent's call is a call, not a delivery: it becomes this one run. */}
+        <dt>{call ? 'Call' : 'Event'}</dt>
         <dd>
-          <a href={href(`/events/${eventIdOf(r)}`)}>{eventIdOf(r)}</a> (the delivery and every run it became)
+          <a href={href(`/events/${eventIdOf(r)}`)}>{eventIdOf(r)}</a>{' '}
+          {call ? '(the call as it came in, and its run)' : '(the delivery and every run it became)'}
         </dd>
         {r.interaction && <ApprovalFacts id={r.interaction} at={r.updated_at} />}
         <dt>Kept</dt>
