@@ -10,7 +10,10 @@ export interface Held {
 /**
  * What the embedded default keeps only in memory, in the order the banner
  * names it: each kind countHeld counts, and the Overview's charts (minute
- * counters, not items: named here, not counted at the stop).
+ * counters, not items: named here, not counted at the stop). Not named: what
+ * goes with a kind named here (an agent call's idempotency key with its run,
+ * a tool's discovery status with the tool) and the flood limiter's buckets,
+ * which refill on their own.
  */
 export const IN_MEMORY =
   'hooks, tools, verifier bindings, dedupe keys, the approval policy, templates, declared states, agents, trigger links, ' +
