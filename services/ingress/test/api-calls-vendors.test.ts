@@ -7,6 +7,7 @@ import { createMemoryStores, type Stores } from '@hookyard/store';
 import { createToolRepo } from '@hookyard/tools';
 import { startExecutor, type ExecutorHandle } from '../../executor/src/start';
 import { createIngressApp } from '../src/start';
+import { manualSection } from '../../../test/support/manual';
 import {
   anthropicBlock,
   anthropicBlockParam,
@@ -334,5 +335,35 @@ describe('tools export in the Responses and Gemini formats', () => {
     const gemini = await get('gemini');
     const declaration: GeminiDeclaration = { name: 'echo', description: echo.description!, parametersJsonSchema: echo.parameters };
     expect(gemini.tools).toEqual([declaration]);
+  });
+});
+
+describe("docs/agents.md: Model vendors' tool calls, each example sent as written", () => {
+  const SECTION = manualSection('docs/agents.md', "## Model vendors' tool calls");
+  const blocks = [...SECTION.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as unknown);
+  const DOC_TOKEN = 'hya_vendor-shapes-docs-token-0123456789ab';
+
+  beforeAll(async () => {
+    await stores.agents.create({ name: 'ci-bot', description: null, tools_allow: ['echo'], tokenHash: agentTokenHash(DOC_TOKEN) }, Date.now());
+  });
+
+  it('has a request and its answer for each vendor and for a message', () => {
+    expect(blocks.length).toBe(10);
+  });
+
+  it.each([0, 2, 4, 6, 8])('request block %i answers the block after it', async (i) => {
+    const res = await fetch(`${url}/api/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DOC_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(blocks[i]),
+    });
+    expect(await res.json()).toEqual(blocks[i + 1]);
+    if (i === 8) {
+      // The message's status and headers, as the text after it says.
+      const said = /\(`(\d{3})`, `Hookyard-Run-Status: ([a-z_,]+)`\.\)/.exec(SECTION)!;
+      expect([res.status, res.headers.get('hookyard-run-status')]).toEqual([Number(said[1]), said[2]]);
+    } else {
+      expect([res.status, res.headers.get('hookyard-run-status')]).toEqual([200, 'succeeded']);
+    }
   });
 });
