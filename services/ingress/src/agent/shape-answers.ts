@@ -82,8 +82,8 @@ export function callAnswer(call: ParsedCall, outcome: CallOutcome): unknown {
       return { type: 'tool_result', tool_use_id: call.modelCallId, content, is_error: isError };
     case 'gemini': {
       // Gemini reads `output` as the function's output and `error` as what went wrong.
-      const succeeded = 'view' in outcome && outcome.view.status === 'succeeded';
-      const response = isError ? { error: content } : { output: succeeded ? ((outcome as { view: CallView }).view.result ?? null) : content };
+      const result = 'view' in outcome && outcome.view.status === 'succeeded' ? { value: outcome.view.result ?? null } : null;
+      const response = isError ? { error: content } : { output: result ? result.value : content };
       return { functionResponse: { ...(call.modelCallId !== null ? { id: call.modelCallId } : {}), name: call.tool, response } };
     }
   }
