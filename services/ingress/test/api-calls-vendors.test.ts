@@ -367,3 +367,34 @@ describe("docs/agents.md: Model vendors' tool calls, each example sent as writte
     }
   });
 });
+
+describe("the agent's flood bucket counts each call of an array", () => {
+  it('an array of three takes three tokens of a burst of three: the next call is 429 and nothing of it is kept', async () => {
+    const settings = loadSettings({ HOOKS_AGENT_RATE: '0.001', HOOKS_AGENT_BURST: '3' }, { apiTokens: [{ role: 'admin', token: ADMIN }] });
+    const own = createMemoryStores();
+    const logger = silentLogger();
+    const repo = createToolRepo({ settings, toolStore: own.tools, logger });
+    const app = createIngressApp({ settings, stores: own, bus: createMemoryBus(), jq, tools: repo, metrics: createMetrics({ defaultMetrics: false }), logger });
+    const s = await new Promise<Server>((resolve) => {
+      const l = app.listen(0, '127.0.0.1', () => resolve(l));
+    });
+    try {
+      await own.agents.create({ name: 'bursty', description: null, tools_allow: ['echo'], tokenHash: agentTokenHash(TOKEN) }, Date.now());
+      const post = async (json: unknown) =>
+        fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/api/calls?wait_seconds=0`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(json),
+        });
+      const three = await post([1, 2, 3].map((i) => chatToolCall(`call_b${i}`, 'echo', { i })));
+      expect(three.status).toBe(202);
+      const after = await post([chatToolCall('call_b4', 'echo', { i: 4 })]);
+      expect(after.status).toBe(429);
+      expect((await own.runs.list({}, 50)).runs).toHaveLength(3);
+    } finally {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+      await repo.close();
+    }
+  });
+});
