@@ -57,7 +57,7 @@ const GEMINI_PART_KEYS = new Set([
   'partMetadata',
 ]);
 
-export const SHAPES_HINT =
+const SHAPES_HINT =
   'send Hookyard\'s {"tool", "arguments"?, "idempotency_key"?, "wait_seconds"?}, ' +
   'an OpenAI Chat Completions tool call {"id", "type": "function", "function": {"name", "arguments"}} or assistant message {"role": "assistant", "tool_calls"}, ' +
   'an OpenAI Responses function_call item {"type": "function_call", "call_id", "name", "arguments"} or output array, ' +
@@ -85,13 +85,6 @@ export function parseCallsBody(body: unknown): ParsedBody {
     ]);
   }
   return { calls: [oneCall(b, '', false)], many: false };
-}
-
-/** One call, as a single body (today's single-call reader). */
-export function parseCallBody(body: unknown): ParsedCall {
-  const parsed = parseCallsBody(body);
-  if (parsed.many || parsed.calls.length !== 1) throw badInput(`one call expected: ${SHAPES_HINT}`);
-  return parsed.calls[0]!;
 }
 
 function oneCall(b: Obj, path: string, inArray: boolean): ParsedCall {
@@ -163,6 +156,7 @@ function openaiMessage(b: Obj): ParsedBody {
   b.tool_calls.forEach((c, i) => {
     if (!isObject(c) || c.type !== 'function') {
       const what = isObject(c) ? `type ${JSON.stringify(c.type)}` : 'not an object';
+      // A custom tool call gets its own refusal (it throws), saying why it is not answered.
       if (isObject(c) && c.type === 'custom') oneCall(c, `tool_calls[${i}]`, true);
       throw badInput(`tool_calls[${i}] is not a function tool call (${what}): each needs "type": "function"`);
     }
