@@ -320,9 +320,9 @@ describe('tools and templates', () => {
     const defs = JSON.parse(exported.stdout) as { name: string; input_schema: { type: string } }[];
     expect(defs.find((d) => d.name === 'echo')).toEqual(expect.objectContaining({ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }) }));
     expectRefused(
-      await hy(['tools', 'export', '--format', 'gemini'], { token: READER }),
+      await hy(['tools', 'export', '--format', 'cohere'], { token: READER }),
       1,
-      /^hookyard: 400 bad_input: format must be one of openai, anthropic, mcp, got "gemini"$/,
+      /^hookyard: 400 bad_input: format must be one of openai, openai-responses, anthropic, gemini, mcp, got "cohere"$/,
     );
 
     const port = await closedPort();

@@ -110,7 +110,7 @@ export {
   UnroutedTopic,
 } from './routes/agents-shared';
 export { createAgent, getAgent, listAgents, revokeAgent, rotateAgent } from './routes/agents';
-export { AnthropicAnswer, CallView, OpenAiAnswer, callTool, getCall } from './routes/calls';
+export { AnthropicAnswer, CallView, GeminiAnswer, OpenAiAnswer, OpenAiResponsesAnswer, callTool, getCall } from './routes/calls';
 export {
   deleteState,
   deleteStateDeclaration,

@@ -48,6 +48,24 @@ describe('tool definitions per vendor', () => {
     expect(vendorMisses('anthropic', defs)).toEqual([]);
   });
 
+  it('openai-responses: {type, name, description, parameters, strict: false}, descriptions cut to 1024', () => {
+    const defs = toolDefinitions(tools, 'openai-responses');
+    expect(defs[0]).toEqual({ type: 'function', name: 'echo', description: 'Returns its arguments', parameters: tools[0]!.parameters, strict: false });
+    expect((defs[1] as any).description).toHaveLength(1024);
+    expect((defs[1] as any).parameters).toEqual({ type: 'object', properties: {} });
+    expect(vendorMisses('openai-responses', defs)).toEqual([]);
+  });
+
+  it('gemini: FunctionDeclaration {name, description, parametersJsonSchema}, descriptions whole', () => {
+    const defs = toolDefinitions(tools, 'gemini');
+    expect(defs[0]).toEqual({ name: 'echo', description: 'Returns its arguments', parametersJsonSchema: tools[0]!.parameters });
+    expect((defs[1] as any).description).toBe(long);
+    expect((defs[2] as any).parametersJsonSchema).toEqual({ type: 'object' });
+    expect(vendorMisses('gemini', defs)).toEqual([]);
+    // Gemini wants a letter or `_` first: a tool name starting with a digit is caught.
+    expect(vendorMisses('gemini', toolDefinitions([{ ...tools[0]!, name: '2fa' }], 'gemini'))).toEqual(['2fa: name']);
+  });
+
   it("mcp: {name, description, inputSchema}, as the MCP SDK's ToolSchema reads it", () => {
     const defs = toolDefinitions(tools, 'mcp');
     expect(defs[0]).toEqual({ name: 'echo', description: 'Returns its arguments', inputSchema: tools[0]!.parameters });

@@ -12,7 +12,7 @@ import addFormats from 'ajv-formats';
 import { HookyardError, createLogger, silentLogger } from '@hookyard/core';
 import { OpenApiProvider } from '../src/openapi/openapi-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
-import { toolDefinitions } from '../src/catalogue';
+import { CATALOGUE_FORMATS, toolDefinitions } from '../src/catalogue';
 import type { ToolInfo } from '../src/types';
 import { vendorMisses } from './support/vendor-rules';
 import { testContext } from './support/context';
@@ -113,7 +113,7 @@ describe("GitHub's OpenAPI document", () => {
 });
 
 describe("GitHub's catalogue exported for the model APIs", () => {
-  it.each(['openai', 'anthropic', 'mcp'] as const)('%s: every one of its tools follows the vendor rules', (format) => {
+  it.each(CATALOGUE_FORMATS)('%s: every one of its tools follows the vendor rules', (format) => {
     const defs = toolDefinitions(tools, format);
     expect(defs).toHaveLength(tools.length);
     expect(vendorMisses(format, defs)).toEqual([]);

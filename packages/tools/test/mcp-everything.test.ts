@@ -8,7 +8,7 @@
 import { silentLogger } from '@hookyard/core';
 import { McpProvider } from '../src/mcp/mcp-provider';
 import { ProviderRepo } from '../src/provider/provider-repo';
-import { toolDefinitions } from '../src/catalogue';
+import { CATALOGUE_FORMATS, toolDefinitions } from '../src/catalogue';
 import { testContext } from './support/context';
 import { memoryToolStore } from './support/tool-store';
 import { vendorMisses } from './support/vendor-rules';
@@ -46,6 +46,6 @@ describe('MCP reference server over stdio', () => {
 
   it('its catalogue exports in every vendor shape by the vendor rules', async () => {
     const tools = await repo.tools('everything');
-    for (const format of ['openai', 'anthropic', 'mcp'] as const) expect(vendorMisses(format, toolDefinitions(tools, format))).toEqual([]);
+    for (const format of CATALOGUE_FORMATS) expect(vendorMisses(format, toolDefinitions(tools, format))).toEqual([]);
   });
 });

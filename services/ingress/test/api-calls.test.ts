@@ -115,33 +115,34 @@ describe('HTTP call API', () => {
     expect(otherTool.body.error.message).toContain("of tool 'echo'");
   });
 
-  it('an OpenAI tool call is answered as a tool message; its id is the key', async () => {
+  it('an OpenAI tool call is answered as a tool message, the run in the headers; its id is the key', async () => {
     const call = { id: 'call_abc', type: 'function', function: { name: 'echo', arguments: '{"text":"o"}' } };
     const first = await post(call, '?wait_seconds=0');
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({
-      role: 'tool',
-      tool_call_id: 'call_abc',
-      content: expect.stringMatching(/repeat the same call/),
-      hookyard: { id: expect.any(String), status: 'pending' },
-    });
-    await succeed(h.stores, first.body.hookyard.id, { echoed: 'o' });
+    // Exactly the vendor's message: the run id and status travel in headers.
+    expect(first.body).toEqual({ role: 'tool', tool_call_id: 'call_abc', content: expect.stringMatching(/repeat the same call/) });
+    const id = first.headers.get('hookyard-run-id')!;
+    expect(first.headers.get('hookyard-run-status')).toBe('pending');
+    expect(first.headers.get('hookyard-call-id')).toBe(id);
+    await succeed(h.stores, id, { echoed: 'o' });
     const again = await post(call, '?wait_seconds=0');
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ role: 'tool', tool_call_id: 'call_abc', content: '{"echoed":"o"}' });
-    expect(again.headers.get('hookyard-call-id')).toBe(first.body.hookyard.id);
+    expect([again.headers.get('hookyard-run-id'), again.headers.get('hookyard-run-status')]).toEqual([id, 'succeeded']);
   });
 
   it('a denied call is 200 with the sentence; the Anthropic shape says is_error', async () => {
     const block = { type: 'tool_use', id: 'toolu_01', name: 'echo', input: { text: 'rm' } };
     const first = await post(block, '?wait_seconds=0');
     expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_01', hookyard: { status: 'pending' } });
-    expect(first.body.is_error).toBeUndefined();
-    await deny(h.stores, first.body.hookyard.id);
+    expect(first.body).toEqual({ type: 'tool_result', tool_use_id: 'toolu_01', content: expect.stringMatching(/repeat the same call/), is_error: false });
+    const id = first.headers.get('hookyard-run-id')!;
+    await deny(h.stores, id);
     const sentence = 'no deleting on Fridays. Please ask for clarification or try a different, less destructive approach.';
-    expect((await post(block, '?wait_seconds=0')).body).toEqual({ type: 'tool_result', tool_use_id: 'toolu_01', content: sentence, is_error: true });
-    const view = await h.call(`/api/calls/${first.body.hookyard.id}`, { headers: bot() });
+    const denied = await post(block, '?wait_seconds=0');
+    expect(denied.body).toEqual({ type: 'tool_result', tool_use_id: 'toolu_01', content: sentence, is_error: true });
+    expect(denied.headers.get('hookyard-run-status')).toBe('denied');
+    const view = await h.call(`/api/calls/${id}`, { headers: bot() });
     expect(view.status).toBe(200);
     expect(view.body).toMatchObject({ status: 'denied', done: true, denial: { message: 'no deleting on Fridays', rule: 'fridays' }, sentence });
   });
@@ -214,7 +215,7 @@ describe('HTTP call API', () => {
     [{ tool: 'echo', wait_seconds: 1 }, '?wait_seconds=1', /once/],
     [{ tool: 'echo' }, '?verbose=1', /^unknown query parameter 'verbose'/],
     [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{nope' } }, '', /^function.arguments is not valid JSON/],
-    [{ type: 'tool_use', id: 'x', name: 'echo', input: {}, cache_control: {} }, '', /^unknown field 'cache_control'/],
+    [{ type: 'tool_use', id: 'x', name: 'echo', input: [] }, '', /^input must be a JSON object/],
     [{ type: 'image' }, '', /is not a call shape/],
   ])('refuses %j%s with 400', async (json, query, message) => {
     const r = await post(json, query);

@@ -190,9 +190,9 @@ describe('GET /api/tools?format=', () => {
   });
 
   it('an unknown format is a 400 naming the ones there are', async () => {
-    const r = await h.call('/api/tools?format=gemini', { role: 'reader' });
+    const r = await h.call('/api/tools?format=cohere', { role: 'reader' });
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toBe('format must be one of openai, anthropic, mcp, got "gemini"');
+    expect(r.body.error.message).toBe('format must be one of openai, openai-responses, anthropic, gemini, mcp, got "cohere"');
   });
 });
 

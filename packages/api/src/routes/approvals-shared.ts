@@ -13,7 +13,7 @@ export const RESOLUTION_VIA_VALUES = ['api', 'link', 'hook', 'expiry', 'elicitat
 export const APPROVAL_ACTION_VALUES = ['allow', 'approve', 'deny'] as const;
 export const APPROVAL_TIMEOUT_VALUES = ['deny', 'allow'] as const;
 export const APPROVAL_APPROVER_VALUES = ['caller'] as const;
-export const CATALOGUE_FORMAT_VALUES = ['openai', 'anthropic', 'mcp'] as const;
+export const CATALOGUE_FORMAT_VALUES = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as const;
 export const REMOTE_PROTOCOL_VALUES = ['openai', 'openai-object', 'ollama', 'langserve-openai', 'langserve-direct', 'langserve'] as const;
 
 /** A string enum as OpenAPI 3.0 says it (no `const`, no `anyOf` of literals). */

@@ -33,11 +33,13 @@ export const listTools = route({
     format: Type.Optional(
       Enum(CATALOGUE_FORMAT_VALUES, {
         description:
-          'openai: {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); anthropic: {name,description,input_schema}; mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
+          'openai (Chat Completions): {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); ' +
+          'openai-responses: {"type":"function",name,description,parameters,"strict":false} (descriptions cut to 1024); anthropic: {name,description,input_schema}; ' +
+          'gemini: {name,description,parametersJsonSchema} (a FunctionDeclaration); mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
       }),
     ),
   }),
-  // `format must be one of openai, anthropic, mcp, got "x"`: the line agents' tests pin.
+  // `format must be one of openai, openai-responses, anthropic, gemini, mcp, got "x"`: the line agents' tests pin.
   handlerChecks: ['query'],
   answers: {
     200: answer(

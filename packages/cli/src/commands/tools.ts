@@ -48,7 +48,8 @@ export function toolsCommand(program: Command, ctx: CliContext): void {
     .description("the catalogue as one model vendor's tool definitions, a JSON array to hand to the model (injected arguments hidden)")
     .requiredOption(
       '--format <format>',
-      'openai ({"type":"function","function":{...}}, descriptions cut to 1024), anthropic ({name, description, input_schema}) or mcp ({name, description, inputSchema})',
+      'openai (Chat Completions {"type":"function","function":{...}}, descriptions cut to 1024), openai-responses (Responses API {"type":"function", name, description, parameters, "strict": false}), ' +
+        'anthropic ({name, description, input_schema}), gemini (FunctionDeclaration {name, description, parametersJsonSchema}, for tools: [{functionDeclarations}]) or mcp ({name, description, inputSchema})',
     )
     .action(async (opts: { format: string }) => {
       const res = await ctx.client().get<Catalogue>(apiPath(['tools'], new URLSearchParams({ format: opts.format })));

@@ -8,14 +8,17 @@ import {
   endSpanWithError,
   internal,
   startSpan,
+  toHookyardError,
   traceparentOf,
   tracingOn,
   withSpan,
   type AgentClient,
+  type ErrorKind,
   type Settings,
 } from '@hookyard/core';
 import { AgentCalls, TOOLS_ALLOW_HEADER, toolsAllowEntries } from '../agent/calls';
-import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
+import { parseCallsBody } from '../agent/shapes';
+import { RUN_ID_HEADER, RUN_STATUS_HEADER, callAnswer, httpStatusOfCall, httpStatusOfOutcomes, runHeaders, type CallOutcome } from '../agent/shape-answers';
 import { agentOf } from './auth';
 import { callTool, getCall } from '@hookyard/api';
 import { mount } from './declare';
@@ -23,14 +26,14 @@ import type { ApiContext } from './context';
 
 /** The span of an HTTP call's keep (tracing on). */
 export const CALL_SPAN = 'POST /api/calls';
-/** The answer header naming the call's run, whatever the body's shape. */
+/** The answer header naming the call's run, whatever the body's shape (as Hookyard-Run-Id; kept for clients that read it). */
 export const CALL_ID_HEADER = 'Hookyard-Call-Id';
 
 /**
  * The HTTP call API for agents that do not speak MCP: `POST /api/calls` keeps
  * the call as a run and waits (up to HOOKS_AGENT_WAIT_SECONDS, or less when
  * asked) for its outcome; `GET /api/calls/{id}` answers it later. Agent
- * tokens only. The three body shapes and their answers are in agent/shapes.
+ * tokens only. The body shapes are read in agent/shapes, answered in agent/shape-answers.
  */
 export function callRoutes(router: Router, ctx: ApiContext): void {
   const opts = { validateAnswers: ctx.validateAnswers };
@@ -51,40 +54,64 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       const agent = theAgent(res);
       // The agent's own flood bucket, shared with /mcp (HOOKS_AGENT_RATE, HOOKS_AGENT_BURST).
       const verdict = ctx.limitAgent ? await ctx.limitAgent(agent.name) : { ok: true as const };
-      if (!verdict.ok) {
-        const retry = String(Math.max(1, Math.ceil(verdict.retryAfterSeconds)));
-        // No error kind maps to 429, so the limit answers here, as the management limiter does.
-        res
-          .status(429)
-          .set('Retry-After', retry)
-          .json({ error: { kind: 'unavailable', message: `too many calls from agent '${agent.name}'; retry in ${retry} s` } });
-        return;
-      }
+      if (!verdict.ok) return void tooMany(res, agent.name, verdict.retryAfterSeconds);
       onlyQuery(req, ['wait_seconds']);
-      const parsed = parseCallBody(req.body);
-      if (parsed.waitSeconds !== undefined && req.query.wait_seconds !== undefined) {
+      const { calls: parsed, many } = parseCallsBody(req.body);
+      // An array counts each of its calls against the agent's bucket.
+      for (let i = 1; i < parsed.length; i++) {
+        const more = ctx.limitAgent ? await ctx.limitAgent(agent.name) : { ok: true as const };
+        if (!more.ok) return void tooMany(res, agent.name, more.retryAfterSeconds);
+      }
+      const bodyWait = parsed.length === 1 ? parsed[0]!.waitSeconds : undefined;
+      if (bodyWait !== undefined && req.query.wait_seconds !== undefined) {
         throw badInput('wait_seconds is given both in the body and in the query; give it once');
       }
-      const waitMs = waitMsOf(parsed.waitSeconds !== undefined ? parsed.waitSeconds : req.query.wait_seconds, ctx.settings);
+      const waitMs = waitMsOf(bodyWait !== undefined ? bodyWait : req.query.wait_seconds, ctx.settings);
       const headerKey = req.get('idempotency-key');
-      if (headerKey !== undefined && parsed.idempotencyKey !== null && headerKey !== parsed.idempotencyKey) {
-        const bodyKey = parsed.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
+      if (headerKey !== undefined && many) {
+        throw badInput(
+          "the Idempotency-Key header keys one call; the calls of a message or an array are keyed by their own ids (idempotency_key in Hookyard's)",
+        );
+      }
+      const only = parsed[0]!;
+      if (headerKey !== undefined && only.idempotencyKey !== null && headerKey !== only.idempotencyKey) {
+        const bodyKey = only.shape === 'hookyard' ? 'idempotency_key' : "the model's call id";
         throw badInput(`the Idempotency-Key header and ${bodyKey} differ; give one key (a model-shaped call's key is its id)`);
       }
-      const request = {
-        tool: parsed.tool,
-        arguments: parsed.arguments as Record<string, unknown>,
-        idempotencyKey: parsed.idempotencyKey ?? headerKey ?? null,
-        runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
-        via: 'http' as const,
-      };
-      const { id } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
-      const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
+      const runtimeAllow = runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER));
+      const signal = closedSignal(req, res);
+      // Kept in order; a call not taken is answered as such (a model's: as its result message), the others still run.
+      const kept: ({ id: string } | { refused: { kind: ErrorKind; message: string } })[] = [];
+      for (const call of parsed) {
+        const request = {
+          tool: call.tool,
+          arguments: call.arguments as Record<string, unknown>,
+          idempotencyKey: call.idempotencyKey ?? (many ? null : (headerKey ?? null)),
+          runtimeAllow,
+          via: 'http' as const,
+        };
+        try {
+          kept.push(await tracedSubmit(req, agent.name, call.tool, (traceparent) => calls.submit(agent, { ...request, traceparent })));
+        } catch (err) {
+          const e = toHookyardError(err);
+          // Hookyard's single body keeps its error answers; a model's call, and any call of an array, gets a result.
+          if (e.kind === 'internal' || (!many && call.shape === 'hookyard')) throw err;
+          kept.push({ refused: { kind: e.kind, message: e.message } });
+        }
+      }
+      // The calls wait together, each up to the same bound.
+      const outcomes: CallOutcome[] = await Promise.all(
+        kept.map(async (k) => ('refused' in k ? k : { view: await calls.wait(agent, k.id, waitMs, { signal }) })),
+      );
       if (res.writableEnded || res.destroyed) return;
+      const headers = runHeaders(outcomes);
+      const answers = parsed.map((call, i) => callAnswer(call, outcomes[i]!));
       res
-        .status(httpStatusOfCall(view))
-        .set(CALL_ID_HEADER, view.id)
-        .json(callAnswer(parsed.shape, parsed.modelCallId, view));
+        .status(httpStatusOfOutcomes(outcomes, many))
+        .set(CALL_ID_HEADER, headers.id)
+        .set(RUN_ID_HEADER, headers.id)
+        .set(RUN_STATUS_HEADER, headers.status)
+        .json(many ? answers : answers[0]);
     },
     opts,
   );
@@ -98,7 +125,7 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       const waitMs = req.query.wait_seconds === undefined ? 0 : waitMsOf(req.query.wait_seconds, ctx.settings);
       const view = await calls.wait(agent, String(req.params.id), waitMs, { signal: closedSignal(req, res) });
       if (res.writableEnded || res.destroyed) return;
-      res.status(httpStatusOfCall(view)).set(CALL_ID_HEADER, view.id).json(view);
+      res.status(httpStatusOfCall(view)).set(CALL_ID_HEADER, view.id).set(RUN_ID_HEADER, view.id).set(RUN_STATUS_HEADER, view.status).json(view);
     },
     opts,
   );
@@ -166,6 +193,15 @@ async function tracedSubmit<T>(req: Request, agent: string, tool: string, submit
     endSpanWithError(span, err);
     throw err;
   }
+}
+
+/** The agent's bucket is empty. No error kind maps to 429, so the limit answers here, as the management limiter does. */
+function tooMany(res: Response, agent: string, retryAfterSeconds: number): void {
+  const retry = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  res
+    .status(429)
+    .set('Retry-After', retry)
+    .json({ error: { kind: 'unavailable', message: `too many calls from agent '${agent}'; retry in ${retry} s` } });
 }
 
 /** The agent of a request past requireAgent(). */
