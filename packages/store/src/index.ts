@@ -49,6 +49,7 @@ export type {
   RunFilter,
   RunPage,
   ReplayEdit,
+  UnknownOutcomeVerdict,
   RunStore,
   Stores,
   TakeManyResult,
