@@ -214,24 +214,33 @@ function ResolveDialog({ run, onClose, onResolved }: { run: Run; onClose: () => 
           Resolve run <code>{run.id}</code>
         </h2>
         <p class="hint">
-          Its tool started and the attempt was interrupted, so the tool may have acted. Check what it did, then record it: the run (and an agent's call)
-          answers your verdict.
+          Its tool started and the attempt was interrupted, so the tool may have acted. Check what it did, then record it: the run (and an agent's call) answers
+          your verdict.
         </p>
         <fieldset>
           <legend>What the tool did</legend>
           <label>
-            <input type="radio" name="resolve-outcome" value="succeeded" checked={outcome === 'succeeded'} onChange={() => setOutcome('succeeded')} />{' '}
-            It acted: succeeded
+            <input type="radio" name="resolve-outcome" value="succeeded" checked={outcome === 'succeeded'} onChange={() => setOutcome('succeeded')} /> It acted:
+            succeeded
           </label>
           <label>
-            <input type="radio" name="resolve-outcome" value="failed" checked={outcome === 'failed'} onChange={() => setOutcome('failed')} /> It failed
-            or did not act
+            <input type="radio" name="resolve-outcome" value="failed" checked={outcome === 'failed'} onChange={() => setOutcome('failed')} /> It failed or did
+            not act
           </label>
         </fieldset>
         {outcome === 'succeeded' ? (
           <>
             <label for="resolve-result">Result (JSON; empty for null)</label>
-            <textarea id="resolve-result" rows={6} spellcheck={false} value={result} onInput={(e) => setResult((e.target as HTMLTextAreaElement).value)} />
+            <textarea
+              id="resolve-result"
+              rows={6}
+              spellcheck={false}
+              value={result}
+              onInput={(e) => {
+                setResult((e.target as HTMLTextAreaElement).value);
+                setBad(null);
+              }}
+            />
           </>
         ) : (
           <>
