@@ -8,7 +8,6 @@
  * with the resolved line in its timeline. A reader sees no Resolve button.
  * Screenshot: run-resolve.png.
  */
-import { randomBytes } from 'node:crypto';
 import { createRedisStores, type Stores } from '@hookyard/store';
 import { roleEnv } from '../support/processes';
 import { cleanupPrefix, requireNats, requireRedis, uniquePrefix } from '../support/services';
