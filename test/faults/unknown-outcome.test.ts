@@ -116,7 +116,11 @@ describe('an executor SIGKILLed at a non-resumable tool: the model reads "unknow
       `/api/audit?target=${id}&action=run.resolve`,
     );
     expect(entries.entries).toEqual([
-      expect.objectContaining({ action: 'run.resolve', actor: expect.objectContaining({ role: 'admin' }), detail: { outcome: 'succeeded', reason: null, note: verdict.note } }),
+      expect.objectContaining({
+        action: 'run.resolve',
+        actor: expect.objectContaining({ role: 'admin' }),
+        detail: { outcome: 'succeeded', reason: null, note: verdict.note },
+      }),
     ]);
   });
 });

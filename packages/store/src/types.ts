@@ -401,12 +401,11 @@ export interface AgentStore {
 /** The statuses `complete` ends a run in: a result, not a failure. */
 export type CompletedStatus = 'succeeded' | 'skipped' | 'denied' | 'cancelled';
 
-/** An operator's edited payload for a replay (already bounded and checked by the caller). */
 /** What an operator verified about a run held with an unknown outcome (`RunStore.resolveUnknown`). */
 export type UnknownOutcomeVerdict =
-  | { outcome: 'succeeded'; result: unknown; note: string | null; by: string }
-  | { outcome: 'failed'; reason: string; note: string | null; by: string };
+  { outcome: 'succeeded'; result: unknown; note: string | null; by: string } | { outcome: 'failed'; reason: string; note: string | null; by: string };
 
+/** An operator's edited payload for a replay (already bounded and checked by the caller). */
 export interface ReplayEdit {
   payload: unknown;
 }

@@ -187,7 +187,11 @@ export function describeInterruptConformance(stores: () => Stores): void {
         const s = stores();
         const id = await held(s);
         expect((await s.runs.counts()).failed).toBe(1);
-        const run = await s.runs.resolveUnknown(id, { outcome: 'succeeded', result: { deployed: 'v2' }, note: 'checked the deploy log', by: 'ops-ann' }, T0 + 5_000);
+        const run = await s.runs.resolveUnknown(
+          id,
+          { outcome: 'succeeded', result: { deployed: 'v2' }, note: 'checked the deploy log', by: 'ops-ann' },
+          T0 + 5_000,
+        );
         expect(run).toMatchObject({ status: 'succeeded', result: { deployed: 'v2' }, error: null, finished_at: new Date(T0 + 5_000).toISOString() });
         expect(run.history.at(-1)).toMatchObject({
           event: 'resolved',
@@ -212,7 +216,10 @@ export function describeInterruptConformance(stores: () => Stores): void {
           result: null,
           error: { kind: 'operator_failed', message: 'operator checked what the tool did and recorded that it failed: the deploy never reached prod' },
         });
-        expect(run.history.at(-1)).toMatchObject({ event: 'resolved', detail: 'resolved by operator as failed (the outcome was unknown): the deploy never reached prod' });
+        expect(run.history.at(-1)).toMatchObject({
+          event: 'resolved',
+          detail: 'resolved by operator as failed (the outcome was unknown): the deploy never reached prod',
+        });
         expect((await s.runs.counts()).failed).toBe(1);
         await expect(s.runs.resolveUnknown(id, { outcome: 'succeeded', result: 1, note: null, by: 'x' }, T0 + 6_000)).rejects.toMatchObject({
           kind: 'conflict',

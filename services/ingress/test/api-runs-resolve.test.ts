@@ -62,7 +62,9 @@ describe('POST /api/hook-runs/{id}/resolve: an operator records what a run with 
 
     const before = await h.call(`/api/calls/${id}`, { headers: bot });
     expect(before.body).toMatchObject({ status: 'failed', done: true, error: { kind: 'outcome_unknown', retryable: false } });
-    expect(before.body.sentence).toMatch(/^The outcome of the call to echo is unknown: it was interrupted after the tool started, so the tool may have acted\./);
+    expect(before.body.sentence).toMatch(
+      /^The outcome of the call to echo is unknown: it was interrupted after the tool started, so the tool may have acted\./,
+    );
     expect(before.body.sentence).toContain('An operator has been asked to check what it did.');
     expect(before.body.sentence).toContain('Make the same call again (same tool, same arguments)');
     expect(before.body.sentence).not.toMatch(/retry may help|make the call again with a new idempotency key/i);
@@ -80,7 +82,10 @@ describe('POST /api/hook-runs/{id}/resolve: an operator records what a run with 
     const r = await resolve(id, { outcome: 'succeeded', result: { deployed: 'v2' }, note: 'seen in the deploy log' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id, status: 'succeeded', result: { deployed: 'v2' }, error: null });
-    expect(r.body.history.at(-1)).toMatchObject({ event: 'resolved', detail: 'resolved by operator as succeeded (the outcome was unknown); note: seen in the deploy log' });
+    expect(r.body.history.at(-1)).toMatchObject({
+      event: 'resolved',
+      detail: 'resolved by operator as succeeded (the outcome was unknown); note: seen in the deploy log',
+    });
     expect(events).toEqual([expect.objectContaining({ run_id: id, event: 'finished', status: 'succeeded' })]);
 
     const after = await h.call(`/api/calls/${id}`, { headers: bot });
@@ -90,14 +95,22 @@ describe('POST /api/hook-runs/{id}/resolve: an operator records what a run with 
   });
 
   it('a failed verdict keeps the run failed with a non-retryable error naming the reason; the agent reads it, not a retry', async () => {
-    const kept = await h.call('/api/calls', { method: 'POST', json: { tool: 'echo', arguments: { n: 2 }, idempotency_key: 'k-f', wait_seconds: 0 }, headers: bot });
+    const kept = await h.call('/api/calls', {
+      method: 'POST',
+      json: { tool: 'echo', arguments: { n: 2 }, idempotency_key: 'k-f', wait_seconds: 0 },
+      headers: bot,
+    });
     const id = kept.body.id as string;
     await holdUnknown(id);
     const r = await resolve(id, { outcome: 'failed', reason: 'the deploy never reached prod' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'failed',
-      error: { kind: 'operator_failed', retryable: false, message: 'operator checked what the tool did and recorded that it failed: the deploy never reached prod' },
+      error: {
+        kind: 'operator_failed',
+        retryable: false,
+        message: 'operator checked what the tool did and recorded that it failed: the deploy never reached prod',
+      },
     });
     const view = (await h.call(`/api/calls/${id}`, { headers: bot })).body;
     expect(view).toMatchObject({ status: 'failed', error: { kind: 'operator_failed', retryable: false } });
@@ -137,10 +150,7 @@ describe('POST /api/hook-runs/{id}/resolve: an operator records what a run with 
     [{ outcome: 'maybe' }, ['outcome must be "succeeded" or "failed", got "maybe"']],
     [{ outcome: 'failed' }, ['reason is required with outcome "failed": say what you found the tool did (or did not do)']],
     [{ outcome: 'failed', reason: '   ' }, ['reason is required with outcome "failed": say what you found the tool did (or did not do)']],
-    [
-      { outcome: 'failed', reason: 'no', result: 1 },
-      ['result goes with outcome "succeeded"; a failed verdict carries reason (and a note)'],
-    ],
+    [{ outcome: 'failed', reason: 'no', result: 1 }, ['result goes with outcome "succeeded"; a failed verdict carries reason (and a note)']],
     [{ outcome: 'succeeded', reason: 'x' }, ['reason goes with outcome "failed"; a succeeded verdict carries result (and a note)']],
     [{ outcome: 'succeeded', by: 'me' }, ["unknown field 'by'"]],
     [{ outcome: 'succeeded', note: 7 }, ['note must be a string of at most 2000 characters, got 7']],
@@ -164,7 +174,9 @@ describe('POST /api/hook-runs/{id}/resolve: an operator records what a run with 
     await h.stores.runs.fail(other!.id, c!.token, { kind: 'bad_input', message: 'condition raised' }, Date.now());
     const f = await resolve(other!.id, { outcome: 'failed', reason: 'x' });
     expect(f.status).toBe(409);
-    expect(f.body.error.message).toMatch(/is failed with kind bad_input; only a run held failed with an unknown outcome .* can be resolved; retry or discard it instead$/);
+    expect(f.body.error.message).toMatch(
+      /is failed with kind bad_input; only a run held failed with an unknown outcome .* can be resolved; retry or discard it instead$/,
+    );
 
     const id = await heldHookRun();
     expect((await resolve(id, { outcome: 'failed', reason: 'nothing happened' })).status).toBe(200);
