@@ -53,6 +53,8 @@ afterAll(async () => {
 describe('hookyard runs resolve', () => {
   it('--succeeded --result --note ends the run succeeded with that result; the history names the note', async () => {
     const id = await held();
+    const shown = await hy(['runs', 'show', id]);
+    expect(shown.stdout).toContain(`hookyard runs resolve ${id} --succeeded [--result JSON] | --failed --reason TEXT [--note TEXT]`);
     const r = await hy(['runs', 'resolve', id, '--succeeded', '--result', '{"deployed":"v2"}', '--note', 'seen in the log']);
     expect([r.code, r.stdout.trim(), r.stderr]).toEqual([0, `run ${id} of hook resolve-cli is resolved succeeded`, '']);
     const run = await direct.runs.get(id);

@@ -423,6 +423,10 @@ export function runsCommand(program: Command, ctx: CliContext): void {
             say(`  ${h.at}  #${h.attempt}  ${h.event}${h.detail ? `  ${cell(h.detail)}` : ''}`);
           }
         }
+        if (run.status === 'failed' && run.error?.kind === 'outcome_unknown') {
+          say(`its outcome is unknown (the tool may have acted): check what it did, then`);
+          say(`  hookyard runs resolve ${run.id} --succeeded [--result JSON] | --failed --reason TEXT [--note TEXT]`);
+        }
       });
     });
 
