@@ -8,8 +8,8 @@
  * holds an approved and an allowed call in flight is SIGKILLed (and not
  * restarted: the other executor and the scheduler finish everything). More
  * calls are accepted and approved while it is dead. Then: every call ends with
- * exactly one outcome; a call the kill cut ends failed (its tool started and
- * may not be replayed) and every other allowed or approved call succeeded;
+ * exactly one outcome; a call the kill cut ends failed with an unknown outcome
+ * (its tool started and may not be replayed) and every other allowed or approved call succeeded;
  * the tool was called exactly once per call, never twice; and the agent's
  * repeated call (same idempotency key) gets the same run and outcome without
  * calling the tool again.
@@ -24,7 +24,7 @@ jest.setTimeout(120_000);
 
 const AGENT = 'ops-bot';
 const TERMINAL = new Set(['succeeded', 'skipped', 'failed', 'discarded', 'denied', 'cancelled']);
-const INTERRUPTED = /^interrupted after its tool started; the tool does not declare crash-resume \(/;
+const INTERRUPTED = /^outcome unknown: interrupted after its tool started \(.*\); the tool may have acted and does not declare crash-resume/;
 
 type Kind = 'allowed' | 'approve' | 'deny';
 const ENV: Record<Kind, string> = { allowed: 'staging', approve: 'prod', deny: 'frozen' };
@@ -194,7 +194,7 @@ describe('agent calls across processes: an executor SIGKILLed mid-call (Redis + 
         c.kind === 'deny'
           ? { status: 'denied', calls: 0 }
           : cut.has(c.id)
-            ? { status: 'failed', calls: 1, error: 'internal' }
+            ? { status: 'failed', calls: 1, error: 'outcome_unknown' }
             : { status: 'succeeded', calls: 1, result: { deployed: c.args } };
       const seen: Record<string, unknown> = { status: v.status, calls: tool.callsOf(c.id) };
       if (v.status === 'failed') seen.error = v.error?.kind;

@@ -96,7 +96,7 @@ export interface CallView {
   status: string;
   done: boolean;
   result?: unknown;
-  error?: { kind: string; message: string };
+  error?: { kind: string; message: string; retryable?: boolean };
   denial?: { message: string; rule: string | null };
   interaction?: { id: string; rule: string | null };
   sentence: string;

@@ -137,6 +137,8 @@ export {
   listFailureGroups,
   listRuns,
   replayRun,
+  resolveRun,
+  ResolveVerdict,
   retryRun,
   retryRuns,
 } from './routes/runs';

@@ -153,6 +153,12 @@ const KIND_WORDS: Record<string, string> = {
  */
 export function whyNotRetried(run: Pick<Run, 'status' | 'acted' | 'attempts' | 'error' | 'resumable'>): string | null {
   if (run.status !== 'failed') return null;
+  if (run.error?.kind === 'outcome_unknown')
+    return (
+      'Held: its tool started and the attempt was interrupted, so the outcome is unknown and the tool may have acted. ' +
+      'Check what the tool did and Resolve the run with what you found (or Retry it if calling the tool again is safe).'
+    );
+  if (run.error?.kind === 'operator_failed') return 'Resolved failed by an operator who checked what the tool did (see the history).';
   if (run.acted === 'start')
     return (
       'Not retried: the tool had been called (its start was recorded before the call), so the run is held rather than risk calling it twice. ' +

@@ -85,6 +85,13 @@ describe('console: why a failed run was not retried', () => {
       /tool had been called.*held/,
     );
   });
+  it("an unknown outcome: held for the operator to check and Resolve; an operator's failed verdict says so", () => {
+    const unknown = failed({ acted: 'start', error: { kind: 'outcome_unknown', message: 'outcome unknown: interrupted', retryable: false } });
+    expect(whyNotRetried(unknown)).toMatch(/outcome is unknown and the tool may have acted.*Resolve the run/);
+    expect(whyNotRetried(failed({ acted: 'start', error: { kind: 'operator_failed', message: 'x', retryable: false } }))).toMatch(
+      /Resolved failed by an operator/,
+    );
+  });
   it('a kind no retry can change, from the retryability the API sends', () => {
     expect(whyNotRetried(failed({ error: { kind: 'bad_input', message: 'x', retryable: false } }))).toMatch(/bad_input is a kind no retry can change/);
   });

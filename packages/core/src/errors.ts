@@ -2,11 +2,27 @@
  * Every failure in Hookyard has a kind. The kind decides the HTTP status (in
  * `httpStatusOf`, the one place that maps it) and whether a retry can help.
  */
-export const ERROR_KINDS = ['bad_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'cancelled', 'unavailable', 'timeout', 'internal'] as const;
+export const ERROR_KINDS = [
+  'bad_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unavailable',
+  'timeout',
+  'internal',
+  'outcome_unknown',
+  'operator_failed',
+] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
-/** Kinds a later attempt may get past: the cause can pass (a store out of reach, a slow peer). */
+/**
+ * Kinds a later attempt may get past: the cause can pass (a store out of reach, a slow peer).
+ * Not `outcome_unknown` (the tool may have acted: a second call could act twice; an operator
+ * checks and resolves it) nor `operator_failed` (the operator's verdict on such a call).
+ */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'timeout', 'internal']);
 
 const HTTP_STATUS: Record<ErrorKind, number> = {
@@ -19,6 +35,10 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
   timeout: 504,
   internal: 500,
+  // A tool call that may have acted with no answer kept: the upstream's outcome is what is missing.
+  outcome_unknown: 502,
+  // An operator checked a tool call whose outcome was unknown and recorded that it failed.
+  operator_failed: 502,
 };
 
 export function isErrorKind(value: unknown): value is ErrorKind {

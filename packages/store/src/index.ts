@@ -51,6 +51,7 @@ export type {
   RunFilter,
   RunPage,
   ReplayEdit,
+  UnknownOutcomeVerdict,
   RunStore,
   Stores,
   TakeManyResult,

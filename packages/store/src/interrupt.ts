@@ -12,6 +12,14 @@ export interface InterruptedAttempt {
 export const replayDetail = (acted: Acted) =>
   acted === 'start' ? 'its start replays on the next attempt' : `its committed ${acted} ends the run on the next attempt`;
 
+/**
+ * The error of a run interrupted after its non-resumable tool started;
+ * interrupt.lua builds the same words.
+ */
+export const unknownOutcomeMessage = (reason: string) =>
+  `outcome unknown: interrupted after its tool started (${reason}); the tool may have acted and does not declare crash-resume, ` +
+  'so it is not called again; held for an operator to check what the tool did and resolve the run';
+
 export interface InterruptDecision {
   outcome: LapsedOutcome['outcome'];
   error: ErrorInfo;
@@ -24,7 +32,8 @@ export interface InterruptDecision {
  *
  * - nothing acted: retry after `retryDelayMs`, or fail once attempts are used up;
  * - started a crash-resumable tool: replay the start now, or fail when used up;
- * - started any other tool: held as failed;
+ * - started any other tool: held as failed, `outcome_unknown` (the tool may have
+ *   acted; no retry can tell), until an operator checks and resolves it;
  * - committed cancel/resume/take: due now, and the next attempt ends the run
  *   with what the commit did (the executor reads it from the records, acting
  *   on nothing again; attempts left do not matter).
@@ -39,8 +48,7 @@ export function decideInterrupt(a: InterruptedAttempt, policy: InterruptPolicy, 
   }
   if (a.acted === 'start') {
     if (!a.resumable) {
-      const message = `interrupted after its tool started; the tool does not declare crash-resume (${reason})`;
-      return { outcome: 'failed', error: { kind: 'internal', message } };
+      return { outcome: 'failed', error: { kind: 'outcome_unknown', message: unknownOutcomeMessage(reason) } };
     }
     return spent
       ? { outcome: 'failed', error: { kind: 'unavailable', message: `${reason}; no attempts left to replay its start ${used}` } }

@@ -1,6 +1,6 @@
 import { RESULT_MAX_BYTES, conflict, httpExchange, isHttpExchange } from '@hookyard/core';
 import type { Acted, AgentCallPayload, Door, ErrorInfo, HttpExchange } from '@hookyard/core';
-import type { ActInput, KeepEventInput } from './types';
+import type { ActInput, KeepEventInput, UnknownOutcomeVerdict } from './types';
 
 /**
  * Rules both stores share, so memory and Redis say the same thing. The Lua
@@ -134,6 +134,25 @@ export function replayRefusal(id: string, status: string): Error {
 /** The refusal of `retry` for a run whose hook committed a resume or take. */
 export function committedRefusal(id: string, acted: Acted, actedIds: string[]): Error {
   return conflict(`run ${id} committed a ${acted} on ${actedIds.join(', ')}; it cannot be retried, only discarded`);
+}
+
+/** The refusal of `resolveUnknown` for a run not held failed with an unknown outcome. */
+export function unknownOutcomeRefusal(id: string, status: string, kind: string): Error {
+  const what = status === 'failed' ? `failed with ${kind ? `kind ${kind}` : 'no error'}` : status;
+  return conflict(
+    `run ${id} is ${what}; only a run held failed with an unknown outcome (kind outcome_unknown: its tool may have acted) can be resolved` +
+      (status === 'failed' ? '; retry or discard it instead' : ''),
+  );
+}
+
+/** What an operator's verdict on an unknown outcome writes: the run's status, result and error, and its history line. */
+export function verdictFields(v: UnknownOutcomeVerdict): { status: 'succeeded' | 'failed'; result: unknown; error: ErrorInfo | null; detail: string } {
+  const note = v.note ? `; note: ${v.note}` : '';
+  if (v.outcome === 'succeeded') {
+    return { status: 'succeeded', result: boundResult(v.result), error: null, detail: `resolved by ${v.by} as succeeded (the outcome was unknown)${note}` };
+  }
+  const error: ErrorInfo = { kind: 'operator_failed', message: `${v.by} checked what the tool did and recorded that it failed: ${v.reason}` };
+  return { status: 'failed', result: null, error, detail: `resolved by ${v.by} as failed (the outcome was unknown): ${v.reason}${note}` };
 }
 
 export function staleTokenError(id: string, token: number, status: string, current: number): Error {

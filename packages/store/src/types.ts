@@ -401,6 +401,10 @@ export interface AgentStore {
 /** The statuses `complete` ends a run in: a result, not a failure. */
 export type CompletedStatus = 'succeeded' | 'skipped' | 'denied' | 'cancelled';
 
+/** What an operator verified about a run held with an unknown outcome (`RunStore.resolveUnknown`). */
+export type UnknownOutcomeVerdict =
+  { outcome: 'succeeded'; result: unknown; note: string | null; by: string } | { outcome: 'failed'; reason: string; note: string | null; by: string };
+
 /** An operator's edited payload for a replay (already bounded and checked by the caller). */
 export interface ReplayEdit {
   payload: unknown;
@@ -532,6 +536,14 @@ export interface RunStore {
   replay(id: string, hook: { name: string; topic: string }, now: number, dispatchGraceMs: number, edit?: ReplayEdit): Promise<Run>;
   /** Marks a run discarded (kept for retention). `conflict` while it is running. */
   discard(id: string, now: number): Promise<Run>;
+  /**
+   * An operator's verdict on a run held failed with an unknown outcome (its
+   * non-resumable tool started and the attempt was interrupted): the run ends
+   * `succeeded` with the verdict's result, or stays `failed` with an
+   * `operator_failed` error naming the reason; a `resolved` history line names
+   * who and the note. `conflict` for any other run; `not_found` for none.
+   */
+  resolveUnknown(id: string, verdict: UnknownOutcomeVerdict, now: number): Promise<Run>;
   counts(): Promise<RunCounts>;
   /**
    * The per-minute counters (stats-rules.ts) of minutes `fromMinute` to

@@ -52,8 +52,8 @@ const ROWS: Row[] = [
     maxAttempts: 3,
     outcome: 'failed',
     status: 'failed',
-    kind: 'internal',
-    message: 'interrupted after its tool started; the tool does not declare crash-resume',
+    kind: 'outcome_unknown',
+    message: 'outcome unknown: interrupted after its tool started (',
   },
   {
     name: 'committed cancel',
@@ -171,6 +171,83 @@ export function describeInterruptConformance(stores: () => Stores): void {
       expect((await s.runs.sweepLapsed(T0 + 5_000, 1, p)).map((o) => o.id)).toEqual([b]);
       expect((await s.runs.sweepLapsed(T0 + 5_000, 10, p)).map((o) => o.id)).toEqual([a]);
       expect((await s.runs.get(c!))?.status).toBe('running');
+    });
+
+    describe('resolveUnknown: an operator records what a held run with an unknown outcome did', () => {
+      const unknownRow = ROWS.find((r) => r.name === 'start, not resumable')!;
+      /** A run held failed with an unknown outcome: its non-resumable start's lease lapsed. */
+      async function held(s: Stores): Promise<string> {
+        const { id } = await claimed(s, unknownRow);
+        await s.runs.sweepLapsed(T0 + 1_001, 10, policy(unknownRow));
+        expect((await s.runs.get(id))?.error?.kind).toBe('outcome_unknown');
+        return id;
+      }
+
+      it('succeeded: the run ends succeeded with the result, leaves the held count, names who and the note, and enters retention', async () => {
+        const s = stores();
+        const id = await held(s);
+        expect((await s.runs.counts()).failed).toBe(1);
+        const run = await s.runs.resolveUnknown(
+          id,
+          { outcome: 'succeeded', result: { deployed: 'v2' }, note: 'checked the deploy log', by: 'ops-ann' },
+          T0 + 5_000,
+        );
+        expect(run).toMatchObject({ status: 'succeeded', result: { deployed: 'v2' }, error: null, finished_at: new Date(T0 + 5_000).toISOString() });
+        expect(run.history.at(-1)).toMatchObject({
+          event: 'resolved',
+          detail: 'resolved by ops-ann as succeeded (the outcome was unknown); note: checked the deploy log',
+        });
+        expect(await s.runs.get(id)).toMatchObject({ status: 'succeeded', result: { deployed: 'v2' }, error: null });
+        expect((await s.runs.counts()).failed).toBe(0);
+        expect((await s.runs.list({ status: 'succeeded' }, 10)).runs.map((r) => r.id)).toEqual([id]);
+        expect((await s.runs.list({ status: 'failed' }, 10)).runs).toEqual([]);
+        // Retention counts from the verdict: kept at its retention's edge, deleted past it.
+        expect(await s.runs.sweepExpired(T0 + 5_000 + 999, 1_000, 10)).toBe(0);
+        expect(await s.runs.sweepExpired(T0 + 5_000 + 1_001, 1_000, 10)).toBe(1);
+        expect(await s.runs.get(id)).toBeNull();
+      });
+
+      it('failed: the run stays failed with a non-retryable operator_failed error naming the reason; it cannot be resolved twice', async () => {
+        const s = stores();
+        const id = await held(s);
+        const run = await s.runs.resolveUnknown(id, { outcome: 'failed', reason: 'the deploy never reached prod', note: null, by: 'operator' }, T0 + 5_000);
+        expect(run).toMatchObject({
+          status: 'failed',
+          result: null,
+          error: { kind: 'operator_failed', message: 'operator checked what the tool did and recorded that it failed: the deploy never reached prod' },
+        });
+        expect(run.history.at(-1)).toMatchObject({
+          event: 'resolved',
+          detail: 'resolved by operator as failed (the outcome was unknown): the deploy never reached prod',
+        });
+        expect((await s.runs.counts()).failed).toBe(1);
+        await expect(s.runs.resolveUnknown(id, { outcome: 'succeeded', result: 1, note: null, by: 'x' }, T0 + 6_000)).rejects.toMatchObject({
+          kind: 'conflict',
+          message: expect.stringContaining('is failed with kind operator_failed; only a run held failed with an unknown outcome'),
+        });
+        expect((await s.runs.get(id))?.history.filter((h) => h.event === 'resolved')).toHaveLength(1);
+      });
+
+      it('refuses a run that is not held with an unknown outcome (conflict naming its status) and an unknown run (not_found)', async () => {
+        const s = stores();
+        const retried = ROWS.find((r) => r.name === 'not acted, no attempts left')!;
+        const { id: spent } = await claimed(s, retried);
+        await s.runs.sweepLapsed(T0 + 1_001, 10, policy(retried));
+        await expect(s.runs.resolveUnknown(spent, { outcome: 'failed', reason: 'r', note: null, by: 'o' }, T0 + 2_000)).rejects.toMatchObject({
+          kind: 'conflict',
+          message: expect.stringContaining(`run ${spent} is failed with kind unavailable; only a run held failed with an unknown outcome`),
+        });
+        const [pending] = await s.runs.keepEvent({ topic: 't', payload: {}, now: T0, dispatchGraceMs: 0 });
+        await expect(s.runs.resolveUnknown(pending!.id, { outcome: 'succeeded', result: null, note: null, by: 'o' }, T0 + 2_000)).rejects.toMatchObject({
+          kind: 'conflict',
+          message: expect.stringContaining(`run ${pending!.id} is pending; only`),
+        });
+        expect((await s.runs.get(pending!.id))?.status).toBe('pending');
+        expect((await s.runs.get(spent))?.error?.kind).toBe('unavailable');
+        await expect(s.runs.resolveUnknown('0000000000000000000000', { outcome: 'failed', reason: 'r', note: null, by: 'o' }, T0)).rejects.toMatchObject({
+          kind: 'not_found',
+        });
+      });
     });
   });
 }

@@ -28,6 +28,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   release: keys.runScriptKeys(p, id),
   retry: keys.runScriptKeys(p, id),
   discard: keys.runScriptKeys(p, id),
+  resolve_unknown: keys.runScriptKeys(p, id),
   replay: keys.runScriptKeys(p, id),
   sweep_due: [keys.due(p)],
   sweep_lapsed: [keys.due(p), keys.lease(p), keys.done(p)],

@@ -181,6 +181,8 @@ describe('redis specifics', () => {
       await s.runs.fail(b!, cb3, { kind: 'internal', message: 'x' }, T0);
       await s.runs.retry(b!, T0);
       await s.runs.discard(b!, T0);
+      // Refused (b is discarded, not held with an unknown outcome), but the script ran.
+      await s.runs.resolveUnknown(b!, { outcome: 'failed', reason: 'r', note: null, by: 'o' }, T0).catch(() => undefined);
       await s.runs.replay(b!, { name: 'b', topic: 't' }, T0, 0);
       await s.runs.sweepDue(T0, 10, 0);
       await s.runs.sweepLapsed(T0, 10, policy);

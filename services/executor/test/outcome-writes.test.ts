@@ -96,7 +96,7 @@ describe('executor: outcome writes across a Redis blip', () => {
     const run = await h.stores.runs.get(id!);
     expect(run?.status).toBe('failed');
     expect(run?.error?.message).toMatch(
-      /^attempt 1 ended succeeded but could not write it before its lease was taken over \(redis complete failed: Reached the max retries per request limit \(which is 1\)\); interrupted after its tool started/,
+      /^attempt 1 ended succeeded but could not write it before its lease was taken over \(redis complete failed: Reached the max retries per request limit \(which is 1\)\); outcome unknown: interrupted after its tool started/,
     );
     expect(run?.history.map((e) => e.event)).toEqual(['kept', 'claimed', 'acted', 'lapsed', 'failed', 'outcome_lost']);
     expect(tool.calls).toHaveLength(1);

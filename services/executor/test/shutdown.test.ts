@@ -40,7 +40,7 @@ describe('executor: start and stop', () => {
     expect(handle.inFlight()).toBe(0);
     const byHook = Object.fromEntries((await Promise.all(ids.map((id) => h.stores.runs.get(id)))).map((r) => [r!.hook, r!]));
     expect(byHook.unacted).toMatchObject({ status: 'retry_wait', attempts: 1, acted: '', due_at: new Date(h.clock.now()).toISOString() });
-    expect(byHook.started).toMatchObject({ status: 'failed', attempts: 1, acted: 'start', error: { kind: 'internal' } });
+    expect(byHook.started).toMatchObject({ status: 'failed', attempts: 1, acted: 'start', error: { kind: 'outcome_unknown' } });
     expect(byHook.replays).toMatchObject({ status: 'pending', attempts: 1, acted: 'start' });
     // Each claim is announced; of the three handed back, only the one held failed is an outcome.
     expect(events.filter((e) => e.startsWith('started:')).sort()).toEqual(['started:replays:running', 'started:started:running', 'started:unacted:running']);

@@ -56,7 +56,7 @@ describe('executor: takeover and replay', () => {
     expect(aborted).toBe(true);
     const run = await h.stores.runs.get(id!);
     // The sweep's verdict stands: the aborted call did not turn into a second failure write.
-    expect(run).toMatchObject({ status: 'failed', error: { kind: 'internal' } });
+    expect(run).toMatchObject({ status: 'failed', error: { kind: 'outcome_unknown' } });
     expect(run!.history.filter((e) => e.event === 'failed')).toHaveLength(1);
     expect(h.lines.some((l) => l.msg.includes('attempt superseded'))).toBe(true);
   });

@@ -41,6 +41,16 @@ async function failedRun(h: Harness, name: string): Promise<Params> {
   await h.stores.runs.fail(kept!.id, c!.token, { kind: 'internal', message: 'tool broke' }, now);
   return { id: kept!.id };
 }
+/** A run held failed with an unknown outcome: its non-resumable tool started and its lease lapsed. */
+async function heldUnknown(h: Harness, name: string): Promise<Params> {
+  await seedHook(h, name);
+  const now = Date.now();
+  const [kept] = await h.stores.runs.keepEvent({ topic: name, payload: { n: 1 }, now, dispatchGraceMs: 60_000 });
+  const c = await h.stores.runs.claim(kept!.id, 'walk', 1_000, now);
+  await h.stores.runs.act(kept!.id, c!.token, { acted: 'start', actedIds: [], input: { n: 1 }, resumable: false }, now);
+  await h.stores.runs.sweepLapsed(now + 1_001, 10, { maxAttempts: 5, retryDelayMs: 1_000 });
+  return { id: kept!.id };
+}
 async function parked(h: Harness, name: string): Promise<Params> {
   await seedHook(h, name);
   const now = Date.now();
@@ -89,6 +99,7 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /api/hook-runs/:id/retry': { seed: failedRun },
   'POST /api/hook-runs/:id/replay': { seed: failedRun, body: () => ({}) },
   'DELETE /api/hook-runs/:id': { seed: failedRun },
+  'POST /api/hook-runs/:id/resolve': { seed: heldUnknown, body: () => ({ outcome: 'succeeded', result: { walked: true }, note: 'walk' }) },
   'POST /api/interactions/:id/approve': { seed: parked, body: () => ({ reason: 'walk' }) },
   'POST /api/interactions/:id/deny': { seed: parked, body: () => ({ reason: 'walk' }) },
   'POST /api/interactions/:id/cancel': { seed: parked, body: () => ({ reason: 'walk' }) },

@@ -111,7 +111,7 @@ describe('management API: failures grouped by cause', () => {
     expect(bad.body.error.details).toEqual([
       "unknown query parameter 'colour' (known: hook, agent, kind, fingerprint, since, window, limit)",
       'give hook or agent, not both: an agent call is not a hook run',
-      'kind must be an error kind, one of bad_input|unauthorized|forbidden|not_found|conflict|cancelled|unavailable|timeout|internal, got "broken"',
+      'kind must be an error kind, one of bad_input|unauthorized|forbidden|not_found|conflict|cancelled|unavailable|timeout|internal|outcome_unknown|operator_failed, got "broken"',
       'fingerprint must be 16 lowercase hex characters (a failure group\'s fingerprint), got "XYZ"',
       'since must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got "yesterday"',
       'window must be a whole number from 1 to 5000, got "0"',
@@ -172,7 +172,7 @@ describe('management API: failures grouped by cause', () => {
       json: { filter: { ...discard, kind: 'oops', fingerprint: 'x' } },
     });
     expect(badFilter.body.error.details).toEqual([
-      'filter.kind must be an error kind, one of bad_input|unauthorized|forbidden|not_found|conflict|cancelled|unavailable|timeout|internal, got "oops"',
+      'filter.kind must be an error kind, one of bad_input|unauthorized|forbidden|not_found|conflict|cancelled|unavailable|timeout|internal|outcome_unknown|operator_failed, got "oops"',
       'filter.fingerprint must be 16 lowercase hex characters (a failure group\'s fingerprint), got "x"',
     ]);
   });

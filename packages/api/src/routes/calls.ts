@@ -33,7 +33,21 @@ export const CallView = Type.Object(
         { description: "denied: the policy's or the approver's message and rule" },
       ),
     ),
-    error: Type.Optional(Type.Object({ kind: Type.String(), message: Type.String() }, { description: 'failed, cancelled, discarded: what went wrong' })),
+    error: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.String(),
+          message: Type.String(),
+          retryable: Type.Optional(
+            Type.Boolean({
+              description:
+                'Whether the same call made again can get past this error (kinds unavailable, timeout, internal). False for outcome_unknown: the tool may have acted, an operator checks',
+            }),
+          ),
+        },
+        { description: 'failed, cancelled, discarded: what went wrong' },
+      ),
+    ),
     interaction: Type.Optional(
       Type.Object(
         { id: Type.String(), rule: Nullable(Type.String()), message: Nullable(Type.String()), expires_at: Type.String({ format: 'date-time' }) },

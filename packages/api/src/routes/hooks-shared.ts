@@ -19,7 +19,19 @@ export const RULE_TIMEOUT_ACTIONS = ['deny', 'allow'] as const;
 export const RULE_APPROVERS = ['caller'] as const;
 export const RULE_TIMEOUT_DEFAULT = 3600;
 /** core's ERROR_KINDS. */
-export const ERROR_KIND_NAMES = ['bad_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'cancelled', 'unavailable', 'timeout', 'internal'] as const;
+export const ERROR_KIND_NAMES = [
+  'bad_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unavailable',
+  'timeout',
+  'internal',
+  'outcome_unknown',
+  'operator_failed',
+] as const;
 
 /** An OpenAPI 3.0 enum of strings (no `const`/`anyOf` of literals, which 3.0 lacks). */
 export const Enum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>

@@ -12,6 +12,8 @@ export const ERROR_KIND_VALUES = [
   'unavailable',
   'timeout',
   'internal',
+  'outcome_unknown',
+  'operator_failed',
 ] as const;
 export const DOOR_VALUES = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
 export const RUN_EVENT_VALUES = ['accepted', 'started', 'parked', 'retry_scheduled', 'finished', 'retried', 'discarded', 'woken'] as const;
@@ -87,7 +89,9 @@ export const Run = Type.Object(
         kind: OneOf(ERROR_KIND_VALUES),
         message: Type.String(),
         retryable: Type.Boolean({
-          description: 'Whether a later attempt can get past an error of this kind (unavailable, timeout, internal); the others no retry changes',
+          description:
+            'Whether a later attempt can get past an error of this kind (unavailable, timeout, internal); the others no retry changes. ' +
+            'False for outcome_unknown: the tool may have acted, and an operator checks and resolves the run (POST /api/hook-runs/{id}/resolve)',
         }),
       }),
     ),

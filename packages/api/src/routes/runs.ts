@@ -283,4 +283,55 @@ export const discardRuns = route({
   audit: 'runs.bulk_discard',
 });
 
-export const RUN_ROUTES = [listRuns, countRuns, listFailureGroups, getRun, retryRun, replayRun, discardRun, retryRuns, discardRuns] as const;
+export const ResolveVerdict = Type.Object(
+  {
+    outcome: OneOf(['succeeded', 'failed'] as const, {
+      description: 'What the operator found the tool did: succeeded (it acted; result is its result) or failed (reason says why)',
+      'x-error': 'outcome must be "succeeded" or "failed", got {got}',
+    }),
+    result: Type.Optional(
+      Type.Unknown({ description: "With succeeded: the tool's result as the operator verified it (any JSON; null when left out). Not with failed" }),
+    ),
+    reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: "With failed (required): what the operator found; the run's error names it. Not with succeeded",
+        'x-error': 'reason must be a non-empty string of at most 2000 characters, got {got}',
+      }),
+    ),
+    note: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: "What the operator checked, kept in the run's history line with who resolved it",
+        'x-error': 'note must be a string of at most 2000 characters, got {got}',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "An operator's verdict on a run whose tool may have acted: succeeded with a result, or failed with a reason" },
+);
+
+export const resolveRun = route({
+  method: 'POST',
+  path: '/hook-runs/:id/resolve',
+  role: 'operator',
+  operationId: 'resolveRun',
+  tag: 'runs',
+  summary: 'Record what a run with an unknown outcome did',
+  description:
+    'For a run held failed with error kind outcome_unknown: it was interrupted (an executor crash or a shutdown) after its tool started, and the tool ' +
+    'does not declare crash-resume, so it may have acted. The operator checks what the tool did and records it: {"outcome": "succeeded", "result": ...} ' +
+    'ends the run succeeded with that result; {"outcome": "failed", "reason": "..."} keeps it failed with a non-retryable operator_failed error naming ' +
+    "the reason. Either may carry a note; the run's history names who resolved it and the note, and a finished run event is published. An agent's call " +
+    'then answers this verdict (GET /api/calls/{id}, its MCP task, a repeat with its key). 409 for a run not held with an unknown outcome; 400 for ' +
+    'result with failed, a failed verdict without a reason, or reason with succeeded.',
+  params: RunId,
+  paramsMiss: runMiss,
+  body: ResolveVerdict,
+  refused: 'resolve refused',
+  answers: { 200: answer('The run, with the verdict recorded', Run) },
+  errors: [400, 404, 409],
+  audit: 'run.resolve',
+});
+
+export const RUN_ROUTES = [listRuns, countRuns, listFailureGroups, getRun, retryRun, replayRun, discardRun, resolveRun, retryRuns, discardRuns] as const;

@@ -1,6 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { AnswerOf, RunEventData, discardRun, getDelivery, getRun, listFailureGroups, listRuns, replayRun, retryRun, retryRuns } from '@hookyard/api';
+import type {
+  AnswerOf,
+  RequestOf,
+  RunEventData,
+  discardRun,
+  getDelivery,
+  getRun,
+  listFailureGroups,
+  listRuns,
+  replayRun,
+  resolveRun,
+  retryRun,
+  retryRuns,
+} from '@hookyard/api';
 import { ERROR_KINDS, FINGERPRINT_PATTERN, RUN_EVENT_TYPES, RUN_STATUSES } from '@hookyard/core';
 import { CliError, EXIT, apiPath } from '../client';
 import { cell, printRecord, printTable, say } from '../output';
@@ -243,7 +256,7 @@ function runRow(r: { error: { kind: string; message: string } | null }): Record<
  * `{runs, next_cursor}`; failures `{groups, group_count, window}`; show, retry and discard the bare run.
  */
 export function runsCommand(program: Command, ctx: CliContext): void {
-  const runs = program.command('runs').description('list, show, retry and discard kept runs');
+  const runs = program.command('runs').description('list, show, retry, discard and resolve kept runs');
 
   withFilterOptions(runs.command('list').description('list runs, newest first, one page (or every page with --all)'))
     .option('--limit <n>', `page size, 1-${MAX_LIMIT} (server default 50)`)
@@ -410,6 +423,10 @@ export function runsCommand(program: Command, ctx: CliContext): void {
             say(`  ${h.at}  #${h.attempt}  ${h.event}${h.detail ? `  ${cell(h.detail)}` : ''}`);
           }
         }
+        if (run.status === 'failed' && run.error?.kind === 'outcome_unknown') {
+          say(`its outcome is unknown (the tool may have acted): check what it did, then`);
+          say(`  hookyard runs resolve ${run.id} --succeeded [--result JSON] | --failed --reason TEXT [--note TEXT]`);
+        }
       });
     });
 
@@ -449,6 +466,29 @@ export function runsCommand(program: Command, ctx: CliContext): void {
     });
 
   runs
+    .command('resolve <id>')
+    .description(
+      'record what a run with an unknown outcome did (operator): its tool started, the attempt was interrupted, and it may have acted (error kind outcome_unknown)',
+    )
+    .option('--succeeded', 'the tool acted: the run ends succeeded (with --result)')
+    .option('--failed', 'the tool did not act, or failed: the run stays failed with your --reason (not retryable)')
+    .option('--result <json>', 'with --succeeded: the result as JSON text (default null)')
+    .option('--reason <text>', 'with --failed (required): what you found')
+    .option('--note <text>', "what you checked, kept in the run's history with your name")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard runs resolve 0mhx5d3k0000a1b2c3d40100 --succeeded --result \'{"deployed": "v2"}\' --note "saw it in the deploy log"\n' +
+        '  hookyard runs resolve 0mhx5d3k0000a1b2c3d40100 --failed --reason "the deploy never reached prod"',
+    )
+    .action(async (id: string, opts: ResolveOptions) => {
+      const run = await ctx.client().post<AnswerOf<typeof resolveRun>>(apiPath(['hook-runs', id, 'resolve']), resolveBody(opts));
+      ctx.emit(run, () => {
+        const why = run.status === 'failed' && run.error ? `: ${run.error.message}` : '';
+        say(`run ${run.id} of hook ${run.hook} is resolved ${run.status}${why}`);
+      });
+    });
+
+  runs
     .command('replay <id>')
     .description("run an ended run's event again as a new run of the hook as registered now (operator); the new run records replay_of")
     .option('--payload <file|->', "replay with this payload instead of the kept one: a JSON object's file, or - for stdin")
@@ -461,6 +501,34 @@ export function runsCommand(program: Command, ctx: CliContext): void {
 }
 
 type RetriedRun = AnswerOf<typeof retryRun>;
+
+interface ResolveOptions {
+  succeeded?: boolean;
+  failed?: boolean;
+  result?: string;
+  reason?: string;
+  note?: string;
+}
+
+/** The resolve body of `runs resolve`'s flags: one of --succeeded / --failed, each with its own fields. */
+export function resolveBody(opts: ResolveOptions): RequestOf<typeof resolveRun>['body'] {
+  if (opts.succeeded === opts.failed) throw new CliError('give one of --succeeded or --failed: what you found the tool did', EXIT.usage);
+  const note = opts.note === undefined ? {} : { note: opts.note };
+  if (opts.failed) {
+    if (opts.result !== undefined) throw new CliError('--result goes with --succeeded; a failed verdict carries --reason', EXIT.usage);
+    if (!opts.reason?.trim()) throw new CliError('--failed needs --reason: say what you found the tool did (or did not do)', EXIT.usage);
+    return { outcome: 'failed', reason: opts.reason, ...note };
+  }
+  if (opts.reason !== undefined) throw new CliError('--reason goes with --failed; a succeeded verdict carries --result', EXIT.usage);
+  if (opts.result === undefined) return { outcome: 'succeeded', ...note };
+  let result: unknown;
+  try {
+    result = JSON.parse(opts.result) as unknown;
+  } catch (err) {
+    throw new CliError(`--result must be JSON text (${(err as Error).message}), got ${JSON.stringify(opts.result.slice(0, 80))}`, EXIT.usage);
+  }
+  return { outcome: 'succeeded', result, ...note };
+}
 
 /** The retry answer's warning for a run whose tool had been called: it is called again, with the same key. */
 export function toolCalledAgainWarning(again: { idempotency_key: string; extra: string }): string {

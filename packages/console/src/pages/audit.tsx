@@ -22,6 +22,7 @@ const ACTIONS = [
   'run.retry',
   'run.replay',
   'run.discard',
+  'run.resolve',
   'runs.bulk_retry',
   'runs.bulk_discard',
   'interaction.approve',

@@ -9,7 +9,19 @@ export type FailureGroups = AnswerOf<typeof listFailureGroups>;
 export type FailureGroup = FailureGroups['groups'][number];
 
 /** The API's error kinds (a filter of the page). */
-const ERROR_KINDS = ['bad_input', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'cancelled', 'unavailable', 'timeout', 'internal'];
+const ERROR_KINDS = [
+  'bad_input',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unavailable',
+  'timeout',
+  'internal',
+  'outcome_unknown',
+  'operator_failed',
+];
 /** Groups the page shows (most runs first). */
 const GROUPS_SHOWN = 100;
 const HOUR_MS = 3_600_000;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AnswerOf, getInteraction } from '@hookyard/api';
+import type { AnswerOf, RequestOf, getInteraction, resolveRun } from '@hookyard/api';
 import { AnswerButtons, AnswerOutcome, type Answered } from '../answer-dialog';
 import { api, atLeast, type ApiError, type Role, type Run } from '../api';
 import { href } from '../route';
@@ -20,8 +20,10 @@ type InteractionHead = AnswerOf<typeof getInteraction>;
  * What an operator does with one run, and what a parked run waits on: the
  * link to its interaction and, for an open approval, Approve / Deny (the same
  * confirmed answer as the Approvals page); Retry (a run whose tool was called
- * warns it is called again, with its idempotency key), Discard, and Replay of
- * an ended run, optionally with an edited payload. Readers see the link only.
+ * warns it is called again, with its idempotency key), Discard, Replay of
+ * an ended run, optionally with an edited payload, and Resolve of a run held
+ * with an unknown outcome (its tool may have acted: the operator records what
+ * it did). Readers see the link only.
  */
 export function RunActions({ run: r, role, onChanged }: { run: Run; role: Role; onChanged: () => void }) {
   const operator = atLeast(role, 'operator');
@@ -31,6 +33,9 @@ export function RunActions({ run: r, role, onChanged }: { run: Run; role: Role; 
   const [answered, setAnswered] = useState<Answered | null>(null);
   const [confirm, dialog] = useConfirm();
   const [replaying, setReplaying] = useState(false);
+  const [resolving, setResolving] = useState(false);
+  // Held with an unknown outcome: its tool started and the attempt was cut; only an operator's check can end it truthfully.
+  const unknown = r.status === 'failed' && r.error?.kind === 'outcome_unknown';
   const parkedOn = r.status === 'parked' && r.interaction ? r.interaction : null;
   const interaction = useLoad(
     () => (parkedOn ? api<InteractionHead>('GET', `/api/interactions/${encodeURIComponent(parkedOn)}`) : Promise.resolve(null)),
@@ -101,6 +106,11 @@ export function RunActions({ run: r, role, onChanged }: { run: Run; role: Role; 
       <AnswerOutcome answered={answered} />
       {operator && (
         <div class="actions" role="group" aria-label="Run actions">
+          {unknown && (
+            <button type="button" disabled={busy} onClick={() => setResolving(true)}>
+              Resolve…
+            </button>
+          )}
           {r.status === 'failed' && (
             <button type="button" disabled={busy} onClick={() => void act('retry')}>
               Retry
@@ -135,8 +145,133 @@ export function RunActions({ run: r, role, onChanged }: { run: Run; role: Role; 
           }}
         />
       )}
+      {resolving && (
+        <ResolveDialog
+          run={r}
+          onClose={() => setResolving(false)}
+          onResolved={(status) => {
+            setResolving(false);
+            setSaid(<span data-testid="resolved">Resolved: the run is {status}.</span>);
+            onChanged();
+          }}
+        />
+      )}
       {dialog}
     </section>
+  );
+}
+
+type Verdict = RequestOf<typeof resolveRun>['body'];
+
+/**
+ * Resolve of a run held with an unknown outcome (`POST /api/hook-runs/{id}/resolve`):
+ * the operator says what they found the tool did — succeeded, with its result
+ * as JSON (empty: null), or failed, with a reason — and a note for the history.
+ * A result that is not JSON is said here; the API's 400 and 409 show as they come.
+ */
+function ResolveDialog({ run, onClose, onResolved }: { run: Run; onClose: () => void; onResolved: (status: string) => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [outcome, setOutcome] = useState<'succeeded' | 'failed'>('succeeded');
+  const [result, setResult] = useState('');
+  const [reason, setReason] = useState('');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [bad, setBad] = useState<string | null>(null);
+  useEffect(() => {
+    if (ref.current && !ref.current.open) ref.current.showModal();
+  }, []);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setBad(null);
+    const withNote = note.trim() ? { note: note.trim() } : {};
+    let body: Verdict;
+    if (outcome === 'failed') body = { outcome, reason, ...withNote };
+    else {
+      try {
+        body = { outcome, ...(result.trim() ? { result: JSON.parse(result) as unknown } : {}), ...withNote };
+      } catch (err) {
+        setBad(`The result is not JSON: ${(err as Error).message}`);
+        return;
+      }
+    }
+    setBusy(true);
+    try {
+      const out = await api<Run>('POST', `/api/hook-runs/${encodeURIComponent(run.id)}/resolve`, body);
+      ref.current?.close();
+      onResolved(out.status);
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <dialog ref={ref} class="resolve-dialog" aria-labelledby="resolve-title" onCancel={onClose}>
+      <form onSubmit={(e) => void submit(e)}>
+        <h2 id="resolve-title">
+          Resolve run <code>{run.id}</code>
+        </h2>
+        <p class="hint">
+          Its tool started and the attempt was interrupted, so the tool may have acted. Check what it did, then record it: the run (and an agent's call) answers
+          your verdict.
+        </p>
+        <fieldset>
+          <legend>What the tool did</legend>
+          <label>
+            <input type="radio" name="resolve-outcome" value="succeeded" checked={outcome === 'succeeded'} onChange={() => setOutcome('succeeded')} /> It acted:
+            succeeded
+          </label>
+          <label>
+            <input type="radio" name="resolve-outcome" value="failed" checked={outcome === 'failed'} onChange={() => setOutcome('failed')} /> It failed or did
+            not act
+          </label>
+        </fieldset>
+        {outcome === 'succeeded' ? (
+          <>
+            <label for="resolve-result">Result (JSON; empty for null)</label>
+            <textarea
+              id="resolve-result"
+              rows={6}
+              spellcheck={false}
+              value={result}
+              onInput={(e) => {
+                setResult((e.target as HTMLTextAreaElement).value);
+                setBad(null);
+              }}
+            />
+          </>
+        ) : (
+          <>
+            <label for="resolve-reason">Reason (required)</label>
+            <input id="resolve-reason" type="text" value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+          </>
+        )}
+        <label for="resolve-note">Note (what you checked)</label>
+        <input id="resolve-note" type="text" value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+        {bad && (
+          <p class="error" role="alert">
+            {bad}
+          </p>
+        )}
+        <ErrorBox error={error} />
+        <div class="actions">
+          <button
+            type="button"
+            onClick={() => {
+              ref.current?.close();
+              onClose();
+            }}
+          >
+            Cancel
+          </button>
+          <button type="submit" disabled={busy}>
+            Resolve
+          </button>
+        </div>
+      </form>
+    </dialog>
   );
 }
 

@@ -22,6 +22,7 @@ export const EVENT_WORDS: Record<string, string> = {
   failed: 'Failed',
   retried: 'Retried by an operator',
   discarded: 'Discarded by an operator',
+  resolved: 'Resolved by an operator (the outcome was unknown)',
   replay: 'Replay',
   parked: 'Parked',
   woken: 'Woken (its interaction was answered)',

@@ -24,6 +24,7 @@ import type {
   RunFilter,
   RunPage,
   ReplayEdit,
+  UnknownOutcomeVerdict,
   RunStore,
   UnroutedPage,
   UnroutedTopic,
@@ -541,6 +542,20 @@ export class MemoryRunStore implements RunStore {
     return structuredClone(slot.run);
   }
 
+  async resolveUnknown(id: string, verdict: UnknownOutcomeVerdict, now: number): Promise<Run> {
+    const slot = this.find(id);
+    const run = slot.run;
+    if (run.status !== 'failed' || run.error?.kind !== 'outcome_unknown') throw rules.unknownOutcomeRefusal(id, run.status, run.error?.kind ?? '');
+    const v = rules.verdictFields(verdict);
+    run.result = v.result;
+    run.error = v.error;
+    // Not counted again in the minute stats: the run was counted when it failed.
+    this.finish(slot, v.status, now, false);
+    this.log(slot, now, 'resolved', v.detail);
+    if (v.status === 'succeeded') this.keepOutcome?.(run, now);
+    return structuredClone(run);
+  }
+
   async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {
     return this.stats.read(fromMinute, toMinute);
   }
@@ -635,8 +650,8 @@ export class MemoryRunStore implements RunStore {
     this.setStatus(slot, status, now);
   }
 
-  private finish(slot: Slot, status: RunStatus, now: number): void {
-    const counted = outcomeField(status);
+  private finish(slot: Slot, status: RunStatus, now: number, count = true): void {
+    const counted = count ? outcomeField(status) : null;
     if (counted) {
       const metrics = slot.claimedMs === null ? [counted] : [counted, `t${statsBucket(now - slot.claimedMs)}`];
       this.stats.add(now, slot.run.hook, ...metrics);

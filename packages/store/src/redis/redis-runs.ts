@@ -24,6 +24,7 @@ import type {
   RunFilter,
   RunPage,
   ReplayEdit,
+  UnknownOutcomeVerdict,
   RunStore,
   UnroutedPage,
   UnroutedTopic,
@@ -351,6 +352,13 @@ export class RedisRunStore implements RunStore {
 
   async discard(id: string, now: number): Promise<Run> {
     return this.runOf((await this.onRun('discard', id, undefined, [now, DISCARD_REASON]))[1]);
+  }
+
+  async resolveUnknown(id: string, verdict: UnknownOutcomeVerdict, now: number): Promise<Run> {
+    const v = rules.verdictFields(verdict);
+    const result = v.status === 'succeeded' ? JSON.stringify(v.result) : '';
+    const error = v.error ? JSON.stringify({ kind: v.error.kind, message: v.error.message }) : '';
+    return this.runOf((await this.onRun('resolve_unknown', id, undefined, [now, v.status, result, error, v.detail]))[1]);
   }
 
   async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {

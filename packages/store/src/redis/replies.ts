@@ -2,7 +2,7 @@ import { HookyardError, badInput, conflict, internal, notFound, unavailable } fr
 import type { Acted, SubjectKey } from '@hookyard/core';
 import { versionConflict } from '../state-rules';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
-import { committedRefusal, replayRefusal, staleTokenError } from '../run-rules';
+import { committedRefusal, replayRefusal, staleTokenError, unknownOutcomeRefusal } from '../run-rules';
 import * as interactions from '../interaction-rules';
 
 /** What a script was doing, for the error it may become. */
@@ -79,6 +79,7 @@ export function checkReply(ctx: ReplyContext, reply: unknown[]): unknown[] {
     case 'run_status':
       if (ctx.op === 'replay') throw replayRefusal(id, str(1));
       if (ctx.op === 'retry') throw conflict(`run ${id} is ${str(1)}; only a failed run can be retried`);
+      if (ctx.op === 'resolve_unknown') throw unknownOutcomeRefusal(id, str(1), str(2));
       throw conflict(`run ${id} is ${str(1)}; ${str(1) === 'running' ? 'it cannot be discarded while it runs' : 'it is already discarded'}`);
     case 'committed':
       throw committedRefusal(id, str(1) as Acted, JSON.parse(str(2) || '[]') as string[]);

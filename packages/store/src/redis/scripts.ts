@@ -20,6 +20,7 @@ export const SCRIPT_NAMES = [
   'withdraw_start',
   'retry',
   'discard',
+  'resolve_unknown',
   'replay',
   'sweep_due',
   'sweep_lapsed',

@@ -28,8 +28,8 @@ export interface CallView {
   result?: unknown;
   /** denied: the policy's or the approver's message, the rule, and who said no when a person (or an expiry) did. */
   denial?: { message: string; rule: string | null; by?: string };
-  /** failed, cancelled, discarded: what went wrong. */
-  error?: { kind: string; message: string };
+  /** failed, cancelled, discarded: what went wrong; `retryable`: whether the same call made again can get past it (never for an unknown outcome). */
+  error?: { kind: string; message: string; retryable?: boolean };
   /** parked: the approval it waits on. */
   interaction?: { id: string; rule: string | null; message: string | null; expires_at: string };
   /** One sentence for the model saying what happened and what it can do next. */
@@ -75,7 +75,9 @@ export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
       return { ...base, denial, sentence: agentDenialSentence(message) };
     }
     case 'failed': {
-      const error = run.error ?? { kind: 'internal' as const, message: 'the run failed without a recorded error' };
+      const held = run.error ?? { kind: 'internal' as const, message: 'the run failed without a recorded error' };
+      const error = { ...held, retryable: isRetryableKind(held.kind) };
+      if (error.kind === 'outcome_unknown') return { ...base, error, sentence: unknownOutcomeSentence(tool) };
       return { ...base, error, sentence: `The call to ${tool} failed (${error.kind}): ${trimStop(error.message)}. ${failureAdvice(error.kind)}` };
     }
     case 'cancelled': {
@@ -123,6 +125,21 @@ function parkedView(base: Omit<CallView, 'sentence'>, run: Run, parked: ParkedOn
   };
 }
 
+/**
+ * A call whose tool started and whose attempt was interrupted (the tool does
+ * not declare crash-resume): nobody knows whether the tool acted, so the model
+ * is told so, and never to call again with a new key (that could act twice).
+ * The run is held until an operator records what the tool did
+ * (POST /api/hook-runs/{id}/resolve); the same call then answers that verdict.
+ */
+export function unknownOutcomeSentence(tool: string): string {
+  return (
+    `The outcome of the call to ${tool} is unknown: it was interrupted after the tool started, so the tool may have acted. ` +
+    'An operator has been asked to check what it did. Do not retry it with a new idempotency key: that could make the tool act twice. ' +
+    "Make the same call again (same tool, same arguments) later: once the operator's verdict is recorded, it answers that verdict."
+  );
+}
+
 /** Whether a retry can help, by the error's kind: the model decides whether to try again. */
 function failureAdvice(kind: string): string {
   if (isErrorKind(kind) && isRetryableKind(kind)) {
@@ -138,6 +155,8 @@ function failureAdvice(kind: string): string {
       return "Retrying will not help: the tool refused the deployment's credentials; ask an operator.";
     case 'conflict':
       return 'Retrying the same call will not help while that state lasts.';
+    case 'operator_failed':
+      return 'This is the verdict of an operator who checked what the tool did after its outcome was unknown; the same call answers it again.';
     default:
       return 'An operator can see the details in the run history.';
   }

@@ -1,11 +1,11 @@
 import type { Response, Router } from 'express';
-import { countRuns, discardRun, getRun, listRuns, replayRun, retryRun } from '@hookyard/api';
+import { countRuns, discardRun, getRun, listRuns, replayRun, resolveRun, retryRun, type RequestOf } from '@hookyard/api';
 import { TOOL_EXTRA_IDEMPOTENCY_KEY, badInput, conflict, idempotencyKeyOf, notFound, type Run } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
-import type { ReplayEdit } from '@hookyard/store';
+import type { ReplayEdit, UnknownOutcomeVerdict } from '@hookyard/store';
 import { JSON_MAX_DEPTH, exceedsJsonDepth } from '../door/json-depth';
 import { SECURITY_HEADERS } from '../http/headers';
-import { callerOf, personOf } from './auth';
+import { callerOf, personOf, roleOf } from './auth';
 import { mount } from './declare';
 import type { ApiContext } from './context';
 import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
@@ -115,6 +115,43 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     },
     opts,
   );
+
+  mount(
+    router,
+    resolveRun,
+    async (req, res) => {
+      const id = req.checked.params.id;
+      // A person signed in through the IdP is named in the history line; a role token by its role (the audit names the token).
+      const verdict = verdictOf(req.checked.body, personOf(res) ? callerOf(res) : roleOf(res));
+      // The store refuses (conflict, naming the status and kind) a run not held with an unknown outcome.
+      const run = await ctx.stores.runs.resolveUnknown(id, verdict, ctx.clock.now());
+      ctx.logger.info({ run: id, hook: run.hook, outcome: verdict.outcome, by: verdict.by }, 'unknown outcome resolved by an operator');
+      // A finished event as for any outcome: a waiting agent call and the console's streams see the verdict at once.
+      announceRun(ctx.events, run, 'finished', ctx.logger);
+      res.json(runToWire(run));
+    },
+    opts,
+  );
+}
+
+/**
+ * The verdict of a resolve body (its fields already checked by the schema):
+ * the rules across fields, one line each — result goes with succeeded only,
+ * reason with failed only, and failed needs one.
+ */
+export function verdictOf(body: RequestOf<typeof resolveRun>['body'], by: string): UnknownOutcomeVerdict {
+  const note = body.note?.trim() ? body.note.trim() : null;
+  const lines: string[] = [];
+  if (body.outcome === 'succeeded') {
+    if (body.reason !== undefined) lines.push('reason goes with outcome "failed"; a succeeded verdict carries result (and a note)');
+    if (lines.length) throw badInput('resolve refused', lines);
+    return { outcome: 'succeeded', result: body.result ?? null, note, by };
+  }
+  if (body.result !== undefined) lines.push('result goes with outcome "succeeded"; a failed verdict carries reason (and a note)');
+  const reason = body.reason?.trim() ?? '';
+  if (!reason) lines.push('reason is required with outcome "failed": say what you found the tool did (or did not do)');
+  if (lines.length) throw badInput('resolve refused', lines);
+  return { outcome: 'failed', reason, note, by };
 }
 
 /**

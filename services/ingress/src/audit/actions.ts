@@ -238,6 +238,13 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
   'run.retry': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
   'run.replay': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
   'run.discard': { target: (_r, p) => p.id ?? null, before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)), after: runOf },
+  'run.resolve': {
+    target: (_r, p) => p.id ?? null,
+    before: async (s, _r, p) => runSummary(await s.runs.get(p.id!).catch(() => null)),
+    after: runOf,
+    // The verdict as given (a succeeded verdict's result is in the run, not repeated here).
+    detail: (_b, req) => ({ outcome: field(req.body, 'outcome') ?? null, reason: field(req.body, 'reason') ?? null, note: field(req.body, 'note') ?? null }),
+  },
   'runs.bulk_retry': { target: () => null, detail: bulkDetail },
   'runs.bulk_discard': { target: () => null, detail: bulkDetail },
   // --- end batch B ---

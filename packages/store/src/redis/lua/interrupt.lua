@@ -4,7 +4,7 @@
 -- hand-back (release). Same table as decideInterrupt in interrupt.ts:
 --   acted ''                    -> retry_wait at now + retry_delay, or failed (unavailable) when attempts are spent
 --   acted 'start', resumable    -> pending now (replay), or failed (unavailable) when attempts are spent
---   acted 'start', not resumable-> failed (internal)
+--   acted 'start', not resumable-> failed (outcome_unknown): held until an operator resolves it
 --   acted cancel/resume/take    -> pending now (replay, whatever attempts are left): the next attempt ends
 --                                  the run with what the commit did, acting on nothing again
 -- `event` (released|lapsed) is also what ended the attempt (see end_attempt).
@@ -26,8 +26,10 @@ local function interrupt(c, now, max_attempts, retry_delay, event, reason, alert
     end
   elseif acted == 'start' then
     if resumable ~= '1' then
-      outcome, kind = 'failed', 'internal'
-      message = 'interrupted after its tool started; the tool does not declare crash-resume (' .. reason .. ')'
+      -- Same words as unknownOutcomeMessage in interrupt.ts.
+      outcome, kind = 'failed', 'outcome_unknown'
+      message = 'outcome unknown: interrupted after its tool started (' .. reason .. '); the tool may have acted and does not declare crash-resume, '
+        .. 'so it is not called again; held for an operator to check what the tool did and resolve the run'
     elseif spent then
       outcome, kind, message = 'failed', 'unavailable', reason .. '; no attempts left to replay its start ' .. used
     else
