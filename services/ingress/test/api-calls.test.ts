@@ -67,7 +67,7 @@ describe('HTTP call API', () => {
     const r = await post({ tool: 'echo', arguments: { text: 'hi' }, idempotency_key: 'k-202', wait_seconds: 0 });
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ agent: 'bot', tool: 'echo', status: 'pending', done: false });
-    expect(r.body.sentence).toMatch(/repeat the same call with the same idempotency key/);
+    expect(r.body.sentence).toMatch(/make the same call again \(same tool, same arguments\) to get its outcome/);
     expect(r.headers.get('hookyard-call-id')).toBe(r.body.id);
     const run = await h.stores.runs.get(r.body.id);
     expect(run).toMatchObject({ door: 'agent', hook: 'agent:bot', topic: 'tools/call', status: 'pending' });
@@ -122,7 +122,7 @@ describe('HTTP call API', () => {
     expect(first.body).toEqual({
       role: 'tool',
       tool_call_id: 'call_abc',
-      content: expect.stringMatching(/repeat the same call/),
+      content: expect.stringMatching(/make the same call again \(same tool, same arguments\)/),
       hookyard: { id: expect.any(String), status: 'pending' },
     });
     await succeed(h.stores, first.body.hookyard.id, { echoed: 'o' });

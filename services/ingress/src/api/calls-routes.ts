@@ -15,6 +15,7 @@ import {
   type Settings,
 } from '@hookyard/core';
 import { AgentCalls, TOOLS_ALLOW_HEADER, toolsAllowEntries } from '../agent/calls';
+import { joinedView } from '../agent/call-view';
 import { callAnswer, httpStatusOfCall, parseCallBody } from '../agent/shapes';
 import { agentOf } from './auth';
 import { callTool, getCall } from '@hookyard/api';
@@ -78,8 +79,10 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
         runtimeAllow: runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER)),
         via: 'http' as const,
       };
-      const { id } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
-      const view = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
+      const { id, joined } = await tracedSubmit(req, agent.name, parsed.tool, (traceparent) => calls.submit(agent, { ...request, traceparent }));
+      const waited = await calls.wait(agent, id, waitMs, { signal: closedSignal(req, res) });
+      // Joined an identical open call: the answer says so (the field, and first in the sentence every shape carries).
+      const view = joined ? joinedView(waited) : waited;
       if (res.writableEnded || res.destroyed) return;
       res
         .status(httpStatusOfCall(view))
