@@ -368,7 +368,7 @@ const REGISTRY = {
     parse: num({ def: 30, min: 0, max: 300, scale: 1000 }),
   }),
   HOOKS_AGENT_PROGRESS_SECONDS: setting('agentProgressMs', {
-    doc: "how often /mcp sends a progress notification to a tools/call that sent a progressToken while the call waits (on an approval, an executor or a retry); such a call waits through its approval instead of answering after HOOKS_AGENT_WAIT_SECONDS, so a client that resets its timeout on progress gets the outcome in the same request; a reload applies to the next call",
+    doc: 'how often /mcp sends a progress notification to a tools/call that sent a progressToken while the call waits (on an approval, an executor or a retry); such a call waits through its approval instead of answering after HOOKS_AGENT_WAIT_SECONDS, so a client that resets its timeout on progress gets the outcome in the same request; a reload applies to the next call',
     default: '15',
     live: true,
     parse: num({ def: 15, min: 0.05, max: 300, scale: 1000 }),

@@ -59,7 +59,12 @@ describe('an identical call joins the open one', () => {
     const approval = await parkedOn(run);
 
     const second = (await client.callTool({ name: 'deploy', arguments: { n: 1 }, _meta: { 'hookyard/idempotency_key': 'turn-2' } })) as TextResult;
-    expect(second._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/interaction': approval, 'hookyard/joined': true, 'hookyard/idempotency_key': 'turn-2' });
+    expect(second._meta).toMatchObject({
+      'hookyard/run': run,
+      'hookyard/interaction': approval,
+      'hookyard/joined': true,
+      'hookyard/idempotency_key': 'turn-2',
+    });
     expect(second.content[0]!.text).toMatch(new RegExp(`^This call joined the identical call ${run} \\(same tool, same arguments\\)`));
     // No key at all: the door makes one up, and the call joins all the same.
     const third = (await client.callTool({ name: 'deploy', arguments: { n: 1 } })) as TextResult;
