@@ -8,6 +8,12 @@
  * progressToken is kept waiting through the approval with progress
  * notifications, and gets the outcome in the same request.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { agentHookName, type ApprovalRule } from '@hookyard/core';
 import { TOKENS } from './support/harness';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
@@ -280,4 +286,79 @@ describe('the scripted model loop: an approval-gated tool, "waiting", five ident
     expect((await w.stores.interactions.list({}, 10)).interactions).toHaveLength(1);
     expect(deploy.calls).toEqual([args]);
   });
+});
+
+/** mcp-remote, the stdio proxy desktop hosts launch for a remote server. */
+const MCP_REMOTE = join(__dirname, '..', 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
+
+/** A free loopback port (mcp-remote takes one for an OAuth callback it does not need here). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+describe('the same loop through mcp-remote over stdio, as a desktop host drives it', () => {
+  let w: McpWorld;
+  let home: string;
+  let transport: StdioClientTransport | undefined;
+  afterEach(async () => {
+    await transport?.close();
+    await w.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the first call waits, five repeats join it, the repeat with a progressToken gets the outcome once approved: one run, one approval, one tool call', async () => {
+    const deploy = countedTool('deploy', (a) => ({ deployed: a }));
+    w = await startMcpWorld({ tools: [deploy], executor: true, rules: RULES, settings: { agentWaitMs: 200, agentProgressMs: 100 } });
+    const token = await w.agent('desk-model', ['*']);
+    home = mkdtempSync(join(tmpdir(), 'hookyard-join-'));
+    let log = '';
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MCP_REMOTE, `${w.url}/mcp`, String(await freePort()), '--allow-http', '--transport', 'http-only', '--header', `Authorization:Bearer ${token}`],
+      env: { ...process.env, HOME: home, BROWSER: 'true' },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (c: Buffer) => (log += c.toString()));
+    const client = new Client({ name: 'desktop-host', version: '1.0.0' });
+    await client.connect(transport, { timeout: 60_000 }).catch((err: unknown) => {
+      throw new Error(`mcp-remote did not connect: ${String(err)}; its log: ${log}`);
+    });
+    const args = { n: 7 };
+
+    const first = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
+    expect(first.content[0]!.text).toContain(REPEAT);
+    const run = first._meta!['hookyard/run'] as string;
+    await until(async () => (await w.stores.runs.get(run))?.status === 'parked', 15_000, 'the parked run');
+    const approval = (await w.stores.runs.get(run))!.interaction!;
+    for (let i = 0; i < 5; i += 1) {
+      const again = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
+      expect(again._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/interaction': approval, 'hookyard/joined': true });
+      expect(again.content[0]!.text).toContain(REPEAT);
+    }
+    expect(deploy.calls).toHaveLength(0);
+
+    const progress: number[] = [];
+    const inFlight = client.callTool({ name: 'deploy', arguments: args }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+      resetTimeoutOnProgress: true,
+    }) as Promise<TextResult>;
+    await until(() => progress.length >= 2, 15_000, 'progress through mcp-remote');
+    const answered = await fetch(`${w.url}/api/interactions/${approval}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(answered.status).toBe(200);
+    const outcome = await inFlight;
+    expect(outcome._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/status': 'succeeded', 'hookyard/joined': true });
+    expect(outcome.structuredContent).toEqual({ deployed: args });
+
+    expect((await w.stores.runs.list({ hook: agentHookName('desk-model') }, 50)).runs.map((r) => r.id)).toEqual([run]);
+    expect((await w.stores.interactions.list({}, 10)).interactions).toHaveLength(1);
+    expect(deploy.calls).toEqual([args]);
+  }, 90_000);
 });
