@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { agentHookName, type ApprovalRule } from '@hookyard/core';
+import { agentHookName, loadSettings, type ApprovalRule } from '@hookyard/core';
 import { TOKENS } from './support/harness';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
 
@@ -361,4 +361,16 @@ describe('the same loop through mcp-remote over stdio, as a desktop host drives 
     expect((await w.stores.interactions.list({}, 10)).interactions).toHaveLength(1);
     expect(deploy.calls).toEqual([args]);
   }, 90_000);
+});
+
+describe('HOOKS_AGENT_PROGRESS_SECONDS and HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS', () => {
+  it('default to 15 s and 3600 s; the interval takes 0.05 to 300, the longest wait 0 to 86400', () => {
+    expect(loadSettings({})).toMatchObject({ agentProgressMs: 15_000, agentProgressMaxWaitMs: 3_600_000 });
+    expect(loadSettings({ HOOKS_AGENT_PROGRESS_SECONDS: '0.5', HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS: '0' })).toMatchObject({
+      agentProgressMs: 500,
+      agentProgressMaxWaitMs: 0,
+    });
+    expect(() => loadSettings({ HOOKS_AGENT_PROGRESS_SECONDS: '0' })).toThrow('HOOKS_AGENT_PROGRESS_SECONDS: must be >= 0.05');
+    expect(() => loadSettings({ HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS: '86401' })).toThrow('HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS: must be <= 86400');
+  });
 });
