@@ -53,7 +53,12 @@ export const JOINABLE_STATUSES: readonly RunStatus[] = ['pending', 'running', 'r
  */
 export const UNKNOWN_OUTCOME_ENDS: readonly string[] = ['lapsed', 'released'];
 
-/** True when an identical call joins a run in this state (JOINABLE_STATUSES, or failed with an unknown outcome). */
+/**
+ * True when an identical call joins a run in this state (JOINABLE_STATUSES,
+ * or failed with an unknown outcome). Whatever records an operator's verdict
+ * on such a held run must change its status or its `ended`, or identical
+ * calls keep joining it (and reading that verdict) until the pointer expires.
+ */
 export function isJoinable(status: RunStatus, acted: Acted, ended: string): boolean {
   if (JOINABLE_STATUSES.includes(status)) return true;
   return status === 'failed' && acted === 'start' && UNKNOWN_OUTCOME_ENDS.includes(ended);
