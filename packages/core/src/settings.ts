@@ -367,6 +367,18 @@ const REGISTRY = {
     live: true,
     parse: num({ def: 30, min: 0, max: 300, scale: 1000 }),
   }),
+  HOOKS_AGENT_PROGRESS_SECONDS: setting('agentProgressMs', {
+    doc: 'how often /mcp sends a progress notification to a tools/call that sent a progressToken while the call waits (on an approval, an executor or a retry); such a call waits through its approval instead of answering after HOOKS_AGENT_WAIT_SECONDS, so a client that resets its timeout on progress gets the outcome in the same request; a reload applies to the next call',
+    default: '15',
+    live: true,
+    parse: num({ def: 15, min: 0.05, max: 300, scale: 1000 }),
+  }),
+  HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS: setting('agentProgressMaxWaitMs', {
+    doc: "how long at most a /mcp tools/call that sent a progressToken waits for its outcome, told of progress (never less than HOOKS_AGENT_WAIT_SECONDS; a parked call's wait ends at its approval's expiry plus HOOKS_AGENT_WAIT_SECONDS, when the expiry's outcome has come); then it answers that it still waits; a reload applies to the next call",
+    default: '3600',
+    live: true,
+    parse: num({ def: 3600, min: 0, max: 86400, scale: 1000 }),
+  }),
   HOOKS_AGENT_ALLOWED_HOSTS: setting('agentAllowedHosts', {
     doc: "host names /mcp accepts in Host and Origin besides loopback and HOOKS_PUBLIC_URL's (comma-separated, e.g. the in-cluster service name); any other is refused (DNS-rebinding protection)",
     default: 'none',

@@ -1,4 +1,5 @@
-import { agentTokenId, conflict, legacyAgentId, newAgentId, type AgentClient } from '@hookyard/core';
+import { createHash } from 'node:crypto';
+import { agentTokenId, conflict, legacyAgentId, newAgentId, type Acted, type AgentClient, type RunStatus } from '@hookyard/core';
 import type { AgentStore, KeepAgentCallInput } from './types';
 
 /** What `AgentStore.create` takes. */
@@ -33,4 +34,37 @@ export function agentTaken(name: string): Error {
 /** Whose idempotency keys a keep looks in: the call's agent id, or the name for a call kept the old way (no id). */
 export function agentKeyScope(input: Pick<KeepAgentCallInput, 'agent' | 'call'>): string {
   return input.call.agent_id ?? legacyAgentId(input.agent);
+}
+
+/**
+ * The statuses of an agent's call that an identical call (same agent, tool
+ * and argument hash) joins instead of keeping a new run: the call is not
+ * finished, so its one approval and its one tool call answer both. The one
+ * list: the memory store reads it, and the Redis store hands it to
+ * keep_agent_call.lua.
+ */
+export const JOINABLE_STATUSES: readonly RunStatus[] = ['pending', 'running', 'retry_wait', 'parked'];
+
+/**
+ * What ended the attempt of a `failed` run whose tool started and never
+ * answered (an interrupt: a lapsed lease or a shutdown hand-back). Its
+ * outcome is unknown and it is held for an operator, so it is joined too:
+ * a repeat must not call the tool a second time.
+ */
+export const UNKNOWN_OUTCOME_ENDS: readonly string[] = ['lapsed', 'released'];
+
+/**
+ * True when an identical call joins a run in this state (JOINABLE_STATUSES,
+ * or failed with an unknown outcome). Whatever records an operator's verdict
+ * on such a held run must change its status or its `ended`, or identical
+ * calls keep joining it (and reading that verdict) until the pointer expires.
+ */
+export function isJoinable(status: RunStatus, acted: Acted, ended: string): boolean {
+  if (JOINABLE_STATUSES.includes(status)) return true;
+  return status === 'failed' && acted === 'start' && UNKNOWN_OUTCOME_ENDS.includes(ended);
+}
+
+/** The identity of a call an identical one joins: SHA-256 (hex) of its tool and its arguments' hash (the agent scopes it apart). */
+export function callIdentity(call: Pick<KeepAgentCallInput['call'], 'tool' | 'args_sha256'>): string {
+  return createHash('sha256').update(`${call.tool}\n${call.args_sha256}`, 'utf8').digest('hex');
 }

@@ -5,6 +5,7 @@ export type { MemoryOnlyCounts } from './memory/held';
 export { createRedisStores } from './redis/create';
 export type { RedisStoresOptions } from './redis/create';
 export { MAX_HOOKS_PER_EVENT } from './run-ids';
+export { JOINABLE_STATUSES, UNKNOWN_OUTCOME_ENDS, isJoinable } from './agent-rules';
 export { AUDIT_ENTRY_MAX_BYTES, auditListOf } from './audit-rules';
 export type { AuditActor, AuditBounds, AuditEntry, AuditFilter, AuditList, AuditPage, AuditRecorded } from './audit-rules';
 export { DEFAULT_STATE_MAX_BYTES } from './state-rules';

@@ -369,11 +369,13 @@ export interface KeepAgentCallInput {
   keyTtlMs: number;
 }
 
-/** What keepAgentCall did: kept a new run, or found the run this agent's (by id) key already names. */
+/** What keepAgentCall did: kept a new run, found the run this agent's (by id) key already names, or joined an identical open call. */
 export interface KeptAgentCall {
   id: string;
-  /** True when this call kept the run; false when the key named an existing one (the call is not kept again). */
+  /** True when this call kept the run; false when the key named an existing one or it joined an open one (the call is not kept again). */
   created: boolean;
+  /** True when an identical call (same agent, tool and argument hash) was open and this one joined it; its key now names that run. */
+  joined: boolean;
 }
 
 /**
@@ -449,8 +451,12 @@ export interface RunStore {
    * Keeps an agent's tool call as one pending run (door `agent`, hook
    * `agent:<name>`, topic `tools/call`, the call as its payload), unless the
    * same agent's (same `call.agent_id`) idempotency key already names a run kept within `keyTtlMs`:
-   * then that run's id, `created: false`, and nothing written. The check and
-   * the keep are one atomic step, so two calls with one key keep one run.
+   * then that run's id, `created: false`, and nothing written. Else, when the
+   * same agent's identical call (same tool and `args_sha256`) is open (a run
+   * in JOINABLE_STATUSES, or failed with an unknown outcome: isJoinable), this
+   * call joins it whatever its key: that run's id, `joined: true`, and the key
+   * now names that run. The checks and the keep are one atomic step, so two
+   * calls with one key, or two identical calls, keep one run.
    */
   keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall>;
 

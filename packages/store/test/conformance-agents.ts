@@ -1,5 +1,5 @@
-import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, legacyAgentId, type AgentCallPayload } from '@hookyard/core';
-import type { KeepAgentCallInput, Stores } from '../src';
+import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, legacyAgentId, type AgentCallPayload, type RunStatus } from '@hookyard/core';
+import { JOINABLE_STATUSES, type KeepAgentCallInput, type Stores } from '../src';
 import { T0, rejection } from './fixtures';
 
 const MINUTE = 60_000;
@@ -144,6 +144,40 @@ const call = (key: string, extra: Partial<AgentCallPayload> = {}): AgentCallPayl
   via: 'mcp',
   ...extra,
 });
+/** The same call but for its arguments. */
+const other2 = (key: string): AgentCallPayload => call(key, { arguments: { say: 'bye' }, args_sha256: argsHash({ say: 'bye' }) });
+
+/** Runs the call to its end (succeeded). */
+async function finish(s: Stores, id: string, now: number): Promise<void> {
+  const c = await s.runs.claim(id, 'w-1', 60_000, now);
+  await s.runs.complete(id, c!.token, 'succeeded', { ok: true }, now);
+}
+
+/** Brings a fresh pending run to `status` through the store's own transitions. */
+async function bringTo(s: Stores, id: string, status: RunStatus): Promise<void> {
+  if (status === 'pending') return;
+  const c = await s.runs.claim(id, 'w-1', 60_000, T0);
+  if (status === 'running') return;
+  if (status === 'retry_wait') {
+    await s.runs.scheduleRetry(id, c!.token, { kind: 'unavailable', message: 'try later' }, T0 + 60_000, T0);
+    return;
+  }
+  if (status === 'parked') {
+    await s.interactions.park({
+      run: id,
+      token: c!.token,
+      kind: 'approval',
+      tool: 'echo',
+      argsHash: argsHash({ say: 'hi', n: 1 }),
+      rule: 'needs a person',
+      expiresAt: T0 + 3_600_000,
+      now: T0 + 1,
+    });
+    return;
+  }
+  throw new Error(`bringTo: ${status} is not a joinable status this suite knows how to reach`);
+}
+
 const input = (agent: string, key: string, now = T0, extra: Partial<KeepAgentCallInput> = {}): KeepAgentCallInput => ({
   agent,
   call: call(key),
@@ -193,16 +227,16 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       const s = stores();
       const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
       const again = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + MINUTE), call: call('k-1', { arguments: { other: true } }) });
-      expect(again).toEqual({ id: first.id, created: false });
+      expect(again).toEqual({ id: first.id, created: false, joined: false });
       expect((await s.runs.get(first.id))?.payload).toEqual(call('k-1'));
       expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
     });
 
-    it('another agent with the same key, or the same agent with another key, keeps a new run', async () => {
+    it('another agent with the same key, or the same agent with another key and other arguments, keeps a new run', async () => {
       const s = stores();
       const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
-      const other = await s.runs.keepAgentCall(input('ops-bot', 'k-1'));
-      const otherKey = await s.runs.keepAgentCall(input('ci-bot', 'k-2'));
+      const other = await s.runs.keepAgentCall({ ...input('ops-bot', 'k-1'), call: call('k-1', { agent_id: 'ops-bot-id' }) });
+      const otherKey = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-2'), call: other2('k-2') });
       expect(other.created).toBe(true);
       expect(otherKey.created).toBe(true);
       expect(new Set([first.id, other.id, otherKey.id]).size).toBe(3);
@@ -213,7 +247,7 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       const s = stores();
       const withId = (id: string, now = T0) => ({ ...input('ci-bot', 'k-1', now), call: call('k-1', { agent_id: id }) });
       const first = await s.runs.keepAgentCall(withId('id-first'));
-      expect(await s.runs.keepAgentCall(withId('id-first', T0 + 1))).toEqual({ id: first.id, created: false });
+      expect(await s.runs.keepAgentCall(withId('id-first', T0 + 1))).toEqual({ id: first.id, created: false, joined: false });
       const successor = await s.runs.keepAgentCall(withId('id-second', T0 + 2));
       expect(successor.created).toBe(true);
       expect(successor.id).not.toBe(first.id);
@@ -225,19 +259,92 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       const s = stores();
       const old = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
       const legacy = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + 1), call: call('k-1', { agent_id: legacyAgentId('ci-bot') }) });
-      expect(legacy).toEqual({ id: old.id, created: false });
+      expect(legacy).toEqual({ id: old.id, created: false, joined: false });
       expect((await s.runs.keepAgentCall({ ...input('ci-bot', 'k-1', T0 + 2), call: call('k-1', { agent_id: 'a-new-id' }) })).created).toBe(true);
     });
 
     it('a key past keyTtlMs (on the callers clock) keeps a new run', async () => {
       const s = stores();
       const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0, { keyTtlMs: MINUTE }));
-      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE - 1, { keyTtlMs: MINUTE }))).toEqual({ id: first.id, created: false });
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE - 1, { keyTtlMs: MINUTE }))).toEqual({
+        id: first.id,
+        created: false,
+        joined: false,
+      });
+      // The first call has ended, so the same call later is a new one.
+      await finish(s, first.id, T0 + 2);
       const later = await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE, { keyTtlMs: MINUTE }));
       expect(later.created).toBe(true);
       expect(later.id).not.toBe(first.id);
       // The key now answers the new run.
-      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE + 1, { keyTtlMs: MINUTE }))).toEqual({ id: later.id, created: false });
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + MINUTE + 1, { keyTtlMs: MINUTE }))).toEqual({
+        id: later.id,
+        created: false,
+        joined: false,
+      });
+    });
+
+    it('an identical call (same agent, tool and arguments) with another key joins the open one: joined, one run, its key now names it', async () => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      const joined = await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 1));
+      expect(joined).toEqual({ id: first.id, created: false, joined: true });
+      // The joining key answers that run from now on, as a key of its own (not a join).
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 2))).toEqual({ id: first.id, created: false, joined: false });
+      expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
+      expect((await s.runs.get(first.id))?.payload).toEqual(call('k-1'));
+      // Other arguments, another tool, another agent: not the same call.
+      const otherArgs = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-3', T0 + 3), call: other2('k-3') });
+      const otherTool = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-4', T0 + 4), call: call('k-4', { tool: 'echo2' }) });
+      const otherAgent = await s.runs.keepAgentCall({ ...input('ops-bot', 'k-5', T0 + 5), call: call('k-5', { agent_id: 'ops-bot-id' }) });
+      for (const k of [otherArgs, otherTool, otherAgent]) expect(k).toMatchObject({ created: true, joined: false });
+      expect((await s.runs.list({}, 10)).runs).toHaveLength(4);
+    });
+
+    it.each(JOINABLE_STATUSES.map((status) => [status]))('a call %s is joined', async (status) => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      await bringTo(s, first.id, status);
+      expect((await s.runs.get(first.id))?.status).toBe(status);
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 10))).toEqual({ id: first.id, created: false, joined: true });
+    });
+
+    it('a call that failed after its tool started and was interrupted (outcome unknown, held for an operator) is joined; one that failed with an answer is not', async () => {
+      const s = stores();
+      const lost = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      const c = await s.runs.claim(lost.id, 'w-1', 1_000, T0);
+      await s.runs.act(lost.id, c!.token, { acted: 'start', actedIds: [], input: {}, resumable: false }, T0);
+      await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 1_000 });
+      expect((await s.runs.get(lost.id))?.status).toBe('failed');
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 2_000))).toEqual({ id: lost.id, created: false, joined: true });
+
+      const failed = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-3', T0 + 3_000), call: other2('k-3') });
+      const c2 = await s.runs.claim(failed.id, 'w-1', 1_000, T0 + 3_000);
+      await s.runs.act(failed.id, c2!.token, { acted: 'start', actedIds: [], input: {}, resumable: false }, T0 + 3_000);
+      await s.runs.fail(failed.id, c2!.token, { kind: 'bad_input', message: 'the tool said no' }, T0 + 3_001);
+      const again = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-4', T0 + 4_000), call: other2('k-4') });
+      expect(again).toMatchObject({ created: true, joined: false });
+      expect(again.id).not.toBe(failed.id);
+    });
+
+    it('after the call finished, an identical call with a new key is a new call; the old key still answers the old run', async () => {
+      const s = stores();
+      const first = await s.runs.keepAgentCall(input('ci-bot', 'k-1'));
+      await finish(s, first.id, T0 + 1);
+      const next = await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 2));
+      expect(next).toMatchObject({ created: true, joined: false });
+      expect(next.id).not.toBe(first.id);
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + 3))).toEqual({ id: first.id, created: false, joined: false });
+      // The newest such call is the one joined.
+      expect(await s.runs.keepAgentCall(input('ci-bot', 'k-3', T0 + 4))).toEqual({ id: next.id, created: false, joined: true });
+    });
+
+    it('two concurrent identical calls with different keys keep one run', async () => {
+      const s = stores();
+      const both = await Promise.all([s.runs.keepAgentCall(input('ci-bot', 'k-a')), s.runs.keepAgentCall(input('ci-bot', 'k-b'))]);
+      expect(both[0].id).toBe(both[1].id);
+      expect(both.map((k) => k.joined).sort()).toEqual([false, true]);
+      expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
     });
 
     it('two concurrent keeps with one key keep one run', async () => {

@@ -51,7 +51,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   create_agent: [keys.agents, keys.agentTokens],
   rotate_agent: [keys.agents, keys.agentTokens],
   remove_agent: [keys.agents, keys.agentTokens],
-  keep_agent_call: [keys.agentCall(p, 'ci-bot', 'ab12'), keys.due(p)],
+  keep_agent_call: [keys.agentCall(p, 'ci-bot', 'ab12'), keys.due(p), keys.agentOpenCall(p, 'ci-bot', 'cd34')],
   put_trigger_link: [keys.hooks, keys.triggerTokens],
   use_trigger_link: [keys.triggerTokens],
   return_trigger_use: [keys.triggerLink('tl_abc')],

@@ -16,6 +16,9 @@ import { T0, hook, rejection } from './fixtures';
 import { argsHash, legacyAgentId } from '@hookyard/core';
 import { SCRIPT_NAMES, Scripts } from '../src/redis/scripts';
 import { keySlot } from './slots';
+import { createHash } from 'node:crypto';
+import { KeyLayout } from '../src/redis/keys';
+import { deliveryPartition } from '../src/run-ids';
 
 const suitePrefix = uniquePrefix('store');
 let url = '';
@@ -98,10 +101,44 @@ describe('redis specifics', () => {
       const call = { tool: 'echo', arguments: {}, args_sha256: argsHash({}), tools_allow: null, idempotency_key: 'k-old', via: 'mcp' as const };
       const kept = await s.runs.keepAgentCall({ agent: 'old-bot', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
       const again = { agent: 'old-bot', call: { ...call, agent_id: shown.id }, now: T0 + 1, dispatchGraceMs: 0, keyTtlMs: 60_000 };
-      expect(await s.runs.keepAgentCall(again)).toEqual({ id: kept.id, created: false });
+      expect(await s.runs.keepAgentCall(again)).toEqual({ id: kept.id, created: false, joined: false });
       expect((await s.agents.rotate('old-bot', 'b'.repeat(64), T0 + 2))?.id).toBe(shown.id);
       expect(JSON.parse((await admin.hget(`{${prefix}}:agents`, 'old-bot'))!)).toMatchObject({ id: shown.id, token_hash: 'b'.repeat(64) });
       expect(await s.agents.remove('old-bot')).toMatchObject({ id: shown.id });
+    } finally {
+      admin.disconnect();
+      await s.close();
+    }
+  });
+
+  it("a key kept before the agent chose the partition (in the key's own) still answers its run, and an identical call joins in the agent's partition", async () => {
+    const prefix = `${suitePrefix}agentkeys`;
+    const partitions = 16;
+    const s = await createRedisStores({ url, prefix, partitions });
+    const admin = new Redis(url);
+    try {
+      const keys = new KeyLayout(prefix);
+      const call = (key: string, args: Record<string, unknown>) => ({
+        agent_id: 'bot-id',
+        tool: 'echo',
+        arguments: args,
+        args_sha256: argsHash(args),
+        tools_allow: null,
+        idempotency_key: key,
+        via: 'mcp' as const,
+      });
+      const keep = (key: string, args: Record<string, unknown>, now: number) =>
+        s.runs.keepAgentCall({ agent: 'bot', call: call(key, args), now, dispatchGraceMs: 0, keyTtlMs: 60_000 });
+      const kept = await keep('k-new', { n: 1 }, T0);
+      // Where the code before issue 34 kept a key: the partition of the key's hash.
+      const sha = createHash('sha256').update('k-legacy', 'utf8').digest('hex');
+      const old = deliveryPartition('agent:bot', sha, partitions);
+      expect(old).not.toBe(deliveryPartition('agent:bot', 'bot-id', partitions));
+      await admin.set(keys.agentCall(old, 'bot-id', sha), `${T0 + 60_000} ${kept.id}`, 'PX', 60_000);
+      expect(await keep('k-legacy', { n: 2 }, T0 + 1)).toEqual({ id: kept.id, created: false, joined: false });
+      // Past its time it answers no more; an identical call joins the open one in the agent's partition.
+      expect(await keep('k-legacy', { n: 2 }, T0 + 60_000)).toMatchObject({ created: true, joined: false });
+      expect(await keep('k-other', { n: 1 }, T0 + 2)).toEqual({ id: kept.id, created: false, joined: true });
     } finally {
       admin.disconnect();
       await s.close();

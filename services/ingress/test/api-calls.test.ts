@@ -67,7 +67,7 @@ describe('HTTP call API', () => {
     const r = await post({ tool: 'echo', arguments: { text: 'hi' }, idempotency_key: 'k-202', wait_seconds: 0 });
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ agent: 'bot', tool: 'echo', status: 'pending', done: false });
-    expect(r.body.sentence).toMatch(/repeat the same call with the same idempotency key/);
+    expect(r.body.sentence).toMatch(/make the same call again \(same tool, same arguments\) to get its outcome/);
     expect(r.headers.get('hookyard-call-id')).toBe(r.body.id);
     const run = await h.stores.runs.get(r.body.id);
     expect(run).toMatchObject({ door: 'agent', hook: 'agent:bot', topic: 'tools/call', status: 'pending' });
@@ -120,7 +120,7 @@ describe('HTTP call API', () => {
     const first = await post(call, '?wait_seconds=0');
     expect(first.status).toBe(202);
     // Exactly the vendor's message: the run id and status travel in headers.
-    expect(first.body).toEqual({ role: 'tool', tool_call_id: 'call_abc', content: expect.stringMatching(/repeat the same call/) });
+    expect(first.body).toEqual({ role: 'tool', tool_call_id: 'call_abc', content: expect.stringMatching(/make the same call again \(same tool, same arguments\)/) });
     const id = first.headers.get('hookyard-run-id')!;
     expect(first.headers.get('hookyard-run-status')).toBe('pending');
     expect(first.headers.get('hookyard-call-id')).toBe(id);

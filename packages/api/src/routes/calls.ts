@@ -54,6 +54,14 @@ export const CallView = Type.Object(
         { description: 'parked: the approval the call waits on (an operator answers it)' },
       ),
     ),
+    joined: Type.Optional(
+      Type.Unsafe<true>({
+        type: 'boolean',
+        enum: [true],
+        description:
+          'Present when this call joined an identical call of the agent (same tool, same arguments) that was still open, whatever its key: one run, one approval, one tool call (POST /api/calls only)',
+      }),
+    ),
     sentence: Type.String({ description: 'What happened, for the model: a denial ends with the advice to try a less destructive approach' }),
   },
   { $id: 'CallView', description: "An agent's call as the agent sees it, with one sentence a model can act on" },
@@ -116,7 +124,8 @@ const HookyardCall = Type.Object(
     idempotency_key: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: 'The same key again (this agent) attaches to the same run and answers its outcome; another call with it is 409. Absent: one is made up',
+        description:
+          'The same key again (this agent) attaches to the same run and answers its outcome, also after it finished; another call with it is 409. Absent: one is made up. While an identical call (same tool, same arguments) is open, a call joins it whatever its key',
       }),
     ),
     wait_seconds: Type.Optional(
@@ -235,7 +244,7 @@ export const callTool = route({
   answers: {
     200: answer('The outcome; for many, every call has its outcome (a denial and a failure are outcomes: their sentence says what happened)', CallAnswer),
     202: answer(
-      'Still waiting (pending, running, retry_wait, parked on an approval); for many, at least one still waits and every call was taken: repeat the same call, or GET /api/calls/{id}',
+      'Still waiting (pending, running, retry_wait, parked on an approval); for many, at least one still waits and every call was taken: make the same call again (same tool, same arguments: it joins this one), or GET /api/calls/{id}',
       CallAnswer,
     ),
     207: answer(

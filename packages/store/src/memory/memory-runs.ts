@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AGENT_CALL_TOPIC, FINISHED_STATUSES, HOOKS_RUN_FAILED_TOPIC, HookyardError, agentHookName, badInput, conflict, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead, RunStatus } from '@hookyard/core';
-import { agentKeyScope } from '../agent-rules';
+import { agentKeyScope, callIdentity, isJoinable } from '../agent-rules';
 import { decideInterrupt, replayDetail } from '../interrupt';
 import { MAX_HOOKS_PER_EVENT, idInTimeRange, runIdAt, runIdBase } from '../run-ids';
 import * as rules from '../run-rules';
@@ -76,6 +76,8 @@ export class MemoryRunStore implements RunStore {
   private readonly unrouted = new MemoryUnrouted();
   /** An agent's idempotency key (`agent id\nkey`) -> the run it kept and until when the key answers it. */
   private readonly agentKeys = new Map<string, { id: string; until: number }>();
+  /** `<agent scope>\n<call identity>` -> the run of the latest such call kept (joined while isJoinable). */
+  private readonly openCalls = new Map<string, string>();
   /** Per-minute counters, kept by the transitions as stats.lua keeps them. */
   private readonly stats = new MemoryStats();
   /**
@@ -117,9 +119,18 @@ export class MemoryRunStore implements RunStore {
   }
 
   async keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall> {
-    const key = `${agentKeyScope(input)}\n${input.call.idempotency_key}`;
+    const scope = agentKeyScope(input);
+    const key = `${scope}\n${input.call.idempotency_key}`;
     const held = this.agentKeys.get(key);
-    if (held && held.until > input.now && this.slots.has(held.id)) return { id: held.id, created: false };
+    if (held && held.until > input.now && this.slots.has(held.id)) return { id: held.id, created: false, joined: false };
+    // An identical call still open is joined (keep_agent_call.lua: the pointer is checked against the run's state as it is now).
+    const identity = `${scope}\n${callIdentity(input.call)}`;
+    const open = this.openCalls.get(identity);
+    const openSlot = open ? this.slots.get(open) : undefined;
+    if (openSlot && isJoinable(openSlot.run.status, openSlot.run.acted, openSlot.ended)) {
+      this.agentKeys.set(key, { id: openSlot.run.id, until: input.now + input.keyTtlMs });
+      return { id: openSlot.run.id, created: false, joined: true };
+    }
     const id = runIdAt(runIdBase(input.now, 0), 0);
     const slot = pendingSlot(
       {
@@ -143,9 +154,14 @@ export class MemoryRunStore implements RunStore {
     // Keys past their time are dropped as new ones come, so the map stays as large as the calls within the TTL.
     if (this.agentKeys.size >= 1024 && this.agentKeys.size % 1024 === 0) {
       for (const [k, v] of this.agentKeys) if (v.until <= input.now) this.agentKeys.delete(k);
+      for (const [k, runId] of this.openCalls) {
+        const s = this.slots.get(runId);
+        if (!s || !isJoinable(s.run.status, s.run.acted, s.ended)) this.openCalls.delete(k);
+      }
     }
     this.agentKeys.set(key, { id, until: input.now + input.keyTtlMs });
-    return { id, created: true };
+    this.openCalls.set(identity, id);
+    return { id, created: true, joined: false };
   }
 
   async keepHookRun(input: KeepEventInput, hook: string): Promise<KeptRun[]> {

@@ -42,7 +42,10 @@ import type { Door } from '@hookyard/core';
  *                                    The HTTP door's; another door's is {P:p<n>}:<door>-delivery:<t>:<id>
  *   {P:p<n>}:agent-call:<a>:<k> string "<answers until ms> <run id>": the run an agent's idempotency key kept (keep_agent_call);
  *                                    a = agent id (the name for a call kept before agents had ids), k = SHA-256 (hex)
- *                                    of the key, n = deliveryPartition('agent:' + agent name, k)
+ *                                    of the key, n = deliveryPartition('agent:' + agent name, a) (a key kept before
+ *                                    issue 34 is in n = deliveryPartition('agent:' + agent name, k), read only)
+ *   {P:p<n>}:agent-open:<a>:<c> string the run id of the agent's latest call with identity c (callIdentity: SHA-256 of
+ *                                    tool and arguments' hash), joined by an identical call while open; same a and n
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
  *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
@@ -191,6 +194,10 @@ export class KeyLayout {
   /** The run an agent's idempotency key kept; `keyHash` is the key's SHA-256 (hex). */
   agentCall(partition: number, agent: string, keyHash: string): string {
     return `${this.tag(partition)}:agent-call:${agent}:${keyHash}`;
+  }
+  /** The latest kept call of an agent with this identity (callIdentity: tool and arguments' hash): joined while open. */
+  agentOpenCall(partition: number, agent: string, identity: string): string {
+    return `${this.tag(partition)}:agent-open:${agent}:${identity}`;
   }
   /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   /** Partition `partition`'s run counters of `minute` (stats.lua names the same key from the tag). */

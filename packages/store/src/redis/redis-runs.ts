@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AGENT_CALL_TOPIC, agentHookName, badInput, internal, notFound } from '@hookyard/core';
 import type { ErrorInfo, HttpExchange, Run, RunHead } from '@hookyard/core';
-import { agentKeyScope } from '../agent-rules';
+import { JOINABLE_STATUSES, UNKNOWN_OUTCOME_ENDS, agentKeyScope, callIdentity } from '../agent-rules';
 import type { RedisClient } from './client';
 import { MAX_HOOKS_PER_EVENT, deliveryPartition, partitionOf, runIdAt, runIdBase } from '../run-ids';
 import { DISCARD_REASON } from '../interaction-rules';
@@ -133,9 +133,13 @@ export class RedisRunStore implements RunStore {
 
   async keepAgentCall(input: KeepAgentCallInput): Promise<KeptAgentCall> {
     const hook = agentHookName(input.agent);
+    const scope = agentKeyScope(input);
     const keyHash = createHash('sha256').update(input.call.idempotency_key, 'utf8').digest('hex');
-    // The key picks the partition, so its record and the run it keeps share one slot (one atomic script).
-    const p = deliveryPartition(hook, keyHash, this.partitions);
+    // The agent picks the partition, so its keys' records, its open calls' pointers and the runs they name share
+    // one slot: one atomic script checks the key, joins an identical open call or keeps a new one.
+    const p = deliveryPartition(hook, scope, this.partitions);
+    const legacy = await this.legacyAgentKey(input, hook, scope, keyHash, p);
+    if (legacy) return legacy;
     const args: Array<string | number> = [
       this.keys.tag(p),
       runIdAt(runIdBase(input.now, p), 0),
@@ -147,11 +151,42 @@ export class RedisRunStore implements RunStore {
       hook,
       AGENT_CALL_TOPIC,
       Math.max(1, Math.ceil(input.keyTtlMs)),
+      JOINABLE_STATUSES.join(' '),
+      UNKNOWN_OUTCOME_ENDS.join(' '),
     ];
     await readyToWrite(this.setup, 'keep_agent_call');
-    const reply = await this.scripts.run('keep_agent_call', [this.keys.agentCall(p, agentKeyScope(input), keyHash), this.keys.due(p)], args);
+    const keys = [this.keys.agentCall(p, scope, keyHash), this.keys.due(p), this.keys.agentOpenCall(p, scope, callIdentity(input.call))];
+    const reply = await this.scripts.run('keep_agent_call', keys, args);
     const r = checkReply({ op: 'keep_agent_call' }, reply);
-    return { id: replyText(r[1]), created: Number(r[2]) === 1 };
+    return { id: replyText(r[1]), created: Number(r[2]) === 1, joined: Number(r[3]) === 1 };
+  }
+
+  /**
+   * A key kept before the agent chose the partition (it was the key's, then):
+   * read once, never written again, so a read outside the keep's step is
+   * enough. The run it names, while the record answers and the run is kept.
+   */
+  private async legacyAgentKey(input: KeepAgentCallInput, hook: string, scope: string, keyHash: string, p: number): Promise<KeptAgentCall | null> {
+    const old = deliveryPartition(hook, keyHash, this.partitions);
+    if (old === p) return null;
+    await this.setup.ready('keep_agent_call');
+    let held: string | null;
+    try {
+      held = await this.client.get(this.keys.agentCall(old, scope, keyHash));
+    } catch (err) {
+      throw storeError('keep_agent_call', err);
+    }
+    const m = held ? /^(\d+) (.+)$/.exec(held) : null;
+    if (!m || Number(m[1]) <= input.now) return null;
+    const id = m[2]!;
+    const runPartition = partitionOf(id, this.partitions);
+    if (runPartition === null) return null;
+    try {
+      if ((await this.client.exists(this.keys.run(runPartition, id))) !== 1) return null;
+    } catch (err) {
+      throw storeError('keep_agent_call', err);
+    }
+    return { id, created: false, joined: false };
   }
 
   /** keep_event in partition `p`, with the delivery claim when `ttlMs` is given. */

@@ -32,6 +32,8 @@ export interface CallView {
   error?: { kind: string; message: string; retryable?: boolean };
   /** parked: the approval it waits on. */
   interaction?: { id: string; rule: string | null; message: string | null; expires_at: string };
+  /** True when this call joined an identical call (same tool, same arguments) that was already open, instead of being kept again. */
+  joined?: true;
   /** One sentence for the model saying what happened and what it can do next. */
   sentence: string;
 }
@@ -50,7 +52,17 @@ export function isSettled(v: CallView): boolean {
   return v.done || v.status === 'parked';
 }
 
-const REPEAT = 'repeat the same call with the same idempotency key to get its outcome';
+/** What a model can do to get a waiting call's outcome: an identical call joins it (the model controls nothing but the arguments). */
+export const REPEAT = 'make the same call again (same tool, same arguments) to get its outcome';
+
+/**
+ * The view of a call that joined an identical open call (AgentCalls.submit
+ * `joined`): flagged, and the sentence says so first.
+ */
+export function joinedView(v: CallView): CallView {
+  const sentence = `This call joined the identical call ${v.id} (same tool, same arguments) that was still open, so the tool is not called twice. ${v.sentence}`;
+  return { ...v, joined: true, sentence };
+}
 
 /** The agent's view of an agent run (the caller has checked the run is this agent's). */
 export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
@@ -88,7 +100,7 @@ export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
       return {
         ...base,
         error: { kind: 'discarded', message: 'an operator discarded this call' },
-        sentence: `An operator discarded the call to ${tool}; it has no result. Make the call again with a new idempotency key if it is still needed.`,
+        sentence: `An operator discarded the call to ${tool}; it has no result. Make the call again if it is still needed.`,
       };
     case 'skipped':
       return { ...base, result: run.result ?? null, sentence: `The call to ${tool} was skipped; the tool was not called.` };
@@ -121,7 +133,7 @@ function parkedView(base: Omit<CallView, 'sentence'>, run: Run, parked: ParkedOn
     interaction,
     sentence:
       `The call to ${base.tool} awaits approval ${i.id}${rule}${why}: an operator answers it (console, API, CLI or a signed link) before ${i.expires_at}; ` +
-      `${REPEAT} once it is decided. Do not make the call again with a new key: that would ask for a second approval.`,
+      `${REPEAT} once it is decided (while it waits, the same call joins this one and asks for no second approval).`,
   };
 }
 

@@ -45,7 +45,7 @@ export function toolsAllowEntries(header: string): string[] {
 export interface CallRequest {
   tool: string;
   arguments: Record<string, unknown>;
-  /** The client's key (a retry with it attaches to the same run); absent: one is made up. */
+  /** The client's key (a retry with it attaches to the same run, also after it finished); absent: one is made up. */
   idempotencyKey?: string | null;
   /** The caller's runtime allowlist (narrows only); absent or null: none. */
   runtimeAllow?: string[] | null;
@@ -84,9 +84,11 @@ export class AgentCalls {
    * Keeps the call as a run and publishes it (a failed publish is logged: the
    * sweep dispatches it). A tool the agent may not call is not_found before
    * anything is kept; a key this agent already used for another tool or other
-   * arguments is a conflict naming that run.
+   * arguments is a conflict naming that run. While an identical call of this
+   * agent (same tool, same arguments) is open, this one joins it whatever its
+   * key (`joined`): one run, one approval, one tool call.
    */
-  async submit(agent: AgentClient, req: CallRequest): Promise<{ id: string; created: boolean; idempotencyKey: string }> {
+  async submit(agent: AgentClient, req: CallRequest): Promise<{ id: string; created: boolean; joined: boolean; idempotencyKey: string }> {
     const { settings, stores, clock, logger } = this.deps;
     const tool = checkTool(req.tool);
     const args = checkArguments(req.arguments);
@@ -125,7 +127,8 @@ export class AgentCalls {
       });
     if (!kept.created) {
       await this.checkSameCall(agent, kept.id, idempotencyKey, call);
-      return { id: kept.id, created: false, idempotencyKey };
+      if (kept.joined) logger.info({ run: kept.id, agent: agent.name, agent_id: agent.id, tool, via: req.via }, 'agent call joined the identical open call');
+      return { id: kept.id, created: false, joined: kept.joined, idempotencyKey };
     }
     logger.info({ run: kept.id, agent: agent.name, agent_id: agent.id, tool, via: req.via }, 'agent call kept');
     for (const summary of acceptedSummaries(AGENT_CALL_TOPIC, [{ id: kept.id, hook: agentHookName(agent.name) }], now)) {
@@ -136,7 +139,7 @@ export class AgentCalls {
     } catch (err) {
       logger.warn({ err, run: kept.id, agent: agent.name }, 'publish of an agent call failed; the sweep will dispatch it');
     }
-    return { id: kept.id, created: true, idempotencyKey };
+    return { id: kept.id, created: true, joined: false, idempotencyKey };
   }
 
   /** The call's view now; not_found when there is no such run or it is not this agent's (the same message either way). */
@@ -249,7 +252,7 @@ function keepFailure(err: unknown, tool: string, key: string): HookyardError {
     return new HookyardError(
       'unavailable',
       `call of tool '${tool}': outcome unknown, the keep was sent and no answer came (${e.message}); the call may be kept and may run. ` +
-        `Repeat it with idempotency key ${JSON.stringify(key)} to attach to it and get its outcome (or keep it, if it was not)`,
+        `Make the same call again (same tool, same arguments, or idempotency key ${JSON.stringify(key)}) to attach to it and get its outcome (or keep it, if it was not)`,
       { cause: err, outcomeUnknown: true },
     );
   }

@@ -5,8 +5,10 @@ import { TOOLS_ALLOW_HEADER, toolsAllowEntries, type AgentCalls } from './calls'
 /**
  * What an MCP `tools/call` becomes: the request's idempotency key and runtime
  * allowlists read from `_meta` and headers, the call kept as a run through
- * AgentCalls (before anything waits, so a dropped connection loses nothing),
- * a bounded wait with progress, and the run's outcome as an MCP result.
+ * AgentCalls (before anything waits, so a dropped connection loses nothing;
+ * an identical open call is joined), a bounded wait with progress (through
+ * the approval when the client sent a progressToken), and the run's outcome
+ * as an MCP result.
  */
 
 /** The parts of AgentCalls the MCP door uses. */
@@ -15,6 +17,8 @@ export type McpCalls = Pick<AgentCalls, 'submit' | 'view' | 'visible' | 'wait' |
 /** `_meta` keys a client may set on a request. */
 export const META_TOOLS_ALLOW = 'hookyard/tools_allow';
 export const META_IDEMPOTENCY_KEY = 'hookyard/idempotency_key';
+/** `_meta` key of a result: true when the call joined an identical open call (same tool, same arguments) instead of being kept again. */
+export const META_JOINED = 'hookyard/joined';
 
 /** A request's problem the client must fix: a JSON-RPC -32602 naming it. */
 export class InvalidParams extends Error {}
@@ -68,19 +72,42 @@ export interface McpCallResult {
 /** What waiting needs besides AgentCalls. */
 export interface WaitDeps {
   calls: McpCalls;
-  settings: Pick<Settings, 'agentWaitMs'>;
+  settings: Pick<Settings, 'agentWaitMs' | 'agentProgressMs' | 'agentProgressMaxWaitMs'>;
 }
 
 /**
- * Waits up to HOOKS_AGENT_WAIT_SECONDS for the call's outcome (also while it
- * is parked on an approval, unlike a plain read), telling `progress` of the
- * state now and of each change.
+ * Waits for the call's outcome (also while it is parked on an approval,
+ * unlike a plain read), telling `progress` of the state now and of each
+ * change. Without `heartbeat`: up to HOOKS_AGENT_WAIT_SECONDS. With one (the
+ * client sent a progressToken, so it can be kept waiting): up to
+ * HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS (never less than the plain wait),
+ * telling `heartbeat` every HOOKS_AGENT_PROGRESS_SECONDS the call still
+ * waits; a parked call is waited on until its approval's expiry and the plain
+ * wait past it (the expiry's outcome comes then).
  */
-export async function waitForOutcome(deps: WaitDeps, agent: AgentClient, id: string, signal: AbortSignal, progress: (v: CallView) => void): Promise<CallView> {
+export async function waitForOutcome(
+  deps: WaitDeps,
+  agent: AgentClient,
+  id: string,
+  signal: AbortSignal,
+  progress: (v: CallView) => void,
+  heartbeat?: (v: CallView) => void,
+): Promise<CallView> {
   const first = await deps.calls.view(agent, id);
   if (first.done) return first;
   progress(first);
-  return deps.calls.wait(agent, id, deps.settings.agentWaitMs, { signal, onProgress: progress, untilDone: true });
+  const { agentWaitMs, agentProgressMs, agentProgressMaxWaitMs } = deps.settings;
+  if (!heartbeat) return deps.calls.wait(agent, id, agentWaitMs, { signal, onProgress: progress, untilDone: true });
+  const deadline = Date.now() + Math.max(agentWaitMs, agentProgressMaxWaitMs);
+  let v = first;
+  for (;;) {
+    const expiry = v.status === 'parked' && v.interaction ? Date.parse(v.interaction.expires_at) + agentWaitMs : Infinity;
+    const left = Math.min(deadline, expiry) - Date.now();
+    if (left <= 0 || signal.aborted) return v;
+    v = await deps.calls.wait(agent, id, Math.min(agentProgressMs, left), { signal, onProgress: progress, untilDone: true });
+    if (v.done || signal.aborted) return v;
+    heartbeat(v);
+  }
 }
 
 /** The progress message of a call still waiting: the approval and its rule when parked. */
@@ -102,21 +129,22 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null &
  * object. Denied, failed and every other end: isError with the sentence (a
  * result the model reads, never a protocol error ending its turn). Not done
  * yet (parked, or still running past the wait): a plain result saying so,
- * with the run, the approval and the key that fetches the outcome later.
+ * with the run and the approval; the sentence tells the model to make the
+ * same call again, which joins this one. `_meta` names the run, its status,
+ * the idempotency key and, when this call joined an identical open one,
+ * `hookyard/joined`.
  */
 export function mcpResult(v: CallView, idempotencyKey: string): McpCallResult {
   const meta: Record<string, unknown> = { 'hookyard/run': v.id, 'hookyard/status': v.status, [META_IDEMPOTENCY_KEY]: idempotencyKey };
   if (v.interaction) meta['hookyard/interaction'] = v.interaction.id;
+  if (v.joined) meta[META_JOINED] = true;
   if (v.status === 'succeeded') {
     const text = typeof v.result === 'string' ? v.result : (JSON.stringify(v.result ?? null) ?? 'null');
     return { content: [{ type: 'text', text }], ...(isPlainObject(v.result) ? { structuredContent: v.result } : {}), _meta: meta };
   }
   if (v.done) return { isError: true, content: [{ type: 'text', text: v.sentence }], _meta: meta };
   const approval = v.interaction ? `, approval ${v.interaction.id}` : '';
-  const text =
-    `${v.sentence} (run ${v.id}${approval}.) To get the outcome, repeat this call with the same arguments and the idempotency key ` +
-    `${JSON.stringify(idempotencyKey)} (_meta "${META_IDEMPOTENCY_KEY}" or the Idempotency-Key header).`;
-  return { content: [{ type: 'text', text }], _meta: meta };
+  return { content: [{ type: 'text', text: `${v.sentence} (run ${v.id}${approval})` }], _meta: meta };
 }
 
 /** A refused submit as the door answers it: the kind decides (see mcp-server.ts). */

@@ -14,7 +14,7 @@ import { mcpSdk } from './mcp-sdk';
 
 /** What the /mcp door runs on. */
 export interface McpDoorDeps extends McpServerDeps {
-  settings: Pick<Settings, 'agentWaitMs' | 'publicUrl' | 'agentAllowedHosts' | 'apiTokens' | 'apiBodyMaxBytes'>;
+  settings: Pick<Settings, 'agentWaitMs' | 'agentProgressMs' | 'agentProgressMaxWaitMs' | 'publicUrl' | 'agentAllowedHosts' | 'apiTokens' | 'apiBodyMaxBytes'>;
   stores: Pick<Stores, 'agents' | 'runs' | 'interactions'>;
   clock: Clock;
   /** The door as an OAuth protected resource (HOOKS_OIDC_ISSUER); absent or null: agent tokens only. */

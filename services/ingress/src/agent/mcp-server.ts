@@ -16,6 +16,7 @@ import {
   type McpCalls,
   type McpCallResult,
 } from './mcp-call';
+import { joinedView } from './call-view';
 import { callerAsk } from './mcp-elicit';
 import { mcpSdk } from './mcp-sdk';
 import { runTaskStore, TASK_POLL_INTERVAL_MS, type RunTaskDeps } from './mcp-tasks';
@@ -24,7 +25,7 @@ import { runTaskStore, TASK_POLL_INTERVAL_MS, type RunTaskDeps } from './mcp-tas
 export interface McpServerDeps extends RunTaskDeps {
   calls: McpCalls;
   tools: ToolRepo;
-  settings: Pick<Settings, 'agentWaitMs'>;
+  settings: Pick<Settings, 'agentWaitMs' | 'agentProgressMs' | 'agentProgressMaxWaitMs'>;
   logger: Logger;
   /** Where an approval the agent's user answered (elicitation) publishes its woken run. */
   bus: Pick<RunBus, 'publish'>;
@@ -36,8 +37,10 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export const MCP_SERVER_INFO = { name: 'hookyard', version: '0.1.0' };
 
 const INSTRUCTIONS =
-  "Hookyard's tools. Every tools/call is kept as a run before it starts; a call an approval rule gates waits for a person, " +
-  'and repeating it with the same idempotency key (_meta "hookyard/idempotency_key") returns its outcome without calling the tool twice.';
+  "Hookyard's tools. Every tools/call is kept as a run before it starts; a call an approval rule gates waits for a person. " +
+  'When a call answers that it still waits, make the same call again (same tool, same arguments) to get its outcome: ' +
+  'while it is open, an identical call joins it, so the tool is never called twice and no second approval is asked for. ' +
+  'A client that sends a progressToken gets progress notifications while the call waits, and its answer when it comes.';
 
 /** A JSON-RPC error with a plain message (the SDK's McpError would prefix "MCP error <code>:" to it). */
 function rpcError(code: number, message: string): Error {
@@ -105,7 +108,7 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
     if (!fromHeader && !fromMeta) allowed = deps.calls.visible(agent, null, allowed);
     if (allowed.length === 0) throw rpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
 
-    let kept: { id: string; idempotencyKey: string };
+    let kept: { id: string; joined: boolean; idempotencyKey: string };
     try {
       const traceparent = typeof headers?.traceparent === 'string' ? headers.traceparent : null;
       kept = await deps.calls.submit(agent, {
@@ -146,12 +149,14 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
         .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message: progressMessage(v) } })
         .catch((err: unknown) => deps.logger.debug({ run: kept.id, err: String(err) }, 'mcp progress not sent'));
     };
-    // The run is kept: from here a dropped connection only ends the wait, and the same key finds the run again.
-    let view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    // A client that sent a progressToken is kept waiting through the approval, told every HOOKS_AGENT_PROGRESS_SECONDS.
+    const heartbeat = token === undefined ? undefined : progress;
+    // The run is kept: from here a dropped connection only ends the wait, and the same call finds the run again.
+    let view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat);
     // A person is answering at the client: the call waits for them, then for the outcome their answer brings.
-    if (!view.done && (await ask.settled()) && !extra.signal.aborted) view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress);
+    if (!view.done && (await ask.settled()) && !extra.signal.aborted) view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat);
     ask.stop();
-    return mcpResult(view, kept.idempotencyKey);
+    return mcpResult(kept.joined ? joinedView(view) : view, kept.idempotencyKey);
   });
 
   return server;

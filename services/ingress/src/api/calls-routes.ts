@@ -19,6 +19,7 @@ import {
 import { AgentCalls, TOOLS_ALLOW_HEADER, toolsAllowEntries } from '../agent/calls';
 import { parseCallsBody } from '../agent/shapes';
 import { RUN_ID_HEADER, RUN_STATUS_HEADER, callAnswer, httpStatusOfCall, httpStatusOfOutcomes, runHeaders, type CallOutcome } from '../agent/shape-answers';
+import { joinedView } from '../agent/call-view';
 import { agentOf } from './auth';
 import { callTool, getCall } from '@hookyard/api';
 import { mount } from './declare';
@@ -81,7 +82,7 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       const runtimeAllow = runtimeAllowOf(req.get(TOOLS_ALLOW_HEADER));
       const signal = closedSignal(req, res);
       // Kept in order; a call not taken is answered as such (a model's: as its result message), the others still run.
-      const kept: ({ id: string } | { refused: { kind: ErrorKind; message: string } })[] = [];
+      const kept: ({ id: string; joined: boolean } | { refused: { kind: ErrorKind; message: string } })[] = [];
       for (const call of parsed) {
         const request = {
           tool: call.tool,
@@ -101,7 +102,12 @@ export function callRoutes(router: Router, ctx: ApiContext): void {
       }
       // The calls wait together, each up to the same bound.
       const outcomes: CallOutcome[] = await Promise.all(
-        kept.map(async (k) => ('refused' in k ? k : { view: await calls.wait(agent, k.id, waitMs, { signal }) })),
+        kept.map(async (k) => {
+          if ('refused' in k) return k;
+          const waited = await calls.wait(agent, k.id, waitMs, { signal });
+          // Joined an identical open call: the answer says so (the field, and first in the sentence every shape carries).
+          return { view: k.joined ? joinedView(waited) : waited };
+        }),
       );
       if (res.writableEnded || res.destroyed) return;
       const headers = runHeaders(outcomes);
