@@ -55,9 +55,9 @@ export const UNKNOWN_OUTCOME_ENDS: readonly string[] = ['lapsed', 'released'];
 
 /**
  * True when an identical call joins a run in this state (JOINABLE_STATUSES,
- * or failed with an unknown outcome). Whatever records an operator's verdict
- * on such a held run must change its status or its `ended`, or identical
- * calls keep joining it (and reading that verdict) until the pointer expires.
+ * or failed with an unknown outcome). An operator's verdict on such a held
+ * run (resolveUnknown) sets its `ended` to `resolved`, which closes the call:
+ * an identical call after it is a new one.
  */
 export function isJoinable(status: RunStatus, acted: Acted, ended: string): boolean {
   if (JOINABLE_STATUSES.includes(status)) return true;

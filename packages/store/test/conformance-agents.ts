@@ -317,6 +317,11 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       await s.runs.sweepLapsed(T0 + 1_001, 10, { maxAttempts: 3, retryDelayMs: 1_000 });
       expect((await s.runs.get(lost.id))?.status).toBe('failed');
       expect(await s.runs.keepAgentCall(input('ci-bot', 'k-2', T0 + 2_000))).toEqual({ id: lost.id, created: false, joined: true });
+      // An operator's verdict closes it: failed (operator_failed) is an outcome, so an identical call is a new one.
+      await s.runs.resolveUnknown(lost.id, { outcome: 'failed', reason: 'the deploy did not happen', note: null, by: 'person:ana' }, T0 + 2_500);
+      const after = await s.runs.keepAgentCall(input('ci-bot', 'k-2b', T0 + 2_600));
+      expect(after).toMatchObject({ created: true, joined: false });
+      expect(after.id).not.toBe(lost.id);
 
       const failed = await s.runs.keepAgentCall({ ...input('ci-bot', 'k-3', T0 + 3_000), call: other2('k-3') });
       const c2 = await s.runs.claim(failed.id, 'w-1', 1_000, T0 + 3_000);

@@ -567,6 +567,8 @@ export class MemoryRunStore implements RunStore {
     run.error = v.error;
     // Not counted again in the minute stats: the run was counted when it failed.
     this.finish(slot, v.status, now, false);
+    // The verdict closes the call: an identical agent call is a new one (isJoinable).
+    slot.ended = 'resolved';
     this.log(slot, now, 'resolved', v.detail);
     if (v.status === 'succeeded') this.keepOutcome?.(run, now);
     return structuredClone(run);

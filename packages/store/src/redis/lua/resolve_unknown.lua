@@ -17,7 +17,8 @@ local kind = ''
 if f[2] and f[2] ~= '' then kind = cjson.decode(f[2]).kind or '' end
 if f[1] ~= 'failed' or kind ~= 'outcome_unknown' then return { ERR_RUN_STATUS, f[1], kind } end
 set_status(c, ARGV[4], now)
-redis.call('HSET', c.run, 'result', ARGV[5], 'error', ARGV[6], 'finished', now, 'due', '')
+-- ended 'resolved': the verdict closes the call, so an identical agent call is a new one (keep_agent_call.lua).
+redis.call('HSET', c.run, 'result', ARGV[5], 'error', ARGV[6], 'finished', now, 'due', '', 'ended', 'resolved')
 if ARGV[4] ~= 'failed' then redis.call('ZADD', c.done, now, c.id) end
 append_history(c.run, now, f[3], 'resolved', ARGV[7])
 if ARGV[4] == 'succeeded' then keep_outcome(c, 'succeeded', ARGV[5], now) end
