@@ -1,5 +1,5 @@
 import { agentTokenId, conflict, legacyAgentId, newAgentId, type AgentClient } from '@hookyard/core';
-import type { AgentStore, KeepAgentCallInput } from './types';
+import type { AgentChange, AgentStore, KeepAgentCallInput } from './types';
 
 /** What `AgentStore.create` takes. */
 export type NewAgent = Parameters<AgentStore['create']>[0];
@@ -33,4 +33,14 @@ export function agentTaken(name: string): Error {
 /** Whose idempotency keys a keep looks in: the call's agent id, or the name for a call kept the old way (no id). */
 export function agentKeyScope(input: Pick<KeepAgentCallInput, 'agent' | 'call'>): string {
   return input.call.agent_id ?? legacyAgentId(input.agent);
+}
+
+/** The agent after `change` (each field given replaces the kept one) at `now`: both stores' update. */
+export function changedAgent<T extends AgentClient>(kept: T, change: AgentChange, now: number): T {
+  return {
+    ...kept,
+    ...(change.description !== undefined ? { description: change.description } : {}),
+    ...(change.tools_allow !== undefined ? { tools_allow: [...change.tools_allow] } : {}),
+    updated_at: new Date(now).toISOString(),
+  };
 }

@@ -381,6 +381,12 @@ export interface KeptAgentCall {
  * SHA-256 (hex), by which a request's bearer token is looked up. Names follow
  * the hook name pattern.
  */
+/** What `AgentStore.update` changes: each field given replaces the kept one. */
+export interface AgentChange {
+  description?: string | null;
+  tools_allow?: string[];
+}
+
 export interface AgentStore {
   /** Keeps a new agent under a new id (AgentClient.id); `conflict` naming it when the name is taken. */
   create(
@@ -394,6 +400,11 @@ export interface AgentStore {
   remove(name: string): Promise<AgentClient | null>;
   /** Replaces the agent's token (the old one stops working at once); null when there is no such agent. */
   rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null>;
+  /**
+   * Replaces the given fields of the agent (description, tools_allow; absent: kept) and its `updated_at`;
+   * its id and token stay. Null when there is no such agent.
+   */
+  update(name: string, change: AgentChange, now: number): Promise<AgentClient | null>;
   /** The agent whose token has this SHA-256 (hex), or null. */
   byTokenHash(tokenHash: string): Promise<AgentClient | null>;
 }
@@ -551,6 +562,8 @@ export interface ParkInput {
   /** `argsHash` of the exact arguments. */
   argsHash: string;
   rule?: string | null;
+  /** approval: the rule's message, kept for the approver. */
+  message?: string | null;
   policyVersion?: number | null;
   answerHooks?: string[];
   /** approval: `caller` when the agent's own user may answer it (MCP elicitation). */

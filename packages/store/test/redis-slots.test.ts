@@ -49,6 +49,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   keep_hook_run: [keys.topicHooks(p, 'orders'), keys.due(p)],
   create_agent: [keys.agents, keys.agentTokens],
   rotate_agent: [keys.agents, keys.agentTokens],
+  update_agent: [keys.agents],
   remove_agent: [keys.agents, keys.agentTokens],
   keep_agent_call: [keys.agentCall(p, 'ci-bot', 'ab12'), keys.due(p)],
   put_trigger_link: [keys.hooks, keys.triggerTokens],

@@ -38,6 +38,7 @@ const ACTIONS = [
   'unrouted.replay',
   'unrouted.drop',
   'agent.create',
+  'agent.update',
   'agent.rotate',
   'agent.remove',
 ];

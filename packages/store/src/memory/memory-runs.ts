@@ -350,10 +350,12 @@ export class MemoryRunStore implements RunStore {
    * attempt, already parked on this interaction, answers the run as stored.
    * Returns the run, or throws like any attempt write.
    */
-  parkRun(id: string, token: number, interactionId: string, detail: string, now: number): Run {
+  parkRun(id: string, token: number, interactionId: string, detail: string, now: number, approval = false): Run {
     const slot = this.ending(id, token, 'park', (r) => r.status === 'parked' && r.interaction === interactionId);
     if (slot.ended) return slot.run;
     slot.ended = 'park';
+    // An approval asked for is counted in its minute, as park.lua counts it.
+    if (approval) this.stats.add(now, slot.run.hook, 'p');
     const run = slot.run;
     run.lease = null;
     run.due_at = null;

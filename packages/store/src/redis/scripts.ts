@@ -43,6 +43,7 @@ export const SCRIPT_NAMES = [
   'keep_agent_call',
   'create_agent',
   'rotate_agent',
+  'update_agent',
   'remove_agent',
   'put_trigger_link',
   'use_trigger_link',
