@@ -9,7 +9,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { AGENT_TOKEN_PREFIX, ManualClock, agentTokenHash, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
+import { AGENT_TOKEN_PREFIX, ManualClock, agentTokenHash, argsHash, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
 import { AGENT_DOOR_ONLY, agentOf, authenticate, callerOf, createTokenResolver, requireAgent, resolveAgent } from '../src/api/auth';
@@ -194,6 +194,42 @@ describe('agent principals (/api/agents)', () => {
     // Nothing changed.
     expect(await h.stores.agents.get('keep-bot')).toMatchObject({ description: 'kept', tools_allow: ['echo'] });
     expect((await h.call('/api/agents/keep-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it("list and show answer each agent's usage: last call, and its calls, denials, approvals and failures of the last 24 hours", async () => {
+    const made = (await create({ name: 'busy-bot', tools_allow: ['*'] })).body.agent;
+    await create({ name: 'idle-bot', tools_allow: ['*'] });
+    const payload = (key: string) => ({
+      tool: 'echo',
+      arguments: { key },
+      args_sha256: argsHash({ key }),
+      tools_allow: null,
+      idempotency_key: key,
+      via: 'http' as const,
+      agent_id: made.id,
+    });
+    const call = async (key: string, at: number, end: 'denied' | 'failed' | 'approval' | 'open') => {
+      const kept = await h.stores.runs.keepAgentCall({ agent: 'busy-bot', call: payload(key), now: at, dispatchGraceMs: 0, keyTtlMs: 3_600_000 });
+      if (end === 'open') return;
+      const c = await h.stores.runs.claim(kept.id, 'w', 60_000, at + 1);
+      if (end === 'denied') await h.stores.runs.complete(kept.id, c!.token, 'denied', null, at + 2);
+      else if (end === 'failed') await h.stores.runs.fail(kept.id, c!.token, { kind: 'unavailable', message: 'down' }, at + 2);
+      else await h.stores.interactions.park({ run: kept.id, token: c!.token, kind: 'approval', tool: 'echo', argsHash: 'a'.repeat(64), expiresAt: at + 3_600_000, now: at + 2 });
+    };
+    // One call 25 hours ago (outside the window), then four in the last hour.
+    await call('old', T0 - 25 * 3_600_000, 'failed');
+    await call('k1', T0 - 30 * 60_000, 'denied');
+    await call('k2', T0 - 20 * 60_000, 'failed');
+    await call('k3', T0 - 10 * 60_000, 'approval');
+    await call('k4', T0 - 5 * 60_000, 'open');
+    const usage = { last_used_at: new Date(T0 - 5 * 60_000).toISOString(), since: new Date(T0 - 1439 * 60_000).toISOString(), calls: 4, denied: 1, approvals: 1, failed: 1 };
+    expect((await h.call('/api/agents/busy-bot', { role: 'admin' })).body.usage).toEqual(usage);
+    const listed = (await h.call('/api/agents', { role: 'admin' })).body.agents as Array<{ name: string; usage: unknown }>;
+    expect(Object.fromEntries(listed.map((a) => [a.name, a.usage]))).toEqual({
+      'busy-bot': usage,
+      'idle-bot': { ...usage, last_used_at: null, calls: 0, denied: 0, approvals: 0, failed: 0 },
+    });
+    for (const name of ['busy-bot', 'idle-bot']) expect((await h.call(`/api/agents/${name}`, { method: 'DELETE', role: 'admin' })).status).toBe(204);
   });
 
   it('409 on a taken name, naming it; the first agent and its token stay', async () => {
