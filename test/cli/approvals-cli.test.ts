@@ -94,7 +94,13 @@ describe('hookyard approvals policy, hooks dry-run', () => {
   });
 
   it("an approval keeps its rule's message: interactions list shows it in a column, show and --json carry it", async () => {
-    await ok(['approvals', 'policy', 'set', '--params', JSON.stringify({ rules: [{ name: 'loud', tools: ['print'], action: 'approve', message: 'check the volume first' }] })]);
+    await ok([
+      'approvals',
+      'policy',
+      'set',
+      '--params',
+      JSON.stringify({ rules: [{ name: 'loud', tools: ['print'], action: 'approve', message: 'check the volume first' }] }),
+    ]);
     await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'loud-print', topic: 'loud', tool: 'print', start_expr: { content: '{text}' } })], {
       token: OPERATOR,
     });

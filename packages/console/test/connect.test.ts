@@ -26,8 +26,8 @@ describe('console: Connect a client', () => {
   it('without a token each snippet carries the placeholder; mcp-remote gets --allow-http for plain http off loopback only', () => {
     const c = byId('ops', 'http://10.0.0.5:8080/mcp', null);
     for (const text of Object.values(c)) expect(text).toContain(`Bearer ${TOKEN_PLACEHOLDER}`);
-    expect((JSON.parse(c['mcp-remote']!) as any).mcpServers.ops.args).toContain('--allow-http');
+    expect(JSON.parse(c['mcp-remote']!).mcpServers.ops.args).toContain('--allow-http');
     const local = byId('ops', mcpUrl('http://127.0.0.1:8080'), null);
-    expect((JSON.parse(local['mcp-remote']!) as any).mcpServers.ops.args).not.toContain('--allow-http');
+    expect(JSON.parse(local['mcp-remote']!).mcpServers.ops.args).not.toContain('--allow-http');
   });
 });

@@ -85,7 +85,11 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
       expect(changed).toEqual(expected);
       expect(await agents.get('ci-bot')).toEqual(expected);
       expect(await agents.byTokenHash(HASH_A)).toEqual(expected);
-      expect(await agents.update('ci-bot', { description: null }, T0 + 2 * MINUTE)).toEqual({ ...expected, description: null, updated_at: iso(T0 + 2 * MINUTE) });
+      expect(await agents.update('ci-bot', { description: null }, T0 + 2 * MINUTE)).toEqual({
+        ...expected,
+        description: null,
+        updated_at: iso(T0 + 2 * MINUTE),
+      });
       // A rotate after an update keeps the update; an update after a rotate keeps the new token.
       await agents.rotate('ci-bot', HASH_B, T0 + 3 * MINUTE);
       const last = await agents.update('ci-bot', { description: 'back', tools_allow: ['*'] }, T0 + 4 * MINUTE);

@@ -174,8 +174,7 @@ describe('agent principals (/api/agents)', () => {
 
   it('PATCH refuses a bad body with a 400 line per problem, the create grammar for tools_allow; 404 for nobody; admin only', async () => {
     await create({ name: 'keep-bot', description: 'kept', tools_allow: ['echo'] });
-    const patch = (json: unknown, role: keyof typeof TOKENS = 'admin', name = 'keep-bot') =>
-      h.call(`/api/agents/${name}`, { method: 'PATCH', role, json });
+    const patch = (json: unknown, role: keyof typeof TOKENS = 'admin', name = 'keep-bot') => h.call(`/api/agents/${name}`, { method: 'PATCH', role, json });
     const bad = await patch({ tools_allow: ['echo', 'rm -rf', 7], name: 'other', token: 'x', description: 'two\nlines' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
@@ -214,7 +213,16 @@ describe('agent principals (/api/agents)', () => {
       const c = await h.stores.runs.claim(kept.id, 'w', 60_000, at + 1);
       if (end === 'denied') await h.stores.runs.complete(kept.id, c!.token, 'denied', null, at + 2);
       else if (end === 'failed') await h.stores.runs.fail(kept.id, c!.token, { kind: 'unavailable', message: 'down' }, at + 2);
-      else await h.stores.interactions.park({ run: kept.id, token: c!.token, kind: 'approval', tool: 'echo', argsHash: 'a'.repeat(64), expiresAt: at + 3_600_000, now: at + 2 });
+      else
+        await h.stores.interactions.park({
+          run: kept.id,
+          token: c!.token,
+          kind: 'approval',
+          tool: 'echo',
+          argsHash: 'a'.repeat(64),
+          expiresAt: at + 3_600_000,
+          now: at + 2,
+        });
     };
     // One call 25 hours ago (outside the window), then four in the last hour.
     await call('old', T0 - 25 * 3_600_000, 'failed');
@@ -222,7 +230,14 @@ describe('agent principals (/api/agents)', () => {
     await call('k2', T0 - 20 * 60_000, 'failed');
     await call('k3', T0 - 10 * 60_000, 'approval');
     await call('k4', T0 - 5 * 60_000, 'open');
-    const usage = { last_used_at: new Date(T0 - 5 * 60_000).toISOString(), since: new Date(T0 - 1439 * 60_000).toISOString(), calls: 4, denied: 1, approvals: 1, failed: 1 };
+    const usage = {
+      last_used_at: new Date(T0 - 5 * 60_000).toISOString(),
+      since: new Date(T0 - 1439 * 60_000).toISOString(),
+      calls: 4,
+      denied: 1,
+      approvals: 1,
+      failed: 1,
+    };
     expect((await h.call('/api/agents/busy-bot', { role: 'admin' })).body.usage).toEqual(usage);
     const listed = (await h.call('/api/agents', { role: 'admin' })).body.agents as Array<{ name: string; usage: unknown }>;
     expect(Object.fromEntries(listed.map((a) => [a.name, a.usage]))).toEqual({

@@ -186,7 +186,7 @@ const Identities = Type.Array(AgentIdentity, {
 /** What an agent did lately, from the per-minute run counters (its calls are runs of hook `agent:<name>`). */
 export const AgentUsage = Type.Object(
   {
-    last_used_at: Nullable(isoTime("When its newest call still kept was accepted (runs are kept HOOKS_RETENTION); null: none")),
+    last_used_at: Nullable(isoTime('When its newest call still kept was accepted (runs are kept HOOKS_RETENTION); null: none')),
     since: isoTime('The start of the window the counts cover: the last 24 hours, whole minutes'),
     calls: Type.Integer({ minimum: 0, description: 'Calls accepted (a repeat answered from its idempotency key is not a new call)' }),
     denied: Type.Integer({ minimum: 0, description: 'Calls that ended denied: by a rule, an approver, an expiry or a revoke' }),
@@ -196,8 +196,7 @@ export const AgentUsage = Type.Object(
   {
     $id: 'AgentUsage',
     additionalProperties: false,
-    description:
-      'The list and GET of one agent only. Counted by name: an agent made again under a revoked name counts the old one\'s calls of the window too',
+    description: "The list and GET of one agent only. Counted by name: an agent made again under a revoked name counts the old one's calls of the window too",
   },
 );
 

@@ -99,7 +99,8 @@ export const statsSeries = route({
   role: 'reader',
   operationId: 'statsSeries',
   tag: 'runs',
-  summary: 'Runs per minute by outcome, accept-to-start and tool duration percentiles, the top failing hooks and the agents denied most, over the last hour or day',
+  summary:
+    'Runs per minute by outcome, accept-to-start and tool duration percentiles, the top failing hooks and the agents denied most, over the last hour or day',
   description:
     'Read from the per-minute counters the run transitions keep in the store (no run is read): ' +
     'runs accepted, succeeded, failed, skipped and denied, and histograms of accept-to-start (first claim - accepted) and tool duration ' +

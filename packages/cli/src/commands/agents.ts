@@ -136,7 +136,10 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .option('--tools-allow <tools>', 'replace the allowlist whole: tool names, * or !name, comma-separated (as create --allow)')
     .option('--allow <tools>', 'the same as --tools-allow')
     .option('--description <text>', 'replace the description ("" clears it)')
-    .addHelpText('after', '\nExamples:\n  hookyard agents update ci-bot --tools-allow "echo,github__get_issue"\n  hookyard agents update ci-bot --description ""')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard agents update ci-bot --tools-allow "echo,github__get_issue"\n  hookyard agents update ci-bot --description ""',
+    )
     .action(async (name: string, opts: { toolsAllow?: string; allow?: string; description?: string }) => {
       if (opts.toolsAllow !== undefined && opts.allow !== undefined) throw new CliError('give --tools-allow or --allow, not both', EXIT.usage);
       const allow = opts.toolsAllow ?? opts.allow;
@@ -147,7 +150,11 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
         ...(opts.description !== undefined ? { description: opts.description === '' ? null : opts.description } : {}),
       };
       const res = await ctx.client().patch<AnswerOf<typeof updateAgent>>(path(name), body);
-      ctx.emit(res, () => say(`updated agent ${res.name}: tools_allow ${res.tools_allow.join(',')}; description ${res.description === null ? '(none)' : JSON.stringify(res.description)}`));
+      ctx.emit(res, () =>
+        say(
+          `updated agent ${res.name}: tools_allow ${res.tools_allow.join(',')}; description ${res.description === null ? '(none)' : JSON.stringify(res.description)}`,
+        ),
+      );
     });
 
   agents
