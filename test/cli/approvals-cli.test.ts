@@ -117,5 +117,12 @@ describe('hookyard approvals policy, hooks dry-run', () => {
     expect(lines(table.stdout)[0]).toMatch(/\sMESSAGE$/);
     expect(lines(table.stdout)[1]).toMatch(/\scheck the volume first$/);
     expect((await hy(['interactions', 'show', open.id])).stdout).toMatch(/^message\s+check the volume first$/m);
+    // The same through `approvals list|show`: the open approvals only.
+    const approvals = await ok<{ interactions: any[] }>(['approvals', 'list']);
+    expect(approvals.interactions.map((i) => [i.id, i.message])).toEqual([[open.id, 'check the volume first']]);
+    const listed = await hy(['approvals', 'list']);
+    expect(lines(listed.stdout)[0]).toMatch(/^ID\s+TOOL\s+HOOK\s+RUN\s+RULE\s+EXPIRES_AT\s+MESSAGE$/);
+    expect(lines(listed.stdout)[1]).toMatch(new RegExp(`^${open.id}\\s+print\\s+loud-print\\s+\\S+\\s+loud\\s+\\S+\\s+check the volume first$`));
+    expect((await hy(['approvals', 'show', open.id])).stdout).toMatch(/^message\s+check the volume first$/m);
   });
 });
