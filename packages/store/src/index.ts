@@ -22,7 +22,7 @@ export {
   statsSeries,
   windowMinutes,
 } from './stats-rules';
-export type { DeniedAgent, MinuteStats, Percentiles, SeriesPoint, StatsCounts, StatsSeries, StatsWindow } from './stats-rules';
+export type { DeniedAgent, MinuteStats, Percentiles, PlainCounts, SeriesPoint, StatsCounts, StatsSeries, StatsWindow } from './stats-rules';
 export type { MemoryStoresOptions } from './memory/create';
 export type {
   ActInput,

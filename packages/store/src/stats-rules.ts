@@ -231,6 +231,17 @@ export interface DeniedAgent {
 /** The hook an agent's calls run under (AGENT_HOOK_PREFIX of @hookyard/core). */
 const AGENT_HOOK = 'agent:';
 
+/** A hook's plain counts: a StatsCounts without its histograms. */
+export type PlainCounts = Omit<StatsCounts, 'accept_to_start' | 'tool_duration'>;
+
+/** The plain counts of `c`. */
+export const plainCounts = ({ accept_to_start: _q, tool_duration: _t, ...plain }: StatsCounts): PlainCounts => plain;
+
+/** The plain counts of the hooks whose name starts with `prefix`, summed over `minutes` (the memory store's `hookTotals`). */
+export function hookTotalsOf(minutes: readonly MinuteStats[], prefix: string): Map<string, PlainCounts> {
+  return new Map([...countsByHook(minutes)].filter(([hook]) => hook.startsWith(prefix)).map(([hook, c]) => [hook, plainCounts(c)]));
+}
+
 /** Each hook's counts summed over `minutes` (the hooks counted one by one; `*` is in no hook's). */
 export function countsByHook(minutes: readonly MinuteStats[]): Map<string, StatsCounts> {
   const perHook = new Map<string, StatsCounts>();

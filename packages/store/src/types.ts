@@ -1,5 +1,5 @@
 import type { AuditBounds, AuditEntry, AuditFilter, AuditPage, AuditRecorded } from './audit-rules';
-import type { MinuteStats } from './stats-rules';
+import type { MinuteStats, PlainCounts } from './stats-rules';
 import type {
   Acted,
   AgentCallPayload,
@@ -550,6 +550,13 @@ export interface RunStore {
    * without a count are left out. Kept by the transitions in their own step.
    */
   minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]>;
+  /**
+   * The plain counts (no histograms) of minutes `fromMinute` to `toMinute`,
+   * summed per hook, of the hooks whose name starts with `hookPrefix` (e.g.
+   * `agent:`): what `minuteStats` gives for those hooks, summed in the store
+   * (one small answer per partition on Redis, not every minute's hash).
+   */
+  hookTotals(fromMinute: number, toMinute: number, hookPrefix: string): Promise<Map<string, PlainCounts>>;
 }
 
 /** What a run asks for when it parks (see `InteractionStore.park`). */

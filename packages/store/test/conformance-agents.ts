@@ -1,6 +1,6 @@
 import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, legacyAgentId, type AgentCallPayload } from '@hookyard/core';
 import { countsByHook, statsSeries, type KeepAgentCallInput, type Stores } from '../src';
-import { T0, rejection } from './fixtures';
+import { T0, hook, rejection } from './fixtures';
 
 const MINUTE = 60_000;
 const HASH_A = agentTokenHash('hya_token-a');
@@ -240,6 +240,16 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       const byHook = countsByHook(minutes);
       expect(byHook.get('agent:ci-bot')).toMatchObject({ accepted: 3, denied: 2, failed: 1, succeeded: 0, approvals: 0 });
       expect(byHook.get('agent:ops-bot')).toMatchObject({ accepted: 2, denied: 1, failed: 0, succeeded: 1 });
+      // The store's own sum (what an agent's usage reads) agrees, for the hooks of the prefix only.
+      await s.hooks.putHook(hook('plain', 'orders'));
+      const [other] = await s.runs.keepEvent({ topic: 'orders', payload: {}, now: T0 + 50, dispatchGraceMs: 0 });
+      expect(other).toBeDefined();
+      const totals = await s.runs.hookTotals(M - 1, M + 1, 'agent:');
+      expect([...totals.keys()].sort()).toEqual(['agent:ci-bot', 'agent:ops-bot']);
+      expect(totals.get('agent:ci-bot')).toEqual({ accepted: 3, succeeded: 0, failed: 1, skipped: 0, denied: 2, approvals: 0 });
+      expect(totals.get('agent:ops-bot')).toEqual({ accepted: 2, succeeded: 1, failed: 0, skipped: 0, denied: 1, approvals: 0 });
+      expect((await s.runs.hookTotals(M - 1, M + 1, '')).get('plain')).toMatchObject({ accepted: 1 });
+      expect((await s.runs.hookTotals(M + 1, M + 2, 'agent:')).size).toBe(0);
       expect(statsSeries(minutes, '1h', null, T0 + MINUTE).denied_by_agent).toEqual([
         { agent: 'ci-bot', denied: 2, accepted: 3 },
         { agent: 'ops-bot', denied: 1, accepted: 2 },

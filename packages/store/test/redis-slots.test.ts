@@ -57,6 +57,7 @@ const FIXTURE: Record<ScriptName, string[]> = {
   return_trigger_use: [keys.triggerLink('tl_abc')],
   revoke_trigger_link: [keys.triggerLink('tl_abc')],
   read_stats: [keys.stats(p, 29_000_000)],
+  read_hook_totals: [keys.stats(p, 29_000_000)],
   keep_unrouted: keys.unroutedKeys('githib'),
   drop_unrouted: keys.unroutedKeys('githib'),
   record_audit: keys.auditKeys(),

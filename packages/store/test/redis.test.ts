@@ -245,6 +245,7 @@ describe('redis specifics', () => {
       const audited = { id: '0000000000000000000001', at: new Date(T0).toISOString(), actor, action: 'hook.remove', target: 'a', client: '', status: 200 };
       await s.audit.record({ ...audited, request: { method: 'DELETE', path: '/api/hooks/a' } }, { retentionMs: 60_000, maxEntries: 10, maxRefused: 10 });
       await s.runs.minuteStats(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000) + 1);
+      await s.runs.hookTotals(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000) + 1, 'agent:');
     } finally {
       spy.mockRestore();
       await s.close();

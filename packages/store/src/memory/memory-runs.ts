@@ -32,8 +32,8 @@ import type {
 import { unroutedRecordOf } from '../unrouted-rules';
 import { DeliveryClaims } from './delivery-claims';
 import { MemoryUnrouted } from './memory-unrouted';
-import { MemoryStats, outcomeField, statsBucket } from '../stats-rules';
-import type { MinuteStats } from '../stats-rules';
+import { MemoryStats, hookTotalsOf, outcomeField, statsBucket } from '../stats-rules';
+import type { MinuteStats, PlainCounts } from '../stats-rules';
 
 /** A kept run plus what the store tracks beside it. */
 interface Slot {
@@ -540,6 +540,10 @@ export class MemoryRunStore implements RunStore {
 
   async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {
     return this.stats.read(fromMinute, toMinute);
+  }
+
+  async hookTotals(fromMinute: number, toMinute: number, hookPrefix: string): Promise<Map<string, PlainCounts>> {
+    return hookTotalsOf(this.stats.read(fromMinute, toMinute), hookPrefix);
   }
 
   async counts(): Promise<RunCounts> {

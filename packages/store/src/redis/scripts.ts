@@ -51,6 +51,7 @@ export const SCRIPT_NAMES = [
   'revoke_trigger_link',
   'record_audit',
   'read_stats',
+  'read_hook_totals',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
@@ -90,7 +91,7 @@ type Reply = unknown[];
 type ScriptFn = (numKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Reply>;
 
 /** Scripts that only read: their failure is a plain `unavailable`, and they may wait in the offline queue. */
-const READS: ReadonlySet<ScriptName> = new Set(['read_stats']);
+const READS: ReadonlySet<ScriptName> = new Set(['read_stats', 'read_hook_totals']);
 
 /** Runs the store's scripts by name (EVALSHA, falling back to EVAL once per connection). */
 export class Scripts {
