@@ -2,7 +2,7 @@ import { requireBuiltCli, startListening, type RoleProcess } from '../support/pr
 import { lines, parseStdout, runCli, type CliResult } from './support';
 
 /**
- * `hookyard agents create|list|show|revoke|rotate` against a spawned server:
+ * `hookyard agents create|list|show|update|revoke|rotate` against a spawned server:
  * create and rotate print the token once with a line saying it is shown only
  * now; the token reaches the catalogue export (only its tools) and not the
  * management API; list and show never show a token; revoke and rotate refuse
@@ -68,6 +68,38 @@ describe('agents', () => {
     }
   });
 
+  it('update changes the allowlist and description (the token stays and sees the new tools); list and show give last use and 24 h counts', async () => {
+    const made = await ok(['agents', 'create', 'edit-bot', '--allow', 'echo', '--description', 'before']);
+    expect(await catalogue(made.token)).toEqual([200, ['echo']]);
+    const json = await ok(['agents', 'update', 'edit-bot', '--tools-allow', 'echo,print']);
+    expect(json).toMatchObject({ name: 'edit-bot', tools_allow: ['echo', 'print'], description: 'before', token_id: made.agent.token_id });
+    expect(await catalogue(made.token)).toEqual([200, ['echo', 'print']]);
+    const human = await hy(['agents', 'update', 'edit-bot', '--description', '']);
+    expect([human.code, human.stdout]).toEqual([0, 'updated agent edit-bot: tools_allow echo,print; description (none)\n']);
+    expect((await ok(['agents', 'show', 'edit-bot'])).description).toBeNull();
+    // Usage: one call through POST /api/calls, counted in the list and show.
+    const call = await fetch(`${url}/api/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'echo', arguments: { hi: 1 }, wait_seconds: 0 }),
+    });
+    expect(call.status).toBeLessThan(300);
+    const shown = await ok(['agents', 'show', 'edit-bot']);
+    expect(shown.usage).toMatchObject({ calls: 1, denied: 0, approvals: 0, failed: 0, last_used_at: expect.stringMatching(/^\d{4}-/) });
+    const table = await hy(['agents', 'list']);
+    expect(lines(table.stdout)[0]).toMatch(/^NAME\s+TOOLS_ALLOW\s+TOKEN_ID\s+LAST_USED_AT\s+CALLS_24H\s+DENIED_24H\s+APPROVALS_24H\s+FAILED_24H/);
+    expect(lines(table.stdout).find((l) => l.startsWith('edit-bot'))).toMatch(/^edit-bot\s+echo,print\s+[0-9a-f]{8}\s+\d{4}-\S+\s+1\s+0\s+0\s+0/);
+    expect((await hy(['agents', 'show', 'edit-bot'])).stdout).toMatch(/^calls_24h\s+1$/m);
+    // Refusals: nothing to change (usage), a bad entry (400 naming it), an unknown agent (404).
+    const nothing = await hy(['agents', 'update', 'edit-bot']);
+    expect([nothing.code, lines(nothing.stderr)[0]]).toEqual([2, expect.stringMatching(/^hookyard: nothing to change: give --tools-allow/)]);
+    const bad = await hy(['agents', 'update', 'edit-bot', '--tools-allow', 'echo,rm -rf']);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('tools_allow[1] "rm -rf" is not *, a tool name or !name')]);
+    const ghost = await hy(['agents', 'update', 'ghost-bot', '--description', 'x']);
+    expect([ghost.code, lines(ghost.stderr)[0]]).toEqual([1, 'hookyard: 404 not_found: no agent named "ghost-bot"']);
+    await ok(['agents', 'revoke', 'edit-bot']);
+  });
+
   it('rotate prints a new token once; the old one is refused at once, the new one works; revoke refuses it at once', async () => {
     const made = await ok(['agents', 'create', 'spin-bot', '--allow', '*']);
     const rotated = await hy(['agents', 'rotate', 'spin-bot']);
@@ -127,9 +159,9 @@ describe('agents', () => {
     expect(made.agent.identities).toEqual(expected);
     expect((await ok(['agents', 'show', 'idp-bot'])).identities).toEqual(expected);
     const said = 'https://idp.example.com subject=alice; https://idp.example.com client_id=ci-runner';
-    expect((await hy(['agents', 'show', 'idp-bot'])).stdout).toContain(`identities   ${said}`);
+    expect((await hy(['agents', 'show', 'idp-bot'])).stdout).toContain(`identities     ${said}`);
     const table = await hy(['agents', 'list']);
-    expect(lines(table.stdout)[0]).toMatch(/^NAME\s+TOOLS_ALLOW\s+TOKEN_ID\s+IDENTITIES\s+DESCRIPTION/);
+    expect(lines(table.stdout)[0]).toMatch(/^NAME\s+TOOLS_ALLOW\s+TOKEN_ID\s+.*\s+IDENTITIES\s+DESCRIPTION$/);
     expect(lines(table.stdout).find((l) => l.startsWith('idp-bot'))).toContain('https://idp.example.com subject=alice; https://idp.examp');
 
     const odd = await hy(['agents', 'create', 'odd-bot', '--allow', 'echo', '--identity', 'https://idp.example.com,sub=alice']);

@@ -92,4 +92,37 @@ describe('hookyard approvals policy, hooks dry-run', () => {
     expect(run.input).toBeNull();
     expect(run.error).toBeNull();
   });
+
+  it("an approval keeps its rule's message: interactions list shows it in a column, show and --json carry it", async () => {
+    await ok([
+      'approvals',
+      'policy',
+      'set',
+      '--params',
+      JSON.stringify({ rules: [{ name: 'loud', tools: ['print'], action: 'approve', message: 'check the volume first' }] }),
+    ]);
+    await ok(['hooks', 'register', '--params', JSON.stringify({ name: 'loud-print', topic: 'loud', tool: 'print', start_expr: { content: '{text}' } })], {
+      token: OPERATOR,
+    });
+    const res = await fetch(`${url}/universal_webhook/loud`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"HI"}' });
+    expect(res.status).toBe(200);
+    const open = await eventually(
+      async () => (await ok<{ interactions: any[] }>(['interactions', 'list', '--hook', 'loud-print', '--kind', 'approval'])).interactions[0],
+      15_000,
+      'the approval',
+    );
+    expect(open).toMatchObject({ rule: 'loud', message: 'check the volume first', status: 'open' });
+    expect(await ok(['interactions', 'show', open.id])).toMatchObject({ message: 'check the volume first' });
+    const table = await hy(['interactions', 'list', '--hook', 'loud-print']);
+    expect(lines(table.stdout)[0]).toMatch(/\sMESSAGE$/);
+    expect(lines(table.stdout)[1]).toMatch(/\scheck the volume first$/);
+    expect((await hy(['interactions', 'show', open.id])).stdout).toMatch(/^message\s+check the volume first$/m);
+    // The same through `approvals list|show`: the open approvals only.
+    const approvals = await ok<{ interactions: any[] }>(['approvals', 'list']);
+    expect(approvals.interactions.map((i) => [i.id, i.message])).toEqual([[open.id, 'check the volume first']]);
+    const listed = await hy(['approvals', 'list']);
+    expect(lines(listed.stdout)[0]).toMatch(/^ID\s+TOOL\s+HOOK\s+RUN\s+RULE\s+EXPIRES_AT\s+MESSAGE$/);
+    expect(lines(listed.stdout)[1]).toMatch(new RegExp(`^${open.id}\\s+print\\s+loud-print\\s+\\S+\\s+loud\\s+\\S+\\s+check the volume first$`));
+    expect((await hy(['approvals', 'show', open.id])).stdout).toMatch(/^message\s+check the volume first$/m);
+  });
 });

@@ -120,7 +120,10 @@ describe('README: approve deploys in Slack', () => {
     expect(post.body).toMatchObject({ channel: '#deploys', text: 'a merged pull request wants to deploy: billing at 9f3c2e1' });
     const interaction = (await (await fetch(`${server.url}/api/interactions/${deployed.interaction}`, { headers: auth })).json()) as any;
     expect(interaction).toMatchObject({ kind: 'approval', status: 'approved', rule: 'prod deploys', resolution: { via: 'hook' } });
-    expect(post.body.blocks[0].elements.map((e: any) => [e.action_id, e.value])).toEqual([
+    // The rule's message heads the Slack message (why a person is asked), then the buttons.
+    expect(post.body.blocks[0]).toEqual({ type: 'section', text: { type: 'mrkdwn', text: 'a merged pull request wants to deploy' } });
+    expect(interaction.message).toBe('a merged pull request wants to deploy');
+    expect(post.body.blocks[1].elements.map((e: any) => [e.action_id, e.value])).toEqual([
       ['approve', interaction.id],
       ['deny', interaction.id],
     ]);

@@ -95,7 +95,9 @@ export { getSettings, reloadSettings } from './routes/settings';
 export {
   Agent,
   AgentIdentity,
+  AgentChangeInput,
   AgentInput,
+  AgentUsage,
   AgentWithToken,
   State,
   StateDeclaration,
@@ -109,7 +111,7 @@ export {
   UnroutedEvent,
   UnroutedTopic,
 } from './routes/agents-shared';
-export { createAgent, getAgent, listAgents, revokeAgent, rotateAgent } from './routes/agents';
+export { createAgent, getAgent, listAgents, revokeAgent, rotateAgent, updateAgent } from './routes/agents';
 export { AnthropicAnswer, CallView, GeminiAnswer, OpenAiAnswer, OpenAiResponsesAnswer, callTool, getCall } from './routes/calls';
 export {
   deleteState,

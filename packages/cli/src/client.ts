@@ -94,6 +94,10 @@ export class ApiClient {
     return this.call<T>('PUT', path, body);
   }
 
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.call<T>('PATCH', path, body);
+  }
+
   delete<T>(path: string): Promise<T> {
     return this.call<T>('DELETE', path);
   }

@@ -56,6 +56,8 @@ export interface Interaction {
   args_hash: string;
   /** The approval rule that asked for it (null for a `wait`). */
   rule: string | null;
+  /** approval: the rule's `message`, for the approver (null when the rule has none, and for a `wait`). */
+  message: string | null;
   policy_version: number | null;
   /** approval: the hooks whose door contract may answer it (the rule's `answer_hooks`); a `wait` may be answered by any hook. */
   answer_hooks: string[];

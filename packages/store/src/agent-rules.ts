@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { agentTokenId, conflict, legacyAgentId, newAgentId, type Acted, type AgentClient, type RunStatus } from '@hookyard/core';
-import type { AgentStore, KeepAgentCallInput } from './types';
+import type { AgentChange, AgentStore, KeepAgentCallInput } from './types';
 
 /** What `AgentStore.create` takes. */
 export type NewAgent = Parameters<AgentStore['create']>[0];
@@ -67,4 +67,14 @@ export function isJoinable(status: RunStatus, acted: Acted, ended: string): bool
 /** The identity of a call an identical one joins: SHA-256 (hex) of its tool and its arguments' hash (the agent scopes it apart). */
 export function callIdentity(call: Pick<KeepAgentCallInput['call'], 'tool' | 'args_sha256'>): string {
   return createHash('sha256').update(`${call.tool}\n${call.args_sha256}`, 'utf8').digest('hex');
+}
+
+/** The agent after `change` (each field given replaces the kept one) at `now`: both stores' update. */
+export function changedAgent<T extends AgentClient>(kept: T, change: AgentChange, now: number): T {
+  return {
+    ...kept,
+    ...(change.description !== undefined ? { description: change.description } : {}),
+    ...(change.tools_allow !== undefined ? { tools_allow: [...change.tools_allow] } : {}),
+    updated_at: new Date(now).toISOString(),
+  };
 }

@@ -14,18 +14,22 @@ export type { StateMigration } from './migrate-states';
 export {
   STATS_BUCKETS,
   STATS_MAX_HOOKS,
+  STATS_MINUTE_MS,
   STATS_TTL_MS,
   STATS_WINDOWS,
   bucketUpperMs,
+  countsByHook,
+  emptyCounts,
   percentiles,
   statsBucket,
   statsSeries,
   windowMinutes,
 } from './stats-rules';
-export type { MinuteStats, Percentiles, SeriesPoint, StatsCounts, StatsSeries, StatsWindow } from './stats-rules';
+export type { DeniedAgent, MinuteStats, Percentiles, PlainCounts, SeriesPoint, StatsCounts, StatsSeries, StatsWindow } from './stats-rules';
 export type { MemoryStoresOptions } from './memory/create';
 export type {
   ActInput,
+  AgentChange,
   AgentStore,
   AuditStore,
   KeepAgentCallInput,

@@ -4,7 +4,7 @@
  * console charts are read from. Both stores keep the same fields per minute:
  *   <m>|<hook>  one hook (the first STATS_MAX_HOOKS of the minute)   <m>|*  the later hooks together
  *   h|<hook>    that hook is counted                                 n      how many hooks are
- * The totals are the sum of all. m: a accepted, s succeeded, f failed, k skipped, d denied; q<i>
+ * The totals are the sum of all. m: a accepted, s succeeded, f failed, k skipped, d denied, p approvals asked for; q<i>
  * accept-to-start and t<i> tool duration in histogram bucket i (at most 2^i ms; the last bucket
  * is everything longer). Mirrored in stats.lua.
  */
@@ -49,6 +49,8 @@ export interface StatsCounts {
   failed: number;
   skipped: number;
   denied: number;
+  /** Approvals asked for (an interaction of kind approval opened by park). */
+  approvals: number;
   /** Histogram of accept-to-start (first claim - accepted), STATS_BUCKETS counts. */
   accept_to_start: number[];
   /** Histogram of tool duration (finish - the last attempt's claim), STATS_BUCKETS counts. */
@@ -68,6 +70,7 @@ export const emptyCounts = (): StatsCounts => ({
   failed: 0,
   skipped: 0,
   denied: 0,
+  approvals: 0,
   accept_to_start: new Array<number>(STATS_BUCKETS).fill(0),
   tool_duration: new Array<number>(STATS_BUCKETS).fill(0),
 });
@@ -78,6 +81,7 @@ export function addCounts(into: StatsCounts, from: StatsCounts): StatsCounts {
   into.failed += from.failed;
   into.skipped += from.skipped;
   into.denied += from.denied;
+  into.approvals += from.approvals;
   for (let i = 0; i < STATS_BUCKETS; i += 1) {
     into.accept_to_start[i]! += from.accept_to_start[i] ?? 0;
     into.tool_duration[i]! += from.tool_duration[i] ?? 0;
@@ -91,6 +95,7 @@ const METRIC: Record<string, keyof Omit<StatsCounts, 'accept_to_start' | 'tool_d
   f: 'failed',
   k: 'skipped',
   d: 'denied',
+  p: 'approvals',
 };
 
 function addField(counts: StatsCounts, metric: string, n: number): void {
@@ -213,6 +218,35 @@ export interface StatsSeries {
   hooks: string[];
   /** Hooks with failures in the window, most failures first (at most 10). */
   top_failing: FailingHook[];
+  /** Agents whose calls were denied in the window, most denials first (at most 10). */
+  denied_by_agent: DeniedAgent[];
+}
+
+export interface DeniedAgent {
+  agent: string;
+  denied: number;
+  accepted: number;
+}
+
+/** The hook an agent's calls run under (AGENT_HOOK_PREFIX of @hookyard/core). */
+const AGENT_HOOK = 'agent:';
+
+/** A hook's plain counts: a StatsCounts without its histograms. */
+export type PlainCounts = Omit<StatsCounts, 'accept_to_start' | 'tool_duration'>;
+
+/** The plain counts of `c`. */
+export const plainCounts = ({ accept_to_start: _q, tool_duration: _t, ...plain }: StatsCounts): PlainCounts => plain;
+
+/** The plain counts of the hooks whose name starts with `prefix`, summed over `minutes` (the memory store's `hookTotals`). */
+export function hookTotalsOf(minutes: readonly MinuteStats[], prefix: string): Map<string, PlainCounts> {
+  return new Map([...countsByHook(minutes)].filter(([hook]) => hook.startsWith(prefix)).map(([hook, c]) => [hook, plainCounts(c)]));
+}
+
+/** Each hook's counts summed over `minutes` (the hooks counted one by one; `*` is in no hook's). */
+export function countsByHook(minutes: readonly MinuteStats[]): Map<string, StatsCounts> {
+  const perHook = new Map<string, StatsCounts>();
+  for (const m of minutes) for (const [name, c] of Object.entries(m.hooks)) addCounts(perHook.get(name) ?? perHook.set(name, emptyCounts()).get(name)!, c);
+  return perHook;
 }
 
 /** The minutes a window covers at `now`: whole steps, the last one holding now's minute. */
@@ -228,13 +262,12 @@ export function statsSeries(minutes: readonly MinuteStats[], window: StatsWindow
   const { minutes: span, step } = STATS_WINDOWS[window];
   const { from, to } = windowMinutes(window, now);
   const steps = Array.from({ length: span / step }, emptyCounts);
-  const perHook = new Map<string, StatsCounts>();
-  for (const m of minutes) {
-    if (m.minute < from || m.minute > to) continue;
+  const inWindow = minutes.filter((m) => m.minute >= from && m.minute <= to);
+  for (const m of inWindow) {
     const counts = hook === null ? m.total : m.hooks[hook];
     if (counts) addCounts(steps[Math.floor((m.minute - from) / step)]!, counts);
-    for (const [name, c] of Object.entries(m.hooks)) addCounts(perHook.get(name) ?? perHook.set(name, emptyCounts()).get(name)!, c);
   }
+  const perHook = countsByHook(inWindow);
   const iso = (minute: number) => new Date(minute * STATS_MINUTE_MS).toISOString();
   return {
     window,
@@ -258,5 +291,10 @@ export function statsSeries(minutes: readonly MinuteStats[], window: StatsWindow
       .sort(([a, x], [b, y]) => y.failed - x.failed || (a < b ? -1 : 1))
       .slice(0, 10)
       .map(([name, c]) => ({ hook: name, failed: c.failed, succeeded: c.succeeded, accepted: c.accepted })),
+    denied_by_agent: [...perHook]
+      .filter(([name, c]) => name.startsWith(AGENT_HOOK) && c.denied > 0)
+      .sort(([a, x], [b, y]) => y.denied - x.denied || (a < b ? -1 : 1))
+      .slice(0, 10)
+      .map(([name, c]) => ({ agent: name.slice(AGENT_HOOK.length), denied: c.denied, accepted: c.accepted })),
   };
 }

@@ -1,5 +1,5 @@
 import type { AuditBounds, AuditEntry, AuditFilter, AuditPage, AuditRecorded } from './audit-rules';
-import type { MinuteStats } from './stats-rules';
+import type { MinuteStats, PlainCounts } from './stats-rules';
 import type {
   Acted,
   AgentCallPayload,
@@ -383,6 +383,12 @@ export interface KeptAgentCall {
  * SHA-256 (hex), by which a request's bearer token is looked up. Names follow
  * the hook name pattern.
  */
+/** What `AgentStore.update` changes: each field given replaces the kept one. */
+export interface AgentChange {
+  description?: string | null;
+  tools_allow?: string[];
+}
+
 export interface AgentStore {
   /** Keeps a new agent under a new id (AgentClient.id); `conflict` naming it when the name is taken. */
   create(
@@ -396,6 +402,11 @@ export interface AgentStore {
   remove(name: string): Promise<AgentClient | null>;
   /** Replaces the agent's token (the old one stops working at once); null when there is no such agent. */
   rotate(name: string, tokenHash: string, now: number): Promise<AgentClient | null>;
+  /**
+   * Replaces the given fields of the agent (description, tools_allow; absent: kept) and its `updated_at`;
+   * its id and token stay. Null when there is no such agent.
+   */
+  update(name: string, change: AgentChange, now: number): Promise<AgentClient | null>;
   /** The agent whose token has this SHA-256 (hex), or null. */
   byTokenHash(tokenHash: string): Promise<AgentClient | null>;
 }
@@ -557,6 +568,13 @@ export interface RunStore {
    * without a count are left out. Kept by the transitions in their own step.
    */
   minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]>;
+  /**
+   * The plain counts (no histograms) of minutes `fromMinute` to `toMinute`,
+   * summed per hook, of the hooks whose name starts with `hookPrefix` (e.g.
+   * `agent:`): what `minuteStats` gives for those hooks, summed in the store
+   * (one small answer per partition on Redis, not every minute's hash).
+   */
+  hookTotals(fromMinute: number, toMinute: number, hookPrefix: string): Promise<Map<string, PlainCounts>>;
 }
 
 /** What a run asks for when it parks (see `InteractionStore.park`). */
@@ -569,6 +587,8 @@ export interface ParkInput {
   /** `argsHash` of the exact arguments. */
   argsHash: string;
   rule?: string | null;
+  /** approval: the rule's message, kept for the approver. */
+  message?: string | null;
   policyVersion?: number | null;
   answerHooks?: string[];
   /** approval: `caller` when the agent's own user may answer it (MCP elicitation). */

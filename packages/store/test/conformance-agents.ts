@@ -1,6 +1,6 @@
 import { AGENT_CALL_TOPIC, agentTokenHash, agentTokenId, argsHash, legacyAgentId, type AgentCallPayload, type RunStatus } from '@hookyard/core';
-import { JOINABLE_STATUSES, type KeepAgentCallInput, type Stores } from '../src';
-import { T0, rejection } from './fixtures';
+import { JOINABLE_STATUSES, countsByHook, statsSeries, type KeepAgentCallInput, type Stores } from '../src';
+import { T0, hook, rejection } from './fixtures';
 
 const MINUTE = 60_000;
 const HASH_A = agentTokenHash('hya_token-a');
@@ -75,6 +75,28 @@ export function describeAgentStoreConformance(stores: () => Stores): void {
       await agents.create({ ...ciBot, tokenHash: HASH_B }, T0 + 1);
       expect(await agents.byTokenHash(HASH_A)).toBeNull();
       expect((await agents.byTokenHash(HASH_B))?.name).toBe('ci-bot');
+    });
+
+    it('update: replaces the fields given, keeps the rest, the id and the token; updated_at moves; null for nobody', async () => {
+      const { agents } = stores();
+      const made = await agents.create(ciBot, T0);
+      const changed = await agents.update('ci-bot', { tools_allow: ['echo', '!github.delete'] }, T0 + MINUTE);
+      const expected = { ...made, tools_allow: ['echo', '!github.delete'], updated_at: iso(T0 + MINUTE) };
+      expect(changed).toEqual(expected);
+      expect(await agents.get('ci-bot')).toEqual(expected);
+      expect(await agents.byTokenHash(HASH_A)).toEqual(expected);
+      expect(await agents.update('ci-bot', { description: null }, T0 + 2 * MINUTE)).toEqual({
+        ...expected,
+        description: null,
+        updated_at: iso(T0 + 2 * MINUTE),
+      });
+      // A rotate after an update keeps the update; an update after a rotate keeps the new token.
+      await agents.rotate('ci-bot', HASH_B, T0 + 3 * MINUTE);
+      const last = await agents.update('ci-bot', { description: 'back', tools_allow: ['*'] }, T0 + 4 * MINUTE);
+      expect(last).toMatchObject({ id: made.id, description: 'back', tools_allow: ['*'], token_id: agentTokenId(HASH_B), created_at: iso(T0) });
+      expect(await agents.byTokenHash(HASH_A)).toBeNull();
+      expect((await agents.byTokenHash(HASH_B))?.tools_allow).toEqual(['*']);
+      expect(await agents.update('nobody', { description: 'x' }, T0)).toBeNull();
     });
 
     it('the id is made at creation and never changes: rotate keeps it, the same name made again after remove gets a new one', async () => {
@@ -230,6 +252,42 @@ export function describeAgentCallConformance(stores: () => Stores): void {
       expect(again).toEqual({ id: first.id, created: false, joined: false });
       expect((await s.runs.get(first.id))?.payload).toEqual(call('k-1'));
       expect((await s.runs.list({}, 10)).runs).toHaveLength(1);
+    });
+
+    it("counts each agent's calls, denials and failures per minute under its hook (usage and denied_by_agent read them)", async () => {
+      const s = stores();
+      const M = Math.floor(T0 / MINUTE);
+      const end = async (agent: string, key: string, how: 'denied' | 'failed' | 'succeeded') => {
+        const kept = await s.runs.keepAgentCall(input(agent, key, T0 + 10));
+        const c = await s.runs.claim(kept.id, 'w', MINUTE, T0 + 20);
+        if (how === 'failed') await s.runs.fail(kept.id, c!.token, { kind: 'unavailable', message: 'down' }, T0 + 30);
+        else await s.runs.complete(kept.id, c!.token, how, null, T0 + 30);
+      };
+      await end('ci-bot', 'k-1', 'denied');
+      await end('ci-bot', 'k-2', 'denied');
+      await end('ci-bot', 'k-3', 'failed');
+      await end('ops-bot', 'k-1', 'succeeded');
+      await end('ops-bot', 'k-2', 'denied');
+      // A repeat answered from its key is no new call.
+      await s.runs.keepAgentCall(input('ci-bot', 'k-1', T0 + 40));
+      const minutes = await s.runs.minuteStats(M - 1, M + 1);
+      const byHook = countsByHook(minutes);
+      expect(byHook.get('agent:ci-bot')).toMatchObject({ accepted: 3, denied: 2, failed: 1, succeeded: 0, approvals: 0 });
+      expect(byHook.get('agent:ops-bot')).toMatchObject({ accepted: 2, denied: 1, failed: 0, succeeded: 1 });
+      // The store's own sum (what an agent's usage reads) agrees, for the hooks of the prefix only.
+      await s.hooks.putHook(hook('plain', 'orders'));
+      const [other] = await s.runs.keepEvent({ topic: 'orders', payload: {}, now: T0 + 50, dispatchGraceMs: 0 });
+      expect(other).toBeDefined();
+      const totals = await s.runs.hookTotals(M - 1, M + 1, 'agent:');
+      expect([...totals.keys()].sort()).toEqual(['agent:ci-bot', 'agent:ops-bot']);
+      expect(totals.get('agent:ci-bot')).toEqual({ accepted: 3, succeeded: 0, failed: 1, skipped: 0, denied: 2, approvals: 0 });
+      expect(totals.get('agent:ops-bot')).toEqual({ accepted: 2, succeeded: 1, failed: 0, skipped: 0, denied: 1, approvals: 0 });
+      expect((await s.runs.hookTotals(M - 1, M + 1, '')).get('plain')).toMatchObject({ accepted: 1 });
+      expect((await s.runs.hookTotals(M + 1, M + 2, 'agent:')).size).toBe(0);
+      expect(statsSeries(minutes, '1h', null, T0 + MINUTE).denied_by_agent).toEqual([
+        { agent: 'ci-bot', denied: 2, accepted: 3 },
+        { agent: 'ops-bot', denied: 1, accepted: 2 },
+      ]);
     });
 
     it('another agent with the same key, or the same agent with another key and other arguments, keeps a new run', async () => {

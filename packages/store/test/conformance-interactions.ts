@@ -45,6 +45,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           tool: 'wait',
           args_hash: 'a'.repeat(64),
           rule: null,
+          message: null,
           policy_version: null,
           answer_hooks: [],
           approver: null,
@@ -74,6 +75,7 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           kind: 'approval',
           tool: 'deploy',
           rule: 'prod-deploys',
+          message: 'prod deploys need a second pair of eyes',
           policyVersion: 3,
           answerHooks: ['slack-answer'],
           approver: 'caller',
@@ -85,14 +87,22 @@ export function describeInteractionConformance(name: string, factory: StoresFact
           kind: 'approval',
           tool: 'deploy',
           rule: 'prod-deploys',
+          message: 'prod deploys need a second pair of eyes',
           policy_version: 3,
           answer_hooks: ['slack-answer'],
           approver: 'caller',
           subject: null,
           on_timeout: 'deny',
         });
-        expect(await s.interactions.get(a.interaction.id)).toMatchObject({ approver: 'caller' });
+        expect(await s.interactions.get(a.interaction.id)).toMatchObject({ approver: 'caller', message: 'prod deploys need a second pair of eyes' });
         expect(b.interaction.approver).toBeNull();
+        expect(b.interaction.message).toBeNull();
+        // The approval is counted in its minute (p), under its run's hook; a wait is not.
+        const minute = Math.floor((T0 + 1) / 60_000);
+        const counted = await s.runs.minuteStats(minute, minute);
+        expect(counted.reduce((n, m) => n + m.total.approvals, 0)).toBe(1);
+        expect(counted.reduce((n, m) => n + (m.hooks.h1?.approvals ?? 0) + (m.hooks.h2?.approvals ?? 0), 0)).toBe(1);
+        expect(counted.some((m) => (m.hooks.h1?.approvals ?? 0) === 1)).toBe(true);
         expect(a.interaction.id).not.toBe(b.interaction.id);
         const answered = await s.interactions.resolve(
           a.interaction.id,

@@ -44,6 +44,7 @@ export function describeStatsConformance(stores: () => Stores): void {
         failed: 1,
         skipped: 0,
         denied: 0,
+        approvals: 0,
         accept_to_start: histogram({ [statsBucket(3_000)]: 1, [statsBucket(100)]: 1 }),
         tool_duration: histogram({ [statsBucket(500)]: 1 }),
       });

@@ -187,7 +187,7 @@ describe('redis specifics', () => {
   }, 4_000);
 
   /** Scripts that touch only the KEYS they declare: sweep_due, and the agent principals' (ARGV[1] is the agent's name). */
-  const ONLY_DECLARED_KEYS = new Set(['sweep_due', 'create_agent', 'rotate_agent', 'remove_agent']);
+  const ONLY_DECLARED_KEYS = new Set(['sweep_due', 'create_agent', 'rotate_agent', 'update_agent', 'remove_agent']);
 
   it('every script call of a workload declares keys of one slot, which is also the slot of the tag it names keys from', async () => {
     const calls: Array<{ name: string; keys: string[]; args: Array<string | number> }> = [];
@@ -277,6 +277,7 @@ describe('redis specifics', () => {
       await s.runs.removeUnrouted('no-hook');
       await s.agents.create({ name: 'bot{1}', description: null, tools_allow: ['*'], tokenHash: 'a'.repeat(64) }, T0);
       await s.agents.rotate('bot{1}', 'b'.repeat(64), T0);
+      await s.agents.update('bot{1}', { tools_allow: ['echo'] }, T0);
       await s.agents.remove('bot{1}');
       const call = { tool: 'echo', arguments: {}, args_sha256: argsHash({}), tools_allow: null, idempotency_key: 'k{1}', via: 'mcp' as const };
       await s.runs.keepAgentCall({ agent: 'bot{1}', call, now: T0, dispatchGraceMs: 0, keyTtlMs: 60_000 });
@@ -284,6 +285,7 @@ describe('redis specifics', () => {
       const audited = { id: '0000000000000000000001', at: new Date(T0).toISOString(), actor, action: 'hook.remove', target: 'a', client: '', status: 200 };
       await s.audit.record({ ...audited, request: { method: 'DELETE', path: '/api/hooks/a' } }, { retentionMs: 60_000, maxEntries: 10, maxRefused: 10 });
       await s.runs.minuteStats(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000) + 1);
+      await s.runs.hookTotals(Math.floor(T0 / 60_000), Math.floor(T0 / 60_000) + 1, 'agent:');
     } finally {
       spy.mockRestore();
       await s.close();

@@ -33,6 +33,7 @@ export async function parkForApproval(
   );
   const request = new ParkRequest('approval', (decision.timeout_seconds ?? 0) * 1000, decision.on_timeout ?? 'deny', {
     rule: decision.rule,
+    message: decision.message === '' ? null : decision.message,
     policyVersion: decision.policy_version,
     answerHooks: decision.answer_hooks ?? [],
     // Only an agent's call has a caller to ask; a hook's run keeps no approver.
@@ -84,6 +85,7 @@ export async function park(
       tool: hook.tool,
       argsHash: argsHash(kwargs),
       rule: req.extra.rule ?? null,
+      message: req.extra.message ?? null,
       policyVersion: req.extra.policyVersion ?? null,
       answerHooks: req.extra.answerHooks,
       approver: req.extra.approver ?? null,

@@ -119,6 +119,8 @@ describe('executor: the approval policy around the tool call', () => {
       tool: 'deploy',
       args_hash: argsHash(kwargs),
       rule: 'prod deploys',
+      // The rule's message, kept for the approver (the Approvals page, the story, the CLI).
+      message: 'deploy to prod?',
       policy_version: 1,
       on_timeout: 'deny',
       answer_hooks: [],

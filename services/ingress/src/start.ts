@@ -195,6 +195,7 @@ export function createIngressApp(deps: IngressDeps): express.Express {
         onVerifierChanged: (topic) => verifier.invalidate(topic),
         onDedupeChanged: (topic) => dedupe.invalidate(topic),
         onAgentRevoked: (name) => void mcp.closeAgentSessions(name),
+        onAgentUpdated: (name) => mcp.agentToolsChanged(name),
         secrets,
         audit,
         clientAddress,

@@ -149,7 +149,8 @@ describe('agents and calls kept before agents had ids (Redis written the old way
     const call = { tool: 'echo', arguments: args, args_sha256: argsHash(args), tools_allow: null, idempotency_key: 'k-old', via: 'http' as const };
     const kept = await stores.runs.keepAgentCall({ agent: 'old-bot', call, now: Date.now() + 1, dispatchGraceMs: 60_000, keyTtlMs: 3_600_000 });
 
-    expect((await h.call('/api/agents/old-bot', { role: 'admin' })).body).toEqual({ id: 'old-bot', ...record });
+    // Its usage counts the call kept under its name.
+    expect((await h.call('/api/agents/old-bot', { role: 'admin' })).body).toEqual({ id: 'old-bot', ...record, usage: expect.objectContaining({ calls: 1 }) });
     const seen = await as(token, `/api/calls/${kept.id}`);
     expect(seen.status).toBe(202);
     expect(seen.body).toMatchObject({ id: kept.id, agent: 'old-bot', status: 'pending' });

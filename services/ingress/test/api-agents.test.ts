@@ -9,7 +9,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { AGENT_TOKEN_PREFIX, ManualClock, agentTokenHash, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
+import { AGENT_TOKEN_PREFIX, ManualClock, agentTokenHash, argsHash, createMetrics, loadSettings, silentLogger } from '@hookyard/core';
 import { createMemoryBus } from '@hookyard/bus';
 import { createMemoryStores } from '@hookyard/store';
 import { AGENT_DOOR_ONLY, agentOf, authenticate, callerOf, createTokenResolver, requireAgent, resolveAgent } from '../src/api/auth';
@@ -18,6 +18,7 @@ import { createApiRouter } from '../src/api/router';
 import { SchemaChecker } from '../src/hooks/schema-checker';
 import { fakeJq, testTools } from './support/fakes';
 import { TOKENS, startHarness, type Harness } from './support/harness';
+import { until } from './support/mcp-world';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
 const TOKEN_SHAPE = new RegExp(`^${AGENT_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
@@ -54,8 +55,10 @@ describe('agent principals (/api/agents)', () => {
     const list = await h.call('/api/agents', { role: 'admin' });
     const shown = await h.call('/api/agents/ci-bot', { role: 'admin' });
     expect(list.status).toBe(200);
-    expect(list.body.agents).toEqual([agent]);
-    expect(shown.body).toEqual(agent);
+    // The list and show add the agent's usage of the last 24 hours (no call yet).
+    const usage = { last_used_at: null, since: new Date(T0 - 1439 * 60_000).toISOString(), calls: 0, denied: 0, approvals: 0, failed: 0 };
+    expect(list.body.agents).toEqual([{ ...agent, usage }]);
+    expect(shown.body).toEqual({ ...agent, usage });
     for (const text of [list.text, shown.text]) {
       expect(text).not.toContain(token);
       expect(text).not.toContain(agentTokenHash(token));
@@ -141,6 +144,107 @@ describe('agent principals (/api/agents)', () => {
     const notObject = await create(['ok-bot']);
     expect(notObject.status).toBe(400);
     expect(await h.stores.agents.list()).toEqual([]);
+  });
+
+  it('PATCH changes the description and allowlist: the same token sees the new tools on its next request; audited as agent.update', async () => {
+    const made = (await create({ name: 'edit-bot', description: 'first', tools_allow: ['echo'] })).body;
+    const names = async () => ((await as(made.token, '/api/tools?format=mcp')).body.tools as Array<{ name: string }>).map((t) => t.name).sort();
+    expect(await names()).toEqual(['echo']);
+    clock.set(T0 + 60_000);
+    const patched = await h.call('/api/agents/edit-bot', { method: 'PATCH', role: 'admin', json: { tools_allow: ['*', '!fetcher'] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ ...made.agent, tools_allow: ['*', '!fetcher'], updated_at: new Date(T0 + 60_000).toISOString() });
+    // No new token: the one shown at creation works and now reaches what the new allowlist gives.
+    expect(await names()).toEqual(['echo', 'print']);
+    const described = await h.call('/api/agents/edit-bot', { method: 'PATCH', role: 'admin', json: { description: null } });
+    expect(described.body).toMatchObject({ description: null, tools_allow: ['*', '!fetcher'], id: made.agent.id, token_id: made.agent.token_id });
+    await until(async () => (await h.call('/api/audit?action=agent.update', { role: 'admin' })).body.entries.length === 2, 15_000, 'the audit entries');
+    const [last, first] = (await h.call('/api/audit?action=agent.update', { role: 'admin' })).body.entries;
+    expect(first).toMatchObject({
+      action: 'agent.update',
+      target: 'edit-bot',
+      status: 200,
+      before: { tools_allow: ['echo'], description: 'first' },
+      after: { tools_allow: ['*', '!fetcher'], description: 'first' },
+    });
+    expect(last).toMatchObject({ before: { description: 'first' }, after: { description: null } });
+    clock.set(T0);
+    expect((await h.call('/api/agents/edit-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it('PATCH refuses a bad body with a 400 line per problem, the create grammar for tools_allow; 404 for nobody; admin only', async () => {
+    await create({ name: 'keep-bot', description: 'kept', tools_allow: ['echo'] });
+    const patch = (json: unknown, role: keyof typeof TOKENS = 'admin', name = 'keep-bot') => h.call(`/api/agents/${name}`, { method: 'PATCH', role, json });
+    const bad = await patch({ tools_allow: ['echo', 'rm -rf', 7], name: 'other', token: 'x', description: 'two\nlines' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      "'name' cannot be changed here (changeable: description, tools_allow); revoke the agent and make it again to change it",
+      "unknown field 'token' (known: description, tools_allow)",
+      expect.stringMatching(/^description must be a string of at most 500 printable characters/),
+      expect.stringMatching(/^tools_allow\[1\] "rm -rf" is not \*, a tool name or !name/),
+      expect.stringMatching(/^tools_allow\[2\] 7 is not \*, a tool name or !name/),
+    ]);
+    expect((await patch({})).body.error.details).toEqual(['give at least one of description, tools_allow']);
+    expect((await patch({ tools_allow: [] })).body.error.details).toEqual([expect.stringMatching(/^tools_allow must be a non-empty array/)]);
+    expect((await patch(['echo'])).status).toBe(400);
+    const ghost = await patch({ description: 'x' }, 'admin', 'ghost-bot');
+    expect([ghost.status, ghost.body.error.message]).toEqual([404, 'no agent named "ghost-bot"']);
+    for (const role of ['reader', 'operator'] as const) expect((await patch({ description: 'x' }, role)).status).toBe(403);
+    // Nothing changed.
+    expect(await h.stores.agents.get('keep-bot')).toMatchObject({ description: 'kept', tools_allow: ['echo'] });
+    expect((await h.call('/api/agents/keep-bot', { method: 'DELETE', role: 'admin' })).status).toBe(204);
+  });
+
+  it("list and show answer each agent's usage: last call, and its calls, denials, approvals and failures of the last 24 hours", async () => {
+    const made = (await create({ name: 'busy-bot', tools_allow: ['*'] })).body.agent;
+    await create({ name: 'idle-bot', tools_allow: ['*'] });
+    const payload = (key: string) => ({
+      tool: 'echo',
+      arguments: { key },
+      args_sha256: argsHash({ key }),
+      tools_allow: null,
+      idempotency_key: key,
+      via: 'http' as const,
+      agent_id: made.id,
+    });
+    const call = async (key: string, at: number, end: 'denied' | 'failed' | 'approval' | 'open') => {
+      const kept = await h.stores.runs.keepAgentCall({ agent: 'busy-bot', call: payload(key), now: at, dispatchGraceMs: 0, keyTtlMs: 3_600_000 });
+      if (end === 'open') return;
+      const c = await h.stores.runs.claim(kept.id, 'w', 60_000, at + 1);
+      if (end === 'denied') await h.stores.runs.complete(kept.id, c!.token, 'denied', null, at + 2);
+      else if (end === 'failed') await h.stores.runs.fail(kept.id, c!.token, { kind: 'unavailable', message: 'down' }, at + 2);
+      else
+        await h.stores.interactions.park({
+          run: kept.id,
+          token: c!.token,
+          kind: 'approval',
+          tool: 'echo',
+          argsHash: 'a'.repeat(64),
+          expiresAt: at + 3_600_000,
+          now: at + 2,
+        });
+    };
+    // One call 25 hours ago (outside the window), then four in the last hour.
+    await call('old', T0 - 25 * 3_600_000, 'failed');
+    await call('k1', T0 - 30 * 60_000, 'denied');
+    await call('k2', T0 - 20 * 60_000, 'failed');
+    await call('k3', T0 - 10 * 60_000, 'approval');
+    await call('k4', T0 - 5 * 60_000, 'open');
+    const usage = {
+      last_used_at: new Date(T0 - 5 * 60_000).toISOString(),
+      since: new Date(T0 - 1439 * 60_000).toISOString(),
+      calls: 4,
+      denied: 1,
+      approvals: 1,
+      failed: 1,
+    };
+    expect((await h.call('/api/agents/busy-bot', { role: 'admin' })).body.usage).toEqual(usage);
+    const listed = (await h.call('/api/agents', { role: 'admin' })).body.agents as Array<{ name: string; usage: unknown }>;
+    expect(Object.fromEntries(listed.map((a) => [a.name, a.usage]))).toEqual({
+      'busy-bot': usage,
+      'idle-bot': { ...usage, last_used_at: null, calls: 0, denied: 0, approvals: 0, failed: 0 },
+    });
+    for (const name of ['busy-bot', 'idle-bot']) expect((await h.call(`/api/agents/${name}`, { method: 'DELETE', role: 'admin' })).status).toBe(204);
   });
 
   it('409 on a taken name, naming it; the first agent and its token stay', async () => {
@@ -261,6 +365,7 @@ describe('agent principals (/api/agents)', () => {
 
 describe('agent routes: onAgentRevoked and requireAgent', () => {
   const revoked: string[] = [];
+  const updated: string[] = [];
   const stores = createMemoryStores();
   const settings = loadSettings({}, { apiTokens: [{ role: 'admin', token: TOKENS.admin }] });
   let server: Server;
@@ -280,6 +385,7 @@ describe('agent routes: onAgentRevoked and requireAgent', () => {
       onVerifierChanged: () => undefined,
       onDedupeChanged: () => undefined,
       onAgentRevoked: (name) => revoked.push(name),
+      onAgentUpdated: (name) => updated.push(name),
     });
     app.use('/api', router);
     // An agent-only route, mounted as the agent door's routes are: the bearer token, then requireAgent.
@@ -311,6 +417,15 @@ describe('agent routes: onAgentRevoked and requireAgent', () => {
     expect((await admin('/api/agents/ghost-bot', 'DELETE')).status).toBe(404);
     expect((await admin('/api/agents/ghost-bot/rotate', 'POST')).status).toBe(404);
     expect(revoked).toEqual(['a-bot', 'b-bot']);
+  });
+
+  it('onAgentUpdated is called after an update (not a revoke), never for a missing agent or a refused body', async () => {
+    expect((await admin('/api/agents', 'POST', { name: 'c-bot', tools_allow: ['echo'] })).status).toBe(201);
+    expect((await admin('/api/agents/c-bot', 'PATCH', { tools_allow: ['*'] })).status).toBe(200);
+    expect((await admin('/api/agents/c-bot', 'PATCH', { tools_allow: 'echo' })).status).toBe(400);
+    expect((await admin('/api/agents/ghost-bot', 'PATCH', { description: 'x' })).status).toBe(404);
+    expect(updated).toEqual(['c-bot']);
+    expect(revoked).not.toContain('c-bot');
   });
 
   it('requireAgent: an agent token passes (res.locals.agent); an API token is 403 naming that the route takes an agent token; none is 401', async () => {

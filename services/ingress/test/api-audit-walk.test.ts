@@ -130,6 +130,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'DELETE /api/unrouted/:topic': { seed: unrouted },
   'POST /api/agents': { body: (n) => ({ name: n, tools_allow: ['echo'] }) },
+  'PATCH /api/agents/:name': { seed: (h, n) => agentOf(h, n).then(() => undefined), body: () => ({ tools_allow: ['*'] }) },
   'DELETE /api/agents/:name': { seed: (h, n) => agentOf(h, n).then(() => undefined) },
   'POST /api/agents/:name/rotate': { seed: (h, n) => agentOf(h, n).then(() => undefined) },
   'POST /api/calls': { agent: true, seed: (h) => agentOf(h, 'caller').then(() => undefined), body: () => ({ tool: 'echo', arguments: {}, wait_seconds: 0 }) },

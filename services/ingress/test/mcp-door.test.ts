@@ -329,4 +329,31 @@ describe('/mcp tools/list: the visible catalogue', () => {
     expect(r.status).toBeLessThan(300);
     await until(() => changed >= 1, 15_000, 'notifications/tools/list_changed');
   });
+
+  it("PATCH /api/agents/{name} sends list_changed to that agent's open sessions only; its next tools/list and call follow the new allowlist", async () => {
+    w = await startMcpWorld({ tools: [countedTool('deploy'), countedTool('notify')] });
+    const mine = await w.client(await w.agent('ci-bot', ['notify']));
+    const other = await w.client(await w.agent('ops-bot', ['notify']));
+    let changed = 0;
+    let otherChanged = 0;
+    mine.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+    other.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (otherChanged += 1));
+    await until(mine.notificationsOpen, 15_000, 'the notification stream');
+    await until(other.notificationsOpen, 15_000, "the other agent's notification stream");
+    expect((await mine.client.listTools()).tools.map((t) => t.name)).toEqual(['notify']);
+    await expect(mine.client.callTool({ name: 'deploy', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    const r = await fetch(`${w.url}/api/agents/ci-bot`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tools_allow: ['deploy'] }),
+    });
+    expect(r.status).toBe(200);
+    await until(() => changed >= 1, 15_000, 'notifications/tools/list_changed');
+    // The same session, no new token: the next list and call see the new allowlist.
+    expect((await mine.client.listTools()).tools.map((t) => t.name)).toEqual(['deploy']);
+    await expect(mine.client.callTool({ name: 'notify', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    // The other agent's session was not told (a list it sends after the PATCH answers as before).
+    expect((await other.client.listTools()).tools.map((t) => t.name)).toEqual(['notify']);
+    expect(otherChanged).toBe(0);
+  });
 });

@@ -183,6 +183,23 @@ const Identities = Type.Array(AgentIdentity, {
     "IdP identities that act as this agent with an OAuth access token for the agent door (HOOKS_OIDC_ISSUER): the token's issuer, and its `sub` (subject) and/or its `client_id`/`azp` (client_id); at least one of the two",
 });
 
+/** What an agent did lately, from the per-minute run counters (its calls are runs of hook `agent:<name>`). */
+export const AgentUsage = Type.Object(
+  {
+    last_used_at: Nullable(isoTime('When its newest call still kept was accepted (runs are kept HOOKS_RETENTION); null: none')),
+    since: isoTime('The start of the window the counts cover: the last 24 hours, whole minutes'),
+    calls: Type.Integer({ minimum: 0, description: 'Calls accepted (a repeat answered from its idempotency key is not a new call)' }),
+    denied: Type.Integer({ minimum: 0, description: 'Calls that ended denied: by a rule, an approver, an expiry or a revoke' }),
+    approvals: Type.Integer({ minimum: 0, description: 'Approvals its calls asked for' }),
+    failed: Type.Integer({ minimum: 0, description: 'Calls that ended failed' }),
+  },
+  {
+    $id: 'AgentUsage',
+    additionalProperties: false,
+    description: "The list and GET of one agent only. Counted by name: an agent made again under a revoked name counts the old one's calls of the window too",
+  },
+);
+
 /** An agent principal: never its token. */
 export const Agent = Type.Object(
   {
@@ -198,8 +215,9 @@ export const Agent = Type.Object(
     }),
     token_id: Type.String({ pattern: '^[0-9a-f]{8}$', description: "The first 8 hex chars of the token's SHA-256: tells tokens apart without showing one" }),
     created_at: isoTime(),
-    updated_at: isoTime('Changes when the token is rotated'),
+    updated_at: isoTime('Changes when the token is rotated or the agent is updated'),
     identities: Type.Optional(Identities),
+    usage: Type.Optional(AgentUsage),
   },
   {
     $id: 'Agent',
@@ -216,6 +234,20 @@ export const AgentInput = Type.Object(
     identities: Type.Optional(Identities),
   },
   { $id: 'AgentInput', additionalProperties: false },
+);
+
+export const AgentChangeInput = Type.Object(
+  {
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'Replaces the description; null clears it' }))),
+    tools_allow: Type.Optional(
+      Type.Array(AllowEntry, { minItems: 1, maxItems: 200, description: "Replaces the agent's allowlist whole (same grammar as on create)" }),
+    ),
+  },
+  {
+    $id: 'AgentChangeInput',
+    additionalProperties: false,
+    description: 'The fields to change, at least one; a field left out is kept. The name, id, token and identities never change here',
+  },
 );
 
 export const AgentWithToken = Type.Object(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { answer, route } from '../decl';
-import { Agent, AgentInput, AgentWithToken, PlainName } from './agents-shared';
+import { Agent, AgentChangeInput, AgentInput, AgentWithToken, PlainName } from './agents-shared';
 
 const AgentName = Type.Object({ name: PlainName('Agent name') });
 /** A name off the pattern names no agent: the same 404 as an unknown one. */
@@ -13,7 +13,7 @@ export const listAgents = route({
   role: 'admin',
   operationId: 'listAgents',
   tag: 'agents',
-  summary: 'Every agent principal, by name (never a token)',
+  summary: 'Every agent principal, by name, with its usage of the last 24 hours (never a token)',
   answers: { 200: answer('Agents', Type.Object({ agents: Type.Array(Agent) })) },
 });
 
@@ -43,6 +43,24 @@ export const getAgent = route({
   paramsMiss: noAgent,
   answers: { 200: answer('The agent', Agent) },
   errors: [404],
+});
+
+export const updateAgent = route({
+  method: 'PATCH',
+  path: '/agents/:name',
+  role: 'admin',
+  handlerChecks: ['body'],
+  operationId: 'updateAgent',
+  tag: 'agents',
+  summary: "Change an agent's description or tool allowlist; its token and id stay",
+  description:
+    "400 names every bad or unknown field (a bad tools_allow entry by its index). The new allowlist holds from the agent's next request on; its open MCP sessions are sent notifications/tools/list_changed.",
+  params: AgentName,
+  paramsMiss: noAgent,
+  body: AgentChangeInput,
+  answers: { 200: answer('Updated', Agent) },
+  errors: [400, 404],
+  audit: 'agent.update',
 });
 
 export const revokeAgent = route({
@@ -75,4 +93,4 @@ export const rotateAgent = route({
   audit: 'agent.rotate',
 });
 
-export const AGENT_ROUTES = [createAgent, listAgents, getAgent, revokeAgent, rotateAgent] as const;
+export const AGENT_ROUTES = [createAgent, listAgents, getAgent, updateAgent, revokeAgent, rotateAgent] as const;

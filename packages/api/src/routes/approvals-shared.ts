@@ -44,6 +44,7 @@ export const Interaction = Type.Object(
     tool: Type.String(),
     args_hash: Type.String({ description: 'SHA-256 (hex) of the canonical JSON of the exact arguments' }),
     rule: Nullable(Type.String()),
+    message: Nullable(Type.String({ description: "approval: its rule's message, shown to the approver (null: the rule has none; a wait)" })),
     policy_version: Nullable(Type.Integer()),
     answer_hooks: Type.Array(NamePattern(), { description: 'approval: the hooks whose door contract may answer it' }),
     approver: Nullable(

@@ -85,6 +85,10 @@ export const StatsSeries = Type.Object(
       maxItems: 10,
       description: 'Hooks with failed runs in the window, most first',
     }),
+    denied_by_agent: Type.Array(Type.Object({ agent: Type.String(), denied: Count(), accepted: Count() }, { additionalProperties: false }), {
+      maxItems: 10,
+      description: 'Agents with calls denied in the window (by a rule, an approver, an expiry or a revoke), most first',
+    }),
   },
   { $id: 'StatsSeries', additionalProperties: false },
 );
@@ -95,7 +99,8 @@ export const statsSeries = route({
   role: 'reader',
   operationId: 'statsSeries',
   tag: 'runs',
-  summary: 'Runs per minute by outcome, accept-to-start and tool duration percentiles, and the top failing hooks, over the last hour or day',
+  summary:
+    'Runs per minute by outcome, accept-to-start and tool duration percentiles, the top failing hooks and the agents denied most, over the last hour or day',
   description:
     'Read from the per-minute counters the run transitions keep in the store (no run is read): ' +
     'runs accepted, succeeded, failed, skipped and denied, and histograms of accept-to-start (first claim - accepted) and tool duration ' +

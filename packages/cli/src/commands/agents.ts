@@ -1,12 +1,22 @@
 import type { AgentIdentity } from '@hookyard/core';
 import type { Command } from 'commander';
-import type { AnswerOf, createAgent, getAgent, listAgents, rotateAgent } from '@hookyard/api';
+import type { AnswerOf, createAgent, getAgent, listAgents, rotateAgent, updateAgent } from '@hookyard/api';
 import { CliError, EXIT, apiPath } from '../client';
 import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
 /** What create and rotate answer: the agent and its token, shown this once. */
 type AgentWithToken = AnswerOf<typeof createAgent>;
+
+/** An agent as the list and show answer it, with its usage of the last 24 hours. */
+type Listed = AnswerOf<typeof getAgent>;
+
+/** The usage columns of `agents list` and lines of `agents show` (empty when the server answers no usage). */
+function usageCells(a: Listed): Record<string, unknown> {
+  const u = a.usage;
+  if (!u) return {};
+  return { last_used_at: u.last_used_at ?? 'none kept', calls_24h: u.calls, denied_24h: u.denied, approvals_24h: u.approvals, failed_24h: u.failed };
+}
 
 /** The entries of `--allow a,b,c` (a usage error when none). */
 function allowList(raw: string): string[] {
@@ -54,10 +64,11 @@ function sayToken(verb: string, res: AgentWithToken): void {
 }
 
 /**
- * `hookyard agents create|list|show|revoke|rotate` over `/api/agents` (admin):
+ * `hookyard agents create|list|show|update|revoke|rotate` over `/api/agents` (admin):
  * create (with the IdP identities that may act as the agent) and rotate
  * answer `{agent, token}` (the token shown this once),
- * list `{agents}`, show the agent, revoke nothing (204).
+ * list `{agents}` and show the agent with its usage of the last 24 hours,
+ * update (PATCH) the agent changed, revoke nothing (204).
  */
 export function agentsCommand(program: Command, ctx: CliContext): void {
   const agents = program.command('agents').description('agent principals: each with its own token and tool allowlist, for the agent door (admin)');
@@ -96,8 +107,14 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
       const res = await ctx.client().get<AnswerOf<typeof listAgents>>(path());
       ctx.emit(res, () =>
         printTable(
-          res.agents.map((a) => ({ ...a, tools_allow: a.tools_allow.join(','), description: a.description ?? '', identities: identitiesCell(a.identities) })),
-          ['name', 'tools_allow', 'token_id', 'identities', 'description', 'updated_at'],
+          res.agents.map((a) => ({
+            ...a,
+            ...usageCells(a),
+            tools_allow: a.tools_allow.join(','),
+            description: a.description ?? '',
+            identities: identitiesCell(a.identities),
+          })),
+          ['name', 'tools_allow', 'token_id', 'last_used_at', 'calls_24h', 'denied_24h', 'approvals_24h', 'failed_24h', 'identities', 'description'],
         ),
       );
     });
@@ -107,7 +124,37 @@ export function agentsCommand(program: Command, ctx: CliContext): void {
     .description('one agent (never its token)')
     .action(async (name: string) => {
       const res = await ctx.client().get<AnswerOf<typeof getAgent>>(path(name));
-      ctx.emit(res, () => printRecord({ ...res, identities: identitiesCell(res.identities) }));
+      ctx.emit(res, () => {
+        const { usage: _usage, ...agent } = res;
+        printRecord({ ...agent, identities: identitiesCell(res.identities), ...usageCells(res) });
+      });
+    });
+
+  agents
+    .command('update <name>')
+    .description("change an agent's description or tool allowlist (admin); its token stays, its open MCP sessions are told to list again")
+    .option('--tools-allow <tools>', 'replace the allowlist whole: tool names, * or !name, comma-separated (as create --allow)')
+    .option('--allow <tools>', 'the same as --tools-allow')
+    .option('--description <text>', 'replace the description ("" clears it)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hookyard agents update ci-bot --tools-allow "echo,github__get_issue"\n  hookyard agents update ci-bot --description ""',
+    )
+    .action(async (name: string, opts: { toolsAllow?: string; allow?: string; description?: string }) => {
+      if (opts.toolsAllow !== undefined && opts.allow !== undefined) throw new CliError('give --tools-allow or --allow, not both', EXIT.usage);
+      const allow = opts.toolsAllow ?? opts.allow;
+      if (allow === undefined && opts.description === undefined)
+        throw new CliError('nothing to change: give --tools-allow and/or --description (e.g. hookyard agents update ci-bot --tools-allow echo)', EXIT.usage);
+      const body = {
+        ...(allow !== undefined ? { tools_allow: allowList(allow) } : {}),
+        ...(opts.description !== undefined ? { description: opts.description === '' ? null : opts.description } : {}),
+      };
+      const res = await ctx.client().patch<AnswerOf<typeof updateAgent>>(path(name), body);
+      ctx.emit(res, () =>
+        say(
+          `updated agent ${res.name}: tools_allow ${res.tools_allow.join(',')}; description ${res.description === null ? '(none)' : JSON.stringify(res.description)}`,
+        ),
+      );
     });
 
   agents

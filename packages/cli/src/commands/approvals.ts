@@ -1,12 +1,38 @@
 import type { Command } from 'commander';
-import type { AnswerOf, approveInteraction, denyInteraction, getApprovalPolicy, putApprovalPolicy } from '@hookyard/api';
+import type { AnswerOf, approveInteraction, denyInteraction, getApprovalPolicy, getInteraction, listInteractions, putApprovalPolicy } from '@hookyard/api';
 import { apiPath, readRecord } from '../client';
-import { printTable, say } from '../output';
+import { printRecord, printTable, say } from '../output';
 import type { CliContext } from '../context';
 
-/** `hookyard approvals policy show|set` over `GET/PUT /api/approval-policy`. */
+/**
+ * `hookyard approvals list|show` (the open approvals, each with its rule's
+ * message: why a person is asked) over `GET /api/interactions`, and
+ * `hookyard approvals policy show|set` over `GET/PUT /api/approval-policy`.
+ */
 export function approvalsCommand(program: Command, ctx: CliContext): void {
-  const approvals = program.command('approvals').description("the deployment's approval policy");
+  const approvals = program.command('approvals').description("open approvals and the deployment's approval policy");
+
+  approvals
+    .command('list')
+    .description("the open approvals, newest first (one page): tool, hook or agent, run, expiry and the rule's message")
+    .option('--cursor <cursor>', 'the next_cursor of the previous page')
+    .action(async (opts: { cursor?: string }) => {
+      const q = new URLSearchParams({ kind: 'approval', status: 'open', ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}) });
+      const res = await ctx.client().get<AnswerOf<typeof listInteractions>>(apiPath(['interactions'], q));
+      ctx.emit(res, () => {
+        printTable(res.interactions, ['id', 'tool', 'hook', 'run', 'rule', 'expires_at', 'message']);
+        if (res.next_cursor) say(`more: hookyard approvals list --cursor ${res.next_cursor}`);
+      });
+    });
+
+  approvals
+    .command('show <id>')
+    .description('one approval: its rule and message, tool, arguments hash, run, expiry, status and who answered')
+    .action(async (id: string) => {
+      const i = await ctx.client().get<AnswerOf<typeof getInteraction>>(apiPath(['interactions', id]));
+      ctx.emit(i, () => printRecord(i));
+    });
+
   const policy = approvals.command('policy').description('show or replace the approval rules');
 
   policy

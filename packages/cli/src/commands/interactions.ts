@@ -79,7 +79,7 @@ export function interactionsCommand(program: Command, ctx: CliContext): void {
       }
       const res = page;
       ctx.emit(res, () => {
-        printTable(res.interactions.map(row), ['id', 'kind', 'status', 'hook', 'run', 'tool', 'expires_at', 'resolved_by']);
+        printTable(res.interactions.map(row), ['id', 'kind', 'status', 'hook', 'run', 'tool', 'expires_at', 'resolved_by', 'message']);
         if (res.next_cursor) say(`more: hookyard interactions list --cursor ${res.next_cursor} (or --all)`);
       });
     });

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { AnswerOf, createAgent, listAgents, rotateAgent } from '@hookyard/api';
+import type { AnswerOf, createAgent, listAgents, rotateAgent, updateAgent } from '@hookyard/api';
 import { api, ApiError } from '../api';
+import { clientConfigs, mcpUrl } from '../connect';
 import { href } from '../route';
-import { ErrorBox, formFields, time, toApiError, useConfirm, useLoad } from '../util';
+import { ErrorBox, When, formFields, time, toApiError, useConfirm, useLoad } from '../util';
+
+type Agent = AnswerOf<typeof listAgents>['agents'][number];
 
 /** An IdP identity: the tokens' issuer, and the `sub` and/or `client_id` they must carry. */
 interface Identity {
@@ -56,8 +59,11 @@ export function identityText(i: Identity): string {
 /**
  * Admin: the agent clients. Each has its own token (reaching only the agent
  * door, never the management API), its own tool allowlist and the IdP
- * identities that may act as it. Creating or rotating shows the token once;
- * revoking refuses the agent at once.
+ * identities that may act as it. Creating or rotating shows the token once
+ * (with the client configurations filled in); Edit changes the description and
+ * allowlist (the token stays); Connect shows the configurations with a
+ * placeholder for the token; revoking refuses the agent at once. Each row
+ * says when the agent last called and what its calls did in the last 24 hours.
  */
 export function AgentsPage() {
   const agents = useLoad(() => api<AnswerOf<typeof listAgents>>('GET', '/api/agents'), []);
@@ -67,6 +73,8 @@ export function AgentsPage() {
   const [busy, setBusy] = useState(false);
   // The form's fields are the browser's until submitted; the key clears them after a create.
   const [formKey, setFormKey] = useState(0);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [connecting, setConnecting] = useState<string | null>(null);
 
   const act = async (what: () => Promise<void>) => {
     setBusy(true);
@@ -103,6 +111,17 @@ export function AgentsPage() {
       setIssued(null);
       const res = await api<AnswerOf<typeof rotateAgent>>('POST', `/api/agents/${encodeURIComponent(name)}/rotate`);
       setIssued({ agent: res.agent.name, token: res.token, how: 'rotated' });
+    });
+  };
+
+  const save = (name: string) => (e: Event) => {
+    e.preventDefault();
+    const text = formFields(e.target as HTMLFormElement);
+    const description = text('description').trim();
+    const body = { description: description === '' ? null : description, tools_allow: allowlistEntries(text('tools_allow')) };
+    void act(async () => {
+      await api<AnswerOf<typeof updateAgent>>('PATCH', `/api/agents/${encodeURIComponent(name)}`, body);
+      setEditing(null);
     });
   };
 
@@ -151,6 +170,19 @@ export function AgentsPage() {
       </p>
       {issued && <IssuedToken issued={issued} onDone={() => setIssued(null)} />}
       <ErrorBox error={agents.error ?? error} />
+      {editing && list.some((a) => a.name === editing) && (
+        <EditAgent
+          key={editing}
+          agent={list.find((a) => a.name === editing)!}
+          busy={busy}
+          onSave={save(editing)}
+          onCancel={() => {
+            setEditing(null);
+            setError(null);
+          }}
+        />
+      )}
+      {connecting && !issued && <ConnectPanel name={connecting} token={null} onClose={() => setConnecting(null)} />}
       <table class="agents" aria-busy={agents.loading}>
         <caption class="sr-only">Agents</caption>
         <thead>
@@ -160,7 +192,8 @@ export function AgentsPage() {
             <th scope="col">Allowed tools</th>
             <th scope="col">Token id</th>
             <th scope="col">IdP identities</th>
-            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Last 24 h</th>
             <th scope="col">Updated</th>
             <th scope="col">Actions</th>
           </tr>
@@ -189,9 +222,18 @@ export function AgentsPage() {
                   </code>
                 ))}
               </td>
-              <td>{time(a.created_at)}</td>
-              <td>{time(a.updated_at)}</td>
+              <td data-testid="agent-last-used">{a.usage && (a.usage.last_used_at ? <When iso={a.usage.last_used_at} relative /> : 'no call kept')}</td>
+              <td data-testid="agent-usage">
+                <Usage agent={a} />
+              </td>
+              <td title={`created ${time(a.created_at)}`}>{time(a.updated_at)}</td>
               <td class="row-actions">
+                <button type="button" class="small" disabled={busy} onClick={() => setEditing(a.name)} aria-label={`Edit ${a.name}`}>
+                  Edit
+                </button>
+                <button type="button" class="small" onClick={() => setConnecting(a.name)} aria-label={`Connect a client as ${a.name}`}>
+                  Connect
+                </button>
                 <button type="button" class="small" disabled={busy} onClick={() => void rotate(a.name)} aria-label={`Rotate the token of ${a.name}`}>
                   Rotate
                 </button>
@@ -235,9 +277,80 @@ function IssuedToken({ issued, onDone }: { issued: Issued; onDone: () => void })
         <strong>This token is shown only now.</strong> Hookyard keeps only its hash: copy it into the agent's configuration before leaving this page
         {issued.how === 'rotated' ? '; the previous token is already refused' : ''}.
       </p>
+      <ConnectPanel name={issued.agent} token={issued.token} />
       <button type="button" class="small" onClick={onDone}>
         I have copied it
       </button>
     </div>
+  );
+}
+
+/** An agent's calls of the last 24 hours, each count a link to those runs where the runs page can filter them. */
+function Usage({ agent }: { agent: Agent }) {
+  const u = agent.usage;
+  if (!u) return null;
+  const runs = (status?: string) => href('/runs', { agent: agent.name, ...(status ? { status } : {}) });
+  return (
+    <span class="usage">
+      <a href={runs()}>{u.calls} calls</a> · <a href={runs('denied')}>{u.denied} denied</a> · {u.approvals} approvals ·{' '}
+      <a href={runs('failed')}>{u.failed} failed</a>
+    </span>
+  );
+}
+
+/** The edit form of one agent: its description and allowlist (the name, token and identities stay). */
+function EditAgent({ agent, busy, onSave, onCancel }: { agent: Agent; busy: boolean; onSave: (e: Event) => void; onCancel: () => void }) {
+  return (
+    <form class="agent-form" onSubmit={onSave} aria-label={`Edit agent ${agent.name}`} data-editing={agent.name}>
+      <h2>Edit {agent.name}</h2>
+      <label>
+        Description
+        <input name="description" autoComplete="off" defaultValue={agent.description ?? ''} />
+      </label>
+      <label>
+        Allowed tools
+        <input name="tools_allow" required autoComplete="off" spellcheck={false} defaultValue={agent.tools_allow.join(', ')} />
+      </label>
+      <p class="hint">The token stays. The new allowlist holds from the agent's next request; its open MCP sessions are told to list the tools again.</p>
+      <button type="submit" disabled={busy}>
+        Save
+      </button>{' '}
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+/**
+ * "Connect a client": the configurations of Claude Code, VS Code, Cursor and
+ * stdio-only hosts (mcp-remote) for this agent, the door's URL from the page's
+ * origin. The token is filled in only right after it was made or rotated;
+ * otherwise a placeholder stands where it goes.
+ */
+export function ConnectPanel({ name, token, onClose }: { name: string; token: string | null; onClose?: () => void }) {
+  const configs = clientConfigs(name, mcpUrl(window.location.origin), token);
+  return (
+    <section class="connect" aria-label={`Connect a client as ${name}`} data-connect={name}>
+      <h2>Connect a client as {name}</h2>
+      <p class="hint">
+        {token
+          ? 'The token is filled in below: this is the one time it is shown.'
+          : "Tokens are shown only when made or rotated: put the agent's token where <agent token> stands (or rotate it to get a new one)."}
+      </p>
+      {configs.map((c) => (
+        <div key={c.id} class="connect-config">
+          <h3>
+            {c.title} <span class="hint">— {c.where}</span>
+          </h3>
+          <pre data-testid={`connect-${c.id}`}>{c.text}</pre>
+        </div>
+      ))}
+      {onClose && (
+        <button type="button" class="small" onClick={onClose}>
+          Close
+        </button>
+      )}
+    </section>
   );
 }

@@ -66,7 +66,7 @@ const withRun = async (interaction: Interaction): Promise<Row> => ({
 });
 
 /**
- * The open approvals: the tool, the exact arguments (the parked run's input;
+ * The open approvals: the tool, the rule's message (why it asks), the exact arguments (the parked run's input;
  * their SHA-256 is what the answer is bound to), the rule, the hook or agent
  * and the run that asked, the expiry. An operator approves or denies each
  * (confirmed in a dialog; a denial needs a reason), and the page then says
@@ -161,6 +161,11 @@ function ApprovalCard({ row, operator, onAnswered }: { row: Row; operator: boole
           </>
         )}
       </h2>
+      {i.message && (
+        <p class="approval-message" data-testid="approval-message">
+          {i.message}
+        </p>
+      )}
       <dl class="facts">
         {agent && (
           <>

@@ -39,6 +39,7 @@ const ACTIONS = [
   'unrouted.replay',
   'unrouted.drop',
   'agent.create',
+  'agent.update',
   'agent.rotate',
   'agent.remove',
 ];

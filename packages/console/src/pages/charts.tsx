@@ -127,6 +127,33 @@ export function OverviewCharts() {
           </tbody>
         </table>
       )}
+      <h3>Denials by agent</h3>
+      {s && s.denied_by_agent.length === 0 ? (
+        <p class="hint" data-testid="denied-by-agent-none">
+          No agent call denied in the {s.window === '1h' ? 'last hour' : 'last day'}.
+        </p>
+      ) : (
+        <table class="top-failing" data-testid="denied-by-agent">
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>Denied</th>
+              <th>Calls</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(s?.denied_by_agent ?? []).map((d) => (
+              <tr key={d.agent}>
+                <td>
+                  <a href={href('/runs', { agent: d.agent, status: 'denied' })}>{d.agent}</a>
+                </td>
+                <td class="bad">{d.denied}</td>
+                <td>{d.accepted}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }

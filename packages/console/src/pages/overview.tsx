@@ -147,6 +147,8 @@ export function Overview({ role: _role }: { role: Role }) {
             ['failed', 'Failed', n('failed'), 'failed'],
             ['parked', 'Parked', n('parked'), 'parked'],
             ['skipped', 'Skipped', n('skipped'), 'skipped'],
+            ['denied', 'Denied', n('denied'), 'denied'],
+            ['cancelled', 'Cancelled', n('cancelled'), 'cancelled'],
           ] as const
         ).map(([key, label, value, status]) => (
           <a key={key} class="card" href={href('/runs', { status })} data-testid={`hour-${key}`}>

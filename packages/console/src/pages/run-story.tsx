@@ -1,3 +1,4 @@
+import type { AnswerOf, getInteraction } from '@hookyard/api';
 import { agentCallOf, type AgentCallView } from '../agent-call';
 import { api, eventIdOf, type Role, type Run } from '../api';
 import { useRunEvents } from '../live';
@@ -158,17 +159,10 @@ function AgentFacts({ call }: { call: AgentCallView }) {
   );
 }
 
-interface Resolution {
-  by: string;
-  via: string;
-  at: string;
-  reason: string;
-}
-
-/** The interaction the run parked on: asked by which rule, and who answered it, how and when (or that it is still open). */
+/** The interaction the run parked on: asked by which rule and why (its message), and who answered it, how and when (or that it is still open). */
 function ApprovalFacts({ id, at }: { id: string; at: string }) {
   const i = useLoad(
-    () => api<{ kind: string; rule: string | null; status: string; resolution: Resolution | null }>('GET', `/api/interactions/${encodeURIComponent(id)}`),
+    () => api<AnswerOf<typeof getInteraction>>('GET', `/api/interactions/${encodeURIComponent(id)}`),
     // Read again as the run moves (an answer wakes it).
     [id, at],
   );
@@ -189,6 +183,11 @@ function ApprovalFacts({ id, at }: { id: string; at: string }) {
             )}
             {i.data.resolution?.reason && ` (“${i.data.resolution.reason}”)`}
             {i.data.rule && `; asked by rule ${i.data.rule}`}
+            {i.data.message && (
+              <>
+                : <q data-testid="run-approval-message">{i.data.message}</q>
+              </>
+            )}
           </>
         )}
         {!i.data && !i.error && '…'}

@@ -1,6 +1,6 @@
 import { agentTokenId, type AgentClient } from '@hookyard/core';
-import { agentTaken, newAgentRecord, type NewAgent } from '../agent-rules';
-import type { AgentStore } from '../types';
+import { agentTaken, changedAgent, newAgentRecord, type NewAgent } from '../agent-rules';
+import type { AgentChange, AgentStore } from '../types';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -42,6 +42,13 @@ export class MemoryAgentStore implements AgentStore {
     held.agent.token_id = agentTokenId(tokenHash);
     held.agent.updated_at = iso(now);
     this.byHash.set(tokenHash, name);
+    return structuredClone(held.agent);
+  }
+
+  async update(name: string, change: AgentChange, now: number): Promise<AgentClient | null> {
+    const held = this.agents.get(name);
+    if (!held) return null;
+    held.agent = changedAgent(held.agent, change, now);
     return structuredClone(held.agent);
   }
 

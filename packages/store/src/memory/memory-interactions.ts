@@ -30,7 +30,7 @@ export class MemoryInteractionStore implements InteractionStore {
     const current = this.runs.checkAttempt(input.run, input.token);
     // A re-send of the same park: the run is parked on an interaction this step already made.
     const id = current.status === 'parked' && current.interaction ? current.interaction : newInteractionId(input.now, 0);
-    const run = this.runs.parkRun(input.run, input.token, id, rules.parkDetail(input.kind, id, input.expiresAt), input.now);
+    const run = this.runs.parkRun(input.run, input.token, id, rules.parkDetail(input.kind, id, input.expiresAt), input.now, input.kind === 'approval');
     if (!this.items.has(id)) {
       const i: Interaction = {
         id,
@@ -41,6 +41,7 @@ export class MemoryInteractionStore implements InteractionStore {
         tool: input.tool,
         args_hash: input.argsHash,
         rule: input.rule ?? null,
+        message: input.message ?? null,
         policy_version: input.policyVersion ?? null,
         answer_hooks: [...(input.answerHooks ?? [])],
         approver: input.approver ?? null,

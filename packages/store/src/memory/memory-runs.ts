@@ -33,8 +33,8 @@ import type {
 import { unroutedRecordOf } from '../unrouted-rules';
 import { DeliveryClaims } from './delivery-claims';
 import { MemoryUnrouted } from './memory-unrouted';
-import { MemoryStats, outcomeField, statsBucket } from '../stats-rules';
-import type { MinuteStats } from '../stats-rules';
+import { MemoryStats, hookTotalsOf, outcomeField, statsBucket } from '../stats-rules';
+import type { MinuteStats, PlainCounts } from '../stats-rules';
 
 /** A kept run plus what the store tracks beside it. */
 interface Slot {
@@ -372,10 +372,12 @@ export class MemoryRunStore implements RunStore {
    * attempt, already parked on this interaction, answers the run as stored.
    * Returns the run, or throws like any attempt write.
    */
-  parkRun(id: string, token: number, interactionId: string, detail: string, now: number): Run {
+  parkRun(id: string, token: number, interactionId: string, detail: string, now: number, approval = false): Run {
     const slot = this.ending(id, token, 'park', (r) => r.status === 'parked' && r.interaction === interactionId);
     if (slot.ended) return slot.run;
     slot.ended = 'park';
+    // An approval asked for is counted in its minute, as park.lua counts it.
+    if (approval) this.stats.add(now, slot.run.hook, 'p');
     const run = slot.run;
     run.lease = null;
     run.due_at = null;
@@ -576,6 +578,10 @@ export class MemoryRunStore implements RunStore {
 
   async minuteStats(fromMinute: number, toMinute: number): Promise<MinuteStats[]> {
     return this.stats.read(fromMinute, toMinute);
+  }
+
+  async hookTotals(fromMinute: number, toMinute: number, hookPrefix: string): Promise<Map<string, PlainCounts>> {
+    return hookTotalsOf(this.stats.read(fromMinute, toMinute), hookPrefix);
   }
 
   async counts(): Promise<RunCounts> {

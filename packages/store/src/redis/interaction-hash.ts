@@ -3,7 +3,7 @@ import type { RunFields } from './run-hash';
 
 /**
  * An interaction's hash fields, all strings: id, kind, run, hook, topic, tool,
- * args_hash, rule, policy_version, answer_hooks (JSON list or ''), approver ('caller' or ''), subject (JSON or ''), subject_text (its
+ * args_hash, rule, message ('' for none), policy_version, answer_hooks (JSON list or ''), approver ('caller' or ''), subject (JSON or ''), subject_text (its
  * index key part), on_timeout, created, expires, status, res_by, res_via,
  * res_at, res_reason, res_payload (JSON), res_extras (JSON or ''), outcome (JSON, `at` in ms, or ''),
  * taken_by, taken_at. Times are epoch ms.
@@ -23,6 +23,7 @@ export function fieldsToInteraction(f: RunFields): Interaction | null {
     tool: f.tool ?? '',
     args_hash: f.args_hash ?? '',
     rule: orNull(f.rule),
+    message: orNull(f.message),
     policy_version: f.policy_version ? Number(f.policy_version) : null,
     answer_hooks: f.answer_hooks ? (JSON.parse(f.answer_hooks) as string[]) : [],
     approver: f.approver === 'caller' ? 'caller' : null,

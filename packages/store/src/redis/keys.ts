@@ -52,7 +52,7 @@ import type { Door } from '@hookyard/core';
  *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
  *   {P:p<n>}:stats:<minute>   hash   the partition's run counters of one minute (floor(ms / 60000), the callers'
  *                                    clock), kept by the run transitions (lua/stats.lua, stats-rules.ts); expires
- *                                    25 h after it is made; at most 100 hooks counted one by one, the rest as `*` (read_stats.lua)
+ *                                    25 h after it is made; at most 100 hooks counted one by one, the rest as `*` (read_stats.lua; read_hook_totals.lua sums a prefix's hooks)
  *
  *   {P:st:<scope>:<kind>}:doc:<key>   hash  a subject's state: version, document (JSON), created_at,
  *                                           updated_at, updated_by (JSON attribution)

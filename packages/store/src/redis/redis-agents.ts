@@ -1,6 +1,6 @@
 import { agentTokenId, unavailable, type AgentClient } from '@hookyard/core';
-import { agentTaken, newAgentRecord, withAgentId, type NewAgent } from '../agent-rules';
-import type { AgentStore } from '../types';
+import { agentTaken, changedAgent, newAgentRecord, withAgentId, type NewAgent } from '../agent-rules';
+import type { AgentChange, AgentStore } from '../types';
 import type { RedisClient } from './client';
 import type { KeyLayout } from './keys';
 import { replyText, storeError } from './replies';
@@ -73,6 +73,29 @@ export class RedisAgentStore implements AgentStore {
       if (reply === 1) return null;
     }
     throw unavailable(`agent '${name}' kept changing while its token was rotated; try again`);
+  }
+
+  async update(name: string, change: AgentChange, now: number): Promise<AgentClient | null> {
+    // Compare-and-set on the JSON read: a concurrent rotate or update makes this one read again.
+    for (let i = 0; i < 5; i++) {
+      let raw: string | null;
+      try {
+        raw = await this.client.hget(this.keys.agents, name);
+      } catch (err) {
+        throw storeError('getAgent', err);
+      }
+      if (raw === null) return null;
+      const next = changedAgent(parse(raw), change, now);
+      let reply: unknown[];
+      try {
+        reply = await this.scripts.run('update_agent', [this.keys.agents], [name, raw, JSON.stringify(next)]);
+      } catch (err) {
+        throw storeError('update_agent', err);
+      }
+      if (Number(reply[0]) === 0) return shown(next);
+      if (Number(reply[0]) === 1) return null;
+    }
+    throw unavailable(`agent '${name}' kept changing while it was updated; try again`);
   }
 
   async byTokenHash(tokenHash: string): Promise<AgentClient | null> {

@@ -48,6 +48,7 @@ export class RedisInteractionStore implements InteractionStore {
       rules.parkDetail(input.kind, id, input.expiresAt),
       input.answerHooks?.length ? JSON.stringify(input.answerHooks) : '',
       input.approver ?? '',
+      input.message ?? '',
     ];
     const reply = checkReply({ op: 'park', id: input.run, token: input.token }, await this.exec('park', this.keys.runScriptKeys(p, input.run), args));
     return { interaction: this.interactionOf(reply[1]), run: this.runOf(reply[2])! };

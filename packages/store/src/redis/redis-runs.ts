@@ -31,8 +31,8 @@ import type {
   UnroutedUsage,
 } from '../types';
 import { RedisUnrouted } from './redis-unrouted';
-import { addStatsFields, emptyMinute } from '../stats-rules';
-import type { MinuteStats } from '../stats-rules';
+import { addStatsFields, emptyMinute, plainCounts } from '../stats-rules';
+import type { MinuteStats, PlainCounts } from '../stats-rules';
 import type { KeyLayout } from './keys';
 import { listRuns } from './list';
 import { checkReply, readyToWrite, replyText, storeError } from './replies';
@@ -416,6 +416,27 @@ export class RedisRunStore implements RunStore {
       throw storeError('minuteStats', err);
     }
     return [...minutes.values()].sort((a, b) => a.minute - b.minute);
+  }
+
+  async hookTotals(fromMinute: number, toMinute: number, hookPrefix: string): Promise<Map<string, PlainCounts>> {
+    await this.setup.ready('hookTotals');
+    const total = emptyMinute(0);
+    try {
+      // read_hook_totals.lua sums in the partition: its answer is a few fields per hook, whatever the span.
+      const replies = await Promise.all(
+        Array.from({ length: this.partitions }, (_, p) =>
+          this.scripts.run('read_hook_totals', [this.keys.stats(p, fromMinute)], [this.keys.tag(p), fromMinute, toMinute, hookPrefix]),
+        ),
+      );
+      for (const reply of replies) addStatsFields(total, toFields(reply));
+    } catch (err) {
+      throw storeError('hookTotals', err);
+    }
+    return new Map(
+      Object.entries(total.hooks)
+        .filter(([hook]) => hook.startsWith(hookPrefix))
+        .map(([hook, c]) => [hook, plainCounts(c)]),
+    );
   }
 
   async counts(): Promise<RunCounts> {

@@ -44,6 +44,7 @@ export const SCRIPT_NAMES = [
   'keep_agent_call',
   'create_agent',
   'rotate_agent',
+  'update_agent',
   'remove_agent',
   'put_trigger_link',
   'use_trigger_link',
@@ -51,6 +52,7 @@ export const SCRIPT_NAMES = [
   'revoke_trigger_link',
   'record_audit',
   'read_stats',
+  'read_hook_totals',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
@@ -90,7 +92,7 @@ type Reply = unknown[];
 type ScriptFn = (numKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Reply>;
 
 /** Scripts that only read: their failure is a plain `unavailable`, and they may wait in the offline queue. */
-const READS: ReadonlySet<ScriptName> = new Set(['read_stats']);
+const READS: ReadonlySet<ScriptName> = new Set(['read_stats', 'read_hook_totals']);
 
 /** Runs the store's scripts by name (EVALSHA, falling back to EVAL once per connection). */
 export class Scripts {

@@ -24,6 +24,8 @@ export class ParkRequest {
     readonly onTimeout: string,
     readonly extra: {
       rule?: string | null;
+      /** approval: the rule's message, kept on the interaction for the approver. */
+      message?: string | null;
       policyVersion?: number | null;
       answerHooks?: string[];
       /** approval: `caller` when the agent's own user may answer it (MCP elicitation). */

@@ -31,6 +31,8 @@ export interface McpDoor {
   closeAgentSessions(name: string): Promise<number>;
   /** Tells every open session the catalogue changed (`notifications/tools/list_changed`). */
   toolsChanged(): void;
+  /** Tells the open sessions of agent `name` its tools changed (its allowlist was updated): `notifications/tools/list_changed`. */
+  agentToolsChanged(name: string): void;
   /** Express middleware for the tool registry routes: a successful write there is a catalogue change. */
   onToolWrites(req: Request, res: Response, next: NextFunction): void;
 }
@@ -142,8 +144,9 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
 
   // Covered: registrations and removals through this process's API (onToolWrites). Not covered: a write through
   // another replica, or a provider's own tool list changing; a client that lists again sees those all the same.
-  function toolsChanged(): void {
+  function toolsChanged(only?: string): void {
     for (const s of open.values()) {
+      if (only !== undefined && s.agent !== only) continue;
       s.server.sendToolListChanged().catch((err: unknown) => deps.logger.debug({ session: s.id, err: String(err) }, 'mcp list_changed not sent'));
     }
   }
@@ -155,7 +158,8 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
       await Promise.all(mine.map(end));
       return mine.length;
     },
-    toolsChanged,
+    toolsChanged: () => toolsChanged(),
+    agentToolsChanged: (name) => toolsChanged(name),
     onToolWrites(req, res, next) {
       if (req.method === 'POST' || req.method === 'DELETE') {
         res.on('finish', () => {

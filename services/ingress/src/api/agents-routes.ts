@@ -11,8 +11,10 @@ import {
   type AgentIdentity,
 } from '@hookyard/core';
 import { endRevokedCalls } from '../agent/revoke';
+import { agentUsage } from './agent-usage';
 import { callerOf } from './auth';
-import { createAgent, getAgent, listAgents, revokeAgent, rotateAgent } from '@hookyard/api';
+import { createAgent, getAgent, listAgents, revokeAgent, rotateAgent, updateAgent } from '@hookyard/api';
+import type { AgentChange } from '@hookyard/store';
 import { mount } from './declare';
 import type { ApiContext } from './context';
 
@@ -21,6 +23,8 @@ export const AGENT_DESCRIPTION_MAX = 500;
 /** Most entries an agent's allowlist takes. */
 export const AGENT_ALLOW_MAX = 200;
 const FIELDS = ['name', 'description', 'tools_allow', 'identities'];
+/** The fields an update changes. */
+const CHANGE_FIELDS = ['description', 'tools_allow'];
 /** Most IdP identities an agent takes. */
 export const AGENT_IDENTITIES_MAX = 20;
 const IDENTITY_FIELDS = ['issuer', 'subject', 'client_id'];
@@ -82,6 +86,53 @@ function readIdentities(v: unknown, errors: string[]): AgentIdentity[] | undefin
   return out;
 }
 
+/** Reads `description` (absent: undefined; null clears); a bad one is a line of `errors`. */
+function readDescription(v: unknown, errors: string[]): string | null | undefined {
+  if (v === undefined || v === null) return v;
+  if (typeof v !== 'string' || v.length > AGENT_DESCRIPTION_MAX || [...v].some(isControl)) {
+    errors.push(`description must be a string of at most ${AGENT_DESCRIPTION_MAX} printable characters, got ${JSON.stringify(v)?.slice(0, 60)}`);
+    return undefined;
+  }
+  return v;
+}
+
+/** Reads `tools_allow` (the allowlist grammar, create and update alike); each bad entry is a line of `errors` naming its index. */
+function readAllow(allow: unknown, errors: string[]): string[] | undefined {
+  if (!Array.isArray(allow) || allow.length === 0 || allow.length > AGENT_ALLOW_MAX) {
+    errors.push(
+      `tools_allow must be a non-empty array of at most ${AGENT_ALLOW_MAX} entries (*, a tool name or !name), e.g. ["echo"]; got ${JSON.stringify(allow)?.slice(0, 60)}`,
+    );
+    return undefined;
+  }
+  const before = errors.length;
+  allow.forEach((e, i) => {
+    if (typeof e !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(e)) {
+      errors.push(`tools_allow[${i}] ${JSON.stringify(e)?.slice(0, 80)} is not *, a tool name or !name (pattern ${ALLOWLIST_ENTRY_PATTERN.source})`);
+    }
+  });
+  return errors.length === before ? (allow as string[]) : undefined;
+}
+
+/** Reads an update body: at least one of description and tools_allow; every bad or unknown field is one line of a 400. */
+function readAgentChange(body: unknown): AgentChange {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badInput('agent update refused', ['the body must be a JSON object']);
+  const b = body as Record<string, unknown>;
+  const errors: string[] = [];
+  for (const k of Object.keys(b)) {
+    if (!CHANGE_FIELDS.includes(k))
+      errors.push(
+        FIELDS.includes(k)
+          ? `'${k}' cannot be changed here (changeable: ${CHANGE_FIELDS.join(', ')}); revoke the agent and make it again to change it`
+          : `unknown field '${k}' (known: ${CHANGE_FIELDS.join(', ')})`,
+      );
+  }
+  if (!CHANGE_FIELDS.some((k) => k in b)) errors.push(`give at least one of ${CHANGE_FIELDS.join(', ')}`);
+  const description = readDescription(b.description, errors);
+  const allow = b.tools_allow === undefined ? undefined : readAllow(b.tools_allow, errors);
+  if (errors.length) throw badInput('agent update refused', errors);
+  return { ...('description' in b ? { description: description ?? null } : {}), ...(allow ? { tools_allow: allow } : {}) };
+}
+
 /** Reads a create body; every bad or unknown field is one line of a 400. */
 function readAgentInput(body: unknown): AgentInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badInput('agent refused', ['the body must be a JSON object']);
@@ -90,27 +141,11 @@ function readAgentInput(body: unknown): AgentInput {
   for (const k of Object.keys(b)) if (!FIELDS.includes(k)) errors.push(`unknown field '${k}' (known: ${FIELDS.join(', ')})`);
   const nameProblem = agentNameViolation(b.name);
   if (nameProblem) errors.push(nameProblem);
-  let description: string | null = null;
-  if (b.description !== undefined && b.description !== null) {
-    if (typeof b.description !== 'string' || b.description.length > AGENT_DESCRIPTION_MAX || [...b.description].some(isControl)) {
-      errors.push(`description must be a string of at most ${AGENT_DESCRIPTION_MAX} printable characters, got ${JSON.stringify(b.description)?.slice(0, 60)}`);
-    } else description = b.description;
-  }
-  const allow = b.tools_allow;
-  if (!Array.isArray(allow) || allow.length === 0 || allow.length > AGENT_ALLOW_MAX) {
-    errors.push(
-      `tools_allow must be a non-empty array of at most ${AGENT_ALLOW_MAX} entries (*, a tool name or !name), e.g. ["echo"]; got ${JSON.stringify(allow)?.slice(0, 60)}`,
-    );
-  } else {
-    allow.forEach((e, i) => {
-      if (typeof e !== 'string' || !ALLOWLIST_ENTRY_PATTERN.test(e)) {
-        errors.push(`tools_allow[${i}] ${JSON.stringify(e)?.slice(0, 80)} is not *, a tool name or !name (pattern ${ALLOWLIST_ENTRY_PATTERN.source})`);
-      }
-    });
-  }
+  const description = readDescription(b.description, errors);
+  const allow = readAllow(b.tools_allow, errors);
   const identities = readIdentities(b.identities, errors);
   if (errors.length) throw badInput('agent refused', errors);
-  return { name: b.name as string, description, tools_allow: allow as string[], ...(identities?.length ? { identities } : {}) };
+  return { name: b.name as string, description: description ?? null, tools_allow: allow!, ...(identities?.length ? { identities } : {}) };
 }
 
 /**
@@ -149,7 +184,9 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
     router,
     listAgents,
     async (_req, res) => {
-      res.json({ agents: await ctx.stores.agents.list() });
+      const agents = await ctx.stores.agents.list();
+      const usage = await agentUsage(ctx.stores, agents, ctx.clock.now());
+      res.json({ agents: agents.map((a) => ({ ...a, ...(usage.has(a.name) ? { usage: usage.get(a.name)! } : {}) })) });
     },
     opts,
   );
@@ -161,6 +198,23 @@ export function agentRoutes(router: Router, ctx: ApiContext): void {
       const name = req.checked.params.name;
       const agent: AgentClient | null = await ctx.stores.agents.get(name);
       if (!agent) throw missing(name);
+      const usage = await agentUsage(ctx.stores, [agent], ctx.clock.now());
+      res.json({ ...agent, usage: usage.get(agent.name)! });
+    },
+    opts,
+  );
+
+  mount(
+    router,
+    updateAgent,
+    async (req, res) => {
+      const name = req.checked.params.name;
+      const change = readAgentChange(req.body);
+      const agent = await ctx.stores.agents.update(name, change, ctx.clock.now());
+      if (!agent) throw missing(name);
+      ctx.logger.info({ agent: name, changed: Object.keys(change), tools_allow: agent.tools_allow, by: callerOf(res) }, 'agent updated');
+      // The door reads the agent on every request, so the new allowlist already holds; its sessions are told to list again.
+      ctx.onAgentUpdated?.(name);
       res.json(agent);
     },
     opts,

@@ -20,6 +20,8 @@ export interface ApiContext extends RoleDeps {
   onDedupeChanged(topic: string): void;
   /** Called after an agent was revoked or its token rotated, so the MCP door closes the agent's open sessions. */
   onAgentRevoked?(name: string): void;
+  /** Called after an agent's allowlist or description changed, so the MCP door tells its open sessions (tools/list_changed). */
+  onAgentUpdated?(name: string): void;
   /** The agent door as an OAuth protected resource (HOOKS_OIDC_ISSUER): POST /api/calls and GET /api/calls/{id} take its access tokens. */
   agentOAuth?: AgentOAuth | null;
   /** The management API as a resource for people (HOOKS_OIDC_API_AUDIENCE): their access tokens beside the role tokens. */

@@ -137,6 +137,11 @@ const BY_ACTION: Record<string, Omit<AuditAction, 'action'>> = {
     before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
     after: gone,
   },
+  'agent.update': {
+    target: (_r, p) => p.name ?? null,
+    before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),
+    after: (b) => (field(b, 'name') ? b : null),
+  },
   'agent.rotate': {
     target: (_r, p) => p.name ?? null,
     before: async (s, _r, p) => (p.name ? s.agents.get(p.name).catch(() => null) : null),

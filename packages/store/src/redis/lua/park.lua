@@ -8,7 +8,7 @@
 -- ARGV: 1 partition hash tag, 2 run id, 3 token, 4 interaction id, 5 kind, 6 tool, 7 args hash,
 --       8 rule, 9 policy version, 10 subject (JSON or ''), 11 subject text ('' for none),
 --       12 on_timeout, 13 expires ms, 14 now ms, 15 history detail, 16 answer hooks (JSON list or ''),
---       17 approver ('caller' or '')
+--       17 approver ('caller' or ''), 18 the rule's message ('' for none)
 -- Returns {0, interaction fields, run fields}; {ERR_NO_RUN} no such run;
 -- {ERR_STALE_TOKEN, status, token} stale token.
 --!include interaction
@@ -26,7 +26,7 @@ local key = int_key(tag, id)
 redis.call('HSET', key, 'id', id, 'kind', ARGV[5], 'run', c.id, 'hook', f[1], 'topic', f[2], 'tool', ARGV[6],
   'args_hash', ARGV[7], 'rule', ARGV[8], 'policy_version', ARGV[9], 'subject', ARGV[10], 'subject_text', ARGV[11],
   'on_timeout', ARGV[12], 'created', now, 'expires', ARGV[13], 'status', 'open', 'answer_hooks', ARGV[16],
-  'approver', ARGV[17])
+  'approver', ARGV[17], 'message', ARGV[18])
 redis.call('ZADD', tag .. ':int:ix:all', 0, id)
 redis.call('ZADD', tag .. ':int:ix:k:' .. ARGV[5], 0, id)
 redis.call('ZADD', tag .. ':int:ix:h:' .. f[1], 0, id)
@@ -39,4 +39,6 @@ set_status(c, 'parked', now)
 redis.call('HSET', c.run, 'due', '', 'interaction', id)
 redis.call('ZREM', c.due, c.id)
 append_history(c.run, now, f[3], 'parked', ARGV[15])
+-- An approval asked for is counted in its minute (stats.lua: p).
+if ARGV[5] == 'approval' then stats_add(tag, now, f[1], 'p') end
 return { 0, redis.call('HGETALL', key), redis.call('HGETALL', c.run) }

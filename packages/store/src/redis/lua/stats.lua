@@ -6,7 +6,7 @@
 -- expires STATS_TTL_S after it was made (its minute's first count). Fields:
 -- <m>|<hook> for the first STATS_MAX_HOOKS hooks of the minute (h|<hook> admits
 -- one, n counts them), <m>|* for the later ones together (the totals are the sum
--- of all); m is a accepted, s succeeded, f failed, k skipped, d denied, q<i>
+-- of all); m is a accepted, s succeeded, f failed, k skipped, d denied, p approvals asked (park), q<i>
 -- accept-to-start and t<i> tool duration in histogram bucket i (at most 2^i ms;
 -- the last one, STATS_BUCKETS - 1, is everything longer).
 local STATS_TTL_S, STATS_MAX_HOOKS, STATS_BUCKETS = 90000, 100, 26
