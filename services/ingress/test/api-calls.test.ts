@@ -120,7 +120,11 @@ describe('HTTP call API', () => {
     const first = await post(call, '?wait_seconds=0');
     expect(first.status).toBe(202);
     // Exactly the vendor's message: the run id and status travel in headers.
-    expect(first.body).toEqual({ role: 'tool', tool_call_id: 'call_abc', content: expect.stringMatching(/make the same call again \(same tool, same arguments\)/) });
+    expect(first.body).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_abc',
+      content: expect.stringMatching(/make the same call again \(same tool, same arguments\)/),
+    });
     const id = first.headers.get('hookyard-run-id')!;
     expect(first.headers.get('hookyard-run-status')).toBe('pending');
     expect(first.headers.get('hookyard-call-id')).toBe(id);
@@ -135,7 +139,12 @@ describe('HTTP call API', () => {
     const block = { type: 'tool_use', id: 'toolu_01', name: 'echo', input: { text: 'rm' } };
     const first = await post(block, '?wait_seconds=0');
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({ type: 'tool_result', tool_use_id: 'toolu_01', content: expect.stringMatching(/repeat the same call/), is_error: false });
+    expect(first.body).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'toolu_01',
+      content: expect.stringMatching(/make the same call again \(same tool, same arguments\)/),
+      is_error: false,
+    });
     const id = first.headers.get('hookyard-run-id')!;
     await deny(h.stores, id);
     const sentence = 'no deleting on Fridays. Please ask for clarification or try a different, less destructive approach.';
