@@ -69,7 +69,7 @@ export interface RouteDecl {
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
   /** The body may be left out (the document says `required: false`). */
   bodyOptional?: boolean;
-  /** An unknown query parameter's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
+  /** An unknown query parameter's or body field's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
   knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
