@@ -124,7 +124,20 @@ export {
 export { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from './routes/unrouted';
 // --- end batch D ---
 // --- batch B: runs & observation ---
-export { Attempt, BulkAnswer, BulkRequest, Nullable, OneOf, Run, RunEvent, RunFilter, RunPage, type RunEventData } from './routes/runs-shared';
+export {
+  Attempt,
+  BulkAnswer,
+  DiscardFilter,
+  DiscardRequest,
+  Nullable,
+  OneOf,
+  RetryFilter,
+  RetryRequest,
+  Run,
+  RunEvent,
+  RunPage,
+  type RunEventData,
+} from './routes/runs-shared';
 export {
   FailureGroup,
   FailureGroups,

@@ -29,6 +29,24 @@ export const StringMap = (options: Record<string, unknown> = {}) =>
 /** Any JSON object. */
 export const JsonObject = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...options });
+/** An ISO 8601 date or date-time as a filter takes it (a time without a zone is UTC). */
+export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[Tt ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:[Zz]|[+-]\\d{2}:?\\d{2})?)?$';
+/** A query's ISO 8601 filter `key`, refused with a line naming it and quoting what it got. */
+export const Instant = (description: string) =>
+  Type.String({
+    pattern: INSTANT_PATTERN,
+    description,
+    'x-error': { type: '{path} must be a string, got {got}', '*': '{path} must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got {got}' },
+  });
+/** A query's whole number from 1 to max (its line quotes what it got). */
+export const WholeNumber = (max: number, def: number, description?: string) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: max,
+    default: def,
+    ...(description ? { description } : {}),
+    'x-error': `{path} must be a whole number from 1 to ${max}, got {got}`,
+  });
 export const IsoTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 
@@ -169,31 +187,101 @@ export const RunPage = Type.Object(
 );
 
 /** The filter fields of a bulk call: the query parameters of GET /api/hook-runs, as strings. */
-export const RunFilter = Type.Object(
-  {
-    status: Type.Optional(OneOf(RUN_STATUS_VALUES)),
-    hook: Type.Optional(Type.String()),
-    agent: Type.Optional(Type.String({ description: "an agent's calls (not with hook)" })),
-    topic: Type.Optional(Type.String()),
-    delivery_id: Type.Optional(Type.String()),
-    since: Type.Optional(Type.String({ description: 'ISO 8601: created at or after' })),
-    until: Type.Optional(Type.String({ description: 'ISO 8601: created at or before' })),
-    kind: Type.Optional(OneOf(ERROR_KIND_VALUES, { description: "the run's error kind" })),
-    fingerprint: Type.Optional(
-      Type.String({
-        pattern: '^[0-9a-f]{16}$',
-        description:
-          "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
-      }),
-    ),
-  },
-  { $id: 'RunFilter', additionalProperties: false, description: 'Runs matching every field given (the query parameters of GET /api/hook-runs)' },
+/** A string field's line when it is not one (a filter in a body; a query's values are all strings). */
+const NOT_A_STRING = '{path} must be a string, got {got}';
+/** A name filter: its lines name the field and quote what it got. */
+export const NameFilter = (description?: string) =>
+  Type.String({
+    pattern: NAME_PATTERN,
+    maxLength: 128,
+    ...(description ? { description } : {}),
+    'x-error': { type: NOT_A_STRING, '*': `{path} must match ${NAME_PATTERN}, got {got}` },
+  });
+export const StatusFilter = (values: readonly string[] = RUN_STATUS_VALUES, line = `{path} must be one of ${RUN_STATUS_VALUES.join('|')}, got {got}`) =>
+  Type.Unsafe<(typeof RUN_STATUS_VALUES)[number]>({ type: 'string', enum: [...values], 'x-error': { type: NOT_A_STRING, '*': line } });
+
+/** The fields a run filter takes (the query of GET /api/hook-runs, the filter of a bulk retry or discard), but the status. */
+export const RUN_FILTER_FIELDS = {
+  hook: Type.Optional(NameFilter()),
+  agent: Type.Optional(NameFilter("an agent's calls (door agent); not with hook")),
+  topic: Type.Optional(NameFilter()),
+  delivery_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)",
+      'x-error': { type: NOT_A_STRING, '*': '{path} must be 1 to 512 characters, got {got}' },
+    }),
+  ),
+  since: Type.Optional(Instant('ISO 8601: runs created at or after')),
+  until: Type.Optional(Instant('ISO 8601: runs created at or before')),
+  kind: Type.Optional(
+    OneOf(ERROR_KIND_VALUES, {
+      description: "The run's error kind (checked on each run: pages may be short)",
+      'x-error': { type: NOT_A_STRING, '*': `{path} must be an error kind, one of ${ERROR_KIND_VALUES.join('|')}, got {got}` },
+    }),
+  ),
+  fingerprint: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-f]{16}$',
+      description:
+        "The fingerprint of the run's error message, a failure group's: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures; checked on each run)",
+      'x-error': { type: NOT_A_STRING, '*': "{path} must be 16 lowercase hex characters (a failure group's fingerprint), got {got}" },
+    }),
+  ),
+};
+const FILTER_KEYS = ['status', ...Object.keys(RUN_FILTER_FIELDS)].join(', ');
+/** A filter's hook and agent exclude each other (an agent's calls are no hook's runs): the rule for its object (`not`), and its line. */
+export const HOOK_OR_AGENT = { not: { properties: { hook: {}, agent: {} }, required: ['hook', 'agent'] } };
+export const HOOK_OR_AGENT_LINE = 'give hook or agent, not both: an agent call is not a hook run';
+
+/** A bulk call's filter: runs matching every field given, its status as the verb allows. */
+const bulkFilter = <S extends TSchema>(id: string, status: S, description: string, required: Record<string, string> = {}) =>
+  Type.Object(
+    { ...RUN_FILTER_FIELDS, status },
+    {
+      $id: id,
+      additionalProperties: false,
+      description,
+      ...HOOK_OR_AGENT,
+      'x-error': {
+        not: HOOK_OR_AGENT_LINE,
+        type: `{path} must be an object of ${FILTER_KEYS}, got {got}`,
+        additionalProperties: `unknown filter field '{field}' (known: ${FILTER_KEYS})`,
+        ...required,
+      },
+    },
+  );
+
+/** A bulk retry's filter: only a failed run can be retried. */
+export const RetryFilter = bulkFilter(
+  'RetryFilter',
+  Type.Optional(StatusFilter(['failed'], '{path} must be failed for a retry (only a failed run can be retried), got {got}')),
+  'Runs matching every field given (the query parameters of GET /api/hook-runs); status, when given, must be failed',
 );
 
-export const BulkRequest = Type.Object(
-  { filter: RunFilter, dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count only; change nothing' })) },
-  { $id: 'BulkRequest', additionalProperties: false },
+const DISCARDABLE = RUN_STATUS_VALUES.filter((s) => s !== 'running' && s !== 'discarded');
+/** A bulk discard's filter: a status is required (never every run), and not running or discarded. */
+export const DiscardFilter = bulkFilter(
+  'DiscardFilter',
+  StatusFilter(
+    DISCARDABLE,
+    `{path} must be one of ${DISCARDABLE.join('|')} for a discard (a running run cannot be discarded; a discarded one is already), got {got}`,
+  ),
+  'Runs matching every field given (the query parameters of GET /api/hook-runs); status is required, not running or discarded',
+  { required: 'filter.status is required for a bulk discard (e.g. "failed"), so no call discards every run' },
 );
+
+const bulkRequest = <F extends TSchema>(id: string, filter: F) =>
+  Type.Object(
+    {
+      filter,
+      dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count only; change nothing', 'x-error': '{path} must be true or false, got {got}' })),
+    },
+    { $id: id, additionalProperties: false },
+  );
+export const RetryRequest = bulkRequest('RetryRequest', RetryFilter);
+export const DiscardRequest = bulkRequest('DiscardRequest', DiscardFilter);
 
 /** What a bulk retry or discard answers (`retried` or `discarded` by verb). */
 export const BulkAnswer = Type.Object(

@@ -7,7 +7,8 @@ import { requireAgent, requireRole } from './auth';
 // verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
-ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// An object of lines by the keyword broken (`{pattern: ..., maxLength: ...}`) where one field says each miss its own way.
+ajv.addKeyword({ keyword: 'x-error', schemaType: ['string', 'object'] });
 // Documentation for editors (what a jq field reads), no rule.
 ajv.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
 // The formats the declarations name (no ajv-formats here): an RFC 3339 time as the stores write it, and an absolute URI.
@@ -15,7 +16,7 @@ ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\
 ajv.addFormat('uri', /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/);
 // A query string carries text: a declared integer or boolean is read from it (on a copy, so `{got}` still quotes the text sent).
 const ajvQuery = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false, coerceTypes: true });
-ajvQuery.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+ajvQuery.addKeyword({ keyword: 'x-error', schemaType: ['string', 'object'] });
 ajvQuery.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
@@ -31,6 +32,16 @@ function compile(schema: unknown, by: Ajv = ajv): ValidateFunction {
 
 /** What a refusal line quotes (`{got}`): the value as sent, cut at 80 characters. */
 const quote = (v: unknown): string => (JSON.stringify(v) ?? 'undefined').slice(0, 80);
+
+/** The field's own line (x-error) for the rule it broke, if it has one. */
+const ownOf = (e: ErrorObject): unknown => (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'];
+function ownLine(e: ErrorObject): string | undefined {
+  const own = ownOf(e);
+  if (typeof own === 'string') return own;
+  // By keyword, `*` for any other.
+  const byKeyword = own !== null && typeof own === 'object' ? ((own as Record<string, unknown>)[e.keyword] ?? (own as Record<string, unknown>)['*']) : undefined;
+  return typeof byKeyword === 'string' ? byKeyword : undefined;
+}
 
 /** The value at an ajv instance path (`/a/0/b`) of the request as sent. */
 function at(data: unknown, instancePath: string): unknown {
@@ -49,21 +60,28 @@ function at(data: unknown, instancePath: string): unknown {
 export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[], known?: readonly string[], sent?: unknown): string[] {
   const lines: string[] = [];
   const also = known ? ` (known: ${known.join(', ')})` : '';
-  // Unknown fields first, then each field in its schema's order (the lines as the routes always wrote them).
-  errors = [...errors.filter((e) => e.keyword === 'additionalProperties'), ...errors.filter((e) => e.keyword !== 'additionalProperties')];
+  // Unknown fields of the request itself first, then each field in its schema's order (the lines as the routes always wrote them).
+  const unknownAtTop = (e: ErrorObject) => e.keyword === 'additionalProperties' && !e.instancePath;
+  errors = [...errors.filter(unknownAtTop), ...errors.filter((e) => !unknownAtTop(e))];
   const said = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath.slice(1).replace(/\//g, '.');
     const got = sent === undefined ? e.data : at(sent, e.instancePath);
+    const own = ownLine(e);
     let line: string;
-    if (e.keyword === 'additionalProperties')
+    if (e.keyword === 'additionalProperties' && own !== undefined) line = own.replace('{field}', () => String(e.params.additionalProperty));
+    else if (e.keyword === 'additionalProperties')
       line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'${also}`;
+    else if (e.keyword === 'required' && own !== undefined) line = own;
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
-    // A query parameter given twice comes as a list.
-    else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got)) line = `${path} must be given once, got ${quote(got)}`;
-    else if (typeof (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'] === 'string')
-      // `{got}` quotes the value refused.
-      line = (e.parentSchema as { 'x-error': string })['x-error'].replace('{got}', () => quote(got));
+    // A query parameter given twice comes as a list (a field whose own line is one string says that line of any miss).
+    else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got) && typeof ownOf(e) !== 'string') line = `${path} must be given once, got ${quote(got)}`;
+    else if (own !== undefined)
+      // `{path}` names the field, `{got}` quotes the value refused, `{length}` says how long it is.
+      line = own
+        .replace('{path}', () => path)
+        .replace('{got}', () => quote(got))
+        .replace('{length}', () => String(typeof got === 'string' || Array.isArray(got) ? got.length : 0));
     else if (!path && e.keyword === 'type') line = `the ${where} must be a JSON ${String(e.params.type)}`;
     else if (!path) line = `the ${where} ${e.message ?? 'is refused'}`;
     else if (e.keyword === 'type') line = `${path} must be a ${String(e.params.type)}`;
@@ -110,6 +128,10 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     ),
   );
   const route = `${decl.method} /api${decl.path}`;
+  const refuse = (lines: string[]) => {
+    const message = decl.refused ?? `${route} refused`;
+    return badInput(decl.linesInMessage ? `${message}: ${lines.join('; ')}` : message, lines);
+  };
   const knownOf = (schema: RouteDecl['query']) => (decl.knownInRefusal ? Object.keys((schema?.properties ?? {}) as object) : undefined);
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
   if (decl.role === 'agent' && !decl.agentDoor) throw new Error(`${route} has role 'agent' without agentDoor: true`);
@@ -119,18 +141,18 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {
       if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
-      throw badInput(decl.refused ?? `${route} refused`, refusalLines('params', check.params.errors ?? []));
+      throw refuse(refusalLines('params', check.params.errors ?? []));
     }
     // Read on a copy: express reads req.query anew on each access, and the copy's integers are numbers once checked.
     const query: unknown = check.query ? { ...(req.query as object) } : req.query;
     if (check.query && !check.query(query))
-      throw badInput(decl.refused ?? `${route} refused`, refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
+      throw refuse(refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
     const body: unknown = req.body;
     // An optional body may be left out (no body, JSON null, or an empty object).
     const bodyLeftOut =
       decl.bodyOptional && (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && !Object.keys(body).length));
     if (check.body && !bodyLeftOut && !check.body(body))
-      throw badInput(decl.refused ?? `${route} refused`, refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
+      throw refuse(refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
     if (options.validateAnswers) {
       const json = res.json.bind(res);
       res.json = (body: unknown) => {

@@ -8,7 +8,7 @@ import { SECURITY_HEADERS } from '../http/headers';
 import { callerOf, personOf } from './auth';
 import { mount } from './declare';
 import type { ApiContext } from './context';
-import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
+import { runListQueryOf, runToWire, type RunListQuery } from './run-wire';
 import { failureRoutes } from './runs-failures';
 import { ScanSlots, checkWhere, searchRuns } from './run-search';
 
@@ -21,12 +21,12 @@ import { ScanSlots, checkWhere, searchRuns } from './run-search';
 export function runRoutes(router: Router, ctx: ApiContext): void {
   const scans = new ScanSlots();
   const opts = { validateAnswers: ctx.validateAnswers };
-  // The list's query is read by parseRunListQuery (its lines quote what they got; hook and agent, since and until are checked together).
+  // The list's query is checked by its declaration; runListQueryOf checks hook and agent, since and until, scan and where together.
   mount(
     router,
     listRuns,
     async (req, res) => {
-      const q = parseRunListQuery(req.query);
+      const q = runListQueryOf(req.checked.query);
       if (q.where !== undefined) return answerSearch(ctx, scans, res, { ...q, where: q.where });
       const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
       res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
