@@ -218,13 +218,14 @@ export const replayRun = route({
       payload: Type.Optional(
         Type.Union([JsonObject(), Type.String()], {
           description: "The new run's payload instead of the source's: a JSON object, or its JSON text (a string)",
+          'x-error': "payload must be a JSON object (a run's payload) or its JSON text, got {got}",
         }),
       ),
     },
     { additionalProperties: false },
   ),
   bodyOptional: true,
-  handlerChecks: ['body'],
+  knownInRefusal: true,
   refused: 'replay refused',
   answers: { 201: answer('The new run (replay_of names the source), pending and published', Run) },
   errors: [400, 404, 409],
