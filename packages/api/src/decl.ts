@@ -73,6 +73,8 @@ export interface RouteDecl {
   knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
+  /** The message when the path parameters are refused (default: `refused`). */
+  paramsRefused?: string;
   /** The message of that bad_input goes on with its lines (`refused: line; line`). */
   linesInMessage?: boolean;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */

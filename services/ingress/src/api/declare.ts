@@ -40,7 +40,18 @@ function ownLine(e: ErrorObject): string | undefined {
   if (typeof own === 'string') return own;
   // By keyword, `*` for any other.
   const byKeyword = own !== null && typeof own === 'object' ? ((own as Record<string, unknown>)[e.keyword] ?? (own as Record<string, unknown>)['*']) : undefined;
+  // (A missing field's line is requiredLine's.)
+  if (e.keyword === 'required') return undefined;
   return typeof byKeyword === 'string' ? byKeyword : undefined;
+}
+
+/** An object's own line for a missing field: `x-error.required`, one line or one per field. */
+function requiredLine(e: ErrorObject): string | undefined {
+  const own = ownOf(e);
+  const required = own !== null && typeof own === 'object' ? (own as Record<string, unknown>).required : undefined;
+  if (typeof required === 'string') return required;
+  const byField = required !== null && typeof required === 'object' ? (required as Record<string, unknown>)[String(e.params.missingProperty)] : undefined;
+  return typeof byField === 'string' ? byField : undefined;
 }
 
 /** The value at an ajv instance path (`/a/0/b`) of the request as sent. */
@@ -79,7 +90,7 @@ export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorOb
     if (e.keyword === 'additionalProperties' && own !== undefined) line = own.replace('{field}', () => String(e.params.additionalProperty));
     else if (e.keyword === 'additionalProperties')
       line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'${also}`;
-    else if (e.keyword === 'required' && own !== undefined) line = own;
+    else if (e.keyword === 'required' && requiredLine(e) !== undefined) line = requiredLine(e)!.replace('{field}', () => String(e.params.missingProperty));
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
     // A query parameter given twice comes as a list (a field whose own line is one string says that line of any miss).
     else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got) && typeof ownOf(e) !== 'string') line = `${path} must be given once, got ${quote(got)}`;
@@ -135,8 +146,8 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     ),
   );
   const route = `${decl.method} /api${decl.path}`;
-  const refuse = (lines: string[]) => {
-    const message = decl.refused ?? `${route} refused`;
+  const refuse = (lines: string[], refused = decl.refused) => {
+    const message = refused ?? `${route} refused`;
     return badInput(decl.linesInMessage ? `${message}: ${lines.join('; ')}` : message, lines);
   };
   const knownOf = (schema: RouteDecl['query']) => (decl.knownInRefusal ? Object.keys((schema?.properties ?? {}) as object) : undefined);
@@ -148,7 +159,7 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {
       if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
-      throw refuse(refusalLines('params', check.params.errors ?? []));
+      throw refuse(refusalLines('params', check.params.errors ?? []), decl.paramsRefused);
     }
     // Read on a copy: express reads req.query anew on each access, and the copy's integers are numbers once checked.
     const query: unknown = check.query ? { ...(req.query as object) } : req.query;
