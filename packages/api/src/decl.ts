@@ -75,7 +75,7 @@ export interface RouteDecl {
   refused?: string;
   /** The message when the path parameters are refused (default: `refused`). */
   paramsRefused?: string;
-  /** The message of that bad_input goes on with its lines (`refused: line; line`). */
+  /** The message of that bad_input goes on with its lines (`refused: line; line`; without `refused`, the lines are the message). */
   linesInMessage?: boolean;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */
   paramsMiss?: (params: Record<string, string>) => string;

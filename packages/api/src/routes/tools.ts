@@ -34,11 +34,12 @@ export const listTools = route({
       Enum(CATALOGUE_FORMAT_VALUES, {
         description:
           'openai: {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); anthropic: {name,description,input_schema}; mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
+        'x-error': `format must be one of ${CATALOGUE_FORMAT_VALUES.join(', ')}, got {got}`,
       }),
     ),
   }),
-  // `format must be one of openai, anthropic, mcp, got "x"`: the line agents' tests pin.
-  handlerChecks: ['query'],
+  // The line is the message (`format must be one of openai, anthropic, mcp, got "x"`), as agents' tests pin.
+  linesInMessage: true,
   answers: {
     200: answer(
       'Tools: the listing, or with ?format the catalogue',

@@ -147,8 +147,9 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
   );
   const route = `${decl.method} /api${decl.path}`;
   const refuse = (lines: string[], refused = decl.refused) => {
-    const message = refused ?? `${route} refused`;
-    return badInput(decl.linesInMessage ? `${message}: ${lines.join('; ')}` : message, lines);
+    // linesInMessage without a message of its own: the lines are the message.
+    if (decl.linesInMessage) return badInput(refused ? `${refused}: ${lines.join('; ')}` : lines.join('; '), lines);
+    return badInput(refused ?? `${route} refused`, lines);
   };
   const knownOf = (schema: RouteDecl['query']) => (decl.knownInRefusal ? Object.keys((schema?.properties ?? {}) as object) : undefined);
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';

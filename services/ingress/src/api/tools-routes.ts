@@ -2,7 +2,6 @@ import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
 import { agentMayCall, badInput, conflict, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
 import {
-  CATALOGUE_FORMATS,
   OpenApiDocumentError,
   TOOL_SEPARATOR,
   toolDefinitions,
@@ -32,12 +31,10 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     router,
     listTools,
     async (req, res) => {
-      const format = req.query.format;
+      // Checked by the declaration (one of CATALOGUE_FORMATS).
+      const format = req.checked.query.format;
       if (format !== undefined) {
         // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
-        if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
-          throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
-        }
         const agent = agentOf(res);
         let tools = await allTools(ctx.tools);
         if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
