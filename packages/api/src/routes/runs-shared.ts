@@ -144,24 +144,33 @@ export const Run = Type.Object(
   { $id: 'Run', description: 'A kept run: every field, payload included' },
 );
 
-/** What one run event says (the SSE `data` of GET /api/events and the NATS `hooks.events.run.<status>.<hook>` message). */
+/**
+ * What one run event says: the SSE `data` of GET /api/events and the NATS
+ * `hooks.events.run.<status>.<hook>` message (its one schema: @hookyard/core
+ * validates the message with it and docs/asyncapi.yaml carries it).
+ */
 export const RunEvent = Type.Object(
   {
-    run_id: Type.String(),
-    event: OneOf(RUN_EVENT_VALUES),
-    at: IsoTime(),
-    hook: Type.String(),
-    topic: Type.String(),
-    status: OneOf(RUN_STATUS_VALUES),
+    run_id: Type.String({ minLength: 1 }),
+    event: OneOf(RUN_EVENT_VALUES, {
+      description:
+        "What happened: accepted (kept by a door, a platform event or an operator's replay), started (claimed by an executor), parked (waiting on an interaction), " +
+        'retry_scheduled (an attempt failed before the hook acted, or its lease lapsed; due_at says when the next is due), finished (an outcome: succeeded, skipped, denied, cancelled or failed), ' +
+        'retried (an operator retried it), discarded (an operator discarded it), woken (its interaction was answered, resumed by a hook or expired: it is due again)',
+    }),
+    at: IsoTime('When it happened'),
+    hook: Type.String({ pattern: NAME_PATTERN, maxLength: 128 }),
+    topic: Type.String({ pattern: NAME_PATTERN, maxLength: 128 }),
+    status: OneOf(RUN_STATUS_VALUES, { description: 'The status the run is in after the event' }),
     attempts: Count(),
-    error_kind: Nullable(Type.String()),
+    error_kind: Nullable(OneOf(ERROR_KIND_VALUES)),
     error_message: Nullable(Type.String()),
     created_at: IsoTime(),
     finished_at: Nullable(IsoTime()),
-    due_at: Nullable(IsoTime()),
-    duration_ms: Nullable(Type.Number()),
+    due_at: Nullable(IsoTime('When the next attempt is due (retry_scheduled), else null')),
+    duration_ms: Nullable(Type.Number({ minimum: 0, description: 'From the start of the last attempt (or creation) to the finish' })),
   },
-  { $id: 'RunEvent' },
+  { $id: 'RunEvent', title: 'RunSummary', additionalProperties: false },
 );
 /** One run event's data, as the stream and NATS carry it. */
 export type RunEventData = Static<typeof RunEvent>;
