@@ -151,7 +151,10 @@ export const StateDeclarationInput = Type.Object(
     templates: Type.Optional(Templates),
     // Server-owned: echoed by GET, ignored on input.
     ...Object.fromEntries(
-      ['scope', 'kind', 'version', 'created_at', 'updated_at', 'bound_by'].map((k) => [k, Type.Optional(Type.Unknown({ description: 'Ignored (server-owned)' }))]),
+      ['scope', 'kind', 'version', 'created_at', 'updated_at', 'bound_by'].map((k) => [
+        k,
+        Type.Optional(Type.Unknown({ description: 'Ignored (server-owned)' })),
+      ]),
     ),
   },
   {

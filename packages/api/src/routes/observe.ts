@@ -267,7 +267,11 @@ export const listAudit = route({
       until: Type.Optional(Instant('Entries at or before this ISO 8601 time')),
       limit: Type.Optional(WholeNumber(500, 50, 'Entries per page')),
       cursor: Type.Optional(
-        Type.String({ description: "A page's next_cursor", pattern: '^[0-9a-z]{22}$', 'x-error': 'cursor must be the next_cursor of a previous page, got {got}' }),
+        Type.String({
+          description: "A page's next_cursor",
+          pattern: '^[0-9a-z]{22}$',
+          'x-error': 'cursor must be the next_cursor of a previous page, got {got}',
+        }),
       ),
     },
     { additionalProperties: false },

@@ -39,7 +39,8 @@ function ownLine(e: ErrorObject): string | undefined {
   const own = ownOf(e);
   if (typeof own === 'string') return own;
   // By keyword, `*` for any other.
-  const byKeyword = own !== null && typeof own === 'object' ? ((own as Record<string, unknown>)[e.keyword] ?? (own as Record<string, unknown>)['*']) : undefined;
+  const byKeyword =
+    own !== null && typeof own === 'object' ? ((own as Record<string, unknown>)[e.keyword] ?? (own as Record<string, unknown>)['*']) : undefined;
   // (A missing field's line is requiredLine's.)
   if (e.keyword === 'required') return undefined;
   return typeof byKeyword === 'string' ? byKeyword : undefined;
@@ -93,7 +94,8 @@ export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorOb
     else if (e.keyword === 'required' && requiredLine(e) !== undefined) line = requiredLine(e)!.replace('{field}', () => String(e.params.missingProperty));
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
     // A query parameter given twice comes as a list (a field whose own line is one string says that line of any miss).
-    else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got) && typeof ownOf(e) !== 'string') line = `${path} must be given once, got ${quote(got)}`;
+    else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got) && typeof ownOf(e) !== 'string')
+      line = `${path} must be given once, got ${quote(got)}`;
     else if (own !== undefined)
       // `{path}` names the field, `{got}` quotes the value refused, `{length}` says how long it is.
       line = own
@@ -164,14 +166,12 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     }
     // Read on a copy: express reads req.query anew on each access, and the copy's integers are numbers once checked.
     const query: unknown = check.query ? { ...(req.query as object) } : req.query;
-    if (check.query && !check.query(query))
-      throw refuse(refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
+    if (check.query && !check.query(query)) throw refuse(refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
     const body: unknown = req.body;
     // An optional body may be left out (no body, JSON null, or an empty object).
     const bodyLeftOut =
       decl.bodyOptional && (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && !Object.keys(body).length));
-    if (check.body && !bodyLeftOut && !check.body(body))
-      throw refuse(refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
+    if (check.body && !bodyLeftOut && !check.body(body)) throw refuse(refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
     if (options.validateAnswers) {
       const json = res.json.bind(res);
       res.json = (body: unknown) => {

@@ -1,15 +1,5 @@
 import type { listRuns, RequestOf } from '@hookyard/api';
-import {
-  agentHookName,
-  agentOfHook,
-  badInput,
-  isErrorKind,
-  isRetryableKind,
-  parseTraceparent,
-  type ErrorKind,
-  type Run,
-  type RunStatus,
-} from '@hookyard/core';
+import { agentHookName, agentOfHook, badInput, isErrorKind, isRetryableKind, parseTraceparent, type ErrorKind, type Run, type RunStatus } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import { SEARCH_SCAN_MAX } from './run-search';
 

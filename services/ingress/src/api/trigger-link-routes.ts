@@ -40,9 +40,12 @@ function linkInputOf(b: RequestOf<typeof createTriggerLink>['body'] | undefined,
   if (b?.expires_in_seconds !== undefined) expiresAt = now + b.expires_in_seconds * 1000;
   else if (b?.expires_at !== undefined) {
     const ms = Date.parse(b.expires_at);
-    if (!Number.isFinite(ms)) throw badInput('trigger link refused', [`expires_at must be an ISO 8601 time (e.g. 2026-12-31T23:59:59Z), got ${JSON.stringify(b.expires_at)}`]);
-    if (ms <= now) throw badInput('trigger link refused', [`expires_at must be in the future, got ${JSON.stringify(b.expires_at)} (now is ${new Date(now).toISOString()})`]);
-    if (ms > now + MAX_LIFE_SECONDS * 1000) throw badInput('trigger link refused', [`expires_at must be within ten years, got ${JSON.stringify(b.expires_at)}`]);
+    if (!Number.isFinite(ms))
+      throw badInput('trigger link refused', [`expires_at must be an ISO 8601 time (e.g. 2026-12-31T23:59:59Z), got ${JSON.stringify(b.expires_at)}`]);
+    if (ms <= now)
+      throw badInput('trigger link refused', [`expires_at must be in the future, got ${JSON.stringify(b.expires_at)} (now is ${new Date(now).toISOString()})`]);
+    if (ms > now + MAX_LIFE_SECONDS * 1000)
+      throw badInput('trigger link refused', [`expires_at must be within ten years, got ${JSON.stringify(b.expires_at)}`]);
     expiresAt = ms;
   }
   return { label: b?.label ?? '', expiresAt, maxUses: b?.max_uses ?? null };

@@ -2,7 +2,6 @@ import type { ConsoleSsoConfig } from '@hookyard/api';
 import type { Settings } from '@hookyard/core';
 import { IDP_TIMEOUT_MS, METADATA_RETRY_MS, metadataUrls } from './issuer-keys';
 
-
 /** The console's single sign-on (HOOKS_OIDC_CONSOLE_CLIENT_ID): its config, read once from the issuer's metadata. */
 export interface ConsoleSso {
   /** The config, or null while the issuer's metadata cannot be read (the console then offers the token form only). */
