@@ -5,7 +5,6 @@ import {
   OpenApiDocumentError,
   TOOL_SEPARATOR,
   toolDefinitions,
-  type CatalogueFormat,
   redactToolRecord,
   validateToolRecord,
   type ToolInfo,
@@ -38,7 +37,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
         const agent = agentOf(res);
         let tools = await allTools(ctx.tools);
         if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
-        return void res.json({ format, tools: toolDefinitions(tools, format as CatalogueFormat) });
+        return void res.json({ format, tools: toolDefinitions(tools, format) });
       }
       const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
       const statusOf = new Map(discovery.map((d) => [d.name, d]));
