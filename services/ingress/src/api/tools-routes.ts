@@ -1,15 +1,7 @@
 import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
 import { agentMayCall, badInput, conflict, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
-import {
-  OpenApiDocumentError,
-  TOOL_SEPARATOR,
-  toolDefinitions,
-  redactToolRecord,
-  validateToolRecord,
-  type ToolInfo,
-  type ToolRepo,
-} from '@hookyard/tools';
+import { OpenApiDocumentError, TOOL_SEPARATOR, toolDefinitions, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { getTool, listTools, putTool, removeTool } from '@hookyard/api';
 import { agentOf } from './auth';
 import type { ApiContext } from './context';
