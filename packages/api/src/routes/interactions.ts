@@ -9,6 +9,7 @@ import {
   Interaction,
   InteractionPage,
 } from './approvals-shared';
+import { WholeNumber } from './runs-shared';
 
 /** A run id (a parked run): 22 base36 chars, or 26 with a partition suffix. */
 const RUN_ID_PATTERN_SOURCE = '^[0-9a-z]{22}(?:[0-9a-z]{4})?$';
@@ -29,23 +30,23 @@ export const listInteractions = route({
   summary: 'List interactions (what parked runs wait on), newest first, with filters and a cursor',
   query: Type.Object(
     {
-      status: Type.Optional(Enum(INTERACTION_STATUS_VALUES, { 'x-error': `status must be one of ${INTERACTION_STATUS_VALUES.join('|')}, got {got}` })),
-      kind: Type.Optional(Enum(INTERACTION_KIND_VALUES, { 'x-error': `kind must be one of ${INTERACTION_KIND_VALUES.join('|')}, got {got}` })),
-      run: Type.Optional(Type.String({ description: 'The parked run', pattern: RUN_ID_PATTERN_SOURCE, 'x-error': 'run must be a run id, got {got}' })),
+      status: Type.Optional(Enum(INTERACTION_STATUS_VALUES, { 'x-error': { '*': `status must be one of ${INTERACTION_STATUS_VALUES.join('|')}, got {got}` } })),
+      kind: Type.Optional(Enum(INTERACTION_KIND_VALUES, { 'x-error': { '*': `kind must be one of ${INTERACTION_KIND_VALUES.join('|')}, got {got}` } })),
+      run: Type.Optional(Type.String({ description: 'The parked run', pattern: RUN_ID_PATTERN_SOURCE, 'x-error': { '*': 'run must be a run id, got {got}' } })),
       hook: Type.Optional(
         Type.String({
           description: "The parked run's hook",
           pattern: '^[a-z0-9][a-z0-9_-]*$',
           maxLength: 128,
-          'x-error': 'hook must match ^[a-z0-9][a-z0-9_-]*$, got {got}',
+          'x-error': { '*': 'hook must match ^[a-z0-9][a-z0-9_-]*$, got {got}' },
         }),
       ),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, 'x-error': 'limit must be a whole number from 1 to 500, got {got}' })),
+      limit: Type.Optional(WholeNumber(500, 50)),
       cursor: Type.Optional(
         Type.String({
           description: 'next_cursor of the previous page',
           pattern: INTERACTION_ID_PATTERN_SOURCE,
-          'x-error': 'cursor must be the next_cursor of a previous page, got {got}',
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page, got {got}' },
         }),
       ),
     },

@@ -250,18 +250,18 @@ export const listAudit = route({
         Type.String({
           description: 'An exact action (hook.register) or a family (hook.*); or a route as recorded (POST /api/...)',
           pattern: '^(?:[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*(?:\\.\\*)?|[A-Z]+ /api/\\S{0,256})$',
-          'x-error': 'action must be an action such as hook.register, or a family such as hook.*, got {got}',
+          'x-error': { '*': 'action must be an action such as hook.register, or a family such as hook.*, got {got}' },
         }),
       ),
       actor: Type.Optional(
         Type.String({
           description: 'A label (operator:1a2b3c4d, agent:ci-bot, link:<id>), a role, or a kind (token, agent, link)',
           pattern: '^[A-Za-z0-9_.:-]{1,160}$',
-          'x-error': 'actor must be a role, link, or a label such as operator:1a2b3c4d or agent:ci-bot, got {got}',
+          'x-error': { '*': 'actor must be a role, link, or a label such as operator:1a2b3c4d or agent:ci-bot, got {got}' },
         }),
       ),
       target: Type.Optional(
-        Type.String({ description: 'An exact target', minLength: 1, maxLength: 512, 'x-error': 'target must be 1 to 512 characters, got {got}' }),
+        Type.String({ description: 'An exact target', minLength: 1, maxLength: 512, 'x-error': { '*': 'target must be 1 to 512 characters, got {got}' } }),
       ),
       since: Type.Optional(Instant('Entries at or after this ISO 8601 time')),
       until: Type.Optional(Instant('Entries at or before this ISO 8601 time')),
@@ -270,7 +270,7 @@ export const listAudit = route({
         Type.String({
           description: "A page's next_cursor",
           pattern: '^[0-9a-z]{22}$',
-          'x-error': 'cursor must be the next_cursor of a previous page, got {got}',
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page, got {got}' },
         }),
       ),
     },

@@ -45,7 +45,7 @@ export const WholeNumber = (max: number, def: number, description?: string) =>
     maximum: max,
     default: def,
     ...(description ? { description } : {}),
-    'x-error': `{path} must be a whole number from 1 to ${max}, got {got}`,
+    'x-error': { '*': `{path} must be a whole number from 1 to ${max}, got {got}` },
   });
 export const IsoTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });

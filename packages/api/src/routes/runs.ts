@@ -41,7 +41,7 @@ export const listRuns = route({
           minLength: 1,
           maxLength: 512,
           description: 'next_cursor of the previous page',
-          'x-error': 'cursor must be the next_cursor of a previous page',
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page' },
         }),
       ),
       where: Type.Optional(

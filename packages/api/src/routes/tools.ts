@@ -87,12 +87,13 @@ export const putTool = route({
       Enum(['true', 'false'] as const, {
         default: 'true',
         description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)',
+        'x-error': 'discover must be true or false, got {got}',
       }),
     ),
   }),
   body: ToolRecordInput,
-  // validateToolRecord is the registry's one validator (config files too): its lines, per kind.
-  handlerChecks: ['query', 'body'],
+  // validateToolRecord is the registry's one validator (config files too): its lines, per kind. The query is the declaration's.
+  handlerChecks: ['body'],
   refused: 'tool registration refused',
   answers: {
     200: answer('Replaced', Type.Object({ created: Type.Unsafe<false>({ type: 'boolean', enum: [false] }), tool: ToolRecord, ...DISCOVERY_FIELDS })),

@@ -72,9 +72,6 @@ function at(data: unknown, instancePath: string): unknown {
 export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[], known?: readonly string[], sent?: unknown): string[] {
   const lines: string[] = [];
   const also = known ? ` (known: ${known.join(', ')})` : '';
-  // Unknown fields of the request itself first, then each field in its schema's order (the lines as the routes always wrote them).
-  const unknownAtTop = (e: ErrorObject) => e.keyword === 'additionalProperties' && !e.instancePath;
-  errors = [...errors.filter(unknownAtTop), ...errors.filter((e) => !unknownAtTop(e))];
   // A field's own line before ajv's for the same field (a union's branches each refuse it, the union says it once).
   const firstAt = new Map<string, number>();
   errors.forEach((e, i) => firstAt.set(e.instancePath, firstAt.get(e.instancePath) ?? i));
@@ -82,6 +79,9 @@ export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorOb
     .map((e, i) => ({ e, i }))
     .sort((a, b) => firstAt.get(a.e.instancePath)! - firstAt.get(b.e.instancePath)! || Number(!ownLine(a.e)) - Number(!ownLine(b.e)) || a.i - b.i)
     .map(({ e }) => e);
+  // Unknown fields of the request itself first, then each field in its schema's order (the lines as the routes always wrote them).
+  const unknownAtTop = (e: ErrorObject) => e.keyword === 'additionalProperties' && !e.instancePath;
+  errors = [...errors.filter(unknownAtTop), ...errors.filter((e) => !unknownAtTop(e))];
   const said = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath.slice(1).replace(/\//g, '.');

@@ -77,7 +77,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
       if (previous) record.created_at = previous.created_at;
       // A service that provides tools is read now, so the answer says whether it can be used.
       let discovered: string[] | undefined;
-      if (DISCOVERED_KINDS.has(record.kind) && req.query.discover !== 'false') {
+      if (DISCOVERED_KINDS.has(record.kind) && req.checked.query.discover !== 'false') {
         try {
           discovered = await ctx.tools.discoverRecord?.(record);
         } catch (err) {
