@@ -1,14 +1,20 @@
 /**
  * docs/asyncapi.yaml describes the subjects the code uses and carries the very
- * schemas @hookyard/core validates with: any drift fails here.
+ * schemas @hookyard/core validates with, generated (ASYNCAPI_SCHEMAS of the
+ * ingress; the run event's is the API's declared RunEvent): any drift fails here.
+ * After `pnpm build`, write the schemas into the file with:
+ *   node -e "const fs=require('fs'),Y=require('yaml'),{ASYNCAPI_SCHEMAS}=require('./services/ingress/dist/openapi/asyncapi');const d=Y.parseDocument(fs.readFileSync('docs/asyncapi.yaml','utf8'));d.setIn(['components','schemas'],d.createNode(ASYNCAPI_SCHEMAS));fs.writeFileSync('docs/asyncapi.yaml',d.toString({lineWidth:0}))"
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
+import { RunEvent, runEvents } from '@hookyard/api';
 import { MESSAGE_SCHEMAS, validateMessage, type MessageKind } from '@hookyard/core';
+import { ASYNCAPI_SCHEMAS } from '../../services/ingress/src/openapi/asyncapi';
 import { discoverySubject, ingestSubject, runEventSubject, runSubject } from '@hookyard/bus';
 
-const doc: any = parse(readFileSync(join(__dirname, '..', '..', 'docs', 'asyncapi.yaml'), 'utf8'));
+const text = readFileSync(join(__dirname, '..', '..', 'docs', 'asyncapi.yaml'), 'utf8');
+const doc: any = parse(text);
 
 /** components.schemas name -> the core kind it must equal. */
 const SCHEMA_KINDS: Record<string, MessageKind> = {
@@ -61,12 +67,30 @@ describe('docs/asyncapi.yaml', () => {
     for (const ref of all) expect({ ref, found: resolve(ref) !== undefined }).toEqual({ ref, found: true });
   });
 
-  it('carries exactly the core message schemas', () => {
+  it('carries exactly the core message schemas, as renderAsyncApi writes them (no hand-written copy)', () => {
     expect(Object.keys(doc.components.schemas).sort()).toEqual(Object.keys(SCHEMA_KINDS).sort());
     expect(new Set(Object.values(SCHEMA_KINDS))).toEqual(new Set(Object.keys(MESSAGE_SCHEMAS)));
+    const { $id: _id, ...runSummary } = JSON.parse(JSON.stringify(MESSAGE_SCHEMAS.run_summary));
     for (const [name, kind] of Object.entries(SCHEMA_KINDS)) {
-      expect({ name, schema: doc.components.schemas[name] }).toEqual({ name, schema: JSON.parse(JSON.stringify(MESSAGE_SCHEMAS[kind])) });
+      const expected = kind === 'run_summary' ? runSummary : JSON.parse(JSON.stringify(MESSAGE_SCHEMAS[kind]));
+      expect({ name, schema: doc.components.schemas[name] }).toEqual({ name, schema: expected });
     }
+    expect(doc.components.schemas).toEqual(ASYNCAPI_SCHEMAS);
+    // The file is as the command in this file's header writes it: a schema edited by hand fails here.
+    const written = parseDocument(text);
+    written.setIn(['components', 'schemas'], written.createNode(ASYNCAPI_SCHEMAS));
+    expect(text).toBe(written.toString({ lineWidth: 0 }));
+  });
+
+  it('the run event payload is the declared RunEvent: the NATS message, core validation and GET /api/events share one schema', () => {
+    const payload = resolve(doc.components.messages.RunSummary.payload.$ref);
+    const { $id: _id, ...declared } = JSON.parse(JSON.stringify(RunEvent));
+    expect(payload).toEqual(declared);
+    expect(runEvents.answers[200].schema).toBe(RunEvent);
+    // Core validates the message with the same schema (written there: core depends on no package).
+    expect(JSON.parse(JSON.stringify(MESSAGE_SCHEMAS.run_summary))).toEqual(declared);
+    // Its `nullable` is OpenAPI 3.0's: the message says which schema format its payload is written in.
+    expect(doc.components.messages.RunSummary.schemaFormat).toBe('application/vnd.oai.openapi;version=3.0.0');
   });
 
   it('has examples that pass the schemas they illustrate', () => {

@@ -69,10 +69,14 @@ export interface RouteDecl {
   handlerChecks?: ReadonlyArray<'params' | 'query' | 'body'>;
   /** The body may be left out (the document says `required: false`). */
   bodyOptional?: boolean;
-  /** An unknown query parameter's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
+  /** An unknown query parameter's or body field's line lists the known ones: `unknown query parameter 'x' (known: a, b)`. */
   knownInRefusal?: boolean;
   /** The message of the bad_input a refused request answers; its details are one line per bad field. */
   refused?: string;
+  /** The message when the path parameters are refused (default: `refused`). */
+  paramsRefused?: string;
+  /** The message of that bad_input goes on with its lines (`refused: line; line`; without `refused`, the lines are the message). */
+  linesInMessage?: boolean;
   /** A path parameter that fails its schema is no such record: the 404's message (default: bad_input). */
   paramsMiss?: (params: Record<string, string>) => string;
   /** Success answers (and any answer with its own body shape), by status. */

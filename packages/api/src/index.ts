@@ -32,7 +32,7 @@ import { OBSERVE_ROUTES } from './routes/observe';
 export { answer, bare, route, type Answer, type AnswerOf, type ApiMethod, type ApiRole, type RequestOf, type RouteDecl } from './decl';
 export { openApiDocument, openApiPath } from './openapi';
 export { ApiError, ERROR_RESPONSES, SKELETON } from './skeleton';
-export { DoorAccepted, DoorError, DoorRejected, SERVICE_ROUTES } from './routes/service';
+export { ConsoleSso, DoorAccepted, DoorError, DoorRejected, SERVICE_ROUTES, type ConsoleSsoConfig } from './routes/service';
 export { Created, Removed } from './shared';
 export { JqTemplate, JqTemplateInput, TEMPLATE_ID_PATTERN, getTemplate, listTemplates, putTemplate, removeTemplate } from './routes/templates';
 // --- batch A: hooks & topic config ---
@@ -126,7 +126,20 @@ export {
 export { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from './routes/unrouted';
 // --- end batch D ---
 // --- batch B: runs & observation ---
-export { Attempt, BulkAnswer, BulkRequest, Nullable, OneOf, Run, RunEvent, RunFilter, RunPage, type RunEventData } from './routes/runs-shared';
+export {
+  Attempt,
+  BulkAnswer,
+  DiscardFilter,
+  DiscardRequest,
+  Nullable,
+  OneOf,
+  RetryFilter,
+  RetryRequest,
+  Run,
+  RunEvent,
+  RunPage,
+  type RunEventData,
+} from './routes/runs-shared';
 export {
   FailureGroup,
   FailureGroups,

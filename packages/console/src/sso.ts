@@ -4,17 +4,11 @@
  * API's audience (`resource`) and lives in this tab's session storage like a
  * pasted token; a refresh token renews it before it expires.
  */
+import type { ConsoleSsoConfig } from '@hookyard/api';
 import { session } from './api';
 
-/** GET /console/sso.json's `sso`: where and as whom to sign in. */
-export interface SsoConfig {
-  issuer: string;
-  client_id: string;
-  resource: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  scope: string;
-}
+/** GET /console/sso.json's `sso`: where and as whom to sign in (declared in @hookyard/api). */
+export type SsoConfig = ConsoleSsoConfig;
 
 const PENDING_KEY = 'hookyard.sso.pending';
 const REFRESH_KEY = 'hookyard.sso.refresh';

@@ -384,7 +384,8 @@ describe('approval policy, dry run and hook schema API', () => {
       const i = await parked();
       const bad = await answer(i.id, 'approve', { reason: 5, verdict: 'x' });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.details).toEqual(["unknown field 'verdict'", 'reason must be a string of at most 1000 characters']);
+      // One declared body for cancel, approve and deny: the same lines (the known fields, the value refused).
+      expect(bad.body.error.details).toEqual(["unknown field 'verdict' (known: reason)", 'reason must be a string of at most 1000 characters, got 5']);
       expect((await answer(i.id, 'approve', {}, 'reader')).status).toBe(403);
       expect((await h.stores.interactions.get(i.id))!.status).toBe('open');
     });

@@ -71,6 +71,31 @@ describe('declared routes', () => {
     ]);
   });
 
+  it('checks what the handlers used to check themselves from the declarations: a query read as integers and given once, hook or agent, unknown parameters, enums', async () => {
+    // A query's whole numbers are read from its text (and quoted as sent); a parameter given twice is said so.
+    const twice = await h.call('/api/interactions?limit=2&limit=3&limit=x', { role: 'reader' });
+    expect([twice.status, twice.body.error.message, twice.body.error.details]).toEqual([
+      400,
+      'bad interaction list query',
+      ['limit must be given once, got ["2","3","x"]'],
+    ]);
+    expect((await h.call('/api/interactions?limit=2', { role: 'reader' })).status).toBe(200);
+    // Hook and agent exclude each other in the schema (not), in a query and in a bulk call's filter alike.
+    const both = await h.call('/api/hook-runs/failures?hook=a&agent=b', { role: 'reader' });
+    expect([both.status, both.body.error.details]).toEqual([400, ['give hook or agent, not both: an agent call is not a hook run']]);
+    const bulk = await h.call('/api/hook-runs/discard', { method: 'POST', role: 'operator', json: { filter: { status: 'failed', hook: 'a', agent: 'b' } } });
+    expect([bulk.status, bulk.body.error.details]).toEqual([400, ['give hook or agent, not both: an agent call is not a hook run']]);
+    // Routes that took any query now refuse what they do not know, and an enum is the declaration's.
+    const unrouted = await h.call('/api/unrouted?x=1', { role: 'reader' });
+    expect([unrouted.status, unrouted.body.error.message]).toEqual([400, 'GET /api/unrouted takes no query parameters']);
+    const discover = await h.call('/api/tools?discover=maybe', {
+      method: 'POST',
+      role: 'admin',
+      json: { name: 'x', kind: 'http', url: 'http://127.0.0.1:1/x' },
+    });
+    expect([discover.status, discover.body.error.details]).toEqual([400, ['discover must be true or false, got "maybe"']]);
+  });
+
   it("answers a path parameter off its declared pattern with the declaration's 404", async () => {
     const r = await h.call('/api/jq-templates/Bad%20Id', { role: 'reader' });
     expect(r.status).toBe(404);

@@ -72,11 +72,11 @@ describe('management API: bulk verbs, replay and run filters', () => {
     expect(r.status).toBe(400);
     expect(r.body.error.details).toEqual([
       "unknown field 'extra' (known: filter, dry_run)",
-      'dry_run must be true or false, got "yes"',
       "unknown filter field 'colour' (known: status, hook, agent, topic, delivery_id, since, until, kind, fingerprint)",
       'filter.hook must be a string, got 7',
       'filter.since must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got "yesterday"',
       'filter.status must be failed for a retry (only a failed run can be retried), got "pending"',
+      'dry_run must be true or false, got "yes"',
     ]);
   });
 

@@ -9,6 +9,17 @@ import { Type, type TSchema } from '@sinclair/typebox';
 const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 128 } as const;
 /** Hook, topic, scope and kind names (NAME_PATTERN_SOURCE, NAME_MAX_LENGTH of @hookyard/core). */
 export const PlainName = (description?: string) => Type.String({ ...NAME, ...(description ? { description } : {}) });
+/** A name in a request, refused with core's nameViolation lines (`scope "Git Hub" must match ...`). */
+export const RequestName = (description?: string) =>
+  Type.String({
+    ...NAME,
+    ...(description ? { description } : {}),
+    'x-error': {
+      type: `{path} must be a string matching ${NAME.pattern}`,
+      maxLength: `{path} must be at most ${NAME.maxLength} characters`,
+      '*': `{path} {got} must match ${NAME.pattern}`,
+    },
+  });
 /** A JSON object of any fields (OpenAPI 3.0 has no patternProperties, which Type.Record writes). */
 export const JsonObject = (description?: string) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...(description ? { description } : {}) });
@@ -67,14 +78,25 @@ export const StatePage = Type.Object(
   { $id: 'StatePage' },
 );
 
+/** A compare-and-set version: a whole number >= 0. */
+export const IfVersion = (description: string) =>
+  Type.Integer({
+    minimum: 0,
+    description,
+    'x-error': 'if_version must be a whole number >= 0 (the version the change was made against; 0: no document yet), got {got}',
+  });
+
 export const StateInput = Type.Object(
   {
-    document: JsonObject('Replaces the document whole'),
-    if_version: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Applies only if the kept version is this one (0: no document yet), else 409 naming the kept one' }),
-    ),
+    document: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description: 'Replaces the document whole',
+      'x-error': 'document is required, a JSON object, got {got}',
+    }),
+    if_version: Type.Optional(IfVersion('Applies only if the kept version is this one (0: no document yet), else 409 naming the kept one')),
   },
-  { $id: 'StateInput', additionalProperties: false },
+  { $id: 'StateInput', additionalProperties: false, 'x-error': { required: 'document is required, a JSON object, got nothing' } },
 );
 
 export const StateDeleted = Type.Object(
@@ -127,10 +149,17 @@ export const StateDeclarationInput = Type.Object(
     schema: JsonObject('Compiled by ajv as draft 2020-12 when declared: one that does not compile is 400 quoting ajv'),
     description: Type.String({ maxLength: 2000 }),
     templates: Type.Optional(Templates),
+    // Server-owned: echoed by GET, ignored on input.
+    ...Object.fromEntries(
+      ['scope', 'kind', 'version', 'created_at', 'updated_at', 'bound_by'].map((k) => [
+        k,
+        Type.Optional(Type.Unknown({ description: 'Ignored (server-owned)' })),
+      ]),
+    ),
   },
   {
     $id: 'StateDeclarationInput',
-    additionalProperties: true,
+    additionalProperties: false,
     description: 'Server-owned fields (scope, kind, version, times, bound_by) are ignored, so a GET-edit-PUT round trip works',
   },
 );

@@ -144,7 +144,15 @@ export const PolicyDryRun = Type.Object(
 );
 
 export const ApprovalAnswerInput = Type.Object(
-  { reason: Type.Optional(Type.String({ maxLength: 1000, description: "Kept on the interaction's resolution and in the run's result" })) },
+  {
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: "Kept on the interaction's resolution and in the run's result",
+        'x-error': 'reason must be a string of at most 1000 characters, got {got}',
+      }),
+    ),
+  },
   { $id: 'ApprovalAnswerInput', additionalProperties: false },
 );
 

@@ -184,16 +184,26 @@ const NATS_TRUST = {
 };
 export const VERIFIER_KINDS = ['shared_secret', 'hmac', 'github', 'stripe', 'slack', 'standard-webhooks'] as const;
 
+/** A secret reference as a binding keeps it: `env:` and a variable name, or `file:` and an absolute path (core's secretRefFormViolation). */
+const SecretRef = (description?: string) =>
+  Type.String({ pattern: '^(?:env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/.{0,4095})$', ...(description ? { description } : {}) });
+
 export const VerifierInput = Type.Object(
   {
     kind: Enum(VERIFIER_KINDS),
-    secret: Type.Optional(Type.String({ description: 'One secret reference: env:NAME or file:/path (never a literal secret)' })),
-    secrets: Type.Optional(Type.Array(Type.String(), { description: 'Several references, during rotation' })),
+    secret: Type.Optional(SecretRef('One secret reference: env:NAME or file:/path (never a literal secret)')),
+    secrets: Type.Optional(
+      Type.Array(SecretRef(), { minItems: 1, maxItems: 5, uniqueItems: true, description: 'Several references (1 to 5, each once), during rotation' }),
+    ),
     settings: Type.Optional(AnyObject({ description: 'Kind-specific: header names, algorithm, encoding, prefix, tolerance_seconds, …' })),
     nats: Type.Optional(Enum(['trusted'] as const, NATS_TRUST)),
     topic: Type.Optional(Type.String({ pattern: NAME_PATTERN, maxLength: NAME_MAX, description: 'Optional; must equal the path topic' })),
   },
-  { $id: 'VerifierInput', additionalProperties: false },
+  {
+    $id: 'VerifierInput',
+    additionalProperties: false,
+    description: 'secret or secrets, not both (the handler checks this with the kind-specific settings)',
+  },
 );
 
 /** A topic's verifier binding as kept (secret references only). */
@@ -212,7 +222,11 @@ export const VerifierBinding = Type.Object(
 
 export const DedupeInput = Type.Object(
   {
-    expr: Type.String({ maxLength: 4096, description: 'jq over {headers, query, body}, e.g. .headers["x-event-id"] or .body.id; compiled when written' }),
+    expr: Type.String({
+      pattern: '\\S',
+      maxLength: 4096,
+      description: 'jq over {headers, query, body}, e.g. .headers["x-event-id"] or .body.id; compiled when written',
+    }),
     horizon_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, default: 86400, description: 'How long a key value stays claimed' })),
     topic: Type.Optional(Type.String({ pattern: NAME_PATTERN, maxLength: NAME_MAX, description: 'Optional; must equal the path topic' })),
   },

@@ -9,6 +9,10 @@ import {
   Interaction,
   InteractionPage,
 } from './approvals-shared';
+import { WholeNumber } from './runs-shared';
+
+/** A run id (a parked run): 22 base36 chars, or 26 with a partition suffix. */
+const RUN_ID_PATTERN_SOURCE = '^[0-9a-z]{22}(?:[0-9a-z]{4})?$';
 
 /** An interaction id: 10 base36 chars of time, 128 random bits in hex, 2 base36 chars of partition. */
 export const INTERACTION_ID_PATTERN_SOURCE = '^[0-9a-z]{10}[0-9a-f]{32}[0-9a-z]{2}$';
@@ -24,16 +28,32 @@ export const listInteractions = route({
   operationId: 'listInteractions',
   tag: 'interactions',
   summary: 'List interactions (what parked runs wait on), newest first, with filters and a cursor',
-  query: Type.Object({
-    status: Type.Optional(Enum(INTERACTION_STATUS_VALUES)),
-    kind: Type.Optional(Enum(INTERACTION_KIND_VALUES)),
-    run: Type.Optional(Type.String({ description: 'The parked run' })),
-    hook: Type.Optional(Type.String({ description: "The parked run's hook", pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 128 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  }),
-  // listQueryReader's lines (a repeated parameter, a limit out of range) are pinned by the list tests.
-  handlerChecks: ['query'],
+  query: Type.Object(
+    {
+      status: Type.Optional(Enum(INTERACTION_STATUS_VALUES, { 'x-error': { '*': `status must be one of ${INTERACTION_STATUS_VALUES.join('|')}, got {got}` } })),
+      kind: Type.Optional(Enum(INTERACTION_KIND_VALUES, { 'x-error': { '*': `kind must be one of ${INTERACTION_KIND_VALUES.join('|')}, got {got}` } })),
+      run: Type.Optional(Type.String({ description: 'The parked run', pattern: RUN_ID_PATTERN_SOURCE, 'x-error': { '*': 'run must be a run id, got {got}' } })),
+      hook: Type.Optional(
+        Type.String({
+          description: "The parked run's hook",
+          pattern: '^[a-z0-9][a-z0-9_-]*$',
+          maxLength: 128,
+          'x-error': { '*': 'hook must match ^[a-z0-9][a-z0-9_-]*$, got {got}' },
+        }),
+      ),
+      limit: Type.Optional(WholeNumber(500, 50)),
+      cursor: Type.Optional(
+        Type.String({
+          description: 'next_cursor of the previous page',
+          pattern: INTERACTION_ID_PATTERN_SOURCE,
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page, got {got}' },
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  knownInRefusal: true,
+  refused: 'bad interaction list query',
   answers: { 200: answer('A page of interactions', InteractionPage) },
   errors: [400],
 });
@@ -65,8 +85,8 @@ export const cancelInteraction = route({
   paramsMiss: noInteraction,
   body: ApprovalAnswerInput,
   bodyOptional: true,
-  // parseReason's lines (`unknown field 'x' (known: reason)`) are the cancel's own.
-  handlerChecks: ['body'],
+  knownInRefusal: true,
+  refused: 'bad interaction answer',
   answers: { 200: answer('The interaction, cancelled', Interaction) },
   errors: [400, 404, 409],
   audit: 'interaction.cancel',
@@ -77,11 +97,13 @@ const verdictRoute = <V extends 'approve' | 'deny'>(verdict: V) => ({
   path: `/interactions/:id/${verdict}` as const,
   role: 'operator' as const,
   tag: 'approvals',
-  params: Type.Object({ id: Type.String({ description: 'Interaction id (an approval)' }) }),
+  params: Type.Object({ id: Type.String({ description: 'Interaction id (an approval)', pattern: INTERACTION_ID_PATTERN_SOURCE }) }),
+  // A malformed id cannot name an interaction.
+  paramsMiss: (p: Record<string, string>) => `interaction ${JSON.stringify((p.id ?? '').slice(0, 64))} not found`,
   body: ApprovalAnswerInput,
   bodyOptional: true,
-  // The body is refused before the id is looked at, with the route's own lines.
-  handlerChecks: ['body'] as const,
+  knownInRefusal: true,
+  refused: `${verdict} refused`,
   errors: [400, 404, 409],
   audit: `interaction.${verdict}` as const,
 });

@@ -1,6 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { answer, route } from '../decl';
-import { Count, DOOR_VALUES, StringMap, IsoTime, NAME_PATTERN, Nullable, OneOf, RUN_EVENT_VALUES, RUN_STATUS_VALUES, RunEvent } from './runs-shared';
+import {
+  Count,
+  DOOR_VALUES,
+  StringMap,
+  Instant,
+  IsoTime,
+  NAME_PATTERN,
+  Nullable,
+  OneOf,
+  RUN_EVENT_VALUES,
+  RUN_STATUS_VALUES,
+  RunEvent,
+  WholeNumber,
+} from './runs-shared';
 
 /** Keep in step with core's KEPT_HEADERS (the wire names a door keeps). */
 const HEADERS_NOTE =
@@ -109,12 +122,28 @@ export const statsSeries = route({
     '400 naming an unknown parameter, a bad window or a malformed hook.',
   query: Type.Object(
     {
-      window: Type.Optional(OneOf(['1h', '24h'] as const, { default: '1h', description: '1h: 60 points of 1 minute; 24h: 96 points of 15 minutes' })),
-      hook: Type.Optional(Type.String({ description: 'One hook (or agent:<name>); absent: every hook' })),
+      window: Type.Optional(
+        OneOf(['1h', '24h'] as const, {
+          default: '1h',
+          description: '1h: 60 points of 1 minute; 24h: 96 points of 15 minutes',
+          // An object of lines: a window given twice is said as such.
+          'x-error': { '*': 'window must be one of 1h, 24h, got {got}' },
+        }),
+      ),
+      hook: Type.Optional(
+        Type.String({
+          description: 'One hook (or agent:<name>); absent: every hook',
+          // A name of at most 128 characters, or agent:<such a name>.
+          pattern: '^(?:agent:)?[a-z0-9][a-z0-9_-]{0,127}$',
+          'x-error': { '*': 'hook must be a hook name (or agent:<name>), got {got}' },
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  handlerChecks: ['query'],
+  knownInRefusal: true,
+  refused: 'bad query for GET /api/stats/series',
+  linesInMessage: true,
   answers: { 200: answer('The series', StatsSeries) },
   errors: [400],
 });
@@ -222,17 +251,37 @@ export const listAudit = route({
   summary: 'The audit trail: every operator and admin change, newest first',
   query: Type.Object(
     {
-      action: Type.Optional(Type.String({ description: 'An exact action (hook.register) or a family (hook.*)' })),
-      actor: Type.Optional(Type.String({ description: 'A label (operator:1a2b3c4d, agent:ci-bot, link:<id>), a role, or a kind (token, agent, link)' })),
-      target: Type.Optional(Type.String({ description: 'An exact target' })),
-      since: Type.Optional(IsoTime('Entries at or after this ISO 8601 time')),
-      until: Type.Optional(IsoTime('Entries at or before this ISO 8601 time')),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page' })),
-      cursor: Type.Optional(Type.String({ description: "A page's next_cursor" })),
+      action: Type.Optional(
+        Type.String({
+          description: 'An exact action (hook.register) or a family (hook.*); or a route as recorded (POST /api/...)',
+          pattern: '^(?:[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*(?:\\.\\*)?|[A-Z]+ /api/\\S{0,256})$',
+          'x-error': { '*': 'action must be an action such as hook.register, or a family such as hook.*, got {got}' },
+        }),
+      ),
+      actor: Type.Optional(
+        Type.String({
+          description: 'A label (operator:1a2b3c4d, agent:ci-bot, link:<id>), a role, or a kind (token, agent, link)',
+          pattern: '^[A-Za-z0-9_.:-]{1,160}$',
+          'x-error': { '*': 'actor must be a role, link, or a label such as operator:1a2b3c4d or agent:ci-bot, got {got}' },
+        }),
+      ),
+      target: Type.Optional(
+        Type.String({ description: 'An exact target', minLength: 1, maxLength: 512, 'x-error': { '*': 'target must be 1 to 512 characters, got {got}' } }),
+      ),
+      since: Type.Optional(Instant('Entries at or after this ISO 8601 time')),
+      until: Type.Optional(Instant('Entries at or before this ISO 8601 time')),
+      limit: Type.Optional(WholeNumber(500, 50, 'Entries per page')),
+      cursor: Type.Optional(
+        Type.String({
+          description: "A page's next_cursor",
+          pattern: '^[0-9a-z]{22}$',
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page, got {got}' },
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  handlerChecks: ['query'],
+  knownInRefusal: true,
   refused: 'bad audit query',
   answers: {
     200: answer(

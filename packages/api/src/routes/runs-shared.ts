@@ -31,6 +31,24 @@ export const StringMap = (options: Record<string, unknown> = {}) =>
 /** Any JSON object. */
 export const JsonObject = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...options });
+/** An ISO 8601 date or date-time as a filter takes it (a time without a zone is UTC). */
+export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[Tt ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:[Zz]|[+-]\\d{2}:?\\d{2})?)?$';
+/** A query's ISO 8601 filter `key`, refused with a line naming it and quoting what it got. */
+export const Instant = (description: string) =>
+  Type.String({
+    pattern: INSTANT_PATTERN,
+    description,
+    'x-error': { type: '{path} must be a string, got {got}', '*': '{path} must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got {got}' },
+  });
+/** A query's whole number from 1 to max (its line quotes what it got). */
+export const WholeNumber = (max: number, def: number, description?: string) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: max,
+    default: def,
+    ...(description ? { description } : {}),
+    'x-error': { '*': `{path} must be a whole number from 1 to ${max}, got {got}` },
+  });
 export const IsoTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 
@@ -130,24 +148,33 @@ export const Run = Type.Object(
   { $id: 'Run', description: 'A kept run: every field, payload included' },
 );
 
-/** What one run event says (the SSE `data` of GET /api/events and the NATS `hooks.events.run.<status>.<hook>` message). */
+/**
+ * What one run event says: the SSE `data` of GET /api/events and the NATS
+ * `hooks.events.run.<status>.<hook>` message (its one schema: @hookyard/core
+ * validates the message with it and docs/asyncapi.yaml carries it).
+ */
 export const RunEvent = Type.Object(
   {
-    run_id: Type.String(),
-    event: OneOf(RUN_EVENT_VALUES),
-    at: IsoTime(),
-    hook: Type.String(),
-    topic: Type.String(),
-    status: OneOf(RUN_STATUS_VALUES),
+    run_id: Type.String({ minLength: 1 }),
+    event: OneOf(RUN_EVENT_VALUES, {
+      description:
+        "What happened: accepted (kept by a door, a platform event or an operator's replay), started (claimed by an executor), parked (waiting on an interaction), " +
+        'retry_scheduled (an attempt failed before the hook acted, or its lease lapsed; due_at says when the next is due), finished (an outcome: succeeded, skipped, denied, cancelled or failed), ' +
+        'retried (an operator retried it), discarded (an operator discarded it), woken (its interaction was answered, resumed by a hook or expired: it is due again)',
+    }),
+    at: IsoTime('When it happened'),
+    hook: Type.String({ pattern: NAME_PATTERN, maxLength: 128 }),
+    topic: Type.String({ pattern: NAME_PATTERN, maxLength: 128 }),
+    status: OneOf(RUN_STATUS_VALUES, { description: 'The status the run is in after the event' }),
     attempts: Count(),
-    error_kind: Nullable(Type.String()),
+    error_kind: Nullable(OneOf(ERROR_KIND_VALUES)),
     error_message: Nullable(Type.String()),
     created_at: IsoTime(),
     finished_at: Nullable(IsoTime()),
-    due_at: Nullable(IsoTime()),
-    duration_ms: Nullable(Type.Number()),
+    due_at: Nullable(IsoTime('When the next attempt is due (retry_scheduled), else null')),
+    duration_ms: Nullable(Type.Number({ minimum: 0, description: 'From the start of the last attempt (or creation) to the finish' })),
   },
-  { $id: 'RunEvent' },
+  { $id: 'RunEvent', title: 'RunSummary', additionalProperties: false },
 );
 /** One run event's data, as the stream and NATS carry it. */
 export type RunEventData = Static<typeof RunEvent>;
@@ -173,31 +200,101 @@ export const RunPage = Type.Object(
 );
 
 /** The filter fields of a bulk call: the query parameters of GET /api/hook-runs, as strings. */
-export const RunFilter = Type.Object(
-  {
-    status: Type.Optional(OneOf(RUN_STATUS_VALUES)),
-    hook: Type.Optional(Type.String()),
-    agent: Type.Optional(Type.String({ description: "an agent's calls (not with hook)" })),
-    topic: Type.Optional(Type.String()),
-    delivery_id: Type.Optional(Type.String()),
-    since: Type.Optional(Type.String({ description: 'ISO 8601: created at or after' })),
-    until: Type.Optional(Type.String({ description: 'ISO 8601: created at or before' })),
-    kind: Type.Optional(OneOf(ERROR_KIND_VALUES, { description: "the run's error kind" })),
-    fingerprint: Type.Optional(
-      Type.String({
-        pattern: '^[0-9a-f]{16}$',
-        description:
-          "the fingerprint of the run's error message: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures)",
-      }),
-    ),
-  },
-  { $id: 'RunFilter', additionalProperties: false, description: 'Runs matching every field given (the query parameters of GET /api/hook-runs)' },
+/** A string field's line when it is not one (a filter in a body; a query's values are all strings). */
+const NOT_A_STRING = '{path} must be a string, got {got}';
+/** A name filter: its lines name the field and quote what it got. */
+export const NameFilter = (description?: string) =>
+  Type.String({
+    pattern: NAME_PATTERN,
+    maxLength: 128,
+    ...(description ? { description } : {}),
+    'x-error': { type: NOT_A_STRING, '*': `{path} must match ${NAME_PATTERN}, got {got}` },
+  });
+export const StatusFilter = (values: readonly string[] = RUN_STATUS_VALUES, line = `{path} must be one of ${RUN_STATUS_VALUES.join('|')}, got {got}`) =>
+  Type.Unsafe<(typeof RUN_STATUS_VALUES)[number]>({ type: 'string', enum: [...values], 'x-error': { type: NOT_A_STRING, '*': line } });
+
+/** The fields a run filter takes (the query of GET /api/hook-runs, the filter of a bulk retry or discard), but the status. */
+export const RUN_FILTER_FIELDS = {
+  hook: Type.Optional(NameFilter()),
+  agent: Type.Optional(NameFilter("an agent's calls (door agent); not with hook")),
+  topic: Type.Optional(NameFilter()),
+  delivery_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)",
+      'x-error': { type: NOT_A_STRING, '*': '{path} must be 1 to 512 characters, got {got}' },
+    }),
+  ),
+  since: Type.Optional(Instant('ISO 8601: runs created at or after')),
+  until: Type.Optional(Instant('ISO 8601: runs created at or before')),
+  kind: Type.Optional(
+    OneOf(ERROR_KIND_VALUES, {
+      description: "The run's error kind (checked on each run: pages may be short)",
+      'x-error': { type: NOT_A_STRING, '*': `{path} must be an error kind, one of ${ERROR_KIND_VALUES.join('|')}, got {got}` },
+    }),
+  ),
+  fingerprint: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-f]{16}$',
+      description:
+        "The fingerprint of the run's error message, a failure group's: with status failed, hook (or agent) and kind, exactly one failure group (GET /api/hook-runs/failures; checked on each run)",
+      'x-error': { type: NOT_A_STRING, '*': "{path} must be 16 lowercase hex characters (a failure group's fingerprint), got {got}" },
+    }),
+  ),
+};
+const FILTER_KEYS = ['status', ...Object.keys(RUN_FILTER_FIELDS)].join(', ');
+/** A filter's hook and agent exclude each other (an agent's calls are no hook's runs): the rule for its object (`not`), and its line. */
+export const HOOK_OR_AGENT = { not: { properties: { hook: {}, agent: {} }, required: ['hook', 'agent'] } };
+export const HOOK_OR_AGENT_LINE = 'give hook or agent, not both: an agent call is not a hook run';
+
+/** A bulk call's filter: runs matching every field given, its status as the verb allows. */
+const bulkFilter = <S extends TSchema>(id: string, status: S, description: string, required: Record<string, string> = {}) =>
+  Type.Object(
+    { ...RUN_FILTER_FIELDS, status },
+    {
+      $id: id,
+      additionalProperties: false,
+      description,
+      ...HOOK_OR_AGENT,
+      'x-error': {
+        not: HOOK_OR_AGENT_LINE,
+        type: `{path} must be an object of ${FILTER_KEYS}, got {got}`,
+        additionalProperties: `unknown filter field '{field}' (known: ${FILTER_KEYS})`,
+        ...required,
+      },
+    },
+  );
+
+/** A bulk retry's filter: only a failed run can be retried. */
+export const RetryFilter = bulkFilter(
+  'RetryFilter',
+  Type.Optional(StatusFilter(['failed'], '{path} must be failed for a retry (only a failed run can be retried), got {got}')),
+  'Runs matching every field given (the query parameters of GET /api/hook-runs); status, when given, must be failed',
 );
 
-export const BulkRequest = Type.Object(
-  { filter: RunFilter, dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count only; change nothing' })) },
-  { $id: 'BulkRequest', additionalProperties: false },
+const DISCARDABLE = RUN_STATUS_VALUES.filter((s) => s !== 'running' && s !== 'discarded');
+/** A bulk discard's filter: a status is required (never every run), and not running or discarded. */
+export const DiscardFilter = bulkFilter(
+  'DiscardFilter',
+  StatusFilter(
+    DISCARDABLE,
+    `{path} must be one of ${DISCARDABLE.join('|')} for a discard (a running run cannot be discarded; a discarded one is already), got {got}`,
+  ),
+  'Runs matching every field given (the query parameters of GET /api/hook-runs); status is required, not running or discarded',
+  { required: 'filter.status is required for a bulk discard (e.g. "failed"), so no call discards every run' },
 );
+
+const bulkRequest = <F extends TSchema>(id: string, filter: F) =>
+  Type.Object(
+    {
+      filter,
+      dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count only; change nothing', 'x-error': '{path} must be true or false, got {got}' })),
+    },
+    { $id: id, additionalProperties: false },
+  );
+export const RetryRequest = bulkRequest('RetryRequest', RetryFilter);
+export const DiscardRequest = bulkRequest('DiscardRequest', DiscardFilter);
 
 /** What a bulk retry or discard answers (`retried` or `discarded` by verb). */
 export const BulkAnswer = Type.Object(

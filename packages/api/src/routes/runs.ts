@@ -2,26 +2,27 @@ import { Type } from '@sinclair/typebox';
 import { answer, route } from '../decl';
 import {
   BulkAnswer,
-  BulkRequest,
   Count,
-  JsonObject,
+  DiscardRequest,
   ERROR_KIND_VALUES,
+  HOOK_OR_AGENT,
+  HOOK_OR_AGENT_LINE,
+  JsonObject,
   IsoTime,
-  NAME_PATTERN,
   Nullable,
   OneOf,
-  RUN_STATUS_VALUES,
+  RetryRequest,
+  RUN_FILTER_FIELDS,
   Run,
   RunPage,
+  StatusFilter,
+  WholeNumber,
 } from './runs-shared';
 
 const RUN_ID_PATTERN = '^[0-9a-z]{22}(?:[0-9a-z]{4})?$';
 const FINGERPRINT = '^[0-9a-f]{16}$';
-const Name = (description?: string) => Type.String({ pattern: NAME_PATTERN, maxLength: 64, ...(description ? { description } : {}) });
 const RunId = Type.Object({ id: Type.String({ pattern: RUN_ID_PATTERN, description: 'Run id' }) });
 const runMiss = (p: Record<string, string>) => `no run ${JSON.stringify(p.id)}`;
-const Int = (minimum: number, maximum: number, def: number, description?: string) =>
-  Type.Integer({ minimum, maximum, default: def, ...(description ? { description } : {}) });
 
 export const listRuns = route({
   method: 'GET',
@@ -32,27 +33,22 @@ export const listRuns = route({
   summary: 'List runs, newest first, with filters and a cursor',
   query: Type.Object(
     {
-      status: Type.Optional(OneOf(RUN_STATUS_VALUES)),
-      hook: Type.Optional(Name()),
-      agent: Type.Optional(Name("an agent's calls (door agent); not with hook")),
-      topic: Type.Optional(Name()),
-      delivery_id: Type.Optional(
-        Type.String({ maxLength: 512, description: "The sender's delivery id (checked on each run: pages may be short; follow next_cursor)" }),
-      ),
-      since: Type.Optional(Type.String({ description: 'ISO 8601: runs created at or after' })),
-      until: Type.Optional(Type.String({ description: 'ISO 8601: runs created at or before' })),
-      kind: Type.Optional(OneOf(ERROR_KIND_VALUES, { description: "The run's error kind (checked on each run: pages may be short)" })),
-      fingerprint: Type.Optional(
+      status: Type.Optional(StatusFilter()),
+      ...RUN_FILTER_FIELDS,
+      limit: Type.Optional(WholeNumber(500, 50)),
+      cursor: Type.Optional(
         Type.String({
-          pattern: FINGERPRINT,
-          description: "The fingerprint of the run's error message, a failure group's (GET /api/hook-runs/failures; checked on each run)",
+          minLength: 1,
+          maxLength: 512,
+          description: 'next_cursor of the previous page',
+          'x-error': { '*': 'cursor must be the next_cursor of a previous page' },
         }),
       ),
-      limit: Type.Optional(Int(1, 500, 50)),
-      cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page' })),
       where: Type.Optional(
         Type.String({
+          pattern: '\\S',
           maxLength: 4096,
+          'x-error': { pattern: 'where must be a jq expression, got {got}', maxLength: 'where is {length} characters, more than 4096' },
           description:
             'A jq filter evaluated on each run as {payload, result, error, hook, topic, status, door, verified, delivery_id, event_id, attempts, created_at}: ' +
             "the run matches when its first output is neither false nor null. Combines with the other filters. Compiled first (400 quoting it and jq's message); " +
@@ -61,11 +57,11 @@ export const listRuns = route({
             'A token runs one where search at a time (429 for a second while its first runs); 503 when the search jq-wasm worker stayed busy past its wait bound.',
         }),
       ),
-      scan: Type.Optional(Int(1, 5000, 5000, 'With where only: the most runs this request reads')),
+      scan: Type.Optional(WholeNumber(5000, 5000, 'With where only: the most runs this request reads')),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, ...HOOK_OR_AGENT, 'x-error': { not: HOOK_OR_AGENT_LINE } },
   ),
-  handlerChecks: ['query'],
+  knownInRefusal: true,
   refused: 'bad run list query',
   answers: { 200: answer('A page of runs', RunPage) },
   errors: [400, 503],
@@ -144,17 +140,17 @@ export const listFailureGroups = route({
     'filter {status: failed, hook (or agent), kind, fingerprint}.',
   query: Type.Object(
     {
-      hook: Type.Optional(Name()),
-      agent: Type.Optional(Name("An agent's calls (not with hook)")),
-      kind: Type.Optional(OneOf(ERROR_KIND_VALUES, { description: 'Only failures of this error kind' })),
-      fingerprint: Type.Optional(Type.String({ pattern: FINGERPRINT, description: 'Only failures with this message fingerprint' })),
-      since: Type.Optional(Type.String({ description: 'ISO 8601: runs created at or after' })),
-      window: Type.Optional(Int(1, 5000, 5000, 'How many of the newest failed runs to scan')),
-      limit: Type.Optional(Int(1, 500, 50, 'Groups answered')),
+      hook: RUN_FILTER_FIELDS.hook,
+      agent: RUN_FILTER_FIELDS.agent,
+      kind: RUN_FILTER_FIELDS.kind,
+      fingerprint: RUN_FILTER_FIELDS.fingerprint,
+      since: RUN_FILTER_FIELDS.since,
+      window: Type.Optional(WholeNumber(5000, 5000, 'How many of the newest failed runs to scan')),
+      limit: Type.Optional(WholeNumber(500, 50, 'Groups answered')),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, ...HOOK_OR_AGENT, 'x-error': { not: HOOK_OR_AGENT_LINE } },
   ),
-  handlerChecks: ['query'],
+  knownInRefusal: true,
   refused: 'bad failures query',
   answers: { 200: answer('The groups and the window scanned', FailureGroups) },
   errors: [400],
@@ -222,13 +218,14 @@ export const replayRun = route({
       payload: Type.Optional(
         Type.Union([JsonObject(), Type.String()], {
           description: "The new run's payload instead of the source's: a JSON object, or its JSON text (a string)",
+          'x-error': "payload must be a JSON object (a run's payload) or its JSON text, got {got}",
         }),
       ),
     },
     { additionalProperties: false },
   ),
   bodyOptional: true,
-  handlerChecks: ['body'],
+  knownInRefusal: true,
   refused: 'replay refused',
   answers: { 201: answer('The new run (replay_of names the source), pending and published', Run) },
   errors: [400, 404, 409],
@@ -258,8 +255,8 @@ export const retryRuns = route({
   summary: 'Retry every failed run a filter matches',
   description:
     'filter.status, when given, must be failed. With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call (truncated says more matched).',
-  body: BulkRequest,
-  handlerChecks: ['body'],
+  body: RetryRequest,
+  knownInRefusal: true,
   refused: 'bad bulk retry request',
   answers: { 200: answer('How many matched, were retried and were refused', BulkAnswer) },
   errors: [400],
@@ -275,8 +272,8 @@ export const discardRuns = route({
   summary: 'Discard every run a filter matches',
   description:
     'filter.status is required (not running or discarded). With dry_run: true, answers how many runs match and changes nothing. At most 10000 runs per call.',
-  body: BulkRequest,
-  handlerChecks: ['body'],
+  body: DiscardRequest,
+  knownInRefusal: true,
   refused: 'bad bulk discard request',
   answers: { 200: answer('How many matched, were discarded and were refused', BulkAnswer) },
   errors: [400],

@@ -4,9 +4,24 @@
  * handlers (the door is answered before express); these declarations give
  * the document and the guard that every route is declared.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { answer, bare, route, type Answer, type RouteDecl } from '../decl';
 import { ApiError } from '../skeleton';
+
+/** What the console needs to sign a person in (GET /console/sso.json): no secret, the console is a public client. */
+export const ConsoleSso = Type.Object(
+  {
+    issuer: Type.String(),
+    client_id: Type.String({ description: "The console's public client id (HOOKS_OIDC_CONSOLE_CLIENT_ID)" }),
+    resource: Type.String({ description: "The API's audience, sent as `resource` (RFC 8707) so the token is for the API and nothing else" }),
+    authorization_endpoint: Type.String(),
+    token_endpoint: Type.String(),
+    scope: Type.String(),
+  },
+  { additionalProperties: false },
+);
+/** The console's single sign-on config, as GET /console/sso.json answers it (`sso`, when set). */
+export type ConsoleSsoConfig = Static<typeof ConsoleSso>;
 
 const OPEN = [] as const;
 const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' } } };
@@ -297,7 +312,7 @@ export const SERVICE_ROUTES: readonly RouteDecl[] = [
     'consoleSso',
     "How the console signs a person in at the IdP (public, like the IdP's own metadata)",
     {
-      200: answer('The single sign-on config, or null', Type.Object({ sso: Type.Unsafe<Record<string, unknown> | null>({ type: 'object', nullable: true }) })),
+      200: answer('The single sign-on config, or null', Type.Object({ sso: Type.Unsafe<ConsoleSsoConfig | null>({ ...ConsoleSso, nullable: true }) })),
     },
     '`{"sso": null}` without HOOKS_OIDC_CONSOLE_CLIENT_ID (or while the IdP metadata cannot be read); else the issuer, the console\'s public ' +
       'client id, the API audience to ask for (`resource`), the authorization and token endpoints and the scopes.',

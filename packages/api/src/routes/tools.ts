@@ -36,11 +36,12 @@ export const listTools = route({
           'openai (Chat Completions): {"type":"function","function":{name,description,parameters}} (descriptions cut to 1024); ' +
           'openai-responses: {"type":"function",name,description,parameters,"strict":false} (descriptions cut to 1024); anthropic: {name,description,input_schema}; ' +
           'gemini: {name,description,parametersJsonSchema} (a FunctionDeclaration); mcp: {name,description,inputSchema}. Injected arguments are hidden in every shape.',
+        'x-error': `format must be one of ${CATALOGUE_FORMAT_VALUES.join(', ')}, got {got}`,
       }),
     ),
   }),
-  // `format must be one of openai, openai-responses, anthropic, gemini, mcp, got "x"`: the line agents' tests pin.
-  handlerChecks: ['query'],
+  // The line is the message (`format must be one of openai, openai-responses, anthropic, gemini, mcp, got "x"`), as agents' tests pin.
+  linesInMessage: true,
   answers: {
     200: answer(
       'Tools: the listing, or with ?format the catalogue',
@@ -88,12 +89,13 @@ export const putTool = route({
       Enum(['true', 'false'] as const, {
         default: 'true',
         description: 'false: keep an openapi, mcp or grpc registration without discovering it (a service that is not up yet)',
+        'x-error': 'discover must be true or false, got {got}',
       }),
     ),
   }),
   body: ToolRecordInput,
-  // validateToolRecord is the registry's one validator (config files too): its lines, per kind.
-  handlerChecks: ['query', 'body'],
+  // validateToolRecord is the registry's one validator (config files too): its lines, per kind. The query is the declaration's.
+  handlerChecks: ['body'],
   refused: 'tool registration refused',
   answers: {
     200: answer('Replaced', Type.Object({ created: Type.Unsafe<false>({ type: 'boolean', enum: [false] }), tool: ToolRecord, ...DISCOVERY_FIELDS })),

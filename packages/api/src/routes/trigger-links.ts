@@ -10,14 +10,30 @@ const hookMiss = (p: Record<string, string>) => `no hook named ${JSON.stringify(
 
 export const TriggerLinkInput = Type.Object(
   {
-    label: Type.Optional(Type.String({ maxLength: TRIGGER_LABEL_MAX, description: 'What the link is for (printable characters)' })),
-    expires_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 315360000 })),
-    expires_at: Type.Optional(IsoTime({ description: 'A future time, within ten years' })),
-    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000000 })),
+    label: Type.Optional(
+      Type.String({
+        maxLength: TRIGGER_LABEL_MAX,
+        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+        description: 'What the link is for (printable characters)',
+        'x-error': `label must be a string of at most ${TRIGGER_LABEL_MAX} printable characters, got {got}`,
+      }),
+    ),
+    expires_in_seconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 315360000, 'x-error': 'expires_in_seconds must be a whole number from 1 to 315360000, got {got}' }),
+    ),
+    expires_at: Type.Optional(
+      IsoTime({
+        description: 'A future time, within ten years',
+        'x-error': 'expires_at must be an ISO 8601 time (e.g. 2026-12-31T23:59:59Z), got {got}',
+      }),
+    ),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000000, 'x-error': 'max_uses must be a whole number from 1 to 1000000000, got {got}' })),
   },
   {
     $id: 'TriggerLinkInput',
     additionalProperties: false,
+    not: { properties: { expires_in_seconds: {}, expires_at: {} }, required: ['expires_in_seconds', 'expires_at'] },
+    'x-error': { not: 'give expires_in_seconds or expires_at, not both' },
     description: 'All optional; an unknown field or a bad value is a 400 naming it. At most one of expires_in_seconds and expires_at.',
   },
 );
@@ -42,8 +58,8 @@ export const createTriggerLink = route({
   params: Type.Object(HookName),
   paramsMiss: hookMiss,
   body: TriggerLinkInput,
-  // An empty body is allowed, and the lines quote what they got (`known: ...`, the time now).
-  handlerChecks: ['body'],
+  bodyOptional: true,
+  knownInRefusal: true,
   refused: 'trigger link refused',
   answers: { 201: answer('Made: the token is shown here once', TriggerLinkCreated) },
   errors: [400, 404],

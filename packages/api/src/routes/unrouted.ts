@@ -1,8 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { answer, route } from '../decl';
 import { UnroutedEvent, UnroutedTopic } from './agents-shared';
+import { NAME_MAX, NAME_PATTERN } from './hooks-shared';
+import { WholeNumber } from './runs-shared';
 
-const Topic = Type.Object({ topic: Type.String({ description: 'Topic' }) });
+const Topic = Type.Object({
+  topic: Type.String({
+    description: 'Topic',
+    pattern: NAME_PATTERN,
+    maxLength: NAME_MAX,
+    'x-error': { maxLength: `topic must be at most ${NAME_MAX} characters`, '*': `topic {got} must match ${NAME_PATTERN}` },
+  }),
+});
+/** A bad topic in the path is a 400 whose message says it. */
+const TOPIC_REFUSED = { refused: 'unrouted topic refused', linesInMessage: true } as const;
 const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 
 export const listUnroutedTopics = route({
@@ -12,6 +23,8 @@ export const listUnroutedTopics = route({
   operationId: 'listUnroutedTopics',
   tag: 'unrouted',
   summary: 'Topics with events that came in while no hook was registered on them',
+  query: Type.Object({}, { additionalProperties: false }),
+  refused: 'GET /api/unrouted takes no query parameters',
   answers: {
     200: answer(
       'The topic seen last first, with the bounds they are kept within (HOOKS_UNROUTED_*)',
@@ -39,15 +52,16 @@ export const listUnrouted = route({
   method: 'GET',
   path: '/unrouted/:topic',
   role: 'reader',
-  handlerChecks: ['params', 'query', 'body'],
   operationId: 'listUnrouted',
   tag: 'unrouted',
   summary: "A topic's unrouted events, newest first",
   params: Topic,
-  query: Type.Object({
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    cursor: Type.Optional(Type.String()),
-  }),
+  query: Type.Object(
+    { limit: Type.Optional(WholeNumber(500, 50)), cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })) },
+    { additionalProperties: false },
+  ),
+  knownInRefusal: true,
+  ...TOPIC_REFUSED,
   answers: {
     200: answer(
       'One page; pass next_cursor back as cursor for older events',
@@ -61,12 +75,12 @@ export const replayUnrouted = route({
   method: 'POST',
   path: '/unrouted/:topic/replay',
   role: 'operator',
-  handlerChecks: ['params', 'query', 'body'],
   operationId: 'replayUnrouted',
   tag: 'unrouted',
   summary: "Replay a topic's unrouted events to the hooks registered on it since",
   description: '409 when still no hook is registered on the topic: register one first.',
   params: Topic,
+  ...TOPIC_REFUSED,
   answers: {
     200: answer(
       'One run per hook for each event kept (door api, not verified, as a replay of a run); the replayed events are removed',
@@ -89,11 +103,11 @@ export const dropUnrouted = route({
   method: 'DELETE',
   path: '/unrouted/:topic',
   role: 'operator',
-  handlerChecks: ['params', 'query', 'body'],
   operationId: 'dropUnrouted',
   tag: 'unrouted',
   summary: "Drop a topic's unrouted events",
   params: Topic,
+  ...TOPIC_REFUSED,
   answers: { 200: answer('How many were dropped', Type.Object({ topic: Type.String(), removed: Count() })) },
   errors: [400],
   audit: 'unrouted.drop',

@@ -11,7 +11,9 @@ const isoTime = { type: 'string', format: 'date-time' } as const;
  * started, parked, retry scheduled, an outcome, an operator's retry or
  * discard, woken by an answer). Core NATS, at most once: a subscriber that was
  * away misses it, and a busy publisher may drop some (the management API has
- * the run).
+ * the run). The API's declared RunEvent is this schema (core depends on no
+ * package, so it is written here in the same OpenAPI 3.0 dialect, `nullable`;
+ * test/nats/asyncapi.test.ts holds the two equal).
  */
 export const RUN_SUMMARY_SCHEMA = {
   title: 'RunSummary',
@@ -47,12 +49,12 @@ export const RUN_SUMMARY_SCHEMA = {
     topic: name,
     status: { description: 'The status the run is in after the event', type: 'string', enum: [...RUN_STATUSES] },
     attempts: { type: 'integer', minimum: 0 },
-    error_kind: { oneOf: [{ type: 'string', enum: [...ERROR_KINDS] }, { type: 'null' }] },
-    error_message: { type: ['string', 'null'] },
+    error_kind: { type: 'string', enum: [...ERROR_KINDS, null], nullable: true },
+    error_message: { type: 'string', nullable: true },
     created_at: isoTime,
-    finished_at: { oneOf: [isoTime, { type: 'null' }] },
-    due_at: { description: 'When the next attempt is due (retry_scheduled), else null', oneOf: [isoTime, { type: 'null' }] },
-    duration_ms: { description: 'From the start of the last attempt (or creation) to the finish', type: ['number', 'null'], minimum: 0 },
+    finished_at: { ...isoTime, nullable: true },
+    due_at: { description: 'When the next attempt is due (retry_scheduled), else null', ...isoTime, nullable: true },
+    duration_ms: { description: 'From the start of the last attempt (or creation) to the finish', type: 'number', minimum: 0, nullable: true },
   },
 } as const;
 

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { approveInteraction, denyInteraction } from '@hookyard/api';
-import { INTERACTION_ID_PATTERN, badInput, notFound } from '@hookyard/core';
 import { answerApproval } from '../approvals/answer';
 import { callerOf } from './auth';
 import type { ApiContext } from './context';
@@ -21,19 +20,9 @@ export function answerRoutes(router: Router, ctx: ApiContext): void {
       router,
       decl,
       async (req, res) => {
+        // The id and the body {reason?} checked by the declaration (a malformed id: 404).
         const id = req.checked.params.id;
-        const body = (req.body ?? {}) as unknown;
-        if (body === null || typeof body !== 'object' || Array.isArray(body))
-          throw badInput(`${verdict} refused`, ['the body must be a JSON object {"reason"?: "..."}']);
-        const b = body as Record<string, unknown>;
-        const lines = Object.keys(b)
-          .filter((k) => k !== 'reason')
-          .map((k) => `unknown field '${k}'`);
-        if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > 1000))
-          lines.push('reason must be a string of at most 1000 characters');
-        if (lines.length) throw badInput(`${verdict} refused`, lines);
-        if (!INTERACTION_ID_PATTERN.test(id)) throw notFound(`interaction ${JSON.stringify(id.slice(0, 64))} not found`);
-        const out = await answerApproval(ctx, id, verdict, { by: callerOf(res), via: 'api', reason: (b.reason as string | undefined) ?? '' });
+        const out = await answerApproval(ctx, id, verdict, { by: callerOf(res), via: 'api', reason: req.checked.body?.reason ?? '' });
         res.json(out);
       },
       opts,

@@ -7,40 +7,101 @@ import { requireAgent, requireRole } from './auth';
 // verbose: an error carries its schema, so a field's own line (x-error) can be read from it.
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false });
 // A field's own refusal line (`content must be a non-empty string of jq`), said once whatever rule it broke.
-ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+// An object of lines by the keyword broken (`{pattern: ..., maxLength: ...}`) where one field says each miss its own way.
+ajv.addKeyword({ keyword: 'x-error', schemaType: ['string', 'object'] });
 // Documentation for editors (what a jq field reads), no rule.
 ajv.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
 // The formats the declarations name (no ajv-formats here): an RFC 3339 time as the stores write it, and an absolute URI.
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
 ajv.addFormat('uri', /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/);
+// A query string carries text: a declared integer or boolean is read from it (on a copy, so `{got}` still quotes the text sent).
+const ajvQuery = new Ajv({ allErrors: true, strict: true, verbose: true, logger: false, coerceTypes: true });
+ajvQuery.addKeyword({ keyword: 'x-error', schemaType: ['string', 'object'] });
+ajvQuery.addKeyword({ keyword: 'x-tai42-expression', schemaType: 'object' });
 
 /** A schema for ajv: a plain copy without `$id`s (a named schema appears in many routes; ajv would refuse the repeat). */
-function compile(schema: unknown): ValidateFunction {
+function compile(schema: unknown, by: Ajv = ajv): ValidateFunction {
   const strip = (s: unknown): unknown =>
     Array.isArray(s)
       ? s.map(strip)
       : s !== null && typeof s === 'object'
         ? Object.fromEntries(Object.entries(s).flatMap(([k, v]) => (k === '$id' ? [] : [[k, strip(v)]])))
         : s;
-  return ajv.compile(strip(schema) as object);
+  return by.compile(strip(schema) as object);
 }
 
-/** ajv's errors as the API's refusal lines: one line per bad field, naming it. */
-export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[], known?: readonly string[]): string[] {
+/** What a refusal line quotes (`{got}`): the value as sent, cut at 80 characters. */
+const quote = (v: unknown): string => (JSON.stringify(v) ?? 'undefined').slice(0, 80);
+
+/** The field's own line (x-error) for the rule it broke, if it has one. */
+const ownOf = (e: ErrorObject): unknown => (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'];
+function ownLine(e: ErrorObject): string | undefined {
+  const own = ownOf(e);
+  if (typeof own === 'string') return own;
+  // By keyword, `*` for any other.
+  const byKeyword =
+    own !== null && typeof own === 'object' ? ((own as Record<string, unknown>)[e.keyword] ?? (own as Record<string, unknown>)['*']) : undefined;
+  // (A missing field's line is requiredLine's.)
+  if (e.keyword === 'required') return undefined;
+  return typeof byKeyword === 'string' ? byKeyword : undefined;
+}
+
+/** An object's own line for a missing field: `x-error.required`, one line or one per field. */
+function requiredLine(e: ErrorObject): string | undefined {
+  const own = ownOf(e);
+  const required = own !== null && typeof own === 'object' ? (own as Record<string, unknown>).required : undefined;
+  if (typeof required === 'string') return required;
+  const byField = required !== null && typeof required === 'object' ? (required as Record<string, unknown>)[String(e.params.missingProperty)] : undefined;
+  return typeof byField === 'string' ? byField : undefined;
+}
+
+/** The value at an ajv instance path (`/a/0/b`) of the request as sent. */
+function at(data: unknown, instancePath: string): unknown {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, k) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined), data);
+}
+
+/**
+ * ajv's errors as the API's refusal lines: one line per bad field, naming it.
+ * `known`: an unknown field's line lists the known ones; `sent`: the request part as sent (a query before its
+ * integers were read), for the quotes.
+ */
+export function refusalLines(where: 'body' | 'query' | 'params', errors: ErrorObject[], known?: readonly string[], sent?: unknown): string[] {
   const lines: string[] = [];
   const also = known ? ` (known: ${known.join(', ')})` : '';
-  // Unknown fields first, then each field in its schema's order (the lines as the routes always wrote them).
-  errors = [...errors.filter((e) => e.keyword === 'additionalProperties'), ...errors.filter((e) => e.keyword !== 'additionalProperties')];
+  // A field's own line before ajv's for the same field (a union's branches each refuse it, the union says it once).
+  const firstAt = new Map<string, number>();
+  errors.forEach((e, i) => firstAt.set(e.instancePath, firstAt.get(e.instancePath) ?? i));
+  errors = errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => firstAt.get(a.e.instancePath)! - firstAt.get(b.e.instancePath)! || Number(!ownLine(a.e)) - Number(!ownLine(b.e)) || a.i - b.i)
+    .map(({ e }) => e);
+  // Unknown fields of the request itself first, then each field in its schema's order (the lines as the routes always wrote them).
+  const unknownAtTop = (e: ErrorObject) => e.keyword === 'additionalProperties' && !e.instancePath;
+  errors = [...errors.filter(unknownAtTop), ...errors.filter((e) => !unknownAtTop(e))];
   const said = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath.slice(1).replace(/\//g, '.');
+    const got = sent === undefined ? e.data : at(sent, e.instancePath);
+    const own = ownLine(e);
     let line: string;
-    if (e.keyword === 'additionalProperties')
+    if (e.keyword === 'additionalProperties' && own !== undefined) line = own.replace('{field}', () => String(e.params.additionalProperty));
+    else if (e.keyword === 'additionalProperties')
       line = `unknown ${where === 'query' ? 'query parameter' : 'field'} '${String(e.params.additionalProperty)}'${also}`;
+    else if (e.keyword === 'required' && requiredLine(e) !== undefined) line = requiredLine(e)!.replace('{field}', () => String(e.params.missingProperty));
     else if (e.keyword === 'required') line = `${[path, String(e.params.missingProperty)].filter(Boolean).join('.')} is required`;
-    else if (typeof (e.parentSchema as { 'x-error'?: unknown } | undefined)?.['x-error'] === 'string')
-      // `{got}` quotes the value refused.
-      line = (e.parentSchema as { 'x-error': string })['x-error'].replace('{got}', () => JSON.stringify(e.data) ?? 'undefined');
+    // A query parameter given twice comes as a list (a field whose own line is one string says that line of any miss).
+    else if (where === 'query' && path && e.keyword === 'type' && Array.isArray(got) && typeof ownOf(e) !== 'string')
+      line = `${path} must be given once, got ${quote(got)}`;
+    else if (own !== undefined)
+      // `{path}` names the field, `{got}` quotes the value refused, `{length}` says how long it is.
+      line = own
+        .replace('{path}', () => path)
+        .replace('{got}', () => quote(got))
+        .replace('{length}', () => String(typeof got === 'string' || Array.isArray(got) ? got.length : 0));
     else if (!path && e.keyword === 'type') line = `the ${where} must be a JSON ${String(e.params.type)}`;
     else if (!path) line = `the ${where} ${e.message ?? 'is refused'}`;
     else if (e.keyword === 'type') line = `${path} must be a ${String(e.params.type)}`;
@@ -77,7 +138,7 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
   const own = (part: 'params' | 'query' | 'body') => decl.handlerChecks?.includes(part) ?? false;
   const check = {
     params: decl.params && !own('params') ? compile(decl.params) : undefined,
-    query: decl.query && !own('query') ? compile(decl.query) : undefined,
+    query: decl.query && !own('query') ? compile(decl.query, ajvQuery) : undefined,
     body: decl.body && !own('body') ? compile(decl.body) : undefined,
   };
   // A stream's answer is written event by event, not through res.json: nothing to check here.
@@ -87,6 +148,12 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     ),
   );
   const route = `${decl.method} /api${decl.path}`;
+  const refuse = (lines: string[], refused = decl.refused) => {
+    // linesInMessage without a message of its own: the lines are the message.
+    if (decl.linesInMessage) return badInput(refused ? `${refused}: ${lines.join('; ')}` : lines.join('; '), lines);
+    return badInput(refused ?? `${route} refused`, lines);
+  };
+  const knownOf = (schema: RouteDecl['query']) => (decl.knownInRefusal ? Object.keys((schema?.properties ?? {}) as object) : undefined);
   const method = decl.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
   if (decl.role === 'agent' && !decl.agentDoor) throw new Error(`${route} has role 'agent' without agentDoor: true`);
   const door = decl.agentDoor ? requireAgent() : requireRole(decl.role as ApiRole, options.agentWhen ? { agentWhen: options.agentWhen } : {});
@@ -95,13 +162,16 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
     if (check.params && !check.params(params)) {
       if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
-      throw badInput(decl.refused ?? `${route} refused`, refusalLines('params', check.params.errors ?? []));
+      throw refuse(refusalLines('params', check.params.errors ?? []), decl.paramsRefused);
     }
-    if (check.query && !check.query(req.query)) {
-      const known = decl.knownInRefusal ? Object.keys((decl.query?.properties ?? {}) as object) : undefined;
-      throw badInput(decl.refused ?? `${route} refused`, refusalLines('query', check.query.errors ?? [], known));
-    }
-    if (check.body && !check.body(req.body)) throw badInput(decl.refused ?? `${route} refused`, refusalLines('body', check.body.errors ?? []));
+    // Read on a copy: express reads req.query anew on each access, and the copy's integers are numbers once checked.
+    const query: unknown = check.query ? { ...(req.query as object) } : req.query;
+    if (check.query && !check.query(query)) throw refuse(refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
+    const body: unknown = req.body;
+    // An optional body may be left out (no body, JSON null, or an empty object).
+    const bodyLeftOut =
+      decl.bodyOptional && (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && !Object.keys(body).length));
+    if (check.body && !bodyLeftOut && !check.body(body)) throw refuse(refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
     if (options.validateAnswers) {
       const json = res.json.bind(res);
       res.json = (body: unknown) => {
@@ -115,7 +185,7 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
         return json(body);
       };
     }
-    const checked = { params, query: req.query as unknown, body: req.body as unknown } as RequestOf<D>;
+    const checked = { params, query, body } as RequestOf<D>;
     await handler(Object.assign(req, { checked }), res);
   });
 }

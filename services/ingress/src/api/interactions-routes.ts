@@ -1,16 +1,5 @@
 import type { Router } from 'express';
-import {
-  INTERACTION_ID_PATTERN,
-  INTERACTION_KINDS,
-  INTERACTION_STATUSES,
-  RUN_ID_PATTERN,
-  badInput,
-  createSecretResolver,
-  isValidName,
-  notFound,
-  secretScopeOf,
-} from '@hookyard/core';
-import type { InteractionKind, InteractionStatus } from '@hookyard/core';
+import { createSecretResolver, notFound, secretScopeOf } from '@hookyard/core';
 import { announceRun } from '@hookyard/bus';
 import type { InteractionFilter } from '@hookyard/store';
 import { resolveFailure } from '../approvals/answer';
@@ -20,57 +9,9 @@ import { cancelInteraction, getInteraction, listInteractions } from '@hookyard/a
 import { callerOf, roleOf } from './auth';
 import type { ApiContext } from './context';
 import { mount } from './declare';
-import { listQueryReader } from './list-query';
 
-export const INTERACTION_LIST_DEFAULT_LIMIT = 50;
-export const INTERACTION_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'kind', 'run', 'hook', 'limit', 'cursor']);
-const BODY_KEYS = new Set(['reason']);
-
-/** Reads `GET /api/interactions` query parameters; every bad value is one line of a 400. */
-export function parseInteractionQuery(query: Record<string, unknown>): { filter: InteractionFilter; limit: number; cursor: string | null } {
-  const { one, limit: readLimit, errors } = listQueryReader(query, QUERY_KEYS);
-  const filter: InteractionFilter = {};
-  const status = one('status');
-  if (status !== undefined) {
-    if ((INTERACTION_STATUSES as readonly string[]).includes(status)) filter.status = status as InteractionStatus;
-    else errors.push(`status must be one of ${INTERACTION_STATUSES.join('|')}, got ${JSON.stringify(status)}`);
-  }
-  const kind = one('kind');
-  if (kind !== undefined) {
-    if ((INTERACTION_KINDS as readonly string[]).includes(kind)) filter.kind = kind as InteractionKind;
-    else errors.push(`kind must be one of ${INTERACTION_KINDS.join('|')}, got ${JSON.stringify(kind)}`);
-  }
-  const run = one('run');
-  if (run !== undefined) {
-    if (RUN_ID_PATTERN.test(run)) filter.run = run;
-    else errors.push(`run must be a run id, got ${JSON.stringify(run)}`);
-  }
-  const hook = one('hook');
-  if (hook !== undefined) {
-    if (isValidName(hook)) filter.hook = hook;
-    else errors.push(`hook must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(hook)}`);
-  }
-  const limit = readLimit(INTERACTION_LIST_DEFAULT_LIMIT, INTERACTION_LIST_MAX_LIMIT);
-  const cursor = one('cursor') ?? null;
-  if (cursor !== null && !INTERACTION_ID_PATTERN.test(cursor)) errors.push(`cursor must be the next_cursor of a previous page, got ${JSON.stringify(cursor)}`);
-  if (errors.length) throw badInput('bad interaction list query', errors);
-  return { filter, limit, cursor };
-}
-
-/** `{reason?}`: the operator's words, kept in the resolution. */
-export function parseReason(body: unknown): string {
-  if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return '';
-  if (typeof body !== 'object' || Array.isArray(body)) throw badInput(`body must be an object {reason?}, got ${JSON.stringify(body)}`);
-  const errors = Object.keys(body)
-    .filter((k) => !BODY_KEYS.has(k))
-    .map((k) => `unknown field '${k}' (known: reason)`);
-  const reason = (body as { reason?: unknown }).reason;
-  if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000))
-    errors.push(`reason must be a string of at most 1000 characters, got ${JSON.stringify(reason).slice(0, 80)}`);
-  if (errors.length) throw badInput('bad interaction answer', errors);
-  return (reason as string | undefined) ?? '';
-}
+/** A page's size when the query gives no limit (the declaration bounds it: 1 to 500). */
+const INTERACTION_LIST_DEFAULT_LIMIT = 50;
 
 /**
  * The interactions parked runs wait on: list (filters + cursor), one, and an
@@ -91,8 +32,10 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     router,
     listInteractions,
     async (req, res) => {
-      const q = parseInteractionQuery(req.query);
-      const page = await ctx.stores.interactions.list(q.filter, q.limit, q.cursor);
+      // Checked by the declaration: every bad value one line of a 400.
+      const { status, kind, run, hook, limit, cursor } = req.checked.query;
+      const filter: InteractionFilter = { ...(status ? { status } : {}), ...(kind ? { kind } : {}), ...(run ? { run } : {}), ...(hook ? { hook } : {}) };
+      const page = await ctx.stores.interactions.list(filter, limit ?? INTERACTION_LIST_DEFAULT_LIMIT, cursor ?? null);
       res.json({ interactions: page.interactions, next_cursor: page.nextCursor });
     },
     opts,
@@ -130,7 +73,7 @@ export function interactionRoutes(router: Router, ctx: ApiContext): void {
     cancelInteraction,
     async (req, res) => {
       const id = req.checked.params.id;
-      const reason = parseReason(req.body);
+      const reason = req.checked.body?.reason ?? '';
       const by = callerOf(res);
       const { interaction, run } = await ctx.stores.interactions
         .resolve(id, { status: 'cancelled', by, via: 'api', reason }, ctx.clock.now())

@@ -1,20 +1,7 @@
-import {
-  ERROR_KINDS,
-  FINGERPRINT_PATTERN,
-  RUN_STATUSES,
-  agentHookName,
-  agentOfHook,
-  badInput,
-  isErrorKind,
-  isRetryableKind,
-  isValidName,
-  parseTraceparent,
-  type Run,
-  type RunStatus,
-} from '@hookyard/core';
+import type { listRuns, RequestOf } from '@hookyard/api';
+import { agentHookName, agentOfHook, badInput, isErrorKind, isRetryableKind, parseTraceparent, type ErrorKind, type Run, type RunStatus } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
-import { listQueryReader } from './list-query';
-import { SEARCH_EXPR_MAX_LENGTH, SEARCH_SCAN_MAX } from './run-search';
+import { SEARCH_SCAN_MAX } from './run-search';
 
 /**
  * A run on the wire: every core Run field (payload included, in lists too, so
@@ -39,8 +26,6 @@ export function runToWire(run: Run): Record<string, unknown> {
 }
 
 export const RUN_LIST_DEFAULT_LIMIT = 50;
-export const RUN_LIST_MAX_LIMIT = 500;
-const QUERY_KEYS = new Set(['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint', 'limit', 'cursor', 'where', 'scan']);
 
 export interface RunListQuery {
   filter: RunFilter;
@@ -52,77 +37,52 @@ export interface RunListQuery {
   scan: number;
 }
 
-/** Reads `GET /api/hook-runs` query parameters; every bad value is one line of a 400. */
-export function parseRunListQuery(query: Record<string, unknown>): RunListQuery {
-  const { one, limit: readLimit, errors } = listQueryReader(query, QUERY_KEYS);
+/** The fields of a run filter as a declaration checked them (the list's query, a bulk call's filter). */
+export type RunFilterFields = Partial<Record<'hook' | 'agent' | 'topic' | 'delivery_id' | 'since' | 'until' | 'kind' | 'fingerprint', string>> & {
+  status?: RunStatus;
+};
 
+/**
+ * A run filter from fields each already checked by its declaration; what the
+ * schema cannot say is checked here, every miss one line of `errors`: a time
+ * that matches ISO 8601 but is no date, since after until.
+ */
+export function runFilterOf(f: RunFilterFields, errors: string[], at = ''): RunFilter {
   const filter: RunFilter = {};
-  const status = one('status');
-  if (status !== undefined) {
-    if ((RUN_STATUSES as readonly string[]).includes(status)) filter.status = status as RunStatus;
-    else errors.push(`status must be one of ${RUN_STATUSES.join('|')}, got ${JSON.stringify(status)}`);
-  }
-  for (const key of ['hook', 'topic'] as const) {
-    const v = one(key);
-    if (v === undefined) continue;
-    if (isValidName(v)) filter[key] = v;
-    else errors.push(`${key} must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(v)}`);
-  }
-  const agent = one('agent');
-  if (agent !== undefined) {
-    if (!isValidName(agent)) errors.push(`agent must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(agent)}`);
-    else if (filter.hook !== undefined) errors.push('give hook or agent, not both: an agent call is not a hook run');
-    // An agent's runs are indexed under their hook slot, agent:<name>.
-    else filter.hook = agentHookName(agent);
-  }
-  const deliveryId = one('delivery_id');
-  if (deliveryId !== undefined) {
-    if (deliveryId.length >= 1 && deliveryId.length <= 512) filter.deliveryId = deliveryId;
-    else errors.push(`delivery_id must be 1 to 512 characters, got ${deliveryId.length}`);
-  }
+  if (f.status !== undefined) filter.status = f.status;
+  if (f.hook !== undefined) filter.hook = f.hook;
+  if (f.topic !== undefined) filter.topic = f.topic;
+  // An agent's runs are indexed under their hook slot, agent:<name> (the declaration refuses hook and agent together).
+  if (f.agent !== undefined) filter.hook = agentHookName(f.agent);
+  if (f.delivery_id !== undefined) filter.deliveryId = f.delivery_id;
   for (const key of ['since', 'until'] as const) {
-    const v = one(key);
+    const v = f[key];
     if (v === undefined) continue;
     const ms = parseInstant(v);
-    if (ms === null) errors.push(`${key} must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(v)}`);
+    if (ms === null) errors.push(`${at}${key} must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(v)}`);
     else filter[key] = ms;
   }
   if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
     errors.push(`since must not be after until, got since=${new Date(filter.since).toISOString()} until=${new Date(filter.until).toISOString()}`);
   }
-  readErrorFilter(one, errors, filter);
-  const limit = readLimit(RUN_LIST_DEFAULT_LIMIT, RUN_LIST_MAX_LIMIT);
-  const cursor = one('cursor') ?? null;
-  if (cursor !== null && (cursor === '' || cursor.length > 512)) errors.push('cursor must be the next_cursor of a previous page');
-  const where = one('where');
-  if (where !== undefined) {
-    if (where.trim() === '') errors.push('where must be a jq expression, got ""');
-    else if (where.length > SEARCH_EXPR_MAX_LENGTH) errors.push(`where is ${where.length} characters, more than ${SEARCH_EXPR_MAX_LENGTH}`);
-  }
-  let scan = SEARCH_SCAN_MAX;
-  const rawScan = one('scan');
-  if (rawScan !== undefined) {
-    const n = /^\d{1,5}$/.test(rawScan) ? Number(rawScan) : NaN;
-    if (where === undefined) errors.push('scan bounds a where search: give where with it');
-    else if (n >= 1 && n <= SEARCH_SCAN_MAX) scan = n;
-    else errors.push(`scan must be a whole number from 1 to ${SEARCH_SCAN_MAX}, got ${JSON.stringify(rawScan)}`);
-  }
-  if (errors.length) throw badInput('bad run list query', errors);
-  return { filter, limit, cursor, ...(where !== undefined ? { where } : {}), scan };
+  if (f.kind !== undefined) filter.errorKind = f.kind as ErrorKind;
+  if (f.fingerprint !== undefined) filter.fingerprint = f.fingerprint;
+  return filter;
 }
 
-/** `kind` (an error kind) and `fingerprint` (a failure group's, `failureFingerprint`) into the filter; a bad value is one line of `errors`. */
-export function readErrorFilter(one: (key: string) => string | undefined, errors: string[], filter: RunFilter): void {
-  const kind = one('kind');
-  if (kind !== undefined) {
-    if (isErrorKind(kind)) filter.errorKind = kind;
-    else errors.push(`kind must be an error kind, one of ${ERROR_KINDS.join('|')}, got ${JSON.stringify(kind)}`);
-  }
-  const fingerprint = one('fingerprint');
-  if (fingerprint !== undefined) {
-    if (FINGERPRINT_PATTERN.test(fingerprint)) filter.fingerprint = fingerprint;
-    else errors.push(`fingerprint must be 16 lowercase hex characters (a failure group's fingerprint), got ${JSON.stringify(fingerprint)}`);
-  }
+/** `GET /api/hook-runs`'s query as its declaration checked it, with the rules across fields (scan goes with where). */
+export function runListQueryOf(q: RequestOf<typeof listRuns>['query']): RunListQuery {
+  const errors: string[] = [];
+  const filter = runFilterOf(q, errors);
+  if (q.scan !== undefined && q.where === undefined) errors.push('scan bounds a where search: give where with it');
+  if (errors.length) throw badInput('bad run list query', errors);
+  return {
+    filter,
+    limit: q.limit ?? RUN_LIST_DEFAULT_LIMIT,
+    cursor: q.cursor ?? null,
+    ...(q.where !== undefined ? { where: q.where } : {}),
+    scan: q.scan ?? SEARCH_SCAN_MAX,
+  };
 }
 
 /** An ISO 8601 date or date-time (a time without a zone is UTC); null for anything else. */

@@ -5,7 +5,7 @@ import { announceRun } from '@hookyard/bus';
 import type { RunFilter } from '@hookyard/store';
 import type { ApiContext } from './context';
 import { mount } from './declare';
-import { parseRunListQuery } from './run-wire';
+import { runFilterOf, type RunFilterFields } from './run-wire';
 import { changedNothing } from '../audit/recorder';
 
 /** One bulk call acts on at most this many runs; the answer says when more matched. */
@@ -13,7 +13,6 @@ export const BULK_MAX_RUNS = 10_000;
 /** Refusals quoted in the answer (all are counted). */
 const REFUSALS_QUOTED = 20;
 const PAGE = 500;
-const FILTER_KEYS = ['status', 'hook', 'agent', 'topic', 'delivery_id', 'since', 'until', 'kind', 'fingerprint'];
 
 type Verb = 'retry' | 'discard';
 
@@ -37,41 +36,15 @@ interface BulkTally {
   tool_called_again: number;
 }
 
-/** Reads `{filter: {...}, dry_run?: boolean}`; every bad field is one line of a 400. */
-export function parseBulkBody(verb: Verb, body: unknown): { filter: RunFilter; dryRun: boolean } {
+/**
+ * A bulk call's filter from its body as its declaration checked it (the verb's
+ * status rule included); hook and agent, since and until are checked together here.
+ */
+export function bulkFilterOf(verb: Verb, f: RunFilterFields): RunFilter {
   const errors: string[] = [];
-  const b = (body ?? {}) as Record<string, unknown>;
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw badInput(`bulk ${verb} body must be an object {"filter": {...}, "dry_run": false}`);
-  for (const k of Object.keys(b)) if (k !== 'filter' && k !== 'dry_run') errors.push(`unknown field '${k}' (known: filter, dry_run)`);
-  if (b.dry_run !== undefined && typeof b.dry_run !== 'boolean') errors.push(`dry_run must be true or false, got ${JSON.stringify(b.dry_run)}`);
-  const raw = b.filter;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    errors.push(`filter must be an object of ${FILTER_KEYS.join(', ')}, got ${JSON.stringify(raw)}`);
-  const f = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
-  const query: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(f)) {
-    if (!FILTER_KEYS.includes(k)) errors.push(`unknown filter field '${k}' (known: ${FILTER_KEYS.join(', ')})`);
-    else if (typeof v !== 'string') errors.push(`filter.${k} must be a string, got ${JSON.stringify(v)}`);
-    else query[k] = v;
-  }
-  let filter: RunFilter = {};
-  try {
-    filter = parseRunListQuery(query).filter;
-  } catch (err) {
-    errors.push(...(err instanceof HookyardError ? err.details.map((d) => `filter.${d}`) : [String(err)]));
-  }
-  if (verb === 'retry' && typeof f.status === 'string' && f.status !== 'failed') {
-    errors.push(`filter.status must be failed for a retry (only a failed run can be retried), got ${JSON.stringify(f.status)}`);
-  }
-  if (verb === 'discard' && f.status === undefined) errors.push('filter.status is required for a bulk discard (e.g. "failed"), so no call discards every run');
-  if (verb === 'discard' && (f.status === 'running' || f.status === 'discarded')) {
-    errors.push(
-      `filter.status cannot be ${f.status} for a discard (${f.status === 'running' ? 'a running run cannot be discarded' : 'those are discarded already'})`,
-    );
-  }
+  const filter = runFilterOf(f, errors, 'filter.');
   if (errors.length) throw badInput(`bad bulk ${verb} request`, errors);
-  return { filter: verb === 'retry' ? { ...filter, status: 'failed' } : filter, dryRun: b.dry_run === true };
+  return verb === 'retry' ? { ...filter, status: 'failed' } : filter;
 }
 
 /** Walks the runs the filter matches, newest first, at most BULK_MAX_RUNS. */
@@ -133,12 +106,13 @@ async function bulk(ctx: ApiContext, verb: Verb, filter: RunFilter, dryRun: bool
  */
 export function bulkRunRoutes(router: Router, ctx: ApiContext): void {
   for (const verb of ['retry', 'discard'] as const) {
-    // The body is read by parseBulkBody: its lines name the known fields and check the filter as the run list does.
+    // The body is checked by its declaration (the verb's status rule too): its lines name the known fields and check the filter as the run list does.
     mount(
       router,
       verb === 'retry' ? retryRuns : discardRuns,
       async (req, res) => {
-        const { filter, dryRun } = parseBulkBody(verb, req.body);
+        const filter = bulkFilterOf(verb, req.checked.body.filter);
+        const dryRun = req.checked.body.dry_run === true;
         const a = await bulk(ctx, verb, filter, dryRun);
         // A dry run changed nothing and says so: the audit trail records the real ones.
         if (dryRun) changedNothing(res);

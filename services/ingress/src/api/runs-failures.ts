@@ -1,19 +1,16 @@
 import type { Router } from 'express';
-import { listFailureGroups, type AnswerOf } from '@hookyard/api';
-import { agentHookName, agentOfHook, badInput, groupFailures, isValidName, type Run } from '@hookyard/core';
+import { listFailureGroups, type AnswerOf, type RequestOf } from '@hookyard/api';
+import { agentOfHook, badInput, groupFailures, type Run } from '@hookyard/core';
 import type { RunFilter } from '@hookyard/store';
 import type { ApiContext } from './context';
 import { mount } from './declare';
-import { listQueryReader } from './list-query';
-import { parseInstant, readErrorFilter } from './run-wire';
+import { runFilterOf } from './run-wire';
 
 /** Failed runs one call scans at most, newest first: the groups cover these, and `window.cut` says when older ones were left out. */
 export const FAILURES_WINDOW_MAX = 5_000;
 /** Groups answered when `limit` is not given (most runs first). */
 export const FAILURES_GROUPS_DEFAULT = 50;
-export const FAILURES_GROUPS_MAX = 500;
 const PAGE = 500;
-const QUERY_KEYS = new Set(['hook', 'agent', 'kind', 'fingerprint', 'since', 'window', 'limit']);
 
 export interface FailuresQuery {
   filter: RunFilter;
@@ -21,38 +18,12 @@ export interface FailuresQuery {
   limit: number;
 }
 
-/** Reads `GET /api/hook-runs/failures` query parameters; every bad value is one line of a 400. */
-export function parseFailuresQuery(query: Record<string, unknown>): FailuresQuery {
-  const { one, limit: readLimit, errors } = listQueryReader(query, QUERY_KEYS);
-  const filter: RunFilter = { status: 'failed' };
-  const hook = one('hook');
-  if (hook !== undefined) {
-    if (isValidName(hook)) filter.hook = hook;
-    else errors.push(`hook must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(hook)}`);
-  }
-  const agent = one('agent');
-  if (agent !== undefined) {
-    if (!isValidName(agent)) errors.push(`agent must match ^[a-z0-9][a-z0-9_-]*$, got ${JSON.stringify(agent)}`);
-    else if (hook !== undefined) errors.push('give hook or agent, not both: an agent call is not a hook run');
-    else filter.hook = agentHookName(agent);
-  }
-  readErrorFilter(one, errors, filter);
-  const since = one('since');
-  if (since !== undefined) {
-    const ms = parseInstant(since);
-    if (ms === null) errors.push(`since must be an ISO 8601 time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(since)}`);
-    else filter.since = ms;
-  }
-  let window = FAILURES_WINDOW_MAX;
-  const rawWindow = one('window');
-  if (rawWindow !== undefined) {
-    const n = /^\d{1,5}$/.test(rawWindow) ? Number(rawWindow) : NaN;
-    if (n >= 1 && n <= FAILURES_WINDOW_MAX) window = n;
-    else errors.push(`window must be a whole number from 1 to ${FAILURES_WINDOW_MAX}, got ${JSON.stringify(rawWindow)}`);
-  }
-  const limit = readLimit(FAILURES_GROUPS_DEFAULT, FAILURES_GROUPS_MAX);
+/** `GET /api/hook-runs/failures`'s query as its declaration checked it (hook and agent are checked together here). */
+export function failuresQueryOf(q: RequestOf<typeof listFailureGroups>['query']): FailuresQuery {
+  const errors: string[] = [];
+  const filter: RunFilter = { ...runFilterOf(q, errors), status: 'failed' };
   if (errors.length) throw badInput('bad failures query', errors);
-  return { filter, window, limit };
+  return { filter, window: q.window ?? FAILURES_WINDOW_MAX, limit: q.limit ?? FAILURES_GROUPS_DEFAULT };
 }
 
 /** What `GET /api/hook-runs/failures` answers (declared in @hookyard/api). */
@@ -83,8 +54,8 @@ export async function failureGroups(ctx: Pick<ApiContext, 'stores'>, q: Failures
 
 /** `GET /api/hook-runs/failures` (reader). Registered before `/hook-runs/:id`, where `failures` would read as a run id. */
 export function failureRoutes(router: Router, ctx: ApiContext): void {
-  // The query is read by parseFailuresQuery (its lines quote what they got; hook and agent are checked together).
-  mount(router, listFailureGroups, async (req, res) => res.json(await failureGroups(ctx, parseFailuresQuery(req.query))), {
+  // The query is checked by its declaration; failuresQueryOf checks hook and agent together.
+  mount(router, listFailureGroups, async (req, res) => res.json(await failureGroups(ctx, failuresQueryOf(req.checked.query))), {
     validateAnswers: ctx.validateAnswers,
   });
 }

@@ -8,7 +8,7 @@ import { SECURITY_HEADERS } from '../http/headers';
 import { callerOf, personOf, roleOf } from './auth';
 import { mount } from './declare';
 import type { ApiContext } from './context';
-import { parseRunListQuery, runToWire, type RunListQuery } from './run-wire';
+import { runListQueryOf, runToWire, type RunListQuery } from './run-wire';
 import { failureRoutes } from './runs-failures';
 import { ScanSlots, checkWhere, searchRuns } from './run-search';
 
@@ -21,12 +21,12 @@ import { ScanSlots, checkWhere, searchRuns } from './run-search';
 export function runRoutes(router: Router, ctx: ApiContext): void {
   const scans = new ScanSlots();
   const opts = { validateAnswers: ctx.validateAnswers };
-  // The list's query is read by parseRunListQuery (its lines quote what they got; hook and agent, since and until are checked together).
+  // The list's query is checked by its declaration; runListQueryOf checks hook and agent, since and until, scan and where together.
   mount(
     router,
     listRuns,
     async (req, res) => {
-      const q = parseRunListQuery(req.query);
+      const q = runListQueryOf(req.checked.query);
       if (q.where !== undefined) return answerSearch(ctx, scans, res, { ...q, where: q.where });
       const page = await ctx.stores.runs.list(q.filter, q.limit, q.cursor);
       res.json({ runs: page.runs.map(runToWire), next_cursor: page.nextCursor });
@@ -78,8 +78,8 @@ export function runRoutes(router: Router, ctx: ApiContext): void {
     replayRun,
     async (req, res) => {
       const id = req.checked.params.id;
-      // Read by parseReplayBody: a payload given as JSON text is parsed and bounded, with lines quoting what it got.
-      const edit = parseReplayBody(req.body, ctx.settings.bodyMaxBytes);
+      // The body is checked by the declaration; a payload given as JSON text is parsed and bounded here, with lines quoting what it got.
+      const edit = replayEditOf(req.checked.body?.payload, ctx.settings.bodyMaxBytes);
       const source = await ctx.stores.runs.get(id);
       if (!source) throw notFound(`no run ${JSON.stringify(id)}`);
       if (source.door === 'agent') {
@@ -198,39 +198,30 @@ export function toolCalledAgain(run: Run): { idempotency_key: string; extra: str
 }
 
 /**
- * A replay's body: none (or `{}`) replays the event as it was kept;
- * `{"payload": {...}}` replays it with that payload instead (a JSON object, or
- * its JSON text), bounded like a door's body (`HOOKS_BODY_MAX_BYTES`, its
- * compact JSON) and its nesting. Every bad value is one line of a 400.
+ * A replay's payload, its body checked by the declaration (`{"payload"?: a JSON
+ * object or its JSON text}`): none replays the event as it was kept. JSON text
+ * is parsed here (it must nest at most as deep as a body and hold an object),
+ * and the payload is bounded like a door's body (`HOOKS_BODY_MAX_BYTES`, its
+ * compact JSON). Every bad value is one line of a 400.
  */
-export function parseReplayBody(body: unknown, maxBytes: number): ReplayEdit | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw badInput('replay refused', [`the body must be a JSON object {"payload"?: {...}}, got ${JSON.stringify(body).slice(0, 80)}`]);
-  const b = body as Record<string, unknown>;
-  const lines = Object.keys(b)
-    .filter((k) => k !== 'payload')
-    .map((k) => `unknown field '${k}' (known: payload)`);
-  let payload = b.payload;
-  if (typeof payload === 'string') {
-    const text = payload;
-    if (exceedsJsonDepth(text)) lines.push(`payload nests deeper than ${JSON_MAX_DEPTH} levels`);
-    else {
-      try {
-        payload = JSON.parse(text);
-      } catch (err) {
-        lines.push(`payload is not valid JSON (${(err as Error).message}), got ${JSON.stringify(text.slice(0, 80))}`);
-        payload = undefined;
-      }
+export function replayEditOf(given: Record<string, unknown> | string | undefined, maxBytes: number): ReplayEdit | undefined {
+  if (given === undefined) return undefined;
+  const lines: string[] = [];
+  let payload: unknown = given;
+  if (typeof given === 'string') {
+    if (exceedsJsonDepth(given)) throw badInput('replay refused', [`payload nests deeper than ${JSON_MAX_DEPTH} levels`]);
+    try {
+      payload = JSON.parse(given);
+    } catch (err) {
+      throw badInput('replay refused', [`payload is not valid JSON (${(err as Error).message}), got ${JSON.stringify(given.slice(0, 80))}`]);
     }
-    if (lines.length) throw badInput('replay refused', lines);
   }
-  if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload)))
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
     lines.push(`payload must be a JSON object (a run's payload) or its JSON text, got ${JSON.stringify(payload).slice(0, 80)}`);
-  else if (payload !== undefined) {
+  else {
     const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
     if (bytes > maxBytes) lines.push(`payload is ${bytes} bytes as JSON, more than the door's body limit of ${maxBytes} (HOOKS_BODY_MAX_BYTES)`);
   }
   if (lines.length) throw badInput('replay refused', lines);
-  return payload === undefined ? undefined : { payload };
+  return { payload };
 }

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { STATE_TEMPLATE_NAMES, StateSchemas, badInput, nameViolation, notFound, declarationName } from '@hookyard/core';
+import { STATE_TEMPLATE_NAMES, StateSchemas, badInput, notFound, declarationName } from '@hookyard/core';
 import type { Hook, StateDeclaration, StateDeclarationInput } from '@hookyard/core';
 import { checkJqField } from '../hooks/jq-fields';
 import { attachTemplates } from '../hooks/state-binding';
@@ -11,16 +11,6 @@ const FIELDS = new Set(['schema', 'description', 'templates']);
 /** Server-owned: echoed by GET, ignored on input (a GET-edit-PUT round trip is not refused). */
 const SERVER_FIELDS = new Set(['scope', 'kind', 'version', 'created_at', 'updated_at', 'bound_by']);
 const DESCRIPTION_MAX = 2000;
-
-function pathName(params: Record<string, string | undefined>): { scope: string; kind: string } {
-  const lines: string[] = [];
-  for (const f of ['scope', 'kind'] as const) {
-    const bad = nameViolation(f, params[f]);
-    if (bad) lines.push(bad);
-  }
-  if (lines.length) throw badInput('state declaration refused', lines);
-  return { scope: params.scope!, kind: params.kind! };
-}
 
 /**
  * Declared states (`/api/states/declarations`, registered before the subject
@@ -45,7 +35,7 @@ export function stateDeclarationRoutes(router: Router, ctx: ApiContext, schemas:
     router,
     getStateDeclaration,
     async (req, res) => {
-      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const { scope, kind } = req.checked.params;
       const d = await ctx.stores.declarations.getDeclaration(scope, kind);
       if (!d) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
       res.json({ ...d, bound_by: await ctx.stores.declarations.bindings(scope, kind) });
@@ -57,7 +47,7 @@ export function stateDeclarationRoutes(router: Router, ctx: ApiContext, schemas:
     router,
     putStateDeclaration,
     async (req, res) => {
-      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const { scope, kind } = req.checked.params;
       const input = await checkDeclaration(scope, kind, req.body, ctx, schemas);
       const { created, declaration } = await ctx.stores.declarations.putDeclaration(input, ctx.clock.now());
       const reattached = await reattach(declaration, ctx);
@@ -74,7 +64,7 @@ export function stateDeclarationRoutes(router: Router, ctx: ApiContext, schemas:
     router,
     deleteStateDeclaration,
     async (req, res) => {
-      const { scope, kind } = pathName(req.params as Record<string, string | undefined>);
+      const { scope, kind } = req.checked.params;
       const removed = await ctx.stores.declarations.removeDeclaration(scope, kind);
       if (!removed) throw notFound(`state ${declarationName(scope, kind)} is not declared`);
       ctx.logger.info({ state: declarationName(scope, kind) }, 'state declaration removed');

@@ -1,17 +1,7 @@
 import type { Router } from 'express';
 import { DiscoveryUnansweredError } from '@hookyard/bus';
 import { agentMayCall, badInput, conflict, notFound, secretScopeOf, toHookyardError, type DiscoveryStatus } from '@hookyard/core';
-import {
-  CATALOGUE_FORMATS,
-  OpenApiDocumentError,
-  TOOL_SEPARATOR,
-  toolDefinitions,
-  type CatalogueFormat,
-  redactToolRecord,
-  validateToolRecord,
-  type ToolInfo,
-  type ToolRepo,
-} from '@hookyard/tools';
+import { OpenApiDocumentError, TOOL_SEPARATOR, toolDefinitions, redactToolRecord, validateToolRecord, type ToolInfo, type ToolRepo } from '@hookyard/tools';
 import { getTool, listTools, putTool, removeTool } from '@hookyard/api';
 import { agentOf } from './auth';
 import type { ApiContext } from './context';
@@ -32,16 +22,14 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
     router,
     listTools,
     async (req, res) => {
-      const format = req.query.format;
+      // Checked by the declaration (one of CATALOGUE_FORMATS).
+      const format = req.checked.query.format;
       if (format !== undefined) {
         // The catalogue in one model vendor's tool-definition shape, ready to hand to the model.
-        if (typeof format !== 'string' || !(CATALOGUE_FORMATS as readonly string[]).includes(format)) {
-          throw badInput(`format must be one of ${CATALOGUE_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
-        }
         const agent = agentOf(res);
         let tools = await allTools(ctx.tools);
         if (agent) tools = tools.filter((t) => agentMayCall(ctx.settings.toolsAllow, agent.tools_allow, null, t.name));
-        return void res.json({ format, tools: toolDefinitions(tools, format as CatalogueFormat) });
+        return void res.json({ format, tools: toolDefinitions(tools, format) });
       }
       const [tools, registered, discovery] = await Promise.all([allTools(ctx.tools), ctx.stores.tools.listTools(), ctx.stores.tools.discoveryStatuses()]);
       const statusOf = new Map(discovery.map((d) => [d.name, d]));
@@ -89,7 +77,7 @@ export function toolRoutes(router: Router, ctx: ApiContext): void {
       if (previous) record.created_at = previous.created_at;
       // A service that provides tools is read now, so the answer says whether it can be used.
       let discovered: string[] | undefined;
-      if (DISCOVERED_KINDS.has(record.kind) && req.query.discover !== 'false') {
+      if (DISCOVERED_KINDS.has(record.kind) && req.checked.query.discover !== 'false') {
         try {
           discovered = await ctx.tools.discoverRecord?.(record);
         } catch (err) {

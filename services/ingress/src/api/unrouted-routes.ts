@@ -1,22 +1,15 @@
 import type { Router } from 'express';
-import { badInput, conflict, nameViolation } from '@hookyard/core';
+import { conflict } from '@hookyard/core';
 import { acceptedSummaries } from '@hookyard/bus';
 import type { UnroutedEvent, UnroutedTopic } from '@hookyard/store';
 import { dropUnrouted, listUnrouted, listUnroutedTopics, replayUnrouted } from '@hookyard/api';
 import { mount } from './declare';
 import type { ApiContext } from './context';
-import { listQueryReader } from './list-query';
 
 /** Largest sample (the newest event's payload as JSON) a topic row shows whole; past it, its start as text. */
 export const UNROUTED_SAMPLE_MAX_BYTES = 2048;
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
-
-function topicOf(raw: unknown): string {
-  const bad = nameViolation('topic', raw);
-  if (bad) throw badInput(bad);
-  return raw as string;
-}
 
 function sampleOf(event: UnroutedEvent | null): { sample: unknown; sample_truncated: boolean } {
   if (!event) return { sample: null, sample_truncated: false };
@@ -51,8 +44,7 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
     router,
     listUnroutedTopics,
     async (req, res) => {
-      const q = listQueryReader(req.query, new Set());
-      if (q.errors.length) throw badInput('GET /api/unrouted takes no query parameters', q.errors);
+      // No query parameters (the declaration refuses any).
       const [topics, usage] = await Promise.all([ctx.stores.runs.listUnroutedTopics(notBefore()), ctx.stores.runs.unroutedUsage()]);
       res.json({
         topics: topics.map(topicToWire),
@@ -73,12 +65,9 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
     router,
     listUnrouted,
     async (req, res) => {
-      const topic = topicOf(req.params.topic);
-      const q = listQueryReader(req.query, new Set(['limit', 'cursor']));
-      const limit = q.limit(PAGE_DEFAULT, PAGE_MAX);
-      const cursor = q.one('cursor') ?? null;
-      if (q.errors.length) throw badInput(`GET /api/unrouted/${topic}: bad query`, q.errors);
-      const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), limit, cursor);
+      // The topic and the query checked by the declaration.
+      const { topic } = req.checked.params;
+      const page = await ctx.stores.runs.listUnrouted(topic, notBefore(), req.checked.query.limit ?? PAGE_DEFAULT, req.checked.query.cursor ?? null);
       res.json({ topic, events: page.events, next_cursor: page.next_cursor });
     },
     opts,
@@ -91,7 +80,7 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
     router,
     replayUnrouted,
     async (req, res) => {
-      const topic = topicOf(req.params.topic);
+      const { topic } = req.checked.params;
       const hooks = await ctx.stores.hooks.hooksOnTopic(topic);
       if (hooks.length === 0) {
         throw conflict(`no hook is registered on topic '${topic}'; register a hook on it first, then replay its unrouted events`);
@@ -155,7 +144,7 @@ export function unroutedRoutes(router: Router, ctx: ApiContext): void {
     router,
     dropUnrouted,
     async (req, res) => {
-      const topic = topicOf(req.params.topic);
+      const { topic } = req.checked.params;
       const removed = await ctx.stores.runs.removeUnrouted(topic);
       ctx.logger.info({ topic, removed }, 'unrouted events dropped by an operator');
       res.json({ topic, removed });

@@ -1,16 +1,6 @@
+import type { ConsoleSsoConfig } from '@hookyard/api';
 import type { Settings } from '@hookyard/core';
 import { IDP_TIMEOUT_MS, METADATA_RETRY_MS, metadataUrls } from './issuer-keys';
-
-/** What the console needs to sign a person in (GET /console/sso.json): no secret, the console is a public client. */
-export interface ConsoleSsoConfig {
-  issuer: string;
-  client_id: string;
-  /** The API's audience, sent as `resource` (RFC 8707) so the token is for the API and nothing else. */
-  resource: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  scope: string;
-}
 
 /** The console's single sign-on (HOOKS_OIDC_CONSOLE_CLIENT_ID): its config, read once from the issuer's metadata. */
 export interface ConsoleSso {
