@@ -7,6 +7,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   publicDir: false,
+  // The API's plain enumerations (no schema, no TypeBox): the one value the console takes from @hookyard/api.
+  resolve: { alias: { '@hookyard/api/values': fileURLToPath(new URL('../api/src/values.ts', import.meta.url)) } },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('dist', import.meta.url)),

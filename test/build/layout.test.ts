@@ -87,6 +87,9 @@ const workspace: WorkspacePackage[] = dirs.map((dir) => {
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
+/** The API's plain enumerations (packages/api/src/values.ts): the one value import the console may make from a workspace package. */
+const CONSOLE_VALUES = '@hookyard/api/values';
+
 describe('the workspace layout', () => {
   it.each(workspace.map((p) => [p.name, p] as const))('%s declares exactly the workspace packages its sources import', (_name, p) => {
     expect(sorted(p.deps)).toEqual(sorted(p.imports));
@@ -147,7 +150,8 @@ describe('the workspace layout', () => {
     expect(sorted(built as string[])).toEqual(sorted(compiled));
 
     const paths = readJsonc(join(ROOT, 'tsconfig.eslint.json')).compilerOptions.paths as Record<string, string[]>;
-    expect(sorted(Object.keys(paths))).toEqual(sorted(compiled));
+    // Besides each package, only the API's plain values the console bundles (CONSOLE_VALUES).
+    expect(sorted(Object.keys(paths))).toEqual(sorted([...compiled, CONSOLE_VALUES]));
 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const jest = require(join(ROOT, 'jest.config.js')) as { moduleNameMapper: Record<string, string> };
@@ -190,11 +194,13 @@ describe('the workspace layout', () => {
       // Type-only imports vanish from the bundle; everything else is code the browser runs.
       const code = readFileSync(f, 'utf8').replace(/^(?:import|export) type\s[^;]*;/gm, '');
       for (const m of importedModules(code)) {
-        if (m.startsWith('.')) continue;
+        if (m.startsWith('.') || m === CONSOLE_VALUES) continue;
         const name = m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0]!;
         if (!declared.has(name) || names.has(name)) refused.push(`${relative(ROOT, f)} imports ${m}`);
       }
     }
     expect(refused).toEqual([]);
+    // The one value module it takes from a workspace package is plain data: it imports nothing.
+    expect(importedModules(readFileSync(join(ROOT, 'packages', 'api', 'src', 'values.ts'), 'utf8'))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { EXPRESSIONS, POLICY_WHEN } from '../expressions';
+import { ERROR_KIND_VALUES } from '../values';
 
 /*
  * The hook and topic-config shapes, named ($id) as the document's components.
@@ -19,19 +20,7 @@ export const RULE_TIMEOUT_ACTIONS = ['deny', 'allow'] as const;
 export const RULE_APPROVERS = ['caller'] as const;
 export const RULE_TIMEOUT_DEFAULT = 3600;
 /** core's ERROR_KINDS. */
-export const ERROR_KIND_NAMES = [
-  'bad_input',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'cancelled',
-  'unavailable',
-  'timeout',
-  'internal',
-  'outcome_unknown',
-  'operator_failed',
-] as const;
+export const ERROR_KIND_NAMES = ERROR_KIND_VALUES;
 
 /** An OpenAPI 3.0 enum of strings (no `const`/`anyOf` of literals, which 3.0 lacks). */
 export const Enum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>

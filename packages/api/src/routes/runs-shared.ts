@@ -1,20 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_KIND_VALUES } from '../values';
 
 // Kept here rather than imported from @hookyard/core: this package holds schemas only (the console bundles none of core).
 export const RUN_STATUS_VALUES = ['pending', 'running', 'retry_wait', 'parked', 'succeeded', 'skipped', 'denied', 'cancelled', 'failed', 'discarded'] as const;
-export const ERROR_KIND_VALUES = [
-  'bad_input',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'cancelled',
-  'unavailable',
-  'timeout',
-  'internal',
-  'outcome_unknown',
-  'operator_failed',
-] as const;
+export { ERROR_KIND_VALUES };
 export const DOOR_VALUES = ['http', 'nats', 'api', 'platform', 'agent', 'trigger'] as const;
 export const RUN_EVENT_VALUES = ['accepted', 'started', 'parked', 'retry_scheduled', 'finished', 'retried', 'discarded', 'woken'] as const;
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]*$';

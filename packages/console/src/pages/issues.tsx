@@ -1,4 +1,5 @@
 import type { AnswerOf, listFailureGroups, retryRuns } from '@hookyard/api';
+import { ERROR_KIND_VALUES } from '@hookyard/api/values';
 import { useState } from 'preact/hooks';
 import { api, atLeast, query, type Hook, type Role } from '../api';
 import { go, href } from '../route';
@@ -9,19 +10,7 @@ export type FailureGroups = AnswerOf<typeof listFailureGroups>;
 export type FailureGroup = FailureGroups['groups'][number];
 
 /** The API's error kinds (a filter of the page). */
-const ERROR_KINDS = [
-  'bad_input',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'cancelled',
-  'unavailable',
-  'timeout',
-  'internal',
-  'outcome_unknown',
-  'operator_failed',
-];
+const ERROR_KINDS = ERROR_KIND_VALUES;
 /** Groups the page shows (most runs first). */
 const GROUPS_SHOWN = 100;
 const HOUR_MS = 3_600_000;
