@@ -227,7 +227,7 @@ describe('the scripted model loop: an approval-gated tool, "waiting", identical 
       });
       const split = (h: string) => (res.headers.get(h) ?? '').split(',').filter(Boolean);
       // Parsed here (not by fetch's realm), so toStrictEqual can hold the answer to exactly the vendor's keys.
-      const answer = JSON.parse(await res.text()) as any;
+      const answer = JSON.parse(await res.text());
       return { status: res.status, runIds: split('hookyard-run-id'), statuses: split('hookyard-run-status'), body: answer };
     };
 
