@@ -17,6 +17,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { agentHookName, loadSettings, type ApprovalRule } from '@hookyard/core';
 import { TOKENS } from './support/harness';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
+import {
+  anthropicBlock,
+  asChatToolMessage,
+  asFunctionCallOutput,
+  asFunctionResponsePart,
+  asToolResult,
+  chatMessage,
+  chatToolCall,
+  geminiPart,
+  responsesCall,
+} from './support/vendor-calls';
 
 const RULES: ApprovalRule[] = [{ name: 'deploys need a person', tools: ['deploy'], agents: ['*'], action: 'approve', message: 'an agent wants to deploy' }];
 
@@ -196,23 +207,28 @@ describe('an identical call joins the open one', () => {
   });
 });
 
-describe('the scripted model loop: an approval-gated tool, "waiting", five identical repeats with fresh keys, one approval, one tool call', () => {
+describe('the scripted model loop: an approval-gated tool, "waiting", identical repeats with fresh call ids in every shape, one approval, one tool call', () => {
   let w: McpWorld;
   afterEach(async () => w.close());
 
-  it('every repeat names the one run and approval, the repeat in flight at the approval answers the outcome, and a repeat of a used call id reads it', async () => {
+  it('every repeat (MCP, Hookyard, each vendor, a message of two parallel calls) joins the one run in its exact shape; approved, every repeat answers the outcome', async () => {
     const deploy = countedTool('deploy', (a) => ({ deployed: a }));
     w = await startMcpWorld({ tools: [deploy], executor: true, rules: RULES, settings: { agentWaitMs: 200, agentProgressMs: 100 } });
     const token = await w.agent('model', ['*']);
     const { client } = await w.client(token);
     const args = { n: 42 };
+    const result = { deployed: args };
+    /** POST /api/calls; the run ids and statuses from the headers, one per call in order. */
     const post = async (body: unknown) => {
       const res = await fetch(`${w.url}/api/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return { status: res.status, id: res.headers.get('hookyard-call-id'), body: (await res.json()) as Record<string, any> };
+      const split = (h: string) => (res.headers.get(h) ?? '').split(',').filter(Boolean);
+      // Parsed here (not by fetch's realm), so toStrictEqual can hold the answer to exactly the vendor's keys.
+      const answer = JSON.parse(await res.text());
+      return { status: res.status, runIds: split('hookyard-run-id'), statuses: split('hookyard-run-status'), body: answer };
     };
 
     // Turn 1: the model calls the tool (MCP, no tasks, no key: the host owns _meta) and reads "waiting".
@@ -222,41 +238,60 @@ describe('the scripted model loop: an approval-gated tool, "waiting", five ident
     const run = first._meta!['hookyard/run'] as string;
     await until(async () => (await w.stores.runs.get(run))?.status === 'parked', 15_000, 'the parked run');
     const approval = (await w.stores.runs.get(run))!.interaction!;
+    /** What every repeat reads while the run waits: it joined the one run, and is told to make the same call again. */
+    const joined = expect.stringMatching(
+      new RegExp(`^This call joined the identical call ${escape(run)} \\(same tool, same arguments\\)[\\s\\S]*${escape(REPEAT)}`),
+    );
 
-    // Turns 2-6: it does what it was told, five times, through MCP and POST /api/calls in each shape, a fresh call id each time.
-    const repeats: (() => Promise<{ run: string; text: string; joined: unknown; status: number }>)[] = [
-      async () => {
-        const r = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
-        return { run: r._meta!['hookyard/run'] as string, text: r.content[0]!.text, joined: r._meta!['hookyard/joined'], status: 202 };
-      },
-      async () => {
-        const r = await post({ tool: 'deploy', arguments: args, idempotency_key: `turn-3-${Date.now()}` });
-        return { run: r.id!, text: r.body.sentence, joined: r.body.joined, status: r.status };
-      },
-      async () => {
-        const r = await post({ id: 'call_turn4', type: 'function', function: { name: 'deploy', arguments: JSON.stringify(args) } });
-        return { run: r.id!, text: r.body.content, joined: true, status: r.status };
-      },
-      async () => {
-        const r = await post({ type: 'tool_use', id: 'toolu_turn5', name: 'deploy', input: args });
-        return { run: r.id!, text: r.body.content, joined: true, status: r.status };
-      },
-      async () => {
-        const r = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
-        return { run: r._meta!['hookyard/run'] as string, text: r.content[0]!.text, joined: r._meta!['hookyard/joined'], status: 202 };
-      },
+    // The same call as each vendor's SDK types it, each with a fresh call id (the model's, new every turn).
+    const vendors = [
+      { shape: 'OpenAI Chat Completions tool call', call: chatToolCall('call_turn4', 'deploy', args) },
+      { shape: 'OpenAI Responses function_call item', call: responsesCall('call_turn5', 'deploy', args) },
+      { shape: 'Anthropic tool_use block from a response (with caller)', call: anthropicBlock('toolu_turn6', 'deploy', args) },
+      { shape: 'Gemini functionCall part', call: geminiPart('deploy', args, 'fc-turn7') },
     ];
-    for (const repeat of repeats) {
-      const r = await repeat();
-      expect(r).toMatchObject({ run, joined: true, status: 202 });
-      expect(r.text).toContain(`This call joined the identical call ${run}`);
-      expect(r.text).toContain(REPEAT);
-    }
+    // A whole assistant message with two parallel calls of the same tool and arguments (models do emit duplicates).
+    const message = chatMessage([chatToolCall('call_turn8a', 'deploy', args), chatToolCall('call_turn8b', 'deploy', args)]);
+    /** Each vendor's result message for `content` (a string; Gemini's output as it is), exactly: no key beside the vendor's. */
+    const answers = (content: unknown, text: unknown) => [
+      { role: 'tool', tool_call_id: 'call_turn4', content: text },
+      { type: 'function_call_output', call_id: 'call_turn5', output: text },
+      { type: 'tool_result', tool_use_id: 'toolu_turn6', content: text, is_error: false },
+      { functionResponse: { id: 'fc-turn7', name: 'deploy', response: { output: content } } },
+    ];
+
+    // Turns 2-9: it does what it was told, through MCP, Hookyard's body, every vendor shape and a message, a fresh id each time.
+    const mcp = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
+    expect(mcp._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/interaction': approval, 'hookyard/joined': true });
+    expect(mcp.content[0]!.text).toEqual(joined);
+    const own = await post({ tool: 'deploy', arguments: args, idempotency_key: 'turn-3' });
+    expect(own).toMatchObject({ status: 202, runIds: [run], statuses: ['parked'], body: { id: run, joined: true, interaction: { id: approval } } });
+    expect(own.body.sentence).toEqual(joined);
+    const waiting = await Promise.all(vendors.map(async (v) => ({ shape: v.shape, ...(await post(v.call)) })));
+    const expected = answers(joined, joined);
+    waiting.forEach((r, i) => {
+      expect({ shape: r.shape, status: r.status, runIds: r.runIds, statuses: r.statuses }).toEqual({
+        shape: vendors[i]!.shape,
+        status: 202,
+        runIds: [run],
+        statuses: ['parked'],
+      });
+      expect(r.body).toStrictEqual(expected[i]);
+    });
+    const both = await post(message);
+    expect(both).toMatchObject({ status: 202, runIds: [run, run], statuses: ['parked', 'parked'] });
+    expect(both.body).toStrictEqual([
+      { role: 'tool', tool_call_id: 'call_turn8a', content: joined },
+      { role: 'tool', tool_call_id: 'call_turn8b', content: joined },
+    ]);
+    const mcpAgain = (await client.callTool({ name: 'deploy', arguments: args })) as TextResult;
+    expect(mcpAgain._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/joined': true });
+    expect(mcpAgain.content[0]!.text).toEqual(joined);
     expect(await w.stores.runs.list({ hook: agentHookName('model') }, 50)).toMatchObject({ runs: [{ id: run, status: 'parked' }] });
     expect((await w.stores.interactions.list({}, 10)).interactions.map((i) => i.id)).toEqual([approval]);
     expect(deploy.calls).toHaveLength(0);
 
-    // Turn 7: a host that sends a progressToken keeps the repeat open; the operator approves meanwhile.
+    // Turn 10: a host that sends a progressToken keeps the repeat open; the operator approves meanwhile.
     const progress: number[] = [];
     const inFlight = client.callTool({ name: 'deploy', arguments: args }, undefined, {
       onprogress: (p) => void progress.push(p.progress),
@@ -271,15 +306,35 @@ describe('the scripted model loop: an approval-gated tool, "waiting", five ident
     expect(answered.status).toBe(200);
     const outcome = await inFlight;
     expect(outcome._meta).toMatchObject({ 'hookyard/run': run, 'hookyard/status': 'succeeded', 'hookyard/joined': true });
-    expect(outcome.structuredContent).toEqual({ deployed: args });
+    expect(outcome.structuredContent).toEqual(result);
 
-    // A runtime that retries a call id it already sent (its own retry, not the model's) reads the one outcome in its shape.
-    const openai = await post({ id: 'call_turn4', type: 'function', function: { name: 'deploy', arguments: JSON.stringify(args) } });
-    expect(openai).toMatchObject({ status: 200, id: run, body: { role: 'tool', tool_call_id: 'call_turn4', content: JSON.stringify({ deployed: args }) } });
-    const anthropic = await post({ type: 'tool_use', id: 'toolu_turn5', name: 'deploy', input: args });
-    expect(anthropic).toMatchObject({ status: 200, id: run, body: { type: 'tool_result', tool_use_id: 'toolu_turn5' } });
+    // A runtime that sends a call id again (its own retry, not the model's) reads the one outcome, each in its vendor's result shape.
+    const done = await Promise.all(vendors.map(async (v) => ({ shape: v.shape, ...(await post(v.call)) })));
+    const outcomes = answers(result, JSON.stringify(result));
+    done.forEach((r, i) => {
+      expect({ shape: r.shape, status: r.status, runIds: r.runIds, statuses: r.statuses }).toEqual({
+        shape: vendors[i]!.shape,
+        status: 200,
+        runIds: [run],
+        statuses: ['succeeded'],
+      });
+      expect(r.body).toStrictEqual(outcomes[i]);
+    });
+    // Typed as the vendors take them back.
+    expect(asChatToolMessage(done[0]!.body).content).toBe(JSON.stringify(result));
+    expect(asFunctionCallOutput(done[1]!.body).output).toBe(JSON.stringify(result));
+    expect(asToolResult(done[2]!.body).is_error).toBe(false);
+    expect(asFunctionResponsePart(done[3]!.body).functionResponse?.response).toEqual({ output: result });
+    const bothDone = await post(message);
+    expect(bothDone).toMatchObject({ status: 200, runIds: [run, run], statuses: ['succeeded', 'succeeded'] });
+    expect(bothDone.body).toStrictEqual([
+      { role: 'tool', tool_call_id: 'call_turn8a', content: JSON.stringify(result) },
+      { role: 'tool', tool_call_id: 'call_turn8b', content: JSON.stringify(result) },
+    ]);
+    const ownDone = await post({ tool: 'deploy', arguments: args, idempotency_key: 'turn-3' });
+    expect(ownDone).toMatchObject({ status: 200, runIds: [run], statuses: ['succeeded'], body: { id: run, status: 'succeeded', result } });
     const read = await fetch(`${w.url}/api/calls/${run}`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await read.json()).toMatchObject({ status: 'succeeded', result: { deployed: args } });
+    expect(await read.json()).toMatchObject({ status: 'succeeded', result });
 
     // One run, one approval, one tool call.
     expect((await w.stores.runs.list({ hook: agentHookName('model') }, 50)).runs.map((r) => r.id)).toEqual([run]);
@@ -287,6 +342,11 @@ describe('the scripted model loop: an approval-gated tool, "waiting", five ident
     expect(deploy.calls).toEqual([args]);
   });
 });
+
+/** `s` as a literal inside a regular expression. */
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** mcp-remote, the stdio proxy desktop hosts launch for a remote server. */
 const MCP_REMOTE = join(__dirname, '..', 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
