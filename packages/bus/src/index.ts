@@ -14,7 +14,7 @@ export type { IngestHandler, IngestMessage, IngestVerdict, NatsIngest, NatsInges
 export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject } from './run-events';
 export type { MemoryRunEventPublisher, RunEventPublisher, RunEventPublisherOptions, RunSummary } from './run-events';
 export { agentCallEventsSubject, createCallRouter, createRunEventHub, createRunEventSubscriber } from './run-event-feed';
-export type { CallRouter, RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
+export type { CallRouter, RunEventFeed, RunEventHub, RunEventSubscriber, RunEventSubscriberOptions } from './run-event-feed';
 export { acceptedSummaries, announceRun, summarizeRun } from './run-summary';
 export type { RunEventSink } from './run-summary';
 export {

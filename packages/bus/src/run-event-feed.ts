@@ -7,8 +7,13 @@ import type { RunEventPublisher, RunSummary } from './run-events';
 
 /** Where a reader of run events (the ingress's `GET /api/events`, its agent door) listens. */
 export interface RunEventFeed {
-  /** Calls `listener` for every run event from now on; the answer stops it. */
+  /** Calls `listener` for every run event from now on (see `listening`); the answer stops it. */
   listen(listener: (summary: RunSummary) => void): () => void;
+  /**
+   * Settles once the listeners added so far get every event published from then on (the NATS feed takes every
+   * run event off NATS only while something listens to all of them: its subscription reaches the server then).
+   */
+  listening(): Promise<void>;
   /**
    * Calls `listener` for each event of the agent call `runId` (a run of hook `agent:<name>`) from now on; the
    * answer stops it. Routed by run id: an event costs one map lookup however many calls wait, and the events of
@@ -70,6 +75,9 @@ function createFanOut() {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    get size() {
+      return listeners.size;
+    },
     clear: () => listeners.clear(),
   };
 }
@@ -88,6 +96,7 @@ export function createRunEventHub(): RunEventHub {
       if (agentOfHook(summary.hook) !== null) calls.deliver(summary);
     },
     listen: (listener) => all.listen(listener),
+    listening: () => Promise.resolve(),
     listenCall: (runId, listener) => calls.add(runId, listener),
     async close() {
       all.clear();
@@ -105,28 +114,37 @@ export interface RunEventSubscriberOptions {
   logger?: Logger;
 }
 
+/** The NATS feed; `received` counts the messages its subscriptions took off NATS (what it costs the process). */
+export interface RunEventSubscriber extends RunEventFeed {
+  readonly received: number;
+}
+
 /** The subject of every agent call's events: `<prefix>.events.run.<status>.agent.<name>` (see runEventSubject). */
 export function agentCallEventsSubject(prefix: string): string {
   return `${prefix}.events.run.*.agent.*`;
 }
 
 /**
- * Listens on `<prefix>.events.run.>` for `listen` and on
- * `<prefix>.events.run.*.agent.*` (agent calls only) for `listenCall` (core
- * NATS, as published: no stream keeps them, so a listener sees what is
- * published while it listens). A message that is not a summary is logged and
- * dropped. Two NATS subscriptions however many listeners; a call's event is
- * routed to its waiters by run id.
+ * Listens on `<prefix>.events.run.*.agent.*` (agent calls only) for
+ * `listenCall`, all the time, and on `<prefix>.events.run.>` for `listen`
+ * only while something listens (`GET /api/events` readers): an ingress nobody
+ * watches takes only the agent calls' events off NATS. Core NATS, as
+ * published: no stream keeps them, so a listener sees what is published while
+ * it listens. A message that is not a summary is logged and dropped. At most
+ * two NATS subscriptions however many listeners; a call's event is routed to
+ * its waiters by run id.
  */
-export async function createRunEventSubscriber(options: RunEventSubscriberOptions): Promise<RunEventFeed> {
+export async function createRunEventSubscriber(options: RunEventSubscriberOptions): Promise<RunEventSubscriber> {
   const logger = options.logger ?? silentLogger();
   checkPrefix(options.prefix);
   const conn = await connectNats(options.url, `hookyard-events-feed-${options.prefix}`, logger, options.credentials);
   const all = createFanOut();
   const calls = createCallRouter();
+  let received = 0;
   const pump = (sub: Subscription, deliver: (s: RunSummary) => unknown) =>
     void (async () => {
       for await (const m of sub) {
+        received += 1;
         let summary: RunSummary;
         try {
           summary = JSON.parse(m.string()) as RunSummary;
@@ -138,18 +156,41 @@ export async function createRunEventSubscriber(options: RunEventSubscriberOption
         deliver(summary);
       }
     })();
-  const everything = conn.nc.subscribe(`${options.prefix}.events.run.>`);
-  pump(everything, all.deliver);
+  let everything: Subscription | null = null;
+  let everythingAtServer: Promise<void> = Promise.resolve();
   // The subject filter picks the agent calls' events: NATS does not send this process any other run's for them.
   const agentCalls = conn.nc.subscribe(agentCallEventsSubject(options.prefix));
   pump(agentCalls, calls.deliver);
-  // The subscriptions are at the server before the feed is handed out: nothing published after this is missed.
+  // The calls' subscription is at the server before the feed is handed out: nothing published after this is missed.
   await conn.nc.flush();
+  let closed = false;
   return {
-    listen: (l) => all.listen(l),
+    listen(l) {
+      const stop = all.listen(l);
+      if (!everything && !closed) {
+        everything = conn.nc.subscribe(`${options.prefix}.events.run.>`);
+        pump(everything, all.deliver);
+        everythingAtServer = conn.nc.flush().catch((err: unknown) => {
+          logger.warn({ err: (err as Error).message }, 'the run event subscription was not confirmed by NATS');
+        });
+      }
+      return () => {
+        stop();
+        if (all.size === 0 && everything) {
+          everything.unsubscribe();
+          everything = null;
+        }
+      };
+    },
+    listening: () => everythingAtServer,
+    get received() {
+      return received;
+    },
     listenCall: (runId, l) => calls.add(runId, l),
     async close() {
-      everything.unsubscribe();
+      closed = true;
+      everything?.unsubscribe();
+      everything = null;
       agentCalls.unsubscribe();
       all.clear();
       await withTimeout(conn.nc.drain(), 5000, 'drain NATS connection').catch(() => conn.nc.close());

@@ -120,6 +120,7 @@ describe('run event subscriber (NATS)', () => {
     const publisher = await createRunEventPublisher({ url, prefix });
     const got: RunSummary[] = [];
     const stop = feed.listen((s) => got.push(s));
+    await feed.listening();
     try {
       raw.publish(`${prefix}.events.run.failed.notify`, 'not json');
       raw.publish(`${prefix}.events.run.failed.notify`, JSON.stringify({ hello: 1 }));
@@ -144,6 +145,7 @@ describe('run event subscriber (NATS)', () => {
     const all: string[] = [];
     const stopAll = feed.listen((s) => all.push(`${s.hook}/${s.run_id}/${s.event}`));
     const stop = feed.listenCall('r1', (s) => call.push(`${s.hook}/${s.run_id}/${s.event}`));
+    await feed.listening();
     try {
       // Same run id, other hooks: a hook's own run, and a hook literally named "agent" (subject ...succeeded.agent).
       await publisher.publish(summary({ run_id: 'r1', hook: 'notify', event: 'accepted', status: 'pending' }));
@@ -159,6 +161,42 @@ describe('run event subscriber (NATS)', () => {
     } finally {
       stop();
       stopAll();
+      await publisher.close();
+      await feed.close();
+    }
+  });
+
+  it('takes only the agent calls\' events off NATS while nothing listens to every event, and every event while something does', async () => {
+    const prefix = uniquePrefix('feedlazy');
+    const feed = await createRunEventSubscriber({ url, prefix });
+    const publisher = await createRunEventPublisher({ url, prefix });
+    const call: string[] = [];
+    const all: string[] = [];
+    const stopCall = feed.listenCall('c1', (s) => call.push(s.event));
+    try {
+      await publisher.publish(summary({ run_id: 'h1', hook: 'notify' }));
+      await publisher.publish(summary({ run_id: 'h2', hook: 'notify' }));
+      await publisher.publish(summary({ run_id: 'c1', hook: 'agent:bot', event: 'started', status: 'running' }));
+      await waitFor('the call event', () => call.length === 1);
+      // One connection's order holds: the hooks' events, published first, would have been taken off before it.
+      expect(feed.received).toBe(1);
+
+      const stopAll = feed.listen((s) => all.push(s.run_id));
+      await feed.listening();
+      await publisher.publish(summary({ run_id: 'h3', hook: 'notify' }));
+      await waitFor('the hook event at the full feed', () => all.length === 1);
+      expect(all).toEqual(['h3']);
+      expect(feed.received).toBe(2);
+
+      stopAll();
+      await publisher.publish(summary({ run_id: 'h4', hook: 'notify' }));
+      await publisher.publish(summary({ run_id: 'c1', hook: 'agent:bot' }));
+      await waitFor('the second call event', () => call.length === 2);
+      expect(call).toEqual(['started', 'finished']);
+      expect(all).toEqual(['h3']);
+      expect(feed.received).toBe(3);
+    } finally {
+      stopCall();
       await publisher.close();
       await feed.close();
     }

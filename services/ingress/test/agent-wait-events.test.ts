@@ -37,6 +37,7 @@ function countingFeed(inner: RunEventFeed) {
       n.listenAll += 1;
       return inner.listen(l);
     },
+    listening: () => inner.listening(),
     listenCall: (runId, l) =>
       inner.listenCall(runId, (s) => {
         n.callListenersCalled += 1;

@@ -81,6 +81,7 @@ function countingFeed(hub: RunEventHub, count: (delta: number) => void): RunEven
         stop();
       };
     },
+    listening: () => hub.listening(),
     listenCall: (runId, l) => hub.listenCall(runId, l),
     close: () => hub.close(),
   };
