@@ -50,7 +50,7 @@ class CountingMap<K, V> extends Map<K, V> {
 }
 
 describe('call router (agent calls by run id)', () => {
-  it('with 1,000 calls waiting, an event for run X calls exactly X\'s listeners, with one lookup', () => {
+  it("with 1,000 calls waiting, an event for run X calls exactly X's listeners, with one lookup", () => {
     const byRun = new CountingMap<string, Set<(s: RunSummary) => void>>();
     const router = createCallRouter(byRun);
     const calls = new Map<string, number>();
@@ -166,7 +166,7 @@ describe('run event subscriber (NATS)', () => {
     }
   });
 
-  it('takes only the agent calls\' events off NATS while nothing listens to every event, and every event while something does', async () => {
+  it("takes only the agent calls' events off NATS while nothing listens to every event, and every event while something does", async () => {
     const prefix = uniquePrefix('feedlazy');
     const feed = await createRunEventSubscriber({ url, prefix });
     const publisher = await createRunEventPublisher({ url, prefix });

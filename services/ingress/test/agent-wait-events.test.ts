@@ -55,7 +55,15 @@ describe('AgentCalls.wait with many calls waiting', () => {
     const stores = createMemoryStores();
     const hub = createRunEventHub();
     const { feed, n } = countingFeed(hub);
-    const calls = new AgentCalls({ settings, stores, bus: createMemoryBus(), clock: systemClock, logger: silentLogger(), runEvents: feed, slowPollMs: 600_000 });
+    const calls = new AgentCalls({
+      settings,
+      stores,
+      bus: createMemoryBus(),
+      clock: systemClock,
+      logger: silentLogger(),
+      runEvents: feed,
+      slowPollMs: 600_000,
+    });
     const agent = await addAgent(stores, 'many');
     const ids: string[] = [];
     for (let i = 0; i < 1000; i++) ids.push((await calls.submit(agent, { tool: 'echo', arguments: { i }, via: 'http' })).id);
@@ -87,7 +95,15 @@ describe('AgentCalls.wait through NATS run events', () => {
     const feed = await createRunEventSubscriber({ url, prefix });
     const publisher = await createRunEventPublisher({ url, prefix });
     const stores = createMemoryStores();
-    const calls = new AgentCalls({ settings, stores, bus: createMemoryBus(), clock: systemClock, logger: silentLogger(), runEvents: feed, slowPollMs: 600_000 });
+    const calls = new AgentCalls({
+      settings,
+      stores,
+      bus: createMemoryBus(),
+      clock: systemClock,
+      logger: silentLogger(),
+      runEvents: feed,
+      slowPollMs: 600_000,
+    });
     try {
       const agent = await addAgent(stores, 'natsbot');
       const { id } = await calls.submit(agent, { tool: 'echo', arguments: { a: 1 }, via: 'mcp' });
