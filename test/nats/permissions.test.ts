@@ -125,6 +125,9 @@ describe('deploy/nats/nats-server.conf', () => {
     closers.push(() => feed.close());
     const events: RunSummary[] = [];
     feed.listen((s) => events.push(s));
+    await feed.listening();
+    const callEvents: RunSummary[] = [];
+    feed.listenCall('r2', (s) => callEvents.push(s));
 
     // Scheduler: dispatches runs.
     const schedulerBus = await createJetStreamBus({ url, prefix: PREFIX, credentials: as('scheduler') });
@@ -145,6 +148,10 @@ describe('deploy/nats/nats-server.conf', () => {
     void executorEvents.publish(summary);
     await until(() => events.length === 1, 'the run event at the ingress');
     expect(events[0]).toMatchObject({ run_id: 'r1', hook: 'h1' });
+    // An agent call's event, on <prefix>.events.run.<status>.agent.<name>: the ingress's call subscription hears it.
+    void executorEvents.publish({ ...summary, run_id: 'r2', hook: 'agent:bot' });
+    await until(() => callEvents.length === 1, "the agent call's event at the ingress");
+    expect(callEvents[0]).toMatchObject({ run_id: 'r2', hook: 'agent:bot' });
     // Not one subject a role used was refused: the config allows each what it needs.
     expect(server.log.filter((l) => l.includes('Violation'))).toEqual([]);
   }, 60_000);

@@ -13,8 +13,8 @@ export { createNatsIngest, INGEST_CONSUMER, INGEST_DUPLICATE_WINDOW_MS, INGEST_M
 export type { IngestHandler, IngestMessage, IngestVerdict, NatsIngest, NatsIngestOptions } from './nats-ingest';
 export { createMemoryRunEventPublisher, createRunEventPublisher, runEventSubject } from './run-events';
 export type { MemoryRunEventPublisher, RunEventPublisher, RunEventPublisherOptions, RunSummary } from './run-events';
-export { createRunEventHub, createRunEventSubscriber } from './run-event-feed';
-export type { RunEventFeed, RunEventHub, RunEventSubscriberOptions } from './run-event-feed';
+export { agentCallEventsSubject, createCallRouter, createRunEventHub, createRunEventSubscriber } from './run-event-feed';
+export type { CallRouter, RunEventFeed, RunEventHub, RunEventSubscriber, RunEventSubscriberOptions } from './run-event-feed';
 export { acceptedSummaries, announceRun, summarizeRun } from './run-summary';
 export type { RunEventSink } from './run-summary';
 export {

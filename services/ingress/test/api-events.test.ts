@@ -81,6 +81,8 @@ function countingFeed(hub: RunEventHub, count: (delta: number) => void): RunEven
         stop();
       };
     },
+    listening: () => hub.listening(),
+    listenCall: (runId, l) => hub.listenCall(runId, l),
     close: () => hub.close(),
   };
 }

@@ -64,6 +64,8 @@ export interface AgentCallsDeps {
   runEvents?: RunEventFeed;
   /** Where the `accepted` event of a kept call is announced (the console's live view); absent: not announced. */
   events?: RunEventSink;
+  /** The store poll behind `runEvents` (ms; default SLOW_POLL_MS); a test sets it past the wait to show events alone wake a call. */
+  slowPollMs?: number;
 }
 
 /**
@@ -152,8 +154,9 @@ export class AgentCalls {
    * Waits until the call is done or parked, `waitMs` passed, or `signal`
    * aborted, and answers its view then; `onProgress` gets each intermediate
    * view whose status changed. `untilDone`: a parked call is waited on too
-   * (the MCP door waits through an approval). Woken by run events for this run
-   * when there is a feed; the store is polled besides (events can be lost).
+   * (the MCP door waits through an approval). Woken by this call's run events
+   * when there is a feed (`listenCall`: agent-call events only, routed by run
+   * id); the store is polled besides (events can be lost).
    */
   async wait(
     agent: AgentClient,
@@ -169,7 +172,10 @@ export class AgentCalls {
       waitMs,
       signal: options.signal,
       onProgress: options.onProgress,
-      listen: feed ? (wake) => feed.listen((s) => s.run_id === id && wake()) : undefined,
+      // Only this call's events, routed by run id (one lookup per event, however many calls wait). The view is
+      // read again on each: an event carries the status, not the result nor the approval's question.
+      listen: feed ? (wake) => feed.listenCall(id, () => wake()) : undefined,
+      slowPollMs: this.deps.slowPollMs,
     });
   }
 

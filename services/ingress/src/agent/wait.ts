@@ -22,6 +22,8 @@ export interface WaitOptions<T> {
   /** Subscribes `wake` to the events that may mean a change; answers the unsubscribe. Absent: poll only. */
   listen?: (wake: () => void) => () => void;
   onProgress?: (v: T) => void;
+  /** The fallback poll with a feed (default SLOW_POLL_MS); a test sets it past `waitMs` to show the events alone wake. */
+  slowPollMs?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function waitUntil<T>(opts: WaitOptions<T>): Promise<T> {
   opts.signal?.addEventListener('abort', onAbort);
   try {
     let v = await opts.read();
-    let pollMs = opts.listen ? SLOW_POLL_MS : FAST_POLL_MS;
+    let pollMs = opts.listen ? (opts.slowPollMs ?? SLOW_POLL_MS) : FAST_POLL_MS;
     while (!opts.settled(v) && !opts.signal?.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;

@@ -106,7 +106,6 @@ export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed 
     });
     res.flushHeaders();
     req.socket.setNoDelay(true);
-    res.write('retry: 3000\n: stream open\n\n');
     let closed = false;
     const stop = feed.listen((summary) => {
       if (closed || !matches(filter, summary)) return;
@@ -117,6 +116,10 @@ export function eventRoutes(router: Router, ctx: ApiContext, feed: RunEventFeed 
         return;
       }
       res.write(`event: run\nid: ${summary.run_id}.${summary.event}.${summary.attempts}\ndata: ${JSON.stringify(summary)}\n\n`);
+    });
+    // Open once the feed hears every event (its NATS subscription is at the server): a reader told "open" misses nothing after.
+    void feed.listening().then(() => {
+      if (!closed) res.write('retry: 3000\n: stream open\n\n');
     });
     const heartbeat = setInterval(() => res.write(': keepalive\n\n'), EVENT_HEARTBEAT_MS);
     heartbeat.unref();
