@@ -169,6 +169,36 @@ export function describeRunListConformance(name: string, factory: StoresFactory)
       ]);
     });
 
+    it('a filter on status and hook whose runs are few among many of each: every match, newest first, no page past its limit', async () => {
+      const s = stores();
+      await s.hooks.putHook(hook('many', 'busy'));
+      await s.hooks.putHook(hook('few', 'busy'));
+      const kept: string[] = [];
+      for (let i = 0; i < 30; i += 1)
+        kept.push(...(await s.runs.keepEvent({ topic: 'busy', payload: { i }, now: T0 + i, dispatchGraceMs: 0 })).map((k) => k.id));
+      // Every run of `many` and three of `few` succeed: `succeeded` and `few` are both large, their overlap small.
+      const runs = (await Promise.all(kept.map((id) => s.runs.get(id)))).map((r) => r!);
+      const few = runs.filter((r) => r.hook === 'few').map((r) => r.id);
+      const done = [...runs.filter((r) => r.hook === 'many').map((r) => r.id), few[2]!, few[11]!, few[23]!];
+      for (const id of done) {
+        const c = await s.runs.claim(id, 'w', 1_000, T0 + 100);
+        await s.runs.complete(id, c!.token, 'succeeded', null, T0 + 101);
+      }
+      const want = [few[2]!, few[11]!, few[23]!].sort().reverse();
+      for (const limit of [1, 2, 5]) {
+        const got = await pages(s, { status: 'succeeded', hook: 'few' }, limit);
+        expect(got.flat().map((r) => r.id)).toEqual(want);
+        for (const page of got) expect(page.length).toBeLessThanOrEqual(limit);
+      }
+      expect((await pages(s, { status: 'pending', hook: 'many', topic: 'busy' }, 4)).flat()).toEqual([]);
+      expect((await pages(s, { status: 'pending', topic: 'busy' }, 4)).flat().map((r) => r.id)).toEqual(
+        few
+          .filter((id) => !done.includes(id))
+          .sort()
+          .reverse(),
+      );
+    });
+
     it('a hook moved to another topic: its old runs keep their topic for the filter', async () => {
       const s = stores();
       await s.hooks.putHook(hook('mover', 'before'));

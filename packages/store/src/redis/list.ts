@@ -8,19 +8,20 @@ import { fieldsToRun, toFields } from './run-hash';
 
 /** Rounds of index reads one page may take when runs fall out of the filter between index and read. */
 const MAX_ROUNDS = 10;
+/** Most ids one round reads from one partition's index (the batch doubles each round up to this). */
+const MAX_BATCH = 1000;
 
 /**
- * The narrowest index for a filter. Status with hook or topic has a combined
- * index; hook and topic together use the hook's (a hook's runs share its topic
- * unless the hook was moved) and the topic is checked on the run.
+ * The single-field indexes a filter names (status, hook, topic), or `all`.
+ * With two or more, a partition reads the smallest of them and checks each id
+ * against the others (list.ts keeps no combined index, see lua/index.lua).
  */
-export function indexFor(filter: RunFilter): string {
-  if (filter.status && filter.hook) return `sh:${filter.status}:${filter.hook}`;
-  if (filter.status && filter.topic) return `st:${filter.status}:${filter.topic}`;
-  if (filter.status) return `s:${filter.status}`;
-  if (filter.hook) return `h:${filter.hook}`;
-  if (filter.topic) return `t:${filter.topic}`;
-  return 'all';
+export function indexesFor(filter: RunFilter): string[] {
+  const names: string[] = [];
+  if (filter.status) names.push(`s:${filter.status}`);
+  if (filter.hook) names.push(`h:${filter.hook}`);
+  if (filter.topic) names.push(`t:${filter.topic}`);
+  return names.length > 0 ? names : ['all'];
 }
 
 const matches = (r: Run, f: RunFilter) =>
@@ -42,11 +43,47 @@ function lexBounds(filter: RunFilter, after: string | null): { start: string; st
   return { start: top === null ? '+' : `(${top}`, stop };
 }
 
+/** What one partition reads: its smallest index of the filter and the others to check ids against. */
+interface PartitionPlan {
+  read: string;
+  check: string[];
+}
+
+/**
+ * Per partition, the index to read: the smallest of the filter's (ZCARD is
+ * O(1)); null where one of them is empty (no run of the partition matches).
+ */
+async function plan(client: RedisClient, keys: KeyLayout, partitions: number, names: string[]): Promise<Array<PartitionPlan | null>> {
+  return Promise.all(
+    Array.from({ length: partitions }, async (_, p) => {
+      const all = names.map((n) => keys.index(p, n));
+      if (all.length === 1) return { read: all[0]!, check: [] };
+      const sizes = await Promise.all(all.map((k) => client.zcard(k)));
+      if (sizes.some((n) => n === 0)) return null;
+      const smallest = sizes.indexOf(Math.min(...sizes));
+      return { read: all[smallest]!, check: all.filter((_, i) => i !== smallest) };
+    }),
+  );
+}
+
+/** The ids of `ids` that are members of every index in `check`. */
+async function inAll(client: RedisClient, check: string[], ids: string[]): Promise<string[]> {
+  if (check.length === 0 || ids.length === 0) return ids;
+  const scores = await Promise.all(check.map((k) => client.zmscore(k, ...ids)));
+  return ids.filter((_, i) => scores.every((s) => s[i] !== null));
+}
+
+const newestFirst = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+
 /**
  * Newest first across partitions. Index members order by id (time first), so
- * each partition gives its next `want + 1` ids after the cursor with one
- * ZREVRANGEBYLEX; the merged top `want` are the page and the cursor is the
- * last id read. Every read is one auto-pipelined round trip.
+ * each partition reads its next ids after the cursor with one ZREVRANGEBYLEX
+ * (checked with ZMSCORE against the filter's other indexes). Every id above
+ * the frontier (the highest of the lowest ids read by the partitions that have
+ * more) was looked at in every partition, so the matches above it, newest
+ * first, are the page; the cursor is the last id the page took, or the
+ * frontier when the matches ran short (a page may then come back short, with a
+ * cursor). Every read is one auto-pipelined round trip.
  */
 export async function listRuns(
   client: RedisClient,
@@ -58,24 +95,40 @@ export async function listRuns(
 ): Promise<RunPage> {
   const runs: Run[] = [];
   if (limit <= 0) return { runs, nextCursor: cursor };
-  const suffix = indexFor(filter);
+  const plans = await plan(client, keys, partitions, indexesFor(filter));
   let after = cursor;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const want = limit - runs.length;
+    // want + 1 ids tell whether there is more; a round after one that fell short reads more.
+    const batch = Math.min(MAX_BATCH, (want + 1) * 2 ** round);
     const { start, stop } = lexBounds(filter, after);
-    const perPartition = await Promise.all(
-      Array.from({ length: partitions }, (_, p) => client.zrevrangebylex(keys.index(p, suffix), start, stop, 'LIMIT', 0, want + 1)),
+    const read = await Promise.all(
+      plans.map(async (pp) => {
+        if (!pp) return null;
+        const ids = await client.zrevrangebylex(pp.read, start, stop, 'LIMIT', 0, batch);
+        return { more: ids.length === batch, lowest: ids[ids.length - 1] ?? null, ids: await inAll(client, pp.check, ids) };
+      }),
     );
-    const merged = perPartition.flat().sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    const page = merged.slice(0, want);
-    const read = await Promise.all(page.map((id) => client.hgetall(keys.run(Number.parseInt(id.slice(22, 24), 36), id))));
-    for (const fields of read) {
+    // A partition with no id left in range has none below the next cursor either.
+    read.forEach((r, p) => {
+      if (r && r.lowest === null) plans[p] = null;
+    });
+    let frontier: string | null = null;
+    for (const r of read) if (r?.more && r.lowest !== null && (frontier === null || r.lowest > frontier)) frontier = r.lowest;
+    const eligible = read
+      .flatMap((r) => r?.ids ?? [])
+      .filter((id) => frontier === null || id >= frontier)
+      .sort(newestFirst);
+    const page = eligible.slice(0, want);
+    const hashes = await Promise.all(page.map((id) => client.hgetall(keys.run(Number.parseInt(id.slice(22, 24), 36), id))));
+    for (const fields of hashes) {
       const run = fieldsToRun(toFields(fields));
       // A run may have changed status or expired between the index read and this read.
       if (run && matches(run, filter)) runs.push(run);
     }
-    const more = merged.length > want;
-    after = page[page.length - 1] ?? after;
+    const full = page.length === want;
+    const more = frontier !== null || eligible.length > want;
+    after = full ? page[page.length - 1]! : (frontier ?? after);
     if (!more) return { runs, nextCursor: null };
     if (runs.length >= limit) return { runs, nextCursor: after };
   }

@@ -1,36 +1,26 @@
 -- Fragment: the list indexes of one partition. Sorted sets with score 0, so
 -- members order by id (ids start with their creation time) and a page is one
 -- ZREVRANGEBYLEX. Keys are built from the partition's hash tag `tag`, so they
--- live in the run's slot. Per run: all, h:<hook>, t:<topic> and, per status,
--- s:<status>, sh:<status>:<hook>, st:<status>:<topic>.
-local function ix_status_keys(tag, hook, topic, status)
-  return tag .. ':ix:s:' .. status, tag .. ':ix:sh:' .. status .. ':' .. hook, tag .. ':ix:st:' .. status .. ':' .. topic
-end
-
-local function ix_add_status(tag, id, hook, topic, status)
-  local a, b, c = ix_status_keys(tag, hook, topic, status)
-  redis.call('ZADD', a, 0, id)
-  redis.call('ZADD', b, 0, id)
-  redis.call('ZADD', c, 0, id)
-end
-
-local function ix_rem_status(tag, id, hook, topic, status)
-  local a, b, c = ix_status_keys(tag, hook, topic, status)
-  redis.call('ZREM', a, id)
-  redis.call('ZREM', b, id)
-  redis.call('ZREM', c, id)
+-- live in the run's slot. Per run: all, h:<hook>, t:<topic> and s:<status>;
+-- a status change moves the run between two status indexes. A filter on two
+-- or three of status, hook and topic reads the smallest of their indexes and
+-- checks the others' membership (list.ts), so no combined index is kept (the
+-- sh:/st: indexes of earlier versions are removed at start, setup.ts).
+local function ix_move_status(tag, id, from, to)
+  redis.call('ZREM', tag .. ':ix:s:' .. from, id)
+  redis.call('ZADD', tag .. ':ix:s:' .. to, 0, id)
 end
 
 local function ix_add_run(tag, id, hook, topic, status)
   redis.call('ZADD', tag .. ':ix:all', 0, id)
   redis.call('ZADD', tag .. ':ix:h:' .. hook, 0, id)
   redis.call('ZADD', tag .. ':ix:t:' .. topic, 0, id)
-  ix_add_status(tag, id, hook, topic, status)
+  redis.call('ZADD', tag .. ':ix:s:' .. status, 0, id)
 end
 
 local function ix_drop_run(tag, id, hook, topic, status)
   redis.call('ZREM', tag .. ':ix:all', id)
   redis.call('ZREM', tag .. ':ix:h:' .. hook, id)
   redis.call('ZREM', tag .. ':ix:t:' .. topic, id)
-  ix_rem_status(tag, id, hook, topic, status)
+  redis.call('ZREM', tag .. ':ix:s:' .. status, id)
 end

@@ -29,10 +29,7 @@ end
 -- run's status (before), hook, topic and the attempt's claim time.
 local function set_status(c, to, now)
   local f = redis.call('HMGET', c.run, 'status', 'hook', 'topic', 'claimed')
-  if f[1] ~= to then
-    ix_rem_status(c.tag, c.id, f[2], f[3], f[1])
-    ix_add_status(c.tag, c.id, f[2], f[3], to)
-  end
+  if f[1] ~= to then ix_move_status(c.tag, c.id, f[1], to) end
   redis.call('HSET', c.run, 'status', to, 'updated', now)
   return f
 end
