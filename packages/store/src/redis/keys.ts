@@ -8,6 +8,7 @@ import type { Door } from '@hookyard/core';
  *                                    hook_copies (1 once the per-partition hook copies exist),
  *                                    hook_revisions (1 once the per-partition hook revisions exist)
  *                                    states_declared (1 once free-form subject state was upgraded, migrate-states.ts)
+ *                                    list_indexes (2 once the combined run list indexes were removed, setup.ts)
  *   {P}:hooks                 hash   hook name -> hook JSON
  *   {P}:topic:<topic>         zset   score 0, hook names on the topic (sorted by name)
  *   {P}:verifiers             hash   topic -> verifier binding JSON
@@ -48,7 +49,15 @@ import type { Door } from '@hookyard/core';
  *                                    tool and arguments' hash), joined by an identical call while open; same a and n
  *   {P:p<n>}:ix:all           zset   score 0, every run, ordered by id (= creation time)
  *   {P:p<n>}:ix:h:<hook> / :ix:t:<topic> / :ix:s:<status>
- *   {P:p<n>}:ix:sh:<status>:<hook> / :ix:st:<status>:<topic>
+ *                                    the same for one hook, topic, status; a filter on several reads the
+ *                                    smallest and checks ids against the others (list.ts). Versions before
+ *                                    issue 36 also kept :ix:sh:<status>:<hook> and :ix:st:<status>:<topic>:
+ *                                    removed once at start (setup.ts, {P}:meta list_indexes). An older
+ *                                    replica still running in a rolling upgrade keeps writing s/h/t/all as
+ *                                    this version does (nothing it writes is lost), but its own status+hook
+ *                                    and status+topic lists read the combined keys: they miss the runs newer
+ *                                    replicas kept or moved. Combined keys it writes after the removal are
+ *                                    never read here; they go when the removal runs again (delete the meta field).
  *   {P:p<n>}:int:<id> ...     interactions of the partition's runs (see lua/interaction.lua)
  *   {P:p<n>}:stats:<minute>   hash   the partition's run counters of one minute (floor(ms / 60000), the callers'
  *                                    clock), kept by the run transitions (lua/stats.lua, stats-rules.ts); expires
@@ -199,11 +208,11 @@ export class KeyLayout {
   agentOpenCall(partition: number, agent: string, identity: string): string {
     return `${this.tag(partition)}:agent-open:${agent}:${identity}`;
   }
-  /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   /** Partition `partition`'s run counters of `minute` (stats.lua names the same key from the tag). */
   stats(partition: number, minute: number): string {
     return `${this.tag(partition)}:stats:${minute}`;
   }
+  /** A list index; `suffix` is one of the ix:* names above without the `ix:`. */
   index(partition: number, suffix: string): string {
     return `${this.tag(partition)}:ix:${suffix}`;
   }

@@ -4,6 +4,7 @@ import type { RedisClient } from './client';
 import { hookRevision } from '../hook-revision';
 import { MAX_HOOKS_PER_EVENT } from '../run-ids';
 import type { KeyLayout } from './keys';
+import { ensureListIndexLayout } from './list-indexes';
 import { copyPolicyVersion } from './policy-copies';
 import type { Scripts } from './scripts';
 import { storeError } from './replies';
@@ -26,6 +27,9 @@ const PASSED = Promise.resolve();
  * - The per-partition hook revisions (the claim answers them): recorded once
  *   from `{P}:hooks` the same way when `{P}:meta` does not say they exist.
  *   Until then a claim answers no revision, and the executor reads the hook.
+ * - The run list indexes: the combined status+hook and status+topic indexes
+ *   of versions before issue 36 removed once (list-indexes.ts), recorded in
+ *   `{P}:meta` `list_indexes`.
  *
  * `createRedisStores` runs it at start; when Redis is unreachable then, start
  * goes on and every later call runs it first (failing `unavailable` as the
@@ -66,6 +70,7 @@ export class StoreSetup {
     await this.ensureHookCopies();
     await this.ensureHookRevisions();
     await this.ensurePolicyVersions();
+    await this.ensureListIndexes();
   }
 
   private async checkPartitions(): Promise<void> {
@@ -114,6 +119,12 @@ export class StoreSetup {
     const version = (await this.client.hget(this.keys.approvalPolicy, 'version')) ?? '0';
     await Promise.all(Array.from({ length: this.partitions }, (_, p) => copyPolicyVersion(this.scripts, this.keys, p, version)));
     await this.client.hset(this.keys.meta, 'policy_versions', 1);
+  }
+
+  /** The run list indexes in this version's layout: the combined ones of earlier versions removed (list-indexes.ts). */
+  private async ensureListIndexes(): Promise<void> {
+    const removed = await ensureListIndexLayout(this.client, this.keys, this.partitions);
+    if (removed > 0) this.logger?.info({ removed }, 'redis store: removed the combined run list indexes (status+hook, status+topic) of an earlier version');
   }
 
   private async ensureHookRevisions(): Promise<void> {
