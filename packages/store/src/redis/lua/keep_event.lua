@@ -25,7 +25,11 @@
 -- an event twice. (The id base is unique per call: a fresh time-sortable id.)
 -- Returns {0, id1, hook1, id2, hook2, ...}; {1, claim value} already claimed by
 -- another keep (nothing written); {ERR_TOO_MANY_HOOKS, hook count} too many hooks.
---!include transitions
+-- Only the fragments it uses: each one's definitions run on every call (the
+-- transitions of an existing run are not needed here).
+--!include codes
+--!include slot
+--!include history
 --!include new_run
 local tag, base, topic, payload, delivery = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 same_slot(tag)
