@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPLY_CODES, checkReply } from '../src/redis/replies';
 import { PLANNED_CLAIM_ARGS } from '../src/redis/planned-claim-args';
+import { RUN_HEAD_FIELDS, headFields } from '../src/redis/run-hash';
 
 const LUA = join(__dirname, '..', 'src', 'redis', 'lua');
 const lua = (name: string) => readFileSync(join(LUA, `${name}.lua`), 'utf8');
@@ -29,6 +30,13 @@ describe('Lua scripts name their refusals and arguments once', () => {
       const names = [...code.join('\n').matchAll(/ERR_([A-Z_]+)/g)].map((m) => m[1]!.toLowerCase());
       expect({ file, unknown: names.filter((n) => !(n in REPLY_CODES)) }).toEqual({ file, unknown: [] });
     }
+  });
+
+  it('run_head answers the values of the fields the store names, in its order', () => {
+    const listed = /^local HEAD_FIELDS = \{([^}]*)\}/m.exec(lua('transitions'));
+    expect([...(listed?.[1] ?? '').matchAll(/'([a-z_]+)'/g)].map((m) => m[1])).toEqual([...RUN_HEAD_FIELDS]);
+    // An absent field (HMGET's nil) is left out, as HGETALL would.
+    expect(headFields(['r1', 'h', null, 'pending'])).toEqual({ id: 'r1', hook: 'h', status: 'pending' });
   });
 
   it('claim_planned names its ARGV once, in the order the store sends them', () => {

@@ -38,7 +38,7 @@ import { listRuns } from './list';
 import { checkReply, readyToWrite, replyText, storeError } from './replies';
 import { plannedClaimArgv, type PlannedClaimArgs } from './planned-claim-args';
 import type { ReplyContext } from './replies';
-import { fieldsToRun, fieldsToRunHead, toFields } from './run-hash';
+import { fieldsToRun, fieldsToRunHead, headFields, toFields } from './run-hash';
 import type { StoreSetup } from './setup';
 import type { Scripts, ScriptName } from './scripts';
 
@@ -471,7 +471,7 @@ export class RedisRunStore implements RunStore {
   }
 
   private headOf(reply: unknown): RunHead {
-    const head = fieldsToRunHead(toFields(reply));
+    const head = fieldsToRunHead(headFields(reply));
     if (!head) throw notFound('run vanished during the write');
     return head;
   }

@@ -20,6 +20,46 @@ export function toFields(reply: unknown): RunFields {
   return fields;
 }
 
+/** The fields of a run's head, in the order the Lua run_head answers their values (lua/transitions.lua HEAD_FIELDS). */
+export const RUN_HEAD_FIELDS = [
+  'id',
+  'hook',
+  'topic',
+  'status',
+  'attempts',
+  'acted',
+  'acted_ids',
+  'claim_intent',
+  'error',
+  'owner',
+  'until',
+  'token',
+  'due',
+  'delivery',
+  'door',
+  'verified',
+  'resumable',
+  'interaction',
+  'replay_of',
+  'trigger_link',
+  'trace',
+  'created',
+  'updated',
+  'started',
+  'finished',
+] as const;
+
+/** The fields of a run_head reply (values in RUN_HEAD_FIELDS order; an absent field is null). */
+export function headFields(reply: unknown): RunFields {
+  const fields: RunFields = {};
+  if (!Array.isArray(reply)) return fields;
+  RUN_HEAD_FIELDS.forEach((name, i) => {
+    const value = reply[i] as string | number | null | undefined;
+    if (value !== null && value !== undefined) fields[name] = String(value);
+  });
+  return fields;
+}
+
 const iso = (ms: string | undefined): string | null => (ms ? new Date(Number(ms)).toISOString() : null);
 const json = <T>(raw: string | undefined, empty: T): T => (raw ? (JSON.parse(raw) as T) : empty);
 

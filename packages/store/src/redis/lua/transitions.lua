@@ -103,19 +103,13 @@ local function stale_reply(c)
   return { ERR_STALE_TOKEN, f[1], f[2] or '0' }
 end
 
--- The run's head as a flat field/value list (an HGETALL without the bulky
--- fields payload, input, result and history): what outcome writes answer.
+-- The run's head: the values of HEAD_FIELDS, in that order (nil for an absent
+-- field), without the bulky fields payload, input, result and history: what
+-- outcome writes answer. The store names them (RUN_HEAD_FIELDS in run-hash.ts;
+-- a test holds the two lists equal), so the reply carries no field names.
 local HEAD_FIELDS = { 'id', 'hook', 'topic', 'status', 'attempts', 'acted', 'acted_ids', 'claim_intent', 'error', 'owner',
   'until', 'token', 'due', 'delivery', 'door', 'verified', 'resumable', 'interaction', 'replay_of', 'trigger_link', 'trace', 'created',
   'updated', 'started', 'finished' }
 local function run_head(c)
-  local values = redis.call('HMGET', c.run, unpack(HEAD_FIELDS))
-  local out = {}
-  for i, name in ipairs(HEAD_FIELDS) do
-    if values[i] then
-      out[#out + 1] = name
-      out[#out + 1] = values[i]
-    end
-  end
-  return out
+  return redis.call('HMGET', c.run, unpack(HEAD_FIELDS))
 end
