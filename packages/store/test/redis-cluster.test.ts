@@ -69,6 +69,35 @@ describe('redis cluster: the proof is real', () => {
     expect(perNode.every((k) => k > 0)).toBe(true);
   });
 
+  it('start removes the combined list indexes of an earlier version from every master, and lists answer the same', async () => {
+    const prefix = `${suitePrefix}ixup`;
+    const s = await createRedisStores({ url: cluster!.url, cluster: true, prefix, partitions: 12 });
+    const admin = new Cluster([{ host: '127.0.0.1', port: Number(new URL(cluster!.url).port) }]);
+    try {
+      await s.hooks.putHook(hook('h', 't'));
+      for (let i = 0; i < 24; i += 1) await s.runs.keepEvent({ topic: 't', payload: { i }, now: T0 + i, dispatchGraceMs: 0 });
+      const listed = (await s.runs.list({ status: 'pending', hook: 'h' }, 100)).runs.map((r) => r.id);
+      expect(listed).toHaveLength(24);
+      // As the earlier version kept them, in each run's partition (12 hash tags over the three masters).
+      const combined = listed.flatMap((id) => {
+        const tag = `{${prefix}:p${Number.parseInt(id.slice(22, 24), 36)}}`;
+        return [`${tag}:ix:sh:pending:h`, `${tag}:ix:st:pending:t`].map((key) => ({ key, id }));
+      });
+      for (const { key, id } of combined) await admin.zadd(key, 0, id);
+      await admin.hdel(`{${prefix}}:meta`, 'list_indexes');
+      const again = await createRedisStores({ url: cluster!.url, cluster: true, prefix, partitions: 12 });
+      try {
+        expect(await Promise.all(combined.map(({ key }) => admin.exists(key)))).toEqual(combined.map(() => 0));
+        expect((await again.runs.list({ status: 'pending', hook: 'h' }, 100)).runs.map((r) => r.id)).toEqual(listed);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      admin.disconnect();
+      await s.close();
+    }
+  });
+
   it('the upgrade finds the kinds holding documents on every master, and declares them open', async () => {
     const s = await createRedisStores({ url: cluster!.url, cluster: true, prefix: `${suitePrefix}upgrade`, partitions: 3 });
     try {
