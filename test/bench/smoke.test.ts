@@ -60,7 +60,14 @@ describe('benchmark suite (smoke)', () => {
     expect(results.sections.growth).toEqual(
       expect.objectContaining({ hooks: expect.any(Object), fanOut: expect.any(Object), list: expect.any(Object), payloads: expect.any(Object) }),
     );
-    expect(results.sections.memory).toEqual(expect.objectContaining({ soak: expect.any(Object), peakRssMiB: expect.any(Object) }));
+    expect(results.sections.memory).toEqual(
+      expect.objectContaining({ soak: expect.any(Object), peakRssMiB: expect.any(Object), idle: expect.objectContaining({ rssMiB: expect.any(Object) }) }),
+    );
+    // CPU per run of both systems, each a sum over its processes, and their ratio.
+    const e2e = results.sections.e2e as { cpuPerRun: { hookyardMs: { median: number }; bullmqMs: { median: number }; value: number } };
+    expect(e2e.cpuPerRun.hookyardMs.median).toBeGreaterThan(0);
+    expect(e2e.cpuPerRun.bullmqMs.median).toBeGreaterThan(0);
+    expect(e2e.cpuPerRun.value).toBeGreaterThan(0);
     // The agent door: both systems answered every call at each rate and at saturation (each answer echoes its arguments).
     const agent = results.sections.agent as {
       rates: { rate: number; hookyard: { failures: number[]; calls: number[] }; direct: { failures: number[]; calls: number[] } }[];
