@@ -5,7 +5,7 @@
  * (autocannon or a paced loop; the SDK's MCP client for the agent door), and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue,agent,counters]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,single,conditions,growth,memory,catalogue,agent,counters]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
@@ -26,6 +26,7 @@ const { renderMarkdown, verdicts } = require('./lib/report');
 const SECTIONS = {
   door: () => require('./sections/door').door,
   e2e: () => require('./sections/e2e').e2e,
+  single: () => require('./sections/single').single,
   conditions: () => require('./sections/conditions').conditions,
   growth: () => require('./sections/growth').growth,
   memory: () => require('./sections/memory').memory,

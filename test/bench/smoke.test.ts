@@ -13,7 +13,7 @@ import { requireBuiltCli } from '../support/processes';
 // The agent section adds ~40 s on a busy 2-core machine (every section together took ~165 s there).
 jest.setTimeout(240_000);
 
-const SECTIONS = ['door', 'e2e', 'conditions', 'growth', 'memory', 'catalogue', 'agent', 'counters'];
+const SECTIONS = ['door', 'e2e', 'single', 'conditions', 'growth', 'memory', 'catalogue', 'agent', 'counters'];
 
 describe('benchmark suite (smoke)', () => {
   let out: string;
@@ -68,6 +68,12 @@ describe('benchmark suite (smoke)', () => {
     expect(e2e.cpuPerRun.hookyardMs.median).toBeGreaterThan(0);
     expect(e2e.cpuPerRun.bullmqMs.median).toBeGreaterThan(0);
     expect(e2e.cpuPerRun.value).toBeGreaterThan(0);
+    // The single-process shape ran the same events as the three-process one.
+    const single = results.sections.single as Record<'single' | 'three', { runsPerSecond: { median: number }; samples: number[] }>;
+    for (const shape of [single.single, single.three]) {
+      expect(shape.runsPerSecond.median).toBeGreaterThan(0);
+      expect(shape.samples.every((n) => n > 0)).toBe(true);
+    }
     // The agent door: both systems answered every call at each rate and at saturation (each answer echoes its arguments).
     const agent = results.sections.agent as {
       rates: { rate: number; hookyard: { failures: number[]; calls: number[] }; direct: { failures: number[]; calls: number[] } }[];

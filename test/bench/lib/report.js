@@ -3,6 +3,7 @@
 const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 const { BENCH_DIR } = require('./common');
+const scale = require('./report-scale');
 
 const num = (v) =>
   v == null ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en') : v.toLocaleString('en', { maximumFractionDigits: 2 })) : String(v);
@@ -431,7 +432,7 @@ function counters(s) {
   ].join('\n');
 }
 
-const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent, counters };
+const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent, counters, single: scale.single };
 
 function renderMarkdown(r) {
   const m = r.machine;
@@ -570,6 +571,7 @@ function verdicts(r) {
       sat.ratio.met,
     );
   }
+  scale.scaleVerdicts(s, add);
   if (s.catalogue && !s.catalogue.error) {
     add('GitHub OpenAPI discovery (median)', `${num(s.catalogue.discoveryMs.median)} ms`, '< 5000 ms', s.catalogue.discoveryMs.median < 5000);
     add('largest event-loop stall during it (median)', `${num(s.catalogue.largestStallMs.median)} ms`, '< 50 ms', s.catalogue.largestStallMs.median < 50);
