@@ -1,7 +1,7 @@
 'use strict';
 /**
- * RESULTS.md sections of issue 36's benches: the single-process shape
- * (single); and its row of the Summary.
+ * RESULTS.md sections of issue 36's benches: cost as work grows (cost), the
+ * single-process shape (single); and their rows of the Summary.
  */
 
 const num = (v) =>
@@ -11,6 +11,40 @@ const pass = (m) => (m == null ? '–' : m ? 'PASS' : '**MISS**');
 
 function table(head, rows) {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function cost(s) {
+  const queries = s.steps.length ? Object.keys(s.steps[0].lists) : [];
+  return [
+    '## 10. Cost as work grows: runs kept in Redis',
+    '',
+    `${s.method} Target ${num(s.target)} runs, reached **${num(s.reached)}**${s.reached < s.target ? ` (the ${s.fillBudgetSeconds} s fill budget stopped it; \`--list-fill-seconds\` raises it)` : ''}; fill took ${num(s.fillMs)} ms.`,
+    '',
+    table(
+      [
+        'runs filled',
+        'door events/s',
+        'runs/s (door + claim + echo)',
+        'Redis µs of scripts per run',
+        'Redis bytes per kept run',
+        ...queries.map((q) => `p99 ms \`${q}\``),
+      ],
+      s.steps.map((r) => [
+        num(r.filled),
+        mmm(r.acceptedPerSecond),
+        mmm(r.runsPerSecond),
+        mmm(r.scriptUsecPerRun),
+        num(r.redisBytesPerRun),
+        ...queries.map((q) => mmm(r.lists[q].p99Ms)),
+      ]),
+    ),
+    '',
+    `From ${num(s.steps[0] && s.steps[0].filled)} to ${num(s.steps.length && s.steps[s.steps.length - 1].filled)} runs kept: ` +
+      Object.entries(s.flat)
+        .map(([k, v]) => `${k} ${v.verdict === 'flat' ? 'flat' : `**${v.verdict}**`}`)
+        .join(', ') +
+      '.',
+  ].join('\n');
 }
 
 function single(s) {
@@ -38,8 +72,18 @@ function single(s) {
 
 /** Summary rows of these sections (the same `add` as report.js's verdicts). */
 function scaleVerdicts(sections, add) {
+  const c = sections.cost;
+  if (c && !c.error && c.steps.length) {
+    const moved = Object.entries(c.flat).filter(([, v]) => v.verdict !== 'flat' && v.verdict !== '–');
+    add(
+      `door, claim, list pages and Redis bytes per run from ${num(c.steps[0].filled)} to ${num(c.steps[c.steps.length - 1].filled)} runs kept`,
+      moved.length ? `not flat: ${moved.map(([k, v]) => `${k} ${v.verdict}`).join(', ')}` : 'flat',
+      'flat (report)',
+      null,
+    );
+  }
   const o = sections.single;
   if (o && !o.error) add('`serve --role all` / three processes, runs/s and CPU per run', `${num(o.runsRatio)}x, ${num(o.cpuRatio)}x`, '– (report)', null);
 }
 
-module.exports = { single, scaleVerdicts };
+module.exports = { cost, single, scaleVerdicts };
