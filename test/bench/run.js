@@ -5,7 +5,7 @@
  * (autocannon or a paced loop; the SDK's MCP client for the agent door), and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,single,conditions,growth,cost,memory,catalogue,agent,counters]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,single,conditions,growth,cost,memory,catalogue,agent,waiters,counters]
  *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N]
  *                          [--list-runs N] [--list-fill-seconds N]  (cost: the largest number of runs kept, default 100000; the fill budget, default 120 s)
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
@@ -34,6 +34,7 @@ const SECTIONS = {
   memory: () => require('./sections/memory').memory,
   catalogue: () => require('./sections/catalogue').catalogue,
   agent: () => require('./sections/agent').agent,
+  waiters: () => require('./sections/waiters').waiters,
   counters: () => require('./sections/counters').counters,
 };
 

@@ -11,9 +11,9 @@ import { requireNats, requireRedis } from '../support/services';
 import { requireBuiltCli } from '../support/processes';
 
 // The agent section adds ~40 s on a busy 2-core machine (every section together took ~165 s there).
-jest.setTimeout(240_000);
+jest.setTimeout(360_000);
 
-const SECTIONS = ['door', 'e2e', 'single', 'conditions', 'growth', 'cost', 'memory', 'catalogue', 'agent', 'counters'];
+const SECTIONS = ['door', 'e2e', 'single', 'conditions', 'growth', 'cost', 'memory', 'catalogue', 'agent', 'waiters', 'counters'];
 
 describe('benchmark suite (smoke)', () => {
   let out: string;
@@ -35,7 +35,7 @@ describe('benchmark suite (smoke)', () => {
     let log = '';
     child.stdout.on('data', (c: Buffer) => (log += c.toString()));
     child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), 220_000);
+    const timer = setTimeout(() => child.kill('SIGTERM'), 340_000);
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     clearTimeout(timer);
     if (code !== 0) throw new Error(`bench smoke exited ${code}:\n${log.slice(-6000)}`);
@@ -80,6 +80,21 @@ describe('benchmark suite (smoke)', () => {
       expect(step.runsPerSecond.median).toBeGreaterThan(0);
       expect(Object.keys(step.lists)).toHaveLength(4);
     }
+    // The waiters: the calls really waited in each window (counted as open approvals), run events flowed past them, and they all ended denied.
+    const waiters = results.sections.waiters as {
+      few: { waiting: number; runs: { waiting: number; events: number; runEventsOnNats: number }[] };
+      many: { waiting: number; runs: { waiting: number; events: number; runEventsOnNats: number }[] };
+      ended: Record<string, number>;
+      ratio: { value: number };
+    };
+    expect(waiters.few.runs.map((r) => r.waiting)).toEqual([5, 5]);
+    expect(waiters.many.runs.map((r) => r.waiting)).toEqual([50, 50]);
+    for (const r of [...waiters.few.runs, ...waiters.many.runs]) {
+      expect(r.events).toBeGreaterThan(0);
+      expect(r.runEventsOnNats).toBeGreaterThan(0);
+    }
+    expect(waiters.ended).toEqual({ denied: 50 });
+    expect(waiters.ratio.value).toBeGreaterThan(0);
     // The agent door: both systems answered every call at each rate and at saturation (each answer echoes its arguments).
     const agent = results.sections.agent as {
       rates: { rate: number; hookyard: { failures: number[]; calls: number[] }; direct: { failures: number[]; calls: number[] } }[];

@@ -1,7 +1,8 @@
 'use strict';
 /**
- * RESULTS.md sections of issue 36's benches: cost as work grows (cost), the
- * single-process shape (single); and their rows of the Summary.
+ * RESULTS.md sections of issue 36's benches: the agent door with many calls
+ * waiting (waiters), cost as work grows (cost), the single-process shape
+ * (single); and their rows of the Summary.
  */
 
 const num = (v) =>
@@ -11,6 +12,31 @@ const pass = (m) => (m == null ? '–' : m ? 'PASS' : '**MISS**');
 
 function table(head, rows) {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function waiters(s) {
+  const rows = [...s.few.runs, ...s.many.runs].map((r) => [
+    num(r.waiting),
+    num(r.events),
+    num(r.acceptedPerSecond),
+    num(r.runEventsOnNats),
+    num(r.ingressCpuMsPerEvent),
+    num(r.quietIngressCpuMsPerSecond),
+    num(r.machineBusyPercent),
+  ]);
+  return [
+    '## 9. Agent door at scale: the ingress with many calls waiting on approvals',
+    '',
+    s.method,
+    '',
+    table(
+      ['calls waiting', 'events', 'accepted/s', 'run events on NATS', 'ingress CPU ms per event', 'ingress CPU ms/s without events', 'machine busy %'],
+      rows,
+    ),
+    '',
+    `Ingress CPU per event with ${num(s.many.waiting)} calls waiting / with ${num(s.few.waiting)}: ${mmm(s.many.ingressCpuMsPerEvent)} / ${mmm(s.few.ingressCpuMsPerEvent)} ms = ` +
+      `**${num(s.ratio.value)}x**; target <= ${num(s.ratio.target)}x: ${pass(s.ratio.met)}. The calls ended ${JSON.stringify(s.ended)}.`,
+  ].join('\n');
 }
 
 function cost(s) {
@@ -72,6 +98,14 @@ function single(s) {
 
 /** Summary rows of these sections (the same `add` as report.js's verdicts). */
 function scaleVerdicts(sections, add) {
+  const w = sections.waiters;
+  if (w && !w.error)
+    add(
+      `ingress CPU per event with ${num(w.many.waiting)} / ${num(w.few.waiting)} calls waiting`,
+      `${num(w.many.ingressCpuMsPerEvent.median)} / ${num(w.few.ingressCpuMsPerEvent.median)} ms = ${num(w.ratio.value)}x`,
+      `<= ${num(w.ratio.target)}x`,
+      w.ratio.met,
+    );
   const c = sections.cost;
   if (c && !c.error && c.steps.length) {
     const moved = Object.entries(c.flat).filter(([, v]) => v.verdict !== 'flat' && v.verdict !== '–');
@@ -86,4 +120,4 @@ function scaleVerdicts(sections, add) {
   if (o && !o.error) add('`serve --role all` / three processes, runs/s and CPU per run', `${num(o.runsRatio)}x, ${num(o.cpuRatio)}x`, '– (report)', null);
 }
 
-module.exports = { cost, single, scaleVerdicts };
+module.exports = { waiters, cost, single, scaleVerdicts };

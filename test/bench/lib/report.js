@@ -432,7 +432,7 @@ function counters(s) {
   ].join('\n');
 }
 
-const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent, counters, cost: scale.cost, single: scale.single };
+const RENDER = { door, e2e, conditions, growth, memory, catalogue, agent, counters, waiters: scale.waiters, cost: scale.cost, single: scale.single };
 
 function renderMarkdown(r) {
   const m = r.machine;
