@@ -73,12 +73,17 @@ describe('benchmark suite (smoke)', () => {
       expect(shape.samples.every((n) => n > 0)).toBe(true);
     }
     // Cost as work grows: each size was filled in turn and measured (door, claim, the list queries).
-    const cost = results.sections.cost as { reached: number; steps: { filled: number; runsPerSecond: { median: number }; lists: Record<string, unknown> }[] };
+    const cost = results.sections.cost as {
+      reached: number;
+      steps: { filled: number; runsPerSecond: { median: number }; keyBytesPerRun: { hash: number; indexes: number }; lists: Record<string, unknown> }[];
+    };
     expect(cost.steps.map((s) => s.filled)).toEqual([1000, 5000]);
     expect(cost.reached).toBe(5000);
     for (const step of cost.steps) {
       expect(step.runsPerSecond.median).toBeGreaterThan(0);
       expect(Object.keys(step.lists)).toHaveLength(4);
+      expect(step.keyBytesPerRun.hash).toBeGreaterThan(0);
+      expect(step.keyBytesPerRun.indexes).toBeGreaterThan(0);
     }
     // The waiters: the calls really waited in each window (counted as open approvals), run events flowed past them, and they all ended denied.
     const waiters = results.sections.waiters as {

@@ -52,7 +52,8 @@ function cost(s) {
         'door events/s',
         'runs/s (door + claim + echo)',
         'Redis µs of scripts per run',
-        'Redis bytes per kept run',
+        'Redis bytes per run filled (used_memory over the fill)',
+        'Redis bytes per kept run (MEMORY USAGE: run hash + indexes)',
         ...queries.map((q) => `p99 ms \`${q}\``),
       ],
       s.steps.map((r) => [
@@ -61,6 +62,7 @@ function cost(s) {
         mmm(r.runsPerSecond),
         mmm(r.scriptUsecPerRun),
         num(r.redisBytesPerRun),
+        r.keyBytesPerRun ? `${num(r.keyBytesPerRun.total)} (${num(r.keyBytesPerRun.hash)} + ${num(r.keyBytesPerRun.indexes)})` : '–',
         ...queries.map((q) => mmm(r.lists[q].p99Ms)),
       ]),
     ),

@@ -8,7 +8,9 @@
  *  - one list page: p99 of GET /api/hook-runs?limit=50, with a status filter,
  *    a hook filter and both;
  *  - Redis memory per kept run: INFO used_memory before and after each fill,
- *    over the runs filled (the server is shared: other clients' writes count too).
+ *    over the runs filled (the server is shared: other clients' writes count
+ *    too), and MEMORY USAGE of the prefix's keys over the runs kept (run
+ *    hashes from a sample, every other key exactly), which no other client moves.
  * Runs are filled by fillRuns (packages/store/test/list-perf.js: pipelined
  * writes of the store's own key layout and fields; status mix 70 % succeeded,
  * 20 hooks on 5 topics), bounded by --list-fill-seconds. Ingress and executor
@@ -30,6 +32,40 @@ async function usedMemory() {
   const r = redisClient();
   try {
     return Number((/used_memory:(\d+)/.exec(await r.info('memory')) || [])[1]);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/**
+ * Bytes of the prefix's keys (MEMORY USAGE): the hashes (one per run) from a
+ * sample of `sample`, scaled to their number; every other key (the indexes)
+ * exactly. Answers {hashKeys, hashBytes, otherKeys, otherBytes}.
+ */
+async function prefixBytes(prefix, sample = 500) {
+  const r = redisClient();
+  try {
+    const hashes = [];
+    const others = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 20000);
+      cursor = next;
+      if (!keys.length) continue;
+      const pipe = r.pipeline();
+      for (const k of keys) pipe.type(k);
+      const types = await pipe.exec();
+      keys.forEach((k, i) => (types[i][1] === 'hash' ? hashes : others).push(k));
+    } while (cursor !== '0');
+    const usage = async (keys, exact) => {
+      const pipe = r.pipeline();
+      for (const k of keys) pipe.call('MEMORY', 'USAGE', k, ...(exact ? ['SAMPLES', '0'] : []));
+      return (await pipe.exec()).reduce((a, [, v]) => a + (Number(v) || 0), 0);
+    };
+    const step = Math.max(1, Math.floor(hashes.length / sample));
+    const picked = hashes.filter((_, i) => i % step === 0);
+    const hashBytes = picked.length ? Math.round(((await usage(picked, false)) / picked.length) * hashes.length) : 0;
+    return { hashKeys: hashes.length, hashBytes, otherKeys: others.length, otherBytes: await usage(others, true) };
   } finally {
     r.disconnect();
   }
@@ -98,12 +134,13 @@ async function cost(ctx) {
   const pageSeconds = ctx.smoke ? 0.3 : 1;
   const out = [];
   let filled = 0;
+  let byDoor = 0;
   let fillMs = 0;
   const now = Date.now();
   try {
     await registerHook(base, 'cost', 'cost');
     // Warm-up: JIT and pools, so the smallest size is not also the cold one.
-    await doorAndClaim(stack, ctx.smoke ? 50 : 500, 60_000);
+    byDoor += (await doorAndClaim(stack, ctx.smoke ? 50 : 500, 60_000)).events;
     for (const want of steps) {
       const before = await usedMemory();
       const fillFrom = filled;
@@ -123,8 +160,25 @@ async function cost(ctx) {
       if (out.length && out[out.length - 1].filled === filled) break;
       const memoryPerRun = filled > fillFrom ? Math.round(((await usedMemory()) - before) / (filled - fillFrom)) : null;
       log(`cost: ${filled} runs filled (fill ${fillMs} ms so far${filled < want ? `; the ${ctx.listFillSeconds} s budget stopped short of ${want}` : ''})`);
-      const row = { filled, redisBytesPerRun: memoryPerRun, door: [], lists: {} };
-      for (let i = 0; i < ctx.runs; i++) row.door.push(await doorAndClaim(stack, events, ctx.smoke ? 60_000 : 180_000));
+      const keys = await prefixBytes(prefix);
+      const kept = filled + byDoor;
+      const row = {
+        filled,
+        kept,
+        redisBytesPerRun: memoryPerRun,
+        keyBytesPerRun: {
+          total: Math.round((keys.hashBytes + keys.otherBytes) / kept),
+          hash: Math.round(keys.hashBytes / kept),
+          indexes: Math.round(keys.otherBytes / kept),
+        },
+        keys,
+        door: [],
+        lists: {},
+      };
+      for (let i = 0; i < ctx.runs; i++) {
+        row.door.push(await doorAndClaim(stack, events, ctx.smoke ? 60_000 : 180_000));
+        byDoor += row.door[row.door.length - 1].events;
+      }
       for (const q of QUERIES) {
         const runs = [];
         for (let i = 0; i < ctx.runs; i++) runs.push(await pageLatency(base, q, pageSeconds));
@@ -136,7 +190,7 @@ async function cost(ctx) {
       row.scriptUsecPerRun = med('scriptUsecPerRun');
       log(
         `cost ${filled} kept: door ${row.acceptedPerSecond.median}/s, runs ${row.runsPerSecond.median}/s, scripts ${row.scriptUsecPerRun.median} µs/run, ` +
-          `${memoryPerRun} B/run; list p99 ${QUERIES.map((q) => `${q} ${row.lists[q].p99Ms.median} ms`).join(', ')}`,
+          `${memoryPerRun} B/run (used_memory), ${row.keyBytesPerRun.total} B/run (MEMORY USAGE: ${row.keyBytesPerRun.hash} run hash + ${row.keyBytesPerRun.indexes} indexes); list p99 ${QUERIES.map((q) => `${q} ${row.lists[q].p99Ms.median} ms`).join(', ')}`,
       );
       out.push(row);
     }
@@ -149,7 +203,7 @@ async function cost(ctx) {
     doorEventsPerSecond: flatness(first.acceptedPerSecond.median, last.acceptedPerSecond.median, true),
     runsPerSecond: flatness(first.runsPerSecond.median, last.runsPerSecond.median, true),
     scriptUsecPerRun: flatness(first.scriptUsecPerRun.median, last.scriptUsecPerRun.median, false),
-    redisBytesPerRun: flatness(first.redisBytesPerRun, last.redisBytesPerRun, false),
+    redisBytesPerRun: flatness(first.keyBytesPerRun.total, last.keyBytesPerRun.total, false),
     ...Object.fromEntries(QUERIES.map((q) => [`list p99 ${q}`, flatness(first.lists[q].p99Ms.median, last.lists[q].p99Ms.median, false)])),
   };
   return {
