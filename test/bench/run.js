@@ -5,8 +5,9 @@
  * (autocannon or a paced loop; the SDK's MCP client for the agent door), and
  * measures each comparison in the same run, alternating the two systems.
  *
- *   node test/bench/run.js [--smoke] [--only door,e2e,conditions,growth,memory,catalogue,agent,counters]
- *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N] [--list-runs N] [--list-fill-seconds N]
+ *   node test/bench/run.js [--smoke] [--only door,e2e,single,conditions,growth,cost,memory,catalogue,agent,waiters,counters]
+ *                          [--out <dir>] [--soak-seconds N] [--soak-rate N] [--runs N]
+ *                          [--list-runs N] [--list-fill-seconds N]  (cost: the largest number of runs kept, default 100000; the fill budget, default 120 s)
  *                          [--latency-rates 250,500,1000]  (e2e: accept-to-start at these rates too)
  *   node test/bench/run.js --render <results.json>   re-renders RESULTS.md (e.g. after editing ANALYSIS.md)
  *
@@ -26,11 +27,14 @@ const { renderMarkdown, verdicts } = require('./lib/report');
 const SECTIONS = {
   door: () => require('./sections/door').door,
   e2e: () => require('./sections/e2e').e2e,
+  single: () => require('./sections/single').single,
   conditions: () => require('./sections/conditions').conditions,
   growth: () => require('./sections/growth').growth,
+  cost: () => require('./sections/cost').cost,
   memory: () => require('./sections/memory').memory,
   catalogue: () => require('./sections/catalogue').catalogue,
   agent: () => require('./sections/agent').agent,
+  waiters: () => require('./sections/waiters').waiters,
   counters: () => require('./sections/counters').counters,
 };
 
@@ -81,14 +85,15 @@ function parseArgs(argv) {
 function makeContext(args) {
   const runId = randomBytes(3).toString('hex');
   const pending = new Set();
-  const listRuns = args.listRuns ?? 1_000_000;
+  // The cost section's sizes: 10,000 and 100,000 runs kept by default; --list-runs 1000000 adds the million (a fill of minutes).
+  const listRuns = args.listRuns ?? 100_000;
   const ctx = {
     smoke: args.smoke,
     runs: args.runs ?? (args.smoke ? 1 : 3),
     soakSeconds: args.soakSeconds ?? (args.smoke ? 3 : 300),
     soakRate: args.soakRate ?? (args.smoke ? 50 : 200),
-    listSteps: [...new Set([Math.min(10_000, listRuns), listRuns])],
-    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 25),
+    listSteps: [...[10_000, 100_000, 1_000_000].filter((n) => n < listRuns), listRuns],
+    listFillSeconds: args.listFillSeconds ?? (args.smoke ? 10 : 120),
     latencyRates: args.latencyRates || [],
     peaks: {},
     newPrefix(label) {

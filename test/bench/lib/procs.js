@@ -144,6 +144,13 @@ function startScript(name, script, args, env) {
   return startNode(name, [script, ...args], env, profileOptions(name));
 }
 
+/** A bench script as a child with an IPC channel (`proc.child.send` / `on('message')`), ended like the others. */
+function forkScript(name, script, args, env = {}) {
+  const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+  const child = spawn(process.execPath, [script, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  return new Proc(name, child);
+}
+
 /** Starts several processes and waits for all to listen; stops them all if one fails. */
 async function startAll(procs) {
   try {
@@ -167,4 +174,4 @@ async function stopAll(procs) {
   return peaks;
 }
 
-module.exports = { startRole, startScript, startAll, stopAll, memoryOf, killAllSync };
+module.exports = { startRole, startScript, forkScript, startAll, stopAll, memoryOf, killAllSync };

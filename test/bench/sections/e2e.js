@@ -20,10 +20,17 @@ const START_EXPR = { content: '{action: .action, number: .number}' };
 const BULL = path.join(BENCH_DIR, 'bullmq-app.js');
 /** Constant rates of the latency runs, as fractions of Hookyard's median maximum runs/s. */
 const LATENCY_FRACTIONS = [0.25, 0.5, 0.75];
-/** Targets (issue 24): p99 accept-to-start at most this times BullMQ's at the same rate, p50 at most this many ms, runs/s at least this times BullMQ's. */
-const P99_RATIO_TARGET = 2;
+/**
+ * Targets: p99 accept-to-start at most this times BullMQ's at the same rate (issue 36), p50 at most this many ms (issue 24),
+ * runs/s at least this times BullMQ's (issue 36), CPU ms per run of the servers + Redis + NATS at most this times BullMQ's
+ * app + worker + Redis (issue 36; the load generator and the rest of the machine left out).
+ */
+const P99_RATIO_TARGET = 3;
 const P50_TARGET_MS = 5;
 const RUNS_RATIO_TARGET = 1.0;
+const CPU_RATIO_TARGET = 1.1;
+/** The processes whose CPU a run costs, by system (cpuMsPerRun keys). */
+const CPU_OF = { hookyard: ['ingress', 'scheduler', 'executor', 'all', 'redis', 'nats'], bullmq: ['app', 'worker', 'redis'] };
 /** Targets (issue 24) per started run: Redis scripts (a count), Redis µs in them, the executor's CPU ms. */
 const SCRIPTS_PER_RUN_TARGET = 3;
 const SCRIPT_USEC_PER_RUN_TARGET = 300;
@@ -85,7 +92,8 @@ async function loadUntilDone(load, probe, perEvent, timeoutMs) {
 async function hookyardProbe(stack) {
   const { createRedisStores } = require(path.join(ROOT, 'packages', 'store', 'dist'));
   const stores = await createRedisStores({ url: REDIS_URL, prefix: stack.prefix, partitions: 4 });
-  const executors = stack.procs.filter((p) => p.name.includes('executor'));
+  // The executors' counter: the executor role's, or the one process of `serve --role all`.
+  const executors = stack.procs.filter((p) => p.name.includes('executor') || p.name.endsWith('-all'));
   return {
     snapshot: () => metricOver(executors, 'succeeded_total'),
     async isDone() {
@@ -98,11 +106,17 @@ async function hookyardProbe(stack) {
   };
 }
 
-async function hookyardSide(stack) {
+/** The process that serves the door: the ingress, or the one process of `serve --role all`. */
+const doorOf = (stack) => stack.byRole.ingress || stack.byRole.all;
+
+/** Hookyard's side of a comparison; `name` keys its results (the single-process section has two). */
+async function hookyardSide(stack, name = 'hookyard') {
   return {
-    name: 'hookyard',
+    name,
+    kind: 'hookyard',
+    stack,
     pids: Object.fromEntries(Object.entries(stack.byRole).map(([role, p]) => [role, p.pid])),
-    url: (topic) => `${stack.byRole.ingress.url}/universal_webhook/${topic}`,
+    url: (topic) => `${doorOf(stack).url}/universal_webhook/${topic}`,
     probe: await hookyardProbe(stack),
   };
 }
@@ -111,6 +125,7 @@ function bullSide(bull) {
   const completed = async () => (await bullStats(bull.worker)).completed;
   return {
     name: 'bullmq',
+    kind: 'bullmq',
     pids: { app: bull.app.pid, worker: bull.worker.pid },
     url: (topic) => `${bull.app.url}/universal_webhook/${topic}`,
     probe: {
@@ -145,18 +160,19 @@ async function throughputRun(ctx, side, n) {
 }
 
 /** Constant-rate load on a fresh topic; accept-to-start of every run/job it made, in ms. */
-async function latencyRun(ctx, side, i, rate, stack, bull) {
+async function latencyRun(ctx, side, i, rate, bull) {
   const seconds = ctx.smoke ? 1 : 3;
+  const stack = side.stack;
   let topic = 'bench';
-  if (side.name === 'hookyard') {
+  if (side.kind === 'hookyard') {
     topic = `lat${i}`;
-    await registerHook(stack.byRole.ingress.url, `lat${i}`, topic, { start_expr: START_EXPR });
+    await registerHook(doorOf(stack).url, `lat${i}`, topic, { start_expr: START_EXPR });
   } else {
     await fetch(`${bull.worker.url}/reset`, { method: 'POST' });
   }
   // Hookyard: a plain NATS subscriber on the run subject sees when each id reached the bus,
   // which splits accept-to-start into door -> bus and bus -> claim.
-  const tap = side.name === 'hookyard' ? await busTap(stack.prefix) : null;
+  const tap = side.kind === 'hookyard' ? await busTap(stack.prefix) : null;
   let r;
   const cpu = measureCpu(side.pids);
   try {
@@ -166,8 +182,8 @@ async function latencyRun(ctx, side, i, rate, stack, bull) {
   }
   let samples;
   let split = null;
-  if (side.name === 'hookyard') {
-    const runs = await runsOf(stack.byRole.ingress.url, `lat${i}`);
+  if (side.kind === 'hookyard') {
+    const runs = await runsOf(doorOf(stack).url, `lat${i}`);
     samples = runs.filter((x) => x.started_at).map((x) => Date.parse(x.started_at) - Date.parse(x.created_at));
     const toBus = [];
     const toClaim = [];
@@ -242,7 +258,7 @@ async function e2e(ctx) {
   ctx.track(stack.procs);
   const bull = await startBull(prefix);
   ctx.track(bull.procs);
-  await registerHook(stack.byRole.ingress.url, 'b1', 'bench', { start_expr: START_EXPR });
+  await registerHook(doorOf(stack).url, 'b1', 'bench', { start_expr: START_EXPR });
   const sides = [await hookyardSide(stack), bullSide(bull)];
   const n = ctx.smoke ? 100 : 5000;
 
@@ -259,13 +275,13 @@ async function e2e(ctx) {
   for (let i = 0; i < ctx.runs; i++) {
     for (const [k, rate] of rates.entries()) {
       const order = (i + k) % 2 === 0 ? sides : [...sides].reverse();
-      for (const s of order) lat[k][s.name].push(await latencyRun(ctx, s, `${i}f${k}`, rate.offered, stack, bull));
+      for (const s of order) lat[k][s.name].push(await latencyRun(ctx, s, `${i}f${k}`, rate.offered, bull));
     }
   }
   // Optional: accept-to-start at other offered rates (one run each), to find the knee.
   const curve = [];
   for (const rate of ctx.latencyRates || []) {
-    for (const s of sides) curve.push({ system: s.name, ...(await latencyRun(ctx, s, `r${rate}`, rate, stack, bull)) });
+    for (const s of sides) curve.push({ system: s.name, ...(await latencyRun(ctx, s, `r${rate}`, rate, bull)) });
   }
   for (const side of sides) await side.probe.close();
   await ctx.stop([...stack.procs, ...bull.procs]);
@@ -308,6 +324,11 @@ async function e2e(ctx) {
   const scripts = tput.hookyard.map(scriptsOf);
   const scriptCalls = summary(scripts.map((x) => x.calls));
   const scriptUsec = summary(scripts.map((x) => x.usec));
+  // CPU per run of each system (its servers, Redis, and NATS for Hookyard), pair by pair.
+  const cpuPairs = tput.hookyard.map((x, i) => ratio(cpuPerRun(x.cpuMsPerRun, 'hookyard'), cpuPerRun(tput.bullmq[i].cpuMsPerRun, 'bullmq')));
+  const cpuH = summary(tput.hookyard.map((x) => cpuPerRun(x.cpuMsPerRun, 'hookyard')));
+  const cpuB = summary(tput.bullmq.map((x) => cpuPerRun(x.cpuMsPerRun, 'bullmq')));
+  const cpuRatio = ratio(cpuH.median, cpuB.median);
   const executorCpu = summary(tput.hookyard.map((x) => (x.cpuMsPerRun ? x.cpuMsPerRun.executor : null)).filter((v) => v != null));
   return {
     perRun: {
@@ -329,8 +350,24 @@ async function e2e(ctx) {
       target: RUNS_RATIO_TARGET,
       met: r != null && r >= RUNS_RATIO_TARGET,
     },
+    cpuPerRun: {
+      hookyardMs: cpuH,
+      bullmqMs: cpuB,
+      value: cpuRatio,
+      pairs: summary(cpuPairs),
+      counted: CPU_OF,
+      target: CPU_RATIO_TARGET,
+      met: cpuRatio != null && cpuRatio <= CPU_RATIO_TARGET,
+    },
     ...(curve.length ? { latencyCurve: curve } : {}),
   };
+}
+
+/** CPU ms per run summed over a system's processes (CPU_OF), from a cpuMsPerRun table; null when one is missing. */
+function cpuPerRun(table, system) {
+  const keys = CPU_OF[system].filter((k) => table && table[k] != null);
+  if (!table || !keys.some((k) => k !== 'redis' && k !== 'nats')) return null;
+  return Math.round(keys.reduce((a, k) => a + table[k], 0) * 1000) / 1000;
 }
 
 /** Per stage, the median over the runs of each run's p50 and p99. */
@@ -352,4 +389,4 @@ function hyOr(list, key) {
   return summary(list.map((x) => x[key]));
 }
 
-module.exports = { e2e, startBull, loadUntilDone, hookyardProbe };
+module.exports = { e2e, startBull, loadUntilDone, hookyardProbe, hookyardSide, throughputRun, latencyRun, cpuPerRun, START_EXPR };

@@ -3,13 +3,13 @@
  * Growth: how figures move with what is kept.
  *  - door throughput with few vs many hooks registered on OTHER topics (two ingresses, alternating);
  *  - runs/s with 1, 10 and 100 hooks on one topic (per-run cost);
- *  - p99 of one GET /api/hook-runs?limit=50 page with many runs kept;
  *  - door throughput with 1 KB, 64 KB and 1 MB bodies (against the ceiling).
+ * The list page with many runs kept moved to the cost section (sections/cost.js).
  */
 const path = require('node:path');
-const { ROOT, log, summary, ratio, percentile } = require('../lib/common');
-const { REDIS_URL, redisClient } = require('../lib/infra');
-const { startStack, registerHook, TOKEN } = require('../lib/hookyard');
+const { ROOT, log, summary, ratio } = require('../lib/common');
+const { REDIS_URL } = require('../lib/infra');
+const { startStack, registerHook } = require('../lib/hookyard');
 const { alternate, startCeiling } = require('./door');
 const { loadUntilDone, hookyardProbe } = require('./e2e');
 
@@ -123,77 +123,6 @@ async function fanOut(ctx) {
   );
 }
 
-/** One sequential client reading first pages for `seconds`; p50/p99 in ms. */
-async function pageLatency(base, query, seconds) {
-  const times = [];
-  const end = Date.now() + seconds * 1000;
-  while (Date.now() < end) {
-    const t = performance.now();
-    const res = await fetch(`${base}/api/hook-runs?${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    const body = await res.json();
-    times.push(performance.now() - t);
-    if (res.status !== 200 || !Array.isArray(body.runs) || body.runs.length === 0)
-      throw new Error(`list page answered ${res.status} with ${JSON.stringify(body).slice(0, 200)}`);
-  }
-  return { requests: times.length, p50Ms: +percentile(times, 50).toFixed(2), p99Ms: +percentile(times, 99).toFixed(2) };
-}
-
-async function listGrowth(ctx) {
-  const { fillRuns } = require(path.join(ROOT, 'packages', 'store', 'test', 'list-perf.js'));
-  const prefix = ctx.newPrefix('glist');
-  const steps = ctx.smoke ? [1000] : ctx.listSteps;
-  const stack = await startStack(prefix, ['ingress'], {}, 'list');
-  ctx.track(stack.procs);
-  const base = stack.byRole.ingress.url;
-  const out = [];
-  let have = 0;
-  let fillMs = 0;
-  const now = Date.now();
-  for (const want of steps) {
-    // Fill the difference in chunks, older than what is there (ids sort by creation),
-    // until `want` runs are kept or the fill budget is spent.
-    // Four fillers at once: one filler waits on its pipeline's round trips more than Redis works.
-    while (have < want && fillMs < ctx.listFillSeconds * 1000) {
-      const t = Date.now();
-      const chunks = [];
-      for (let k = 0; k < 4 && have < want; k++) {
-        const chunk = Math.min(10_000, want - have);
-        chunks.push(fillRuns({ url: REDIS_URL, prefix, partitions: 4, n: chunk, now: now - have }));
-        have += chunk;
-      }
-      await Promise.all(chunks);
-      fillMs += Date.now() - t;
-    }
-    const n = have;
-    if (out.length && out[out.length - 1].runs === n) break;
-    log(`growth/list: ${n} runs kept (fill ${fillMs} ms so far${n < want ? `; the ${ctx.listFillSeconds} s fill budget stopped short of ${want}` : ''})`);
-    const queries = { 'limit=50': 'limit=50', 'status=failed&limit=50': 'status=failed&limit=50' };
-    const row = { runs: n };
-    for (const [label, q] of Object.entries(queries)) {
-      const runs = [];
-      for (let i = 0; i < ctx.runs; i++) runs.push(await pageLatency(base, q, ctx.smoke ? 0.3 : 1));
-      row[label] = { p50Ms: summary(runs.map((r) => r.p50Ms)), p99Ms: summary(runs.map((r) => r.p99Ms)), requests: runs.map((r) => r.requests) };
-      log(`growth/list ${n} runs ${label}: p99 ${row[label].p99Ms.median} ms`);
-    }
-    out.push(row);
-  }
-  const r = redisClient();
-  const usedMemory = (/used_memory:(\d+)/.exec(await r.info('memory')) || [])[1];
-  r.disconnect();
-  await ctx.stop(stack.procs);
-  await ctx.clean([prefix]);
-  return {
-    method:
-      'runs written by fillRuns (packages/store/test/list-perf.js; status mix 70% succeeded, 20 hooks, 5 topics), one sequential client reading first pages through the ingress for 1 s per run',
-    target: steps[steps.length - 1],
-    reached: have,
-    fillBudgetSeconds: ctx.listFillSeconds,
-    fillMs,
-    redisUsedMemoryBytes: Number(usedMemory),
-    steps: out,
-  };
-}
-
 async function payloadGrowth(ctx) {
   const prefix = ctx.newPrefix('gbody');
   const stack = await startStack(prefix, ['ingress'], { HOOKS_BODY_MAX_BYTES: String(2 * 1024 * 1024) }, 'body');
@@ -233,7 +162,6 @@ async function growth(ctx) {
   return {
     hooks: await hooksGrowth(ctx),
     fanOut: await fanOut(ctx),
-    list: await listGrowth(ctx),
     payloads: await payloadGrowth(ctx),
   };
 }

@@ -75,6 +75,20 @@ async function parkedCost(ctx, stack) {
 const MiB = 2 ** 20;
 const mib = (b) => (b == null ? null : Math.round((b / MiB) * 10) / 10);
 
+/** Idle RSS of each process: `settleSeconds` after start with no load, the median of samples every 250 ms over one more second. */
+async function idleRss(procs, settleSeconds) {
+  await sleep(settleSeconds * 1000);
+  const samples = Object.fromEntries(procs.map((p) => [p.name, []]));
+  for (let i = 0; i < 5; i++) {
+    for (const p of procs) {
+      const m = p.memory();
+      if (m) samples[p.name].push(m.rss);
+    }
+    await sleep(250);
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, mib(summary(v).median)]));
+}
+
 async function memory(ctx) {
   const prefix = ctx.newPrefix('mem');
   // The executor's inspector (loopback, a free port) lets the parked-run figure force full collections.
@@ -83,6 +97,13 @@ async function memory(ctx) {
   });
   ctx.track(stack.procs);
   await registerHook(stack.byRole.ingress.url, 'b1', 'bench');
+  const idleSettleSeconds = ctx.smoke ? 1 : 10;
+  const idle = await idleRss(stack.procs, idleSettleSeconds);
+  log(
+    `memory idle RSS ${idleSettleSeconds} s after start: ${Object.entries(idle)
+      .map(([k, v]) => `${k} ${v} MiB`)
+      .join(', ')}`,
+  );
   const seconds = ctx.soakSeconds;
   const rate = ctx.soakRate;
   const series = Object.fromEntries(stack.procs.map((p) => [p.name, []]));
@@ -133,6 +154,7 @@ async function memory(ctx) {
     method: `${seconds} s at ${rate} events/s (evenly paced, 10 keep-alive connections, 1 KB), RSS sampled every 1 s from /proc/<pid>/status; windows of ${window} s`,
     soak: { seconds, offeredPerSecond: rate, sent: load.ok, failures: load.non2xx + load.errors, runsFinished: finished, drift },
     peakRssMiB: peaks,
+    idle: { settleSeconds: idleSettleSeconds, rssMiB: idle },
     parked,
   };
 }
