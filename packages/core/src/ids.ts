@@ -9,15 +9,29 @@ const POOL_BYTES = 4096;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let poolAt = POOL_BYTES;
 
-/** 8 lowercase hex characters from 4 fresh random bytes. */
-function randomHex8(): string {
-  if (poolAt + 4 > POOL_BYTES) {
+/** 2n lowercase hex characters from n fresh random bytes (n at most POOL_BYTES). */
+function poolHex(n: number): string {
+  if (poolAt + n > POOL_BYTES) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  const s = pool.toString('hex', poolAt, poolAt + 4);
-  poolAt += 4;
+  const s = pool.toString('hex', poolAt, poolAt + n);
+  poolAt += n;
   return s;
+}
+
+/** 8 lowercase hex characters from 4 fresh random bytes. */
+function randomHex8(): string {
+  return poolHex(4);
+}
+
+/**
+ * 16 lowercase hex characters from 8 fresh random bytes (a nonce), drawn from
+ * the same pool as run ids: as random as `randomBytes(8)`, without a call into
+ * the random source per nonce.
+ */
+export function randomHex16(): string {
+  return poolHex(8);
 }
 
 /**

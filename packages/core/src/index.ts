@@ -41,7 +41,7 @@ export { compileErrorLines } from './compile-error-lines';
 export { assignOwn, setOwn } from './own';
 export { ManualClock, systemClock } from './clock';
 export type { Clock } from './clock';
-export { RUN_ID_PATTERN, newRunId } from './ids';
+export { RUN_ID_PATTERN, newRunId, randomHex16 } from './ids';
 export { INTERACTION_ID_PATTERN, INTERACTION_KINDS, INTERACTION_STATUSES, RESOLUTION_VIAS, argsHash, canonicalJson, newInteractionId } from './interactions';
 export type { Interaction, InteractionKind, InteractionStatus, KeptOutcome, Resolution, ResolutionVia, ResolvedStatus, SubjectKey } from './interactions';
 export {

@@ -165,14 +165,27 @@ export function createSecretResolver(options: SecretResolverOptions = {}): Secre
     return value;
   }
 
-  return {
-    async resolve(ref: string): Promise<Buffer> {
-      if (secretRefFormViolation('secret', ref) !== undefined) {
-        throw new HookyardError('internal', 'a stored secret reference is not one (env:NAME or file:/path); register it again');
-      }
+  // A reference's verdict depends on it and the scope only: checked once, not per delivery (bounded).
+  const verdicts = new Map<string, { kind: 'internal' | 'forbidden'; message: string } | null>();
+  const refused = (ref: string): { kind: 'internal' | 'forbidden'; message: string } | null => {
+    let verdict = verdicts.get(ref);
+    if (verdict !== undefined) return verdict;
+    if (secretRefFormViolation('secret', ref) !== undefined) {
+      verdict = { kind: 'internal', message: 'a stored secret reference is not one (env:NAME or file:/path); register it again' };
+    } else {
       // Checked again here: a record kept before the scope (or under a wider one) must not read outside it now.
       const outside = secretRefViolation('secret reference', ref, scope);
-      if (outside !== undefined) throw new HookyardError('forbidden', outside);
+      verdict = outside === undefined ? null : { kind: 'forbidden', message: outside };
+    }
+    if (verdicts.size >= 1000) verdicts.clear();
+    verdicts.set(ref, verdict);
+    return verdict;
+  };
+
+  return {
+    async resolve(ref: string): Promise<Buffer> {
+      const verdict = refused(ref);
+      if (verdict !== null) throw new HookyardError(verdict.kind, verdict.message);
       if (ref.startsWith('env:')) {
         const value = env[ref.slice(4)];
         if (value === undefined) throw internal(`secret reference ${ref} is not set`);

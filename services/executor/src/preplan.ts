@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { allows, toHookyardError } from '@hookyard/core';
+import { allows, randomHex16, toHookyardError } from '@hookyard/core';
 import type { Run } from '@hookyard/core';
 import type { RunPlanHint } from '@hookyard/bus';
 import { toolPolicy } from '@hookyard/tools';
@@ -32,7 +31,7 @@ export async function preplan(x: ExecutorParts, runId: string, hint: RunPlanHint
       return {
         hook,
         payload,
-        claim: { revision, payloadJson, policyVersion, topic: hint.topic, nonce: randomBytes(8).toString('hex'), plan: { skip: { result: plan.result } } },
+        claim: { revision, payloadJson, policyVersion, topic: hint.topic, nonce: randomHex16(), plan: { skip: { result: plan.result } } },
       };
     if (plan.act) return null;
     if (!allows(hookAllowlist(hook, x.deps.settings.toolsAllow), hook.tool)) return null;
@@ -48,7 +47,7 @@ export async function preplan(x: ExecutorParts, runId: string, hint: RunPlanHint
         payloadJson,
         policyVersion,
         topic: hint.topic,
-        nonce: randomBytes(8).toString('hex'),
+        nonce: randomHex16(),
         plan: { start: { input: plan.kwargs, resumable: tool.crashResumable, ...(note ? { note } : {}) } },
       },
       call: { kwargs: plan.kwargs, extras: plan.extras, subject: plan.subject, decision: step.decision, policy: tool },

@@ -23,6 +23,20 @@ export function anyEqual(candidates: readonly Buffer[], expected: readonly Buffe
   return ok;
 }
 
+/**
+ * True when any candidate equals any expected digest, for expected values
+ * whose length is public (HMAC outputs: the algorithm fixes it): a candidate
+ * of another length is unequal at once, the rest are compared in constant
+ * time, with no hashing first. Every pair is compared (no early exit), so
+ * which secret matched does not show in the timing. Secrets of unknown length
+ * (a shared secret) go through anyEqual.
+ */
+export function anyDigestEqual(candidates: readonly Buffer[], expected: readonly Buffer[]): boolean {
+  let ok = false;
+  for (const c of candidates) for (const e of expected) ok = (c.length === e.length && timingSafeEqual(c, e)) || ok;
+  return ok;
+}
+
 /** HMAC over the parts in order; parts are fed as bytes, so the raw body is never re-encoded. */
 export function hmac(algorithm: string, key: Buffer, parts: ReadonlyArray<string | Buffer>): Buffer {
   const mac = createHmac(algorithm, key);

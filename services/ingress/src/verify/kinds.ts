@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { internal } from '@hookyard/core';
-import { anyEqual, decodeSignature, header, hmac, timestampMiss } from './crypto';
+import { anyDigestEqual, anyEqual, decodeSignature, header, hmac, timestampMiss } from './crypto';
 import type { Headers } from './crypto';
 import type { VerifierKind } from './settings';
 
@@ -67,7 +67,7 @@ function genericHmac(input: KindInput): KindOutcome {
     parts = [`${ts}.`, input.rawBody];
   }
   const expected = input.secrets.map((key) => hmac(s.algorithm as string, key, parts));
-  if (!anyEqual([signature], expected)) return fail(`signature in ${name} does not match`);
+  if (!anyDigestEqual([signature], expected)) return fail(`signature in ${name} does not match`);
   const idHeader = s.delivery_id_header as string | undefined;
   return { ok: true, deliveryId: idHeader ? boundedId(header(input.headers, idHeader)) : null };
 }
@@ -118,7 +118,7 @@ function stripe(input: KindInput): KindOutcome {
   const miss = timestampMiss(t, input.now, input.settings.tolerance_seconds as number);
   if (miss) return fail(`stripe-signature t: ${miss}`);
   const expected = input.secrets.map((key) => hmac('sha256', key, [`${t}.`, input.rawBody]));
-  if (!anyEqual(v1, expected)) return fail('no v1 signature in stripe-signature matches');
+  if (!anyDigestEqual(v1, expected)) return fail('no v1 signature in stripe-signature matches');
   return { ok: true, deliveryId: stripeEventId(input.rawBody) };
 }
 
@@ -145,7 +145,7 @@ function slack(input: KindInput): KindOutcome {
   const miss = timestampMiss(ts, input.now, input.settings.tolerance_seconds as number);
   if (miss) return fail(`x-slack-request-timestamp: ${miss}`);
   const expected = input.secrets.map((key) => hmac('sha256', key, [`v0:${ts}:`, input.rawBody]));
-  if (!anyEqual([signature], expected)) return fail('x-slack-signature does not match');
+  if (!anyDigestEqual([signature], expected)) return fail('x-slack-signature does not match');
   // Slack has no delivery id; a retry resends the same timestamp and body, so the
   // decoded (canonical) signature identifies the delivery whatever X-Slack-Retry-Num says.
   const deliveryId = `${ts}.${signature.toString('hex')}`;
@@ -200,7 +200,7 @@ function standardWebhooks(input: KindInput): KindOutcome {
   }
   if (candidates.length === 0) return fail('webhook-signature holds no v1 signature');
   const expected = input.secrets.map((secret) => hmac('sha256', standardWebhooksKey(secret), [`${id}.${ts}.`, input.rawBody]));
-  if (!anyEqual(candidates, expected)) return fail('no v1 signature in webhook-signature matches');
+  if (!anyDigestEqual(candidates, expected)) return fail('no v1 signature in webhook-signature matches');
   return { ok: true, deliveryId: boundedId(id) };
 }
 

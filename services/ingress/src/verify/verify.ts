@@ -27,13 +27,27 @@ export type VerifyResult =
   { ok: true; deliveryId: string | null; claimTtlMs: number; reply?: SenderReply } | { ok: false; status: 400 | 401 | 405; reason: string; body?: string };
 
 /**
+ * A binding's settings as compiled, kept per binding object: the door's topic
+ * cache hands out one object per topic until it reads the store again, so a
+ * delivery does not compile the same settings anew. Bindings are not changed
+ * in place (a write stores a new one).
+ */
+const compiledByBinding = new WeakMap<VerifierBinding, ReturnType<typeof compileSettings>>();
+
+function compiledSettings(binding: VerifierBinding): ReturnType<typeof compileSettings> {
+  let compiled = compiledByBinding.get(binding);
+  if (!compiled) compiledByBinding.set(binding, (compiled = compileSettings(binding.kind, binding.settings)));
+  return compiled;
+}
+
+/**
  * Verifies one delivery against its topic's binding. Resolves 401/405 outcomes;
  * throws HookyardError `internal` only when a secret cannot be read or the
  * stored binding is broken (the door answers 500 and keeps nothing).
  */
 export async function verifyDelivery(binding: VerifierBinding, request: DeliveryRequest, secrets: SecretResolver): Promise<VerifyResult> {
   if (!VERIFIER_KINDS.includes(binding.kind)) throw internal(`verifier binding of topic ${binding.topic} has unknown kind ${JSON.stringify(binding.kind)}`);
-  const compiled = compileSettings(binding.kind, binding.settings);
+  const compiled = compiledSettings(binding);
   if (compiled.errors.length > 0) {
     throw internal(`verifier binding of topic ${binding.topic} is invalid: ${compiled.errors.join('; ')}`);
   }

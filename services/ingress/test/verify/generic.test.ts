@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { HookyardError } from '@hookyard/core';
 import { UNAUTHORIZED_BODY, createSecretResolver, verifyDelivery } from '../../src/verify';
+import { anyDigestEqual } from '../../src/verify/crypto';
 import { ENV, NOW, NOW_S, bind, post, secrets, tamper } from './support';
 
 const body = '{"order":17,"items":["a","b"]}';
@@ -47,6 +48,31 @@ describe('hmac (generic)', () => {
     const good = createHmac('sha256', ENV.HOOKS_SECRET_OLD_SECRET).update(body).digest('hex');
     expect(await verifyDelivery(binding, post({ 'x-sig': good }, body), secrets)).toMatchObject({ ok: true });
     expect(await verifyDelivery(binding, post({ 'x-sig': `${good}zz` }, body), secrets)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('refuses a digest cut short, one too long, and the right one of another secret, however often the binding is asked', async () => {
+    const binding = bind({ kind: 'hmac', secret: 'env:HOOKS_SECRET_OLD_SECRET', settings: { header: 'x-sig' } });
+    const good = createHmac('sha256', ENV.HOOKS_SECRET_OLD_SECRET).update(body).digest('hex');
+    const other = createHmac('sha256', ENV.HOOKS_SECRET_NEW_SECRET).update(body).digest('hex');
+    for (let i = 0; i < 2; i += 1) {
+      expect(await verifyDelivery(binding, post({ 'x-sig': good }, body), secrets)).toMatchObject({ ok: true });
+      expect(await verifyDelivery(binding, post({ 'x-sig': good.slice(0, -2) }, body), secrets)).toMatchObject({ ok: false, status: 401 });
+      expect(await verifyDelivery(binding, post({ 'x-sig': `${good}00` }, body), secrets)).toMatchObject({ ok: false, status: 401 });
+      expect(await verifyDelivery(binding, post({ 'x-sig': other }, body), secrets)).toMatchObject({ ok: false, status: 401 });
+    }
+  });
+});
+
+describe('anyDigestEqual', () => {
+  it('is true when any candidate equals any expected digest, false for another length or other bytes', () => {
+    const a = Buffer.from('00112233', 'hex');
+    const b = Buffer.from('44556677', 'hex');
+    expect(anyDigestEqual([a], [b, a])).toBe(true);
+    expect(anyDigestEqual([b, a], [a])).toBe(true);
+    expect(anyDigestEqual([a], [b])).toBe(false);
+    expect(anyDigestEqual([a.subarray(0, 3)], [a])).toBe(false);
+    expect(anyDigestEqual([Buffer.concat([a, a])], [a])).toBe(false);
+    expect(anyDigestEqual([], [a])).toBe(false);
   });
 });
 
@@ -117,6 +143,15 @@ describe('secrets and the 401 body', () => {
       message: 'secret reference env:HOOKS_SECRET_E is empty',
     });
     await expect(resolver.resolve('plain-literal')).rejects.toMatchObject({ kind: 'internal' });
+  });
+
+  it('a reference outside the scope is refused on every use, not only the first', async () => {
+    const resolver = createSecretResolver({ env: { HOOKS_SECRET_A: 'a', OTHER: 'x' } });
+    for (let i = 0; i < 3; i += 1) {
+      await expect(resolver.resolve('env:OTHER')).rejects.toMatchObject({ kind: 'forbidden', message: expect.stringMatching(/must start with HOOKS_SECRET_/) });
+      await expect(resolver.resolve('plain-literal')).rejects.toMatchObject({ kind: 'internal' });
+      await expect(resolver.resolve('env:HOOKS_SECRET_A')).resolves.toEqual(Buffer.from('a'));
+    }
   });
 
   it('the door body for every 401 is one constant that names no check', () => {
