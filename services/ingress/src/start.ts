@@ -23,6 +23,7 @@ import type { SettingsControl } from './api/settings-routes';
 import { unroutedBounds } from './door/unrouted';
 import { AgentCalls } from './agent/calls';
 import { createMcpDoor } from './agent/mcp-door';
+import { mountMcpFirst } from './agent/mcp-mount';
 import type { IssuerKeysOptions } from './oidc/issuer-keys';
 import { agentOAuthOf } from './oidc/agent-oauth';
 import { personOAuthOf } from './oidc/person-oauth';
@@ -85,7 +86,7 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
 /**
  * The ingress: the public door, the management API under /api, /metrics,
- * /healthz, /readyz and the operator console at /console. The door is registered first and runs on node's own
+ * /healthz, /readyz and the operator console at /console. The door and /mcp are registered first and run on node's own
  * request/response with no middleware in front; everything else gets the
  * security headers, its routes, a JSON 404 and the one error middleware.
  */
@@ -149,8 +150,8 @@ export function createIngressApp(deps: IngressDeps): express.Express {
   const agentOAuth = agentOAuthOf(settings, deps.oidcKeys);
   protectedResourceRoutes(app, agentOAuth);
   const mcp = createMcpDoor({ ...deps, calls, settings, clock, logger, limit: limitAgent, oauth: agentOAuth });
-  // Every method reaches the door, which answers 405 itself for those MCP does not use.
-  app.route('/mcp').all((req, res) => mcp.handle(req, res));
+  // Every method reaches the door, which answers 405 itself for those MCP does not use; before express, as the public door.
+  mountMcpFirst(app, (req, res) => mcp.handle(req, res), logger);
   app.use('/api/tools', mcp.onToolWrites);
   healthRoutes(app, { stores: deps.stores, bus: deps.bus, metrics: deps.metrics, logger, readiness: deps.readiness });
   app.use(openapiRouter());

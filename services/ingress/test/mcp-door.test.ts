@@ -7,6 +7,7 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LocalRepo } from '@hookyard/tools';
 import { MCP_SESSIONS_PER_AGENT } from '../src/agent/mcp-door';
+import { isMcpPath } from '../src/agent/mcp-mount';
 import { TOKENS } from './support/harness';
 import { countedTool, startMcpWorld, until, type McpWorld } from './support/mcp-world';
 
@@ -60,6 +61,20 @@ describe('/mcp: sessions, revisions and refusals', () => {
     const api = await post(w, INIT, { authorization: `Bearer ${TOKENS.admin}` });
     expect(api.status).toBe(401);
     expect((await errorOf(api)).message).toContain('management API token');
+  });
+
+  it('runs before express at /mcp, /mcp/ and /MCP (as the route did), its answers with the security headers; /mcpx is no door', async () => {
+    w = await startMcpWorld();
+    for (const path of ['/mcp', '/mcp/', '/MCP', '/mcp?x=1']) {
+      const r = await fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(INIT) });
+      expect([path, r.status]).toEqual([path, 401]);
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('cache-control')).toBe('no-store');
+    }
+    const other = await fetch(`${w.url}/mcpx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(other.status).toBe(404);
+    expect(isMcpPath('/mcp/x')).toBe(false);
+    expect(isMcpPath('/Mcp/?a=b')).toBe(true);
   });
 
   it('DNS rebinding: a Host or Origin naming another site is refused with 403 before the token is even read', async () => {

@@ -145,9 +145,10 @@ async function agent(ctx) {
       },
       note:
         'What a Hookyard call adds to the SDK alone: the door re-reads the agent token in Redis, keeps the call as a run (one Redis script), ' +
-        'publishes it on JetStream (and its `accepted` event on core NATS) and reads the run once; the executor is woken by JetStream, claims it ' +
-        "(a Redis script), reads the agent, calls echo and completes the run (another script), and announces the outcome on core NATS; the door's " +
-        'wait (wait.ts) is woken by that run event (its store poll every 2 s is only the fallback) and reads the run again before answering. ' +
+        'listens to its run events and publishes it on JetStream (and its `accepted` event on core NATS); the executor is woken by JetStream, claims it ' +
+        '(a Redis script), reads the agent, records the start (a script), calls echo and completes the run (another script), and announces the start ' +
+        "and the outcome on core NATS; the door's wait (wait.ts) is woken by those run events (its store poll every 2 s is only the fallback) and " +
+        'reads the run once, for the outcome, before answering. ' +
         'Four hops on the path (door -> Redis -> JetStream -> executor -> Redis -> NATS -> door) where the direct server has none, each a process ' +
         'that must get a core; on two shared cores the throughput ratio follows the CPU per call of all processes (the table above; `other` is what else the machine ran).',
     };

@@ -4,6 +4,7 @@ import {
   isErrorKind,
   isRetryableKind,
   type AgentCallPayload,
+  type AgentClient,
   type AgentSignIn,
   type Interaction,
   type Run,
@@ -112,11 +113,36 @@ export function callViewOf(run: Run, parked: ParkedOn | null): CallView {
       return { ...base, sentence: `An attempt of the call to ${tool} failed${why} and it will be tried again${when}; ${REPEAT}.` };
     }
     case 'running':
-      return { ...base, sentence: `The call to ${tool} (${run.id}) is running; ${REPEAT}.` };
+      return { ...base, sentence: runningSentence(tool, run.id) };
     case 'pending':
     default:
-      return { ...base, sentence: `The call to ${tool} (${run.id}) is accepted and waits for an executor; ${REPEAT}.` };
+      return { ...base, sentence: pendingSentence(tool, run.id) };
   }
+}
+
+const pendingSentence = (tool: string, id: string) => `The call to ${tool} (${id}) is accepted and waits for an executor; ${REPEAT}.`;
+const runningSentence = (tool: string, id: string) => `The call to ${tool} (${id}) is running; ${REPEAT}.`;
+
+/** The view of a call this agent just kept (pending): what a read would show before the call's first event. */
+export function keptView(id: string, agent: Pick<AgentClient, 'name' | 'signed_in'>, tool: string): CallView {
+  const { signed_in } = agent;
+  return { id, agent: agent.name, ...(signed_in ? { signed_in } : {}), tool, status: 'pending', done: false, sentence: pendingSentence(tool, id) };
+}
+
+/**
+ * What a run event (its status) alone says about a call seen as `v`: the view
+ * a read would give, when the event tells all of it, else null (only a read
+ * can tell: a result, an approval, an error, or a step back that may be an
+ * event arriving late). `v` itself when it says nothing new: the `accepted`
+ * event of a call already read as pending, a second `started`. A `started`
+ * event moves a waiting call to running, which needs nothing but the status.
+ */
+export function viewAfterEvent(v: CallView, status: RunStatus): CallView | null {
+  if (v.done) return null;
+  if (status === v.status && (status === 'pending' || status === 'running')) return v;
+  if (status !== 'running') return null;
+  const { id, agent, signed_in, tool } = v;
+  return { id, agent, ...(signed_in ? { signed_in } : {}), tool, status, done: false, sentence: runningSentence(tool, id) };
 }
 
 function parkedView(base: Omit<CallView, 'sentence'>, run: Run, parked: ParkedOn | null): CallView {

@@ -23,9 +23,9 @@ import {
   type Run,
   type Settings,
 } from '@hookyard/core';
-import { acceptedSummaries, type RunBus, type RunEventFeed, type RunEventSink } from '@hookyard/bus';
+import { acceptedSummaries, type RunBus, type RunEventFeed, type RunEventSink, type RunSummary } from '@hookyard/bus';
 import type { Stores } from '@hookyard/store';
-import { callViewOf, isSettled, type CallView, type ParkedOn } from './call-view';
+import { callViewOf, isSettled, keptView, viewAfterEvent, type CallView, type ParkedOn } from './call-view';
 import { waitUntil } from './wait';
 
 export type { CallView } from './call-view';
@@ -51,6 +51,42 @@ export interface CallRequest {
   runtimeAllow?: string[] | null;
   via: AgentCallVia;
   traceparent?: string | null;
+}
+
+/**
+ * A new call's events, listened to from before it was dispatched, so the
+ * wait that takes them knows the call's state without reading it first.
+ */
+export interface CallFollow {
+  /** The call as kept (pending): what a read would show before its first event. */
+  readonly view: CallView;
+  /** Hands `wake` the events held since the keep, then each one as it comes; answers the detach (later events are dropped). */
+  listen(wake: (summary: RunSummary) => void): () => void;
+  /** Stops listening; the caller stops it once it waits no more (also when it never waited). */
+  stop(): void;
+}
+
+/** Listens to run `id`'s events now, holding them until a wait takes them (CallFollow.listen). */
+function followCall(feed: RunEventFeed, view: CallView): CallFollow {
+  let held: RunSummary[] | null = [];
+  let to: ((s: RunSummary) => void) | null = null;
+  const stop = feed.listenCall(view.id, (s) => {
+    if (to) to(s);
+    else held?.push(s);
+  });
+  return {
+    view,
+    listen(wake) {
+      const early = held ?? [];
+      held = null;
+      to = wake;
+      for (const s of early) wake(s);
+      return () => {
+        to = null;
+      };
+    },
+    stop,
+  };
 }
 
 /** What AgentCalls runs on (the ingress's role deps, narrowed). */
@@ -88,9 +124,15 @@ export class AgentCalls {
    * anything is kept; a key this agent already used for another tool or other
    * arguments is a conflict naming that run. While an identical call of this
    * agent (same tool, same arguments) is open, this one joins it whatever its
-   * key (`joined`): one run, one approval, one tool call.
+   * key (`joined`): one run, one approval, one tool call. `follow`: a new
+   * call's events are listened to before it is dispatched (`follow` in the
+   * answer, for `wait`; the caller stops it).
    */
-  async submit(agent: AgentClient, req: CallRequest): Promise<{ id: string; created: boolean; joined: boolean; idempotencyKey: string }> {
+  async submit(
+    agent: AgentClient,
+    req: CallRequest,
+    options: { follow?: boolean } = {},
+  ): Promise<{ id: string; created: boolean; joined: boolean; idempotencyKey: string; follow?: CallFollow }> {
     const { settings, stores, clock, logger } = this.deps;
     const tool = checkTool(req.tool);
     const args = checkArguments(req.arguments);
@@ -133,6 +175,9 @@ export class AgentCalls {
       return { id: kept.id, created: false, joined: kept.joined, idempotencyKey };
     }
     logger.info({ run: kept.id, agent: agent.name, agent_id: agent.id, tool, via: req.via }, 'agent call kept');
+    // Before the call can move (its accepted event, its dispatch): the wait then starts from what was kept.
+    const feed = this.deps.runEvents;
+    const follow = options.follow && feed ? followCall(feed, keptView(kept.id, agent, tool)) : undefined;
     for (const summary of acceptedSummaries(AGENT_CALL_TOPIC, [{ id: kept.id, hook: agentHookName(agent.name) }], now)) {
       this.deps.events?.publish(summary).catch((err: unknown) => logger.debug({ run: kept.id, err: String(err) }, 'run event not published'));
     }
@@ -141,7 +186,7 @@ export class AgentCalls {
     } catch (err) {
       logger.warn({ err, run: kept.id, agent: agent.name }, 'publish of an agent call failed; the sweep will dispatch it');
     }
-    return { id: kept.id, created: true, joined: false, idempotencyKey };
+    return { id: kept.id, created: true, joined: false, idempotencyKey, ...(follow ? { follow } : {}) };
   }
 
   /** The call's view now; not_found when there is no such run or it is not this agent's (the same message either way). */
@@ -153,28 +198,35 @@ export class AgentCalls {
   /**
    * Waits until the call is done or parked, `waitMs` passed, or `signal`
    * aborted, and answers its view then; `onProgress` gets each intermediate
-   * view whose status changed. `untilDone`: a parked call is waited on too
-   * (the MCP door waits through an approval). Woken by this call's run events
+   * view whose status changed (`reportFirst`: the first view read too, when
+   * it is not settled). `untilDone`: a parked call is waited on too (the MCP
+   * door waits through an approval). Woken by this call's run events
    * when there is a feed (`listenCall`: agent-call events only, routed by run
-   * id); the store is polled besides (events can be lost).
+   * id); the store is polled besides (events can be lost). `follow` (from
+   * this call's submit): its events since the keep, and no first read.
    */
   async wait(
     agent: AgentClient,
     id: string,
     waitMs: number,
-    options: { signal?: AbortSignal; onProgress?: (v: CallView) => void; untilDone?: boolean } = {},
+    options: { signal?: AbortSignal; onProgress?: (v: CallView) => void; untilDone?: boolean; reportFirst?: boolean; follow?: CallFollow } = {},
   ): Promise<CallView> {
     const feed = this.deps.runEvents;
-    return waitUntil<CallView>({
+    const follow = options.follow?.view.id === id ? options.follow : undefined;
+    return waitUntil<CallView, RunSummary>({
       read: () => this.view(agent, id),
+      first: follow?.view,
       settled: options.untilDone ? (v) => v.done : isSettled,
       changed: (a, b) => a.status !== b.status || a.interaction?.id !== b.interaction?.id,
       waitMs,
       signal: options.signal,
       onProgress: options.onProgress,
-      // Only this call's events, routed by run id (one lookup per event, however many calls wait). The view is
-      // read again on each: an event carries the status, not the result nor the approval's question.
-      listen: feed ? (wake) => feed.listenCall(id, () => wake()) : undefined,
+      reportFirst: options.reportFirst,
+      // Only this call's events, routed by run id (one lookup per event, however many calls wait).
+      listen: follow ? (wake) => follow.listen(wake) : feed ? (wake) => feed.listenCall(id, wake) : undefined,
+      // An event carries the status, not the result nor the approval's question: the view is read again for an
+      // outcome, a park or a step back, never for the `accepted` and `started` of a call on its way (viewAfterEvent).
+      advance: (v, summary) => viewAfterEvent(v, summary.status),
       slowPollMs: this.deps.slowPollMs,
     });
   }

@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_KEY_MAX_LENGTH, toHookyardError, type AgentClient, type Settings } from '@hookyard/core';
 import type { CallView } from './call-view';
-import { TOOLS_ALLOW_HEADER, toolsAllowEntries, type AgentCalls } from './calls';
+import { TOOLS_ALLOW_HEADER, toolsAllowEntries, type AgentCalls, type CallFollow } from './calls';
 
 /**
  * What an MCP `tools/call` becomes: the request's idempotency key and runtime
@@ -83,7 +83,8 @@ export interface WaitDeps {
  * HOOKS_AGENT_PROGRESS_MAX_WAIT_SECONDS (never less than the plain wait),
  * telling `heartbeat` every HOOKS_AGENT_PROGRESS_SECONDS the call still
  * waits; a parked call is waited on until its approval's expiry and the plain
- * wait past it (the expiry's outcome comes then).
+ * wait past it (the expiry's outcome comes then). `follow`: the call's events
+ * since its keep (the plain wait starts from them, without a read).
  */
 export async function waitForOutcome(
   deps: WaitDeps,
@@ -92,12 +93,14 @@ export async function waitForOutcome(
   signal: AbortSignal,
   progress: (v: CallView) => void,
   heartbeat?: (v: CallView) => void,
+  follow?: CallFollow,
 ): Promise<CallView> {
+  const { agentWaitMs, agentProgressMs, agentProgressMaxWaitMs } = deps.settings;
+  // At most one read to start with (none for a call followed since its keep), reporting the state now as each change.
+  if (!heartbeat) return deps.calls.wait(agent, id, agentWaitMs, { signal, onProgress: progress, untilDone: true, reportFirst: true, follow });
   const first = await deps.calls.view(agent, id);
   if (first.done) return first;
   progress(first);
-  const { agentWaitMs, agentProgressMs, agentProgressMaxWaitMs } = deps.settings;
-  if (!heartbeat) return deps.calls.wait(agent, id, agentWaitMs, { signal, onProgress: progress, untilDone: true });
   const deadline = Date.now() + Math.max(agentWaitMs, agentProgressMaxWaitMs);
   let v = first;
   for (;;) {

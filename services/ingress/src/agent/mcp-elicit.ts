@@ -74,14 +74,16 @@ export function callerAsk(
   requestId: RequestId,
 ): CallerAsk {
   const asked = new Set<string>();
-  const abort = new AbortController();
+  // Made with the first elicitation: most calls never ask, and aborting a controller makes a DOMException (a stack).
+  let abort: AbortController | null = null;
+  let stopped = false;
   let outstanding: Promise<boolean> = Promise.resolve(false);
 
-  async function ask(view: CallView, id: string): Promise<boolean> {
+  async function ask(view: CallView, id: string, signal: AbortSignal): Promise<boolean> {
     const i = await deps.stores.interactions.get(id);
     if (!i || i.kind !== 'approval' || i.status !== 'open' || i.approver !== 'caller') return false;
     const timeout = Math.max(1000, Date.parse(i.expires_at) - deps.clock.now());
-    const answer = await server.elicitInput(approvalForm(view, args, i), { relatedRequestId: requestId, signal: abort.signal, timeout });
+    const answer = await server.elicitInput(approvalForm(view, args, i), { relatedRequestId: requestId, signal, timeout });
     if (answer.action === 'cancel') return false;
     const content = answer.action === 'accept' ? (answer.content ?? {}) : {};
     const approve = answer.action === 'accept' && content.approve === true;
@@ -93,11 +95,12 @@ export function callerAsk(
   return {
     seen(view) {
       const id = view.interaction?.id;
-      if (view.status !== 'parked' || !id || asked.has(id) || abort.signal.aborted) return;
+      if (view.status !== 'parked' || !id || asked.has(id) || stopped) return;
       if (!server.getClientCapabilities()?.elicitation?.form) return;
       asked.add(id);
+      abort ??= new AbortController();
       const previous = outstanding;
-      outstanding = ask(view, id).then(
+      outstanding = ask(view, id, abort.signal).then(
         async (resolved) => (await previous) || resolved,
         async (err: unknown) => {
           // Answered first by someone else, expired, the client gone or cancelled: the approval stays as the store has it.
@@ -107,6 +110,9 @@ export function callerAsk(
       );
     },
     settled: () => outstanding,
-    stop: () => abort.abort(),
+    stop: () => {
+      stopped = true;
+      abort?.abort();
+    },
   };
 }

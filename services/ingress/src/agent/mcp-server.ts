@@ -16,6 +16,7 @@ import {
   type McpCalls,
   type McpCallResult,
 } from './mcp-call';
+import type { CallFollow } from './calls';
 import { joinedView } from './call-view';
 import { callerAsk } from './mcp-elicit';
 import { mcpSdk } from './mcp-sdk';
@@ -108,17 +109,21 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
     if (!fromHeader && !fromMeta) allowed = deps.calls.visible(agent, null, allowed);
     if (allowed.length === 0) throw rpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
 
-    let kept: { id: string; joined: boolean; idempotencyKey: string };
+    let kept: { id: string; joined: boolean; idempotencyKey: string; follow?: CallFollow };
     try {
       const traceparent = typeof headers?.traceparent === 'string' ? headers.traceparent : null;
-      kept = await deps.calls.submit(agent, {
-        tool: name,
-        arguments: request.params.arguments ?? {},
-        idempotencyKey: key,
-        runtimeAllow: fromMeta ?? fromHeader,
-        via: 'mcp',
-        traceparent,
-      });
+      kept = await deps.calls.submit(
+        agent,
+        {
+          tool: name,
+          arguments: request.params.arguments ?? {},
+          idempotencyKey: key,
+          runtimeAllow: fromMeta ?? fromHeader,
+          via: 'mcp',
+          traceparent,
+        },
+        { follow: true },
+      );
     } catch (err) {
       const e = submitErrorKind(err);
       // Allowed when listed a moment ago, refused now (HOOKS_TOOLS_ALLOW reloaded): the same answer as any unknown tool.
@@ -129,34 +134,39 @@ export function createMcpServer(deps: McpServerDeps, sessionAgent: () => AgentCl
       throw err;
     }
 
-    // A task was asked for: the call is kept, so its handle is the answer; tasks/get and tasks/result follow the run.
-    if (request.params.task) {
-      const task = await runTaskStore(deps, () => agent).getTask(kept.id);
-      if (!task) throw rpcError(-32603, `call ${kept.id} was kept but cannot be read back`);
-      return { task };
-    }
+    // A new call's events since its keep: the wait starts from them; stopped however this ends.
+    try {
+      // A task was asked for: the call is kept, so its handle is the answer; tasks/get and tasks/result follow the run.
+      if (request.params.task) {
+        const task = await runTaskStore(deps, () => agent).getTask(kept.id);
+        if (!task) throw rpcError(-32603, `call ${kept.id} was kept but cannot be read back`);
+        return { task };
+      }
 
-    const token = extra._meta?.progressToken;
-    let step = 0;
-    // An approval whose rule names the caller as approver is asked of the agent's user, when the client can be asked.
-    const ask = callerAsk(deps, server, agent, request.params.arguments ?? {}, extra.requestId);
-    extra.signal.addEventListener('abort', () => ask.stop());
-    const progress = (v: Parameters<typeof progressMessage>[0]) => {
-      ask.seen(v);
-      if (token === undefined) return;
-      step += 1;
-      extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message: progressMessage(v) } })
-        .catch((err: unknown) => deps.logger.debug({ run: kept.id, err: String(err) }, 'mcp progress not sent'));
-    };
-    // A client that sent a progressToken is kept waiting through the approval, told every HOOKS_AGENT_PROGRESS_SECONDS.
-    const heartbeat = token === undefined ? undefined : progress;
-    // The run is kept: from here a dropped connection only ends the wait, and the same call finds the run again.
-    let view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat);
-    // A person is answering at the client: the call waits for them, then for the outcome their answer brings.
-    if (!view.done && (await ask.settled()) && !extra.signal.aborted) view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat);
-    ask.stop();
-    return mcpResult(kept.joined ? joinedView(view) : view, kept.idempotencyKey);
+      const token = extra._meta?.progressToken;
+      let step = 0;
+      // An approval whose rule names the caller as approver is asked of the agent's user, when the client can be asked.
+      const ask = callerAsk(deps, server, agent, request.params.arguments ?? {}, extra.requestId);
+      extra.signal.addEventListener('abort', () => ask.stop());
+      const progress = (v: Parameters<typeof progressMessage>[0]) => {
+        ask.seen(v);
+        if (token === undefined) return;
+        step += 1;
+        extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message: progressMessage(v) } })
+          .catch((err: unknown) => deps.logger.debug({ run: kept.id, err: String(err) }, 'mcp progress not sent'));
+      };
+      // A client that sent a progressToken is kept waiting through the approval, told every HOOKS_AGENT_PROGRESS_SECONDS.
+      const heartbeat = token === undefined ? undefined : progress;
+      // The run is kept: from here a dropped connection only ends the wait, and the same call finds the run again.
+      let view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat, kept.follow);
+      // A person is answering at the client: the call waits for them, then for the outcome their answer brings.
+      if (!view.done && (await ask.settled()) && !extra.signal.aborted) view = await waitForOutcome(deps, agent, kept.id, extra.signal, progress, heartbeat);
+      ask.stop();
+      return mcpResult(kept.joined ? joinedView(view) : view, kept.idempotencyKey);
+    } finally {
+      kept.follow?.stop();
+    }
   });
 
   return server;

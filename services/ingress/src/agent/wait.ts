@@ -2,16 +2,20 @@
  * Waiting for a run to reach a state, woken by run events when there is a
  * feed and by polling the store otherwise. Events can be lost (a NATS
  * subscriber reconnecting, a process that announces nothing), so a slow poll
- * runs even with a feed: the store is the truth, an event only says "look now".
+ * runs even with a feed: the store is the truth. An event says "look now",
+ * or, where the caller can read it alone (`advance`), what changed: a move a
+ * read would only confirm costs no read.
  */
 
 /** Poll intervals: without a feed, from FAST_POLL_MS growing to SLOW_POLL_MS; with one, SLOW_POLL_MS as the fallback. */
 export const FAST_POLL_MS = 100;
 export const SLOW_POLL_MS = 2000;
 
-export interface WaitOptions<T> {
+export interface WaitOptions<T, E = never> {
   /** Reads the current state (the store). */
   read(): Promise<T>;
+  /** The state now, when the caller knows it without a read (it listened before the state could move): no first read. */
+  first?: T;
   /** True when there is nothing more to wait for. */
   settled(v: T): boolean;
   /** True when `next` differs from `prev` in a way the caller reports (onProgress). */
@@ -19,50 +23,71 @@ export interface WaitOptions<T> {
   /** How long to wait at most (real time) from the call. */
   waitMs: number;
   signal?: AbortSignal;
-  /** Subscribes `wake` to the events that may mean a change; answers the unsubscribe. Absent: poll only. */
-  listen?: (wake: () => void) => () => void;
+  /** Subscribes `wake` to the events that may mean a change (each handed on, when there is one); answers the unsubscribe. Absent: poll only. */
+  listen?: (wake: (event?: E) => void) => () => void;
+  /**
+   * What an event alone says about the state `v`, when the caller can tell without a read: the state it moves to
+   * (`v` itself when it says nothing new), or null when only a read can tell. Absent: every event is a read.
+   */
+  advance?: (v: T, event: E) => T | null;
   onProgress?: (v: T) => void;
+  /** Reports the first state read too (onProgress), unless it is settled: the caller tells the state now, then each change. */
+  reportFirst?: boolean;
   /** The fallback poll with a feed (default SLOW_POLL_MS); a test sets it past `waitMs` to show the events alone wake. */
   slowPollMs?: number;
 }
 
 /**
  * Reads until `settled`, the time is up or `signal` aborts, and answers the
- * last state read. Subscribes before the first read, so an event between the
- * read and the wait is not missed.
+ * last state read (or moved to by `advance`). Subscribes before the first
+ * read (or the caller did, before `first`), so no event is missed. An event
+ * that `advance` can read alone costs no read; the poll counts from the last
+ * read, so such events never put it off.
  */
-export async function waitUntil<T>(opts: WaitOptions<T>): Promise<T> {
+export async function waitUntil<T, E = never>(opts: WaitOptions<T, E>): Promise<T> {
   const deadline = Date.now() + Math.max(0, opts.waitMs);
-  let woken = false;
+  // The events since the last read, in order; `mustRead` once one of them (or the abort) needs the store.
+  const events: E[] = [];
+  let mustRead = false;
   let wake: (() => void) | null = null;
-  const poke = () => {
-    woken = true;
+  const poke = (event?: E) => {
+    if (event === undefined || !opts.advance) mustRead = true;
+    else events.push(event);
     wake?.();
   };
   const unlisten = opts.listen?.(poke);
   const onAbort = () => poke();
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    let v = await opts.read();
+    let v: T = opts.first !== undefined ? opts.first : await opts.read();
+    let readAt = Date.now();
+    if (opts.reportFirst && !opts.settled(v)) opts.onProgress?.(v);
     let pollMs = opts.listen ? (opts.slowPollMs ?? SLOW_POLL_MS) : FAST_POLL_MS;
     while (!opts.settled(v) && !opts.signal?.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, Math.min(pollMs, left));
-          function done() {
+      let timedOut = false;
+      if (!mustRead && events.length === 0) {
+        timedOut = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => done(true), Math.max(0, Math.min(readAt + pollMs - Date.now(), left)));
+          function done(byTimer: boolean) {
             clearTimeout(timer);
             wake = null;
-            resolve();
+            resolve(byTimer);
           }
-          wake = done;
+          wake = () => done(false);
         });
       }
-      woken = false;
       if (opts.signal?.aborted) break;
-      if (!opts.listen) pollMs = Math.min(SLOW_POLL_MS, Math.round(pollMs * 1.5));
-      const next = await opts.read();
+      const seen = events.splice(0);
+      let next: T | null = mustRead || timedOut ? null : v;
+      mustRead = false;
+      for (let i = 0; next !== null && i < seen.length; i++) next = opts.advance!(next, seen[i]!);
+      if (next === null) {
+        if (!opts.listen) pollMs = Math.min(SLOW_POLL_MS, Math.round(pollMs * 1.5));
+        next = await opts.read();
+        readAt = Date.now();
+      }
       if (opts.changed(v, next) && !opts.settled(next)) opts.onProgress?.(next);
       v = next;
     }
