@@ -100,7 +100,7 @@ export interface AgentCallsDeps {
   runEvents?: RunEventFeed;
   /** Where the `accepted` event of a kept call is announced (the console's live view); absent: not announced. */
   events?: RunEventSink;
-  /** The store poll behind `runEvents` (ms; default SLOW_POLL_MS); a test sets it past the wait to show events alone wake a call. */
+  /** The store poll behind `runEvents` (ms; default fallbackPollMs of the calls waiting, in wait.ts); a test sets it past the wait to show events alone wake a call. */
   slowPollMs?: number;
 }
 

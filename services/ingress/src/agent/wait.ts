@@ -10,6 +10,20 @@
 /** Poll intervals: without a feed, from FAST_POLL_MS growing to SLOW_POLL_MS; with one, SLOW_POLL_MS as the fallback. */
 export const FAST_POLL_MS = 100;
 export const SLOW_POLL_MS = 2000;
+/**
+ * The fallback reads per second that all of a process's waits with a feed make together, at most: past
+ * SLOW_POLL_MS x this many waits, each wait's fallback poll stretches (1,000 waits: one read each 20 s), so
+ * the store reads of calls waiting on approvals do not grow with their number. Events still wake each at once.
+ */
+export const FALLBACK_READS_PER_SECOND = 50;
+
+/** Waits with a feed and the default fallback poll, in this process (the budget above is shared among them). */
+let waitingWithFeed = 0;
+
+/** The fallback poll of one wait with a feed while `waiting` such waits are open. */
+export function fallbackPollMs(waiting: number): number {
+  return Math.max(SLOW_POLL_MS, Math.ceil((waiting * 1000) / FALLBACK_READS_PER_SECOND));
+}
 
 export interface WaitOptions<T, E = never> {
   /** Reads the current state (the store). */
@@ -33,7 +47,10 @@ export interface WaitOptions<T, E = never> {
   onProgress?: (v: T) => void;
   /** Reports the first state read too (onProgress), unless it is settled: the caller tells the state now, then each change. */
   reportFirst?: boolean;
-  /** The fallback poll with a feed (default SLOW_POLL_MS); a test sets it past `waitMs` to show the events alone wake. */
+  /**
+   * The fallback poll with a feed (default fallbackPollMs of the waits open in this process, read at each poll);
+   * a test sets it past `waitMs` to show the events alone wake.
+   */
   slowPollMs?: number;
 }
 
@@ -58,6 +75,8 @@ export async function waitUntil<T, E = never>(opts: WaitOptions<T, E>): Promise<
   const unlisten = opts.listen?.(poke);
   const onAbort = () => poke();
   opts.signal?.addEventListener('abort', onAbort);
+  const shared = opts.listen !== undefined && opts.slowPollMs === undefined;
+  if (shared) waitingWithFeed += 1;
   try {
     let v: T = opts.first !== undefined ? opts.first : await opts.read();
     let readAt = Date.now();
@@ -66,6 +85,7 @@ export async function waitUntil<T, E = never>(opts: WaitOptions<T, E>): Promise<
     while (!opts.settled(v) && !opts.signal?.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;
+      if (shared) pollMs = fallbackPollMs(waitingWithFeed);
       let timedOut = false;
       if (!mustRead && events.length === 0) {
         timedOut = await new Promise<boolean>((resolve) => {
@@ -93,6 +113,7 @@ export async function waitUntil<T, E = never>(opts: WaitOptions<T, E>): Promise<
     }
     return v;
   } finally {
+    if (shared) waitingWithFeed -= 1;
     unlisten?.();
     opts.signal?.removeEventListener('abort', onAbort);
   }
