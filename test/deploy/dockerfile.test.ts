@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { loadSettings } from '@hookyard/core';
+import { heapFlags } from '../../packages/cli/src/heap';
 import { DEPLOY, REPO, renderKustomization } from './support';
 
 /**
@@ -210,12 +211,16 @@ describe('deploy/Dockerfile', () => {
     expect(env).toMatch(/HOOKS_HTTP_HOST=0\.0\.0\.0/);
   });
 
-  test('every role starts with the small young generation deploy/README.md describes', () => {
+  test("every role starts with serve's own heap defaults, as deploy/README.md describes them", () => {
     const env = runtime.body
       .filter((i) => i.op === 'ENV')
       .map((i) => i.args)
       .join(' ');
-    expect(env).toMatch(/NODE_OPTIONS=--max-semi-space-size=4(\s|$)/);
-    expect(readFileSync(join(DEPLOY, 'README.md'), 'utf8')).toContain('--max-semi-space-size=4');
+    // A semi-space size in the image's NODE_OPTIONS would switch serve's young generation default off.
+    expect(env).not.toMatch(/NODE_OPTIONS=/);
+    const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8');
+    const flags = heapFlags([], '');
+    expect(flags.length).toBe(2);
+    for (const f of flags) expect(readme).toContain(f);
   });
 });

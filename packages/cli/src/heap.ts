@@ -13,26 +13,59 @@ import { setFlagsFromString } from 'node:v8';
  */
 export const HEAP_GROWING_PERCENT = 50;
 
-const FLAG = '--heap-growing-percent';
-/** V8 takes dashes or underscores in a flag's name. */
-const CHOSEN = /^--heap[-_]growing[-_]percent(=|$)/;
+/**
+ * By how much V8 multiplies the young generation when a scavenge finds much of
+ * it alive, for `hookyard serve` (V8's own: 2): 1 keeps it at about its
+ * starting size (1-2 MiB). Node 24's V8 lets each semi-space grow to 64 MiB
+ * (Node 20: 16); a role's start-up, which keeps most of what it allocates, and
+ * any burst grow it, and the pages stay: most of Node 24's extra resting and
+ * peak RSS (test/bench/ANALYSIS.md, "Issue 36: memory on Node 24").
+ */
+export const SEMI_SPACE_GROWTH_FACTOR = 1;
+
+interface HeapDefault {
+  flag: string;
+  value: number;
+  /** The node flags that say the operator chose this themselves (V8 takes dashes or underscores in a name). */
+  chosen: RegExp;
+}
+
+const DEFAULTS: readonly HeapDefault[] = [
+  { flag: '--heap-growing-percent', value: HEAP_GROWING_PERCENT, chosen: /^--heap[-_]growing[-_]percent(=|$)/ },
+  // With a semi-space size of the operator's, the young generation grows as V8 grows it, up to that size.
+  {
+    flag: '--semi-space-growth-factor',
+    value: SEMI_SPACE_GROWTH_FACTOR,
+    chosen: /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_]space[-_]size)(=|$)/,
+  },
+];
 
 /**
- * The V8 flags `hookyard serve` sets at start: none that the operator chose on
- * node's own command line (`node --heap-growing-percent=100 bin/hookyard.js serve`).
+ * The V8 flags `hookyard serve` sets at start: each default unless the operator
+ * named that flag on node's own command line (`node --semi-space-growth-factor=2
+ * bin/hookyard.js serve`), or, for the growth factor, a semi-space size there or
+ * in NODE_OPTIONS, which takes no other of these flags
+ * (`NODE_OPTIONS=--max-semi-space-size=64` is V8's own young generation on a
+ * 64-bit host).
  */
-export function heapFlags(execArgv: readonly string[]): string[] {
-  return execArgv.some((a) => CHOSEN.test(a)) ? [] : [`${FLAG}=${HEAP_GROWING_PERCENT}`];
+export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const named = [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
+  return DEFAULTS.filter((d) => !named.some((a) => d.chosen.test(a))).map((d) => `${d.flag}=${d.value}`);
 }
 
 /**
- * Sets `heapFlags` in this process. V8 reads the growing factor at every full
- * collection, so setting it at start (before the runtime loads) is as good as
- * the command-line flag; the young generation's size, by contrast, is fixed
- * when the heap is created (deploy/ passes --max-semi-space-size for that).
+ * Sets `heapFlags` in this process. V8 reads both when it would act on them
+ * (the growing factor at a full collection, the growth factor at a scavenge),
+ * so setting them at start, before the CLI loads (bin/hookyard.js), is as good
+ * as the command-line flag; later, the young generation has already grown. A
+ * semi-space's maximum size, by contrast, is fixed when the heap is created.
  */
-export function applyHeapDefaults(execArgv: readonly string[] = process.execArgv, set: (flag: string) => void = setFlagsFromString): string[] {
-  const flags = heapFlags(execArgv);
+export function applyHeapDefaults(
+  execArgv: readonly string[] = process.execArgv,
+  set: (flag: string) => void = setFlagsFromString,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+): string[] {
+  const flags = heapFlags(execArgv, nodeOptions);
   for (const f of flags) set(f);
   return flags;
 }

@@ -94,7 +94,10 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
   if (!Number.isInteger(searchSize) || searchSize < 1) throw badInput(`jq searchWorkers must be a positive integer; got ${searchSize}`);
   const searchWaitMs = options.searchWaitMs ?? defaultTimeoutMs;
   if (!(searchWaitMs > 0)) throw badInput(`jq searchWaitMs must be a positive number of ms; got ${searchWaitMs}`);
-  const wasm = loadWasmModule(logger);
+  // Compiled when the first worker starts, not here: most roles never start one (the compiled path answers
+  // their conditions), and the compiled module holds a few MiB of machine code in the process.
+  let wasmModule: { module: object | undefined } | undefined;
+  const wasm = () => (wasmModule ??= { module: loadWasmModule(logger) }).module;
   const pools: Record<JqLane, JqWorkerPool> = {
     conditions: new JqWorkerPool(size, wasm, logger, idleMs),
     // A reader's search gets its own workers, so it never queues ahead of a hook's evaluation; and

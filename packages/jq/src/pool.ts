@@ -77,8 +77,8 @@ export class JqWorkerPool {
 
   constructor(
     private readonly size: number,
-    /** A compiled `WebAssembly.Module` of jq.wasm, shared with every worker. */
-    private readonly wasmModule: object | undefined,
+    /** A compiled `WebAssembly.Module` of jq.wasm, shared with every worker (asked for when a worker starts). */
+    private readonly wasmModule: () => object | undefined,
     private readonly logger?: Logger,
     private readonly idleMs: number = DEFAULT_WORKER_IDLE_MS,
     private readonly waitBound?: JqWaitBound,
@@ -137,7 +137,7 @@ export class JqWorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerScriptPath(), { workerData: { wasmModule: this.wasmModule } });
+    const worker = new Worker(workerScriptPath(), { workerData: { wasmModule: this.wasmModule() } });
     const slot: Slot = { worker, ready: false, current: null };
     worker.unref(); // an idle engine must not keep the process alive; referenced again while busy
     worker.on('message', (msg: Reply) => this.onMessage(slot, msg));

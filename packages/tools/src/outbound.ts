@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import { HookyardError } from '@hookyard/core';
 import type { FetchFn } from './http-call';
 
@@ -44,6 +44,12 @@ export interface OutboundGuardOptions {
   /** Name resolution (default dns.lookup); injected by tests to resolve a name to a chosen address. */
   lookup?: (host: string) => Promise<LookupAddress[]>;
 }
+
+// undici loads with the first outbound call, not with this package: the ingress (a refusing guard) and an executor
+// whose tools make no HTTP call never hold it (about 1 MiB of heap).
+let undiciModule: typeof import('undici') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const undici = () => (undiciModule ??= require('undici') as typeof import('undici'));
 
 /** The code a refused connection carries through undici's error chain. */
 const REFUSED = 'ERR_HOOKYARD_OUTBOUND_REFUSED';
@@ -105,7 +111,7 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
       : `${normalize(address).toString()} is not in HOOKS_OUTBOUND_ALLOW_NETS (and the host is not in HOOKS_WEBHOOK_ALLOW_HOSTS)`;
 
   const agentFor = (refuse: (address: string) => string | undefined) =>
-    new Agent({
+    new (undici().Agent)({
       connect: {
         // net.connect calls this for a name (never for an IP literal, which fetch checks itself).
         lookup(hostname, opts, callback) {
@@ -126,7 +132,7 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
       },
     });
 
-  const fetchThrough = (agent: Agent, refuse: (address: string) => string | undefined) =>
+  const fetchThrough = (agent: () => Agent, refuse: (address: string) => string | undefined) =>
     (async (input: string | URL | Request, init?: RequestInit) => {
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
       const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -135,7 +141,7 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
         if (why) throw new HookyardError('forbidden', `outbound call to ${url.origin} refused: ${why}`, { notSent: true });
       }
       try {
-        return await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent });
+        return await undici().fetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent() });
       } catch (err) {
         const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
         if (cause?.code === REFUSED)
@@ -169,16 +175,17 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     return addrs[0]!;
   };
 
-  const open = agentFor(refusal);
-  const narrow = agentFor(netsOnly);
+  // Each agent is made on its first call.
+  let open: Agent | undefined;
+  let narrow: Agent | undefined;
   return {
-    fetch: fetchThrough(open, refusal),
-    fetchAllowedNetsOnly: fetchThrough(narrow, netsOnly),
+    fetch: fetchThrough(() => (open ??= agentFor(refusal)), refusal),
+    fetchAllowedNetsOnly: fetchThrough(() => (narrow ??= agentFor(netsOnly)), netsOnly),
     checkedAddress,
     refusal,
     explicitlyAllowed,
     close: async () => {
-      await Promise.all([open.close(), narrow.close()]);
+      await Promise.all([open?.close(), narrow?.close()]);
     },
   };
 }

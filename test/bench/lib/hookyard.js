@@ -18,6 +18,8 @@ function hookyardEnv(prefix, extra = {}) {
     HOOKS_API_RATE: '0',
     HOOKS_LOG_LEVEL: 'info',
     ...benchSettings(),
+    // Node flags of every role from the bench's environment (an A/B of V8 flags): BENCH_NODE_OPTIONS='--semi-space-growth-factor=2'.
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...extra,
   };
 }
@@ -38,7 +40,12 @@ function benchSettings() {
  */
 async function startStack(prefix, roles, extra = {}, label = 'hookyard', byRoleEnv = {}) {
   const shared = hookyardEnv(prefix, extra);
-  const startRoleOf = (r) => startRole(`${label}-${r}`, r, { ...shared, ...(byRoleEnv[r] || {}) });
+  const startRoleOf = (r) => {
+    const own = byRoleEnv[r] || {};
+    // One role's node flags add to every role's (BENCH_NODE_OPTIONS), not replace them.
+    const nodeOptions = [shared.NODE_OPTIONS, own.NODE_OPTIONS].filter(Boolean).join(' ');
+    return startRole(`${label}-${r}`, r, { ...shared, ...own, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) });
+  };
   // The ingress first: it creates the streams the others bind to.
   const byRole = {};
   const procs = [];

@@ -23,7 +23,7 @@ export function serveCommand(program: Command): void {
       '\nSettings come from the environment and HOOKS_CONFIG_FILE (the environment wins): see `hookyard settings`.\nSIGHUP, a change of that file and POST /api/settings/reload re-apply the ones that can change live.',
     )
     .action(async (opts: { role: RoleName }) => {
-      // Before anything allocates much: the old generation's growth, for a smaller peak RSS (see heap.ts).
+      // Before anything allocates much: V8's heap growth, old and young generation, for a smaller RSS (see heap.ts).
       applyHeapDefaults();
       const resolved = resolveSettings(process.env);
       const settings = resolved.settings;

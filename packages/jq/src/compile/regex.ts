@@ -1,5 +1,10 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { charge, fallback } from './values';
+
+// re2js (with its Unicode tables) loads when an expression first uses a regex, not with every role.
+let re2jsModule: typeof import('re2js') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const re2js = () => (re2jsModule ??= require('re2js') as typeof import('re2js'));
 
 /**
  * `test(re; flags)` in-process, on RE2 (re2js: linear time in the subject, no
@@ -150,7 +155,8 @@ function translate(src: string, flags: string): Translated | null {
       }
     }
     if (depth !== 0) return null;
-    return { re: RE2JS.compile(out.join(''), ignoreCase ? RE2JS.CASE_INSENSITIVE : 0), asciiSubjectOnly };
+    const { RE2JS: Re2 } = re2js();
+    return { re: Re2.compile(out.join(''), ignoreCase ? Re2.CASE_INSENSITIVE : 0), asciiSubjectOnly };
   } catch {
     return null; // a pattern RE2 rejects (or the class walker refused): jq-wasm decides
   }

@@ -136,17 +136,26 @@ export class AnswerDriftError extends Error {}
  */
 export function mount<D extends RouteDecl>(router: Router, decl: D, handler: DeclaredHandler<D>, options: DeclareOptions = {}): void {
   const own = (part: 'params' | 'query' | 'body') => decl.handlerChecks?.includes(part) ?? false;
-  const check = {
-    params: decl.params && !own('params') ? compile(decl.params) : undefined,
-    query: decl.query && !own('query') ? compile(decl.query, ajvQuery) : undefined,
-    body: decl.body && !own('body') ? compile(decl.body) : undefined,
+  // Each validator is compiled on the route's first request (ajv's generated code for every route is a few MiB
+  // the ingress would otherwise hold from start for routes it may never serve); test runs compile them all here.
+  const lazy = (schema: RouteDecl['body'], by?: Ajv) => {
+    let fn: ValidateFunction | undefined;
+    return schema ? () => (fn ??= compile(schema, by)) : undefined;
   };
-  // A stream's answer is written event by event, not through res.json: nothing to check here.
+  const check = {
+    params: !own('params') ? lazy(decl.params) : undefined,
+    query: !own('query') ? lazy(decl.query, ajvQuery) : undefined,
+    body: !own('body') ? lazy(decl.body) : undefined,
+  };
+  // Answers are checked only in test runs. A stream's answer is written event by event, not through res.json: nothing to check.
   const answers = new Map(
-    Object.entries(decl.answers).flatMap(([status, a]) =>
-      a.contentType && a.contentType !== 'application/json' ? [] : [[Number(status), compile(a.schema)] as const],
-    ),
+    options.validateAnswers
+      ? Object.entries(decl.answers).flatMap(([status, a]) =>
+          a.contentType && a.contentType !== 'application/json' ? [] : [[Number(status), compile(a.schema)] as const],
+        )
+      : [],
   );
+  if (options.validateAnswers) for (const c of Object.values(check)) c?.();
   const route = `${decl.method} /api${decl.path}`;
   const refuse = (lines: string[], refused = decl.refused) => {
     // linesInMessage without a message of its own: the lines are the message.
@@ -160,18 +169,21 @@ export function mount<D extends RouteDecl>(router: Router, decl: D, handler: Dec
   router[method](decl.path, door, async (req, res) => {
     // A final `*rest` parameter comes as its segments.
     const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
-    if (check.params && !check.params(params)) {
+    const checkParams = check.params?.();
+    if (checkParams && !checkParams(params)) {
       if (decl.paramsMiss) throw notFound(decl.paramsMiss(params));
-      throw refuse(refusalLines('params', check.params.errors ?? []), decl.paramsRefused);
+      throw refuse(refusalLines('params', checkParams.errors ?? []), decl.paramsRefused);
     }
     // Read on a copy: express reads req.query anew on each access, and the copy's integers are numbers once checked.
-    const query: unknown = check.query ? { ...(req.query as object) } : req.query;
-    if (check.query && !check.query(query)) throw refuse(refusalLines('query', check.query.errors ?? [], knownOf(decl.query), req.query));
+    const checkQuery = check.query?.();
+    const query: unknown = checkQuery ? { ...(req.query as object) } : req.query;
+    if (checkQuery && !checkQuery(query)) throw refuse(refusalLines('query', checkQuery.errors ?? [], knownOf(decl.query), req.query));
     const body: unknown = req.body;
     // An optional body may be left out (no body, JSON null, or an empty object).
     const bodyLeftOut =
       decl.bodyOptional && (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && !Object.keys(body).length));
-    if (check.body && !bodyLeftOut && !check.body(body)) throw refuse(refusalLines('body', check.body.errors ?? [], knownOf(decl.body)));
+    const checkBody = check.body?.();
+    if (checkBody && !bodyLeftOut && !checkBody(body)) throw refuse(refusalLines('body', checkBody.errors ?? [], knownOf(decl.body)));
     if (options.validateAnswers) {
       const json = res.json.bind(res);
       res.json = (body: unknown) => {

@@ -7,12 +7,12 @@ export const OPENAPI_DOCUMENT = openApiDocument([...API_ROUTES, ...SERVICE_ROUTE
 /** The path the document is served on (no token). */
 export const OPENAPI_PATH = '/openapi.json';
 
-/** `GET /openapi.json`: the OpenAPI description of this app. Rendered once. */
+/** `GET /openapi.json`: the OpenAPI description of this app. Rendered once, when first asked for (about 0.4 MiB of text). */
 export function openapiRouter(): Router {
   const router = express.Router();
-  const text = JSON.stringify(OPENAPI_DOCUMENT);
+  let text: string | undefined;
   router.get(OPENAPI_PATH, (_req, res) => {
-    res.type('application/json').send(text);
+    res.type('application/json').send((text ??= JSON.stringify(OPENAPI_DOCUMENT)));
   });
   return router;
 }
