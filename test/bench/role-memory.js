@@ -10,7 +10,7 @@
  * finished ("loaded"), then again after the idle seconds.
  *
  *   node test/bench/role-memory.js [--seconds 30] [--burst 5000] [--roles ingress,scheduler,executor]
- *   BENCH_NODE_OPTIONS=--semi-space-growth-factor=2 node test/bench/role-memory.js    (every role's NODE_OPTIONS: an A/B of V8 flags)
+ *   BENCH_NODE_OPTIONS=--max-semi-space-size=64 node test/bench/role-memory.js    (every role's NODE_OPTIONS: an A/B of V8 flags)
  */
 const { randomBytes } = require('node:crypto');
 const { log, sleep, until } = require('./lib/common');
