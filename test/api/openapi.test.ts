@@ -83,6 +83,13 @@ async function doorServed(base: string): Promise<boolean> {
   return res.status === 200 && body.status === 'accepted' && body.runs === 0 && body.unrouted === true;
 }
 
+/** The agent door is taken off at the app's entry too (agent/mcp-mount.ts): served when a call without a token is its 401. */
+async function mcpServed(base: string): Promise<boolean> {
+  const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  await res.arrayBuffer();
+  return res.status === 401 && /^Bearer/.test(res.headers.get('www-authenticate') ?? '');
+}
+
 describe('docs/openapi.json', () => {
   const app = buildApp();
   let registered: Map<string, Set<string>>;
@@ -95,6 +102,7 @@ describe('docs/openapi.json', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     registered = routes(app);
     if (await doorServed(base)) registered.set('/universal_webhook/{topic}', new Set([...(registered.get('/universal_webhook/{topic}') ?? []), '*']));
+    if (await mcpServed(base)) registered.set('/mcp', new Set([...(registered.get('/mcp') ?? []), '*']));
   });
 
   afterAll(async () => {

@@ -40,11 +40,10 @@ describe('declared routes', () => {
     await h.close();
   });
 
-  it('every registered route is declared, and every declared route is registered (the door is answered before express)', () => {
+  it('every registered route is declared, and every declared route is registered (the door and /mcp are answered before express)', () => {
     const decls = [...API_ROUTES, ...SERVICE_ROUTES];
     const declared = new Set(decls.filter((d) => !d.beforeExpress).map((d) => `${d.method} ${d.base ?? '/api'}${d.path}`));
     const routes = registered(h.app);
-    // `ALL /mcp` is the MCP transport's: its declared methods cover it.
     const covered = (r: string) => declared.has(r) || (r.startsWith('ALL ') && [...declared].some((d) => d.endsWith(` ${r.slice(4)}`)));
     expect(routes.filter((r) => !covered(r))).toEqual([]);
     expect([...declared].filter((d) => !routes.includes(d) && !routes.includes(`ALL ${d.slice(d.indexOf(' ') + 1)}`))).toEqual([]);

@@ -263,6 +263,8 @@ const mcp = (
   path: '/mcp',
   role: 'agent',
   agentDoor: true,
+  // Taken off at the app's entry, as the public door (agent/mcp-mount.ts).
+  beforeExpress: true,
   // An agent token, not a management one.
   security: [{ agentToken: [] }],
   tag: 'agents',
