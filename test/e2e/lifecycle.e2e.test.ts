@@ -121,15 +121,21 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
       await pool(90, 10, async (i) => {
         expect((await api.sendEvent('slow', { i })).body.runs).toBe(1);
       });
-      // Wait until tools are running, then kill one executor mid-run.
+      // Wait until tools are running, then kill mid-run the executor holding most of them (one executor may pull
+      // every run; a fixed victim could hold none, and then nothing would be taken over).
       await eventually(async () => (inFlight.size >= 10 ? true : undefined), 30_000, 'tool calls in flight');
-      const victim = procs[2]!;
+      const busiest = async (among: typeof procs) => {
+        const n = await Promise.all(among.map(async (p) => (await metricValue(p.url, 'tai42_hook_runs_in_flight')) ?? 0));
+        const i = n.indexOf(Math.max(...n));
+        return n[i]! > 0 ? among[i] : undefined;
+      };
+      const executors = procs.slice(2);
+      const victim = (await eventually(() => busiest(executors), 30_000, 'an executor with tool calls in flight'));
       victim.kill('SIGKILL');
       await victim.wait();
 
-      // Freeze another one past its lease; when it wakes, its writes must be refused.
-      const frozen = procs[3]!;
-      await eventually(async () => (inFlight.size >= 1 ? true : undefined), 30_000, 'tool calls in flight');
+      // Freeze another one past its lease (one with runs in flight); when it wakes, its writes must be refused.
+      const frozen = (await eventually(() => busiest(executors.filter((p) => p !== victim)), 30_000, 'another executor with runs in flight'));
       frozen.kill('SIGSTOP');
       await sleep(4000);
       frozen.kill('SIGCONT');
