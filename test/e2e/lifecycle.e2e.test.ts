@@ -130,12 +130,12 @@ describe('run life cycle across processes (Redis + JetStream)', () => {
         return n[i]! > 0 ? among[i] : undefined;
       };
       const executors = procs.slice(2);
-      const victim = (await eventually(() => busiest(executors), 30_000, 'an executor with tool calls in flight'));
+      const victim = await eventually(() => busiest(executors), 30_000, 'an executor with tool calls in flight');
       victim.kill('SIGKILL');
       await victim.wait();
 
       // Freeze another one past its lease (one with runs in flight); when it wakes, its writes must be refused.
-      const frozen = (await eventually(() => busiest(executors.filter((p) => p !== victim)), 30_000, 'another executor with runs in flight'));
+      const frozen = await eventually(() => busiest(executors.filter((p) => p !== victim)), 30_000, 'another executor with runs in flight');
       frozen.kill('SIGSTOP');
       await sleep(4000);
       frozen.kill('SIGCONT');
