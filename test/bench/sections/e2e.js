@@ -57,29 +57,34 @@ async function bullStats(worker, samples = false) {
  * autocannon ends on its 1 s sampling tick, so waiting for it before the first
  * poll counted the time to the next whole second as the system's (5,000 events
  * whose runs were done in 1.7 s measured 2.04 s, and any rate came out near
- * n / 1.04 s or n / 2.04 s). A duration load (no amount) is polled once it ended.
+ * n / 1.04 s or n / 2.04 s). A duration load (no amount), or a probe with
+ * `afterLoad: true` (one that scrapes /metrics), is polled once the load ended.
  * A probe is {snapshot(), isDone(base, target), finished(base)}; it must cost the
- * system under test next to nothing (no /metrics scrape in the loop).
+ * system under test next to nothing (no /metrics scrape in the loop). `onDone`, when
+ * given, is called at each poll that found the runs done; what it returned at the one
+ * that counts comes back as `doneMark` (a CPU mark, so CPU is counted up to then).
  */
-async function loadUntilDone(load, probe, perEvent, timeoutMs) {
+async function loadUntilDone(load, probe, perEvent, timeoutMs, onDone) {
   const base = await probe.snapshot();
   let target = null;
   let lastAnswerAt = null;
-  // Times the probe said done; the first at or after the last answer is the end.
+  // Times the probe said done (with onDone's mark); the first at or after the last answer is the end.
   const doneTimes = [];
   let doneAt = null;
+  let doneMark;
   const poller = (async () => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const expect = target ?? (load.amount ? load.amount * perEvent : null);
+      const expect = target ?? (load.amount && !probe.afterLoad ? load.amount * perEvent : null);
       if (expect !== null) {
         // The time the answer came back: never before the runs were done.
-        if (await probe.isDone(base, expect)) doneTimes.push(Date.now());
+        if (await probe.isDone(base, expect)) doneTimes.push({ at: Date.now(), mark: onDone?.() });
         // Before the load ended only its end can tell which of these counts: keep polling.
         if (lastAnswerAt !== null) {
-          const first = doneTimes.find((t) => t >= lastAnswerAt);
+          const first = doneTimes.find((t) => t.at >= lastAnswerAt);
           if (first !== undefined) {
-            doneAt = first;
+            doneAt = first.at;
+            doneMark = first.mark;
             return;
           }
         }
@@ -101,7 +106,7 @@ async function loadUntilDone(load, probe, perEvent, timeoutMs) {
     const how = probe.describe ? `; runs by status: ${JSON.stringify(await probe.describe())}` : '';
     throw new Error(`${finished} of ${target} runs succeeded (the rest ended otherwise)${how}`);
   }
-  return { load: res, doneAt, finished };
+  return { load: res, doneAt, doneMark, finished };
 }
 
 /**
@@ -160,9 +165,11 @@ function bullSide(bull) {
 async function throughputRun(ctx, side, n) {
   const cpu = measureCpu(side.pids);
   const redis = await measureRedis();
-  const r = await loadUntilDone({ url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n }, side.probe, 1, ctx.smoke ? 60_000 : 180_000);
+  const load = { url: side.url('bench'), bodyBytes: 1024, connections: 50, amount: n };
+  const r = await loadUntilDone(load, side.probe, 1, ctx.smoke ? 60_000 : 180_000, () => cpu.mark());
   const seconds = (r.doneAt - r.load.start) / 1000;
-  const c = cpu.end(r.finished, r.load.cpuMs);
+  // Up to the poll that found the runs done: not the load generator's wait for its tick, nor the counters' catch-up.
+  const c = cpu.end(r.finished, r.load.cpuMs, r.doneMark);
   const redisPerRun = await redis.end(r.finished);
   const out = {
     events: r.load.ok,
