@@ -51,20 +51,28 @@ function pidsByComm(name) {
 
 const servers = { redis: pidsByComm('redis-server'), nats: pidsByComm('nats-server') };
 
-/** Starts a measurement over named pids (plus redis and nats); `end(requests, loadgenCpuMs)` gives ms per request. */
+/**
+ * Starts a measurement over named pids (plus redis and nats); `end(requests, loadgenCpuMs, at)` gives ms per
+ * request, up to now or up to `at`, a `mark()` taken earlier (e.g. when the last run finished, while the load
+ * generator was still on its way out).
+ */
 function measureCpu(named) {
   const pids = { ...named, redis: servers.redis[0], nats: servers.nats[0] };
-  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, pid ? cpuMs(pid) : null]));
-  const busy0 = machineBusyMs();
-  const t0 = Date.now();
+  const mark = () => ({
+    at: Date.now(),
+    cpu: Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, pid ? cpuMs(pid) : null])),
+    busy: machineBusyMs(),
+  });
+  const start = mark();
   return {
-    end(requests, loadgenCpuMs) {
-      const wallMs = Date.now() - t0;
+    mark,
+    end(requests, loadgenCpuMs, at = mark()) {
+      const wallMs = at.at - start.at;
       const used = {};
       let known = 0;
-      for (const [k, pid] of Object.entries(pids)) {
-        const a = before[k];
-        const b = pid ? cpuMs(pid) : null;
+      for (const k of Object.keys(pids)) {
+        const a = start.cpu[k];
+        const b = at.cpu[k];
         if (a == null || b == null) continue;
         used[k] = b - a;
         known += b - a;
@@ -73,10 +81,10 @@ function measureCpu(named) {
         used.loadgen = loadgenCpuMs;
         known += loadgenCpuMs;
       }
-      const busy = machineBusyMs() - busy0;
+      const busy = at.busy - start.busy;
       used.other = Math.max(0, busy - known);
       const perRequest = Object.fromEntries(Object.entries(used).map(([k, v]) => [k, requests ? Math.round((v / requests) * 1000) / 1000 : null]));
-      return { wallMs, machineBusyPercent: Math.round((busy / wallMs) * 100), msPerRequest: perRequest };
+      return { wallMs, machineBusyPercent: wallMs > 0 ? Math.round((busy / wallMs) * 100) : null, msPerRequest: perRequest };
     },
   };
 }

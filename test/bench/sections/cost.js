@@ -90,6 +90,8 @@ async function pageLatency(base, query, seconds) {
 async function doorAndClaim(stack, n, timeoutMs) {
   const executor = [stack.byRole.executor];
   const probe = {
+    // A /metrics scrape per poll: not during the load.
+    afterLoad: true,
     snapshot: () => metricOver(executor, 'succeeded_total'),
     isDone: async (base, target) => (await metricOver(executor, 'succeeded_total')) - base >= target,
     finished: async (base) => (await metricOver(executor, 'succeeded_total')) - base,

@@ -121,25 +121,39 @@ interface CoalesceOptions {
 /** Checks of one key answered by one take: its waiters are requests in arrival order. */
 interface Batch {
   waiters: Array<{ resolve: (waitMs: number) => void; reject: (err: unknown) => void }>;
-  /** Sent, and holding its key's one take in flight until it answers or is given up on. */
+  /** Sent, and holding one of its key's takes in flight until it answers or is given up on. */
   holding: boolean;
+  /** Its event-loop turn is over: it leaves as soon as its key has a take to spare. */
+  ready: boolean;
   settled: boolean;
   timer?: NodeJS.Timeout;
 }
 
 /**
- * One bucket's takes from the shared store, coalesced per key: while a take of
- * a key is in flight, later checks of that key gather in the next batch, which
- * leaves as one take of n requests when the one in flight answers (or is given
- * up on). The store decides n requests exactly as n takes one after another
- * (BucketStore.takeMany: the first ones pass), so this changes how many round
- * trips a flood of one client or topic costs, never what passes. A lone check
- * leaves at once. Each batch is answered within `timeoutMs` of its first
- * check: by the store, or else by this process's bucket (fail open); a late
- * answer is dropped, as a late single take was.
+ * Takes of one key in flight at most. Past it, checks gather until a take
+ * answers, so a slow store sees a bounded number of takes per key while the
+ * checks wait for it.
  */
-function coalesced(o: CoalesceOptions): Take {
-  const inFlight = new Set<string>();
+const TAKES_IN_FLIGHT_PER_KEY = 8;
+
+/**
+ * One bucket's takes from the shared store, coalesced per key: a check of a
+ * key with no take in flight leaves at once; the checks that arrive while one
+ * is in flight gather for the rest of that event-loop turn and leave as one
+ * take of n requests at its end, without waiting for the takes in flight to
+ * answer (up to `maxInFlight` per key; past that, when one answers). Waiting
+ * for the answer instead made a check of a flooded key wait out the rest of a
+ * round trip before its own. The takes of a key leave in arrival order on the
+ * store's one connection, which decides them in that order, and the store
+ * decides n requests exactly as n takes one after another (BucketStore.takeMany:
+ * the first ones pass), so this changes how many round trips a flood of one
+ * client or topic costs, never what passes. Each batch is answered within
+ * `timeoutMs` of its first check: by the store, or else by this process's
+ * bucket (fail open); a late answer is dropped, as a late single take was.
+ */
+function coalesced(o: CoalesceOptions, maxInFlight = TAKES_IN_FLIGHT_PER_KEY): Take {
+  // Takes in flight per key; a key with none is not here.
+  const inFlight = new Map<string, number>();
   const waiting = new Map<string, Batch>();
 
   const settle = (batch: Batch): boolean => {
@@ -160,16 +174,21 @@ function coalesced(o: CoalesceOptions): Take {
       (bad: unknown) => batch.waiters.forEach((w) => w.reject(bad)),
     );
   };
+  const sendIfDue = (key: string) => {
+    const queued = waiting.get(key);
+    if (queued?.ready && (inFlight.get(key) ?? 0) < maxInFlight) send(key, queued);
+  };
   const release = (key: string, batch: Batch) => {
     if (!batch.holding) return;
     batch.holding = false;
-    inFlight.delete(key);
-    const queued = waiting.get(key);
-    if (queued) send(key, queued);
+    const left = (inFlight.get(key) ?? 1) - 1;
+    if (left > 0) inFlight.set(key, left);
+    else inFlight.delete(key);
+    sendIfDue(key);
   };
   const send = (key: string, batch: Batch) => {
-    waiting.delete(key);
-    inFlight.add(key);
+    if (waiting.get(key) === batch) waiting.delete(key);
+    inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
     batch.holding = true;
     // A store that throws instead of rejecting is a failed take all the same.
     new Promise<TakeManyResult>((resolve) => resolve(o.take(key, batch.waiters.length))).then(
@@ -186,7 +205,7 @@ function coalesced(o: CoalesceOptions): Take {
     );
   };
   const giveUp = (key: string, batch: Batch) => {
-    // Not sent yet (behind a hung take) or sent and silent: either way the next batch must not queue behind it.
+    // Not sent yet (behind hung takes) or sent and silent: either way the next batch must not queue behind it.
     if (waiting.get(key) === batch) waiting.delete(key);
     else release(key, batch);
     fallBack(key, batch, unavailable(`flood limiter: the shared bucket store did not answer within ${o.timeoutMs} ms`));
@@ -199,11 +218,19 @@ function coalesced(o: CoalesceOptions): Take {
         queued.waiters.push({ resolve, reject });
         return;
       }
-      const batch: Batch = { waiters: [{ resolve, reject }], holding: false, settled: false };
+      const batch: Batch = { waiters: [{ resolve, reject }], holding: false, ready: false, settled: false };
       batch.timer = setTimeout(() => giveUp(key, batch), o.timeoutMs);
       batch.timer.unref();
-      if (inFlight.has(key)) waiting.set(key, batch);
-      else send(key, batch);
+      if (!inFlight.has(key)) {
+        send(key, batch);
+        return;
+      }
+      waiting.set(key, batch);
+      setImmediate(() => {
+        batch.ready = true;
+        // Given up on meanwhile (a hung store): nothing to send.
+        if (waiting.get(key) === batch) sendIfDue(key);
+      });
     });
 }
 

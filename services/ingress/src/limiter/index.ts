@@ -14,8 +14,9 @@
  * Leave express's own `trust proxy` off: the address comes from here. The
  * buckets are the store's (`Stores.buckets`: in Redis when the stores are, on
  * their one connection, so replicas share them); without `buckets` they live
- * in this process. Concurrent checks of one bucket and key share one take
- * (buckets.ts: coalesced, deciding exactly as one take each). With the store
+ * in this process. Concurrent checks of one bucket and key within one
+ * event-loop turn share one take (buckets.ts: coalesced, deciding exactly as
+ * one take each, in arrival order). With the store
  * out of reach the checks fail open to per-process buckets and say so once in
  * the log.
  */

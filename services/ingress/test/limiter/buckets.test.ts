@@ -231,25 +231,47 @@ describe.each([
     return (await redisStores(prefix)).buckets;
   }
 
-  it('checks arriving while a take of their key is in flight leave as one take of that many requests', async () => {
+  it('checks arriving while a take of their key is in flight leave as one take at the end of their turn, without waiting for its answer', async () => {
     const g = gated(await sharedStore());
     const buckets = createBucketSet({ store: g.store, rate: 1000, burst: 1000, apiRate: 0 });
     g.hold();
     const first = buckets.checkDoor('10.8.0.1', 'orders');
     await g.reached(2); // the client's and the topic's take, in flight
     const later = Array.from({ length: 7 }, () => buckets.checkDoor('10.8.0.1', 'orders'));
-    // Nothing more reaches the store while the first takes are held.
-    await new Promise((r) => setImmediate(r));
-    expect(g.calls).toHaveLength(2);
+    // The seven leave together once their turn is over, while the first takes are still held.
+    await g.reached(4);
     g.release();
     expect((await Promise.all([first, ...later])).every((v) => v.ok)).toBe(true);
-    // Eight checks, two takes per bucket: the first alone, then the seven that waited, as one.
+    // Eight checks, two takes per bucket: the first alone, then the seven of the next turn, as one.
     expect(g.calls).toEqual([
       { bucket: 'door-client', key: '10.8.0.1', count: 1 },
       { bucket: 'door-topic', key: 'orders', count: 1 },
       { bucket: 'door-client', key: '10.8.0.1', count: 7 },
       { bucket: 'door-topic', key: 'orders', count: 7 },
     ]);
+  });
+
+  it('holds at most 8 takes of a key in flight: later checks gather until one answers, then leave as one take', async () => {
+    const g = gated(await sharedStore());
+    const buckets = createBucketSet({ store: g.store, rate: 1000, burst: 1000, apiRate: 0 });
+    g.hold();
+    const checks = [buckets.checkDoor('10.8.0.5', 'cap')];
+    await g.reached(2);
+    // One check per turn: each leaves as its own take until 8 of the key are in flight.
+    for (let n = 2; n <= 8; n += 1) {
+      checks.push(buckets.checkDoor('10.8.0.5', 'cap'));
+      await g.reached(2 * n);
+    }
+    // Three more, in three turns: none reaches the store while the 8 are held.
+    for (let n = 0; n < 3; n += 1) {
+      checks.push(buckets.checkDoor('10.8.0.5', 'cap'));
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(g.calls).toHaveLength(16);
+    g.release();
+    expect((await Promise.all(checks)).every((v) => v.ok)).toBe(true);
+    expect(g.calls.filter((c) => c.bucket === 'door-client').map((c) => c.count)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 3]);
   });
 
   it('with 3 tokens left, 5 concurrent checks pass exactly 3, the first to arrive, and the others wait as a single check would', async () => {
