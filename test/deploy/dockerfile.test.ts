@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { loadSettings } from '@hookyard/core';
-import { heapFlags } from '../../packages/cli/src/heap';
+import { heapFlags, youngGenerationFlag } from '../../packages/cli/src/heap';
 import { DEPLOY, REPO, renderKustomization } from './support';
 
 /**
@@ -216,10 +216,13 @@ describe('deploy/Dockerfile', () => {
       .filter((i) => i.op === 'ENV')
       .map((i) => i.args)
       .join(' ');
-    // A semi-space size in the image's NODE_OPTIONS would switch serve's young generation default off.
+    // A semi-space size in the image's NODE_OPTIONS would replace serve's young generation default.
     expect(env).not.toMatch(/NODE_OPTIONS=/);
     const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8');
-    const flags = heapFlags([], '');
+    const young = youngGenerationFlag([], '');
+    expect(young).not.toBeNull();
+    // Started again with the size, serve sets the old generation's factor only.
+    const flags = [young!, ...heapFlags([young!], '')];
     expect(flags.length).toBe(2);
     for (const f of flags) expect(readme).toContain(f);
   });

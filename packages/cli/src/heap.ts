@@ -22,6 +22,33 @@ export const HEAP_GROWING_PERCENT = 50;
  * peak RSS (test/bench/ANALYSIS.md, "Issue 36: memory on Node 24").
  */
 export const SEMI_SPACE_GROWTH_FACTOR = 1;
+// Only where serve could not start node again with MAX_SEMI_SPACE_MIB (no process.execve, or the CLI's
+// `hookyard --json serve` form): it costs CPU (more scavenges) that the size does not.
+
+/**
+ * The young generation's semi-space size in MiB that `hookyard serve` starts
+ * node with (V8's own on Node 24: up to 64). A size is fixed when the heap is
+ * made, so bin/hookyard.js starts node again with it (process.execve: the
+ * same process, pid and descriptors) unless the operator chose the young
+ * generation. Measured on a quiet 2-core machine (test/bench/ANALYSIS.md,
+ * "Issue 36: memory on Node 24"): the same CPU per run as V8's own size,
+ * where the growth factor of 1 (kept below as the fallback where node cannot
+ * start again) cost about 20 % more, and peak RSS after a 5,000-event burst
+ * 148 / 88 / 128 MiB (ingress / scheduler / executor).
+ */
+export const MAX_SEMI_SPACE_MIB = 4;
+
+/** A semi-space flag or the growth factor, chosen by the operator: the young generation is theirs. */
+const YOUNG_CHOSEN = /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_]space[-_]size)(=|$)/;
+
+/**
+ * The flag node should start `hookyard serve` with, or null when the operator
+ * named the young generation on node's command line or in NODE_OPTIONS.
+ */
+export function youngGenerationFlag(execArgv: readonly string[], nodeOptions = ''): string | null {
+  const named = [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
+  return named.some((a) => YOUNG_CHOSEN.test(a)) ? null : `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`;
+}
 
 interface HeapDefault {
   flag: string;
@@ -36,7 +63,7 @@ const DEFAULTS: readonly HeapDefault[] = [
   {
     flag: '--semi-space-growth-factor',
     value: SEMI_SPACE_GROWTH_FACTOR,
-    chosen: /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_]space[-_]size)(=|$)/,
+    chosen: YOUNG_CHOSEN,
   },
 ];
 

@@ -1,4 +1,6 @@
-import { HEAP_GROWING_PERCENT, SEMI_SPACE_GROWTH_FACTOR, applyHeapDefaults, heapFlags } from '../src/heap';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { HEAP_GROWING_PERCENT, MAX_SEMI_SPACE_MIB, SEMI_SPACE_GROWTH_FACTOR, applyHeapDefaults, heapFlags, youngGenerationFlag } from '../src/heap';
 
 const BOTH = [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, `--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR}`];
 
@@ -44,5 +46,40 @@ describe('heap defaults of hookyard serve', () => {
       if (before === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = before;
     }
+  });
+
+  it('starts serve with a semi-space size unless the operator chose the young generation', () => {
+    expect(youngGenerationFlag([], '')).toBe(`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`);
+    expect(youngGenerationFlag(['--enable-source-maps'], '--max-old-space-size=512')).toBe(`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`);
+    for (const flag of ['--max-semi-space-size=64', '--min_semi_space_size=2', '--semi-space-growth-factor=2']) {
+      expect(youngGenerationFlag([flag], '')).toBeNull();
+      expect(youngGenerationFlag([], `--trace-warnings ${flag}`)).toBeNull();
+    }
+    // Once started again with the size, nothing more: the growth factor is left alone too.
+    expect(youngGenerationFlag([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`], '')).toBeNull();
+    expect(heapFlags([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`], '')).toEqual(['--heap-growing-percent=50']);
+  });
+
+  it('bin/hookyard.js serve runs in a node started with the size, in the same process', () => {
+    // `serve --help` goes through the start-up of serve and prints its help; NODE_DEBUG-free probe: the
+    // preload prints what the final node was started with (it runs in the node execve made, and in the first).
+    const probe = "process.on('exit', () => process.stderr.write('PROBE ' + process.pid + ' ' + JSON.stringify(process.execArgv) + '\\n'))";
+    const bin = join(__dirname, '..', 'bin', 'hookyard.js');
+    const run = (nodeOptions: string) =>
+      spawnSync(process.execPath, ['--import', 'data:text/javascript,' + encodeURIComponent(probe), bin, 'serve', '--help'], {
+        env: { ...process.env, NODE_OPTIONS: nodeOptions },
+        encoding: 'utf8',
+      });
+    const mine = run('');
+    expect(mine.status).toBe(0);
+    const lines = mine.stderr.split('\n').filter((l) => l.startsWith('PROBE '));
+    expect(lines).toHaveLength(1);
+    const [, pid, argv] = /^PROBE (\d+) (.*)$/.exec(lines[0]!)!;
+    expect(Number(pid)).toBe(mine.pid);
+    expect(JSON.parse(argv!)).toContain(`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`);
+    const theirs = run('--max-semi-space-size=64');
+    expect(theirs.status).toBe(0);
+    const [line] = theirs.stderr.split('\n').filter((l) => l.startsWith('PROBE '));
+    expect(JSON.parse(/^PROBE \d+ (.*)$/.exec(line!)![1]!)).not.toContain(`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`);
   });
 });
