@@ -31,12 +31,14 @@ export const SEMI_SPACE_GROWTH_FACTOR = 1;
  * made, so bin/hookyard.js starts node again with it (process.execve: the
  * same process, pid and descriptors) unless the operator chose the young
  * generation. Measured on a quiet 2-core machine (test/bench/ANALYSIS.md,
- * "Issue 36: memory on Node 24"): the same CPU per run as V8's own size,
- * where the growth factor of 1 (kept below as the fallback where node cannot
- * start again) cost about 20 % more, and peak RSS after a 5,000-event burst
- * 148 / 88 / 128 MiB (ingress / scheduler / executor).
+ * "Issue 36: memory on Node 24"), CPU per run of the end-to-end throughput
+ * run against BullMQ's: 1.54-1.73x at 8 MiB, 1.50-1.77x at V8's own size,
+ * 1.84-1.94x at 4 MiB, 2.07-2.25x with the growth factor of 1 (kept below as
+ * the fallback where node cannot start again); peak RSS after a 5,000-event
+ * burst 167 / 97 / 152 MiB (ingress / scheduler / executor) at 8, 148 / 88 /
+ * 128 at 4, 254 / 102 / 235 at V8's own.
  */
-export const MAX_SEMI_SPACE_MIB = 4;
+export const MAX_SEMI_SPACE_MIB = 8;
 
 /** A semi-space flag or the growth factor, chosen by the operator: the young generation is theirs. */
 const YOUNG_CHOSEN = /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_]space[-_]size)(=|$)/;

@@ -18,7 +18,7 @@ function hookyardEnv(prefix, extra = {}) {
     HOOKS_API_RATE: '0',
     HOOKS_LOG_LEVEL: 'info',
     ...benchSettings(),
-    // Node flags of every role from the bench's environment (an A/B of V8 flags): BENCH_NODE_OPTIONS='--max-semi-space-size=64' (V8's own young generation here, in place of serve's 4 MiB default).
+    // Node flags of every role from the bench's environment (an A/B of V8 flags): BENCH_NODE_OPTIONS='--max-semi-space-size=64' (V8's own young generation here, in place of serve's 8 MiB default).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...extra,
   };
