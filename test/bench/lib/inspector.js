@@ -7,13 +7,19 @@
  */
 const { sleep } = require('./common');
 
-/** The inspector's WebSocket URL from the child's "Debugger listening on ws://..." line. */
+/**
+ * The inspector's WebSocket URL from the child's last "Debugger listening on ws://..." line, once it listens:
+ * `hookyard serve` starts node again with its semi-space size (process.execve, packages/cli/bin/hookyard.js),
+ * so the first node's line names an inspector that is gone, and the final node's comes before it listens.
+ */
 async function inspectorUrl(proc, timeoutMs = 10_000) {
   for (const end = Date.now() + timeoutMs; Date.now() < end;) {
+    let last = null;
     for (const l of proc.lines) {
       const m = /Debugger listening on (ws:\/\/\S+)/.exec(l);
-      if (m) return m[1];
+      if (m) last = m[1];
     }
+    if (last && proc.url) return last;
     await sleep(50);
   }
   throw new Error(`${proc.name} printed no inspector URL (started without --inspect=127.0.0.1:0?)`);
