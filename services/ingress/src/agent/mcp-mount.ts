@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type express from 'express';
 import type { Logger } from '@hookyard/core';
 import { SECURITY_HEADERS, sendJson } from '../http/headers';
+import { takeFirst } from '../door/mount';
 
 /** True for a URL express's `app.route('/mcp')` matches: `/mcp` or `/mcp/`, any case, any query. */
 export function isMcpPath(url: string): boolean {
@@ -12,7 +13,7 @@ export function isMcpPath(url: string): boolean {
 
 /**
  * /mcp runs before express touches the request, as the public door does
- * (door/mount.ts): express re-prototypes req and res, which slows every later
+ * (door/mount.ts, takeFirst): express re-prototypes req and res, which slows every later
  * property access in node's http code and in the SDK's conversion of them to
  * web Request and Response, and walks its router. The door takes no
  * middleware: it gets the security headers every express answer carries, and
@@ -20,14 +21,13 @@ export function isMcpPath(url: string): boolean {
  * a HookyardError (logged, a 500 that says nothing of the cause).
  */
 export function mountMcpFirst(app: express.Express, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, logger: Logger): void {
-  const target = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, next?: unknown): void };
-  const viaExpress = target.handle.bind(app);
-  target.handle = (req, res, next) => {
-    if (!isMcpPath(req.url ?? '')) return viaExpress(req, res, next);
+  takeFirst(app, (req, res) => {
+    if (!isMcpPath(req.url ?? '')) return false;
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
     handle(req, res).catch((err: unknown) => {
       logger.error({ err, method: req.method, path: '/mcp' }, 'management request failed');
       sendJson(res, 500, JSON.stringify({ error: { kind: 'internal', message: 'internal error' } }));
     });
-  };
+    return true;
+  });
 }

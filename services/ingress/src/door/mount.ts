@@ -12,12 +12,24 @@ export const DOOR_PREFIX = '/universal_webhook/';
  * else, including a malformed door path, goes through express as usual.
  */
 export function mountDoorFirst(app: express.Express, door: (req: IncomingMessage, res: ServerResponse, topic: string) => void): void {
+  takeFirst(app, (req, res) => {
+    const topic = doorTopic(req.url ?? '');
+    if (topic === undefined) return false;
+    door(req, res, topic);
+    return true;
+  });
+}
+
+/**
+ * Puts `take` in front of express at the app's entry: it answers true when it
+ * took the request (and answers it itself); anything else goes through express
+ * as usual. Each call adds one in front of those before it (the door, /mcp).
+ */
+export function takeFirst(app: express.Express, take: (req: IncomingMessage, res: ServerResponse) => boolean): void {
   const target = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, next?: unknown): void };
   const viaExpress = target.handle.bind(app);
   target.handle = (req, res, next) => {
-    const topic = doorTopic(req.url ?? '');
-    if (topic === undefined) viaExpress(req, res, next);
-    else door(req, res, topic);
+    if (!take(req, res)) viaExpress(req, res, next);
   };
 }
 
