@@ -10,6 +10,8 @@ if (process.argv[2] === 'serve') {
     process.execve(process.execPath, [process.execPath, young, ...process.execArgv, ...process.argv.slice(1)], process.env);
   }
   heap.applyHeapDefaults();
+  // Until the role listens: start-up would otherwise grow the young generation to its full size at rest.
+  heap.holdYoungDuringStart();
 }
 // main() reports its own errors and sets the exit code; anything that still escapes is a bug, shown whole.
 require('../dist/main.js')

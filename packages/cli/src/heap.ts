@@ -40,6 +40,38 @@ export const SEMI_SPACE_GROWTH_FACTOR = 1;
  */
 export const MAX_SEMI_SPACE_MIB = 8;
 
+/** V8's own semi-space growth factor, which `hookyard serve` gives back once a role listens (see `holdYoungDuringStart`). */
+export const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
+
+let heldForStart: ((flag: string) => void) | null = null;
+
+/**
+ * Keeps the young generation at its starting size (1 MiB a semi-space) while
+ * `hookyard serve` starts, when serve chose its size (`execArgv` starts with
+ * `youngGenerationFlag`'s flag, as bin/hookyard.js starts node again): loading
+ * the modules keeps most of what it allocates, so at V8's growth factor each
+ * semi-space reached its 8 MiB before the role served anything, and the pages
+ * stay (about 15 MiB of an idle role's RSS; test/bench/ANALYSIS.md, "Issue 36:
+ * the young generation at rest"). `releaseYoungAfterStart` gives V8 its own
+ * factor back once the role listens, so load grows it as before. Returns
+ * whether it held it; an operator's own young generation is left alone.
+ */
+export function holdYoungDuringStart(execArgv: readonly string[] = process.execArgv, set: (flag: string) => void = setFlagsFromString): boolean {
+  if (execArgv[0] !== `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`) return false;
+  set('--semi-space-growth-factor=1');
+  heldForStart = set;
+  return true;
+}
+
+/** Gives the young generation V8's own growth factor back after `holdYoungDuringStart`; nothing otherwise (or twice). */
+export function releaseYoungAfterStart(): boolean {
+  const set = heldForStart;
+  if (!set) return false;
+  heldForStart = null;
+  set(`--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`);
+  return true;
+}
+
 /** A semi-space flag or the growth factor, chosen by the operator: the young generation is theirs. */
 const YOUNG_CHOSEN = /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_]space[-_]size)(=|$)/;
 

@@ -29,6 +29,7 @@ const executorService = () => require('@hookyard/executor') as typeof import('@h
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const schedulerService = () => require('@hookyard/scheduler') as typeof import('@hookyard/scheduler');
 import { createHealthServer } from './health-server';
+import { releaseYoungAfterStart } from './heap';
 import { countHeld, describeHeld, type Held } from './inventory';
 import { buildRuntime, embeddedRefusalError, type RoleName, type Runtime } from './runtime';
 import { watchConfigFile, type ConfigWatch } from './config-watch';
@@ -154,6 +155,8 @@ export async function serve(role: RoleName, env: NodeJS.ProcessEnv, logger?: Log
     // What really runs here, not only what was asked for.
     `hookyard ${role} listening on ${url}${adminUrl ? ` (management API and /metrics on ${adminUrl})` : ''}: ${started.join(', ')} on a ${runtime.stores.kind} store and a ${runtime.bus.kind} bus${natsIngest ? ', with the NATS door' : ''}`,
   );
+  // Started: from here the young generation grows with the load, as V8 grows it (packages/cli/src/heap.ts).
+  releaseYoungAfterStart();
 
   let stopped: Promise<{ dropped: Held[] | null }> | null = null;
   return {

@@ -1,6 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { HEAP_GROWING_PERCENT, MAX_SEMI_SPACE_MIB, SEMI_SPACE_GROWTH_FACTOR, applyHeapDefaults, heapFlags, youngGenerationFlag } from '../src/heap';
+import {
+  HEAP_GROWING_PERCENT,
+  MAX_SEMI_SPACE_MIB,
+  SEMI_SPACE_GROWTH_FACTOR,
+  V8_SEMI_SPACE_GROWTH_FACTOR,
+  applyHeapDefaults,
+  heapFlags,
+  holdYoungDuringStart,
+  releaseYoungAfterStart,
+  youngGenerationFlag,
+} from '../src/heap';
 
 const BOTH = [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, `--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR}`];
 
@@ -59,6 +69,28 @@ describe('heap defaults of hookyard serve', () => {
     expect(youngGenerationFlag([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`], '')).toBeNull();
     expect(heapFlags([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`], '')).toEqual(['--heap-growing-percent=50']);
   });
+
+  it("holds the young generation at its starting size until the role listens, when serve chose its size", () => {
+    const set: string[] = [];
+    expect(releaseYoungAfterStart()).toBe(false);
+    expect(holdYoungDuringStart([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`, '--enable-source-maps'], (f) => set.push(f))).toBe(true);
+    expect(set).toEqual(['--semi-space-growth-factor=1']);
+    expect(releaseYoungAfterStart()).toBe(true);
+    expect(set).toEqual(['--semi-space-growth-factor=1', `--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`]);
+    // Once only.
+    expect(releaseYoungAfterStart()).toBe(false);
+    expect(set).toHaveLength(2);
+  });
+
+  it.each([[[]], [['--max-semi-space-size=64']], [['--enable-source-maps', `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`]]])(
+    "leaves the young generation alone when serve did not choose its size (the operator's flags, or no node started again): %j",
+    (execArgv) => {
+      const set: string[] = [];
+      expect(holdYoungDuringStart(execArgv, (f) => set.push(f))).toBe(false);
+      expect(releaseYoungAfterStart()).toBe(false);
+      expect(set).toEqual([]);
+    },
+  );
 
   it('bin/hookyard.js serve runs in a node started with the size, in the same process', () => {
     // `serve --help` goes through the start-up of serve and prints its help; NODE_DEBUG-free probe: the
