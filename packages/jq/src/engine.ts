@@ -62,6 +62,20 @@ function varPairs(names: readonly string[], vars: Record<string, unknown>): [str
   return names.map((n) => [n, JSON.stringify(vars[n]) ?? 'null']);
 }
 
+/**
+ * The compiled form when the expression is in the subset, else null (jq-wasm checks it). jq's command line
+ * reads an expression that starts with `-` as an option, so jq-wasm's answer decides those; and an expression
+ * the parser cannot take whole (too deep for its stack, say) is jq-wasm's too.
+ */
+export function compiledOrNull(expr: string, names: readonly string[]): CompiledProgram | null {
+  if (expr.startsWith('-')) return null;
+  try {
+    return compileJq(expr, names);
+  } catch {
+    return null;
+  }
+}
+
 /** The global WebAssembly namespace; our lib settings carry no DOM types, so typed by hand. */
 const wasmApi = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
 
@@ -114,6 +128,12 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
   const preparing = new Map<string, Promise<Prepared>>();
   const stats = { compiled: 0, fallback: 0 };
 
+  function keep(key: string, prepared: Prepared): Prepared {
+    if (ready.size >= CACHE_LIMIT) ready.delete(ready.keys().next().value as string);
+    ready.set(key, prepared);
+    return prepared;
+  }
+
   async function prepareSlow(expr: string, names: readonly string[], key: string, lane: JqLane): Promise<Prepared> {
     let prepared: Prepared;
     try {
@@ -124,9 +144,7 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
       if (!(err instanceof HookyardError) || err.kind !== 'bad_input') throw err;
       prepared = { error: err, program: null };
     }
-    if (ready.size >= CACHE_LIMIT) ready.delete(ready.keys().next().value as string);
-    ready.set(key, prepared);
-    return prepared;
+    return keep(key, prepared);
   }
 
   function prepare(expr: string, names: readonly string[], lane: JqLane): Prepared | Promise<Prepared> {
@@ -134,6 +152,11 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
     const key = cacheKey(expr, names);
     const hit = ready.get(key);
     if (hit) return hit;
+    // An expression in the compiled subset needs no jq-wasm to be checked: the parser takes only jq's own
+    // grammar and leaves to jq-wasm whatever jq could still refuse (test/jq-accepts.test.ts holds it to that).
+    // So a role whose conditions are all in the subset never starts a jq-wasm worker (about 25 MiB).
+    const program = compiledOrNull(expr, names);
+    if (program) return keep(key, { program });
     // Per lane: a hook's check never waits on (nor fails with) a search's bounded wait.
     const waitKey = lane === 'conditions' ? key : `search\u0001${key}`;
     let pending = preparing.get(waitKey);

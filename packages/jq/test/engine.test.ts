@@ -167,8 +167,11 @@ describe('jq engine workers', () => {
     const engine = await createJqEngine({ workers: 1, workerIdleMs: 50 });
     try {
       expect(engine.stats().workers).toBe(0);
-      // The first use of an expression is checked on jq-wasm: that starts a worker.
+      // An expression in the compiled subset is checked without one.
       await engine.check('.a == 1');
+      expect(engine.stats().workers).toBe(0);
+      // One outside it is checked on jq-wasm: that starts a worker.
+      await engine.check('[limit(2; .[])]');
       expect(engine.stats().workers).toBe(1);
       await until(() => engine.stats().workers === 0);
       // `limit` is outside the compiled subset: it needs a worker again, and gets one.

@@ -79,6 +79,34 @@ const IDENT_START = /[a-zA-Z_]/;
 const IDENT_REST = /[a-zA-Z_0-9]/;
 const NUMBER = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 
+/** Whether a tree reads the input, a variable or a function: false for constants jq may fold. */
+function readsAnything(n: Node): boolean {
+  switch (n.t) {
+    case 'identity':
+    case 'index':
+    case 'iterate':
+    case 'var':
+    case 'call':
+    case 'bind':
+      return true;
+    case 'literal':
+    case 'emptyArray':
+      return false;
+    case 'interp':
+      return n.parts.some((p) => typeof p !== 'string' && readsAnything(p));
+    case 'try':
+    case 'neg':
+    case 'collect':
+      return readsAnything(n.body);
+    case 'if':
+      return readsAnything(n.cond) || readsAnything(n.then) || readsAnything(n.else);
+    case 'object':
+      return n.entries.some((e) => readsAnything(e.key) || readsAnything(e.value));
+    default:
+      return readsAnything(n.left) || readsAnything(n.right);
+  }
+}
+
 function unsupported(what: string): never {
   throw new Unsupported(what);
 }
@@ -490,6 +518,9 @@ class Parser {
         this.next();
         key = this.parsePipe();
         this.expectP(')');
+        // jq folds a key of constants at compile time and refuses one that is not a string ("Cannot use
+        // number (0) as object key"): jq-wasm decides those, so a compiled program is always one jq compiles.
+        if (!readsAnything(key) && !(key.t === 'literal' && typeof key.value === 'string') && key.t !== 'interp') unsupported('constant object key');
       } else {
         return unsupported('object key');
       }
