@@ -14,13 +14,15 @@ import type { JqEngine } from '@hookyard/jq';
 import { createMemoryStores } from '@hookyard/store';
 import { createToolRepo } from '@hookyard/tools';
 import { createIngressApp } from '../../services/ingress/src/start';
-import { OPENAPI_DOCUMENT } from '../../services/ingress/src/openapi';
+import { buildOpenApiDocument } from '../../services/ingress/src/openapi';
+
+const OPENAPI_DOCUMENT = buildOpenApiDocument();
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const SwaggerParser = require('@apidevtools/swagger-parser') as { validate(doc: unknown): Promise<unknown> };
 
 const DOC_PATH = join(__dirname, '..', '..', 'docs', 'openapi.json');
-const REGENERATE = `pnpm build && node -e "process.stdout.write(JSON.stringify(require('./services/ingress/dist/openapi').OPENAPI_DOCUMENT, null, 2) + '\\n')" > docs/openapi.json`;
+const REGENERATE = `pnpm build && node -e "process.stdout.write(JSON.stringify(require('./services/ingress/dist/openapi').buildOpenApiDocument(), null, 2) + '\\n')" > docs/openapi.json`;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 const TOKEN = 'admin-token-for-the-openapi-test-0123';
 

@@ -12,8 +12,10 @@ import { API_ROUTES, SERVICE_ROUTES, answer, route } from '@hookyard/api';
 import { silentLogger } from '@hookyard/core';
 import { errorHandler } from '../src/api/errors';
 import { mount } from '../src/api/declare';
-import { OPENAPI_DOCUMENT } from '../src/openapi';
+import { buildOpenApiDocument } from '../src/openapi';
 import { startHarness, type Harness } from './support/harness';
+
+const OPENAPI_DOCUMENT = buildOpenApiDocument();
 
 /** Every `METHOD path` the app registers, walking mounted routers (express 5 / router 2 layers). */
 function registered(app: any): string[] {

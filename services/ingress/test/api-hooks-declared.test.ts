@@ -1,7 +1,10 @@
 import { ERROR_KINDS, JQ_FIELDS, NAME_MAX_LENGTH, NAME_PATTERN_SOURCE, STATE_TEMPLATE_NAMES, APPROVAL_ACTIONS } from '@hookyard/core';
 import { HookInput, Name, declaredRoute, putHook } from '@hookyard/api';
-import { OPENAPI_DOCUMENT } from '../src/openapi';
-import { HOOK_JSON_SCHEMA } from '../src/openapi/hook-schema';
+import { buildOpenApiDocument } from '../src/openapi';
+import { hookJsonSchema } from '../src/openapi/hook-schema';
+
+const OPENAPI_DOCUMENT = buildOpenApiDocument();
+const HOOK_JSON_SCHEMA = hookJsonSchema();
 
 type Obj = Record<string, any>;
 

@@ -5,7 +5,7 @@ import { approvalGate } from '@hookyard/plan';
 import { dryRun } from '../hooks/dry-run';
 import { validateHook } from '../hooks/validate-hook';
 import { checkBinding } from '../hooks/state-binding';
-import { HOOK_JSON_SCHEMA } from '../openapi/hook-schema';
+import { hookJsonSchema } from '../openapi/hook-schema';
 import { changedNothing } from '../audit/recorder';
 import { mount } from './declare';
 import type { ApiContext } from './context';
@@ -62,7 +62,7 @@ export function hookRoutes(router: Router, ctx: ApiContext): void {
     router,
     hookSchema,
     (_req, res) => {
-      res.json(HOOK_JSON_SCHEMA);
+      res.json(hookJsonSchema());
     },
     opts,
   );
