@@ -70,7 +70,7 @@ describe('heap defaults of hookyard serve', () => {
     expect(heapFlags([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`], '')).toEqual(['--heap-growing-percent=50']);
   });
 
-  it("holds the young generation at its starting size until the role listens, when serve chose its size", () => {
+  it('holds the young generation at its starting size until the role listens, when serve chose its size', () => {
     const set: string[] = [];
     expect(releaseYoungAfterStart()).toBe(false);
     expect(holdYoungDuringStart([`--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`, '--enable-source-maps'], (f) => set.push(f))).toBe(true);
