@@ -142,6 +142,8 @@ async function paced(cfg) {
   let ok = 0;
   let non2xx = 0;
   let errors = 0;
+  let unsolicited = 0;
+  const unsolicitedStatus = {};
   const timeouts = 0;
   let bytes = 0;
   let settled = 0;
@@ -193,6 +195,13 @@ async function paced(cfg) {
         if (!r) return;
         conn.buf = conn.buf.subarray(r.end);
         const dueAt = conn.dueAt;
+        // An answer with no request of ours in flight (a server's 408 on an idle keep-alive connection before it
+        // closes it): counted apart, never as a request's answer, or one request would settle twice.
+        if (dueAt === null) {
+          unsolicited += 1;
+          unsolicitedStatus[r.status] = (unsolicitedStatus[r.status] ?? 0) + 1;
+          return;
+        }
         conn.dueAt = null;
         settle(dueAt, r.status >= 200 && r.status < 300);
         if (waiting.length) send(conn, waiting.shift());
@@ -230,6 +239,8 @@ async function paced(cfg) {
     ok,
     non2xx,
     errors,
+    unsolicited,
+    unsolicitedStatus,
     timeouts,
     latencyMs: {
       p50: rank(latencies, 50),

@@ -307,7 +307,7 @@ function memory(s) {
           '',
         ]
       : []),
-    `Soak: ${s.method}. Sent ${num(s.soak.sent)} events (${num(s.soak.failures)} failed), ${num(s.soak.runsFinished)} runs finished. Target: drift <= ${DRIFT_TARGET_PERCENT} %.`,
+    `Soak: ${s.method}. Sent ${num(s.soak.sent)} events (${num(s.soak.failures)} failed), ${num(s.soak.runsFinished)} runs finished${s.soak.unsolicited ? `; ${num(s.soak.unsolicited)} answers came on a connection with no request in flight (counted apart, not as failures)` : ''}. Target: drift <= ${DRIFT_TARGET_PERCENT} %.`,
     '',
     table(
       ['role', 'first window median MiB', 'last window median MiB', 'drift MiB', 'drift %', ''],

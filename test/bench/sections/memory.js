@@ -152,7 +152,15 @@ async function memory(ctx) {
   const peaks = Object.fromEntries(Object.entries(ctx.peaks).map(([k, v]) => [k, mib(v)]));
   return {
     method: `${seconds} s at ${rate} events/s (evenly paced, 10 keep-alive connections, 1 KB), RSS sampled every 1 s from /proc/<pid>/status; windows of ${window} s`,
-    soak: { seconds, offeredPerSecond: rate, sent: load.ok, failures: load.non2xx + load.errors, runsFinished: finished, drift },
+    soak: {
+      seconds,
+      offeredPerSecond: rate,
+      sent: load.ok,
+      failures: load.non2xx + load.errors,
+      unsolicited: load.unsolicited ?? 0,
+      runsFinished: finished,
+      drift,
+    },
     peakRssMiB: peaks,
     idle: { settleSeconds: idleSettleSeconds, rssMiB: idle },
     parked,
