@@ -195,8 +195,9 @@ async function paced(cfg) {
         if (!r) return;
         conn.buf = conn.buf.subarray(r.end);
         const dueAt = conn.dueAt;
-        // An answer with no request of ours in flight (a server's 408 on an idle keep-alive connection before it
-        // closes it): counted apart, never as a request's answer, or one request would settle twice.
+        // An answer with no request of ours in flight (node's 408 on a connection that never sent a request, its
+        // headers timeout, before it closes it): counted apart, never as a request's answer, or a request would
+        // settle twice.
         if (dueAt === null) {
           unsolicited += 1;
           unsolicitedStatus[r.status] = (unsolicitedStatus[r.status] ?? 0) + 1;
