@@ -40,6 +40,9 @@ export const SEMI_SPACE_GROWTH_FACTOR = 1;
  */
 export const MAX_SEMI_SPACE_MIB = 8;
 
+/** The flag bin/hookyard.js starts node again with, first on its command line. */
+const SERVE_YOUNG_FLAG = `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`;
+
 /** V8's own semi-space growth factor, which `hookyard serve` gives back once a role listens (see `holdYoungDuringStart`). */
 export const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
 
@@ -57,7 +60,7 @@ let heldForStart: ((flag: string) => void) | null = null;
  * whether it held it; an operator's own young generation is left alone.
  */
 export function holdYoungDuringStart(execArgv: readonly string[] = process.execArgv, set: (flag: string) => void = setFlagsFromString): boolean {
-  if (execArgv[0] !== `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`) return false;
+  if (execArgv[0] !== SERVE_YOUNG_FLAG) return false;
   set('--semi-space-growth-factor=1');
   heldForStart = set;
   return true;
@@ -81,7 +84,7 @@ const YOUNG_CHOSEN = /^--(semi[-_]space[-_]growth[-_]factor|(max|min)[-_]semi[-_
  */
 export function youngGenerationFlag(execArgv: readonly string[], nodeOptions = ''): string | null {
   const named = [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
-  return named.some((a) => YOUNG_CHOSEN.test(a)) ? null : `--max-semi-space-size=${MAX_SEMI_SPACE_MIB}`;
+  return named.some((a) => YOUNG_CHOSEN.test(a)) ? null : SERVE_YOUNG_FLAG;
 }
 
 interface HeapDefault {

@@ -134,12 +134,13 @@ export async function createJqEngine(options: JqEngineOptions = {}): Promise<Hoo
     return prepared;
   }
 
+  /** An expression the compiled path declined (`prepare` tried it first): jq-wasm checks it, and runs it. */
   async function prepareSlow(expr: string, names: readonly string[], key: string, lane: JqLane): Promise<Prepared> {
     let prepared: Prepared;
     try {
       // jq-wasm decides what compiles, so syntax errors and their messages are jq's own.
       await pools[lane].run({ op: 'check', expr, vars: names.map((n) => [n, 'null']) }, defaultTimeoutMs);
-      prepared = { program: compileJq(expr, names) };
+      prepared = { program: null };
     } catch (err) {
       if (!(err instanceof HookyardError) || err.kind !== 'bad_input') throw err;
       prepared = { error: err, program: null };

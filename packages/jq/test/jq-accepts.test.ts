@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadJq } from 'jq-wasm';
 import { createJqEngine } from '@hookyard/jq';
 import { compiledOrNull } from '../src/engine';
 import { CONDITION, HAND_EXPRS, generatedCases } from './differential-cases';
+import { SUITE_FILES, suiteGroups } from './jq-suite-file';
 
 /**
  * The engine checks an expression in the compiled subset without jq-wasm
@@ -16,25 +15,8 @@ import { CONDITION, HAND_EXPRS, generatedCases } from './differential-cases';
  */
 
 function suitePrograms(): string[] {
-  const out: string[] = [];
-  for (const file of ['jq.test', 'onig.test', 'man.test']) {
-    const lines = readFileSync(join(__dirname, 'fixtures', 'jq-1.8.2', file), 'utf8').split('\n');
-    let i = 0;
-    while (i < lines.length) {
-      if (lines[i]!.trim() === '' || lines[i]!.startsWith('#')) {
-        i++;
-        continue;
-      }
-      const group: string[] = [];
-      while (i < lines.length && lines[i]!.trim() !== '') {
-        if (!lines[i]!.startsWith('#')) group.push(lines[i]!);
-        i++;
-      }
-      // A %%FAIL group is the line, the program jq refuses, then jq's message.
-      out.push(group[0]!.startsWith('%%FAIL') ? group[1]! : group[0]!);
-    }
-  }
-  return out;
+  // A %%FAIL group is the line, the program jq refuses, then jq's message.
+  return SUITE_FILES.flatMap((file) => suiteGroups(file).map(({ lines }) => (lines[0]!.startsWith('%%FAIL') ? lines[1]! : lines[0]!)));
 }
 
 const TOKENS = [

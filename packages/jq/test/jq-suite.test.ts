@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadJq } from 'jq-wasm';
 import { compileJq } from '@hookyard/jq';
+import { SUITE_FILES, suiteGroups } from './jq-suite-file';
 
 /**
  * jq's own test suite (jq 1.8.2: tests/jq.test, onig.test, man.test, vendored
@@ -22,23 +21,10 @@ interface SuiteCase {
 
 /** Groups of program, input, expected outputs; %%FAIL groups (program, error) are jq's compile errors, not the compiler's business. */
 function parseSuite(file: string): SuiteCase[] {
-  const lines = readFileSync(join(__dirname, 'fixtures', 'jq-1.8.2', file), 'utf8').split('\n');
   const out: SuiteCase[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const l = lines[i]!;
-    if (l.trim() === '' || l.startsWith('#')) {
-      i++;
-      continue;
-    }
-    const group: string[] = [];
-    const start = i + 1;
-    while (i < lines.length && lines[i]!.trim() !== '') {
-      if (!lines[i]!.startsWith('#')) group.push(lines[i]!);
-      i++;
-    }
+  for (const { line, lines: group } of suiteGroups(file)) {
     if (group[0]!.startsWith('%%FAIL')) continue;
-    if (group.length >= 2) out.push({ file, line: start, program: group[0]!, input: group[1]!, expected: group.slice(2) });
+    if (group.length >= 2) out.push({ file, line, program: group[0]!, input: group[1]!, expected: group.slice(2) });
   }
   return out;
 }
@@ -50,7 +36,7 @@ describe("jq's own test suite (1.8.2)", () => {
     let jq = await loadJq();
     const counts: Record<string, { tests: number; wasmPass: number; compiled: number; compiledPass: number; fellBack: number }> = {};
     const mismatches: string[] = [];
-    for (const file of ['jq.test', 'onig.test', 'man.test']) {
+    for (const file of SUITE_FILES) {
       const c = (counts[file] = { tests: 0, wasmPass: 0, compiled: 0, compiledPass: 0, fellBack: 0 });
       for (const t of parseSuite(file)) {
         c.tests++;

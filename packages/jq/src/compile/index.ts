@@ -17,8 +17,9 @@ export interface CompiledProgram {
 
 /**
  * The compiled form of `expr` with `varNames` bound as `$name` (in that order),
- * or null when the expression uses anything outside the compiled subset. Only
- * call it for expressions jq itself compiles: it does not report syntax errors.
+ * or null when the expression uses anything outside the compiled subset or
+ * does not parse (it reports no syntax error: jq-wasm does). What it compiles,
+ * jq compiles too (test/jq-accepts.test.ts).
  */
 export function compileJq(expr: string, varNames: readonly string[]): CompiledProgram | null {
   let compiled;

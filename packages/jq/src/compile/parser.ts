@@ -4,9 +4,11 @@ import type { AssignOp, BinOp, Node } from './ast';
 /**
  * A recursive-descent parser for the jq subset in `ast.ts`, following jq 1.8's
  * grammar and precedence (`|` < `,` < `//` < `or` < `and` < comparisons <
- * `+ -` < `* / %` < postfix). It only ever sees expressions jq-wasm has already
- * compiled, so its job is to understand the subset exactly and to throw
- * `Unsupported` for everything else — never to report syntax errors.
+ * `+ -` < `* / %` < postfix). Its job is to understand the subset exactly and
+ * to throw `Unsupported` for everything else, syntax errors included (jq-wasm
+ * reports those, in jq's words). The engine checks an expression it takes
+ * without jq-wasm, so it takes nothing jq refuses to compile
+ * (test/jq-accepts.test.ts).
  */
 
 type Tok =
